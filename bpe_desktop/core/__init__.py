@@ -1,0 +1,51 @@
+"""The Qt-free core of BPE Desktop: training, models, model files, encoding.
+
+Nothing here imports Qt (a test enforces it), so the CLI, scripts and the GUI's
+worker threads all use the same API::
+
+    from bpe_desktop.core import Corpus, TrainConfig, train, save_model, load_model
+
+    result = train(Corpus.from_files(["corpus.txt"]), TrainConfig(vocab_size=8000))
+    save_model(result.model, "model.json")
+    tok = load_model("model.json").tokenizer()
+    tok.encode_as_pieces("lowest")      # ['low', 'est</w>']
+"""
+
+from bpe_desktop.core.config import (
+    BOUNDARIES,
+    NORMALIZATIONS,
+    PRESETS,
+    PRETOKENIZERS,
+    TIE_BREAKS,
+    SpecialToken,
+    TrainConfig,
+)
+from bpe_desktop.core.errors import (
+    BpeError,
+    ConfigError,
+    CorpusError,
+    EncodeError,
+    EngineError,
+    ModelFileError,
+    TrainingCancelled,
+)
+from bpe_desktop.core.model import BPEModel, CorpusFile, CorpusInfo, Merge, TokenInfo
+from bpe_desktop.core.model_file import load_model, save_model
+from bpe_desktop.core.tokenizer import MergeStep, Tokenizer
+from bpe_desktop.core.training import (
+    CancelToken,
+    Corpus,
+    Progress,
+    TrainResult,
+    WordSegmentation,
+    train,
+)
+
+__all__ = [
+    "BOUNDARIES", "NORMALIZATIONS", "PRESETS", "PRETOKENIZERS", "TIE_BREAKS",
+    "BPEModel", "BpeError", "CancelToken", "ConfigError", "Corpus", "CorpusError",
+    "CorpusFile", "CorpusInfo", "EncodeError", "EngineError", "Merge", "MergeStep",
+    "ModelFileError", "Progress", "SpecialToken", "TokenInfo", "Tokenizer", "TrainConfig",
+    "TrainResult", "TrainingCancelled", "WordSegmentation", "load_model", "save_model",
+    "train",
+]

@@ -1,0 +1,264 @@
+"""Training options: one immutable :class:`TrainConfig`, validated on creation.
+
+The defaults reproduce the seed documents (Sennrich et al. 2016): words split at
+whitespace, ``</w>`` as a separate end-of-word symbol, ties to the pair seen first in
+the corpus, a pair seen once never merged, and merging until no pair is left.
+
+Options and their meaning
+-------------------------
+pretokenizer
+    How text is cut into words; merges never cross a word.
+    ``whitespace``  runs of Unicode whitespace separate words.
+    ``space``       only U+0020 and line breaks separate words (subword-nmt); tabs and
+                    other spaces stay inside words.
+    ``letters``     runs of letters (with their combining marks) are words; every other
+                    non-space character is a word of its own (the seed's ``[a-zA-Z]+``).
+    ``gpt2``        the GPT-2 regex over each line, then UTF-8 bytes, shown with the
+                    GPT-2 byte-to-character map (space is ``Ġ``); alphabet of all 256 bytes.
+    ``sentencepiece`` runs of spaces separate words and each word starts with ``▁``
+                    (requires ``boundary="bow-prefix"``).
+boundary
+    ``eow-symbol``  ``</w>`` is an extra symbol after each word (the seeds' examples).
+    ``eow-suffix``  ``</w>`` is glued to the last character (subword-nmt codes v0.2,
+                    HF ``end_of_word_suffix``).
+    ``bow-prefix``  ``▁`` is an extra symbol before each word (sentencepiece style).
+    ``none``        no marker (HF ``WhitespaceSplit``, byte-level GPT-2).
+ties
+    Which pair wins when counts are equal.
+    ``first-seen``    the pair whose earliest occurrence in corpus order comes first: words
+                      in order of first appearance, then position in the word. This is what
+                      the seeds' ``max(pairs, key=pairs.get)`` over a dict does.
+    ``lexicographic`` the greatest (left, right) pair of strings in code-point order
+                      (subword-nmt).
+    ``codepoint``     the smallest (left id, right id), with the alphabet numbered in
+                      code-point order and merged tokens in creation order (HF tokenizers).
+min_frequency
+    Merging stops when the best pair occurs fewer times than this (default 2).
+vocab_size / merges
+    Stop when the vocabulary (specials + alphabet + merged tokens) reaches ``vocab_size``,
+    or after ``merges`` merges; with neither, merge until no pair is frequent enough.
+character_coverage
+    Keep the most frequent characters covering this share of all characters; the rest
+    become the unknown token and are never merged (sentencepiece's option).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+from bpe_desktop.core.errors import ConfigError
+
+PRETOKENIZERS = ("whitespace", "space", "letters", "gpt2", "sentencepiece")
+BOUNDARIES = ("eow-symbol", "eow-suffix", "bow-prefix", "none")
+TIE_BREAKS = ("first-seen", "lexicographic", "codepoint")
+NORMALIZATIONS = ("none", "nfc", "nfkc")
+SPECIAL_ROLES = ("pad", "unk", "bos", "eos", "user")
+
+EOW = "</w>"
+BOW = "\u2581"  # ▁, LOWER ONE EIGHTH BLOCK, as sentencepiece
+
+#: Largest vocabulary / merge count accepted: ids are 32-bit in the engine.
+MAX_VOCAB = 2**31 - 1
+
+
+@dataclass(frozen=True)
+class SpecialToken:
+    """A reserved token with a fixed id, never produced by merging.
+
+    ``role`` is one of pad, unk, bos, eos (sentencepiece's four) or user.
+    """
+
+    piece: str
+    id: int
+    role: str = "user"
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.piece, str) or not self.piece:
+            raise ConfigError("a special token needs a non-empty piece")
+        if not isinstance(self.id, int) or isinstance(self.id, bool) or self.id < 0:
+            raise ConfigError(f"special token {self.piece!r}: id must be an integer >= 0")
+        if self.role not in SPECIAL_ROLES:
+            raise ConfigError(
+                f"special token {self.piece!r}: role must be one of {', '.join(SPECIAL_ROLES)}"
+            )
+
+
+DEFAULT_SPECIALS = (SpecialToken("<unk>", 0, "unk"),)
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """Every training option, with the defaults of the seed documents."""
+
+    vocab_size: int | None = None
+    merges: int | None = None
+    min_frequency: int = 2
+    pretokenizer: str = "whitespace"
+    boundary: str = "eow-symbol"
+    ties: str = "first-seen"
+    normalize: str = "none"
+    lowercase: bool = False
+    character_coverage: float = 1.0
+    initial_alphabet: str = ""
+    special_tokens: tuple[SpecialToken, ...] = field(default=DEFAULT_SPECIALS)
+    threads: int = 0
+    #: How many of the most frequent training words the model file keeps (for browsing).
+    keep_words: int = 50_000
+
+    def __post_init__(self) -> None:
+        _check_choice("pretokenizer", self.pretokenizer, PRETOKENIZERS)
+        _check_choice("boundary", self.boundary, BOUNDARIES)
+        _check_choice("ties", self.ties, TIE_BREAKS)
+        _check_choice("normalize", self.normalize, NORMALIZATIONS)
+        _check_int("min_frequency", self.min_frequency, minimum=1)
+        if self.vocab_size is not None:
+            _check_int("vocab_size", self.vocab_size, minimum=1, maximum=MAX_VOCAB)
+        if self.merges is not None:
+            _check_int("merges", self.merges, minimum=0, maximum=MAX_VOCAB)
+        _check_int("threads", self.threads, minimum=0, maximum=1024)
+        _check_int("keep_words", self.keep_words, minimum=0)
+        if not isinstance(self.lowercase, bool):
+            raise ConfigError("lowercase must be true or false")
+        cov = self.character_coverage
+        if isinstance(cov, bool) or not isinstance(cov, (int, float)) or not 0.0 < cov <= 1.0:
+            raise ConfigError(f"character_coverage must be in (0, 1], got {cov!r}")
+        if not isinstance(self.initial_alphabet, str):
+            raise ConfigError("initial_alphabet must be a string of characters")
+        if self.pretokenizer == "sentencepiece" and self.boundary != "bow-prefix":
+            raise ConfigError(
+                "the sentencepiece pre-tokenizer marks word starts with ▁: "
+                "use boundary 'bow-prefix'"
+            )
+        specials = tuple(self.special_tokens)
+        object.__setattr__(self, "special_tokens", specials)
+        _check_specials(specials)
+        if self.vocab_size is not None:
+            for tok in specials:
+                if tok.id >= self.vocab_size:
+                    raise ConfigError(
+                        f"special token {tok.piece!r} has id {tok.id}, "
+                        f"outside a vocabulary of {self.vocab_size}"
+                    )
+
+    # -- convenience -------------------------------------------------------------------
+
+    @property
+    def byte_level(self) -> bool:
+        return self.pretokenizer == "gpt2"
+
+    @property
+    def effective_threads(self) -> int:
+        return self.threads or (os.cpu_count() or 1)
+
+    def special(self, role: str) -> SpecialToken | None:
+        """The special token with this role (unk, pad, bos, eos), or None."""
+        return next((t for t in self.special_tokens if t.role == role), None)
+
+    def replace(self, **changes: Any) -> TrainConfig:
+        return dataclasses.replace(self, **changes)
+
+    def to_dict(self) -> dict[str, Any]:
+        d = dataclasses.asdict(self)
+        d["special_tokens"] = [dataclasses.asdict(t) for t in self.special_tokens]
+        return d
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> TrainConfig:
+        """Build from :meth:`to_dict` output; unknown keys are an error."""
+        known = {f.name for f in dataclasses.fields(cls)}
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise ConfigError(f"unknown training option(s): {', '.join(unknown)}")
+        kwargs = dict(data)
+        if "special_tokens" in kwargs:
+            raw = kwargs["special_tokens"]
+            if not isinstance(raw, (list, tuple)):
+                raise ConfigError("special_tokens must be a list")
+            try:
+                kwargs["special_tokens"] = tuple(
+                    t if isinstance(t, SpecialToken) else SpecialToken(**t) for t in raw
+                )
+            except TypeError as exc:
+                raise ConfigError(f"special_tokens: {exc}") from None
+        return cls(**kwargs)
+
+    @classmethod
+    def preset(cls, name: str, **overrides: Any) -> TrainConfig:
+        """A named starting point; see :data:`PRESETS`."""
+        try:
+            base = PRESETS[name]
+        except KeyError:
+            raise ConfigError(
+                f"unknown preset {name!r}; choose one of {', '.join(PRESETS)}"
+            ) from None
+        return cls(**{**base, **overrides})
+
+
+#: Named option sets matching the seeds and the peer tools.
+PRESETS: dict[str, dict[str, Any]] = {
+    # Sennrich et al. 2016 as in the seeds: </w> symbol, first-seen ties.
+    "sennrich": {},
+    # subword-nmt learn_bpe: split at U+0020, </w> glued, greatest pair on ties.
+    "subword-nmt": {
+        "pretokenizer": "space",
+        "boundary": "eow-suffix",
+        "ties": "lexicographic",
+    },
+    # GPT-2 / HF ByteLevel: byte-level alphabet, smallest-id ties, no unknowns possible.
+    "gpt2": {
+        "pretokenizer": "gpt2",
+        "boundary": "none",
+        "ties": "codepoint",
+        "min_frequency": 1,
+        "special_tokens": (),
+    },
+    # sentencepiece-style: ▁ word starts, its four specials.
+    "sentencepiece": {
+        "pretokenizer": "sentencepiece",
+        "boundary": "bow-prefix",
+        "ties": "codepoint",
+        "min_frequency": 1,
+        "special_tokens": (
+            SpecialToken("<pad>", 0, "pad"),
+            SpecialToken("<unk>", 1, "unk"),
+            SpecialToken("<s>", 2, "bos"),
+            SpecialToken("</s>", 3, "eos"),
+        ),
+    },
+}
+
+
+def _check_choice(name: str, value: object, choices: tuple[str, ...]) -> None:
+    if value not in choices:
+        raise ConfigError(f"{name} must be one of {', '.join(choices)}; got {value!r}")
+
+
+def _check_int(name: str, value: object, *, minimum: int, maximum: int | None = None) -> None:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ConfigError(f"{name} must be a whole number; got {value!r}")
+    if value < minimum or (maximum is not None and value > maximum):
+        upper = f" and at most {maximum}" if maximum is not None else ""
+        raise ConfigError(f"{name} must be at least {minimum}{upper}; got {value}")
+
+
+def _check_specials(specials: tuple[SpecialToken, ...]) -> None:
+    seen_ids: dict[int, str] = {}
+    seen_pieces: set[str] = set()
+    seen_roles: set[str] = set()
+    for tok in specials:
+        if not isinstance(tok, SpecialToken):
+            raise ConfigError("special_tokens must hold SpecialToken values")
+        if tok.id in seen_ids:
+            raise ConfigError(
+                f"special tokens {seen_ids[tok.id]!r} and {tok.piece!r} share id {tok.id}"
+            )
+        if tok.piece in seen_pieces:
+            raise ConfigError(f"special token {tok.piece!r} is listed twice")
+        if tok.role != "user" and tok.role in seen_roles:
+            raise ConfigError(f"more than one special token has role {tok.role!r}")
+        seen_ids[tok.id] = tok.piece
+        seen_pieces.add(tok.piece)
+        seen_roles.add(tok.role)

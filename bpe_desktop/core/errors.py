@@ -1,0 +1,57 @@
+"""The error types of the core: every failure a user can cause is one of these.
+
+All derive from :class:`BpeError`, so a front end can catch that one type, show
+``str(error)`` (always a complete sentence naming what and where) and keep running.
+"""
+
+from __future__ import annotations
+
+
+class BpeError(Exception):
+    """Base class of every error the core raises on bad input or a stopped job."""
+
+
+class ConfigError(BpeError, ValueError):
+    """A training or encoding option is out of range or inconsistent with another."""
+
+
+class CorpusError(BpeError):
+    """A corpus could not be read: missing, unreadable, not UTF-8, binary, empty.
+
+    ``path`` and ``offset`` (a byte offset into the file, or a 1-based line number for
+    word-count tables, see ``line``) say where, when known.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        path: str | None = None,
+        offset: int | None = None,
+        line: int | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.path = path
+        self.offset = offset
+        self.line = line
+
+
+class ModelFileError(BpeError, ValueError):
+    """A model file is malformed; the message names the field (a JSON path) or line."""
+
+    def __init__(self, message: str, *, path: str | None = None, where: str | None = None):
+        super().__init__(message)
+        self.path = path
+        self.where = where
+
+
+class TrainingCancelled(BpeError):
+    """Training was stopped on request; no model was produced."""
+
+
+class EncodeError(BpeError, ValueError):
+    """Text or ids cannot be converted with this model (e.g. an unknown id)."""
+
+
+class EngineError(BpeError):
+    """An internal engine failure (a bug): reported, never a crash."""

@@ -1,0 +1,175 @@
+"""The trained model: an immutable value from which the vocabulary is derived.
+
+A model is its training configuration, its alphabet (the base symbols, in code-point
+order), and its merges in rank order, each with the count it had when merged.
+
+Vocabulary ids
+--------------
+Special tokens have the ids the configuration gives them. Every other token (the
+alphabet first, then each merge's result in merge order, a result that already
+exists reusing its token) takes the next free id, so ids are dense from 0.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Iterator
+
+from bpe_desktop.core.config import TrainConfig
+from bpe_desktop.core.errors import ConfigError
+
+if TYPE_CHECKING:
+    from bpe_desktop.core.tokenizer import Tokenizer
+
+
+@dataclass(frozen=True)
+class Merge:
+    """One merge rule: ``left + right`` became a token; ``count`` is the pair's count then.
+
+    ``count`` is None for models imported from formats that do not record counts.
+    """
+
+    left: str
+    right: str
+    count: int | None = None
+
+    @property
+    def result(self) -> str:
+        return self.left + self.right
+
+
+@dataclass(frozen=True)
+class CorpusFile:
+    path: str
+    size: int
+    sha256: str
+
+
+@dataclass(frozen=True)
+class CorpusInfo:
+    """Where the model came from: provenance stored in the model file."""
+
+    kind: str  # files | word-count-files | texts | word-counts | imported
+    files: tuple[CorpusFile, ...] = ()
+    total_words: int = 0
+    distinct_words: int = 0
+    characters: int = 0
+    unknown_characters: int = 0
+
+
+@dataclass(frozen=True)
+class TokenInfo:
+    """Everything the vocabulary browser shows about one token."""
+
+    id: int
+    piece: str
+    special: bool
+    rank: int | None  # merge rank that created it; None for alphabet and specials
+    count: int | None  # count at that merge
+    left: str | None
+    right: str | None
+
+
+@dataclass(frozen=True)
+class BPEModel:
+    config: TrainConfig
+    alphabet: tuple[str, ...]
+    merges: tuple[Merge, ...]
+    corpus: CorpusInfo | None = None
+    #: The most frequent training words with their counts (for browsing).
+    words: tuple[tuple[str, int], ...] = ()
+    #: Free-form description (e.g. where an import came from).
+    description: str = ""
+    _cache: dict = field(default_factory=dict, init=False, repr=False, compare=False)
+
+    # -- vocabulary ---------------------------------------------------------------------
+
+    @functools.cached_property
+    def pieces(self) -> tuple[str, ...]:
+        """All tokens in id order."""
+        specials = {t.id: t.piece for t in self.config.special_tokens}
+        ordinary = iter(self._ordinary_pieces)
+        size = len(specials) + len(self._ordinary_pieces)
+        too_big = [t for t in self.config.special_tokens if t.id >= size]
+        if too_big:
+            t = too_big[0]
+            raise ConfigError(
+                f"special token {t.piece!r} has id {t.id}, but the vocabulary has only "
+                f"{size} tokens"
+            )
+        return tuple(specials[i] if i in specials else next(ordinary) for i in range(size))
+
+    @functools.cached_property
+    def _ordinary_pieces(self) -> tuple[str, ...]:
+        seen = set(self.alphabet)
+        out = list(self.alphabet)
+        for m in self.merges:
+            if m.result not in seen:
+                seen.add(m.result)
+                out.append(m.result)
+        return tuple(out)
+
+    @functools.cached_property
+    def piece_ids(self) -> dict[str, int]:
+        ids: dict[str, int] = {}
+        for i, piece in enumerate(self.pieces):
+            if piece in ids:
+                raise ConfigError(
+                    f"token {piece!r} occurs twice in the vocabulary (ids {ids[piece]} and "
+                    f"{i}): a special token equals a corpus symbol"
+                )
+            ids[piece] = i
+        return ids
+
+    @property
+    def vocab_size(self) -> int:
+        return len(self.pieces)
+
+    def piece_to_id(self, piece: str) -> int | None:
+        return self.piece_ids.get(piece)
+
+    def id_to_piece(self, id: int) -> str:
+        return self.pieces[id]
+
+    @functools.cached_property
+    def _creation(self) -> dict[str, tuple[int, Merge]]:
+        """Token -> (rank, merge) of the merge that first created it."""
+        out: dict[str, tuple[int, Merge]] = {}
+        alphabet = set(self.alphabet)
+        for rank, m in enumerate(self.merges):
+            if m.result not in out and m.result not in alphabet:
+                out[m.result] = (rank, m)
+        return out
+
+    def token_info(self, id: int) -> TokenInfo:
+        piece = self.pieces[id]
+        special = any(t.id == id for t in self.config.special_tokens)
+        made = None if special else self._creation.get(piece)
+        if made is None:
+            return TokenInfo(id, piece, special, None, None, None, None)
+        rank, m = made
+        return TokenInfo(id, piece, False, rank, m.count, m.left, m.right)
+
+    def tokens(self) -> Iterator[TokenInfo]:
+        return (self.token_info(i) for i in range(self.vocab_size))
+
+    def merge_tree(self, piece: str) -> dict:
+        """How a token was built: nested ``{piece, rank, count, left, right}``."""
+        made = self._creation.get(piece)
+        if made is None:
+            return {"piece": piece, "rank": None, "count": None, "left": None, "right": None}
+        rank, m = made
+        return {"piece": piece, "rank": rank, "count": m.count,
+                "left": self.merge_tree(m.left), "right": self.merge_tree(m.right)}
+
+    # -- encoding -------------------------------------------------------------------------
+
+    def tokenizer(self) -> Tokenizer:
+        """The encoder/decoder for this model (built once, then shared; thread-safe)."""
+        tok = self._cache.get("tokenizer")
+        if tok is None:
+            from bpe_desktop.core.tokenizer import Tokenizer
+
+            tok = self._cache["tokenizer"] = Tokenizer(self)
+        return tok

@@ -1,0 +1,260 @@
+"""Train a BPE model: the Python face of the Rust trainer.
+
+``train(corpus, config)`` reads the corpus (streamed; several files in parallel
+blocks), counts words, then merges the most frequent adjacent pair until a stop
+condition holds. The engine releases the GIL for the whole run; ``on_progress`` is
+called with a :class:`Progress` about every 50 ms from the training thread (never
+more often), and ``cancel.cancel()`` from any thread stops the run within one merge.
+
+Exactness rules (see ``engine/src/trainer.rs`` for the implementation):
+
+* pairs are counted at every position (``a a a`` holds ``(a, a)`` twice), with 64-bit
+  counts, and merged left to right without overlap;
+* merges never cross a word or a symbol boundary;
+* ties are broken by ``config.ties`` (documented in :mod:`bpe_desktop.core.config`);
+* a merge whose result already exists as a token reuses that token, and the affected
+  words are then re-encoded with the merges learned so far, so that encoding any
+  training word reproduces its final training segmentation exactly;
+* a pair whose result would equal a special token's piece is never merged;
+* output is identical across runs and thread counts.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass, field
+from typing import Callable, Iterable, Mapping, Sequence
+
+from bpe_desktop.core import _native
+from bpe_desktop.core.config import TrainConfig
+from bpe_desktop.core.errors import ConfigError
+from bpe_desktop.core.model import BPEModel, CorpusFile, CorpusInfo, Merge
+
+STAGES = ("reading", "counting", "merging", "done")
+
+
+@dataclass(frozen=True)
+class Corpus:
+    """What to train on: files, in-memory texts, or a word-frequency table.
+
+    Build one with :meth:`from_files`, :meth:`from_texts` or :meth:`from_word_counts`.
+    """
+
+    kind: str
+    paths: tuple[str, ...] = ()
+    texts: tuple[str, ...] = ()
+    word_counts: tuple[tuple[str, int], ...] = ()
+    #: For files: "text", or "word-counts" (``word<TAB>count`` per line).
+    file_format: str = "text"
+    #: "strict": invalid UTF-8 is an error naming file and byte offset;
+    #: "replace": it becomes U+FFFD and training goes on.
+    errors: str = "strict"
+
+    @classmethod
+    def from_files(
+        cls, paths: Iterable[str | os.PathLike[str]], *, word_counts: bool = False,
+        errors: str = "strict",
+    ) -> Corpus:
+        paths = tuple(os.fspath(p) for p in paths)
+        if not paths:
+            raise ConfigError("no corpus files given")
+        if errors not in ("strict", "replace"):
+            raise ConfigError("errors must be 'strict' or 'replace'")
+        return cls("files", paths=paths, file_format="word-counts" if word_counts else "text",
+                   errors=errors)
+
+    @classmethod
+    def from_texts(cls, texts: Iterable[str]) -> Corpus:
+        texts = tuple(texts)
+        if not all(isinstance(t, str) for t in texts):
+            raise ConfigError("texts must be strings")
+        return cls("texts", texts=texts)
+
+    @classmethod
+    def from_word_counts(
+        cls, counts: Mapping[str, int] | Iterable[tuple[str, int]]
+    ) -> Corpus:
+        """A word-frequency table, in the order given (that order is 'first seen')."""
+        items = tuple(counts.items()) if isinstance(counts, Mapping) else tuple(counts)
+        for i, item in enumerate(items):
+            if not (isinstance(item, tuple) and len(item) == 2):
+                raise ConfigError(f"word counts entry {i}: expected (word, count)")
+            word, count = item
+            if not isinstance(word, str) or not word:
+                raise ConfigError(f"word counts entry {i}: the word must be a non-empty string")
+            if isinstance(count, bool) or not isinstance(count, int) or not 0 < count < 2**64:
+                raise ConfigError(
+                    f"word counts entry {i} ({word!r}): count must be a whole number "
+                    "from 1 to 2**64-1"
+                )
+        return cls("word-counts", word_counts=items)
+
+    def _as_engine_source(self) -> dict:
+        if self.kind == "files":
+            return {"kind": "files", "paths": list(self.paths), "format": self.file_format,
+                    "errors": self.errors}
+        if self.kind == "texts":
+            return {"kind": "texts", "texts": list(self.texts)}
+        return {"kind": "word-counts", "items": list(self.word_counts)}
+
+
+@dataclass(frozen=True)
+class Progress:
+    """A snapshot of a running training, delivered to ``on_progress``."""
+
+    stage: str
+    bytes_done: int
+    bytes_total: int
+    words: int
+    merges_done: int
+    #: The merge target when known (``merges`` option or vocabulary room), else None.
+    merges_target: int | None
+    #: The pair merged last and its count at that moment.
+    pair: tuple[str, str] | None
+    count: int | None
+    elapsed: float
+    #: Counts of every merge since the previous report, in order (for live plots).
+    new_counts: tuple[int, ...] = ()
+
+    @property
+    def fraction(self) -> float | None:
+        """Completion of the current stage in [0, 1], or None when unknown."""
+        if self.stage == "merging":
+            if self.merges_target:
+                return min(1.0, self.merges_done / self.merges_target)
+            return None
+        if self.bytes_total:
+            return min(1.0, self.bytes_done / self.bytes_total)
+        return None
+
+
+class CancelToken:
+    """A flag the engine checks between merges (and between read blocks).
+
+    ``cancel()`` may be called from any thread; it never blocks.
+    """
+
+    def __init__(self) -> None:
+        self._flag = _native.engine().CancelFlag()
+
+    def cancel(self) -> None:
+        self._flag.cancel()
+
+    @property
+    def cancelled(self) -> bool:
+        return self._flag.is_cancelled()
+
+
+@dataclass(frozen=True)
+class WordSegmentation:
+    word: str
+    count: int
+    pieces: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class TrainResult:
+    """The trained model plus what only the training run knows."""
+
+    model: BPEModel
+    #: Seconds spent per stage: reading+counting, merging, total.
+    timings: Mapping[str, float]
+    _words: object = field(repr=False, compare=False)
+
+    @property
+    def distinct_words(self) -> int:
+        return len(self._words)
+
+    def word_segmentations(self, limit: int | None = None) -> list[WordSegmentation]:
+        """Training words in first-seen order with their final segmentation."""
+        rows = self._words.segmentations(limit)
+        return [WordSegmentation(w, c, tuple(p)) for w, c, p in rows]
+
+    def seed_vocabulary(self) -> dict[str, int]:
+        """The word table in the seeds' notation: ``{'low er </w>': 2, ...}``."""
+        return {" ".join(s.pieces): s.count for s in self.word_segmentations()}
+
+
+def train(
+    corpus: Corpus,
+    config: TrainConfig | None = None,
+    *,
+    on_progress: Callable[[Progress], None] | None = None,
+    cancel: CancelToken | None = None,
+) -> TrainResult:
+    """Train a model. Raises CorpusError, ConfigError or TrainingCancelled on failure."""
+    config = config or TrainConfig()
+    engine = _native.engine()
+    callback = None
+    if on_progress is not None:
+        def callback(raw: dict) -> None:
+            on_progress(_progress_from_engine(raw))
+    started = time.perf_counter()
+    raw = _native.call(
+        engine.train,
+        corpus._as_engine_source(),
+        _engine_options(config),
+        callback,
+        cancel._flag if cancel is not None else None,
+    )
+    total = time.perf_counter() - started
+    model = BPEModel(
+        config=config,
+        alphabet=tuple(raw["alphabet"]),
+        merges=tuple(Merge(l, r, c) for l, r, c in raw["merges"]),
+        corpus=_corpus_info(corpus, raw),
+        words=tuple(raw["words"].top(config.keep_words)),
+    )
+    timings = {"counting": raw["count_seconds"], "merging": raw["merge_seconds"],
+               "total": total}
+    return TrainResult(model=model, timings=timings, _words=raw["words"])
+
+
+def _engine_options(config: TrainConfig) -> dict:
+    return {
+        "pretokenizer": config.pretokenizer,
+        "boundary": config.boundary,
+        "ties": config.ties,
+        "normalize": config.normalize,
+        "lowercase": config.lowercase,
+        "min_frequency": config.min_frequency,
+        "vocab_size": config.vocab_size,
+        "merges": config.merges,
+        "character_coverage": float(config.character_coverage),
+        "initial_alphabet": config.initial_alphabet,
+        "specials": [t.piece for t in config.special_tokens],
+        "unk_piece": config.special("unk").piece if config.special("unk") else None,
+        "threads": config.effective_threads,
+    }
+
+
+def _progress_from_engine(raw: dict) -> Progress:
+    pair = raw.get("pair")
+    return Progress(
+        stage=raw["stage"],
+        bytes_done=raw["bytes_done"],
+        bytes_total=raw["bytes_total"],
+        words=raw["words"],
+        merges_done=raw["merges_done"],
+        merges_target=raw.get("merges_target"),
+        pair=tuple(pair) if pair is not None else None,
+        count=raw.get("count"),
+        elapsed=raw["elapsed"],
+        new_counts=tuple(raw.get("new_counts", ())),
+    )
+
+
+def _corpus_info(corpus: Corpus, raw: dict) -> CorpusInfo:
+    files: Sequence[CorpusFile] = tuple(
+        CorpusFile(path=f["path"], size=f["size"], sha256=f["sha256"]) for f in raw["files"]
+    )
+    return CorpusInfo(
+        kind=corpus.kind if corpus.kind != "files" or corpus.file_format == "text"
+        else "word-count-files",
+        files=files,
+        total_words=raw["total_words"],
+        distinct_words=raw["distinct_words"],
+        characters=raw["characters"],
+        unknown_characters=raw["unknown_characters"],
+    )

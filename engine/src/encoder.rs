@@ -1,0 +1,419 @@
+//! Encoding text with a trained model, and decoding ids back to text.
+//!
+//! Merge mode follows seed 000's loop (and subword-nmt's `apply_bpe`): take the adjacent
+//! pair with the lowest merge rank and merge all its occurrences left to right; repeat.
+//! Short words use that loop directly; long words use a heap of (rank, position) over a
+//! linked list, taking every occurrence of the lowest rank as one batch, so the result
+//! is the same and the cost is O(n log n).
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+use rustc_hash::FxHashMap;
+
+use crate::error::{EngineError, Result};
+use crate::text::{byte_to_char_table, Boundary, TextRules, BOW, EOW};
+use crate::trainer::merge_all;
+
+/// Words longer than this (in symbols) use the heap encoder.
+const LONG_WORD: usize = 48;
+/// Per-call word cache bound.
+const CACHE_LIMIT: usize = 1 << 16;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SpecialRole {
+    Pad,
+    Unk,
+    Bos,
+    Eos,
+    User,
+}
+
+pub struct Encoder {
+    rules: TextRules,
+    pieces: Vec<String>,
+    /// Non-special pieces -> id.
+    index: FxHashMap<String, u32>,
+    /// (left, right) -> (rank, result).
+    ranks: FxHashMap<u64, (u32, u32)>,
+    unk: Option<u32>,
+    specials: FxHashMap<u32, SpecialRole>,
+    /// Symbol id of each character, and of each character with `</w>` glued on.
+    char_ids: FxHashMap<char, u32>,
+    final_char_ids: FxHashMap<char, u32>,
+    marker_id: Option<u32>,
+    byte_ids: Option<[Option<u32>; 256]>,
+    byte_chars: [char; 256],
+    max_piece_chars: usize,
+}
+
+fn key(l: u32, r: u32) -> u64 {
+    ((l as u64) << 32) | r as u64
+}
+
+impl Encoder {
+    pub fn new(
+        rules: TextRules,
+        pieces: Vec<String>,
+        merges: &[(u32, u32, u32)],
+        unk: Option<u32>,
+        specials: FxHashMap<u32, SpecialRole>,
+    ) -> Result<Self> {
+        let n = pieces.len() as u32;
+        let mut index = FxHashMap::default();
+        for (i, p) in pieces.iter().enumerate() {
+            if !specials.contains_key(&(i as u32)) {
+                index.insert(p.clone(), i as u32);
+            }
+        }
+        let mut ranks = FxHashMap::default();
+        for (rank, &(l, r, res)) in merges.iter().enumerate() {
+            if l >= n || r >= n || res >= n {
+                return Err(EngineError::Config(format!("merge {rank} refers to an id outside the vocabulary")));
+            }
+            ranks.entry(key(l, r)).or_insert((rank as u32, res));
+        }
+        if let Some(u) = unk {
+            if u >= n {
+                return Err(EngineError::Config("the unknown token's id is outside the vocabulary".into()));
+            }
+        }
+        let mut char_ids = FxHashMap::default();
+        let mut final_char_ids = FxHashMap::default();
+        for (p, &id) in &index {
+            let mut chars = p.chars();
+            if let (Some(c), None) = (chars.next(), chars.next()) {
+                char_ids.insert(c, id);
+            }
+            if let Some(stem) = p.strip_suffix(EOW) {
+                let mut cs = stem.chars();
+                if let (Some(c), None) = (cs.next(), cs.next()) {
+                    final_char_ids.insert(c, id);
+                }
+            }
+        }
+        let marker_id = match rules.boundary {
+            Boundary::EowSymbol => index.get(EOW).copied(),
+            Boundary::BowPrefix => index.get(BOW).copied(),
+            _ => None,
+        };
+        let byte_chars = byte_to_char_table();
+        let byte_ids = rules.pretokenizer.byte_level().then(|| {
+            let mut t = [None; 256];
+            for (b, c) in byte_chars.iter().enumerate() {
+                t[b] = char_ids.get(c).copied();
+            }
+            t
+        });
+        let max_piece_chars = pieces.iter().map(|p| p.chars().count()).max().unwrap_or(1);
+        Ok(Encoder { rules, pieces, index, ranks, unk, specials, char_ids, final_char_ids, marker_id, byte_ids, byte_chars, max_piece_chars })
+    }
+
+    pub fn pieces(&self) -> &[String] {
+        &self.pieces
+    }
+
+    fn unknown(&self, what: char) -> Result<u32> {
+        self.unk.ok_or_else(|| {
+            EngineError::Encode(format!(
+                "the character {what:?} (U+{:04X}) is not in the vocabulary and the model has no unknown token",
+                what as u32
+            ))
+        })
+    }
+
+    /// A word's initial symbols (markers included).
+    pub fn symbols(&self, word: &str) -> Result<Vec<u32>> {
+        let mut out = Vec::with_capacity(word.len() + 1);
+        if self.rules.boundary == Boundary::BowPrefix {
+            out.push(self.marker_id.map_or_else(|| self.unknown('\u{2581}'), Ok)?);
+        }
+        if let Some(bytes) = &self.byte_ids {
+            for b in word.bytes() {
+                out.push(bytes[b as usize].map_or_else(|| self.unknown(self.byte_chars[b as usize]), Ok)?);
+            }
+        } else {
+            let mut chars = word.chars().peekable();
+            while let Some(c) = chars.next() {
+                let last = chars.peek().is_none();
+                let id = if last && self.rules.boundary == Boundary::EowSuffix {
+                    self.final_char_ids.get(&c).copied()
+                } else {
+                    self.char_ids.get(&c).copied()
+                };
+                out.push(id.map_or_else(|| self.unknown(c), Ok)?);
+            }
+        }
+        if self.rules.boundary == Boundary::EowSymbol {
+            out.push(self.marker_id.map_or_else(|| self.unknown('<'), Ok)?);
+        }
+        Ok(out)
+    }
+
+    /// Encode one word (a pre-token) to ids.
+    pub fn encode_word(&self, word: &str, greedy: bool) -> Result<Vec<u32>> {
+        let mut syms = self.symbols(word)?;
+        if greedy {
+            return Ok(self.longest_match(&syms));
+        }
+        if syms.len() > LONG_WORD {
+            return Ok(self.merge_long(&syms));
+        }
+        self.merge_short(&mut syms);
+        Ok(syms)
+    }
+
+    fn lowest_pair(&self, syms: &[u32]) -> Option<(u32, u32, u32, u32)> {
+        let mut best: Option<(u32, u32, u32, u32)> = None;
+        for i in 1..syms.len() {
+            if let Some(&(rank, c)) = self.ranks.get(&key(syms[i - 1], syms[i])) {
+                if best.map_or(true, |(r, ..)| rank < r) {
+                    best = Some((rank, syms[i - 1], syms[i], c));
+                }
+            }
+        }
+        best
+    }
+
+    fn merge_short(&self, syms: &mut Vec<u32>) {
+        while let Some((_, a, b, c)) = self.lowest_pair(syms) {
+            *syms = merge_all(syms, a, b, c);
+        }
+    }
+
+    /// The same result as `merge_short` in O(n log n): a linked list and a heap.
+    fn merge_long(&self, syms: &[u32]) -> Vec<u32> {
+        let n = syms.len();
+        let mut sym = syms.to_vec();
+        let mut next: Vec<usize> = (1..=n).collect(); // n = none
+        let mut prev: Vec<usize> = (0..n).map(|i| i.wrapping_sub(1)).collect(); // MAX = none
+        let mut alive = vec![true; n];
+        let mut heap: BinaryHeap<Reverse<(u32, usize)>> = BinaryHeap::new();
+        for i in 0..n.saturating_sub(1) {
+            if let Some(&(rank, _)) = self.ranks.get(&key(sym[i], sym[i + 1])) {
+                heap.push(Reverse((rank, i)));
+            }
+        }
+        let valid = |sym: &[u32], next: &[usize], alive: &[bool], rank: u32, i: usize| -> Option<u32> {
+            if !alive[i] || next[i] >= n {
+                return None;
+            }
+            match self.ranks.get(&key(sym[i], sym[next[i]])) {
+                Some(&(r, c)) if r == rank => Some(c),
+                _ => None,
+            }
+        };
+        let mut batch: Vec<usize> = Vec::new();
+        while let Some(Reverse((rank, first))) = heap.pop() {
+            batch.clear();
+            batch.push(first);
+            while let Some(&Reverse((r, i))) = heap.peek() {
+                if r != rank {
+                    break;
+                }
+                batch.push(i);
+                heap.pop();
+            }
+            batch.sort_unstable();
+            batch.dedup();
+            let mut touched: Vec<usize> = Vec::new();
+            for &i in &batch {
+                // Positions are checked at the moment of merging, left to right.
+                let Some(c) = valid(&sym, &next, &alive, rank, i) else { continue };
+                let j = next[i];
+                sym[i] = c;
+                alive[j] = false;
+                next[i] = next[j];
+                if next[j] < n {
+                    prev[next[j]] = i;
+                }
+                touched.push(i);
+            }
+            for &i in &touched {
+                if !alive[i] {
+                    continue;
+                }
+                let p = prev[i];
+                if p < n && alive[p] {
+                    if let Some(&(r, _)) = self.ranks.get(&key(sym[p], sym[i])) {
+                        heap.push(Reverse((r, p)));
+                    }
+                }
+                if next[i] < n {
+                    if let Some(&(r, _)) = self.ranks.get(&key(sym[i], sym[next[i]])) {
+                        heap.push(Reverse((r, i)));
+                    }
+                }
+            }
+        }
+        (0..n).filter(|&i| alive[i]).map(|i| sym[i]).collect()
+    }
+
+    /// Greedy longest match over the word's symbols (seed 002's `tokenize`).
+    fn longest_match(&self, syms: &[u32]) -> Vec<u32> {
+        let mut out = Vec::with_capacity(syms.len());
+        let mut i = 0;
+        let mut buf = String::new();
+        while i < syms.len() {
+            let mut best = (syms[i], i + 1);
+            buf.clear();
+            let mut chars = 0;
+            for j in i..syms.len() {
+                if Some(syms[j]) == self.unk {
+                    break; // an unknown symbol is never part of a longer token
+                }
+                let piece = &self.pieces[syms[j] as usize];
+                buf.push_str(piece);
+                chars += piece.chars().count();
+                if chars > self.max_piece_chars {
+                    break;
+                }
+                if let Some(&id) = self.index.get(buf.as_str()) {
+                    best = (id, j + 1);
+                }
+            }
+            out.push(best.0);
+            i = best.1;
+        }
+        out
+    }
+
+    /// Encode text: normalize, cut into words, encode each (cached within this call).
+    pub fn encode(&self, text: &str, greedy: bool) -> Result<Vec<u32>> {
+        let mut out = Vec::with_capacity(text.len() / 3);
+        self.for_each_word(text, greedy, &mut |_, ids| out.extend_from_slice(ids))?;
+        Ok(out)
+    }
+
+    pub fn for_each_word(&self, text: &str, greedy: bool, f: &mut dyn FnMut(&str, &[u32])) -> Result<()> {
+        let text = if text.contains('\r') { std::borrow::Cow::Owned(text.replace("\r\n", "\n")) } else { std::borrow::Cow::Borrowed(text) };
+        let normalized = self.rules.normalize(&text);
+        let mut cache: FxHashMap<&str, Vec<u32>> = FxHashMap::default();
+        let mut error = None;
+        self.rules.split_words(&normalized, &mut |w| {
+            if error.is_some() {
+                return;
+            }
+            if let Some(ids) = cache.get(w) {
+                f(w, ids);
+                return;
+            }
+            match self.encode_word(w, greedy) {
+                Ok(ids) => {
+                    f(w, &ids);
+                    if cache.len() < CACHE_LIMIT {
+                        cache.insert(w, ids);
+                    }
+                }
+                Err(e) => error = Some(e),
+            }
+        });
+        error.map_or(Ok(()), Err)
+    }
+
+    /// Seed 000's loop made visible: the initial symbols, then one entry per merge.
+    pub fn merge_steps(&self, word: &str) -> Result<Vec<(Option<(u32, u32)>, Option<u32>, Vec<u32>)>> {
+        let normalized = self.rules.normalize(word);
+        let mut syms = self.symbols(&normalized)?;
+        let mut steps = vec![(None, None, syms.clone())];
+        while let Some((rank, a, b, c)) = self.lowest_pair(&syms) {
+            syms = merge_all(&syms, a, b, c);
+            steps.push((Some((a, b)), Some(rank), syms.clone()));
+        }
+        Ok(steps)
+    }
+
+    /// Ids back to text. pad/bos/eos are dropped; markers become spaces.
+    pub fn decode(&self, ids: &[u32]) -> Result<String> {
+        let mut joined = String::new();
+        for &id in ids {
+            let piece = self
+                .pieces
+                .get(id as usize)
+                .ok_or_else(|| EngineError::Encode(format!("id {id} is outside the vocabulary")))?;
+            match self.specials.get(&id) {
+                Some(SpecialRole::Pad | SpecialRole::Bos | SpecialRole::Eos) => {}
+                _ => joined.push_str(piece),
+            }
+        }
+        if self.byte_ids.is_some() {
+            let mut back: FxHashMap<char, u8> = FxHashMap::default();
+            for (b, c) in self.byte_chars.iter().enumerate() {
+                back.insert(*c, b as u8);
+            }
+            let mut bytes = Vec::with_capacity(joined.len());
+            let mut tmp = [0u8; 4];
+            for ch in joined.chars() {
+                match back.get(&ch) {
+                    Some(&b) => bytes.push(b),
+                    None => bytes.extend_from_slice(ch.encode_utf8(&mut tmp).as_bytes()),
+                }
+            }
+            joined = String::from_utf8_lossy(&bytes).into_owned();
+        }
+        Ok(match self.rules.boundary {
+            Boundary::EowSymbol | Boundary::EowSuffix => {
+                let s = joined.replace(EOW, " ");
+                s.strip_suffix(' ').map(str::to_string).unwrap_or(s)
+            }
+            Boundary::BowPrefix => {
+                let s = joined.replace(BOW, " ");
+                s.strip_prefix(' ').map(str::to_string).unwrap_or(s)
+            }
+            Boundary::None => joined,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::text::{Normalization, PreTokenizer};
+
+    fn rules(boundary: Boundary) -> TextRules {
+        TextRules { normalization: Normalization::None, lowercase: false, pretokenizer: PreTokenizer::Whitespace, boundary }
+    }
+
+    fn toy() -> Encoder {
+        // a b </w> ; merges: a+a -> aa, aa+a -> aaa, b+</w> -> b</w>
+        let pieces: Vec<String> = ["<unk>", "</w>", "a", "b", "aa", "aaa", "b</w>"].iter().map(|s| s.to_string()).collect();
+        let merges = [(2, 2, 4), (4, 2, 5), (3, 1, 6)];
+        let mut specials = FxHashMap::default();
+        specials.insert(0, SpecialRole::Unk);
+        Encoder::new(rules(Boundary::EowSymbol), pieces, &merges, Some(0), specials).unwrap()
+    }
+
+    #[test]
+    fn short_and_long_paths_agree() {
+        let e = toy();
+        for n in 1..200 {
+            let word = "a".repeat(n) + "b";
+            let syms = e.symbols(&word).unwrap();
+            let mut short = syms.clone();
+            e.merge_short(&mut short);
+            assert_eq!(short, e.merge_long(&syms), "n = {n}");
+        }
+    }
+
+    #[test]
+    fn runs_merge_left_to_right() {
+        let e = toy();
+        assert_eq!(e.encode_word("aaa", false).unwrap(), vec![5, 1]);
+        // a a a a a -> aa aa a -> aa aaa (rank 1 applies where aa meets a)
+        assert_eq!(e.encode_word("aaaaa", false).unwrap(), vec![4, 5, 1]);
+    }
+
+    #[test]
+    fn unknown_characters_map_to_unk_and_decode() {
+        let e = toy();
+        let ids = e.encode("ab xb", false).unwrap();
+        assert_eq!(ids, vec![2, 6, 0, 6]);
+        assert_eq!(e.decode(&ids).unwrap(), "ab <unk>b");
+    }
+
+    #[test]
+    fn greedy_takes_longest_prefix() {
+        let e = toy();
+        assert_eq!(e.encode_word("aaaab", true).unwrap(), vec![5, 2, 6]);
+    }
+}

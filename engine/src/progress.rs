@@ -1,0 +1,92 @@
+//! Progress reports and cancellation, shared by the reading and merging stages.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use crate::error::{EngineError, Result};
+
+/// Reports are throttled to at most one per this interval.
+pub const REPORT_INTERVAL: Duration = Duration::from_millis(50);
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stage {
+    Reading,
+    Counting,
+    Merging,
+    Done,
+}
+
+impl Stage {
+    pub fn name(self) -> &'static str {
+        match self {
+            Stage::Reading => "reading",
+            Stage::Counting => "counting",
+            Stage::Merging => "merging",
+            Stage::Done => "done",
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Progress {
+    pub stage: Stage,
+    pub bytes_done: u64,
+    pub bytes_total: u64,
+    pub words: u64,
+    pub merges_done: u64,
+    pub merges_target: Option<u64>,
+    pub pair: Option<(String, String)>,
+    pub count: Option<u64>,
+    pub elapsed: f64,
+    pub new_counts: Vec<u64>,
+}
+
+/// The callback returns false to ask the engine to stop.
+pub type Callback<'a> = &'a mut dyn FnMut(&Progress) -> bool;
+
+/// Throttles reports and checks the cancel flag.
+pub struct Reporter<'a> {
+    callback: Option<Callback<'a>>,
+    cancel: Option<&'a AtomicBool>,
+    started: Instant,
+    last: Option<Instant>,
+}
+
+impl<'a> Reporter<'a> {
+    pub fn new(callback: Option<Callback<'a>>, cancel: Option<&'a AtomicBool>) -> Self {
+        Reporter { callback, cancel, started: Instant::now(), last: None }
+    }
+
+    pub fn silent() -> Reporter<'static> {
+        Reporter { callback: None, cancel: None, started: Instant::now(), last: None }
+    }
+
+    pub fn check_cancel(&self) -> Result<()> {
+        match self.cancel {
+            Some(flag) if flag.load(Ordering::Relaxed) => Err(EngineError::Cancelled),
+            _ => Ok(()),
+        }
+    }
+
+    pub fn elapsed(&self) -> f64 {
+        self.started.elapsed().as_secs_f64()
+    }
+
+    /// True when a report is due (cheap: call it as often as you like).
+    pub fn due(&self) -> bool {
+        self.callback.is_some() && self.last.map_or(true, |t| t.elapsed() >= REPORT_INTERVAL)
+    }
+
+    /// Send a report now (the caller checked `due`, or it is a stage change).
+    pub fn send(&mut self, mut progress: Progress) -> Result<()> {
+        self.check_cancel()?;
+        progress.elapsed = self.elapsed();
+        if let Some(cb) = self.callback.as_mut() {
+            self.last = Some(Instant::now());
+            if !cb(&progress) {
+                return Err(EngineError::Cancelled);
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,371 @@
+//! `bpe_desktop._engine`: the Python bindings. Work runs with the GIL released; the
+//! progress callback briefly re-acquires it. Errors become the exception classes of
+//! `bpe_desktop.core.errors`, so Python callers see one documented family of errors.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict, PyList};
+use rustc_hash::FxHashMap;
+
+use crate::corpus::Source;
+use crate::encoder::{Encoder, SpecialRole};
+use crate::error::EngineError;
+use crate::progress::{Progress, Reporter};
+use crate::symbols::{WordTable, UNK};
+use crate::text::{Boundary, Normalization, PreTokenizer, TextRules};
+use crate::trainer::{MergeOptions, Ties};
+use crate::{run_training, TrainSettings};
+
+fn error_class<'py>(py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyAny>> {
+    py.import("bpe_desktop.core.errors")?.getattr(name)
+}
+
+fn to_py_err(py: Python<'_>, err: EngineError) -> PyErr {
+    let built = (|| -> PyResult<PyErr> {
+        Ok(match err {
+            EngineError::Config(m) => PyErr::from_value(error_class(py, "ConfigError")?.call1((m,))?),
+            EngineError::Encode(m) => PyErr::from_value(error_class(py, "EncodeError")?.call1((m,))?),
+            EngineError::Cancelled => {
+                PyErr::from_value(error_class(py, "TrainingCancelled")?.call1(("training was cancelled",))?)
+            }
+            EngineError::Corpus { message, path, offset, line } => {
+                let kwargs = PyDict::new(py);
+                kwargs.set_item("path", path)?;
+                kwargs.set_item("offset", offset)?;
+                kwargs.set_item("line", line)?;
+                PyErr::from_value(error_class(py, "CorpusError")?.call((message,), Some(&kwargs))?)
+            }
+        })
+    })();
+    built.unwrap_or_else(|e| e)
+}
+
+fn get<'py, T: pyo3::conversion::FromPyObjectOwned<'py>>(d: &Bound<'py, PyDict>, key: &str) -> PyResult<T> {
+    match d.get_item(key)? {
+        Some(v) => v.extract::<T>().map_err(|e| {
+            let e: PyErr = e.into();
+            PyValueError::new_err(format!("option {key}: {e}"))
+        }),
+        None => Err(PyValueError::new_err(format!("missing option {key}"))),
+    }
+}
+
+fn engine<T>(py: Python<'_>, r: crate::error::Result<T>) -> PyResult<T> {
+    r.map_err(|e| to_py_err(py, e))
+}
+
+fn text_rules(py: Python<'_>, o: &Bound<'_, PyDict>) -> PyResult<TextRules> {
+    Ok(TextRules {
+        normalization: engine(py, Normalization::parse(&get::<String>(o, "normalize")?))?,
+        lowercase: get(o, "lowercase")?,
+        pretokenizer: engine(py, PreTokenizer::parse(&get::<String>(o, "pretokenizer")?))?,
+        boundary: engine(py, Boundary::parse(&get::<String>(o, "boundary")?))?,
+    })
+}
+
+/// A cancellation flag shared between Python threads and the engine.
+#[pyclass(module = "bpe_desktop._engine", frozen)]
+struct CancelFlag(Arc<AtomicBool>);
+
+#[pymethods]
+impl CancelFlag {
+    #[new]
+    fn new() -> Self {
+        CancelFlag(Arc::new(AtomicBool::new(false)))
+    }
+    fn cancel(&self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+    fn is_cancelled(&self) -> bool {
+        self.0.load(Ordering::Relaxed)
+    }
+}
+
+/// The training words with their final segmentation (kept in Rust; read on demand).
+#[pyclass(module = "bpe_desktop._engine", frozen)]
+struct WordTableView {
+    table: WordTable,
+    tokens: Vec<String>,
+    /// How a character outside the alphabet is shown (the model's unknown token).
+    unk_piece: String,
+}
+
+#[pymethods]
+impl WordTableView {
+    fn __len__(&self) -> usize {
+        self.table.len()
+    }
+
+    /// The `n` most frequent words as (word, count); ties in first-seen order.
+    fn top(&self, n: usize) -> Vec<(String, u64)> {
+        let mut order: Vec<usize> = (0..self.table.len()).collect();
+        order.sort_by(|&a, &b| self.table.counts[b].cmp(&self.table.counts[a]).then(a.cmp(&b)));
+        order.truncate(n);
+        order.into_iter().map(|i| (self.table.words[i].clone(), self.table.counts[i])).collect()
+    }
+
+    /// (word, count, pieces) in first-seen order.
+    #[pyo3(signature = (limit=None))]
+    fn segmentations(&self, limit: Option<usize>) -> Vec<(String, u64, Vec<String>)> {
+        let n = limit.unwrap_or(usize::MAX).min(self.table.len());
+        (0..n)
+            .map(|w| {
+                let pieces = self
+                    .table
+                    .symbols(w)
+                    .iter()
+                    .map(|&s| if s == UNK { self.unk_piece.clone() } else { self.tokens[s as usize].clone() })
+                    .collect();
+                (self.table.words[w].clone(), self.table.counts[w], pieces)
+            })
+            .collect()
+    }
+}
+
+fn parse_source(source: &Bound<'_, PyDict>) -> PyResult<Source> {
+    let kind: String = get(source, "kind")?;
+    Ok(match kind.as_str() {
+        "files" => Source::Files {
+            paths: get(source, "paths")?,
+            word_counts: get::<String>(source, "format")? == "word-counts",
+            lossy: get::<String>(source, "errors")? == "replace",
+        },
+        "texts" => Source::Texts(get(source, "texts")?),
+        "word-counts" => Source::WordCounts(get(source, "items")?),
+        other => return Err(PyValueError::new_err(format!("unknown corpus kind {other:?}"))),
+    })
+}
+
+fn parse_settings(py: Python<'_>, o: &Bound<'_, PyDict>) -> PyResult<TrainSettings> {
+    let ties = match get::<String>(o, "ties")?.as_str() {
+        "first-seen" => Ties::FirstSeen,
+        "lexicographic" => Ties::Lexicographic,
+        "codepoint" => Ties::Codepoint,
+        other => return Err(PyValueError::new_err(format!("unknown tie-break {other:?}"))),
+    };
+    Ok(TrainSettings {
+        rules: text_rules(py, o)?,
+        merge: MergeOptions {
+            min_frequency: get(o, "min_frequency")?,
+            vocab_size: get(o, "vocab_size")?,
+            max_merges: get(o, "merges")?,
+            ties,
+            specials: get(o, "specials")?,
+        },
+        character_coverage: get(o, "character_coverage")?,
+        initial_alphabet: get(o, "initial_alphabet")?,
+        threads: get(o, "threads")?,
+    })
+}
+
+fn progress_dict<'py>(py: Python<'py>, p: &Progress) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    d.set_item("stage", p.stage.name())?;
+    d.set_item("bytes_done", p.bytes_done)?;
+    d.set_item("bytes_total", p.bytes_total)?;
+    d.set_item("words", p.words)?;
+    d.set_item("merges_done", p.merges_done)?;
+    d.set_item("merges_target", p.merges_target)?;
+    d.set_item("pair", p.pair.clone())?;
+    d.set_item("count", p.count)?;
+    d.set_item("elapsed", p.elapsed)?;
+    d.set_item("new_counts", PyList::new(py, &p.new_counts)?)?;
+    Ok(d)
+}
+
+/// Train a model. Returns a dict: alphabet, merges [(left, right, count)], words, stats.
+#[pyfunction]
+#[pyo3(signature = (source, options, progress=None, cancel=None))]
+fn train<'py>(
+    py: Python<'py>,
+    source: &Bound<'py, PyDict>,
+    options: &Bound<'py, PyDict>,
+    progress: Option<Py<PyAny>>,
+    cancel: Option<Py<CancelFlag>>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let source = parse_source(source)?;
+    let settings = parse_settings(py, options)?;
+    let unk_piece: String = get::<Option<String>>(options, "unk_piece")?.unwrap_or_else(|| "\u{fffd}".into());
+    let flag: Option<Arc<AtomicBool>> = cancel.map(|c| c.get().0.clone());
+    let callback_error: Mutex<Option<PyErr>> = Mutex::new(None);
+    let result = py.detach(|| {
+        let mut call = |p: &Progress| -> bool {
+            let Some(cb) = progress.as_ref() else { return true };
+            Python::attach(|py| {
+                let outcome = progress_dict(py, p).and_then(|d| cb.call1(py, (d,)));
+                match outcome {
+                    Ok(_) => true,
+                    Err(e) => {
+                        *callback_error.lock().unwrap() = Some(e);
+                        false
+                    }
+                }
+            })
+        };
+        let mut reporter = Reporter::new(Some(&mut call), flag.as_deref());
+        run_training(source, &settings, &mut reporter)
+    });
+    if let Some(err) = callback_error.into_inner().unwrap() {
+        return Err(err); // the callback raised: propagate its exception
+    }
+    let out = engine(py, result)?;
+    let trained = out.trained;
+    let tokens = &trained.tokens;
+    let d = PyDict::new(py);
+    d.set_item("alphabet", &tokens[..trained.alphabet_len])?;
+    let merges: Vec<(&str, &str, u64)> = trained
+        .merges
+        .iter()
+        .map(|m| (tokens[m.left as usize].as_str(), tokens[m.right as usize].as_str(), m.count))
+        .collect();
+    d.set_item("merges", merges)?;
+    let files = PyList::empty(py);
+    for f in &out.files {
+        let fd = PyDict::new(py);
+        fd.set_item("path", &f.path)?;
+        fd.set_item("size", f.size)?;
+        fd.set_item("sha256", &f.sha256)?;
+        files.append(fd)?;
+    }
+    d.set_item("files", files)?;
+    d.set_item("total_words", out.total_words)?;
+    d.set_item("distinct_words", trained.words.len())?;
+    d.set_item("characters", out.characters)?;
+    d.set_item("unknown_characters", out.unknown_characters)?;
+    d.set_item("count_seconds", out.count_seconds)?;
+    d.set_item("merge_seconds", out.merge_seconds)?;
+    let view = WordTableView { table: trained.words, tokens: trained.tokens, unk_piece };
+    d.set_item("words", Py::new(py, view)?)?;
+    Ok(d)
+}
+
+/// Encoder and decoder over a full vocabulary (ids as in the model file).
+#[pyclass(module = "bpe_desktop._engine", frozen, name = "Tokenizer")]
+struct PyTokenizer(Arc<Encoder>);
+
+fn parse_role(role: &str) -> PyResult<SpecialRole> {
+    Ok(match role {
+        "pad" => SpecialRole::Pad,
+        "unk" => SpecialRole::Unk,
+        "bos" => SpecialRole::Bos,
+        "eos" => SpecialRole::Eos,
+        "user" => SpecialRole::User,
+        other => return Err(PyValueError::new_err(format!("unknown special role {other:?}"))),
+    })
+}
+
+fn ids_bytes<'py>(py: Python<'py>, ids: &[u32]) -> Bound<'py, PyBytes> {
+    let mut raw = Vec::with_capacity(ids.len() * 4);
+    for id in ids {
+        raw.extend_from_slice(&id.to_le_bytes());
+    }
+    PyBytes::new(py, &raw)
+}
+
+#[pymethods]
+impl PyTokenizer {
+    #[new]
+    fn new(
+        py: Python<'_>,
+        settings: &Bound<'_, PyDict>,
+        pieces: Vec<String>,
+        merges: Vec<(u32, u32, u32)>,
+        unk: Option<u32>,
+        specials: FxHashMap<u32, String>,
+    ) -> PyResult<Self> {
+        let rules = text_rules(py, settings)?;
+        let mut roles = FxHashMap::default();
+        for (id, role) in specials {
+            roles.insert(id, parse_role(&role)?);
+        }
+        let enc = engine(py, Encoder::new(rules, pieces, &merges, unk, roles))?;
+        Ok(PyTokenizer(Arc::new(enc)))
+    }
+
+    /// Ids as little-endian u32 bytes (wrapped as a NumPy array on the Python side).
+    fn encode<'py>(&self, py: Python<'py>, text: &str, greedy: bool) -> PyResult<Bound<'py, PyBytes>> {
+        let enc = self.0.clone();
+        let text = text.to_owned();
+        let ids = py.detach(move || enc.encode(&text, greedy));
+        Ok(ids_bytes(py, &engine(py, ids)?))
+    }
+
+    #[pyo3(signature = (texts, greedy, threads=0))]
+    fn encode_batch<'py>(
+        &self,
+        py: Python<'py>,
+        texts: Vec<String>,
+        greedy: bool,
+        threads: usize,
+    ) -> PyResult<Vec<Bound<'py, PyBytes>>> {
+        use rayon::prelude::*;
+        let enc = self.0.clone();
+        let results: crate::error::Result<Vec<Vec<u32>>> = py.detach(move || {
+            let run = || texts.par_iter().map(|t| enc.encode(t, greedy)).collect();
+            if threads == 0 {
+                run()
+            } else {
+                match rayon::ThreadPoolBuilder::new().num_threads(threads).build() {
+                    Ok(pool) => pool.install(run),
+                    Err(e) => Err(EngineError::Config(format!("cannot start worker threads: {e}"))),
+                }
+            }
+        });
+        Ok(engine(py, results)?.iter().map(|ids| ids_bytes(py, ids)).collect())
+    }
+
+    /// (word, ids) for each word of the text, as the pre-tokenizer cuts it.
+    fn encode_words(&self, py: Python<'_>, text: &str, greedy: bool) -> PyResult<Vec<(String, Vec<u32>)>> {
+        let mut out = Vec::new();
+        let r = self.0.for_each_word(text, greedy, &mut |w, ids| out.push((w.to_string(), ids.to_vec())));
+        engine(py, r)?;
+        Ok(out)
+    }
+
+    fn merge_steps(&self, py: Python<'_>, word: &str) -> PyResult<Vec<(Option<(String, String)>, Option<u32>, Vec<String>)>> {
+        let steps = engine(py, self.0.merge_steps(word))?;
+        let p = self.0.pieces();
+        Ok(steps
+            .into_iter()
+            .map(|(pair, rank, syms)| {
+                (
+                    pair.map(|(a, b)| (p[a as usize].clone(), p[b as usize].clone())),
+                    rank,
+                    syms.iter().map(|&s| p[s as usize].clone()).collect(),
+                )
+            })
+            .collect())
+    }
+
+    fn decode(&self, py: Python<'_>, ids: Vec<u32>) -> PyResult<String> {
+        engine(py, self.0.decode(&ids))
+    }
+}
+
+/// The pre-tokens of `text` under a pre-tokenizer (before byte mapping): for tests.
+#[pyfunction]
+fn pretokenize(py: Python<'_>, text: &str, pretokenizer: &str) -> PyResult<Vec<String>> {
+    let rules = TextRules {
+        normalization: Normalization::None,
+        lowercase: false,
+        pretokenizer: engine(py, PreTokenizer::parse(pretokenizer))?,
+        boundary: Boundary::None,
+    };
+    let mut out = Vec::new();
+    rules.split_words(text, &mut |w| out.push(w.to_string()));
+    Ok(out)
+}
+
+#[pymodule]
+fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<CancelFlag>()?;
+    m.add_class::<WordTableView>()?;
+    m.add_class::<PyTokenizer>()?;
+    m.add_function(wrap_pyfunction!(train, m)?)?;
+    m.add_function(wrap_pyfunction!(pretokenize, m)?)?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}

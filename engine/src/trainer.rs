@@ -1,0 +1,579 @@
+//! The merge loop: exact greedy BPE with an incremental pair index and a lazy heap.
+//!
+//! State: every distinct word as a symbol sequence (one arena) with its count; for
+//! every adjacent pair its count (u64) and the words it occurs in ("postings",
+//! appended, never eagerly cleaned); a max-heap of candidate pairs.
+//!
+//! Each step pops the best valid pair, rewrites the words it occurs in left to right
+//! without overlap, and updates only the neighbouring pairs' counts. The heap is lazy:
+//! an entry is a snapshot that is never worse than the pair's true key, because an
+//! existing pair only loses occurrences, except after a duplicate merge, which pushes
+//! a fresh entry for every pair that gained. A popped entry is checked against the
+//! live key and re-pushed if stale.
+//!
+//! Keys: count first; then the tie rule. `first-seen` compares the position of the
+//! pair's earliest occurrence (word number in first-seen order, character offset),
+//! computed from the postings when an entry reaches the top.
+//!
+//! Duplicate merges (the result string already is a token) reuse that token; the
+//! changed words are then re-encoded with all merges so far, so that the merge-rank
+//! encoder reproduces every training word's final segmentation.
+
+use std::cmp::Ordering;
+
+use rustc_hash::{FxHashMap, FxHashSet};
+
+use crate::error::Result;
+use crate::progress::{Progress, Reporter, Stage};
+use crate::symbols::{WordTable, UNK};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ties {
+    FirstSeen,
+    Lexicographic,
+    Codepoint,
+}
+
+#[derive(Debug, Clone)]
+pub struct MergeOptions {
+    pub min_frequency: u64,
+    pub vocab_size: Option<u64>,
+    pub max_merges: Option<u64>,
+    pub ties: Ties,
+    /// Special tokens: counted in the vocabulary size; a pair forming one is never merged.
+    pub specials: Vec<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MergeRecord {
+    pub left: u32,
+    pub right: u32,
+    pub result: u32,
+    pub count: u64,
+}
+
+#[derive(Debug, Clone)]
+pub struct Trained {
+    /// The alphabet followed by every token created by merges, in creation order.
+    pub tokens: Vec<String>,
+    pub alphabet_len: usize,
+    pub merges: Vec<MergeRecord>,
+    /// The words with their final segmentation.
+    pub words: WordTable,
+}
+
+fn key(l: u32, r: u32) -> u64 {
+    ((l as u64) << 32) | r as u64
+}
+
+#[derive(Debug, Default)]
+struct PairStat {
+    left: u32,
+    right: u32,
+    count: u64,
+    postings: Vec<u32>,
+    /// postings[..head] are known stale (only tracked while sorted).
+    head: usize,
+    sorted: bool,
+    merged: bool,
+    banned: bool,
+    /// The step that last increased the count (dedups the "gained" list).
+    touched: u64,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Entry {
+    count: u64,
+    /// Earliest occurrence (word << 32 | char offset), only for `first-seen`.
+    pos: u64,
+    pair: u32,
+}
+
+struct Trainer<'a> {
+    opts: &'a MergeOptions,
+    words: WordTable,
+    tokens: Vec<String>,
+    token_chars: Vec<u32>,
+    token_index: FxHashMap<String, u32>,
+    pair_index: FxHashMap<u64, u32>,
+    pairs: Vec<PairStat>,
+    heap: Vec<Entry>,
+    ranks: FxHashMap<u64, (u32, u32)>,
+    specials: FxHashSet<String>,
+    step: u64,
+    gained: Vec<u32>,
+}
+
+pub fn train(
+    alphabet: Vec<String>,
+    words: WordTable,
+    opts: &MergeOptions,
+    reporter: &mut Reporter,
+) -> Result<Trained> {
+    let mut t = Trainer::new(alphabet, words, opts);
+    t.count_initial_pairs();
+    let alphabet_len = t.tokens.len();
+    let merges = t.run(reporter)?;
+    Ok(Trained { tokens: t.tokens, alphabet_len, merges, words: t.words })
+}
+
+impl<'a> Trainer<'a> {
+    fn new(alphabet: Vec<String>, words: WordTable, opts: &'a MergeOptions) -> Self {
+        let token_chars = alphabet.iter().map(|s| s.chars().count() as u32).collect();
+        let token_index = alphabet.iter().enumerate().map(|(i, s)| (s.clone(), i as u32)).collect();
+        Trainer {
+            opts,
+            words,
+            tokens: alphabet,
+            token_chars,
+            token_index,
+            pair_index: FxHashMap::default(),
+            pairs: Vec::new(),
+            heap: Vec::new(),
+            ranks: FxHashMap::default(),
+            specials: opts.specials.iter().cloned().collect(),
+            step: 0,
+            gained: Vec::new(),
+        }
+    }
+
+    // -- pair bookkeeping --------------------------------------------------------------
+
+    fn inc(&mut self, l: u32, r: u32, w: u32, n: u64) {
+        if l == UNK || r == UNK {
+            return;
+        }
+        let next = self.pairs.len() as u32;
+        let idx = *self.pair_index.entry(key(l, r)).or_insert(next);
+        if idx == next {
+            self.pairs.push(PairStat { left: l, right: r, sorted: true, ..Default::default() });
+        }
+        let st = &mut self.pairs[idx as usize];
+        st.count += n;
+        match st.postings.last() {
+            Some(&last) if last == w => {}
+            Some(&last) => {
+                if w < last {
+                    st.sorted = false;
+                }
+                st.postings.push(w);
+            }
+            None => st.postings.push(w),
+        }
+        if st.touched != self.step {
+            st.touched = self.step;
+            self.gained.push(idx);
+        }
+    }
+
+    fn dec(&mut self, l: u32, r: u32, n: u64) {
+        if l == UNK || r == UNK {
+            return;
+        }
+        let idx = self.pair_index[&key(l, r)];
+        let st = &mut self.pairs[idx as usize];
+        debug_assert!(st.count >= n, "pair count underflow");
+        st.count -= n;
+    }
+
+    fn count_initial_pairs(&mut self) {
+        self.step = u64::MAX; // nothing is "gained" during set-up
+        for w in 0..self.words.len() {
+            let (s, n, c) = (self.words.starts[w], self.words.lens[w] as usize, self.words.counts[w]);
+            for i in 1..n {
+                let (l, r) = (self.words.syms[s + i - 1], self.words.syms[s + i]);
+                self.inc(l, r, w as u32, c);
+            }
+        }
+        self.gained.clear();
+        self.step = 0;
+        for idx in 0..self.pairs.len() as u32 {
+            if self.pairs[idx as usize].count >= self.opts.min_frequency {
+                let e = self.entry(idx);
+                self.push(e);
+            }
+        }
+    }
+
+    /// Char offset of the first occurrence of (l, r) in word w.
+    fn find_in_word(&self, w: u32, l: u32, r: u32) -> Option<u32> {
+        let syms = self.words.symbols(w as usize);
+        let mut offset = 0u32;
+        for i in 1..syms.len() {
+            if syms[i - 1] == l && syms[i] == r {
+                return Some(offset);
+            }
+            if syms[i - 1] != UNK {
+                offset += self.token_chars[syms[i - 1] as usize];
+            } else {
+                offset += 1;
+            }
+        }
+        None
+    }
+
+    /// The pair's earliest occurrence (word << 32 | offset); u64::MAX if none.
+    fn first_pos(&mut self, idx: u32) -> u64 {
+        let st = &self.pairs[idx as usize];
+        let (l, r) = (st.left, st.right);
+        if st.sorted {
+            let mut k = st.head;
+            while k < st.postings.len() {
+                let w = st.postings[k];
+                if let Some(off) = self.find_in_word(w, l, r) {
+                    self.pairs[idx as usize].head = k;
+                    return ((w as u64) << 32) | off as u64;
+                }
+                k += 1;
+            }
+            self.pairs[idx as usize].head = k;
+            u64::MAX
+        } else {
+            let mut best = u64::MAX;
+            for &w in &st.postings {
+                if ((w as u64) << 32) < best {
+                    if let Some(off) = self.find_in_word(w, l, r) {
+                        best = best.min(((w as u64) << 32) | off as u64);
+                    }
+                }
+            }
+            best
+        }
+    }
+
+    fn entry(&mut self, idx: u32) -> Entry {
+        let pos = if self.opts.ties == Ties::FirstSeen { self.first_pos(idx) } else { 0 };
+        Entry { count: self.pairs[idx as usize].count, pos, pair: idx }
+    }
+
+    // -- the heap (a binary max-heap under the tie rule) ---------------------------------
+
+    /// Greater means better.
+    fn cmp(&self, a: &Entry, b: &Entry) -> Ordering {
+        a.count.cmp(&b.count).then_with(|| {
+            let (pa, pb) = (&self.pairs[a.pair as usize], &self.pairs[b.pair as usize]);
+            match self.opts.ties {
+                Ties::FirstSeen => b.pos.cmp(&a.pos),
+                Ties::Codepoint => (pb.left, pb.right).cmp(&(pa.left, pa.right)),
+                Ties::Lexicographic => (&self.tokens[pa.left as usize], &self.tokens[pa.right as usize])
+                    .cmp(&(&self.tokens[pb.left as usize], &self.tokens[pb.right as usize])),
+            }
+        })
+    }
+
+    fn push(&mut self, e: Entry) {
+        self.heap.push(e);
+        let mut i = self.heap.len() - 1;
+        while i > 0 {
+            let p = (i - 1) / 2;
+            if self.cmp(&self.heap[i], &self.heap[p]) != Ordering::Greater {
+                break;
+            }
+            self.heap.swap(i, p);
+            i = p;
+        }
+    }
+
+    fn pop(&mut self) -> Option<Entry> {
+        let n = self.heap.len();
+        if n == 0 {
+            return None;
+        }
+        self.heap.swap(0, n - 1);
+        let top = self.heap.pop();
+        let n = self.heap.len();
+        let mut i = 0;
+        loop {
+            let (l, r) = (2 * i + 1, 2 * i + 2);
+            let mut best = i;
+            if l < n && self.cmp(&self.heap[l], &self.heap[best]) == Ordering::Greater {
+                best = l;
+            }
+            if r < n && self.cmp(&self.heap[r], &self.heap[best]) == Ordering::Greater {
+                best = r;
+            }
+            if best == i {
+                break;
+            }
+            self.heap.swap(i, best);
+            i = best;
+        }
+        top
+    }
+
+    /// The best live pair, or None when no pair reaches the minimum frequency.
+    fn next_best(&mut self) -> Option<u32> {
+        while let Some(e) = self.pop() {
+            let st = &self.pairs[e.pair as usize];
+            if st.merged || st.banned || st.count < self.opts.min_frequency {
+                continue;
+            }
+            if st.count != e.count {
+                let count = st.count;
+                self.push(Entry { count, ..e }); // still an optimistic snapshot
+                continue;
+            }
+            if self.opts.ties == Ties::FirstSeen {
+                let pos = self.first_pos(e.pair);
+                if pos != e.pos {
+                    self.push(Entry { pos, ..e });
+                    continue;
+                }
+            }
+            let st = &self.pairs[e.pair as usize];
+            if !self.specials.is_empty() {
+                let joined = format!("{}{}", self.tokens[st.left as usize], self.tokens[st.right as usize]);
+                if self.specials.contains(&joined) {
+                    self.pairs[e.pair as usize].banned = true;
+                    continue;
+                }
+            }
+            return Some(e.pair);
+        }
+        None
+    }
+
+    // -- the loop -------------------------------------------------------------------------
+
+    fn vocab_len(&self) -> u64 {
+        (self.tokens.len() + self.opts.specials.len()) as u64
+    }
+
+    fn target(&self, done: u64) -> Option<u64> {
+        match (self.opts.max_merges, self.opts.vocab_size) {
+            (Some(m), _) => Some(m),
+            (None, Some(v)) => Some(done + v.saturating_sub(self.vocab_len())),
+            _ => None,
+        }
+    }
+
+    fn run(&mut self, reporter: &mut Reporter) -> Result<Vec<MergeRecord>> {
+        let mut merges: Vec<MergeRecord> = Vec::new();
+        let mut new_counts: Vec<u64> = Vec::new();
+        reporter.send(self.progress(&merges, Vec::new()))?;
+        loop {
+            reporter.check_cancel()?;
+            if self.opts.max_merges.is_some_and(|m| merges.len() as u64 >= m)
+                || self.opts.vocab_size.is_some_and(|v| self.vocab_len() >= v)
+            {
+                break;
+            }
+            let Some(idx) = self.next_best() else { break };
+            let record = self.merge(idx, merges.len() as u32);
+            merges.push(record);
+            new_counts.push(record.count);
+            if reporter.due() {
+                reporter.send(self.progress(&merges, std::mem::take(&mut new_counts)))?;
+            }
+        }
+        let mut last = self.progress(&merges, new_counts);
+        last.stage = Stage::Done;
+        reporter.send(last)?;
+        Ok(merges)
+    }
+
+    fn progress(&self, merges: &[MergeRecord], new_counts: Vec<u64>) -> Progress {
+        let last = merges.last();
+        Progress {
+            stage: Stage::Merging,
+            bytes_done: 0,
+            bytes_total: 0,
+            words: self.words.len() as u64,
+            merges_done: merges.len() as u64,
+            merges_target: self.target(merges.len() as u64),
+            pair: last.map(|m| (self.tokens[m.left as usize].clone(), self.tokens[m.right as usize].clone())),
+            count: last.map(|m| m.count),
+            elapsed: 0.0,
+            new_counts,
+        }
+    }
+
+    /// Apply merge `idx` (rank `rank`) to every word containing it.
+    fn merge(&mut self, idx: u32, rank: u32) -> MergeRecord {
+        self.step += 1;
+        self.gained.clear();
+        let (a, b, count) = {
+            let st = &self.pairs[idx as usize];
+            (st.left, st.right, st.count)
+        };
+        let joined = format!("{}{}", self.tokens[a as usize], self.tokens[b as usize]);
+        let (c, duplicate) = match self.token_index.get(&joined) {
+            Some(&c) => (c, true),
+            None => {
+                let c = self.tokens.len() as u32;
+                self.token_chars.push(self.token_chars[a as usize] + self.token_chars[b as usize]);
+                self.token_index.insert(joined.clone(), c);
+                self.tokens.push(joined);
+                (c, false)
+            }
+        };
+        self.ranks.insert(key(a, b), (rank, c));
+        let mut affected = std::mem::take(&mut self.pairs[idx as usize].postings);
+        affected.sort_unstable();
+        affected.dedup();
+        for &w in &affected {
+            if duplicate {
+                self.rewrite_word(w, a, b, c);
+            } else {
+                self.merge_in_word(w, a, b, c);
+            }
+        }
+        let st = &mut self.pairs[idx as usize];
+        debug_assert_eq!(st.count, 0, "a merged pair must have no occurrences left");
+        st.merged = true;
+        st.postings = Vec::new();
+        let gained = std::mem::take(&mut self.gained);
+        for &g in &gained {
+            if self.pairs[g as usize].count >= self.opts.min_frequency && !self.pairs[g as usize].merged {
+                let e = self.entry(g);
+                self.push(e);
+            }
+        }
+        self.gained = gained;
+        MergeRecord { left: a, right: b, result: c, count }
+    }
+
+    /// The usual case: merge (a, b) -> c in word w, updating only neighbouring pairs.
+    fn merge_in_word(&mut self, w: u32, a: u32, b: u32, c: u32) {
+        let wi = w as usize;
+        let (s, n, cnt) = (self.words.starts[wi], self.words.lens[wi] as usize, self.words.counts[wi]);
+        let (mut i, mut out) = (0usize, 0usize);
+        let mut last_was_merge = false;
+        while i < n {
+            let sym = self.words.syms[s + i];
+            if sym == a && i + 1 < n && self.words.syms[s + i + 1] == b {
+                if out > 0 {
+                    let new_prev = self.words.syms[s + out - 1];
+                    if !last_was_merge {
+                        // Unchanged left neighbour: (prev, a) becomes (prev, c).
+                        self.dec(new_prev, a, cnt);
+                    }
+                    // After a merge the old (b, a) was already removed as the right side.
+                    self.inc(new_prev, c, w, cnt);
+                }
+                if i + 2 < n {
+                    let next = self.words.syms[s + i + 2];
+                    self.dec(b, next, cnt);
+                    let next_merges = next == a && i + 3 < n && self.words.syms[s + i + 3] == b;
+                    if !next_merges {
+                        self.inc(c, next, w, cnt);
+                    }
+                }
+                self.dec(a, b, cnt);
+                self.words.syms[s + out] = c;
+                out += 1;
+                i += 2;
+                last_was_merge = true;
+            } else {
+                self.words.syms[s + out] = sym;
+                out += 1;
+                i += 1;
+                last_was_merge = false;
+            }
+        }
+        self.words.lens[wi] = out as u32;
+    }
+
+    /// After a duplicate merge: recount the whole word around a full re-encoding.
+    fn rewrite_word(&mut self, w: u32, a: u32, b: u32, c: u32) {
+        let wi = w as usize;
+        let (s, n, cnt) = (self.words.starts[wi], self.words.lens[wi] as usize, self.words.counts[wi]);
+        for i in 1..n {
+            let (l, r) = (self.words.syms[s + i - 1], self.words.syms[s + i]);
+            self.dec(l, r, cnt);
+        }
+        let mut seq: Vec<u32> = self.words.syms[s..s + n].to_vec();
+        seq = merge_all(&seq, a, b, c);
+        reduce(&mut seq, &self.ranks);
+        self.words.syms[s..s + seq.len()].copy_from_slice(&seq);
+        self.words.lens[wi] = seq.len() as u32;
+        for i in 1..seq.len() {
+            self.inc(seq[i - 1], seq[i], w, cnt);
+        }
+    }
+}
+
+/// Replace every non-overlapping (a, b), left to right, by c.
+pub fn merge_all(seq: &[u32], a: u32, b: u32, c: u32) -> Vec<u32> {
+    let mut out = Vec::with_capacity(seq.len());
+    let mut i = 0;
+    while i < seq.len() {
+        if i + 1 < seq.len() && seq[i] == a && seq[i + 1] == b {
+            out.push(c);
+            i += 2;
+        } else {
+            out.push(seq[i]);
+            i += 1;
+        }
+    }
+    out
+}
+
+/// Seed 000's encode loop: merge the lowest-ranked adjacent pair everywhere, repeat.
+pub fn reduce(seq: &mut Vec<u32>, ranks: &FxHashMap<u64, (u32, u32)>) {
+    loop {
+        let mut best: Option<(u32, u32, u32, u32)> = None; // (rank, a, b, c)
+        for i in 1..seq.len() {
+            if let Some(&(rank, c)) = ranks.get(&key(seq[i - 1], seq[i])) {
+                if best.map_or(true, |(r, ..)| rank < r) {
+                    best = Some((rank, seq[i - 1], seq[i], c));
+                }
+            }
+        }
+        let Some((_, a, b, c)) = best else { return };
+        *seq = merge_all(seq, a, b, c);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn table(words: &[(&[u32], u64)]) -> WordTable {
+        let mut t = WordTable::default();
+        for (syms, count) in words {
+            t.words.push(String::new());
+            t.counts.push(*count);
+            t.starts.push(t.syms.len());
+            t.lens.push(syms.len() as u32);
+            t.syms.extend_from_slice(syms);
+        }
+        t
+    }
+
+    fn opts(ties: Ties) -> MergeOptions {
+        MergeOptions { min_frequency: 1, vocab_size: None, max_merges: None, ties, specials: vec![] }
+    }
+
+    #[test]
+    fn runs_merge_left_to_right_and_count_overlaps() {
+        // "aaaaa" x10 and "bc" x25: overlapping counts give (a,a)=40 > (b,c)=25.
+        let alphabet = vec!["a".into(), "b".into(), "c".into()];
+        let t = table(&[(&[0, 0, 0, 0, 0], 10), (&[1, 2], 25)]);
+        let out = train(alphabet, t, &opts(Ties::FirstSeen), &mut Reporter::silent()).unwrap();
+        assert_eq!(out.merges[0], MergeRecord { left: 0, right: 0, result: 3, count: 40 });
+        // "aa aa a": (aa, aa) is now 10, so (b, c) = 25 comes next.
+        assert_eq!(out.merges[1], MergeRecord { left: 1, right: 2, result: 4, count: 25 });
+        assert_eq!(out.merges[2], MergeRecord { left: 3, right: 3, result: 5, count: 10 });
+        assert_eq!(out.words.symbols(0).len(), 1); // finally one token "aaaaa"
+    }
+
+    #[test]
+    fn merged_pair_counts_stay_consistent() {
+        // Every count must equal a full recount after each merge (checked by debug asserts).
+        let alphabet = vec!["a".into(), "b".into()];
+        let t = table(&[(&[0, 1, 0, 1, 0, 0, 0, 1], 3), (&[1, 1, 1, 1], 2), (&[0, 1, 1, 0], 5)]);
+        let out = train(alphabet, t, &opts(Ties::Codepoint), &mut Reporter::silent()).unwrap();
+        assert!(!out.merges.is_empty());
+    }
+
+    #[test]
+    fn cancel_flag_stops() {
+        use std::sync::atomic::AtomicBool;
+        let flag = AtomicBool::new(true);
+        let alphabet = vec!["a".into(), "b".into()];
+        let t = table(&[(&[0, 1], 3)]);
+        let mut rep = Reporter::new(None, Some(&flag));
+        assert!(train(alphabet, t, &opts(Ties::Codepoint), &mut rep).is_err());
+    }
+}
