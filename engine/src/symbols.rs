@@ -6,7 +6,7 @@
 //! Characters dropped by the coverage rule become [`UNK`], which is never merged.
 
 use rayon::prelude::*;
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::corpus::WordCounts;
 use crate::text::{byte_to_char_table, to_byte_chars, Boundary, TextRules, BOW, EOW};
@@ -78,58 +78,65 @@ pub fn symbolize(wc: WordCounts, rules: &TextRules, coverage: f64, initial_alpha
     let characters: u128 = freq.values().sum();
 
     // 2. Which characters are kept.
-    let kept: rustc_hash::FxHashSet<char> = if byte_level {
+    let kept: FxHashSet<char> = if byte_level {
         byte_to_char_table().into_iter().collect()
     } else {
         let mut by_freq: Vec<(char, u128)> = freq.iter().map(|(&c, &n)| (c, n)).collect();
         by_freq.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
-        let mut kept = rustc_hash::FxHashSet::default();
+        let mut kept = FxHashSet::default();
         let mut cum: u128 = 0;
         for (c, n) in by_freq {
             kept.insert(c);
             cum += n;
-            if coverage < 1.0 && cum as f64 >= coverage * characters as f64 {
+            // Compare shares, as the reference does: 55/100 must meet a coverage of 0.55.
+            if coverage < 1.0 && cum as f64 / characters as f64 >= coverage {
                 break;
             }
+        }
+        // A character that is in the alphabet anyway is never unknown, or a training word
+        // would not re-encode to its training segmentation.
+        kept.extend(initial_alphabet.chars());
+        if rules.boundary == Boundary::BowPrefix {
+            kept.extend(BOW.chars());
         }
         kept
     };
     let unknown_characters: u128 = freq.iter().filter(|(c, _)| !kept.contains(c)).map(|(_, n)| *n).sum();
 
-    // 3. Each word's initial symbols as strings, then the alphabet they form.
-    let boundary = rules.boundary;
-    let word_symbols = |w: &str| -> Vec<Option<String>> {
-        let n = w.chars().count();
-        let mut out: Vec<Option<String>> = Vec::with_capacity(n + 1);
-        if boundary == Boundary::BowPrefix {
-            out.push(Some(BOW.to_string()));
-        }
-        for (i, ch) in w.chars().enumerate() {
-            if !kept.contains(&ch) {
-                out.push(None);
-            } else if boundary == Boundary::EowSuffix && i + 1 == n {
-                out.push(Some(format!("{ch}{EOW}")));
-            } else {
-                out.push(Some(ch.to_string()));
-            }
-        }
-        if boundary == Boundary::EowSymbol {
-            out.push(Some(EOW.to_string()));
-        }
-        out
-    };
-    let mut alphabet: Vec<String> = words
+    // 3. The alphabet: every kept character where it occurs (word-final ones as `c</w>`
+    //    with the suffix marker), the marker symbols, the initial alphabet.
+    let suffix = rules.boundary == Boundary::EowSuffix;
+    let (inner, last): (FxHashSet<char>, FxHashSet<char>) = words
         .par_iter()
-        .fold(rustc_hash::FxHashSet::default, |mut set: rustc_hash::FxHashSet<String>, w| {
-            set.extend(word_symbols(w).into_iter().flatten());
-            set
-        })
-        .reduce(rustc_hash::FxHashSet::default, |mut a, b| {
-            a.extend(b);
-            a
-        })
-        .into_iter()
-        .collect();
+        .fold(
+            || (FxHashSet::default(), FxHashSet::default()),
+            |(mut inner, mut last): (FxHashSet<char>, FxHashSet<char>), w| {
+                let mut chars = w.chars().peekable();
+                while let Some(c) = chars.next() {
+                    if suffix && chars.peek().is_none() {
+                        last.insert(c);
+                    } else {
+                        inner.insert(c);
+                    }
+                }
+                (inner, last)
+            },
+        )
+        .reduce(
+            || (FxHashSet::default(), FxHashSet::default()),
+            |(mut a, mut b), (c, d)| {
+                a.extend(c);
+                b.extend(d);
+                (a, b)
+            },
+        );
+    let mut alphabet: Vec<String> = inner.iter().filter(|c| kept.contains(c)).map(|c| c.to_string()).collect();
+    alphabet.extend(last.iter().filter(|c| kept.contains(c)).map(|c| format!("{c}{EOW}")));
+    match rules.boundary {
+        Boundary::EowSymbol => alphabet.push(EOW.to_string()),
+        Boundary::BowPrefix => alphabet.push(BOW.to_string()),
+        _ => {}
+    }
     if byte_level {
         alphabet.extend(byte_to_char_table().iter().map(|c| c.to_string()));
     } else {
@@ -137,12 +144,34 @@ pub fn symbolize(wc: WordCounts, rules: &TextRules, coverage: f64, initial_alpha
     }
     alphabet.sort();
     alphabet.dedup();
-    let index: FxHashMap<&str, u32> = alphabet.iter().enumerate().map(|(i, s)| (s.as_str(), i as u32)).collect();
+    let id_of = |s: &str| alphabet.binary_search_by(|a| a.as_str().cmp(s)).unwrap() as u32;
+    let char_id: FxHashMap<char, u32> = inner.iter().filter(|c| kept.contains(c)).map(|&c| (c, id_of(&c.to_string()))).collect();
+    let final_id: FxHashMap<char, u32> =
+        last.iter().filter(|c| kept.contains(c)).map(|&c| (c, id_of(&format!("{c}{EOW}")))).collect();
+    let marker = match rules.boundary {
+        Boundary::EowSymbol => Some(id_of(EOW)),
+        Boundary::BowPrefix => Some(id_of(BOW)),
+        _ => None,
+    };
 
     // 4. Words as symbol ids.
     let seqs: Vec<Vec<u32>> = words
         .par_iter()
-        .map(|w| word_symbols(w).into_iter().map(|s| s.map_or(UNK, |s| index[s.as_str()])).collect())
+        .map(|w| {
+            let mut out = Vec::with_capacity(w.len() + 1);
+            if rules.boundary == Boundary::BowPrefix {
+                out.extend(marker);
+            }
+            let mut chars = w.chars().peekable();
+            while let Some(c) = chars.next() {
+                let table = if suffix && chars.peek().is_none() { &final_id } else { &char_id };
+                out.push(table.get(&c).copied().unwrap_or(UNK));
+            }
+            if rules.boundary == Boundary::EowSymbol {
+                out.extend(marker);
+            }
+            out
+        })
         .collect();
     let mut table = WordTable { words, counts, ..Default::default() };
     let total: usize = seqs.iter().map(|s| s.len()).sum();

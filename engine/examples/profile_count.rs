@@ -1,0 +1,35 @@
+//! Times the phases of training on one file: `cargo run --release --example profile_count FILE [PRETOK]`.
+use std::time::Instant;
+
+use bpe_engine::corpus::{count_words, Source};
+use bpe_engine::progress::Reporter;
+use bpe_engine::symbols::symbolize;
+use bpe_engine::text::{Boundary, Normalization, PreTokenizer, TextRules};
+use bpe_engine::trainer::{train, MergeOptions, Ties};
+
+fn cpu() -> f64 {
+    let mut ru: libc_rusage = unsafe { std::mem::zeroed() };
+    unsafe { getrusage(0, &mut ru) };
+    ru.utime_s as f64 + ru.utime_us as f64 / 1e6
+}
+#[repr(C)]
+struct libc_rusage { utime_s: i64, utime_us: i64, rest: [i64; 16] }
+extern "C" { fn getrusage(who: i32, ru: *mut libc_rusage) -> i32; }
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let pre = PreTokenizer::parse(args.get(2).map(|s| s.as_str()).unwrap_or("whitespace")).unwrap();
+    let threads: usize = args.get(3).map(|s| s.parse().unwrap()).unwrap_or(2);
+    let rules = TextRules { normalization: Normalization::None, lowercase: false, pretokenizer: pre, boundary: Boundary::None };
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+    let (t, c) = (Instant::now(), cpu());
+    let wc = count_words(Source::Files { paths: vec![args[1].clone()], word_counts: false, lossy: false }, &rules, &pool, &mut Reporter::silent()).unwrap();
+    println!("count: {:.2}s wall {:.2}s cpu, {} words", t.elapsed().as_secs_f64(), cpu() - c, wc.len());
+    let (t, c) = (Instant::now(), cpu());
+    let s = pool.install(|| symbolize(wc.finish(), &rules, 1.0, ""));
+    println!("symbolize: {:.2}s wall {:.2}s cpu", t.elapsed().as_secs_f64(), cpu() - c);
+    let (t, c) = (Instant::now(), cpu());
+    let opts = MergeOptions { min_frequency: 1, vocab_size: Some(32000), max_merges: None, ties: Ties::Codepoint, specials: vec![] };
+    let out = train(s.alphabet, s.table, &opts, &mut Reporter::silent()).unwrap();
+    println!("merge: {:.2}s wall {:.2}s cpu, {} merges", t.elapsed().as_secs_f64(), cpu() - c, out.merges.len());
+}

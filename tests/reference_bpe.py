@@ -1,0 +1,255 @@
+"""A tiny, naive, obviously-correct BPE trainer: the executable spec of the engine.
+
+Everything is recomputed from scratch after every merge (O(merges x corpus)), symbols are
+plain Python strings, and each rule of the engine's specification is one short piece of
+code below. The tests compare the Rust engine against it merge for merge.
+
+The rules (see ``bpe_desktop.core.config`` and ``bpe_desktop.core.training``):
+
+* Input: ``(word, count)`` pairs in first-seen order; a word is a string (or list) of
+  characters, already pre-tokenized and normalized.
+* Boundary markers: ``eow-symbol`` appends the symbol ``</w>``; ``eow-suffix`` glues
+  ``</w>`` onto the last character; ``bow-prefix`` prepends the symbol ``▁``; ``none``.
+* Character coverage < 1: characters sorted by frequency (descending, ties by code point
+  ascending) are kept until their cumulative share of all characters is >= the coverage;
+  every other character becomes the unknown symbol, which never takes part in a pair.
+  Coverage is computed over the plain characters of the words (markers are not
+  characters), as ``cumulative / total >= coverage`` in floating point. Characters that
+  are in the alphabet anyway (``initial_alphabet``; ``▁`` under ``bow-prefix``) are always
+  kept: replacing them in the words would break "a training word re-encodes to its
+  training segmentation", since the encoder finds them in the vocabulary. With ``eow-suffix`` an unknown last character
+  is just the unknown symbol (the marker cannot be glued to it).
+* Alphabet: every initial symbol (markers and glued ``c</w>`` symbols included, the
+  unknown symbol excluded) plus the ``initial_alphabet`` characters, sorted by code point.
+* Pair counts: every adjacent position, overlaps included, weighted by the word count.
+  A merge is applied left to right without overlap.
+* Ties: ``first-seen`` is the first pair in corpus scan order (``max(pairs,
+  key=pairs.get)`` over a dict filled word by word); ``lexicographic`` is the greatest
+  ``(left, right)``; ``codepoint`` is the smallest ``(id(left), id(right))`` with the
+  alphabet numbered 0..n-1 in code-point order and new tokens numbered in creation order.
+* Stop before a merge when ``merges`` merges are done, when specials + alphabet + distinct
+  merged tokens >= ``vocab_size``, when no pair is left, or when the best count is below
+  ``min_frequency``. A pair whose concatenation is a special token's piece is never a
+  candidate.
+* A merge whose result already is a token reuses it; every word changed by that merge is
+  then re-encoded from its initial symbols with all merges so far (:func:`encode_word`).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Iterable, Mapping, Sequence
+
+EOW = "</w>"
+BOW = "\u2581"
+UNK = "<unk>"
+
+BOUNDARIES = ("eow-symbol", "eow-suffix", "bow-prefix", "none")
+TIES = ("first-seen", "lexicographic", "codepoint")
+
+Pair = tuple[str, str]
+
+
+# -- the seed-000 encoder and the seed-002 style greedy matcher --------------------------
+
+
+def merge_pair(symbols: Sequence[str], pair: Pair) -> list[str]:
+    """Merge every occurrence of ``pair``, left to right, without overlap."""
+    left, right = pair
+    out: list[str] = []
+    i = 0
+    while i < len(symbols):
+        if i + 1 < len(symbols) and symbols[i] == left and symbols[i + 1] == right:
+            out.append(left + right)
+            i += 2
+        else:
+            out.append(symbols[i])
+            i += 1
+    return out
+
+
+def encode_word(symbols: Sequence[str], ranks: Mapping[Pair, int]) -> list[str]:
+    """Seed 000's ``encode``: merge the lowest-ranked adjacent learned pair until none."""
+    word = list(symbols)
+    while True:
+        candidates = [(ranks[p], p) for p in zip(word, word[1:]) if p in ranks]
+        if not candidates:
+            return word
+        _, pair = min(candidates)
+        word = merge_pair(word, pair)
+
+
+def greedy_longest_match(
+    symbols: Sequence[str], vocab: Iterable[str], unk: str | None = UNK
+) -> list[str]:
+    """At each position take the longest run of symbols whose concatenation is a token.
+
+    With no such run the single symbol is taken (``unk`` when it is not a token either).
+    """
+    vocab = set(vocab)
+    out: list[str] = []
+    i = 0
+    while i < len(symbols):
+        for j in range(len(symbols), i, -1):
+            piece = "".join(symbols[i:j])
+            if piece in vocab:
+                out.append(piece)
+                i = j
+                break
+        else:
+            out.append(symbols[i] if unk is None else unk)
+            i += 1
+    return out
+
+
+# -- training -------------------------------------------------------------------------------
+
+
+def kept_characters(
+    words: Sequence[tuple[Sequence[str], int]], coverage: float
+) -> set[str]:
+    """The characters that survive ``character_coverage``."""
+    freq: Counter[str] = Counter()
+    for chars, count in words:
+        for ch in chars:
+            freq[ch] += count
+    if coverage >= 1.0:
+        return set(freq)
+    total = sum(freq.values())
+    keep: set[str] = set()
+    cumulative = 0
+    for ch, f in sorted(freq.items(), key=lambda kv: (-kv[1], kv[0])):
+        keep.add(ch)
+        cumulative += f
+        # the share as a correctly rounded float: a share of exactly 7/10 (or 9/10) meets a
+        # coverage of 0.7 (0.9). (cumulative >= coverage * total would not: 0.7 * 10 is
+        # 7.000000000000001; nor would exact rationals for 0.9, whose float is above 9/10.)
+        if cumulative / total >= coverage:
+            break
+    return keep
+
+
+def initial_symbols(
+    chars: Sequence[str], boundary: str, keep: set[str] | None = None, unk: str = UNK
+) -> list[str]:
+    """A word's symbols before any merge: characters (or ``unk``) plus the marker."""
+    if boundary not in BOUNDARIES:
+        raise ValueError(f"unknown boundary {boundary!r}")
+    syms = [c if keep is None or c in keep else unk for c in chars]
+    if boundary == "eow-symbol":
+        syms.append(EOW)
+    elif boundary == "eow-suffix":
+        if syms and syms[-1] != unk:
+            syms[-1] += EOW
+    elif boundary == "bow-prefix":
+        syms.insert(0, BOW)
+    return syms
+
+
+@dataclass
+class RefResult:
+    alphabet: list[str]
+    #: (left, right, count at merge time), in rank order.
+    merges: list[tuple[str, str, int]]
+    #: (word text, count, final segmentation), in first-seen order.
+    words: list[tuple[str, int, list[str]]]
+    #: Every ordinary token: alphabet, then new merge results in creation order.
+    tokens: list[str] = field(default_factory=list)
+    initial: list[list[str]] = field(default_factory=list)
+
+    @property
+    def ranks(self) -> dict[Pair, int]:
+        ranks: dict[Pair, int] = {}
+        for i, (l, r, _) in enumerate(self.merges):
+            ranks.setdefault((l, r), i)
+        return ranks
+
+    def seed_vocabulary(self) -> dict[str, int]:
+        return {" ".join(p): c for _, c, p in self.words}
+
+
+def train(
+    word_counts: Iterable[tuple[str | Sequence[str], int]] | Mapping[str, int],
+    *,
+    boundary: str = "eow-symbol",
+    ties: str = "first-seen",
+    min_frequency: int = 2,
+    merges: int | None = None,
+    vocab_size: int | None = None,
+    character_coverage: float = 1.0,
+    initial_alphabet: str = "",
+    specials: Sequence[str] = (UNK,),
+    unk: str = UNK,
+) -> RefResult:
+    if ties not in TIES:
+        raise ValueError(f"unknown tie rule {ties!r}")
+    if isinstance(word_counts, Mapping):
+        word_counts = word_counts.items()
+    items = [(list(w), int(c)) for w, c in word_counts]
+
+    # Characters that are alphabet symbols anyway (initial_alphabet, and '▁' when it is the
+    # marker) are never replaced: the encoder could not tell them from the kept ones.
+    keep = kept_characters(items, character_coverage) | set(initial_alphabet)
+    if boundary == "bow-prefix" and items:
+        keep.add(BOW)
+    if character_coverage >= 1.0:
+        keep = None  # nothing is ever replaced
+    initial = [initial_symbols(chars, boundary, keep, unk) for chars, _ in items]
+    segs = [list(s) for s in initial]
+    counts = [c for _, c in items]
+
+    alphabet = sorted({s for seg in initial for s in seg if s != unk} | set(initial_alphabet))
+    ids = {s: i for i, s in enumerate(alphabet)}  # codepoint tie ids; tokens in order
+    special_pieces = set(specials)
+    n_specials = len(specials)
+
+    learned: list[tuple[str, str, int]] = []
+    ranks: dict[Pair, int] = {}
+    while True:
+        if merges is not None and len(learned) >= merges:
+            break
+        if vocab_size is not None and n_specials + len(ids) >= vocab_size:
+            break
+        pairs: dict[Pair, int] = {}
+        for seg, count in zip(segs, counts):
+            for a, b in zip(seg, seg[1:]):
+                if a == unk or b == unk or a + b in special_pieces:
+                    continue
+                pairs[(a, b)] = pairs.get((a, b), 0) + count
+        if not pairs:
+            break
+        if ties == "first-seen":
+            best = max(pairs, key=pairs.get)
+        elif ties == "lexicographic":
+            best = max(pairs, key=lambda p: (pairs[p], p))
+        else:
+            best = min(pairs, key=lambda p: (-pairs[p], ids[p[0]], ids[p[1]]))
+        if pairs[best] < min_frequency:
+            break
+
+        result = best[0] + best[1]
+        duplicate = result in ids
+        if not duplicate:
+            ids[result] = len(ids)
+        learned.append((best[0], best[1], pairs[best]))
+        ranks.setdefault(best, len(learned) - 1)
+        for i, seg in enumerate(segs):
+            merged = merge_pair(seg, best)
+            if len(merged) != len(seg):
+                segs[i] = encode_word(initial[i], ranks) if duplicate else merged
+
+    words = [("".join(chars), c, seg) for (chars, c), seg in zip(items, segs)]
+    return RefResult(alphabet=alphabet, merges=learned, words=words, tokens=list(ids),
+                     initial=initial)
+
+
+def parse_seed_vocabulary(vocab: Mapping[str, int]) -> list[tuple[str, int]]:
+    """``{'l o w </w>': 5}`` (the seeds' notation) -> ``[('low', 5)]`` for eow-symbol."""
+    out = []
+    for spelled, count in vocab.items():
+        syms = spelled.split()
+        if not syms or syms[-1] != EOW:
+            raise ValueError(f"{spelled!r} does not end with {EOW}")
+        out.append(("".join(syms[:-1]), count))
+    return out
