@@ -44,7 +44,10 @@ GPT2_PATTERN = (
 PAT = regex.compile(GPT2_PATTERN)
 
 #: Where the shared test corpora live; override with BPE_DESKTOP_CORPORA.
-CORPORA_DIR = Path(os.environ.get("BPE_DESKTOP_CORPORA", "/work/shared/corpora"))
+CORPORA_DIR = Path(
+    os.environ.get("BPE_DESKTOP_CORPORA")
+    or Path(__file__).resolve().parents[3] / "shared" / "corpora"  # shared/ sits beside the repo
+)
 CORPORA = [
     "botchan",
     "tinyshakespeare",

@@ -1,0 +1,59 @@
+"""Fixtures for the interoperability tests: the shared corpora, normalized for the peers.
+
+Our corpus reader strips a leading UTF-8 BOM and turns CRLF into LF; the peers read
+files verbatim. To give every tool the same text, the peers get a normalized copy.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+# Run against the source tree when the package is not installed (``pytest`` from a
+# checkout where the engine was built in place by ``maturin develop``).
+try:
+    import bpe_desktop  # noqa: F401
+except ImportError:  # pragma: no cover - depends on how the tests are launched
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+#: Where the shared test corpora live; override with BPE_DESKTOP_CORPORA.
+CORPORA_DIR = Path(
+    os.environ.get("BPE_DESKTOP_CORPORA")
+    or Path(__file__).resolve().parents[3] / "shared" / "corpora"  # shared/ sits beside the repo
+)
+
+
+def corpus_path(name: str) -> Path:
+    path = CORPORA_DIR / f"{name}.txt"
+    if not path.is_file():
+        raise FileNotFoundError(
+            f"corpus {path} is missing; set BPE_DESKTOP_CORPORA to the corpora folder"
+        )
+    return path
+
+
+def normalized_text(path: Path) -> str:
+    """The text our reader sees: BOM stripped, CRLF turned into LF."""
+    text = path.read_bytes().decode("utf-8")
+    return text.removeprefix("\ufeff").replace("\r\n", "\n")
+
+
+@pytest.fixture(scope="session")
+def normalized_corpus(tmp_path_factory):
+    """``normalized_corpus(name) -> Path`` of an LF, BOM-less copy for the peers."""
+    folder = tmp_path_factory.mktemp("normalized-corpora")
+    made: dict[str, Path] = {}
+
+    def get(name: str) -> Path:
+        if name not in made:
+            out = folder / f"{name}.txt"
+            # newline="" so that Python writes the "\n"s as they are.
+            with open(out, "w", encoding="utf-8", newline="") as f:
+                f.write(normalized_text(corpus_path(name)))
+            made[name] = out
+        return made[name]
+
+    return get
