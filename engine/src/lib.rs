@@ -75,6 +75,7 @@ pub fn run_training(source: Source, settings: &TrainSettings, reporter: &mut Rep
     let symbolized = pool.install(|| {
         symbols::symbolize(words, &settings.rules, settings.character_coverage, &settings.initial_alphabet)
     });
+    reporter.check_cancel()?;
     let count_seconds = started.elapsed().as_secs_f64();
     let merging = Instant::now();
     let trained = trainer::train(symbolized.alphabet, symbolized.table, &settings.merge, reporter)?;

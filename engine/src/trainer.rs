@@ -111,7 +111,7 @@ pub fn train(
     reporter: &mut Reporter,
 ) -> Result<Trained> {
     let mut t = Trainer::new(alphabet, words, opts);
-    t.count_initial_pairs();
+    t.count_initial_pairs(reporter)?;
     let alphabet_len = t.tokens.len();
     let merges = t.run(reporter)?;
     Ok(Trained { tokens: t.tokens, alphabet_len, merges, words: t.words })
@@ -176,9 +176,17 @@ impl<'a> Trainer<'a> {
         st.count -= n;
     }
 
-    fn count_initial_pairs(&mut self) {
+    fn count_initial_pairs(&mut self, reporter: &mut Reporter) -> Result<()> {
         self.step = u64::MAX; // nothing is "gained" during set-up
         for w in 0..self.words.len() {
+            if w % 4096 == 0 {
+                reporter.check_cancel()?;
+                if reporter.due() {
+                    let mut p = self.progress(&[], Vec::new());
+                    p.stage = Stage::Counting;
+                    reporter.send(p)?;
+                }
+            }
             let (s, n, c) = (self.words.starts[w], self.words.lens[w] as usize, self.words.counts[w]);
             for i in 1..n {
                 let (l, r) = (self.words.syms[s + i - 1], self.words.syms[s + i]);
@@ -193,6 +201,7 @@ impl<'a> Trainer<'a> {
                 self.push(e);
             }
         }
+        Ok(())
     }
 
     /// Char offset of the first occurrence of (l, r) in word w.
