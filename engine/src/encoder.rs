@@ -290,7 +290,7 @@ impl Encoder {
         let normalized = self.rules.normalize(&text);
         let mut cache: FxHashMap<&str, Vec<u32>> = FxHashMap::default();
         let mut error = None;
-        self.rules.split_words(&normalized, &mut |w| {
+        self.rules.split_for_encoding(&normalized, &mut |w| {
             if error.is_some() {
                 return;
             }

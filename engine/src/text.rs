@@ -116,9 +116,19 @@ impl TextRules {
         }
     }
 
-    /// Cut normalized text into words. Lines are cut at '\n'; for GPT-2 each line keeps
-    /// its newline (as HF tokenizers trains), elsewhere newlines only separate words.
+    /// Cut normalized text into words for training. For GPT-2 each line is split on its
+    /// own, keeping its newline, as HF tokenizers trains; elsewhere lines do not matter.
     pub fn split_words<'a>(&self, text: &'a str, emit: &mut impl FnMut(&'a str)) {
+        self.split(text, true, emit)
+    }
+
+    /// Cut text into words for encoding: GPT-2's regex runs over the whole text, as HF
+    /// tokenizers and tiktoken encode (spaces before a newline then stay apart from it).
+    pub fn split_for_encoding<'a>(&self, text: &'a str, emit: &mut impl FnMut(&'a str)) {
+        self.split(text, false, emit)
+    }
+
+    fn split<'a>(&self, text: &'a str, per_line: bool, emit: &mut impl FnMut(&'a str)) {
         match self.pretokenizer {
             PreTokenizer::Whitespace => {
                 text.split(char::is_whitespace).filter(|w| !w.is_empty()).for_each(|w| emit(w))
@@ -131,11 +141,12 @@ impl TextRules {
                 .filter(|w| !w.is_empty())
                 .for_each(|w| emit(w)),
             PreTokenizer::Letters => split_letters(text, emit),
-            PreTokenizer::Gpt2 => {
+            PreTokenizer::Gpt2 if per_line => {
                 for line in text.split_inclusive('\n') {
                     split_gpt2(line, &mut *emit);
                 }
             }
+            PreTokenizer::Gpt2 => split_gpt2(text, &mut *emit),
         }
     }
 }
