@@ -190,7 +190,7 @@ def model_to_dict(model: BPEModel, *, created: str | None = None) -> dict[str, A
     }
     # Never write what load_model would refuse: check with the reader's own rules.
     try:
-        _validate(data)
+        _validate(data, build=False)
     except ModelFileError as exc:
         where = f"{exc.where}: " if exc.where else ""
         raise ModelFileError(f"cannot save this model: {where}{exc}", where=exc.where) from None
@@ -525,8 +525,11 @@ def _object(where: str, value: Any, keys: tuple[str, ...], required: tuple[str, 
     return value
 
 
-def _validate(data: Any) -> dict[str, Any]:
-    """Check a parsed file; return the BPEModel keyword arguments and the created time."""
+def _validate(data: Any, *, build: bool = True) -> dict[str, Any]:
+    """Check a parsed file; return the BPEModel keyword arguments and the created time.
+
+    With ``build=False`` (checking before a save) the Merge objects are not made.
+    """
     if not isinstance(data, dict):
         raise _Invalid(None, f"not a model file: the JSON is {_kind(data)}, not an object")
     if "format" not in data:
@@ -568,37 +571,36 @@ def _validate(data: Any) -> dict[str, Any]:
     config = _config(data["config"])
 
     alphabet = _list("alphabet", data["alphabet"])
-    defined: dict[str, str] = {}  # token -> where it is defined
+    # token -> where it is defined: alphabet index i as i, merge rank r as -1 - r
+    defined: dict[str, int] = {}
     for i, sym in enumerate(alphabet):
         where = f"alphabet[{i}]"
         _text(where, sym, allow_empty=False)
         if sym in defined:
-            raise _Invalid(where, f"{sym!r} is listed twice (also {defined[sym]})")
-        defined[sym] = where
+            raise _Invalid(where, f"{sym!r} is listed twice (also {_origin(defined[sym])})")
+        defined[sym] = i
 
     raw_merges = _list("merges", data["merges"])
-    merges = []
+    merges: list[tuple[str, str, int | None]] = []
     seen_pairs: dict[tuple[str, str], int] = {}
     for rank, item in enumerate(raw_merges):
-        where = f"merges[{rank}]"
-        if not isinstance(item, list) or len(item) != 3:
-            found = f"{len(item)} items" if isinstance(item, list) else _kind(item)
-            raise _Invalid(where, f"expected [left, right, count], found {found}")
-        left, right, count = item
-        for j, side in ((0, left), (1, right)):
-            _text(f"{where}[{j}]", side, allow_empty=False)
-            if side not in defined:
-                raise _Invalid(f"{where}[{j}]", f"{side!r} is not a token defined before this "
-                               "merge (the alphabet or an earlier merge's result)")
-        if count is not None:
-            _whole(f"{where}[2]", count, minimum=0)
-        pair = (left, right)
-        if pair in seen_pairs:
-            raise _Invalid(where, f"the merge {left!r} + {right!r} is listed twice "
-                           f"(also merges[{seen_pairs[pair]}])")
-        seen_pairs[pair] = rank
-        defined.setdefault(left + right, where)
-        merges.append(Merge(left, right, count))
+        # Fast path (every valid merge): a defined token is a checked, non-empty string.
+        if type(item) is list and len(item) == 3:
+            left, right, count = item
+            if (type(left) is str and left in defined and type(right) is str
+                    and right in defined and (count is None or (
+                        type(count) is int and 0 <= count <= _MAX_COUNT))
+                    and (left, right) not in seen_pairs):
+                seen_pairs[(left, right)] = rank
+                result = left + right
+                if result not in defined:
+                    defined[result] = -1 - rank
+                merges.append((left, right, count))
+                continue
+        left, right, count = _check_merge(f"merges[{rank}]", item, defined, seen_pairs)
+        seen_pairs[(left, right)] = rank
+        defined.setdefault(left + right, -1 - rank)
+        merges.append((left, right, count))
 
     specials = config.special_tokens
     size = len(defined) + len(specials)
@@ -606,7 +608,7 @@ def _validate(data: Any) -> dict[str, Any]:
         where = f"config.special_tokens[{i}]"
         if tok.piece in defined:
             raise _Invalid(f"{where}.piece", f"the special token {tok.piece!r} is also an "
-                           f"ordinary token ({defined[tok.piece]})")
+                           f"ordinary token ({_origin(defined[tok.piece])})")
         if tok.id >= size:
             raise _Invalid(f"{where}.id", f"the special token {tok.piece!r} has id {tok.id}, "
                            f"but the vocabulary has only {size} tokens")
@@ -614,18 +616,18 @@ def _validate(data: Any) -> dict[str, Any]:
     corpus = _corpus(data.get("corpus"))
 
     raw_words = _list("words", data.get("words", []))
-    words = []
+    words: list[tuple[str, int]] = []
     seen_words: dict[str, int] = {}
     for i, item in enumerate(raw_words):
-        where = f"words[{i}]"
-        if not isinstance(item, list) or len(item) != 2:
-            found = f"{len(item)} items" if isinstance(item, list) else _kind(item)
-            raise _Invalid(where, f"expected [word, count], found {found}")
-        word = _text(f"{where}[0]", item[0], allow_empty=False)
-        count = _whole(f"{where}[1]", item[1], minimum=1)
-        if word in seen_words:
-            raise _Invalid(f"{where}[0]", f"the word {word!r} is listed twice "
-                           f"(also words[{seen_words[word]}])")
+        if type(item) is list and len(item) == 2:
+            word, count = item
+            if (type(word) is str and word and word not in seen_words
+                    and type(count) is int and 1 <= count <= _MAX_COUNT
+                    and not _SURROGATE.search(word)):
+                seen_words[word] = i
+                words.append((word, count))
+                continue
+        word, count = _check_word(f"words[{i}]", item, seen_words)
         seen_words[word] = i
         words.append((word, count))
 
@@ -636,12 +638,49 @@ def _validate(data: Any) -> dict[str, Any]:
         "model": {
             "config": config,
             "alphabet": tuple(alphabet),
-            "merges": tuple(merges),
+            "merges": tuple(Merge(l, r, c) for l, r, c in merges) if build else (),
             "corpus": corpus,
             "words": tuple(words),
             "description": description,
         },
     }
+
+
+def _origin(code: int) -> str:
+    return f"alphabet[{code}]" if code >= 0 else f"merges[{-1 - code}]"
+
+
+def _check_merge(where: str, item: Any, defined: Mapping[str, int],
+                 seen_pairs: Mapping[tuple[str, str], int]) -> tuple[str, str, int | None]:
+    """The thorough check of one merge (the fast one in _validate failed): error or merge."""
+    if not isinstance(item, list) or len(item) != 3:
+        found = f"{len(item)} items" if isinstance(item, list) else _kind(item)
+        raise _Invalid(where, f"expected [left, right, count], found {found}")
+    left, right, count = item
+    for j, side in ((0, left), (1, right)):
+        _text(f"{where}[{j}]", side, allow_empty=False)
+        if side not in defined:
+            raise _Invalid(f"{where}[{j}]", f"{side!r} is not a token defined before this "
+                           "merge (the alphabet or an earlier merge's result)")
+    if count is not None:
+        _whole(f"{where}[2]", count, minimum=0)
+    if (left, right) in seen_pairs:
+        raise _Invalid(where, f"the merge {left!r} + {right!r} is listed twice "
+                       f"(also merges[{seen_pairs[(left, right)]}])")
+    return left, right, count
+
+
+def _check_word(where: str, item: Any, seen_words: Mapping[str, int]) -> tuple[str, int]:
+    """The thorough check of one words entry: error or (word, count)."""
+    if not isinstance(item, list) or len(item) != 2:
+        found = f"{len(item)} items" if isinstance(item, list) else _kind(item)
+        raise _Invalid(where, f"expected [word, count], found {found}")
+    word = _text(f"{where}[0]", item[0], allow_empty=False)
+    count = _whole(f"{where}[1]", item[1], minimum=1)
+    if word in seen_words:
+        raise _Invalid(f"{where}[0]", f"the word {word!r} is listed twice "
+                       f"(also words[{seen_words[word]}])")
+    return word, count
 
 
 def _config(value: Any) -> TrainConfig:

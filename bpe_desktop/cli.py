@@ -1,0 +1,645 @@
+"""The ``bpe-desktop`` command: train, encode, decode and inspect models from a shell.
+
+Every failure is one line on stderr, ``bpe-desktop: error: ...``, and a non-zero exit
+status: 1 for errors, 2 for bad usage, 130 when interrupted (Ctrl-C). Set
+``BPE_DESKTOP_DEBUG=1`` to also get the traceback of an unexpected error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import importlib.util
+import os
+import shutil
+import sys
+import threading
+import time
+import traceback
+import zlib
+from typing import IO, Callable, Iterator, Sequence, TextIO
+
+from bpe_desktop import __version__
+from bpe_desktop.core.config import (
+    BOUNDARIES,
+    NORMALIZATIONS,
+    PRESETS,
+    PRETOKENIZERS,
+    SPECIAL_ROLES,
+    TIE_BREAKS,
+    SpecialToken,
+    TrainConfig,
+)
+from bpe_desktop.core.errors import BpeError, EncodeError, TrainingCancelled
+from bpe_desktop.core.model_file import created_time, load_model, save_model
+from bpe_desktop.core.tokenizer import MODES
+
+PROG = "bpe-desktop"
+EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+#: Lines encoded per engine call.
+BATCH_LINES = 10_000
+ISSUES_HINT = "this is a bug in BPE Desktop; please report it"
+
+#: Roles given to well-known special pieces when ``--special`` names none.
+_ROLE_OF_PIECE = {"<unk>": "unk", "<pad>": "pad", "<s>": "bos", "<bos>": "bos",
+                  "</s>": "eos", "<eos>": "eos"}
+
+
+class CliError(Exception):
+    """A user error found by the command line itself (the message is the whole story)."""
+
+
+# ---------------------------------------------------------------------------------------
+# Entry point
+# ---------------------------------------------------------------------------------------
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # --help, --version, or a usage error (already printed)
+        return exc.code if isinstance(exc.code, int) else EXIT_USAGE if exc.code else EXIT_OK
+    if args.command is None:
+        return _no_command(parser)
+    try:
+        return args.run(args)
+    except KeyboardInterrupt:
+        _fail("interrupted")
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        _silence_stdout()
+        return EXIT_ERROR
+    except (BpeError, CliError, ValueError) as exc:
+        _fail(str(exc))
+        return EXIT_ERROR
+    except OSError as exc:
+        _fail(_os_message(exc))
+        return EXIT_ERROR
+    except Exception as exc:
+        if os.environ.get("BPE_DESKTOP_DEBUG") == "1":
+            traceback.print_exc()
+        _fail(f"unexpected {type(exc).__name__}: {exc} ({ISSUES_HINT}; "
+              "set BPE_DESKTOP_DEBUG=1 for the traceback)")
+        return EXIT_ERROR
+
+
+def _no_command(parser: argparse.ArgumentParser) -> int:
+    if importlib.util.find_spec("bpe_desktop.app") is not None:
+        from bpe_desktop.app import main as app_main  # type: ignore[import-not-found]
+
+        return app_main()
+    parser.print_help()
+    print("\nThe desktop application is not installed in this build; use a command above.")
+    return EXIT_OK
+
+
+def _fail(message: str) -> None:
+    one_line = " ".join(str(message).split()) or "failed"
+    sys.stderr.write(f"{PROG}: error: {one_line}\n")
+    sys.stderr.flush()
+
+
+def _os_message(exc: OSError) -> str:
+    if exc.filename is not None and exc.strerror:
+        where = f"{exc.filename}"
+        if exc.filename2 is not None:
+            where += f" -> {exc.filename2}"
+        return f"{where}: {exc.strerror}"
+    return str(exc)
+
+
+def _silence_stdout() -> None:
+    """After a closed pipe: stop Python complaining when it flushes stdout at exit."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        pass
+
+
+# ---------------------------------------------------------------------------------------
+# Argument parsing
+# ---------------------------------------------------------------------------------------
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with one-line usage errors."""
+
+    def error(self, message: str):  # type: ignore[override]
+        hint = f"see '{self.prog} --help'"
+        self.exit(EXIT_USAGE, f"{PROG}: error: {message} ({hint})\n")
+
+
+def _int_arg(minimum: int) -> Callable[[str], int]:
+    def parse(text: str) -> int:
+        try:
+            value = int(text.replace("_", ""))
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"must be at least {minimum}; got {value}")
+        return value
+
+    parse.__name__ = "whole number"
+    return parse
+
+
+def _fraction(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not 0.0 < value <= 1.0:
+        raise argparse.ArgumentTypeError(f"must be more than 0 and at most 1; got {text}")
+    return value
+
+
+def _special(text: str) -> SpecialToken:
+    """``PIECE:ID[:ROLE]``; the piece itself may contain colons."""
+    role = None
+    head = text
+    parts = text.rsplit(":", 1)
+    if len(parts) == 2 and parts[1] in SPECIAL_ROLES:
+        head, role = parts
+    piece, sep, id_text = head.rpartition(":")
+    if not sep or not piece or not id_text.isdigit():
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not PIECE:ID or PIECE:ID:ROLE (ROLE: {', '.join(SPECIAL_ROLES)})"
+        )
+    if role is None:
+        role = _ROLE_OF_PIECE.get(piece, "user")
+    try:
+        return SpecialToken(piece, int(id_text), role)
+    except BpeError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog=PROG,
+        description="Train, inspect and use byte-pair-encoding tokenizers.",
+        epilog="Run without a command to start the desktop application.",
+    )
+    parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    # -- train --------------------------------------------------------------------------
+    p = sub.add_parser(
+        "train", help="learn a BPE model from text files",
+        description="Learn a BPE model from text files (plain or .gz) and save it as JSON. "
+        "A --preset sets defaults; options given explicitly override them.",
+    )
+    p.add_argument("files", nargs="+", metavar="FILE", help="corpus files (UTF-8, may be .gz)")
+    p.add_argument("-o", "--output", required=True, metavar="MODEL",
+                   help="where to write the model (JSON)")
+    size = p.add_mutually_exclusive_group()
+    size.add_argument("--vocab-size", type=_int_arg(1), metavar="N",
+                      help="stop when the vocabulary has N tokens")
+    size.add_argument("--merges", type=_int_arg(0), metavar="N", help="stop after N merges")
+    p.add_argument("--min-frequency", type=_int_arg(1), metavar="K",
+                   help="never merge a pair seen fewer than K times (default 2)")
+    p.add_argument("--pretokenizer", choices=PRETOKENIZERS)
+    p.add_argument("--boundary", choices=BOUNDARIES, help="word boundary marker")
+    p.add_argument("--ties", choices=TIE_BREAKS, help="which pair wins on equal counts")
+    p.add_argument("--normalize", choices=NORMALIZATIONS, help="Unicode normalization")
+    p.add_argument("--lowercase", action="store_true", default=None, help="lowercase the text")
+    p.add_argument("--threads", type=_int_arg(0), metavar="N",
+                   help="worker threads (default 0: all cores)")
+    p.add_argument("--word-counts", action="store_true",
+                   help="the files are word<TAB>count tables, not running text")
+    p.add_argument("--character-coverage", type=_fraction, metavar="F",
+                   help="keep the most frequent characters covering this share (default 1)")
+    p.add_argument("--initial-alphabet", metavar="CHARS",
+                   help="characters always in the alphabet")
+    p.add_argument("--preset", choices=tuple(PRESETS), help="a named set of defaults")
+    specials = p.add_mutually_exclusive_group()
+    specials.add_argument(
+        "--special", type=_special, action="append", metavar="PIECE:ID[:ROLE]",
+        help="a special token (repeatable; replaces the default ones). ROLE is one of "
+        f"{', '.join(SPECIAL_ROLES)}; without one, <unk> <pad> <s> </s> get theirs and "
+        "others are 'user'",
+    )
+    specials.add_argument("--no-specials", action="store_true", help="no special tokens")
+    p.add_argument("--encoding-errors", choices=("strict", "replace"), default="strict",
+                   help="invalid UTF-8: stop with an error (strict, default) or use U+FFFD")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress or summary")
+    p.set_defaults(run=cmd_train)
+
+    # -- encode -------------------------------------------------------------------------
+    p = sub.add_parser(
+        "encode", help="split text into tokens",
+        description="Encode text line by line: one output line per input line, tokens "
+        "separated by single spaces.",
+    )
+    p.add_argument("-m", "--model", required=True, metavar="MODEL")
+    p.add_argument("--ids", action="store_true", help="print token ids instead of pieces")
+    p.add_argument("--mode", choices=MODES, default="merges",
+                   help="merges: apply merges by rank (default); greedy: longest match")
+    p.add_argument("input", nargs="?", default="-", metavar="FILE",
+                   help="text to encode (default: standard input)")
+    p.set_defaults(run=cmd_encode)
+
+    # -- decode -------------------------------------------------------------------------
+    p = sub.add_parser(
+        "decode", help="turn token ids (or pieces) back into text",
+        description="Decode lines of whitespace-separated token ids (or pieces) to text.",
+    )
+    p.add_argument("-m", "--model", required=True, metavar="MODEL")
+    p.add_argument("--pieces", action="store_true", help="the input holds pieces, not ids")
+    p.add_argument("input", nargs="?", default="-", metavar="FILE",
+                   help="ids to decode (default: standard input)")
+    p.set_defaults(run=cmd_decode)
+
+    # -- info ---------------------------------------------------------------------------
+    p = sub.add_parser(
+        "info", help="describe a model",
+        description="Summarize a model; with --merges, list its merges instead.",
+    )
+    p.add_argument("-m", "--model", required=True, metavar="MODEL")
+    p.add_argument("--merges", action="store_true",
+                   help="print left<TAB>right<TAB>count per merge, in rank order")
+    p.set_defaults(run=cmd_info)
+    return parser
+
+
+# ---------------------------------------------------------------------------------------
+# train
+# ---------------------------------------------------------------------------------------
+
+
+def config_from_args(args: argparse.Namespace) -> TrainConfig:
+    """The TrainConfig the options ask for: the preset's values, then explicit options."""
+    options = {
+        "vocab_size": args.vocab_size,
+        "merges": args.merges,
+        "min_frequency": args.min_frequency,
+        "pretokenizer": args.pretokenizer,
+        "boundary": args.boundary,
+        "ties": args.ties,
+        "normalize": args.normalize,
+        "lowercase": args.lowercase,
+        "threads": args.threads,
+        "character_coverage": args.character_coverage,
+        "initial_alphabet": args.initial_alphabet,
+    }
+    overrides = {k: v for k, v in options.items() if v is not None}
+    if args.no_specials:
+        overrides["special_tokens"] = ()
+    elif args.special:
+        overrides["special_tokens"] = tuple(args.special)
+    if args.preset:
+        return TrainConfig.preset(args.preset, **overrides)
+    return TrainConfig(**overrides)
+
+
+def cmd_train(args: argparse.Namespace) -> int:
+    from bpe_desktop.core.training import CancelToken, Corpus, train
+
+    config = config_from_args(args)
+    for name in args.files:
+        if not os.path.exists(name):
+            raise CliError(f"{name}: no such file")
+        if os.path.isdir(name):
+            raise CliError(f"{name}: is a directory, not a corpus file")
+    _check_output(args.output, args.files)
+    corpus = Corpus.from_files(args.files, word_counts=args.word_counts,
+                               errors=args.encoding_errors)
+    progress = None if args.quiet else ProgressBar(sys.stderr)
+    cancel = CancelToken()
+    outcome: dict[str, object] = {}
+
+    finished = threading.Event()
+
+    def work() -> None:
+        try:
+            outcome["result"] = train(corpus, config, on_progress=progress, cancel=cancel)
+        except BaseException as exc:  # handed to the main thread
+            outcome["error"] = exc
+        finally:
+            finished.set()
+
+    worker = threading.Thread(target=work, name="bpe-train", daemon=True)
+    started = time.perf_counter()
+    worker.start()
+    try:
+        _wait(finished)
+    except KeyboardInterrupt:
+        cancel.cancel()
+        try:
+            _wait(finished)
+        except KeyboardInterrupt:  # a second Ctrl-C: don't wait for the engine
+            pass
+        if progress:
+            progress.clear()
+        _fail("training cancelled; nothing was written")
+        return EXIT_INTERRUPTED
+    finally:
+        if progress:
+            progress.clear()
+    if "error" in outcome:
+        error = outcome["error"]
+        if isinstance(error, TrainingCancelled):
+            _fail("training cancelled; nothing was written")
+            return EXIT_INTERRUPTED
+        raise error  # type: ignore[misc]
+    result = outcome["result"]
+    model = result.model  # type: ignore[attr-defined]
+    save_model(model, args.output)
+    seconds = time.perf_counter() - started
+    if not args.quiet:
+        print(f"{len(model.merges):,} merges, vocabulary of {model.vocab_size:,} tokens, "
+              f"{seconds:.1f} s; saved {args.output}")
+    return EXIT_OK
+
+
+def _wait(finished: threading.Event) -> None:
+    # Not Thread.join: on Python 3.11 a join interrupted by Ctrl-C can return while the
+    # thread still runs, and exiting then kills the engine mid-call.
+    while not finished.wait(0.2):
+        pass
+
+
+def _check_output(output: str, inputs: Sequence[str]) -> None:
+    """Fail before training, not after, when the model could not be saved."""
+    if os.path.isdir(output):
+        raise CliError(f"{output}: is a directory; give a file name for the model")
+    directory = os.path.dirname(os.path.abspath(output))
+    if not os.path.isdir(directory):
+        raise CliError(f"{output}: the folder {directory} does not exist")
+    if not os.access(directory, os.W_OK):
+        raise CliError(f"{output}: the folder {directory} is not writable")
+    if os.path.exists(output):
+        for name in inputs:
+            try:
+                if os.path.samefile(name, output):
+                    raise CliError(f"{output}: is also a corpus file; refusing to overwrite it")
+            except OSError:
+                continue
+
+
+class ProgressBar:
+    """Training progress on a stream: a redrawn line on a terminal, else a line now and then.
+
+    Called from the training thread with :class:`~bpe_desktop.core.training.Progress`.
+    """
+
+    TTY_INTERVAL = 0.1
+    PLAIN_INTERVAL = 5.0
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+        try:
+            self.tty = stream.isatty()
+        except (AttributeError, ValueError):
+            self.tty = False
+        self._last = 0.0
+        self._stage = None
+        self._stage_start = 0.0
+        self._drawn = False
+        self._lock = threading.Lock()
+
+    def __call__(self, p) -> None:
+        now = time.monotonic()
+        new_stage = p.stage != self._stage
+        if new_stage:
+            self._stage = p.stage
+            self._stage_start = p.elapsed
+        interval = self.TTY_INTERVAL if self.tty else self.PLAIN_INTERVAL
+        if not new_stage and now - self._last < interval:
+            return
+        if p.stage == "done":
+            return
+        self._last = now
+        line = self.describe(p)
+        with self._lock:
+            try:
+                if self.tty:
+                    width = shutil.get_terminal_size((80, 24)).columns - 1
+                    self.stream.write("\r" + line[:width] + "\x1b[K")
+                    self._drawn = True
+                else:
+                    self.stream.write(f"{PROG}: {line}\n")
+                self.stream.flush()
+            except (OSError, ValueError):
+                pass
+
+    def describe(self, p) -> str:
+        parts = [f"{p.stage:<8}"]
+        fraction = p.fraction
+        if p.stage == "merging":
+            target = f"/{p.merges_target:,}" if p.merges_target else ""
+            parts.append(f"{p.merges_done:,}{target} merges")
+        elif p.bytes_total:
+            parts.append(f"{_mb(p.bytes_done)}/{_mb(p.bytes_total)}")
+            if p.words:
+                parts.append(f"{p.words:,} words")
+        if fraction is not None:
+            parts.insert(1, _bar(fraction) if self.tty else f"{fraction:4.0%}")
+        if p.stage == "merging" and p.pair is not None:
+            left, right = p.pair
+            parts.append(f"{left!r} + {right!r} ({p.count:,})" if p.count is not None
+                         else f"{left!r} + {right!r}")
+        parts.append(_clock(p.elapsed))
+        if fraction:
+            spent = p.elapsed - self._stage_start
+            if spent > 1 and fraction < 1:
+                parts.append(f"ETA {_clock(spent / fraction * (1 - fraction))}")
+        return "  ".join(parts)
+
+    def clear(self) -> None:
+        with self._lock:
+            if self.tty and self._drawn:
+                try:
+                    self.stream.write("\r\x1b[K")
+                    self.stream.flush()
+                except (OSError, ValueError):
+                    pass
+                self._drawn = False
+
+
+def _bar(fraction: float, width: int = 20) -> str:
+    filled = int(round(fraction * width))
+    return f"[{'#' * filled}{'.' * (width - filled)}] {fraction:4.0%}"
+
+
+def _mb(n: int) -> str:
+    return f"{n / 1e6:,.1f} MB"
+
+
+def _clock(seconds: float) -> str:
+    seconds = int(max(0, seconds))
+    h, rest = divmod(seconds, 3600)
+    m, s = divmod(rest, 60)
+    return f"{h}:{m:02}:{s:02}" if h else f"{m}:{s:02}"
+
+
+# ---------------------------------------------------------------------------------------
+# encode / decode
+# ---------------------------------------------------------------------------------------
+
+
+def _open_input(name: str) -> IO[bytes]:
+    if name == "-":
+        buffer = getattr(sys.stdin, "buffer", None)
+        if buffer is None:  # a text-only stdin (tests): re-encode
+            import io
+
+            return io.BytesIO(sys.stdin.read().encode("utf-8"))
+        return buffer
+    if os.path.isdir(name):
+        raise CliError(f"{name}: is a directory")
+    if name.endswith(".gz"):
+        return gzip.open(name, "rb")
+    return open(name, "rb")
+
+
+def _lines(name: str) -> Iterator[tuple[int, str]]:
+    """(line number, text without its line break), decoded as UTF-8."""
+    label = "standard input" if name == "-" else name
+    stream = _open_input(name)
+    try:
+        for number, raw in enumerate(stream, 1):
+            if raw.endswith(b"\n"):
+                raw = raw[:-1]
+                if raw.endswith(b"\r"):
+                    raw = raw[:-1]
+            try:
+                yield number, raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise CliError(f"{label} line {number}: not valid UTF-8 "
+                               f"(byte 0x{raw[exc.start]:02x} at column {exc.start + 1})"
+                               ) from None
+    except (gzip.BadGzipFile, EOFError, zlib.error) as exc:
+        raise CliError(f"{label}: not a readable gzip file ({exc})") from None
+    finally:
+        if stream is not getattr(sys.stdin, "buffer", None):
+            stream.close()
+
+
+def _batches(name: str, size: int = BATCH_LINES) -> Iterator[list[tuple[int, str]]]:
+    batch: list[tuple[int, str]] = []
+    for item in _lines(name):
+        batch.append(item)
+        if len(batch) >= size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
+def cmd_encode(args: argparse.Namespace) -> int:
+    model = load_model(args.model)
+    tok = model.tokenizer()
+    pieces = model.pieces
+    label = "standard input" if args.input == "-" else args.input
+    out = sys.stdout
+    for batch in _batches(args.input):
+        texts = [text for _, text in batch]
+        try:
+            encoded = tok.encode_batch(texts, mode=args.mode)
+        except EncodeError as exc:
+            _encode_error(tok, batch, args.mode, label, exc)
+        if args.ids:
+            lines = [" ".join(map(str, arr.tolist())) for arr in encoded]
+        else:
+            lines = [" ".join([pieces[i] for i in arr.tolist()]) for arr in encoded]
+        out.write("\n".join(lines) + "\n")
+    out.flush()
+    return EXIT_OK
+
+
+def _encode_error(tok, batch, mode: str, label: str, exc: EncodeError):
+    """Find which line of a failed batch is at fault, and say so."""
+    for number, text in batch:
+        try:
+            tok.encode(text, mode=mode)
+        except EncodeError as line_exc:
+            raise CliError(f"{label} line {number}: {line_exc}") from None
+    raise exc
+
+
+def cmd_decode(args: argparse.Namespace) -> int:
+    model = load_model(args.model)
+    tok = model.tokenizer()
+    label = "standard input" if args.input == "-" else args.input
+    out = sys.stdout
+    for batch in _batches(args.input):
+        lines = []
+        for number, text in batch:
+            fields = text.split()
+            try:
+                if args.pieces:
+                    lines.append(tok.decode_pieces(fields))
+                else:
+                    lines.append(tok.decode([_token_id(f) for f in fields]))
+            except (EncodeError, CliError) as exc:
+                raise CliError(f"{label} line {number}: {exc}") from None
+        out.write("".join(line + "\n" for line in lines))
+    out.flush()
+    return EXIT_OK
+
+
+def _token_id(text: str) -> int:
+    if not text.isascii() or not text.isdigit():
+        raise CliError(f"{text!r} is not a token id (a whole number >= 0)")
+    return int(text)
+
+
+# ---------------------------------------------------------------------------------------
+# info
+# ---------------------------------------------------------------------------------------
+
+
+def cmd_info(args: argparse.Namespace) -> int:
+    model = load_model(args.model)
+    out = sys.stdout
+    if args.merges:
+        out.writelines(
+            f"{m.left}\t{m.right}\t{'' if m.count is None else m.count}\n" for m in model.merges
+        )
+        out.flush()
+        return EXIT_OK
+    cfg = model.config
+    specials = cfg.special_tokens
+    merged = model.vocab_size - len(specials) - len(model.alphabet)
+    rows = [
+        ("model", args.model),
+        ("created", created_time(model) or "unknown"),
+        ("vocabulary", f"{model.vocab_size:,} tokens ({len(specials):,} special, "
+                       f"{len(model.alphabet):,} alphabet, {merged:,} from merges)"),
+        ("merges", f"{len(model.merges):,}"),
+    ]
+    if model.description:
+        rows.append(("description", model.description))
+    target = (f"vocab_size={cfg.vocab_size}" if cfg.vocab_size is not None else
+              f"merges={cfg.merges}" if cfg.merges is not None else "no target (until exhausted)")
+    rows.append(("training", f"{target}, min_frequency={cfg.min_frequency}"))
+    rows.append(("pre-tokenizer", f"{cfg.pretokenizer}, boundary {cfg.boundary}, "
+                                  f"ties {cfg.ties}"))
+    rows.append(("text", f"normalize {cfg.normalize}"
+                         + (", lowercase" if cfg.lowercase else "")
+                         + (f", character coverage {cfg.character_coverage}"
+                            if cfg.character_coverage != 1 else "")
+                         + (f", initial alphabet {cfg.initial_alphabet!r}"
+                            if cfg.initial_alphabet else "")))
+    rows.append(("special tokens", ", ".join(f"{t.piece} = {t.id} ({t.role})"
+                                             for t in specials) or "none"))
+    c = model.corpus
+    if c is None:
+        rows.append(("corpus", "unknown"))
+    else:
+        rows.append(("corpus", f"{c.kind}: {c.total_words:,} words ({c.distinct_words:,} "
+                               f"distinct), {c.characters:,} characters, "
+                               f"{c.unknown_characters:,} unknown"))
+        for f in c.files:
+            digest = f"sha256 {f.sha256}" if f.sha256 else "no checksum"
+            rows.append(("  file", f"{f.path} ({f.size:,} bytes, {digest})"))
+    width = max(len(k) for k, _ in rows)
+    out.writelines(f"{k + ':':<{width + 1}} {v}\n" for k, v in rows)
+    out.flush()
+    return EXIT_OK
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

@@ -1,0 +1,572 @@
+"""The bpe-desktop command: run in-process through ``main([...])``, and once as a process."""
+
+from __future__ import annotations
+
+import gzip
+import io
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+import bpe_desktop
+from bpe_desktop import cli
+from bpe_desktop.core.config import SpecialToken, TrainConfig
+from bpe_desktop.core.model import BPEModel, CorpusFile, CorpusInfo, Merge
+from bpe_desktop.core.model_file import load_model, save_model
+
+REPO = Path(bpe_desktop.__file__).resolve().parent.parent
+
+CORPUS = """\
+low low low low low
+lower lower
+newest newest newest newest newest newest
+widest widest widest
+the lowest of the new ones is the widest
+"""
+
+
+def run(capsys, *argv):
+    """main(argv) in-process: (status, stdout, stderr)."""
+    status = cli.main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def assert_one_error_line(err: str, *words: str) -> None:
+    lines = err.splitlines()
+    assert len(lines) == 1, err
+    assert lines[0].startswith("bpe-desktop: error: "), err
+    assert "Traceback" not in err
+    for w in words:
+        assert w in lines[0], (w, err)
+
+
+@pytest.fixture
+def corpus(tmp_path) -> Path:
+    path = tmp_path / "corpus.txt"
+    path.write_text(CORPUS, encoding="utf-8")
+    return path
+
+
+def handmade_model() -> BPEModel:
+    return BPEModel(
+        config=TrainConfig(merges=3),
+        alphabet=("</w>", "e", "l", "o", "r", "w"),
+        merges=(Merge("l", "o", 7), Merge("lo", "w", None), Merge("e", "r", 2)),
+        corpus=CorpusInfo("files", (CorpusFile("/data/c.txt", 34, "a" * 64),), 7, 2, 27, 0),
+        words=(("low", 5),),
+        description="handmade",
+    )
+
+
+@pytest.fixture
+def model_path(tmp_path) -> Path:
+    path = tmp_path / "hand.json"
+    save_model(handmade_model(), path)
+    return path
+
+
+# ---------------------------------------------------------------------------------------
+# No engine needed
+# ---------------------------------------------------------------------------------------
+
+
+def test_version(capsys):
+    status, out, err = run(capsys, "--version")
+    assert status == 0
+    assert out.strip() == f"bpe-desktop {bpe_desktop.__version__}"
+
+
+def test_no_command_prints_help_and_says_no_gui(capsys):
+    status, out, err = run(capsys)
+    assert status == 0
+    assert "usage: bpe-desktop" in out
+    assert "desktop application is not installed" in out
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["train", "c.txt", "-o", "m.json", "--vocab-size", "10", "--merges", "5"],
+     ["--merges", "not allowed with", "--vocab-size"]),
+    (["train", "c.txt", "-o", "m.json", "--merges", "abc"], ["'abc' is not a whole number"]),
+    (["train", "c.txt", "-o", "m.json", "--vocab-size", "-3"], ["must be at least 1"]),
+    (["train", "c.txt", "-o", "m.json", "--min-frequency", "1.5"], ["not a whole number"]),
+    (["train", "c.txt", "-o", "m.json", "--character-coverage", "2"], ["at most 1"]),
+    (["train", "c.txt", "-o", "m.json", "--character-coverage", "x"], ["not a number"]),
+    (["train", "c.txt", "-o", "m.json", "--special", "<unk>"], ["PIECE:ID"]),
+    (["train", "c.txt", "-o", "m.json", "--special", "<s>:0", "--no-specials"],
+     ["not allowed with"]),
+    (["train", "c.txt", "-o", "m.json", "--ties", "random"], ["invalid choice"]),
+    (["train", "c.txt"], ["-o/--output"]),
+    (["encode", "x.txt"], ["-m/--model"]),
+    (["frobnicate"], ["invalid choice"]),
+])
+def test_usage_errors_exit_2_with_one_line(capsys, argv, words):
+    status, out, err = run(capsys, *argv)
+    assert status == 2
+    assert_one_error_line(err, *words)
+
+
+def test_missing_corpus_file(capsys, tmp_path):
+    missing = tmp_path / "missing.txt"
+    status, out, err = run(capsys, "train", missing, "-o", tmp_path / "m.json")
+    assert status == 1
+    assert_one_error_line(err, str(missing), "no such file")
+    assert not (tmp_path / "m.json").exists()
+
+
+def test_output_folder_missing_is_caught_before_training(capsys, corpus, tmp_path):
+    out_path = tmp_path / "nowhere" / "m.json"
+    status, out, err = run(capsys, "train", corpus, "-o", out_path)
+    assert status == 1
+    assert_one_error_line(err, "does not exist")
+
+
+def test_output_is_a_directory(capsys, corpus, tmp_path):
+    status, out, err = run(capsys, "train", corpus, "-o", tmp_path)
+    assert status == 1
+    assert_one_error_line(err, "is a directory")
+
+
+def test_output_same_as_corpus_refused(capsys, corpus):
+    status, out, err = run(capsys, "train", corpus, "-o", corpus)
+    assert status == 1
+    assert_one_error_line(err, "also a corpus file")
+    assert corpus.read_text(encoding="utf-8") == CORPUS
+
+
+def test_inconsistent_options_are_config_errors(capsys, corpus, tmp_path):
+    status, out, err = run(capsys, "train", corpus, "-o", tmp_path / "m.json",
+                           "--pretokenizer", "sentencepiece", "--boundary", "eow-symbol")
+    assert status == 1
+    assert_one_error_line(err, "bow-prefix")
+
+
+@pytest.mark.parametrize("command", [["info"], ["info", "--merges"], ["encode"], ["decode"]])
+def test_missing_model_file(capsys, tmp_path, command):
+    missing = tmp_path / "nope.json"
+    status, out, err = run(capsys, *command, "-m", missing)
+    assert status == 1
+    assert_one_error_line(err, str(missing), "No such file")
+
+
+@pytest.mark.parametrize("command", [["info"], ["encode"], ["decode"]])
+def test_bad_model_file(capsys, tmp_path, command):
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"format": "bpe-desktop/model", "version": 1,\n "config": {}, '
+                   '"alphabet": ["a"], "merges": [["a", "b", 1]]}\n', encoding="utf-8")
+    status, out, err = run(capsys, *command, "-m", bad)
+    assert status == 1
+    assert_one_error_line(err, str(bad), "merges[0][1]", "'b' is not a token")
+
+
+def test_truncated_model_file(capsys, tmp_path, model_path):
+    bad = tmp_path / "cut.json"
+    bad.write_bytes(model_path.read_bytes()[:200])
+    status, out, err = run(capsys, "info", "-m", bad)
+    assert status == 1
+    assert_one_error_line(err, str(bad), "truncated")
+
+
+def test_info_summary(capsys, model_path):
+    status, out, err = run(capsys, "info", "-m", model_path)
+    assert status == 0 and err == ""
+    assert "vocabulary:" in out and "10 tokens (1 special, 6 alphabet, 3 from merges)" in out
+    assert "merges:" in out and "handmade" in out
+    assert "<unk> = 0 (unk)" in out
+    assert "/data/c.txt" in out and "7 words (2 distinct)" in out
+
+
+def test_info_merges_format(capsys, model_path):
+    status, out, err = run(capsys, "info", "-m", model_path, "--merges")
+    assert status == 0 and err == ""
+    assert out == "l\to\t7\nlo\tw\t\ne\tr\t2\n"
+
+
+def test_config_from_presets_and_overrides():
+    parse = cli.build_parser().parse_args
+
+    cfg = cli.config_from_args(parse(["train", "c", "-o", "m"]))
+    assert cfg == TrainConfig()
+
+    cfg = cli.config_from_args(parse(["train", "c", "-o", "m", "--preset", "subword-nmt",
+                                      "--ties", "first-seen", "--merges", "100"]))
+    assert cfg == TrainConfig.preset("subword-nmt", ties="first-seen", merges=100)
+    assert cfg.pretokenizer == "space" and cfg.boundary == "eow-suffix"
+
+    cfg = cli.config_from_args(parse(["train", "c", "-o", "m", "--preset", "gpt2",
+                                      "--vocab-size", "300", "--threads", "2"]))
+    assert cfg.special_tokens == () and cfg.min_frequency == 1 and cfg.threads == 2
+
+    cfg = cli.config_from_args(parse([
+        "train", "c", "-o", "m", "--special", "<pad>:0", "--special", "<unk>:1",
+        "--special", "<|a:b|>:2", "--special", "<mask>:3:user", "--special", "[B]:4:bos",
+        "--lowercase", "--normalize", "nfkc", "--character-coverage", "0.99",
+        "--initial-alphabet", "xyz", "--min-frequency", "3",
+    ]))
+    assert cfg.special_tokens == (
+        SpecialToken("<pad>", 0, "pad"), SpecialToken("<unk>", 1, "unk"),
+        SpecialToken("<|a:b|>", 2, "user"), SpecialToken("<mask>", 3, "user"),
+        SpecialToken("[B]", 4, "bos"))
+    assert cfg.lowercase and cfg.normalize == "nfkc" and cfg.character_coverage == 0.99
+    assert cfg.initial_alphabet == "xyz" and cfg.min_frequency == 3
+
+    cfg = cli.config_from_args(parse(["train", "c", "-o", "m", "--preset", "sentencepiece",
+                                      "--no-specials"]))
+    assert cfg.special_tokens == () and cfg.pretokenizer == "sentencepiece"
+
+
+def test_unexpected_error_is_one_line_with_hint(capsys, model_path, monkeypatch):
+    def broken(args):
+        raise RuntimeError("kaboom")
+
+    monkeypatch.setattr(cli, "cmd_info", broken)
+    monkeypatch.delenv("BPE_DESKTOP_DEBUG", raising=False)
+    status, out, err = run(capsys, "info", "-m", model_path)
+    assert status == 1
+    assert_one_error_line(err, "RuntimeError", "kaboom", "report")
+
+
+def test_debug_env_shows_traceback(capsys, model_path, monkeypatch):
+    def broken(args):
+        raise RuntimeError("kaboom")
+
+    monkeypatch.setattr(cli, "cmd_info", broken)
+    monkeypatch.setenv("BPE_DESKTOP_DEBUG", "1")
+    status, out, err = run(capsys, "info", "-m", model_path)
+    assert status == 1
+    assert "Traceback" in err and err.splitlines()[-1].startswith("bpe-desktop: error: ")
+
+
+def test_keyboard_interrupt_is_one_line(capsys, model_path, monkeypatch):
+    def interrupted(args):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli, "cmd_info", interrupted)
+    status, out, err = run(capsys, "info", "-m", model_path)
+    assert status == 130
+    assert_one_error_line(err, "interrupted")
+
+
+def _progress(**kw):
+    base = dict(stage="merging", bytes_done=0, bytes_total=0, words=0, merges_done=50,
+                merges_target=200, pair=("l", "o"), count=7, elapsed=3.0, new_counts=())
+    base.update(kw)
+    p = SimpleNamespace(**base)
+    from bpe_desktop.core.training import Progress
+
+    p.fraction = Progress.fraction.fget(p)
+    return p
+
+
+class FakeStream(io.StringIO):
+    def __init__(self, tty):
+        super().__init__()
+        self._tty = tty
+
+    def isatty(self):
+        return self._tty
+
+
+def test_progress_bar_on_terminal():
+    stream = FakeStream(tty=True)
+    bar = cli.ProgressBar(stream)
+    bar(_progress(stage="reading", bytes_done=5_000_000, bytes_total=10_000_000,
+                  merges_done=0, merges_target=None, pair=None, count=None, elapsed=2.0))
+    bar(_progress(elapsed=4.0))  # new stage: drawn at once
+    bar(_progress(merges_done=60, elapsed=4.01))  # too soon: skipped
+    text = stream.getvalue()
+    assert text.startswith("\r") and "\n" not in text
+    assert "reading" in text and "5.0 MB/10.0 MB" in text and "50%" in text
+    assert "50/200 merges" in text and "'l' + 'o' (7)" in text and "25%" in text
+    assert "60/200" not in text
+    bar.clear()
+    assert stream.getvalue().endswith("\r\x1b[K")
+
+
+def test_progress_plain_lines_when_not_a_terminal():
+    stream = FakeStream(tty=False)
+    bar = cli.ProgressBar(stream)
+    for i in range(100):
+        bar(_progress(merges_done=i, elapsed=i * 0.05))
+    lines = stream.getvalue().splitlines()
+    assert 1 <= len(lines) <= 3
+    assert all(line.startswith("bpe-desktop: merging") for line in lines)
+    assert "\r" not in stream.getvalue()
+
+
+def test_progress_eta():
+    bar = cli.ProgressBar(FakeStream(tty=False))
+    bar(_progress(merges_done=0, elapsed=0.0))
+    line = bar.describe(_progress(merges_done=100, merges_target=200, elapsed=10.0))
+    assert "ETA 0:10" in line and "0:10" in line
+
+
+# ---------------------------------------------------------------------------------------
+# With the engine
+# ---------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def trained(capsys, corpus, tmp_path) -> Path:
+    out_path = tmp_path / "model.json"
+    status, out, err = run(capsys, "train", corpus, "-o", out_path, "--merges", "15", "-q")
+    assert status == 0, err
+    assert out == "" and err == ""
+    return out_path
+
+
+def test_train_writes_a_loadable_model(capsys, corpus, tmp_path):
+    out_path = tmp_path / "model.json"
+    status, out, err = run(capsys, "train", corpus, "-o", out_path, "--merges", "10")
+    assert status == 0, err
+    model = load_model(out_path)
+    assert len(model.merges) == 10
+    assert model.config.merges == 10
+    assert model.corpus.files[0].path.endswith("corpus.txt")
+    summary = out.strip().splitlines()
+    assert len(summary) == 1
+    assert "10 merges" in summary[0] and f"{model.vocab_size} tokens" in summary[0]
+    assert str(out_path) in summary[0]
+    assert "Traceback" not in err
+
+
+def test_train_gz_matches_plain(capsys, corpus, tmp_path):
+    gz = tmp_path / "corpus.txt.gz"
+    gz.write_bytes(gzip.compress(corpus.read_bytes()))
+    a, b = tmp_path / "a.json", tmp_path / "b.json"
+    assert run(capsys, "train", corpus, "-o", a, "--merges", "12", "-q")[0] == 0
+    assert run(capsys, "train", gz, "-o", b, "--merges", "12", "-q")[0] == 0
+    assert load_model(a).merges == load_model(b).merges
+
+
+def test_train_with_preset_and_specials(capsys, corpus, tmp_path):
+    out_path = tmp_path / "sp.json"
+    status, out, err = run(capsys, "train", corpus, "-o", out_path, "--preset", "sentencepiece",
+                           "--vocab-size", "30", "-q")
+    assert status == 0, err
+    model = load_model(out_path)
+    assert model.config.pretokenizer == "sentencepiece"
+    assert model.vocab_size <= 30
+    assert model.pieces[:4] == ("<pad>", "<unk>", "<s>", "</s>")
+
+
+def test_train_failure_leaves_existing_output(capsys, tmp_path):
+    bad = tmp_path / "bad.txt"
+    bad.write_bytes(b"good words\nbad \xff byte\n")
+    out_path = tmp_path / "model.json"
+    out_path.write_text("keep me", encoding="utf-8")
+    status, out, err = run(capsys, "train", bad, "-o", out_path, "-q")
+    assert status == 1
+    assert_one_error_line(err, "bad.txt")
+    assert out_path.read_text(encoding="utf-8") == "keep me"
+    # with --encoding-errors replace it trains
+    status, out, err = run(capsys, "train", bad, "-o", out_path, "-q",
+                           "--encoding-errors", "replace", "--min-frequency", "1")
+    assert status == 0, err
+
+
+def test_ctrl_c_cancels_training(capsys, corpus, tmp_path, monkeypatch):
+    out_path = tmp_path / "model.json"
+    out_path.write_text("keep me", encoding="utf-8")
+    real_wait = cli._wait
+    calls = []
+
+    def wait(thread):
+        calls.append(1)
+        if len(calls) == 1:
+            raise KeyboardInterrupt  # Ctrl-C while the training thread runs
+        real_wait(thread)
+
+    monkeypatch.setattr(cli, "_wait", wait)
+    status, out, err = run(capsys, "train", corpus, "-o", out_path, "-q")
+    assert status == 130
+    assert_one_error_line(err, "cancelled")
+    assert out_path.read_text(encoding="utf-8") == "keep me"
+
+
+def test_encode_decode_round_trip(capsys, trained, tmp_path):
+    text = "the lowest newest\n\nwidest low\nlower\n"
+    src = tmp_path / "in.txt"
+    src.write_text(text, encoding="utf-8")
+
+    status, pieces_out, err = run(capsys, "encode", "-m", trained, src)
+    assert status == 0, err
+    assert len(pieces_out.splitlines()) == 4
+    assert pieces_out.splitlines()[1] == ""
+    assert "  " not in pieces_out
+    tok = load_model(trained).tokenizer()
+    assert pieces_out.splitlines()[0].split(" ") == tok.encode_as_pieces("the lowest newest")
+
+    status, ids_out, err = run(capsys, "encode", "-m", trained, "--ids", src)
+    assert status == 0, err
+    assert ids_out.splitlines()[0] == " ".join(map(str, tok.encode("the lowest newest")))
+
+    ids_file = tmp_path / "ids.txt"
+    ids_file.write_text(ids_out, encoding="utf-8")
+    status, decoded, err = run(capsys, "decode", "-m", trained, ids_file)
+    assert status == 0, err
+    assert decoded == text
+
+    pieces_file = tmp_path / "pieces.txt"
+    pieces_file.write_text(pieces_out, encoding="utf-8")
+    status, decoded, err = run(capsys, "decode", "-m", trained, "--pieces", pieces_file)
+    assert status == 0, err
+    assert decoded == text
+
+
+def test_encode_greedy_and_stdin(capsys, trained, monkeypatch):
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"lowest\r\nnewer\n")))
+    status, out, err = run(capsys, "encode", "-m", trained, "--mode", "greedy", "-")
+    assert status == 0, err
+    tok = load_model(trained).tokenizer()
+    assert out.splitlines() == [" ".join(tok.encode_as_pieces("lowest", mode="greedy")),
+                                " ".join(tok.encode_as_pieces("newer", mode="greedy"))]
+
+
+def test_encode_many_lines_in_batches(capsys, trained, tmp_path, monkeypatch):
+    monkeypatch.setattr(cli, "BATCH_LINES", 7)
+    lines = [f"low lower {'newest ' * (i % 3)}".strip() for i in range(50)]
+    src = tmp_path / "many.txt"
+    src.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    status, out, err = run(capsys, "encode", "-m", trained, "--ids", src)
+    assert status == 0, err
+    tok = load_model(trained).tokenizer()
+    assert out.splitlines() == [" ".join(map(str, tok.encode(line))) for line in lines]
+
+
+def test_encode_invalid_utf8_names_line(capsys, trained, tmp_path):
+    src = tmp_path / "bad.txt"
+    src.write_bytes(b"low\nlow \xff\n")
+    status, out, err = run(capsys, "encode", "-m", trained, src)
+    assert status == 1
+    assert_one_error_line(err, "bad.txt line 2", "UTF-8")
+
+
+def test_decode_bad_ids_name_the_line(capsys, trained, tmp_path):
+    src = tmp_path / "ids.txt"
+    src.write_text("1 2\n3 x 4\n", encoding="utf-8")
+    status, out, err = run(capsys, "decode", "-m", trained, src)
+    assert status == 1
+    assert_one_error_line(err, "ids.txt line 2", "'x' is not a token id")
+
+    src.write_text("1 2\n99999\n", encoding="utf-8")
+    status, out, err = run(capsys, "decode", "-m", trained, src)
+    assert status == 1
+    assert_one_error_line(err, "ids.txt line 2", "99999")
+
+    src.write_text("no-such-piece\n", encoding="utf-8")
+    status, out, err = run(capsys, "decode", "-m", trained, "--pieces", src)
+    assert status == 1
+    assert_one_error_line(err, "ids.txt line 1", "no-such-piece")
+
+
+def test_encode_unknown_character_without_unk(capsys, corpus, tmp_path):
+    model_path = tmp_path / "nounk.json"
+    assert run(capsys, "train", corpus, "-o", model_path, "--no-specials", "-q")[0] == 0
+    src = tmp_path / "in.txt"
+    src.write_text("low\nlow Ω\n", encoding="utf-8")
+    status, out, err = run(capsys, "encode", "-m", model_path, src)
+    assert status == 1
+    assert_one_error_line(err, "in.txt line 2")
+
+
+def test_info_merges_of_trained_model(capsys, trained):
+    status, out, err = run(capsys, "info", "-m", trained, "--merges")
+    assert status == 0
+    model = load_model(trained)
+    rows = [line.split("\t") for line in out.splitlines()]
+    assert rows == [[m.left, m.right, str(m.count)] for m in model.merges]
+
+
+# ---------------------------------------------------------------------------------------
+# As a separate process: python -m bpe_desktop
+# ---------------------------------------------------------------------------------------
+
+
+def _python_m(*argv, **kw):
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")]))
+    env.pop("BPE_DESKTOP_DEBUG", None)
+    return subprocess.run([sys.executable, "-m", "bpe_desktop", *map(str, argv)],
+                          capture_output=True, text=True, encoding="utf-8", env=env,
+                          timeout=300, **kw)
+
+
+def test_subprocess_exit_codes(corpus, tmp_path):
+    model_path = tmp_path / "m.json"
+    r = _python_m("train", corpus, "-o", model_path, "--merges", "8")
+    assert r.returncode == 0, r.stderr
+    assert "8 merges" in r.stdout
+
+    src = tmp_path / "in.txt"
+    src.write_text("lowest newest\n", encoding="utf-8")
+    r = _python_m("encode", "-m", model_path, "--ids", src)
+    assert r.returncode == 0, r.stderr
+    r2 = _python_m("decode", "-m", model_path, input=r.stdout)
+    assert r2.returncode == 0, r2.stderr
+    assert r2.stdout == "lowest newest\n"
+
+    r = _python_m("info", "-m", model_path, "--merges")
+    assert r.returncode == 0 and len(r.stdout.splitlines()) == 8
+
+    r = _python_m("train", tmp_path / "missing.txt", "-o", model_path)
+    assert r.returncode == 1
+    assert_one_error_line(r.stderr, "missing.txt")
+
+    r = _python_m("train", corpus, "-o", model_path, "--merges", "3", "--vocab-size", "9")
+    assert r.returncode == 2
+    assert_one_error_line(r.stderr, "not allowed with")
+
+    r = _python_m("info", "-m", corpus)
+    assert r.returncode == 1
+    assert_one_error_line(r.stderr, str(corpus), "not valid JSON")
+
+    r = _python_m("--version")
+    assert r.returncode == 0 and bpe_desktop.__version__ in r.stdout
+
+
+def _big_corpus(path: Path, megabytes: int) -> None:
+    import random
+
+    rng = random.Random(1)
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    vocab = ["".join(rng.choice(letters) for _ in range(rng.randint(3, 12))) for _ in range(50_000)]
+    with open(path, "w", encoding="utf-8") as fh:
+        written = 0
+        while written < megabytes * 1_000_000:
+            line = " ".join(rng.choice(vocab) for _ in range(20)) + "\n"
+            fh.write(line)
+            written += len(line)
+
+
+@pytest.mark.skipif(os.name != "posix", reason="sends SIGINT")
+@pytest.mark.slow
+def test_subprocess_sigint_cancels(tmp_path):
+    corpus = tmp_path / "big.txt"
+    _big_corpus(corpus, 20)
+    model_path = tmp_path / "m.json"
+    model_path.write_text("keep me", encoding="utf-8")
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "bpe_desktop", "train", corpus, "-o", model_path,
+         "--min-frequency", "1", "--threads", "1"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    # wait until training has started (first progress line), then press Ctrl-C
+    first = proc.stderr.readline()
+    assert first.startswith("bpe-desktop: "), first
+    time.sleep(0.3)
+    proc.send_signal(signal.SIGINT)
+    out, rest = proc.communicate(timeout=120)
+    err = first + rest
+    if proc.returncode == 0:
+        pytest.skip("training finished before the interrupt")
+    assert proc.returncode == 130, err
+    assert "Traceback" not in err
+    assert err.splitlines()[-1] == "bpe-desktop: error: training cancelled; nothing was written"
+    assert model_path.read_text(encoding="utf-8") == "keep me"
