@@ -60,9 +60,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # --help, --version, or a usage error (already printed)
         return exc.code if isinstance(exc.code, int) else EXIT_USAGE if exc.code else EXIT_OK
-    if args.command is None:
-        return _no_command(parser)
     try:
+        if args.command is None:
+            return _no_command(parser)
         return args.run(args)
     except KeyboardInterrupt:
         _fail("interrupted")
@@ -529,9 +529,13 @@ def _batches(name: str, size: int = BATCH_LINES) -> Iterator[list[tuple[int, str
 
 
 def cmd_encode(args: argparse.Namespace) -> int:
+    import numpy as np
+
     model = load_model(args.model)
     tok = model.tokenizer()
-    pieces = model.pieces
+    # id -> output text, indexed with each line's id array (faster than a Python loop)
+    shown = [str(i) for i in range(model.vocab_size)] if args.ids else model.pieces
+    table = np.array(shown, dtype=object)
     label = "standard input" if args.input == "-" else args.input
     out = sys.stdout
     for batch in _batches(args.input):
@@ -540,11 +544,7 @@ def cmd_encode(args: argparse.Namespace) -> int:
             encoded = tok.encode_batch(texts, mode=args.mode)
         except EncodeError as exc:
             _encode_error(tok, batch, args.mode, label, exc)
-        if args.ids:
-            lines = [" ".join(map(str, arr.tolist())) for arr in encoded]
-        else:
-            lines = [" ".join([pieces[i] for i in arr.tolist()]) for arr in encoded]
-        out.write("\n".join(lines) + "\n")
+        out.write("".join(" ".join(table[arr].tolist()) + "\n" for arr in encoded))
     out.flush()
     return EXIT_OK
 

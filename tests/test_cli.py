@@ -557,13 +557,19 @@ def test_subprocess_sigint_cancels(tmp_path):
         [sys.executable, "-m", "bpe_desktop", "train", corpus, "-o", model_path,
          "--min-frequency", "1", "--threads", "1"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
-    # wait until training has started (first progress line), then press Ctrl-C
-    first = proc.stderr.readline()
-    assert first.startswith("bpe-desktop: "), first
-    time.sleep(0.3)
+    # wait until the merging stage has started (its first progress line), then Ctrl-C
+    seen = []
+    while True:
+        line = proc.stderr.readline()
+        assert line, "".join(seen)
+        seen.append(line)
+        assert line.startswith("bpe-desktop: "), line
+        if line.startswith("bpe-desktop: merging"):
+            break
+    time.sleep(0.2)
     proc.send_signal(signal.SIGINT)
     out, rest = proc.communicate(timeout=120)
-    err = first + rest
+    err = "".join(seen) + rest
     if proc.returncode == 0:
         pytest.skip("training finished before the interrupt")
     assert proc.returncode == 130, err

@@ -15,7 +15,8 @@ with exactly these keys, in this order:
 ``created``       when the model was made, UTC, ISO 8601 with seconds: ``"2025-01-31T12:00:00Z"``.
                   Re-saving a loaded model keeps its original time.
 ``config``        the training options, :meth:`TrainConfig.to_dict` without the runtime-only
-                  ``threads`` (a loaded model has ``threads = 0``, i.e. all cores).
+                  ``threads`` (a loaded model has ``threads = 0``, i.e. all cores; a
+                  ``threads`` key in a file is accepted and ignored).
                   ``special_tokens`` is a list of ``{"piece", "id", "role"}``. Keys missing
                   from a hand-written file take their defaults; unknown keys are an error.
                   Required.
@@ -212,16 +213,17 @@ def save_model(model: BPEModel, path: str | os.PathLike[str], *,
     """
     data = model_to_dict(model, created=created)
     target = os.fspath(path)
-    directory = os.path.dirname(os.path.abspath(target))
+    real = os.path.realpath(target)  # through a symlink: replace the file it points to
+    directory = os.path.dirname(real)
     tmp: str | None = None
     try:
-        tmp, fd = _create_temp(directory, os.path.basename(target))
+        tmp, fd = _create_temp(directory, os.path.basename(real))
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
             fh.writelines(_chunks(data))
             fh.flush()
             os.fsync(fh.fileno())
-        _copy_mode(target, tmp)
-        os.replace(tmp, target)
+        _copy_mode(real, tmp)
+        os.replace(tmp, real)
         tmp = None
         _fsync_dir(directory)
     except OSError as exc:
@@ -689,7 +691,8 @@ def _config(value: Any) -> TrainConfig:
     known = [f for f in TrainConfig.__dataclass_fields__ if f not in RUNTIME_ONLY_KEYS]
     for key in value:
         if key not in known and key not in RUNTIME_ONLY_KEYS:
-            raise _Invalid(f"config.{key}", "unknown training option")
+            shown = f"config.{key}" if key.isidentifier() else f"config[{_json(key)}]"
+            raise _Invalid(shown, "unknown training option")
     kwargs = {k: v for k, v in value.items() if k not in RUNTIME_ONLY_KEYS}
     # Each option alone first, so that an error names its field.
     for key, v in kwargs.items():

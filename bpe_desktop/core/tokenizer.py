@@ -19,12 +19,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Iterable, Sequence
 
-import numpy as np
-
 from bpe_desktop.core import _native
 from bpe_desktop.core.errors import EncodeError
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from bpe_desktop.core.model import BPEModel
 
 MODES = ("merges", "greedy")
@@ -129,7 +129,7 @@ class Tokenizer:
         if not all(isinstance(t, str) for t in texts):
             raise EncodeError("encode_batch takes a list of strings")
         raw = _native.call(self._native.encode_batch, texts, mode == "greedy", threads)
-        return [np.frombuffer(b, dtype="<u4") for b in raw]
+        return [_ids_array(b) for b in raw]
 
     def encode_words(self, text: str, *, mode: str = "merges") -> list[tuple[str, list[int]]]:
         """The text's words (as the pre-tokenizer cuts them) with their ids."""
@@ -172,7 +172,7 @@ class Tokenizer:
         if not isinstance(text, str):
             raise EncodeError("encode takes a string")
         raw = _native.call(self._native.encode, text, mode == "greedy")
-        return np.frombuffer(raw, dtype="<u4")
+        return _ids_array(raw)
 
     def _wrap(self, ids: list[int], add_bos: bool, add_eos: bool) -> list[int]:
         if add_bos:
@@ -190,6 +190,12 @@ class Tokenizer:
         for i in ids:
             if not 0 <= i < size:
                 raise EncodeError(f"id {i} is outside the vocabulary (0..{size - 1})")
+
+
+def _ids_array(raw: bytes) -> np.ndarray:
+    import numpy as np  # imported on first use: training never needs it (~13 MB)
+
+    return np.frombuffer(raw, dtype="<u4")
 
 
 def _check_mode(mode: str) -> None:

@@ -1,6 +1,7 @@
 //! Times the phases of training on one file: `cargo run --release --example profile_count FILE [PRETOK]`.
 use std::time::Instant;
 
+
 use bpe_engine::corpus::{count_words, Source};
 use bpe_engine::progress::Reporter;
 use bpe_engine::symbols::symbolize;
@@ -16,6 +17,12 @@ fn cpu() -> f64 {
 struct libc_rusage { utime_s: i64, utime_us: i64, rest: [i64; 16] }
 extern "C" { fn getrusage(who: i32, ru: *mut libc_rusage) -> i32; }
 
+fn rss_mb() -> u64 {
+    let s = std::fs::read_to_string("/proc/self/status").unwrap();
+    let line = s.lines().find(|l| l.starts_with("VmHWM")).unwrap().to_string();
+    line.split_whitespace().nth(1).unwrap().parse::<u64>().unwrap() / 1024
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let pre = PreTokenizer::parse(args.get(2).map(|s| s.as_str()).unwrap_or("whitespace")).unwrap();
@@ -24,12 +31,12 @@ fn main() {
     let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
     let (t, c) = (Instant::now(), cpu());
     let wc = count_words(Source::Files { paths: vec![args[1].clone()], word_counts: false, lossy: false }, &rules, &pool, &mut Reporter::silent()).unwrap();
-    println!("count: {:.2}s wall {:.2}s cpu, {} words", t.elapsed().as_secs_f64(), cpu() - c, wc.len());
+    println!("count: {:.2}s wall {:.2}s cpu, {} words, peak {} MB", t.elapsed().as_secs_f64(), cpu() - c, wc.len(), rss_mb());
     let (t, c) = (Instant::now(), cpu());
     let s = pool.install(|| symbolize(wc.finish(), &rules, 1.0, ""));
-    println!("symbolize: {:.2}s wall {:.2}s cpu", t.elapsed().as_secs_f64(), cpu() - c);
+    println!("symbolize: {:.2}s wall {:.2}s cpu, peak {} MB", t.elapsed().as_secs_f64(), cpu() - c, rss_mb());
     let (t, c) = (Instant::now(), cpu());
     let opts = MergeOptions { min_frequency: 1, vocab_size: Some(32000), max_merges: None, ties: Ties::Codepoint, specials: vec![] };
     let out = train(s.alphabet, s.table, &opts, &mut Reporter::silent()).unwrap();
-    println!("merge: {:.2}s wall {:.2}s cpu, {} merges", t.elapsed().as_secs_f64(), cpu() - c, out.merges.len());
+    println!("merge: {:.2}s wall {:.2}s cpu, {} merges, peak {} MB", t.elapsed().as_secs_f64(), cpu() - c, out.merges.len(), rss_mb());
 }

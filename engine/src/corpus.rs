@@ -21,7 +21,7 @@ use crate::error::{EngineError, Result};
 use crate::progress::{Progress, Reporter, Stage};
 use crate::text::TextRules;
 
-const BLOCK_SIZE: usize = 2 << 20;
+const BLOCK_SIZE: usize = 1 << 20;
 const BINARY_SNIFF: usize = 8 << 10;
 
 pub enum Source {
@@ -148,7 +148,8 @@ fn count_texts(
 
 /// Normalize, pre-tokenize and count one piece of text; words in first-seen order.
 fn count_text(text: &str, rules: &TextRules) -> Vec<(String, u64)> {
-    let text = if text.contains('\r') { text.replace("\r\n", "\n") } else { text.to_string() };
+    let text: std::borrow::Cow<str> =
+        if text.contains('\r') { text.replace("\r\n", "\n").into() } else { text.into() };
     let normalized = rules.normalize(&text);
     let mut index: FxHashMap<&str, u32> = FxHashMap::default();
     let mut table: Vec<(&str, u64)> = Vec::new();

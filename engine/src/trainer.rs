@@ -73,12 +73,12 @@ struct PairStat {
     count: u64,
     postings: Vec<u32>,
     /// postings[..head] are known stale (only tracked while sorted).
-    head: usize,
+    head: u32,
+    /// The step that last increased the count (dedups the "gained" list).
+    touched: u32,
     sorted: bool,
     merged: bool,
     banned: bool,
-    /// The step that last increased the count (dedups the "gained" list).
-    touched: u64,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -100,7 +100,7 @@ struct Trainer<'a> {
     heap: Vec<Entry>,
     ranks: FxHashMap<u64, (u32, u32)>,
     specials: FxHashSet<String>,
-    step: u64,
+    step: u32,
     gained: Vec<u32>,
 }
 
@@ -174,10 +174,16 @@ impl<'a> Trainer<'a> {
         let st = &mut self.pairs[idx as usize];
         debug_assert!(st.count >= n, "pair count underflow");
         st.count -= n;
+        if st.count == 0 {
+            // No occurrence is left: its postings are all stale. Free them.
+            st.postings = Vec::new();
+            st.head = 0;
+            st.sorted = true;
+        }
     }
 
     fn count_initial_pairs(&mut self, reporter: &mut Reporter) -> Result<()> {
-        self.step = u64::MAX; // nothing is "gained" during set-up
+        self.step = u32::MAX; // nothing is "gained" during set-up
         for w in 0..self.words.len() {
             if w % 4096 == 0 {
                 reporter.check_cancel()?;
@@ -195,6 +201,9 @@ impl<'a> Trainer<'a> {
         }
         self.gained.clear();
         self.step = 0;
+        for st in &mut self.pairs {
+            st.postings.shrink_to_fit(); // growth slack is most of their memory
+        }
         for idx in 0..self.pairs.len() as u32 {
             if self.pairs[idx as usize].count >= self.opts.min_frequency {
                 let e = self.entry(idx);
@@ -226,16 +235,15 @@ impl<'a> Trainer<'a> {
         let st = &self.pairs[idx as usize];
         let (l, r) = (st.left, st.right);
         if st.sorted {
-            let mut k = st.head;
+            let mut k = st.head as usize;
             while k < st.postings.len() {
                 let w = st.postings[k];
                 if let Some(off) = self.find_in_word(w, l, r) {
-                    self.pairs[idx as usize].head = k;
+                    self.pairs[idx as usize].head = k as u32;
                     return ((w as u64) << 32) | off as u64;
                 }
                 k += 1;
             }
-            self.pairs[idx as usize].head = k;
             u64::MAX
         } else {
             let mut best = u64::MAX;

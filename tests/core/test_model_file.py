@@ -83,7 +83,8 @@ ROUND_TRIP_MODELS = {
     "unicode": BPEModel(
         config=TrainConfig(pretokenizer="letters", normalize="nfc", lowercase=True,
                            character_coverage=0.9995, initial_alphabet="äöü"),
-        alphabet=("</w>", "\"", "\\", "a", "\u0301", "é", "ü", "中", "文", "😀", "\t", "\x00"),
+        alphabet=("</w>", "\"", "\\", "a", "\u0301", "é", "ü", "中", "文", "😀", "\t",
+                  "\x00"),
         merges=(Merge("中", "文", 2**64 - 1), Merge("a", "\u0301", 0), Merge("😀", "</w>", 3),
                 Merge("\"", "\\", 4)),
         corpus=CorpusInfo("word-counts", (), 2**63, 5, 10, 1),
@@ -92,7 +93,8 @@ ROUND_TRIP_MODELS = {
     ),
     "byte level": BPEModel(
         config=TrainConfig.preset("gpt2", vocab_size=300),
-        alphabet=tuple(sorted({chr(c) for c in range(33, 127)} | {chr(0x100 + i) for i in range(162)})),
+        alphabet=tuple(sorted({chr(c) for c in range(33, 127)}
+                              | {chr(0x100 + i) for i in range(162)})),
         merges=(Merge("Ġ", "t", 10), Merge("h", "e", 9), Merge("Ġt", "he", 8)),
         corpus=CorpusInfo("texts", (), 3, 3, 12, 0),
     ),
@@ -305,6 +307,18 @@ def test_replacing_keeps_permissions(old_file):
     save_model(small_model(), old_file)
     assert stat.S_IMODE(old_file.stat().st_mode) == 0o640
     assert load_model(old_file) == small_model()
+
+
+@pytest.mark.skipif(os.name != "posix", reason="symlinks")
+def test_saving_through_a_symlink_replaces_its_target(tmp_path):
+    real = tmp_path / "real.json"
+    real.write_text("old", encoding="utf-8")
+    link = tmp_path / "link.json"
+    link.symlink_to(real)
+    save_model(small_model(), link)
+    assert link.is_symlink()
+    assert load_model(real) == small_model()
+    assert _only(real) == ["link.json", "real.json"]
 
 
 # ---------------------------------------------------------------------------------------
