@@ -164,18 +164,7 @@ fn count_text(text: &str, rules: &TextRules) -> Vec<(String, u64)> {
 }
 
 fn reading_progress(stage: Stage, done: u64, total: u64, words: usize) -> Progress {
-    Progress {
-        stage,
-        bytes_done: done,
-        bytes_total: total,
-        words: words as u64,
-        merges_done: 0,
-        merges_target: None,
-        pair: None,
-        count: None,
-        elapsed: 0.0,
-        new_counts: Vec::new(),
-    }
+    Progress { bytes_done: done, bytes_total: total, words: words as u64, ..Progress::at(stage) }
 }
 
 /// Wraps a file so that raw bytes read are counted (for progress) and hashed.

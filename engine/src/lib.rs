@@ -57,7 +57,7 @@ pub fn run_training(source: Source, settings: &TrainSettings, reporter: &mut Rep
         _ => None,
     };
     let started = Instant::now();
-    reporter.send(stage(Stage::Reading))?;
+    reporter.send(Progress::at(Stage::Reading))?;
     let words = corpus::count_words(source, &settings.rules, &pool, reporter)?;
     if words.is_empty() {
         let message = match &first_path {
@@ -69,13 +69,14 @@ pub fn run_training(source: Source, settings: &TrainSettings, reporter: &mut Rep
     let words = words.finish();
     let files = words.files.clone();
     let total_words: u128 = words.counts.iter().map(|&c| c as u128).sum();
-    let mut counting = stage(Stage::Counting);
+    let mut counting = Progress::at(Stage::Counting);
     counting.words = words.len() as u64;
     reporter.send(counting)?;
     let symbolized = pool.install(|| {
         symbols::symbolize(words, &settings.rules, settings.character_coverage, &settings.initial_alphabet)
     });
     reporter.check_cancel()?;
+    release_free_memory();
     let count_seconds = started.elapsed().as_secs_f64();
     let merging = Instant::now();
     let trained = trainer::train(symbolized.alphabet, symbolized.table, &settings.merge, reporter)?;
@@ -90,17 +91,11 @@ pub fn run_training(source: Source, settings: &TrainSettings, reporter: &mut Rep
     })
 }
 
-fn stage(stage: Stage) -> Progress {
-    Progress {
-        stage,
-        bytes_done: 0,
-        bytes_total: 0,
-        words: 0,
-        merges_done: 0,
-        merges_target: None,
-        pair: None,
-        count: None,
-        elapsed: 0.0,
-        new_counts: Vec::new(),
+/// Counting allocates in the worker threads' malloc arenas, which the merge loop (on
+/// this thread) cannot reuse; hand their free pages back so the peak does not add up.
+fn release_free_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    unsafe {
+        libc::malloc_trim(0);
     }
 }

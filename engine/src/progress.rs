@@ -41,6 +41,24 @@ pub struct Progress {
     pub new_counts: Vec<u64>,
 }
 
+impl Progress {
+    /// A report of `stage` with nothing counted yet.
+    pub fn at(stage: Stage) -> Self {
+        Progress {
+            stage,
+            bytes_done: 0,
+            bytes_total: 0,
+            words: 0,
+            merges_done: 0,
+            merges_target: None,
+            pair: None,
+            count: None,
+            elapsed: 0.0,
+            new_counts: Vec::new(),
+        }
+    }
+}
+
 /// The callback returns false to ask the engine to stop.
 pub type Callback<'a> = &'a mut dyn FnMut(&Progress) -> bool;
 
