@@ -253,3 +253,18 @@ def parse_seed_vocabulary(vocab: Mapping[str, int]) -> list[tuple[str, int]]:
             raise ValueError(f"{spelled!r} does not end with {EOW}")
         out.append(("".join(syms[:-1]), count))
     return out
+
+
+def train_with_config(words: Iterable[tuple[str, int]], config) -> RefResult:
+    """``train`` with the options of a ``TrainConfig`` (read by name, not imported)."""
+    return train(
+        words,
+        boundary=config.boundary,
+        ties=config.ties,
+        min_frequency=config.min_frequency,
+        merges=config.merges,
+        vocab_size=config.vocab_size,
+        character_coverage=config.character_coverage,
+        initial_alphabet=config.initial_alphabet,
+        specials=[t.piece for t in config.special_tokens],
+    )

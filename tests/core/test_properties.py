@@ -81,17 +81,7 @@ def configs(draw, boundaries=BOUNDARIES, coverages=(1.0, 1.0, 1.0, 1.0, 0.95, 0.
 
 
 def reference(words, config: TrainConfig) -> ref.RefResult:
-    return ref.train(
-        words,
-        boundary=config.boundary,
-        ties=config.ties,
-        min_frequency=config.min_frequency,
-        merges=config.merges,
-        vocab_size=config.vocab_size,
-        character_coverage=config.character_coverage,
-        initial_alphabet=config.initial_alphabet,
-        specials=[t.piece for t in config.special_tokens],
-    )
+    return ref.train_with_config(words, config)
 
 
 def engine_merges(result):

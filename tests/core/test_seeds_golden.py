@@ -22,17 +22,7 @@ def run(impl: str, word_counts, **options):
         result = train(Corpus.from_word_counts(word_counts), config)
         merges = [(m.left, m.right, m.count) for m in result.model.merges]
         return merges, result.seed_vocabulary(), list(result.model.alphabet)
-    result = ref.train(
-        word_counts,
-        boundary=config.boundary,
-        ties=config.ties,
-        min_frequency=config.min_frequency,
-        merges=config.merges,
-        vocab_size=config.vocab_size,
-        character_coverage=config.character_coverage,
-        initial_alphabet=config.initial_alphabet,
-        specials=[t.piece for t in config.special_tokens],
-    )
+    result = ref.train_with_config(word_counts, config)
     return [tuple(m) for m in result.merges], result.seed_vocabulary(), result.alphabet
 
 
