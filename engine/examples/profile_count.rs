@@ -36,7 +36,8 @@ fn main() {
     let s = pool.install(|| symbolize(wc.finish(), &rules, 1.0, ""));
     println!("symbolize: {:.2}s wall {:.2}s cpu, peak {} MB", t.elapsed().as_secs_f64(), cpu() - c, rss_mb());
     let (t, c) = (Instant::now(), cpu());
-    let opts = MergeOptions { min_frequency: 1, vocab_size: Some(32000), max_merges: None, ties: Ties::Codepoint, specials: vec![] };
+    let max_merges = std::env::var("MAX_MERGES").ok().map(|v| v.parse().unwrap());
+    let opts = MergeOptions { min_frequency: 1, vocab_size: Some(32000), max_merges, ties: Ties::Codepoint, specials: vec![] };
     let out = train(s.alphabet, s.table, &opts, &mut Reporter::silent()).unwrap();
     println!("merge: {:.2}s wall {:.2}s cpu, {} merges, peak {} MB", t.elapsed().as_secs_f64(), cpu() - c, out.merges.len(), rss_mb());
 }

@@ -131,12 +131,10 @@ fn count_texts(
     // Batches keep progress and cancellation responsive on large inputs.
     for batch in texts.chunks(256) {
         reporter.check_cancel()?;
-        let tables: Vec<Vec<(String, u64)>> =
+        let tables: Vec<Counted> =
             pool.install(|| batch.par_iter().map(|t| count_text(t, rules)).collect());
         for table in tables {
-            for (w, c) in table {
-                wc.add(&w, c)?;
-            }
+            table.add_to(&mut wc)?;
         }
         done += batch.iter().map(|t| t.len() as u64).sum::<u64>();
         if reporter.due() {
@@ -146,21 +144,40 @@ fn count_texts(
     Ok(wc)
 }
 
-/// Normalize, pre-tokenize and count one piece of text; words in first-seen order.
-fn count_text(text: &str, rules: &TextRules) -> Vec<(String, u64)> {
+/// One piece of text, normalized, with its distinct words (as byte ranges into it) and
+/// their counts in first-seen order. Ranges, not strings: no allocation per word.
+struct Counted {
+    text: String,
+    words: Vec<(u32, u32, u64)>,
+}
+
+impl Counted {
+    fn add_to(&self, wc: &mut WordCounts) -> Result<()> {
+        for &(start, end, count) in &self.words {
+            wc.add(&self.text[start as usize..end as usize], count)?;
+        }
+        Ok(())
+    }
+}
+
+/// Normalize, pre-tokenize and count one piece of text.
+fn count_text(text: &str, rules: &TextRules) -> Counted {
     let text: std::borrow::Cow<str> =
         if text.contains('\r') { text.replace("\r\n", "\n").into() } else { text.into() };
-    let normalized = rules.normalize(&text);
+    let normalized = rules.normalize(&text).into_owned();
+    let base = normalized.as_ptr() as usize;
     let mut index: FxHashMap<&str, u32> = FxHashMap::default();
-    let mut table: Vec<(&str, u64)> = Vec::new();
+    let mut words: Vec<(u32, u32, u64)> = Vec::new();
     rules.split_words(&normalized, &mut |w| match index.get(w) {
-        Some(&i) => table[i as usize].1 += 1,
+        Some(&i) => words[i as usize].2 += 1,
         None => {
-            index.insert(w, table.len() as u32);
-            table.push((w, 1));
+            index.insert(w, words.len() as u32);
+            let start = (w.as_ptr() as usize - base) as u32;
+            words.push((start, start + w.len() as u32, 1));
         }
     });
-    table.into_iter().map(|(w, c)| (w.to_string(), c)).collect()
+    drop(index);
+    Counted { text: normalized, words }
 }
 
 fn reading_progress(stage: Stage, done: u64, total: u64, words: usize) -> Progress {
@@ -348,7 +365,7 @@ fn utf8_error(path: &str, offset: u64, bytes: &[u8], valid: usize) -> EngineErro
     }
 }
 
-fn count_block(block: &Block, paths: &[String], rules: &TextRules, lossy: bool) -> Result<Vec<(String, u64)>> {
+fn count_block(block: &Block, paths: &[String], rules: &TextRules, lossy: bool) -> Result<Counted> {
     let text = match std::str::from_utf8(&block.bytes) {
         Ok(s) => std::borrow::Cow::Borrowed(s),
         Err(e) if !lossy => {
@@ -385,13 +402,12 @@ fn count_files(
             if blocks.is_empty() {
                 return Ok(());
             }
-            let tables: Vec<Result<Vec<(String, u64)>>> = pool.install(|| {
+            let tables: Vec<Result<Counted>> = pool.install(|| {
                 blocks.par_iter().map(|b| count_block(b, paths, rules, lossy)).collect()
             });
+            drop(blocks);
             for table in tables {
-                for (w, c) in table? {
-                    wc.add(&w, c)?;
-                }
+                table?.add_to(&mut wc)?;
             }
             if reporter.due() {
                 reporter.send(reading_progress(Stage::Reading, read.load(Ordering::Relaxed), total, wc.len()))?;
