@@ -46,14 +46,7 @@ import sys
 import time
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-ROOT = HERE.parent
-CACHE = HERE / ".cache"
-RESULTS = HERE / "results"
-CORPORA_DIR = Path(
-    os.environ.get("BPE_DESKTOP_CORPORA")
-    or Path(__file__).resolve().parents[2] / "shared" / "corpora"  # shared/ sits beside the repo
-)
+from common import CACHE, CORPORA_DIR, RESULTS, ROOT  # noqa: E402
 
 GPT2_PAT = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
 

@@ -48,14 +48,7 @@ import threading
 import time
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-ROOT = HERE.parent
-CACHE = HERE / ".cache"
-RESULTS = HERE / "results"
-CORPORA_DIR = Path(
-    os.environ.get("BPE_DESKTOP_CORPORA")
-    or Path(__file__).resolve().parents[2] / "shared" / "corpora"  # shared/ sits beside the repo
-)
+from common import CACHE, CORPORA_DIR, RESULTS, ROOT  # noqa: E402
 
 #: name -> (source file, kind). "gz" corpora are decompressed once into CACHE for the peers.
 CORPORA = {

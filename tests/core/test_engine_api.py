@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import gzip
-import os
 import threading
 import time
 from pathlib import Path
@@ -21,19 +20,13 @@ from bpe_desktop.core import (
     TrainingCancelled,
     train,
 )
+from tests.shared_data import corpus_path, gpt2_chars
 
-CORPORA = Path(
-    os.environ.get("BPE_DESKTOP_CORPORA")
-    or Path(__file__).resolve().parents[3] / "shared" / "corpora"
-)
 PRESETS = ["sennrich", "subword-nmt", "gpt2", "sentencepiece"]
 
 
 def corpus(name: str) -> Path:
-    path = CORPORA / name
-    if not path.exists():
-        pytest.fail(f"corpus {path} is missing; set BPE_DESKTOP_CORPORA")
-    return path
+    return corpus_path(name)
 
 
 @pytest.fixture(scope="module")
@@ -236,7 +229,7 @@ def test_training_words_reencode_to_their_segmentation(preset):
     segs = result.word_segmentations()
     words = [s.word for s in segs]
     if cfg.byte_level:  # words are stored in GPT-2 characters; encode their bytes
-        back = {c: b for b, c in enumerate(_gpt2_chars())}
+        back = {c: b for b, c in enumerate(gpt2_chars())}
         words = [bytes(back[c] for c in w).decode("utf-8", "replace") for w in words]
     mismatches = []
     for w, s in zip(words, segs):
@@ -247,24 +240,12 @@ def test_training_words_reencode_to_their_segmentation(preset):
     assert mismatches == []
 
 
-def _gpt2_chars() -> list[str]:
-    printable = [*range(0x21, 0x7F), *range(0xA1, 0xAD), *range(0xAE, 0x100)]
-    out, extra = [], 0
-    for b in range(256):
-        if b in printable:
-            out.append(chr(b))
-        else:
-            out.append(chr(256 + extra))
-            extra += 1
-    return out
-
 
 @pytest.mark.parametrize("preset", ["gpt2", "sentencepiece", "subword-nmt"])
 def test_decode_round_trip_on_other_languages(preset):
-    model = train(Corpus.from_files([corpus("ud_english.txt")]),
-                  TrainConfig.preset(preset, vocab_size=4000, special_tokens=())
-                  if preset != "sentencepiece" else TrainConfig.preset(preset, vocab_size=4000)
-                  ).model
+    specials = {} if preset == "sentencepiece" else {"special_tokens": ()}
+    config = TrainConfig.preset(preset, vocab_size=4000, **specials)
+    model = train(Corpus.from_files([corpus("ud_english.txt")]), config).model
     tok = model.tokenizer()
     for name in ["ud_german.txt", "ud_russian.txt", "ud_hindi.txt", "ud_japanese.txt"]:
         lines = corpus(name).read_text().splitlines()[:200]

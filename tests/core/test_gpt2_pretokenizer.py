@@ -25,10 +25,8 @@ Python 3.11), on which all three agree. ``\\s`` is Unicode White_Space in both; 
 
 from __future__ import annotations
 
-import os
 import random
 import re
-from pathlib import Path
 
 import pytest
 
@@ -38,16 +36,13 @@ _engine = pytest.importorskip("bpe_desktop._engine")
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
+from tests.shared_data import corpus_path  # noqa: E402
+
 GPT2_PATTERN = (
     r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
 )
 PAT = regex.compile(GPT2_PATTERN)
 
-#: Where the shared test corpora live; override with BPE_DESKTOP_CORPORA.
-CORPORA_DIR = Path(
-    os.environ.get("BPE_DESKTOP_CORPORA")
-    or Path(__file__).resolve().parents[3] / "shared" / "corpora"  # shared/ sits beside the repo
-)
 CORPORA = [
     "botchan",
     "tinyshakespeare",
@@ -164,12 +159,7 @@ def test_pathological_inputs_are_fast():
 # --------------------------------------------------------------------------------------------
 @pytest.fixture(scope="module", params=CORPORA)
 def corpus_text(request) -> str:
-    path = CORPORA_DIR / f"{request.param}.txt"
-    if not path.is_file():
-        raise FileNotFoundError(
-            f"corpus {path} is missing; set BPE_DESKTOP_CORPORA to the corpora folder"
-        )
-    return path.read_bytes().decode("utf-8")
+    return corpus_path(request.param).read_bytes().decode("utf-8")
 
 
 def test_corpus_lines(corpus_text):

@@ -6,7 +6,6 @@ files verbatim. To give every tool the same text, the peers get a normalized cop
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 
@@ -19,20 +18,7 @@ try:
 except ImportError:  # pragma: no cover - depends on how the tests are launched
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-#: Where the shared test corpora live; override with BPE_DESKTOP_CORPORA.
-CORPORA_DIR = Path(
-    os.environ.get("BPE_DESKTOP_CORPORA")
-    or Path(__file__).resolve().parents[3] / "shared" / "corpora"  # shared/ sits beside the repo
-)
-
-
-def corpus_path(name: str) -> Path:
-    path = CORPORA_DIR / f"{name}.txt"
-    if not path.is_file():
-        raise FileNotFoundError(
-            f"corpus {path} is missing; set BPE_DESKTOP_CORPORA to the corpora folder"
-        )
-    return path
+from tests.shared_data import corpus_path  # noqa: E402
 
 
 def normalized_text(path: Path) -> str:

@@ -6,12 +6,12 @@ never seen in training, in other scripts, line by line and as whole multi-line t
 
 from __future__ import annotations
 
-import base64
 
 import pytest
 
 from bpe_desktop.core import Corpus, TrainConfig, train
-from tests.interop.conftest import corpus_path, normalized_text
+from tests.interop.conftest import normalized_text
+from tests.shared_data import corpus_path, gpt2_chars
 
 tokenizers = pytest.importorskip("tokenizers")
 tiktoken = pytest.importorskip("tiktoken")
@@ -56,20 +56,10 @@ def test_ids_equal_hf(models, name):
 def test_ids_equal_tiktoken_with_our_ranks(models, name):
     ours, _ = models
     tok = ours.tokenizer()
-    chars = _gpt2_chars()
+    chars = gpt2_chars()
     to_bytes = {c: b for b, c in enumerate(chars)}
     ranks = {bytes(to_bytes[c] for c in piece): i for i, piece in enumerate(ours.pieces)}
     enc = tiktoken.Encoding("ours", pat_str=GPT2_PATTERN, mergeable_ranks=ranks, special_tokens={})
     _, whole = _texts(name)
     assert enc.encode_ordinary(whole) == tok.encode(whole)
 
-
-def _gpt2_chars() -> list[str]:
-    out, extra = [], 0
-    for b in range(256):
-        if 0x21 <= b <= 0x7E or 0xA1 <= b <= 0xAC or 0xAE <= b <= 0xFF:
-            out.append(chr(b))
-        else:
-            out.append(chr(256 + extra))
-            extra += 1
-    return out

@@ -38,7 +38,7 @@ snmt_learn_bpe = pytest.importorskip("subword_nmt.learn_bpe")
 
 from bpe_desktop.core import Corpus, TrainConfig, train  # noqa: E402
 
-from .conftest import corpus_path  # noqa: E402
+from tests.shared_data import corpus_path  # noqa: E402
 
 CORPORA = ("botchan", "ud_english", "ud_russian")
 
