@@ -26,6 +26,7 @@ from bpe_desktop.core.errors import (
     CorpusError,
     EncodeError,
     EngineError,
+    ExportError,
     ModelFileError,
     TrainingCancelled,
 )
@@ -44,7 +45,7 @@ from bpe_desktop.core.training import (
 __all__ = [
     "BOUNDARIES", "NORMALIZATIONS", "PRESETS", "PRETOKENIZERS", "TIE_BREAKS",
     "BPEModel", "BpeError", "CancelToken", "ConfigError", "Corpus", "CorpusError",
-    "CorpusFile", "CorpusInfo", "EncodeError", "EngineError", "Merge", "MergeStep",
+    "CorpusFile", "CorpusInfo", "EncodeError", "EngineError", "ExportError", "Merge", "MergeStep",
     "ModelFileError", "Progress", "SpecialToken", "TokenInfo", "Tokenizer", "TrainConfig",
     "TrainResult", "TrainingCancelled", "WordSegmentation", "load_model", "save_model",
     "train",

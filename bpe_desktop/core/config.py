@@ -88,6 +88,32 @@ class SpecialToken:
 
 DEFAULT_SPECIALS = (SpecialToken("<unk>", 0, "unk"),)
 
+#: Roles given to well-known special pieces when none is named.
+ROLE_OF_PIECE = {"<unk>": "unk", "<pad>": "pad", "<s>": "bos", "<bos>": "bos",
+                 "</s>": "eos", "<eos>": "eos"}
+
+
+def parse_special(text: str) -> SpecialToken:
+    """``PIECE:ID[:ROLE]`` (the piece may contain colons); well-known pieces get their role."""
+    role = None
+    head = text
+    parts = text.rsplit(":", 1)
+    if len(parts) == 2 and parts[1] in SPECIAL_ROLES:
+        head, role = parts
+    piece, sep, id_text = head.rpartition(":")
+    if not sep or not piece or not id_text.isdigit():
+        raise ConfigError(
+            f"{text!r} is not PIECE:ID or PIECE:ID:ROLE (ROLE: {', '.join(SPECIAL_ROLES)})"
+        )
+    return SpecialToken(piece, int(id_text), role or ROLE_OF_PIECE.get(piece, "user"))
+
+
+def format_special(token: SpecialToken) -> str:
+    """The inverse of :func:`parse_special` (the role is omitted when it is the usual one)."""
+    if ROLE_OF_PIECE.get(token.piece, "user") == token.role:
+        return f"{token.piece}:{token.id}"
+    return f"{token.piece}:{token.id}:{token.role}"
+
 
 @dataclass(frozen=True)
 class TrainConfig:

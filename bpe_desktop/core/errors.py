@@ -45,6 +45,13 @@ class ModelFileError(BpeError, ValueError):
         self.where = where
 
 
+class ExportError(BpeError):
+    """A model cannot be written in (or verified with) an interchange format.
+
+    The message says why and, where training settings would help, which ones.
+    """
+
+
 class TrainingCancelled(BpeError):
     """Training was stopped on request; no model was produced."""
 

@@ -1,0 +1,175 @@
+"""Interchange formats: export a model for other tools, import theirs, verify, recount.
+
+::
+
+    from bpe_desktop.core.formats import FORMATS, export_problem, export_model, verify_export
+
+    why = export_problem(model, "sentencepiece")      # None, or why not and what would do
+    paths = export_model(model, "sentencepiece", "m.model")
+    print(verify_export(model, "sentencepiece", paths, lines).summary())
+    other = import_model("hf", "tokenizer.json")      # a BPEModel, counts unknown
+    other = recount(other, Corpus.from_files(["corpus.txt"]))
+
+=================  ======================================  ==============================
+name               what                                    models that fit
+=================  ======================================  ==============================
+``hf``             Hugging Face ``tokenizer.json``         all but ``eow-symbol``
+``gpt2``           ``vocab.json`` + ``merges.txt``         byte-level (gpt2 preset)
+``subword-nmt``    codes v0.2 / v0.1                       ``eow-suffix`` / ``eow-symbol``
+``sentencepiece``  ``.model`` (BPE)                        sentencepiece preset
+``tiktoken``       ranks file (+ ``.json`` settings)       byte-level (gpt2 preset)
+``vocab``          ``piece<TAB>id<TAB>count`` list         all (export only)
+=================  ======================================  ==============================
+
+Within those, a model with a redundant merge (one whose token already existed) is
+refused where the peer would apply it differently: always for sentencepiece and
+tiktoken, and for tokenizer.json / GPT-2 files when an earlier merge uses that token.
+
+Every file is written atomically (a temporary file, fsynced, then renamed), so a failed
+export leaves earlier files as they were. A format that cannot express a model's
+conventions is refused with :class:`ExportError`, never written approximately: see
+:func:`export_problem`. Each format module's docstring lists exactly what is written and
+the differences that lie outside any file (for example how a peer treats text that
+spells a special token).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from bpe_desktop.core.errors import ExportError, ModelFileError
+from bpe_desktop.core.model import BPEModel
+from bpe_desktop.core.formats import (
+    gpt2,
+    hf,
+    sentencepiece_model,
+    subword_nmt,
+    tiktoken_ranks,
+    vocab_list,
+)
+from bpe_desktop.core.formats.recount import recount
+from bpe_desktop.core.formats.verify import Verification, verify_export
+
+
+@dataclass(frozen=True)
+class FormatInfo:
+    """How a format appears in menus and file dialogs.
+
+    ``writes_folder``: the format is more than one file. Its path may name a folder
+    (the files get their usual names), one of the files, or a prefix; see
+    :mod:`.gpt2`. ``peer``: the Python package that reads the format, used by
+    :func:`verify_export`; None when there is none.
+    """
+
+    name: str
+    label: str
+    file_filter: str
+    default_name: str
+    writes_folder: bool
+    can_import: bool
+    peer: str | None
+
+
+FORMATS: dict[str, FormatInfo] = {
+    "hf": FormatInfo("hf", "Hugging Face tokenizer.json…", "Tokenizer JSON (*.json)",
+                     "tokenizer.json", False, True, "tokenizers"),
+    "gpt2": FormatInfo("gpt2", "GPT-2 vocab.json + merges.txt…",
+                       "GPT-2 vocabulary (*vocab.json)", "vocab.json", True, True,
+                       "tokenizers"),
+    "subword-nmt": FormatInfo("subword-nmt", "subword-nmt codes…",
+                              "BPE codes (*.codes *.txt)", "bpe.codes", False, True,
+                              "subword_nmt"),
+    "sentencepiece": FormatInfo("sentencepiece", "sentencepiece model…",
+                                "sentencepiece model (*.model)", "tokenizer.model", False,
+                                True, "sentencepiece"),
+    "tiktoken": FormatInfo("tiktoken", "tiktoken ranks…", "tiktoken ranks (*.tiktoken)",
+                           "tokenizer.tiktoken", False, True, "tiktoken"),
+    "vocab": FormatInfo("vocab", "Vocabulary list (TSV)…",
+                        "Tab-separated values (*.tsv *.txt)", "vocab.tsv", False, False, None),
+}
+
+_MODULES: dict[str, ModuleType] = {
+    "hf": hf,
+    "gpt2": gpt2,
+    "subword-nmt": subword_nmt,
+    "sentencepiece": sentencepiece_model,
+    "tiktoken": tiktoken_ranks,
+    "vocab": vocab_list,
+}
+
+
+def _module(fmt: str) -> ModuleType:
+    try:
+        return _MODULES[fmt]
+    except (KeyError, TypeError):
+        raise ExportError(f"unknown format {fmt!r}; choose one of "
+                          f"{', '.join(FORMATS)}") from None
+
+
+def _export_options(fmt: str, options: dict[str, Any]) -> dict[str, Any]:
+    allowed = _module(fmt).EXPORT_OPTIONS
+    unknown = sorted(set(options) - set(allowed))
+    if unknown:
+        offered = ", ".join(allowed) or "none"
+        raise ExportError(f"the {fmt} export has no option {unknown[0]!r} (options: "
+                          f"{offered})")
+    return options
+
+
+def export_problem(model: BPEModel, fmt: str, **options: Any) -> str | None:
+    """Why ``model`` cannot be exported as ``fmt`` and which settings would allow it.
+
+    None when it can. The text is a complete clause, ready to follow "Cannot export: ".
+    """
+    return _module(fmt).problem(model, **_export_options(fmt, options))
+
+
+def export_model(model: BPEModel, fmt: str, path: str | os.PathLike, **options: Any
+                 ) -> list[Path]:
+    """Write ``model`` as ``fmt`` at ``path``; the files written (each atomically).
+
+    Options: ``legacy_merges=True`` (hf: ``"a b"`` merge strings), ``sidecar=False``
+    (tiktoken: no ``.json`` settings file). Raises :class:`ExportError` when the format
+    cannot express the model (nothing is written) and :class:`OSError` naming the file
+    when writing fails.
+    """
+    module = _module(fmt)
+    options = _export_options(fmt, options)
+    why = module.problem(model, **options)
+    if why:
+        raise ExportError(f"cannot export as {FORMATS[fmt].label.rstrip('…')}: {why}")
+    return module.export(model, path, **options)
+
+
+def import_model(fmt: str, path: str | os.PathLike, **options: Any) -> BPEModel:
+    """Read a tokenizer written by another tool as a :class:`BPEModel` (counts unknown).
+
+    ``path`` is the file (gpt2: the folder, either file or the prefix). Options:
+    ``pattern=`` and ``special_tokens=`` for tiktoken files without their ``.json``
+    settings. What the source does that BPE Desktop does not is listed in the model's
+    description. Raises :class:`ModelFileError` naming the file and the line or field,
+    and :class:`OSError` when a file cannot be read.
+    """
+    info = FORMATS.get(fmt) if isinstance(fmt, str) else None
+    if info is None:
+        raise ModelFileError(f"unknown format {fmt!r}; choose one of "
+                             f"{', '.join(n for n, f in FORMATS.items() if f.can_import)}")
+    if not info.can_import:
+        raise ModelFileError(f"{info.label.rstrip('…')} cannot be imported: it has no "
+                             "merges")
+    module = _module(fmt)
+    allowed = {"tiktoken": ("pattern", "special_tokens")}.get(fmt, ())
+    unknown = sorted(set(options) - set(allowed))
+    if unknown:
+        raise ModelFileError(f"the {fmt} import has no option {unknown[0]!r}")
+    return module.load(path, **options)
+
+
+__all__ = [
+    "FORMATS", "ExportError", "FormatInfo", "Verification", "export_model",
+    "export_problem", "import_model", "recount", "verify_export",
+]

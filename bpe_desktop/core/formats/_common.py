@@ -1,0 +1,320 @@
+"""What the format modules share: atomic writing, the checks exporters make, and
+building a :class:`BPEModel` from an imported vocabulary and merge list."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+from typing import Iterable, Mapping, Sequence
+
+from bpe_desktop.core import model_file as _model_file
+from bpe_desktop.core.config import SpecialToken, TrainConfig
+from bpe_desktop.core.errors import ConfigError, ModelFileError
+from bpe_desktop.core.model import BPEModel, CorpusFile, CorpusInfo, Merge
+from bpe_desktop.core.pieces import CHAR_BYTES
+
+#: Roles of special pieces known by name (imports; formats other than sentencepiece
+#: do not record roles).
+ROLE_OF_PIECE = {
+    "<unk>": "unk", "[UNK]": "unk", "<pad>": "pad", "[PAD]": "pad",
+    "<s>": "bos", "<bos>": "bos", "[BOS]": "bos", "</s>": "eos", "<eos>": "eos",
+    "[EOS]": "eos",
+}
+
+
+# -- writing ----------------------------------------------------------------------------
+
+
+def write_files(files: Sequence[tuple[Path, bytes]]) -> list[Path]:
+    """Write each ``(path, data)`` atomically, as :func:`save_model` writes a model.
+
+    All temporary files are written and fsynced first and only then renamed over the
+    targets, so a failure while writing (a full disk, say) leaves every previous file
+    as it was and no temporary file behind. Raises :class:`OSError` naming the file.
+    """
+    pending: list[tuple[str, str, str]] = []  # (target as given, real target, temp)
+    try:
+        for path, data in files:
+            target = os.fspath(path)
+            real = os.path.realpath(target)
+            try:
+                tmp, fd = _model_file._create_temp(os.path.dirname(real),
+                                                   os.path.basename(real))
+            except OSError as exc:
+                raise _model_file._naming(exc, target) from exc
+            pending.append((target, real, tmp))
+            try:
+                with os.fdopen(fd, "wb") as fh:
+                    fh.write(data)
+                    fh.flush()
+                    os.fsync(fh.fileno())
+            except OSError as exc:
+                raise _model_file._naming(exc, target) from exc
+            _model_file._copy_mode(real, tmp)
+        while pending:
+            target, real, tmp = pending[0]
+            try:
+                os.replace(tmp, real)
+            except OSError as exc:
+                raise _model_file._naming(exc, target) from exc
+            pending.pop(0)
+            _model_file._fsync_dir(os.path.dirname(real))
+    finally:
+        for _, _, tmp in pending:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+    return [Path(p) for p, _ in files]
+
+
+# -- facts about a model that decide what a format can hold -------------------------------
+
+
+def redundant_merges(model: BPEModel) -> list[tuple[int, Merge]]:
+    """Merges whose result was already a token (an alphabet symbol or an earlier result).
+
+    The engine keeps such a merge as a second rule for the same token; formats that
+    identify a merge by the token it makes (sentencepiece, tiktoken) cannot.
+    """
+    defined = set(model.alphabet)
+    out = []
+    for rank, m in enumerate(model.merges):
+        if m.result in defined:
+            out.append((rank, m))
+        defined.add(m.result)
+    return out
+
+
+def merge_order_problem(model: BPEModel) -> tuple[int, Merge] | None:
+    """The first merge after which Hugging Face's encoder may order merges unlike ours.
+
+    Both encoders apply the lowest-ranked pair first. Ours merges every occurrence of it
+    before looking again; HF's heap looks again after each occurrence. The two agree
+    unless a merge makes a token that an *earlier* rule uses, which only a redundant
+    merge (its token existed before) can do.
+    """
+    first_use: dict[str, int] = {}
+    for rank, m in enumerate(model.merges):
+        first_use.setdefault(m.left, rank)
+        first_use.setdefault(m.right, rank)
+    for rank, m in redundant_merges(model):
+        if first_use.get(m.result, rank) < rank:
+            return rank, m
+    return None
+
+
+def stop_before(rank: int, model: BPEModel) -> str:
+    """Training settings that end before merge ``rank`` (for refusal messages)."""
+    ordinary = len(set(model.alphabet) | {m.result for m in model.merges[:rank]})
+    size = ordinary + len(model.config.special_tokens)
+    return f"merges={rank} or vocab_size={size}"
+
+
+def describe_merge(rank: int, merge: Merge) -> str:
+    return f"merge {rank} ({merge.left!r} + {merge.right!r} = {merge.result!r})"
+
+
+def normalization_problem(model: BPEModel, what: str) -> str | None:
+    cfg = model.config
+    steps = []
+    if cfg.normalize != "none":
+        steps.append(f"{cfg.normalize.upper()} normalization")
+    if cfg.lowercase:
+        steps.append("lowercasing")
+    if not steps:
+        return None
+    return (f"{what} cannot record text normalization, and this model applies "
+            f"{' and '.join(steps)} before splitting, so the file would segment raw text "
+            "differently; train with normalize 'none' and lowercase off, or export as "
+            "Hugging Face tokenizer.json, which stores the normalizer")
+
+
+def byte_level_problem(model: BPEModel, what: str) -> str | None:
+    """None for a GPT-2-style byte-level model without word markers."""
+    cfg = model.config
+    if not cfg.byte_level:
+        return (f"{what} hold a byte-level tokenizer (every token a sequence of bytes, "
+                f"written with GPT-2's byte characters), but this model is "
+                f"character-level (pre-tokenizer '{cfg.pretokenizer}'); train with the "
+                "gpt2 preset (pre-tokenizer gpt2, boundary none)")
+    if cfg.boundary != "none":
+        return (f"{what} have no word-boundary marker, but this byte-level model uses "
+                f"boundary '{cfg.boundary}'; train with the gpt2 preset (boundary none)")
+    alphabet = set(model.alphabet)
+    missing = [c for c in CHAR_BYTES if c not in alphabet]
+    if missing:
+        return (f"{what} need all 256 bytes in the vocabulary, but "
+                f"{len(missing)} are missing (first: byte 0x{CHAR_BYTES[missing[0]]:02X}); "
+                "train with the gpt2 preset, which always includes them")
+    return None
+
+
+def byte_tokens_problem(model: BPEModel, what: str) -> str | None:
+    """Every ordinary token of a byte-level model must be a string of byte characters."""
+    specials = {t.piece for t in model.config.special_tokens}
+    for piece in model.pieces:
+        if piece not in specials and any(c not in CHAR_BYTES for c in piece):
+            return (f"{what} store tokens as bytes, but the token {piece!r} is not made of "
+                    "GPT-2 byte characters; train with the gpt2 preset")
+    return None
+
+
+# -- importing --------------------------------------------------------------------------
+
+
+def import_error(path: str | os.PathLike, where: str | None, problem: str) -> ModelFileError:
+    """A :class:`ModelFileError` whose message reads ``FILE: WHERE: PROBLEM``."""
+    name = os.fspath(path)
+    prefix = "".join(f"{p}: " for p in (name, where) if p)
+    return ModelFileError(prefix + problem, path=name, where=where)
+
+
+def read_bytes(path: str | os.PathLike, *, limit: int = _model_file.MAX_FILE_SIZE) -> bytes:
+    """A whole file (refusing files above ``limit``); OSError as usual when unreadable."""
+    with open(path, "rb") as fh:
+        size = os.fstat(fh.fileno()).st_size
+        if size > limit:
+            raise import_error(path, None, f"the file is {size:,} bytes, more than the "
+                               f"{limit:,} an import may have; refusing to read it")
+        return fh.read()
+
+
+def read_text(path: str | os.PathLike) -> str:
+    """A UTF-8 text file (a BOM is dropped); invalid UTF-8 is an error naming the line."""
+    raw = read_bytes(path)
+    if raw.startswith(b"\xef\xbb\xbf"):
+        raw = raw[3:]
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        raise import_error(path, f"line {line}", f"not valid UTF-8 (byte "
+                           f"0x{raw[exc.start]:02x} at offset {exc.start})") from None
+
+
+def source_info(paths: Iterable[str | os.PathLike]) -> CorpusInfo:
+    """Provenance of an imported model: the files it came from, with checksums."""
+    files = []
+    for p in paths:
+        data = read_bytes(p)
+        files.append(CorpusFile(path=os.path.abspath(os.fspath(p)), size=len(data),
+                                sha256=hashlib.sha256(data).hexdigest()))
+    return CorpusInfo(kind="imported", files=tuple(files))
+
+
+def special(piece: str, id: int, role: str | None = None) -> SpecialToken:
+    return SpecialToken(piece, id, role or ROLE_OF_PIECE.get(piece, "user"))
+
+
+def unique_roles(specials: Sequence[SpecialToken]) -> tuple[SpecialToken, ...]:
+    """Specials with each role (other than user) on one token only, as TrainConfig wants."""
+    seen: set[str] = set()
+    out = []
+    for t in sorted(specials, key=lambda t: t.id):
+        role = t.role
+        if role != "user" and role in seen:
+            role = "user"
+        seen.add(role)
+        out.append(SpecialToken(t.piece, t.id, role))
+    return tuple(out)
+
+
+def build_model(
+    path: str | os.PathLike,
+    *,
+    config: TrainConfig,
+    merges: Sequence[tuple[str, str]],
+    vocab: Mapping[str, int] | None = None,
+    alphabet: Iterable[str] = (),
+    sources: Sequence[str | os.PathLike] = (),
+    notes: Sequence[str] = (),
+    label: str,
+) -> BPEModel:
+    """An imported model: the merges in order, the alphabet inferred, ids kept if possible.
+
+    ``vocab`` (token -> id, specials included) fixes the order of the alphabet and says
+    whether the source's ids survive; without it the alphabet is ``alphabet`` plus every
+    merge side that no earlier merge makes, in code-point order. Tokens of ``vocab``
+    that no merge makes are alphabet symbols (the engine never builds multi-character
+    symbols from text, as the peers do not). The model's description lists ``notes``
+    (what the source does that BPE Desktop does not) and any id renumbering.
+    """
+    specials = {t.piece for t in config.special_tokens}
+    made: set[str] = set()
+    used_before_made: set[str] = set()
+    for left, right in merges:
+        used_before_made.update(side for side in (left, right) if side not in made)
+        made.add(left + right)
+    if vocab is not None:
+        base = [t for t, _ in sorted(vocab.items(), key=lambda kv: kv[1])
+                if t not in specials and (t not in made or t in used_before_made)]
+        known = set(base)
+        symbols = base + sorted((set(alphabet) | used_before_made) - known)
+    else:
+        symbols = sorted(set(alphabet) | used_before_made)
+    symbols = [s for s in dict.fromkeys(symbols) if s not in specials]
+    model = BPEModel(config=config, alphabet=tuple(symbols),
+                     merges=tuple(Merge(l, r, None) for l, r in merges),
+                     corpus=source_info(sources or [path]))
+    all_notes = list(notes)
+    try:
+        pieces = model.pieces
+    except ConfigError:
+        # Special ids beyond the vocabulary (the source's ids had gaps): put them last.
+        size = len(model._ordinary_pieces) + len(config.special_tokens)
+        moved = tuple(SpecialToken(t.piece, size - len(config.special_tokens) + i, t.role)
+                      for i, t in enumerate(sorted(config.special_tokens, key=lambda t: t.id)))
+        model = BPEModel(config=config.replace(special_tokens=moved), alphabet=model.alphabet,
+                         merges=model.merges, corpus=model.corpus)
+        pieces = model.pieces
+    if vocab is not None:
+        moved_ids = sum(1 for i, p in enumerate(pieces) if vocab.get(p, i) != i)
+        if moved_ids:
+            all_notes.append(f"{moved_ids:,} token ids differ from the source's (BPE Desktop "
+                             "numbers special tokens, then the alphabet, then merged tokens "
+                             "in merge order)")
+    description = f"Imported from {os.path.basename(os.fspath(path))} ({label})."
+    if all_notes:
+        description += " " + " ".join(n if n.endswith(".") else n + "." for n in all_notes)
+    model = BPEModel(config=model.config, alphabet=model.alphabet, merges=model.merges,
+                     corpus=model.corpus, description=description)
+    try:
+        _model_file.model_to_dict(model)  # the model file's own validation
+    except ModelFileError as exc:
+        raise import_error(path, None, f"does not make a valid model: {exc}") from None
+    return model
+
+
+def merges_from_ranked_vocab(
+    ranked: Sequence[str], rank_of: Mapping[str, int],
+) -> tuple[list[tuple[str, str]], list[str]]:
+    """Recover merge rules from a vocabulary ordered by merge priority.
+
+    For vocabulary-based encoders (sentencepiece, tiktoken) a token is made from the
+    two parts that encoding its own symbols with the higher-priority tokens leaves.
+    ``ranked`` lists the multi-symbol tokens by priority; their symbols are characters
+    (``str``). Returns the merges and the tokens that no merge can make (they become
+    alphabet symbols).
+    """
+    merges: list[tuple[str, str]] = []
+    unreachable: list[str] = []
+    for token in ranked:
+        own = rank_of[token]
+        parts = list(token)
+        while len(parts) > 1:
+            best = None
+            for i in range(len(parts) - 1):
+                r = rank_of.get(parts[i] + parts[i + 1])
+                if r is not None and r < own and (best is None or r < best[0]):
+                    best = (r, i)
+            if best is None:
+                break
+            i = best[1]
+            parts[i:i + 2] = [parts[i] + parts[i + 1]]
+        if len(parts) == 2:
+            merges.append((parts[0], parts[1]))
+        else:
+            unreachable.append(token)
+    return merges, unreachable

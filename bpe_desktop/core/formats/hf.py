@@ -1,0 +1,441 @@
+"""Hugging Face ``tokenizer.json``: a BPE model plus the pipeline that reproduces ours.
+
+What is written, per training option:
+
+* pre-tokenizer ``whitespace``: ``WhitespaceSplit``; ``space``: a ``Split`` at U+0020 and
+  the line breaks ``str.splitlines`` knows; ``letters``: a ``Split`` that keeps runs of
+  letters and marks and single other characters; ``sentencepiece``: a ``Split`` at
+  spaces and line breaks; ``gpt2``: ``ByteLevel`` (GPT-2's regex, no prefix space) with
+  a ``Replace`` of CRLF by LF, as BPE Desktop reads text;
+* boundary ``eow-suffix``: ``end_of_word_suffix: "</w>"`` and a ``BPEDecoder``;
+  ``bow-prefix``: a ``Metaspace`` pre-tokenizer adding ``▁`` to every word;
+  ``none``: nothing (``Fuse`` decoder). ``eow-symbol`` (``</w>`` as a symbol of its own)
+  has no counterpart: HF always glues the suffix to the last character;
+* normalization and lowercasing: ``NFC`` / ``NFKC`` and ``Lowercase`` normalizers;
+* special tokens: in ``added_tokens`` (special) and in the vocabulary with their ids;
+  the ``unk`` one is the model's ``unk_token`` (one per unknown character:
+  ``fuse_unk`` false, as ours).
+
+Known differences that no file setting removes (documented, not refused): HF finds
+special tokens spelled out in the input text (``<s>``), which BPE Desktop encodes as
+ordinary characters; HF lowercases Σ to σ everywhere, BPE Desktop to ς at a word's end.
+
+The layout is what ``tokenizers`` itself writes (``Tokenizer.save``, pretty), so a file
+re-saved by ``tokenizers`` is unchanged. Merges are ``[left, right]`` pairs; the legacy
+``"left right"`` strings are an option when no merged token contains a space.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from bpe_desktop.core.config import BOW, EOW, SpecialToken, TrainConfig
+from bpe_desktop.core.model import BPEModel
+from bpe_desktop.core.formats import _common
+
+LABEL = "Hugging Face tokenizer.json"
+
+#: ``space``: U+0020 and every line break of ``str.splitlines`` (subword-nmt's reader).
+SPACE_SPLIT = r"[ \n\r\x0B\x0C\x1C\x1D\x1E\x{85}\x{2028}\x{2029}]+"
+#: ``letters``: runs of letters with their marks, or one other non-space character.
+LETTERS_KEEP = r"[\p{Alphabetic}\p{M}]+|[^\p{White_Space}\p{Alphabetic}\p{M}]"
+#: ``sentencepiece``: words are separated by spaces and line breaks.
+SENTENCEPIECE_SPLIT = r"[ \n\r]+"
+
+EXPORT_OPTIONS = ("legacy_merges",)
+
+
+# -- export -----------------------------------------------------------------------------
+
+
+def problem(model: BPEModel, *, legacy_merges: bool = False) -> str | None:
+    cfg = model.config
+    if cfg.boundary == "eow-symbol":
+        return ("tokenizer.json cannot hold a separate end-of-word symbol: Hugging Face "
+                "glues </w> to the last character of a word (end_of_word_suffix), while "
+                "this model was trained with boundary 'eow-symbol'; train with boundary "
+                "'eow-suffix' (the subword-nmt preset), or export subword-nmt codes "
+                "(v0.1 keeps </w> as a symbol)")
+    if cfg.byte_level and cfg.boundary != "none":
+        return ("a byte-level tokenizer.json has no word-boundary marker, but this model "
+                f"uses boundary '{cfg.boundary}'; train with the gpt2 preset (boundary none)")
+    clash = _common.merge_order_problem(model)
+    if clash is not None:
+        rank, m = clash
+        return (f"{_common.describe_merge(rank, m)} makes a token that earlier merges "
+                "already use, so Hugging Face's encoder (which looks for a better pair after "
+                "every single merge) could segment some words differently from BPE "
+                "Desktop's (which applies each merge everywhere first); train with "
+                f"{_common.stop_before(rank, model)} to stop before it")
+    if legacy_merges:
+        spaced = next((m for m in model.merges if " " in m.left or " " in m.right), None)
+        if spaced is not None:
+            return (f"legacy \"left right\" merges cannot hold the token {spaced.left!r} "
+                    f"or {spaced.right!r}, which contains a space; export the pair form "
+                    "(the default)")
+    return None
+
+
+def tokenizer_dict(model: BPEModel, *, legacy_merges: bool = False) -> dict[str, Any]:
+    """The ``tokenizer.json`` object, keys in the order ``tokenizers`` writes them."""
+    cfg = model.config
+    specials = sorted(cfg.special_tokens, key=lambda t: t.id)
+    unk = cfg.special("unk")
+    merges: list[Any] = [
+        f"{m.left} {m.right}" if legacy_merges else [m.left, m.right] for m in model.merges
+    ]
+    return {
+        "version": "1.0",
+        "truncation": None,
+        "padding": None,
+        "added_tokens": [
+            {"id": t.id, "content": t.piece, "single_word": False, "lstrip": False,
+             "rstrip": False, "normalized": False, "special": True}
+            for t in specials
+        ],
+        "normalizer": _normalizer(cfg),
+        "pre_tokenizer": _pre_tokenizer(cfg),
+        "post_processor": None,
+        "decoder": _decoder(cfg),
+        "model": {
+            "type": "BPE",
+            "dropout": None,
+            "unk_token": unk.piece if unk is not None else None,
+            "continuing_subword_prefix": None,
+            "end_of_word_suffix": EOW if cfg.boundary == "eow-suffix" else None,
+            "fuse_unk": False,
+            "byte_fallback": False,
+            "ignore_merges": False,
+            "vocab": {piece: i for i, piece in enumerate(model.pieces)},
+            "merges": merges,
+        },
+    }
+
+
+def dumps(model: BPEModel, *, legacy_merges: bool = False) -> str:
+    # indent=2 and ", "/": " as serde_json's pretty printer; no final newline, as it.
+    return json.dumps(tokenizer_dict(model, legacy_merges=legacy_merges),
+                      ensure_ascii=False, indent=2)
+
+
+def export(model: BPEModel, path: str | os.PathLike, *, legacy_merges: bool = False
+           ) -> list[Path]:
+    return _common.write_files([(Path(path), dumps(model, legacy_merges=legacy_merges)
+                                 .encode("utf-8"))])
+
+
+def _normalizer(cfg: TrainConfig) -> dict[str, Any] | None:
+    steps: list[dict[str, Any]] = []
+    if cfg.byte_level:
+        # BPE Desktop reads CRLF as LF; bytes would show the difference.
+        steps.append({"type": "Replace", "pattern": {"String": "\r\n"}, "content": "\n"})
+    if cfg.normalize != "none":
+        steps.append({"type": cfg.normalize.upper()})
+    if cfg.lowercase:
+        steps.append({"type": "Lowercase"})
+    if not steps:
+        return None
+    return steps[0] if len(steps) == 1 else {"type": "Sequence", "normalizers": steps}
+
+
+def _split(pattern: str, *, invert: bool = False) -> dict[str, Any]:
+    return {"type": "Split", "pattern": {"Regex": pattern}, "behavior": "Removed",
+            "invert": invert}
+
+
+def _pre_tokenizer(cfg: TrainConfig) -> dict[str, Any]:
+    if cfg.byte_level:
+        return {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True,
+                "use_regex": True}
+    words = {
+        "whitespace": {"type": "WhitespaceSplit"},
+        "space": _split(SPACE_SPLIT),
+        "letters": _split(LETTERS_KEEP, invert=True),
+        "sentencepiece": _split(SENTENCEPIECE_SPLIT),
+    }[cfg.pretokenizer]
+    if cfg.boundary != "bow-prefix":
+        return words
+    # Metaspace after the split: each word (without spaces) gets its leading ▁.
+    marker = {"type": "Metaspace", "replacement": BOW, "prepend_scheme": "always",
+              "split": False}
+    return {"type": "Sequence", "pretokenizers": [words, marker]}
+
+
+def _decoder(cfg: TrainConfig) -> dict[str, Any]:
+    if cfg.byte_level:
+        return {"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": True,
+                "use_regex": True}
+    if cfg.boundary == "eow-suffix":
+        return {"type": "BPEDecoder", "suffix": EOW}
+    if cfg.boundary == "bow-prefix":
+        return {"type": "Metaspace", "replacement": BOW, "prepend_scheme": "always",
+                "split": True}
+    return {"type": "Fuse"}
+
+
+# -- import -----------------------------------------------------------------------------
+
+
+class _Reader:
+    """Walks the parsed JSON, naming the field (a JSON path) in every error."""
+
+    def __init__(self, path: str | os.PathLike) -> None:
+        self.path = path
+        self.notes: list[str] = []
+
+    def fail(self, where: str | None, problem: str) -> Exception:
+        return _common.import_error(self.path, where, problem)
+
+    def obj(self, value: Any, where: str) -> dict:
+        if not isinstance(value, dict):
+            raise self.fail(where, f"expected an object, found {_kind(value)}")
+        return value
+
+    def text(self, value: Any, where: str) -> str:
+        if not isinstance(value, str):
+            raise self.fail(where, f"expected a string, found {_kind(value)}")
+        return value
+
+
+def load(path: str | os.PathLike) -> BPEModel:
+    text = _common.read_text(path)
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise _common.import_error(path, f"line {exc.lineno} column {exc.colno}",
+                                   f"not valid JSON: {exc.msg}") from None
+    r = _Reader(path)
+    root = r.obj(data, "the file")
+    if "model" not in root:
+        raise r.fail(None, "not a tokenizer.json: there is no \"model\" key")
+    model = r.obj(root["model"], "model")
+    kind = model.get("type", "BPE" if "merges" in model else None)
+    if kind != "BPE":
+        raise r.fail("model.type", f"the model is {kind!r}, not BPE; only BPE tokenizers "
+                     "can be imported")
+    if model.get("continuing_subword_prefix"):
+        raise r.fail("model.continuing_subword_prefix",
+                     f"{model['continuing_subword_prefix']!r}: BPE Desktop has no "
+                     "continuing-subword prefix (only </w> suffixes and ▁ prefixes)")
+    suffix = model.get("end_of_word_suffix")
+    if suffix not in (None, "", EOW):
+        raise r.fail("model.end_of_word_suffix", f"{suffix!r}: BPE Desktop's end-of-word "
+                     f"marker is {EOW!r}")
+    vocab = _vocab(r, model)
+    merges = _merges(r, model, vocab)
+    specials = _specials(r, root, model, vocab)
+    pretokenizer, boundary = _read_pre_tokenizer(r, root.get("pre_tokenizer"))
+    if suffix == EOW:
+        if boundary == "bow-prefix":
+            raise r.fail("model.end_of_word_suffix", "a tokenizer with both a ▁ prefix "
+                         "and a </w> suffix is not supported")
+        boundary = "eow-suffix"
+    normalize, lowercase = _read_normalizer(r, root.get("normalizer"))
+    for key, note in (("dropout", "BPE-dropout is not applied"),
+                      ("byte_fallback", "unknown characters become <unk> here, not "
+                                        "byte tokens"),
+                      ("ignore_merges", "words found in the vocabulary are still split by "
+                                        "the merges here (ignore_merges is not supported)")):
+        if model.get(key):
+            r.notes.append(note)
+    config = TrainConfig(
+        merges=len(merges), min_frequency=1, pretokenizer=pretokenizer, boundary=boundary,
+        ties="codepoint", normalize=normalize, lowercase=lowercase,
+        special_tokens=_common.unique_roles(specials),
+    )
+    return _common.build_model(path, config=config, merges=merges, vocab=vocab,
+                               notes=r.notes, label=LABEL)
+
+
+def _vocab(r: _Reader, model: dict) -> dict[str, int]:
+    raw = r.obj(model.get("vocab"), "model.vocab")
+    seen: dict[int, str] = {}
+    for token, i in raw.items():
+        where = f"model.vocab[{json.dumps(token, ensure_ascii=False)}]"
+        if not token:
+            raise r.fail(where, "the empty string is not a token")
+        if isinstance(i, bool) or not isinstance(i, int) or i < 0:
+            raise r.fail(where, f"expected an id (a whole number >= 0), found {_kind(i)}")
+        if i in seen:
+            raise r.fail(where, f"id {i} is also the id of {seen[i]!r}")
+        seen[i] = token
+    return dict(raw)
+
+
+def _merges(r: _Reader, model: dict, vocab: dict[str, int]) -> list[tuple[str, str]]:
+    raw = model.get("merges", [])
+    if not isinstance(raw, list):
+        raise r.fail("model.merges", f"expected a list, found {_kind(raw)}")
+    out: list[tuple[str, str]] = []
+    seen: dict[tuple[str, str], int] = {}
+    for i, item in enumerate(raw):
+        where = f"model.merges[{i}]"
+        if isinstance(item, str):
+            parts = item.split(" ")
+            if len(parts) != 2 or not all(parts):
+                raise r.fail(where, f"{item!r} is not \"left right\" (two tokens and one "
+                             "space)")
+        elif isinstance(item, list) and len(item) == 2 and all(isinstance(s, str) for s in item):
+            parts = item
+        else:
+            raise r.fail(where, f"expected [left, right] or \"left right\", found "
+                         f"{_kind(item)}")
+        left, right = parts
+        for j, side in enumerate(parts):
+            if side not in vocab:
+                raise r.fail(f"{where}[{j}]" if isinstance(item, list) else where,
+                             f"{side!r} is not in model.vocab")
+        if left + right not in vocab:
+            raise r.fail(where, f"the merged token {left + right!r} is not in model.vocab")
+        if (left, right) in seen:
+            raise r.fail(where, f"the merge {left!r} + {right!r} is listed twice (also "
+                         f"model.merges[{seen[(left, right)]}])")
+        seen[(left, right)] = i
+        out.append((left, right))
+    return out
+
+
+def _specials(r: _Reader, root: dict, model: dict, vocab: dict[str, int]
+              ) -> list[SpecialToken]:
+    out: dict[str, SpecialToken] = {}
+    unk = model.get("unk_token")
+    added = root.get("added_tokens") or []
+    if not isinstance(added, list):
+        raise r.fail("added_tokens", f"expected a list, found {_kind(added)}")
+    for i, item in enumerate(added):
+        where = f"added_tokens[{i}]"
+        item = r.obj(item, where)
+        piece = r.text(item.get("content"), f"{where}.content")
+        tid = item.get("id")
+        if isinstance(tid, bool) or not isinstance(tid, int) or tid < 0:
+            raise r.fail(f"{where}.id", f"expected an id, found {_kind(tid)}")
+        if piece in vocab and vocab[piece] != tid:
+            raise r.fail(f"{where}.id", f"{piece!r} has id {tid} here but "
+                         f"{vocab[piece]} in model.vocab")
+        if not item.get("special", False) and piece in vocab:
+            continue  # an ordinary token that was also added
+        if not item.get("special", False):
+            r.notes.append(f"the added token {piece!r} is kept as a special token (HF "
+                           "matches it in the text; BPE Desktop does not)")
+        out[piece] = _common.special(piece, tid, "unk" if piece == unk else None)
+    if unk and unk not in out:
+        if unk not in vocab:
+            raise r.fail("model.unk_token", f"{unk!r} is not in model.vocab")
+        out[unk] = _common.special(unk, vocab[unk], "unk")
+    return list(out.values())
+
+
+def _flatten(r: _Reader, node: Any, where: str) -> list[tuple[dict, str]]:
+    if node is None:
+        return []
+    node = r.obj(node, where)
+    if node.get("type") == "Sequence":
+        items = node.get("pretokenizers")
+        if not isinstance(items, list):
+            raise r.fail(f"{where}.pretokenizers", "expected a list")
+        out = []
+        for i, item in enumerate(items):
+            out.extend(_flatten(r, item, f"{where}.pretokenizers[{i}]"))
+        return out
+    return [(node, where)]
+
+
+def _read_pre_tokenizer(r: _Reader, node: Any) -> tuple[str, str]:
+    """(pretokenizer, boundary) for the HF pre-tokenizer; approximations become notes."""
+    steps = _flatten(r, node, "pre_tokenizer")
+    boundary = "none"
+    if steps and steps[-1][0].get("type") == "Metaspace":
+        meta, where = steps.pop()
+        if meta.get("replacement", BOW) != BOW:
+            raise r.fail(f"{where}.replacement", f"{meta.get('replacement')!r}: BPE Desktop's "
+                         f"word-start marker is {BOW!r}")
+        if meta.get("prepend_scheme", "always") != "always" or meta.get("add_prefix_space") is False:
+            r.notes.append("every word gets ▁ here, also where the source's Metaspace "
+                           "did not prepend it")
+        boundary = "bow-prefix"
+        if not steps:
+            # Metaspace alone splits at spaces only.
+            r.notes.append("words are also split at line breaks here")
+            return "sentencepiece", boundary
+    kinds = [s.get("type") for s, _ in steps]
+    if kinds == ["ByteLevel"]:
+        step, where = steps[0]
+        if step.get("add_prefix_space"):
+            r.notes.append("no space is added before the first word here (the source's "
+                           "ByteLevel adds one)")
+        if step.get("use_regex") is False:
+            r.notes.append("text is split with GPT-2's pattern here (the source's ByteLevel "
+                           "does not split)")
+        if boundary != "none":
+            raise r.fail(where, "a byte-level tokenizer with a ▁ marker is not supported")
+        return "gpt2", boundary
+    if kinds == ["WhitespaceSplit"]:
+        return "whitespace", boundary
+    if kinds == ["Split"]:
+        step = steps[0][0]
+        pattern = (step.get("pattern") or {}).get("Regex")
+        invert = bool(step.get("invert"))
+        behavior = step.get("behavior")
+        if behavior == "Removed" and not invert:
+            if pattern == SPACE_SPLIT:
+                return "space", boundary
+            if pattern == SENTENCEPIECE_SPLIT and boundary == "bow-prefix":
+                return "sentencepiece", boundary
+        if behavior == "Removed" and invert and pattern == LETTERS_KEEP:
+            return "letters", boundary
+    described = " + ".join(str(k) for k in kinds) or "none"
+    if "ByteLevel" in kinds and boundary == "none":  # e.g. a GPT-4-style Split first
+        r.notes.append(f"the source's pre-tokenizer ({described}) is approximated by GPT-2's "
+                       "byte-level pattern")
+        return "gpt2", boundary
+    if kinds and kinds[0] in ("Whitespace", "BertPreTokenizer"):
+        r.notes.append(f"the source's pre-tokenizer ({described}) is approximated by "
+                       "'letters' (runs of letters; every other character alone)")
+        return "letters", boundary
+    if boundary == "bow-prefix":
+        r.notes.append(f"the source's pre-tokenizer ({described}) is approximated by "
+                       "'sentencepiece' (words between spaces and line breaks)")
+        return "sentencepiece", boundary
+    r.notes.append(f"the source's pre-tokenizer ({described}) is approximated by "
+                   "'whitespace' (words between white space)")
+    return "whitespace", boundary
+
+
+def _read_normalizer(r: _Reader, node: Any) -> tuple[str, bool]:
+    normalize, lowercase = "none", False
+    for step, where in _flatten_normalizer(r, node, "normalizer"):
+        kind = step.get("type")
+        if kind in ("NFC", "NFKC"):
+            normalize = kind.lower()
+        elif kind == "Lowercase":
+            lowercase = True
+        elif kind == "Replace" and step.get("pattern") == {"String": "\r\n"} \
+                and step.get("content") == "\n":
+            pass  # BPE Desktop reads CRLF as LF anyway
+        else:
+            r.notes.append(f"the normalizer {kind} ({where}) is not applied")
+    return normalize, lowercase
+
+
+def _flatten_normalizer(r: _Reader, node: Any, where: str) -> list[tuple[dict, str]]:
+    if node is None:
+        return []
+    node = r.obj(node, where)
+    if node.get("type") == "Sequence":
+        out = []
+        for i, item in enumerate(node.get("normalizers") or []):
+            out.extend(_flatten_normalizer(r, item, f"{where}.normalizers[{i}]"))
+        return out
+    return [(node, where)]
+
+
+def _kind(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return {str: "a string", int: "a whole number", float: "a number", list: "a list",
+            dict: "an object"}.get(type(value), type(value).__name__)

@@ -1,0 +1,261 @@
+"""sentencepiece ``.model``: a ``ModelProto`` (protobuf, proto2) of a BPE model.
+
+The file lists every piece in id order with a score and a type; sentencepiece's BPE
+encoder repeatedly joins the adjacent pair whose concatenation is the piece with the
+highest score (leftmost first). Scores are therefore ``-k`` for the k-th merged token
+(merge order), then lower scores for the alphabet (never formed by a merge), and 0
+for special tokens: ``unk`` is UNKNOWN, the others CONTROL (never read from text, as
+in BPE Desktop). ``trainer_spec`` names the model type (BPE), the size and the special
+tokens' ids and pieces; ``normalizer_spec`` is ``identity`` with sentencepiece's
+default whitespace handling (a ``▁`` before the first word, runs of spaces collapsed),
+which is what the sentencepiece pre-tokenizer does.
+
+Only ``bow-prefix`` models with the sentencepiece pre-tokenizer, no normalization and
+an unknown token fit. A merge whose token already existed cannot be written (a piece
+has one score). One difference is sentencepiece's own and documented: it fuses a run
+of unknown characters into one ``<unk>`` where BPE Desktop emits one per character.
+
+The protobuf is written and read by hand (:mod:`._protowire`), so neither export nor
+import needs the ``protobuf`` package; the bytes equal what ``sentencepiece_model_pb2``
+would serialize for the same fields.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from bpe_desktop.core.config import BOW, TrainConfig
+from bpe_desktop.core.model import BPEModel
+from bpe_desktop.core.formats import _common
+from bpe_desktop.core.formats import _protowire as pw
+
+LABEL = "sentencepiece model"
+WHAT = "a sentencepiece model"
+EXPORT_OPTIONS: tuple[str, ...] = ()
+
+# ModelProto.SentencePiece.Type
+NORMAL, UNKNOWN, CONTROL, USER_DEFINED, UNUSED, BYTE = 1, 2, 3, 4, 5, 6
+BPE_TYPE = 2  # TrainerSpec.ModelType
+# Field numbers (sentencepiece_model.proto).
+MODEL_PIECES, MODEL_TRAINER, MODEL_NORMALIZER = 1, 2, 3
+PIECE_TEXT, PIECE_SCORE, PIECE_TYPE = 1, 2, 3
+TRAINER_MODEL_TYPE, TRAINER_VOCAB_SIZE, TRAINER_WS_SUFFIX, TRAINER_BYTE_FALLBACK = 3, 4, 24, 35
+TRAINER_IDS = {"unk": 40, "bos": 41, "eos": 42, "pad": 43}
+TRAINER_PIECES = {"unk": 45, "bos": 46, "eos": 47, "pad": 48}
+TRAINER_ID_DEFAULTS = {"unk": 0, "bos": 1, "eos": 2, "pad": -1}
+NORM_NAME, NORM_CHARSMAP, NORM_DUMMY_PREFIX, NORM_REMOVE_SPACES, NORM_ESCAPE = 1, 2, 3, 4, 5
+
+#: Scores are float32: consecutive whole numbers are exact up to 2**24.
+MAX_PIECES = 2**24
+
+
+def problem(model: BPEModel) -> str | None:
+    cfg = model.config
+    if cfg.boundary != "bow-prefix" or cfg.pretokenizer != "sentencepiece":
+        return ("sentencepiece marks the start of each word with ▁ and splits words at "
+                f"spaces, but this model uses pre-tokenizer '{cfg.pretokenizer}' with "
+                f"boundary '{cfg.boundary}'; train with the sentencepiece preset "
+                "(pre-tokenizer sentencepiece, boundary bow-prefix)")
+    found = _common.normalization_problem(model, "this sentencepiece export")
+    if found:
+        return found
+    if cfg.special("unk") is None:
+        return ("a sentencepiece model needs an unknown token, and this model has none; "
+                "add a special token with role unk (the sentencepiece preset has <unk>)")
+    redundant = _common.redundant_merges(model)
+    if redundant:
+        rank, m = redundant[0]
+        return (f"{_common.describe_merge(rank, m)} makes a token that already existed; "
+                "sentencepiece gives each piece one score, so it would apply this merge at "
+                f"the earlier one's priority and could segment differently; train with "
+                f"{_common.stop_before(rank, model)} to stop before it")
+    if model.vocab_size > MAX_PIECES:
+        return (f"sentencepiece scores are 32-bit floats, exact for at most {MAX_PIECES:,} "
+                f"pieces; this model has {model.vocab_size:,}")
+    return None
+
+
+# -- export -----------------------------------------------------------------------------
+
+
+def scores(model: BPEModel) -> list[float]:
+    """Per id: 0 for specials, -k for the k-th merged token, then the alphabet below."""
+    specials = {t.id for t in model.config.special_tokens}
+    alphabet = set(model.alphabet)
+    merged = [i for i, p in enumerate(model.pieces) if i not in specials and p not in alphabet]
+    out = [0.0] * model.vocab_size
+    for k, i in enumerate(merged):
+        out[i] = float(-k)
+    k = len(merged)
+    for i, p in enumerate(model.pieces):
+        if i not in specials and p in alphabet:
+            out[i] = float(-k)
+            k += 1
+    return out
+
+
+def model_proto(model: BPEModel) -> bytes:
+    cfg = model.config
+    roles = {t.id: t.role for t in cfg.special_tokens}
+    out = bytearray()
+    for i, (piece, score) in enumerate(zip(model.pieces, scores(model))):
+        body = pw.str_field(PIECE_TEXT, piece) + pw.float_field(PIECE_SCORE, score)
+        role = roles.get(i)
+        if role is not None:
+            body += pw.int_field(PIECE_TYPE, UNKNOWN if role == "unk" else CONTROL)
+        out += pw.bytes_field(MODEL_PIECES, body)
+    trainer = pw.int_field(TRAINER_MODEL_TYPE, BPE_TYPE) + pw.int_field(TRAINER_VOCAB_SIZE,
+                                                                          model.vocab_size)
+    for role in ("unk", "bos", "eos", "pad"):
+        tok = cfg.special(role)
+        trainer += pw.int_field(TRAINER_IDS[role], tok.id if tok else -1)
+    for role in ("unk", "bos", "eos", "pad"):
+        tok = cfg.special(role)
+        if tok is not None:
+            trainer += pw.str_field(TRAINER_PIECES[role], tok.piece)
+    out += pw.bytes_field(MODEL_TRAINER, trainer)
+    normalizer = (pw.str_field(NORM_NAME, "identity") + pw.bytes_field(NORM_CHARSMAP, b"")
+                  + pw.int_field(NORM_DUMMY_PREFIX, 1) + pw.int_field(NORM_REMOVE_SPACES, 1)
+                  + pw.int_field(NORM_ESCAPE, 1))
+    out += pw.bytes_field(MODEL_NORMALIZER, normalizer)
+    return bytes(out)
+
+
+def export(model: BPEModel, path: str | os.PathLike) -> list[Path]:
+    return _common.write_files([(Path(path), model_proto(model))])
+
+
+# -- import -----------------------------------------------------------------------------
+
+
+def read_proto(path: str | os.PathLike, data: bytes) -> dict[str, Any]:
+    """The fields an import needs: pieces ``(piece, score, type)``, trainer and normalizer."""
+    pieces: list[tuple[str, float, int]] = []
+    trainer: dict[int, Any] = {}
+    normalizer: dict[int, Any] = {}
+    try:
+        for field, _, value, at in pw.fields(data):
+            if field == MODEL_PIECES:
+                piece, score, kind = None, 0.0, NORMAL
+                for f, _, v, a in pw.fields(pw.as_bytes(value, at), at):
+                    if f == PIECE_TEXT:
+                        piece = pw.as_str(v, a)
+                    elif f == PIECE_SCORE:
+                        score = pw.as_float(v, a)
+                    elif f == PIECE_TYPE:
+                        kind = pw.as_int32(v, a)
+                if not piece:
+                    raise _common.import_error(path, f"pieces[{len(pieces)}]",
+                                               "a piece without text")
+                pieces.append((piece, score, kind))
+            elif field in (MODEL_TRAINER, MODEL_NORMALIZER):
+                into = trainer if field == MODEL_TRAINER else normalizer
+                for f, _, v, a in pw.fields(pw.as_bytes(value, at), at):
+                    into[f] = (v, a)
+    except pw.WireError as exc:
+        raise _common.import_error(path, f"byte offset {exc.offset}",
+                                   f"not a sentencepiece model: {exc}") from None
+    return {"pieces": pieces, "trainer": trainer, "normalizer": normalizer}
+
+
+def load(path: str | os.PathLike) -> BPEModel:
+    proto = read_proto(path, _common.read_bytes(path))
+    pieces, trainer, normalizer = proto["pieces"], proto["trainer"], proto["normalizer"]
+    if not pieces:
+        raise _common.import_error(path, None, "not a sentencepiece model: it has no pieces")
+
+    def trainer_int(field: int, default: int) -> int:
+        if field not in trainer:
+            return default
+        value, at = trainer[field]
+        try:
+            return pw.as_int32(value, at)
+        except pw.WireError as exc:
+            raise _common.import_error(path, f"trainer_spec field {field}", str(exc)) from None
+
+    model_type = trainer_int(TRAINER_MODEL_TYPE, 1)
+    if model_type != BPE_TYPE:
+        kind = {1: "unigram", 3: "word", 4: "char"}.get(model_type, str(model_type))
+        raise _common.import_error(path, "trainer_spec.model_type", f"a {kind} model; only "
+                                   "BPE models have merges to import")
+    if trainer_int(TRAINER_WS_SUFFIX, 0):
+        raise _common.import_error(path, "trainer_spec.treat_whitespace_as_suffix",
+                                   "▁ as a word suffix is not supported (BPE Desktop's ▁ "
+                                   "starts a word)")
+    notes: list[str] = []
+    role_of_id = {trainer_int(TRAINER_IDS[r], TRAINER_ID_DEFAULTS[r]): r
+                  for r in ("unk", "bos", "eos", "pad")}
+    specials = []
+    ranked: list[tuple[float, int, str]] = []  # merged-piece candidates: (-score, id, piece)
+    alphabet: list[str] = []
+    seen: dict[str, int] = {}
+    for i, (piece, score, kind) in enumerate(pieces):
+        if piece in seen:
+            raise _common.import_error(path, f"pieces[{i}]", f"the piece {piece!r} is listed "
+                                       f"twice (also pieces[{seen[piece]}])")
+        seen[piece] = i
+        if kind == UNKNOWN:
+            specials.append(_common.special(piece, i, "unk"))
+        elif kind in (CONTROL, USER_DEFINED):
+            role = role_of_id.get(i) if kind == CONTROL else None
+            specials.append(_common.special(piece, i, role if role != "unk" else None))
+            if kind == USER_DEFINED:
+                notes.append(f"the user-defined piece {piece!r} is a special token here "
+                             "(sentencepiece finds it in the text)")
+        elif kind == BYTE:
+            alphabet.append(piece)
+        elif len(piece) == 1:
+            alphabet.append(piece)
+        else:
+            if kind == UNUSED:
+                notes.append(f"the unused piece {piece!r} is an ordinary token here")
+            ranked.append((-score, i, piece))
+    if any(kind == BYTE for _, _, kind in pieces):
+        notes.append("unknown characters become <unk> here, not byte pieces "
+                     "(byte_fallback is not supported)")
+    if BOW not in seen:
+        alphabet.append(BOW)
+    ranked.sort()
+    rank_of = {piece: r for r, (_, _, piece) in enumerate(ranked)}
+    merges, unreachable = _common.merges_from_ranked_vocab([p for _, _, p in ranked], rank_of)
+    if unreachable:
+        notes.append(f"{len(unreachable):,} pieces cannot be formed by merging (first: "
+                     f"{unreachable[0]!r}) and are alphabet symbols here")
+    normalize, lowercase = _read_normalizer(path, normalizer, notes)
+    config = TrainConfig.preset("sentencepiece", merges=len(merges), normalize=normalize,
+                                lowercase=lowercase,
+                                special_tokens=_common.unique_roles(specials))
+    vocab = {piece: i for i, (piece, _, _) in enumerate(pieces)}
+    return _common.build_model(path, config=config, merges=merges, vocab=vocab,
+                               alphabet=alphabet + unreachable, notes=notes, label=LABEL)
+
+
+def _read_normalizer(path: str | os.PathLike, normalizer: dict[int, Any],
+                     notes: list[str]) -> tuple[str, bool]:
+    """(normalize, lowercase) for the normalizer spec; approximations become notes."""
+    def flag(field: int) -> bool:
+        return bool(normalizer.get(field, (1, 0))[0])  # these flags default to true
+
+    name = ""
+    if NORM_NAME in normalizer:
+        value, at = normalizer[NORM_NAME]
+        try:
+            name = pw.as_str(value, at)
+        except pw.WireError as exc:
+            raise _common.import_error(path, "normalizer_spec.name", str(exc)) from None
+    charsmap = normalizer.get(NORM_CHARSMAP, (b"", 0))[0]
+    if not flag(NORM_DUMMY_PREFIX):
+        notes.append("the first word gets a ▁ here (the source adds none)")
+    if not flag(NORM_REMOVE_SPACES):
+        notes.append("runs of spaces are collapsed here (the source keeps them)")
+    if name in ("identity", "") and not charsmap:
+        return "none", False
+    if name.startswith(("nmt_nfkc", "nfkc")):
+        folded = name.endswith("_cf")
+        notes.append(f"the source's normalization {name!r} is approximated by NFKC"
+                     + (" and lowercasing" if folded else ""))
+        return "nfkc", folded
+    notes.append(f"the source's normalization {name!r} is not applied")
+    return "none", False

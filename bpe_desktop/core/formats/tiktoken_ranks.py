@@ -1,0 +1,180 @@
+"""tiktoken "mergeable ranks": ``base64(token bytes) rank`` per line, in rank order.
+
+A rank is the token's merge priority; BPE Desktop writes each token's id, so ranks are
+ids: the 256 single bytes first (in the model's alphabet order), then merged tokens in
+merge order, with the special tokens' ids left out (tiktoken takes those separately).
+The file holds neither the splitting pattern nor the special tokens, so a small JSON
+file is written beside it, ``PATH.json``::
+
+    {"name": ..., "pat_str": GPT-2's pattern, "special_tokens": {piece: id},
+     "explicit_n_vocab": ..., "mergeable_ranks": "FILE NAME"}
+
+which gives ``tiktoken.Encoding(name, pat_str=..., mergeable_ranks=
+load_tiktoken_bpe(path), special_tokens=..., explicit_n_vocab=...)``.
+
+Only byte-level models (the gpt2 preset) fit: tiktoken works on bytes and needs all
+256 of them. tiktoken identifies a merge by the token it makes, so a merge whose token
+already existed cannot be written. BPE Desktop reads CRLF line ends as LF; tiktoken
+encodes text as given.
+
+Beware ``load_tiktoken_bpe(path)``: it caches local files too, by path, in
+``$TMPDIR/data-gym-cache``; after re-exporting to the same path pass
+``expected_hash=<sha256 of the file>`` (or set ``TIKTOKEN_CACHE_DIR=""``).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from bpe_desktop.core.config import TrainConfig
+from bpe_desktop.core.model import BPEModel
+from bpe_desktop.core.pieces import BYTE_CHARS, CHAR_BYTES
+from bpe_desktop.core.formats import _common
+
+LABEL = "tiktoken ranks"
+WHAT = "tiktoken ranks"
+EXPORT_OPTIONS = ("sidecar",)
+
+#: GPT-2's pattern: what BPE Desktop's gpt2 pre-tokenizer implements (tiktoken's "gpt2").
+GPT2_PATTERN = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
+
+
+def settings_path(path: str | os.PathLike) -> Path:
+    """The JSON file beside the ranks file: pattern and special tokens."""
+    p = Path(path)
+    return p.with_name(p.name + ".json")
+
+
+def problem(model: BPEModel, *, sidecar: bool = True) -> str | None:
+    # (Writing the settings file or not changes nothing about which models fit.)
+    found = (_common.byte_level_problem(model, WHAT)
+             or _common.byte_tokens_problem(model, WHAT)
+             or _common.normalization_problem(model, WHAT))
+    if found:
+        return found
+    redundant = _common.redundant_merges(model)
+    if redundant:
+        rank, m = redundant[0]
+        return (f"{_common.describe_merge(rank, m)} makes a token that already existed; "
+                "tiktoken ranks each token once, so it would apply this merge at the earlier "
+                "one's priority and could segment differently; train with "
+                f"{_common.stop_before(rank, model)} to stop before it")
+    return None
+
+
+def token_bytes(piece: str) -> bytes:
+    return bytes(CHAR_BYTES[c] for c in piece)
+
+
+def ranks_text(model: BPEModel) -> str:
+    specials = {t.id for t in model.config.special_tokens}
+    return "".join(
+        f"{base64.b64encode(token_bytes(piece)).decode('ascii')} {i}\n"
+        for i, piece in enumerate(model.pieces) if i not in specials
+    )
+
+
+def settings(model: BPEModel, ranks_name: str) -> dict[str, Any]:
+    return {
+        "name": Path(ranks_name).stem,
+        "pat_str": GPT2_PATTERN,
+        "special_tokens": {t.piece: t.id for t in
+                           sorted(model.config.special_tokens, key=lambda t: t.id)},
+        "explicit_n_vocab": model.vocab_size,
+        "mergeable_ranks": ranks_name,
+    }
+
+
+def export(model: BPEModel, path: str | os.PathLike, *, sidecar: bool = True) -> list[Path]:
+    files = [(Path(path), ranks_text(model).encode("ascii"))]
+    if sidecar:
+        text = json.dumps(settings(model, Path(path).name), ensure_ascii=False, indent=1)
+        files.append((settings_path(path), (text + "\n").encode("utf-8")))
+    return _common.write_files(files)
+
+
+# -- import -----------------------------------------------------------------------------
+
+
+def load(path: str | os.PathLike, *, pattern: str | None = None,
+         special_tokens: dict[str, int] | None = None) -> BPEModel:
+    """Read a ranks file; pattern and special tokens from ``PATH.json`` unless given."""
+    side = _read_settings(path)
+    pattern = pattern if pattern is not None else side.get("pat_str")
+    specials_raw = special_tokens if special_tokens is not None else side.get("special_tokens", {})
+    notes = []
+    if pattern not in (None, GPT2_PATTERN):
+        notes.append("text is split with GPT-2's pattern here, not the source's pat_str")
+    vocab: dict[str, int] = {}
+    seen_ranks: dict[int, int] = {}
+    text = _common.read_bytes(path)
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        parts = line.split()
+        where = f"line {number}"
+        if len(parts) != 2:
+            raise _common.import_error(path, where, "expected \"base64-token rank\"")
+        try:
+            token = base64.b64decode(parts[0], validate=True)
+            rank = int(parts[1])
+        except (binascii.Error, ValueError):
+            raise _common.import_error(path, where, "expected \"base64-token rank\" (the "
+                                       "token in base64, the rank a whole number)") from None
+        if not token or rank < 0:
+            raise _common.import_error(path, where, "an empty token or a negative rank")
+        if rank in seen_ranks:
+            raise _common.import_error(path, where, f"rank {rank} is also on line "
+                                       f"{seen_ranks[rank]}")
+        chars = "".join(BYTE_CHARS[b] for b in token)
+        if chars in vocab:
+            raise _common.import_error(path, where, f"the token {token!r} is listed twice")
+        seen_ranks[rank] = number
+        vocab[chars] = rank
+    if not vocab:
+        raise _common.import_error(path, None, "no tokens: not a tiktoken ranks file")
+    missing = [b for b in range(256) if BYTE_CHARS[b] not in vocab]
+    if missing:
+        notes.append(f"{len(missing)} single bytes have no rank (first: 0x{missing[0]:02X}); "
+                     "text containing them cannot be encoded without an unknown token")
+    ranked = sorted((t for t in vocab if len(t) > 1), key=vocab.__getitem__)
+    merges, unreachable = _common.merges_from_ranked_vocab(ranked, vocab)
+    if unreachable:
+        notes.append(f"{len(unreachable):,} tokens cannot be formed by merging (first: "
+                     f"{token_bytes(unreachable[0])!r}) and are alphabet symbols here")
+    specials = []
+    for piece, i in (specials_raw or {}).items():
+        if not isinstance(piece, str) or isinstance(i, bool) or not isinstance(i, int):
+            raise _common.import_error(settings_path(path), "special_tokens",
+                                       "expected {piece: id}")
+        specials.append(_common.special(piece, i))
+        vocab[piece] = i
+    config = TrainConfig.preset("gpt2", merges=len(merges),
+                                special_tokens=_common.unique_roles(specials))
+    sources = [path] + ([settings_path(path)] if side else [])
+    return _common.build_model(path, config=config, merges=merges, vocab=vocab,
+                               alphabet=[c for c in BYTE_CHARS if c in vocab] + unreachable,
+                               sources=sources, notes=notes, label=LABEL)
+
+
+def _read_settings(path: str | os.PathLike) -> dict[str, Any]:
+    side = settings_path(path)
+    if not side.is_file():
+        return {}
+    try:
+        data = json.loads(_common.read_text(side))
+    except json.JSONDecodeError as exc:
+        raise _common.import_error(side, f"line {exc.lineno} column {exc.colno}",
+                                   f"not valid JSON: {exc.msg}") from None
+    if not isinstance(data, dict):
+        raise _common.import_error(side, None, "expected a JSON object")
+    if "pat_str" in data and not isinstance(data["pat_str"], str):
+        raise _common.import_error(side, "pat_str", "expected a string")
+    if not isinstance(data.get("special_tokens", {}), dict):
+        raise _common.import_error(side, "special_tokens", "expected {piece: id}")
+    return data

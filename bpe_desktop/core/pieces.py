@@ -1,0 +1,83 @@
+"""What a piece stands for: its surface bytes and a readable rendering.
+
+Pieces carry conventions: ``</w>`` ends a word, ``▁`` starts one, and byte-level models
+write each byte as one printable character of GPT-2's byte map (space is ``Ġ``). The
+vocabulary browser, the encode view and the exporters all need the same answers, so
+they live here.
+"""
+
+from __future__ import annotations
+
+from bpe_desktop.core.config import BOW, EOW, TrainConfig
+
+
+def _gpt2_byte_chars() -> tuple[str, ...]:
+    """GPT-2's byte -> printable character map, indexed by byte."""
+    out, extra = [], 0
+    for b in range(256):
+        if 0x21 <= b <= 0x7E or 0xA1 <= b <= 0xAC or 0xAE <= b <= 0xFF:
+            out.append(chr(b))
+        else:
+            out.append(chr(256 + extra))
+            extra += 1
+    return tuple(out)
+
+
+#: byte value -> the character that stands for it in byte-level pieces.
+BYTE_CHARS: tuple[str, ...] = _gpt2_byte_chars()
+#: the reverse map.
+CHAR_BYTES: dict[str, int] = {c: b for b, c in enumerate(BYTE_CHARS)}
+
+# Whitespace and control characters drawn visibly; everything else is shown as is.
+_VISIBLE = {" ": "␣", "\t": "⇥", "\n": "↵", "\r": "␍", "\u00a0": "⍽"}
+
+
+def piece_bytes(piece: str, config: TrainConfig) -> bytes:
+    """The text a piece contributes, as UTF-8 bytes (markers removed, ``▁`` a space)."""
+    if config.byte_level:
+        try:
+            return bytes(CHAR_BYTES[c] for c in piece)
+        except KeyError:  # a special token: its own spelling
+            return piece.encode("utf-8")
+    return surface_text(piece, config).encode("utf-8")
+
+
+def surface_text(piece: str, config: TrainConfig) -> str:
+    """The text a piece contributes (byte-level pieces decoded, partial UTF-8 as U+FFFD)."""
+    if config.byte_level:
+        return piece_bytes(piece, config).decode("utf-8", errors="replace")
+    text = piece
+    if config.boundary in ("eow-symbol", "eow-suffix") and text.endswith(EOW):
+        text = text[: -len(EOW)]
+    if config.boundary == "bow-prefix" and text.startswith(BOW):
+        text = " " + text[len(BOW):]
+    return text
+
+
+def display_piece(piece: str, config: TrainConfig) -> str:
+    """A readable rendering: markers kept, whitespace drawn, stray bytes as ``<0xAB>``."""
+    if config.byte_level and all(c in CHAR_BYTES for c in piece):
+        data = bytes(CHAR_BYTES[c] for c in piece)
+        out, i = [], 0
+        while i < len(data):
+            for width in (1, 2, 3, 4):  # the shortest complete UTF-8 character here
+                try:
+                    ch = data[i:i + width].decode("utf-8")
+                except UnicodeDecodeError:
+                    continue
+                out.append(_visible(ch))
+                i += width
+                break
+            else:
+                out.append(f"<0x{data[i]:02X}>")
+                i += 1
+        return "".join(out)
+    return "".join(_visible(c) for c in piece)
+
+
+def _visible(ch: str) -> str:
+    if ch in _VISIBLE:
+        return _VISIBLE[ch]
+    if ch.isprintable():
+        return ch
+    return f"<U+{ord(ch):04X}>"
