@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import gzip
-import importlib.util
 import os
 import shutil
 import sys
@@ -28,9 +27,11 @@ from bpe_desktop.core.config import (
     SPECIAL_ROLES,
     TIE_BREAKS,
     SpecialToken,
+    parse_special,
     TrainConfig,
 )
 from bpe_desktop.core.errors import BpeError, EncodeError, TrainingCancelled
+from bpe_desktop.core.formats import FORMATS
 from bpe_desktop.core.model_file import created_time, load_model, save_model
 from bpe_desktop.core.tokenizer import MODES
 
@@ -39,10 +40,6 @@ EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 #: Lines encoded per engine call.
 BATCH_LINES = 10_000
 ISSUES_HINT = "this is a bug in BPE Desktop; please report it"
-
-#: Roles given to well-known special pieces when ``--special`` names none.
-_ROLE_OF_PIECE = {"<unk>": "unk", "<pad>": "pad", "<s>": "bos", "<bos>": "bos",
-                  "</s>": "eos", "<eos>": "eos"}
 
 
 class CliError(Exception):
@@ -56,13 +53,19 @@ class CliError(Exception):
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    if _wants_desktop_app(parser, args_list):
+        from bpe_desktop.app import main as app_main
+
+        return app_main(args_list)
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # --help, --version, or a usage error (already printed)
         return exc.code if isinstance(exc.code, int) else EXIT_USAGE if exc.code else EXIT_OK
     try:
-        if args.command is None:
-            return _no_command(parser)
+        if args.command is None:  # only reachable with options but no command
+            parser.print_help()
+            return EXIT_OK
         return args.run(args)
     except KeyboardInterrupt:
         _fail("interrupted")
@@ -84,14 +87,30 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_ERROR
 
 
-def _no_command(parser: argparse.ArgumentParser) -> int:
-    if importlib.util.find_spec("bpe_desktop.app") is not None:
-        from bpe_desktop.app import main as app_main  # type: ignore[import-not-found]
+def _wants_desktop_app(parser: argparse.ArgumentParser, argv: list[str]) -> bool:
+    """No command, the application's own options, or a model file to open: the GUI.
 
-        return app_main()
-    parser.print_help()
-    print("\nThe desktop application is not installed in this build; use a command above.")
-    return EXIT_OK
+    Anything else (a subcommand, --help, a misspelt command) goes to argparse, so a typo
+    gets a usage error instead of a window.
+    """
+    if not argv:
+        return True
+    first = argv[0]
+    if first in _APP_OPTIONS or first.split("=", 1)[0] in _APP_OPTIONS:
+        return True
+    if first.startswith("-") or first in _commands(parser):
+        return False
+    return first.endswith(".json") or os.path.isfile(first)
+
+
+_APP_OPTIONS = ("--smoke-test", "--screenshots", "--appearance")
+
+
+def _commands(parser: argparse.ArgumentParser) -> set[str]:
+    for action in parser._subparsers._group_actions if parser._subparsers else ():
+        if isinstance(action, argparse._SubParsersAction):
+            return set(action.choices)
+    return set()
 
 
 def _fail(message: str) -> None:
@@ -156,21 +175,8 @@ def _fraction(text: str) -> float:
 
 
 def _special(text: str) -> SpecialToken:
-    """``PIECE:ID[:ROLE]``; the piece itself may contain colons."""
-    role = None
-    head = text
-    parts = text.rsplit(":", 1)
-    if len(parts) == 2 and parts[1] in SPECIAL_ROLES:
-        head, role = parts
-    piece, sep, id_text = head.rpartition(":")
-    if not sep or not piece or not id_text.isdigit():
-        raise argparse.ArgumentTypeError(
-            f"{text!r} is not PIECE:ID or PIECE:ID:ROLE (ROLE: {', '.join(SPECIAL_ROLES)})"
-        )
-    if role is None:
-        role = _ROLE_OF_PIECE.get(piece, "user")
     try:
-        return SpecialToken(piece, int(id_text), role)
+        return parse_special(text)
     except BpeError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
@@ -260,6 +266,49 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--merges", action="store_true",
                    help="print left<TAB>right<TAB>count per merge, in rank order")
     p.set_defaults(run=cmd_info)
+
+    # -- export / import ----------------------------------------------------------------
+    p = sub.add_parser(
+        "export", help="write a model in another tool's format",
+        description="Write a model as a Hugging Face tokenizer.json (hf), GPT-2 vocab.json + "
+        "merges.txt (gpt2: -o is a folder, a prefix, or the vocab.json name), subword-nmt "
+        "codes, a sentencepiece .model, tiktoken ranks (plus PATH.json with the pattern "
+        "and special tokens) or a vocabulary list (vocab: piece, id, count). A model whose "
+        "settings a format cannot express is refused, with the reason.",
+    )
+    p.add_argument("-m", "--model", required=True, metavar="MODEL")
+    p.add_argument("--format", required=True, choices=tuple(FORMATS), dest="format")
+    p.add_argument("-o", "--output", required=True, metavar="PATH", help="where to write")
+    p.add_argument("--legacy-merges", action="store_true",
+                   help="hf: write merges as \"left right\" strings (for old readers)")
+    p.add_argument("--no-settings", action="store_true",
+                   help="tiktoken: do not write PATH.json (pattern and special tokens)")
+    p.add_argument("--verify", metavar="FILE",
+                   help="then load the files with the format's own library and compare its "
+                   "segmentation of each line of FILE with this model's (exit 1 on a "
+                   "difference)")
+    p.add_argument("--verify-lines", type=_int_arg(1), metavar="N",
+                   help="verify on the first N lines of FILE only")
+    p.add_argument("-q", "--quiet", action="store_true", help="no summary")
+    p.set_defaults(run=cmd_export)
+
+    p = sub.add_parser(
+        "import", help="read another tool's tokenizer as a model",
+        description="Read a tokenizer written by another tool (its merges, vocabulary, "
+        "special tokens and text settings) and save it as a BPE Desktop model. Formats "
+        "store no merge counts; --recount fills them in by replaying the merges over a "
+        "corpus.",
+    )
+    p.add_argument("--format", required=True, dest="format",
+                   choices=tuple(n for n, f in FORMATS.items() if f.can_import))
+    p.add_argument("path", metavar="PATH",
+                   help="the file (gpt2: the folder, either file, or the prefix)")
+    p.add_argument("-o", "--output", required=True, metavar="MODEL",
+                   help="where to write the model (JSON)")
+    p.add_argument("--recount", nargs="+", metavar="CORPUS",
+                   help="corpus files (UTF-8, may be .gz) to count the merges on")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress or summary")
+    p.set_defaults(run=cmd_import)
     return parser
 
 
@@ -307,43 +356,16 @@ def cmd_train(args: argparse.Namespace) -> int:
                                errors=args.encoding_errors)
     progress = None if args.quiet else ProgressBar(sys.stderr)
     cancel = CancelToken()
-    outcome: dict[str, object] = {}
-
-    finished = threading.Event()
-
-    def work() -> None:
-        try:
-            outcome["result"] = train(corpus, config, on_progress=progress, cancel=cancel)
-        except BaseException as exc:  # handed to the main thread
-            outcome["error"] = exc
-        finally:
-            finished.set()
-
-    worker = threading.Thread(target=work, name="bpe-train", daemon=True)
     started = time.perf_counter()
-    worker.start()
     try:
-        _wait(finished)
-    except KeyboardInterrupt:
-        cancel.cancel()
-        try:
-            _wait(finished)
-        except KeyboardInterrupt:  # a second Ctrl-C: don't wait for the engine
-            pass
-        if progress:
-            progress.clear()
+        result = _in_worker(
+            lambda: train(corpus, config, on_progress=progress, cancel=cancel), cancel)
+    except TrainingCancelled:
         _fail("training cancelled; nothing was written")
         return EXIT_INTERRUPTED
     finally:
         if progress:
             progress.clear()
-    if "error" in outcome:
-        error = outcome["error"]
-        if isinstance(error, TrainingCancelled):
-            _fail("training cancelled; nothing was written")
-            return EXIT_INTERRUPTED
-        raise error  # type: ignore[misc]
-    result = outcome["result"]
     model = result.model  # type: ignore[attr-defined]
     save_model(model, args.output)
     seconds = time.perf_counter() - started
@@ -639,6 +661,113 @@ def cmd_info(args: argparse.Namespace) -> int:
     out.writelines(f"{k + ':':<{width + 1}} {v}\n" for k, v in rows)
     out.flush()
     return EXIT_OK
+
+
+# ---------------------------------------------------------------------------------------
+# export / import
+# ---------------------------------------------------------------------------------------
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from bpe_desktop.core.formats import export_model, verify_export
+
+    options: dict[str, object] = {}
+    if args.legacy_merges:
+        if args.format != "hf":
+            raise CliError("--legacy-merges is an option of --format hf")
+        options["legacy_merges"] = True
+    if args.no_settings:
+        if args.format != "tiktoken":
+            raise CliError("--no-settings is an option of --format tiktoken")
+        options["sidecar"] = False
+    if args.verify_lines is not None and args.verify is None:
+        raise CliError("--verify-lines needs --verify FILE")
+    if os.path.exists(args.output) and os.path.exists(args.model) and \
+            os.path.samefile(args.output, args.model):
+        raise CliError(f"{args.output}: is the model file itself; refusing to overwrite it")
+    model = load_model(args.model)
+    sample = None
+    if args.verify is not None:  # read before writing: a bad FILE leaves nothing behind
+        limit = args.verify_lines
+        sample = []
+        for number, text in _lines(args.verify):
+            if limit is not None and number > limit:
+                break
+            sample.append(text)
+    paths = export_model(model, args.format, args.output, **options)
+    if not args.quiet:
+        print("wrote " + ", ".join(str(p) for p in paths))
+    if sample is not None:
+        result = verify_export(model, args.format, paths, sample)
+        if result.first_mismatch is not None:
+            line, ours, theirs = result.first_mismatch
+            raise CliError(f"{result.summary()}; the files were written, but the first line "
+                           f"that differs is {line!r}: BPE Desktop {ours} vs "
+                           f"{result.library} {theirs}")
+        if not args.quiet:
+            print(result.summary())
+    return EXIT_OK
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    from bpe_desktop.core.formats import import_model, recount
+    from bpe_desktop.core.training import CancelToken, Corpus
+
+    if not os.path.exists(args.path):
+        raise CliError(f"{args.path}: no such file")
+    corpus_files = args.recount or []
+    for name in corpus_files:
+        if not os.path.isfile(name):
+            raise CliError(f"{name}: no such corpus file")
+    _check_output(args.output, [args.path, *corpus_files])
+    model = import_model(args.format, args.path)
+    if corpus_files:
+        progress = None if args.quiet else ProgressBar(sys.stderr)
+        cancel = CancelToken()
+        try:
+            model = _in_worker(lambda: recount(model, Corpus.from_files(corpus_files),
+                                               progress=progress, cancel=cancel), cancel)
+        except TrainingCancelled:
+            _fail("recounting cancelled; nothing was written")
+            return EXIT_INTERRUPTED
+        finally:
+            if progress:
+                progress.clear()
+    save_model(model, args.output)
+    if not args.quiet:
+        counted = " with counts" if corpus_files else ""
+        print(f"{len(model.merges):,} merges{counted}, vocabulary of {model.vocab_size:,} "
+              f"tokens; saved {args.output}")
+        print(model.description)
+    return EXIT_OK
+
+
+def _in_worker(work: Callable[[], object], cancel) -> object:
+    """Run ``work`` on a thread so that Ctrl-C stays responsive and cancels it."""
+    outcome: dict[str, object] = {}
+    finished = threading.Event()
+
+    def run() -> None:
+        try:
+            outcome["result"] = work()
+        except BaseException as exc:  # handed to the main thread
+            outcome["error"] = exc
+        finally:
+            finished.set()
+
+    threading.Thread(target=run, name="bpe-worker", daemon=True).start()
+    try:
+        _wait(finished)
+    except KeyboardInterrupt:
+        cancel.cancel()
+        try:
+            _wait(finished)
+        except KeyboardInterrupt:  # a second Ctrl-C: don't wait for the engine
+            pass
+        raise TrainingCancelled("cancelled") from None
+    if "error" in outcome:
+        raise outcome["error"]  # type: ignore[misc]
+    return outcome["result"]
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -1,0 +1,115 @@
+"""Start the desktop application: ``bpe-desktop`` with no command, or ``python -m bpe_desktop``.
+
+This is the one place that creates the QApplication and sets the application's identity
+(QSettings depend on it), installs the crash guard and opens the main window.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import logging.handlers
+import sys
+import traceback
+from typing import Sequence
+
+from bpe_desktop import __version__
+from bpe_desktop.paths import user_data_dir
+
+log = logging.getLogger("bpe_desktop")
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="bpe-desktop",
+        description="BPE Desktop: train, inspect and export BPE tokenizers. "
+                    "Commands (train, encode, decode, info, …) run without the window; "
+                    "see `bpe-desktop --help`.")
+    p.add_argument("model", nargs="?", help="a model file to open")
+    p.add_argument("--smoke-test", action="store_true",
+                   help="open the window, train the toy vocabulary, close; exit 0 on success")
+    p.add_argument("--screenshots", metavar="DIR",
+                   help="train the Botchan example, save a screenshot of each panel in DIR, exit")
+    p.add_argument("--appearance", choices=("system", "light", "dark"),
+                   help="force light or dark mode (default: the saved choice, or the system's)")
+    return p
+
+
+def setup_logging() -> str:
+    """Log warnings and errors to a rotating file in the user data folder."""
+    path = user_data_dir() / "bpe-desktop.log"
+    handler = logging.handlers.RotatingFileHandler(path, maxBytes=1 << 20, backupCount=2,
+                                                   encoding="utf-8")
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    root = logging.getLogger()
+    root.addHandler(handler)
+    root.setLevel(logging.INFO)
+    return str(path)
+
+
+def install_crash_guard(log_path: str) -> None:
+    """An unexpected exception in a slot is logged and shown, never fatal."""
+    from bpe_desktop.ui import dialogs
+
+    def hook(kind, value, tb) -> None:
+        if issubclass(kind, KeyboardInterrupt):
+            sys.__excepthook__(kind, value, tb)
+            return
+        details = "".join(traceback.format_exception(kind, value, tb))
+        log.error("unexpected error\n%s", details)
+        try:
+            from PySide6.QtWidgets import QApplication
+
+            parent = QApplication.activeWindow()
+            dialogs.show_error(parent, "Unexpected error",
+                               f"{kind.__name__}: {value}\n\nThe application keeps running. "
+                               f"Details are in {log_path}.", details)
+        except Exception:  # noqa: BLE001 - the guard itself must never raise
+            sys.__excepthook__(kind, value, tb)
+
+    sys.excepthook = hook
+
+
+def create_application(argv: Sequence[str] = ()):  # -> QApplication
+    import bpe_desktop.ui  # noqa: F401  (PySide6 before pyqtgraph)
+    from PySide6.QtWidgets import QApplication
+
+    app = QApplication.instance()
+    if app is None:
+        app = QApplication(["bpe-desktop", *argv])
+    app.setOrganizationName("BPE Desktop")
+    app.setOrganizationDomain("bpe-desktop.invalid")
+    app.setApplicationName("bpe-desktop")
+    app.setApplicationDisplayName("BPE Desktop")
+    app.setApplicationVersion(__version__)
+    app.setDesktopFileName("bpe-desktop")
+    return app
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(list(sys.argv[1:] if argv is None else argv))
+    log_path = setup_logging()
+    app = create_application()
+
+    from bpe_desktop.ui import theme
+    from bpe_desktop.ui.main_window import MainWindow
+    from bpe_desktop.ui.settings import Settings
+
+    install_crash_guard(log_path)
+    theme.apply_appearance(args.appearance or Settings().value("view/appearance", "system"))
+    window = MainWindow()
+    window.show()
+    if args.model:
+        window.open_path(args.model)
+    if args.smoke_test or args.screenshots:
+        from bpe_desktop.ui import selftest
+
+        if args.smoke_test:
+            return selftest.run_smoke_test(app, window)
+        return selftest.take_screenshots(app, window, args.screenshots)
+    window.first_run_hint()
+    return app.exec()
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

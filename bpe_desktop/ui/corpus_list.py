@@ -1,0 +1,206 @@
+"""The corpus list of the Training panel: files added by button or drag and drop.
+
+Sizes are shown at once; line counts are computed in a background job (a large
+compressed corpus can take seconds) and filled in as they arrive.
+"""
+
+from __future__ import annotations
+
+import gzip
+import os
+from pathlib import Path
+
+from PySide6.QtCore import Qt, Signal, Slot
+from PySide6.QtGui import QDragEnterEvent, QDropEvent
+from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTreeWidget, QTreeWidgetItem
+
+from bpe_desktop.ui.workers import JobRunner
+
+# Files taken from a dropped folder; anything else there (images, archives) is skipped.
+TEXT_SUFFIXES = {".txt", ".text", ".gz", ".tsv", ".tok", ".raw", ".md", ".csv", ".conllu", ""}
+_CHUNK = 4 << 20
+
+
+def human_size(size: int) -> str:
+    value = float(size)
+    for unit in ("bytes", "KB", "MB", "GB"):
+        if value < 1000 or unit == "GB":
+            return f"{int(value)} {unit}" if unit == "bytes" else f"{value:.1f} {unit}"
+        value /= 1000
+    return f"{size} bytes"
+
+
+def count_lines(path: str, cancel) -> int:
+    """Lines in a (possibly gzip-compressed) file; a last line without newline counts."""
+    opener = gzip.open if path.endswith(".gz") else open
+    lines, last = 0, b"\n"
+    with opener(path, "rb") as f:
+        while chunk := f.read(_CHUNK):
+            if cancel.cancelled:
+                return -1
+            lines += chunk.count(b"\n")
+            last = chunk[-1:]
+    return lines + (last != b"\n")
+
+
+def files_in(paths: list[str]) -> tuple[list[str], int]:
+    """Expand folders (recursively, text-like files only); returns (files, skipped)."""
+    out, skipped = [], 0
+    for p in paths:
+        if os.path.isdir(p):
+            for root, dirs, names in os.walk(p):
+                dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+                for name in sorted(names):
+                    if name.startswith("."):
+                        continue
+                    if Path(name).suffix.lower() in TEXT_SUFFIXES:
+                        out.append(os.path.join(root, name))
+                    else:
+                        skipped += 1
+        else:
+            out.append(p)
+    return out, skipped
+
+
+class CorpusList(QTreeWidget):
+    """File, size and line count of each corpus file; accepts dropped files and folders."""
+
+    changed = Signal()
+    #: A status text for the log (e.g. "3 files added, 2 skipped").
+    message = Signal(str)
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self.setHeaderLabels(["File", "Size", "Lines"])
+        self.setRootIsDecorated(False)
+        self.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        self.setAcceptDrops(True)
+        self.setDragDropMode(QAbstractItemView.DragDropMode.DropOnly)
+        header = self.header()
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(2, QHeaderView.ResizeMode.ResizeToContents)
+        self.setToolTip("Text files to learn from (UTF-8, plain or .gz). Drop files or "
+                        "folders here.")
+        self._line_counter = JobRunner(self, min_interval=0.0)
+        self._line_counter.progressed.connect(self._on_lines_counted)
+        self._line_counter.stopped.connect(self._count_pending_lines)
+
+    # -- contents -------------------------------------------------------------------------
+
+    def paths(self) -> list[str]:
+        return [self.topLevelItem(i).data(0, Qt.ItemDataRole.UserRole)
+                for i in range(self.topLevelItemCount())]
+
+    def total_size(self) -> int:
+        return sum(self.topLevelItem(i).data(1, Qt.ItemDataRole.UserRole) or 0
+                   for i in range(self.topLevelItemCount()))
+
+    def add_paths(self, paths: list[str]) -> int:
+        """Add files (folders are expanded); returns how many were new."""
+        files, skipped = files_in([os.path.abspath(p) for p in paths])
+        known = set(self.paths())
+        added = 0
+        for path in files:
+            if path in known:
+                continue
+            known.add(path)
+            self.addTopLevelItem(self._item(path))
+            added += 1
+        if added or skipped:
+            note = f", {skipped} non-text file(s) skipped" if skipped else ""
+            self.message.emit(f"{added} corpus file(s) added{note}")
+        if added:
+            self.changed.emit()
+            self._count_pending_lines()
+        return added
+
+    def remove_selected(self) -> None:
+        for item in self.selectedItems():
+            self.takeTopLevelItem(self.indexOfTopLevelItem(item))
+        self.changed.emit()
+
+    def clear_files(self) -> None:
+        self.clear()
+        self.changed.emit()
+
+    def shutdown(self) -> None:
+        self._line_counter.shutdown()
+
+    def _item(self, path: str) -> QTreeWidgetItem:
+        item = QTreeWidgetItem([os.path.basename(path), "", "…"])
+        item.setData(0, Qt.ItemDataRole.UserRole, path)
+        item.setToolTip(0, path)
+        try:
+            size = os.path.getsize(path)
+            item.setText(1, human_size(size))
+            item.setData(1, Qt.ItemDataRole.UserRole, size)
+        except OSError as exc:
+            item.setText(1, "missing")
+            item.setText(2, "")
+            item.setToolTip(1, exc.strerror or str(exc))
+            item.setData(2, Qt.ItemDataRole.UserRole, -1)
+        item.setTextAlignment(1, Qt.AlignmentFlag.AlignRight)
+        item.setTextAlignment(2, Qt.AlignmentFlag.AlignRight)
+        return item
+
+    # -- line counts, one background job at a time ---------------------------------------------
+
+    @Slot()
+    def _count_pending_lines(self) -> None:
+        if self._line_counter.running:
+            return
+        pending = [p for i, p in enumerate(self.paths())
+                   if self.topLevelItem(i).data(2, Qt.ItemDataRole.UserRole) is None]
+        if not pending:
+            return
+
+        def job(report, cancel):
+            for path in pending:
+                try:
+                    lines = count_lines(path, cancel)
+                except (OSError, EOFError, gzip.BadGzipFile) as exc:
+                    lines = exc
+                if cancel.cancelled:
+                    return None
+                report((path, lines), force=True)
+            return None
+
+        self._line_counter.start(job)
+
+    @Slot(object)
+    def _on_lines_counted(self, payload) -> None:
+        path, lines = payload
+        for i in range(self.topLevelItemCount()):
+            item = self.topLevelItem(i)
+            if item.data(0, Qt.ItemDataRole.UserRole) != path:
+                continue
+            if isinstance(lines, BaseException):
+                item.setText(2, "unreadable")
+                item.setToolTip(2, str(lines))
+                item.setData(2, Qt.ItemDataRole.UserRole, -1)
+            else:
+                item.setText(2, f"{lines:,}")
+                item.setData(2, Qt.ItemDataRole.UserRole, lines)
+
+    # -- drag and drop --------------------------------------------------------------------
+
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:  # noqa: N802 (Qt override)
+        if event.mimeData().hasUrls():
+            event.acceptProposedAction()
+        else:
+            super().dragEnterEvent(event)
+
+    def dragMoveEvent(self, event) -> None:  # noqa: N802
+        if event.mimeData().hasUrls():
+            event.acceptProposedAction()
+        else:
+            super().dragMoveEvent(event)
+
+    def dropEvent(self, event: QDropEvent) -> None:  # noqa: N802
+        paths = [u.toLocalFile() for u in event.mimeData().urls() if u.isLocalFile()]
+        if paths:
+            self.add_paths(paths)
+            event.acceptProposedAction()
+        else:
+            super().dropEvent(event)

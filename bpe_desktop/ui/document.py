@@ -1,0 +1,71 @@
+"""The open model: the one piece of state every panel shows.
+
+The main window owns a :class:`ModelDocument`; panels never keep their own copy of
+"the current model", they are told by ``model_changed``. A model only ever becomes
+current whole (a finished training run, a successfully loaded file), so a failed or
+cancelled job, or a bad file, leaves the previous model untouched.
+"""
+
+from __future__ import annotations
+
+import os
+
+from PySide6.QtCore import QObject, Signal
+
+from bpe_desktop.core import BPEModel, TrainResult, load_model, save_model
+
+
+class ModelDocument(QObject):
+    #: The current model was replaced (payload: the BPEModel or None).
+    model_changed = Signal(object)
+    #: The file path or the unsaved flag changed (window title, Save action).
+    state_changed = Signal()
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.model: BPEModel | None = None
+        self.path: str | None = None
+        self.dirty = False
+        #: The training run that produced the model (word segmentations), if any.
+        self.train_result: TrainResult | None = None
+
+    @property
+    def display_name(self) -> str:
+        if self.path:
+            return os.path.basename(self.path)
+        return "Untitled" if self.model is not None else "No model"
+
+    def new(self) -> None:
+        self._replace(None, None, dirty=False, result=None)
+
+    def set_trained(self, result: TrainResult) -> None:
+        """A finished training run becomes the current, unsaved model."""
+        self._replace(result.model, None, dirty=True, result=result)
+
+    def set_imported(self, model: BPEModel) -> None:
+        self._replace(model, None, dirty=True, result=None)
+
+    def open(self, path: str) -> BPEModel:
+        """Load a model file; on any error nothing changes and the error propagates."""
+        model = load_model(path)
+        self._replace(model, os.path.abspath(path), dirty=False, result=None)
+        return model
+
+    def save(self, path: str | None = None) -> str:
+        """Save atomically to ``path`` (or the current path); errors leave the state as is."""
+        target = path or self.path
+        if self.model is None:
+            raise ValueError("there is no model to save")
+        if not target:
+            raise ValueError("no file name given")
+        save_model(self.model, target)
+        self.path = os.path.abspath(target)
+        self.dirty = False
+        self.state_changed.emit()
+        return self.path
+
+    def _replace(self, model: BPEModel | None, path: str | None, *, dirty: bool,
+                 result: TrainResult | None) -> None:
+        self.model, self.path, self.dirty, self.train_result = model, path, dirty, result
+        self.model_changed.emit(model)
+        self.state_changed.emit()

@@ -1,0 +1,343 @@
+"""The main window: three panels, menus and shortcuts, the open model and its file."""
+
+from __future__ import annotations
+
+import os
+
+from PySide6.QtCore import Qt, Slot
+from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QKeySequence
+from PySide6.QtWidgets import QLabel, QMainWindow, QMenu, QTabWidget, QWidget
+
+from bpe_desktop.core import BpeError, TrainResult
+from bpe_desktop.ui import dialogs, theme
+from bpe_desktop.ui.codec_panel import CodecPanel
+from bpe_desktop.ui.document import ModelDocument
+from bpe_desktop.ui.help_dialogs import show_about, show_quick_start
+from bpe_desktop.ui.interop_menus import InteropMenus
+from bpe_desktop.ui.settings import Settings
+from bpe_desktop.ui.training_panel import TrainingPanel
+from bpe_desktop.ui.vocab_panel import VocabPanel
+
+APP_NAME = "BPE Desktop"
+MODEL_FILTER = "BPE Desktop models (*.json);;All files (*)"
+
+
+class MainWindow(QMainWindow):
+    TRAINING, VOCABULARY, CODEC = range(3)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("mainWindow")
+        self.settings = Settings()
+        self.document = ModelDocument(self)
+
+        self.training = TrainingPanel()
+        self.vocab = VocabPanel()
+        self.codec = CodecPanel()
+        self.tabs = QTabWidget()
+        self.tabs.setDocumentMode(True)
+        self.tabs.addTab(self.training, "&Training")
+        self.tabs.addTab(self.vocab, "&Vocabulary")
+        self.tabs.addTab(self.codec, "&Encode / Decode")
+        self.setCentralWidget(self.tabs)
+
+        self.model_label = QLabel()
+        self.statusBar().addPermanentWidget(self.model_label)
+        for panel in (self.training, self.vocab, self.codec):
+            panel.status_message.connect(self._show_status)
+
+        self.document.model_changed.connect(self._on_model_changed)
+        self.document.state_changed.connect(self._update_title)
+        self.training.train_requested.connect(self.train)
+        self.training.trained.connect(self._on_trained)
+        self.training.running_changed.connect(self._on_running_changed)
+
+        self.interop = InteropMenus(self)
+        self._build_menus()
+        self._restore_window()
+        self._on_model_changed(None)
+        self._update_title()
+        self.setAcceptDrops(True)
+
+    # -- menus ----------------------------------------------------------------------------
+
+    def _action(self, text: str, slot, shortcut=None, tip: str = "") -> QAction:
+        action = QAction(text, self)
+        if shortcut is not None:
+            action.setShortcut(QKeySequence(shortcut))
+        if tip:
+            action.setStatusTip(tip)
+        action.triggered.connect(slot)
+        self.addAction(action)  # shortcuts work whichever panel has focus
+        return action
+
+    def _build_menus(self) -> None:
+        bar = self.menuBar()
+        file = bar.addMenu("&File")
+        self.new_action = self._action("&New", self.new_model, QKeySequence.StandardKey.New,
+                                       "Close the current model")
+        self.open_action = self._action("&Open model…", self.ask_open_model,
+                                        QKeySequence.StandardKey.Open, "Open a model file")
+        self.recent_menu = QMenu("Open &Recent", self)
+        self.recent_menu.aboutToShow.connect(self._fill_recent_menu)
+        self.save_action = self._action("&Save", self.save, QKeySequence.StandardKey.Save,
+                                        "Save the model")
+        self.save_as_action = self._action("Save &As…", self.save_as,
+                                           QKeySequence.StandardKey.SaveAs,
+                                           "Save the model under a new name")
+        self.quit_action = self._action("&Quit", self.close, QKeySequence.StandardKey.Quit)
+        self.quit_action.setMenuRole(QAction.MenuRole.QuitRole)
+        file.addAction(self.new_action)
+        file.addAction(self.open_action)
+        file.addMenu(self.recent_menu)
+        file.addSeparator()
+        file.addAction(self.save_action)
+        file.addAction(self.save_as_action)
+        file.addSeparator()
+        file.addMenu(self.interop.import_menu)
+        file.addMenu(self.interop.export_menu)
+        file.addSeparator()
+        file.addAction(self.quit_action)
+
+        edit = bar.addMenu("&Edit")
+        self.find_action = self._action("&Find token…", self.find_token,
+                                        QKeySequence.StandardKey.Find,
+                                        "Filter the vocabulary table")
+        edit.addAction(self.find_action)
+
+        training = bar.addMenu("T&raining")
+        self.train_action = self._action("&Train", self.train, Qt.Key.Key_F5,
+                                         "Learn a model from the corpus")
+        self.cancel_action = self._action("&Cancel training", self.training.cancel,
+                                          Qt.Key.Key_Escape, "Stop training")
+        self.cancel_action.setEnabled(False)
+        training.addAction(self.train_action)
+        training.addAction(self.cancel_action)
+
+        view = bar.addMenu("&View")
+        for index, name in enumerate(("Training", "Vocabulary", "Encode / Decode")):
+            view.addAction(self._action(f"&{name}", lambda _=False, i=index:
+                                        self.tabs.setCurrentIndex(i), f"Ctrl+{index + 1}"))
+        view.addSeparator()
+        appearance = view.addMenu("&Appearance")
+        group = QActionGroup(self)
+        current = self.settings.value("view/appearance", "system")
+        for mode, label in (("system", "Follow the &system"), ("light", "&Light"),
+                            ("dark", "&Dark")):
+            action = QAction(label, self, checkable=True)
+            action.setChecked(mode == current)
+            action.triggered.connect(lambda _=False, m=mode: self.set_appearance(m))
+            group.addAction(action)
+            appearance.addAction(action)
+
+        help_menu = bar.addMenu("&Help")
+        help_menu.addAction(self._action("&Quick start", lambda: show_quick_start(self),
+                                         QKeySequence.StandardKey.HelpContents))
+        about = self._action("&About BPE Desktop", lambda: show_about(self))
+        about.setMenuRole(QAction.MenuRole.AboutRole)
+        help_menu.addAction(about)
+
+    def _fill_recent_menu(self) -> None:
+        self.recent_menu.clear()
+        recent = self.settings.recent_files()
+        for i, path in enumerate(recent):
+            action = self.recent_menu.addAction(f"&{i + 1} {os.path.basename(path)}")
+            action.setStatusTip(path)
+            action.setToolTip(path)
+            action.triggered.connect(lambda _=False, p=path: self.open_recent(p))
+        if not recent:
+            self.recent_menu.addAction("No recent models").setEnabled(False)
+        self.recent_menu.addSeparator()
+        self.recent_menu.addAction("&Clear menu", self.settings.clear_recent_files)
+
+    # -- the model and its file -----------------------------------------------------------
+
+    def maybe_save(self) -> bool:
+        """Before the model is replaced or the window closes: True to go on."""
+        if self.document.model is None or not self.document.dirty:
+            return True
+        answer = dialogs.ask_save_changes(self, f"The model “{self.document.display_name}”")
+        if answer == "save":
+            return self.save()
+        return answer == "discard"
+
+    @Slot()
+    def new_model(self) -> None:
+        if self.maybe_save():
+            self.document.new()
+
+    @Slot()
+    def ask_open_model(self) -> None:
+        if not self.maybe_save():
+            return
+        paths = dialogs.ask_open_paths(self, "Open model", "model", MODEL_FILTER)
+        if paths:
+            self.open_path(paths[0])
+
+    def open_recent(self, path: str) -> None:
+        if self.maybe_save():
+            self.open_path(path)
+
+    def open_path(self, path: str) -> bool:
+        """Open a model file; a bad file shows what is wrong and changes nothing."""
+        try:
+            model = self.document.open(path)
+        except (BpeError, OSError) as exc:
+            dialogs.show_error(self, "Cannot open model", _error_text(exc, path))
+            if isinstance(exc, FileNotFoundError):
+                self.settings.remove_recent_file(os.path.abspath(path))
+            return False
+        self.settings.add_recent_file(path)
+        self._show_status(f"Opened {path}: {model.vocab_size:,} tokens, "
+                          f"{len(model.merges):,} merges")
+        return True
+
+    def set_imported_model(self, model) -> None:
+        """Make an imported model current (the import menu uses this)."""
+        if self.maybe_save():
+            self.document.set_imported(model)
+
+    @Slot()
+    def save(self) -> bool:
+        if self.document.model is None:
+            return False
+        if not self.document.path:
+            return self.save_as()
+        return self._save_to(self.document.path)
+
+    @Slot()
+    def save_as(self) -> bool:
+        if self.document.model is None:
+            return False
+        suggested = os.path.basename(self.document.path or "model.json")
+        path = dialogs.ask_save_path(self, "Save model as", "model", MODEL_FILTER, suggested)
+        return self._save_to(path) if path else False
+
+    def _save_to(self, path: str) -> bool:
+        try:
+            saved = self.document.save(path)
+        except (BpeError, OSError, ValueError) as exc:
+            dialogs.show_error(self, "Cannot save model",
+                               f"{_error_text(exc, path)}\nThe previous file, if any, is unchanged.")
+            return False
+        self.settings.add_recent_file(saved)
+        self._show_status(f"Saved {saved}")
+        return True
+
+    # -- training ---------------------------------------------------------------------------
+
+    @Slot()
+    def train(self) -> bool:
+        if self.training.running:
+            return False
+        self.tabs.setCurrentWidget(self.training)
+        if not self.maybe_save():
+            return False
+        return self.training.start()
+
+    @Slot(object)
+    def _on_trained(self, result: TrainResult) -> None:
+        self.document.set_trained(result)
+
+    @Slot(bool)
+    def _on_running_changed(self, running: bool) -> None:
+        self.train_action.setEnabled(not running)
+        self.cancel_action.setEnabled(running)
+        for action in (self.new_action, self.open_action, self.recent_menu.menuAction()):
+            action.setEnabled(not running)
+        self.interop.import_menu.setEnabled(not running)
+
+    # -- panels ---------------------------------------------------------------------------
+
+    @Slot(object)
+    def _on_model_changed(self, model) -> None:
+        self.vocab.set_model(model)
+        self.codec.set_model(model)
+        has_model = model is not None
+        for action in (self.save_action, self.save_as_action):
+            action.setEnabled(has_model)
+        self.interop.export_menu.setEnabled(has_model)
+        if model is None:
+            self.model_label.setText("No model — train one or open a file")
+        else:
+            self.model_label.setText(f"{model.vocab_size:,} tokens · {len(model.merges):,} merges"
+                                     f" · {model.config.pretokenizer}/{model.config.boundary}")
+
+    @Slot()
+    def find_token(self) -> None:
+        self.tabs.setCurrentWidget(self.vocab)
+        self.vocab.focus_filter()
+
+    def _update_title(self) -> None:
+        self.setWindowTitle(f"{self.document.display_name}[*] — {APP_NAME}")
+        self.setWindowModified(self.document.dirty)
+        self.setWindowFilePath(self.document.path or "")
+
+    def _show_status(self, text: str) -> None:
+        self.statusBar().showMessage(text, 8000)
+
+    def set_appearance(self, mode: str) -> None:
+        self.settings.set_value("view/appearance", mode)
+        theme.apply_appearance(mode)
+
+    # -- window ---------------------------------------------------------------------------
+
+    def _restore_window(self) -> None:
+        geometry, state = self.settings.window_state()
+        if geometry is None or not self.restoreGeometry(geometry):
+            self.resize(1200, 780)
+        if state is not None:
+            self.restoreState(state)
+        tab = self.settings.value("window/tab", 0)
+        try:
+            self.tabs.setCurrentIndex(int(tab))
+        except (TypeError, ValueError):
+            pass
+
+    def first_run_hint(self) -> None:
+        """On the very first start, load the Botchan example so one click trains something."""
+        if self.settings.first_run_done():
+            return
+        self.settings.set_first_run_done()
+        self.tabs.setCurrentWidget(self.training)
+        self.training.load_example(self.training.example("botchan"))
+        self.training.log("Welcome to BPE Desktop! An example corpus is loaded: press Train "
+                          "(F5) to learn your first tokenizer. Help ▸ Quick start explains more.")
+
+    def close_discarding(self) -> bool:
+        """Close without asking about unsaved work (smoke tests and screenshots)."""
+        self._discard_on_close = True
+        return self.close()
+
+    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 (Qt override)
+        if not getattr(self, "_discard_on_close", False) and not self.maybe_save():
+            event.ignore()
+            return
+        self.training.shutdown()  # cancels a running training and waits for its thread
+        self.interop.shutdown()
+        for panel in (self.vocab, self.codec):
+            shutdown = getattr(panel, "shutdown", None)
+            if shutdown is not None:
+                shutdown()
+        self.settings.set_window_state(self.saveGeometry(), self.saveState())
+        self.settings.set_value("window/tab", self.tabs.currentIndex())
+        self.settings.sync()
+        event.accept()
+
+    # -- drop a model file on the window to open it -------------------------------------------
+
+    def dragEnterEvent(self, event) -> None:  # noqa: N802
+        urls = event.mimeData().urls()
+        if len(urls) == 1 and urls[0].toLocalFile().endswith(".json"):
+            event.acceptProposedAction()
+
+    def dropEvent(self, event) -> None:  # noqa: N802
+        path = event.mimeData().urls()[0].toLocalFile()
+        if self.maybe_save():
+            self.open_path(path)
+
+
+def _error_text(exc: BaseException, path: str) -> str:
+    if isinstance(exc, OSError) and exc.strerror:
+        return f"{exc.filename or path}: {exc.strerror}"
+    return str(exc)

@@ -1,0 +1,246 @@
+"""Coloured pieces: the segmentation of a text, and the steps of encoding one word.
+
+:class:`PieceView` draws each piece on its own background (neighbours alternate through
+``theme.piece_colors()``) with a thin space between pieces, so every boundary is visible
+even where the text has none. It keeps the document position of each piece, so hovering
+shows a tooltip and clicking reports which piece was chosen.
+
+:class:`StepView` draws seed 000's encode loop for one word: one row per merge, the
+pieces it produced and, highlighted, the pieces that merge created.
+"""
+
+from __future__ import annotations
+
+import bisect
+import html
+from dataclasses import dataclass
+from typing import Collection, Sequence
+
+from PySide6.QtCore import QEvent, QPointF, Qt, Signal
+from PySide6.QtGui import QColor, QFont, QTextCharFormat, QTextCursor
+from PySide6.QtWidgets import QTextBrowser, QToolTip, QWidget
+
+from bpe_desktop.core import MergeStep, TrainConfig
+from bpe_desktop.core.pieces import display_piece
+from bpe_desktop.ui import theme
+
+#: Drawn between the pieces of one word: narrow, but a visible gap between two colours.
+THIN_SPACE = "\u2009"
+#: Unknown pieces stand out the same way in light and dark mode (two reds, so that
+#: neighbouring unknowns still show their boundary).
+UNKNOWN_BACKGROUNDS = ("#d62828", "#9d0208")
+UNKNOWN_BACKGROUND = UNKNOWN_BACKGROUNDS[0]
+UNKNOWN_FOREGROUND = "#ffffff"
+
+
+@dataclass(frozen=True)
+class PieceItem:
+    """One piece as drawn: its id, spelling, rendering and what follows it."""
+
+    id: int
+    piece: str
+    text: str  # display_piece(piece): markers kept, whitespace drawn
+    unknown: bool
+    word: int  # index of the word (pre-token) it belongs to
+    #: What is drawn after it: "" (same word), "word" (next word) or "line" (line break).
+    after: str = ""
+
+
+def foreground_color() -> str:
+    """Text colour readable on the current scheme's piece backgrounds."""
+    return "#f0f0f0" if theme.is_dark() else "#1a1a1a"
+
+
+def highlight_colors() -> tuple[str, str]:
+    """(background, text) of a piece a merge has just created."""
+    return ("#ffb347", "#000000") if theme.is_dark() else ("#d9480f", "#ffffff")
+
+
+class PieceView(QTextBrowser):
+    """Read-only coloured pieces; hover for a tooltip, click to select a piece."""
+
+    #: The text cursor moved onto piece ``index`` (an index into :attr:`items`).
+    piece_activated = Signal(int)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setOpenLinks(False)
+        self.setUndoRedoEnabled(False)
+        self.document().setUndoRedoEnabled(False)
+        font = QFont(self.font())
+        if font.pointSizeF() > 0:  # a little larger: pieces are read closely
+            font.setPointSizeF(font.pointSizeF() * 1.15)
+            self.setFont(font)
+        self.items: list[PieceItem] = []
+        self.word_gap = " "
+        self._starts: list[int] = []
+        self._ends: list[int] = []
+        self.cursorPositionChanged.connect(self._on_cursor_moved)
+        theme.on_scheme_change(self.refresh)
+
+    def show_items(self, items: Sequence[PieceItem], *, word_gap: str = " ") -> None:
+        """Draw ``items``; ``word_gap`` goes between words (a thin space when the pieces
+        themselves show the whitespace, as byte-level ``␣`` or ``▁``)."""
+        self.items = list(items)
+        self.word_gap = word_gap
+        self.refresh()
+
+    def refresh(self) -> None:
+        """Redraw with the current scheme's colours (also called on a scheme change)."""
+        colors = [QColor(c) for c in theme.piece_colors()]
+        fg = QColor(foreground_color())
+        formats = []
+        for c in colors:
+            f = QTextCharFormat()
+            f.setBackground(c)
+            f.setForeground(fg)
+            formats.append(f)
+        unknowns = []
+        for c in UNKNOWN_BACKGROUNDS:
+            f = QTextCharFormat()
+            f.setBackground(QColor(c))
+            f.setForeground(QColor(UNKNOWN_FOREGROUND))
+            f.setFontWeight(QFont.Weight.Bold)
+            unknowns.append(f)
+        plain = QTextCharFormat()
+
+        self.blockSignals(True)  # rebuilding moves the cursor: not a user's choice
+        try:
+            self.clear()
+            self._starts, self._ends = [], []
+            cursor = QTextCursor(self.document())
+            cursor.beginEditBlock()
+            for i, item in enumerate(self.items):
+                self._starts.append(cursor.position())
+                fmt = unknowns[i % 2] if item.unknown else formats[i % len(formats)]
+                cursor.insertText(item.text, fmt)
+                self._ends.append(cursor.position())
+                if item.after == "line":
+                    cursor.insertBlock()
+                elif item.after == "word":
+                    cursor.insertText(self.word_gap, plain)
+                else:
+                    cursor.insertText(THIN_SPACE, plain)
+            cursor.endEditBlock()
+            self.moveCursor(QTextCursor.MoveOperation.Start)
+        finally:
+            self.blockSignals(False)
+
+    def piece_at(self, position: int) -> int | None:
+        """The index of the piece drawn at document ``position`` (None on a gap)."""
+        i = bisect.bisect_right(self._starts, position) - 1
+        if i < 0 or position >= self._ends[i]:
+            return None
+        return i
+
+    def tooltip_text(self, index: int) -> str:
+        item = self.items[index]
+        kind = " (unknown)" if item.unknown else ""
+        return f"{item.text}   id {item.id}{kind}\npiece {index + 1} of {len(self.items)}: {item.piece!r}"
+
+    def viewportEvent(self, event: QEvent) -> bool:  # noqa: N802 (Qt override)
+        if event.type() == QEvent.Type.ToolTip:
+            offset = QPointF(self.horizontalScrollBar().value(), self.verticalScrollBar().value())
+            layout = self.document().documentLayout()
+            position = layout.hitTest(QPointF(event.pos()) + offset, Qt.HitTestAccuracy.ExactHit)
+            index = self.piece_at(position) if position >= 0 else None
+            if index is None:
+                QToolTip.hideText()
+            else:
+                QToolTip.showText(event.globalPos(), self.tooltip_text(index), self.viewport())
+            return True
+        return super().viewportEvent(event)
+
+    def _on_cursor_moved(self) -> None:
+        position = self.textCursor().position()
+        # The cursor sits between characters: prefer the piece to its right, then left.
+        index = self.piece_at(position)
+        if index is None and position > 0:
+            index = self.piece_at(position - 1)
+        if index is not None:
+            self.piece_activated.emit(index)
+
+
+# -- the step-through view ----------------------------------------------------------------
+
+
+def merged_positions(before: Sequence[str], after: Sequence[str],
+                     pair: tuple[str, str] | None) -> set[int]:
+    """Indexes in ``after`` of the pieces that merging ``pair`` created in ``before``.
+
+    Replays the merge as the engine does it (all occurrences, left to right, no overlap).
+    """
+    if pair is None:
+        return set()
+    left, right = pair
+    out, i, j = set(), 0, 0
+    while i < len(before) and j < len(after):
+        if i + 1 < len(before) and before[i] == left and before[i + 1] == right:
+            out.add(j)
+            i += 2
+        else:
+            i += 1
+        j += 1
+    return out
+
+
+def pieces_html(pieces: Sequence[str], config: TrainConfig, *, highlighted: Collection[int] = (),
+                unknown: str | None = None) -> str:
+    """Coloured spans for ``pieces`` (escaped), the ``highlighted`` ones in the accent colour."""
+    colors = theme.piece_colors()
+    fg = foreground_color()
+    hi_bg, hi_fg = highlight_colors()
+    spans = []
+    for i, piece in enumerate(pieces):
+        text = html.escape(display_piece(piece, config))
+        if piece == unknown:
+            style = f"background-color:{UNKNOWN_BACKGROUND}; color:{UNKNOWN_FOREGROUND}; font-weight:bold"
+        elif i in highlighted:
+            style = f"background-color:{hi_bg}; color:{hi_fg}; font-weight:bold"
+        else:
+            style = f"background-color:{colors[i % len(colors)]}; color:{fg}"
+        spans.append(f'<span style="{style}">{text}</span>')
+    return " · ".join(spans)
+
+
+def step_row_html(steps: Sequence[MergeStep], index: int, config: TrainConfig,
+                  unknown: str | None) -> str:
+    """One row: "rank 3: merge (e, s) → pieces", or the initial symbols for row 0."""
+    step = steps[index]
+    if step.pair is None:
+        head = "start: the symbols"
+        highlighted: set[int] = set()
+    else:
+        left, right = (html.escape(display_piece(p, config)) for p in step.pair)
+        head = f"<b>rank {step.rank}</b>: merge ({left}, {right}) →"
+        highlighted = merged_positions(steps[index - 1].pieces, step.pieces, step.pair)
+    body = pieces_html(step.pieces, config, highlighted=highlighted, unknown=unknown)
+    return f"<tr><td align='right'>{index}.&nbsp;</td><td>{head}&nbsp;</td><td>{body}</td></tr>"
+
+
+class StepView(QTextBrowser):
+    """The rows of :func:`step_row_html` up to the current step."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setOpenLinks(False)
+        self.document().setUndoRedoEnabled(False)
+        self._steps: list[MergeStep] = []
+        self._upto = 0
+        self._config: TrainConfig | None = None
+        self._unknown: str | None = None
+        theme.on_scheme_change(self.refresh)
+
+    def show_steps(self, steps: Sequence[MergeStep], upto: int, config: TrainConfig | None,
+                   unknown: str | None) -> None:
+        self._steps, self._upto, self._config, self._unknown = list(steps), upto, config, unknown
+        self.refresh()
+
+    def refresh(self) -> None:
+        if not self._steps or self._config is None:
+            self.clear()
+            return
+        rows = "".join(step_row_html(self._steps, i, self._config, self._unknown)
+                       for i in range(min(self._upto, len(self._steps) - 1) + 1))
+        self.setHtml(f"<table cellspacing='4'>{rows}</table>")
+        self.verticalScrollBar().setValue(self.verticalScrollBar().maximum())

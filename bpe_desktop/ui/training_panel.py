@@ -1,0 +1,409 @@
+"""The Training panel: corpus files, options, Train/Cancel, live progress, plot and log."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from PySide6.QtCore import Qt, Signal, Slot
+from PySide6.QtGui import QFontDatabase
+from PySide6.QtWidgets import (
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QMenu,
+    QPlainTextEdit,
+    QProgressBar,
+    QPushButton,
+    QScrollArea,
+    QSplitter,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from bpe_desktop.core import BpeError, Corpus, Progress, TrainConfig, TrainResult, train
+from bpe_desktop.paths import resource_path
+from bpe_desktop.ui import dialogs
+from bpe_desktop.ui.corpus_list import CorpusList, human_size
+from bpe_desktop.ui.settings import Settings
+from bpe_desktop.ui.training_options import TrainingOptions
+from bpe_desktop.ui.training_plot import MergeCountPlot
+from bpe_desktop.ui.workers import JobError, JobRunner
+
+STAGES = {"reading": "Reading and counting words", "counting": "Counting words",
+          "merging": "Merging pairs", "done": "Finishing"}
+
+
+@dataclass(frozen=True)
+class TrainingUpdate:
+    """What reaches the GUI from a running training: the latest snapshot and every merge
+    count since the previous update (progress is throttled, counts are not dropped)."""
+
+    progress: Progress
+    new_counts: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Example:
+    key: str
+    label: str
+    files: tuple[str, ...]
+    word_counts: bool
+    config: TrainConfig
+
+
+def examples() -> list[Example]:
+    return [
+        Example("toy", "Seed toy vocabulary (low, lower, newest, widest; 10 merges)",
+                (str(resource_path("examples", "seed_toy_words.tsv")),), True,
+                TrainConfig(merges=10)),
+        Example("botchan", "Botchan, an English novel (vocabulary 2,000)",
+                (str(resource_path("examples", "botchan.txt")),), False,
+                TrainConfig(vocab_size=2000)),
+    ]
+
+
+def format_seconds(seconds: float) -> str:
+    seconds = max(0, int(round(seconds)))
+    if seconds < 60:
+        return f"{seconds} s"
+    minutes, seconds = divmod(seconds, 60)
+    if minutes < 60:
+        return f"{minutes} min {seconds:02d} s"
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours} h {minutes:02d} min"
+
+
+class EtaClock:
+    """Remaining time of the current stage from its rate so far (None until meaningful)."""
+
+    def __init__(self) -> None:
+        self._stage = ""
+        self._start = 0.0
+
+    def eta(self, stage: str, fraction: float | None) -> float | None:
+        now = time.monotonic()
+        if stage != self._stage:
+            self._stage, self._start = stage, now
+            return None
+        spent = now - self._start
+        if fraction is None or fraction <= 0.02 or spent < 0.5:
+            return None
+        return spent * (1 - fraction) / fraction
+
+
+class TrainingPanel(QWidget):
+    #: A finished run (TrainResult); the main window makes it the current model.
+    trained = Signal(object)
+    failed = Signal(object)  # JobError
+    cancelled = Signal()
+    #: Each progress update after it reached the GUI (TrainingUpdate).
+    progressed = Signal(object)
+    running_changed = Signal(bool)
+    #: The Train button was pressed: the main window decides (unsaved model?) and calls start().
+    train_requested = Signal()
+    status_message = Signal(str)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.runner = JobRunner(self)
+        self.runner.progressed.connect(self._on_progress)
+        self.runner.finished.connect(self._on_finished)
+        self.runner.failed.connect(self._on_failed)
+        self.runner.cancelled.connect(self._on_cancelled)
+        self._eta = EtaClock()
+        self._started_at = 0.0
+        self._build()
+        self._restore_defaults()
+
+    # -- layout ---------------------------------------------------------------------------
+
+    def _build(self) -> None:
+        self.corpus = CorpusList()
+        self.corpus.message.connect(self.log)
+        self.corpus.changed.connect(self._update_buttons)
+        add_files = QPushButton("Add files…")
+        add_files.setToolTip("Choose corpus files (plain text or .gz)")
+        add_files.clicked.connect(self.ask_add_files)
+        add_folder = QPushButton("Add folder…")
+        add_folder.setToolTip("Add every text file in a folder and its subfolders")
+        add_folder.clicked.connect(self.ask_add_folder)
+        self.remove_button = QPushButton("Remove")
+        self.remove_button.clicked.connect(self.corpus.remove_selected)
+        self.examples_button = QToolButton()
+        self.examples_button.setText("Examples")
+        self.examples_button.setToolTip("Load an example corpus with matching options")
+        self.examples_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        menu = QMenu(self.examples_button)
+        for ex in examples():
+            menu.addAction(ex.label, lambda ex=ex: self.load_example(ex))
+        self.examples_button.setMenu(menu)
+        file_buttons = QHBoxLayout()
+        for w in (add_files, add_folder, self.remove_button):
+            file_buttons.addWidget(w)
+        file_buttons.addStretch(1)
+        file_buttons.addWidget(self.examples_button)
+        corpus_box = QGroupBox("Corpus")
+        corpus_layout = QVBoxLayout(corpus_box)
+        corpus_layout.addWidget(self.corpus)
+        corpus_layout.addLayout(file_buttons)
+
+        self.options = TrainingOptions()
+        self.options.changed.connect(self._save_defaults)
+        options_scroll = QScrollArea()
+        options_scroll.setWidgetResizable(True)
+        options_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        options_scroll.setWidget(self.options)
+        options_box = QGroupBox("Options")
+        QVBoxLayout(options_box).addWidget(options_scroll)
+
+        left = QSplitter(Qt.Orientation.Vertical)
+        left.addWidget(corpus_box)
+        left.addWidget(options_box)
+        left.setStretchFactor(1, 2)
+
+        self.train_button = QPushButton("Train")
+        self.train_button.setToolTip("Learn a model from the corpus (F5)")
+        self.train_button.setDefault(True)
+        self.train_button.clicked.connect(self.train_requested)
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.setToolTip("Stop training; the current model stays (Esc)")
+        self.cancel_button.clicked.connect(self.cancel)
+        self.progress_bar = QProgressBar()
+        self.progress_bar.setRange(0, 1000)
+        self.progress_bar.setTextVisible(True)
+        self.stage_label = QLabel("Ready.")
+        self.stage_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        run_row = QHBoxLayout()
+        run_row.addWidget(self.train_button)
+        run_row.addWidget(self.cancel_button)
+        run_row.addWidget(self.progress_bar, 1)
+
+        self.plot = MergeCountPlot()
+        self.log_view = QPlainTextEdit()
+        self.log_view.setReadOnly(True)
+        self.log_view.setMaximumBlockCount(5000)
+        self.log_view.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        self.log_view.setPlaceholderText("Training messages appear here.")
+
+        right_top = QWidget()
+        right_layout = QVBoxLayout(right_top)
+        right_layout.setContentsMargins(0, 0, 0, 0)
+        right_layout.addLayout(run_row)
+        right_layout.addWidget(self.stage_label)
+        right_layout.addWidget(self.plot, 1)
+        right = QSplitter(Qt.Orientation.Vertical)
+        right.addWidget(right_top)
+        right.addWidget(self.log_view)
+        right.setStretchFactor(0, 3)
+        right.setStretchFactor(1, 1)
+
+        split = QSplitter(Qt.Orientation.Horizontal)
+        split.addWidget(left)
+        split.addWidget(right)
+        split.setStretchFactor(1, 1)
+        split.setSizes([480, 720])
+        layout = QVBoxLayout(self)
+        layout.addWidget(split)
+        self._update_buttons()
+
+    # -- corpus ---------------------------------------------------------------------------
+
+    def ask_add_files(self) -> None:
+        paths = dialogs.ask_open_paths(self, "Add corpus files", "corpus",
+                                       "Text files (*.txt *.text *.gz *.tsv *.tok);;All files (*)",
+                                       multiple=True)
+        if paths:
+            self.corpus.add_paths(paths)
+
+    def ask_add_folder(self) -> None:
+        folder = dialogs.ask_folder(self, "Add a corpus folder", "corpus")
+        if folder:
+            self.corpus.add_paths([folder])
+
+    def example(self, key: str) -> Example:
+        return next(ex for ex in examples() if ex.key == key)
+
+    def load_example(self, example: Example) -> None:
+        if self.running:
+            return
+        self.corpus.clear_files()
+        self.corpus.add_paths(list(example.files))
+        self.options.set_config(example.config)
+        self.options.word_counts.setChecked(example.word_counts)
+        self.options.preset.setCurrentIndex(0)  # the papers' settings
+        self.log(f"Example loaded: {example.label}. Press Train (F5).")
+
+    # -- running --------------------------------------------------------------------------
+
+    @property
+    def running(self) -> bool:
+        return self.runner.running
+
+    def start(self) -> bool:
+        """Validate and start training; False (with the reason shown) if it cannot start."""
+        if self.running:
+            return False
+        paths = self.corpus.paths()
+        if not paths:
+            dialogs.show_error(self, "No corpus", "Add at least one corpus file to train on "
+                               "(or choose one of the Examples).")
+            return False
+        try:
+            config = self.options.config()
+            corpus = Corpus.from_files(paths, word_counts=self.options.word_counts.isChecked(),
+                                       errors=self.options.errors.currentData())
+        except BpeError as exc:
+            dialogs.show_error(self, "Invalid training options", str(exc))
+            return False
+        self._save_defaults()
+        self.plot.clear_counts()
+        self.progress_bar.setValue(0)
+        self._started_at = time.monotonic()
+        self.log(f"Training on {len(paths)} file(s), {human_size(self.corpus.total_size())}: "
+                 f"{_describe(config)}")
+        self.runner.start(_training_job(corpus, config))
+        self._set_running(True)
+        return True
+
+    @Slot()
+    def cancel(self) -> None:
+        if self.running:
+            self.runner.cancel()
+            self.stage_label.setText("Cancelling…")
+
+    def shutdown(self) -> None:
+        """Cancel any run and wait for its thread (the window is closing)."""
+        self.runner.shutdown()
+        self.corpus.shutdown()
+        self._set_running(False)
+
+    def _set_running(self, running: bool) -> None:
+        self._update_buttons(running)
+        self.running_changed.emit(running)
+
+    def _update_buttons(self, running: bool | None = None) -> None:
+        running = self.running if running is None else running
+        self.train_button.setEnabled(not running)
+        self.cancel_button.setEnabled(running)
+        self.options.setEnabled(not running)
+        self.corpus.setAcceptDrops(not running)
+        self.examples_button.setEnabled(not running)
+
+    # -- results (GUI thread) ---------------------------------------------------------------
+
+    @Slot(object)
+    def _on_progress(self, update: TrainingUpdate) -> None:
+        p = update.progress
+        self.plot.add_counts(update.new_counts)
+        fraction = p.fraction
+        if fraction is None:
+            self.progress_bar.setRange(0, 0)  # busy indicator
+        else:
+            self.progress_bar.setRange(0, 1000)
+            self.progress_bar.setValue(int(fraction * 1000))
+        self.stage_label.setText(self._describe_progress(p, fraction))
+        self.progressed.emit(update)
+
+    def _describe_progress(self, p: Progress, fraction: float | None) -> str:
+        stage = STAGES.get(p.stage, p.stage)
+        if p.stage == "merging":
+            target = f" of {p.merges_target:,}" if p.merges_target else ""
+            detail = f"{p.merges_done:,}{target} merges"
+            if p.pair is not None:
+                detail += f" — last: {p.pair[0]} + {p.pair[1]} ({p.count:,})"
+        else:
+            detail = f"{human_size(p.bytes_done)} of {human_size(p.bytes_total)}, {p.words:,} words"
+        eta = self._eta.eta(p.stage, fraction)
+        left = f" — about {format_seconds(eta)} left" if eta is not None else ""
+        return f"{stage}: {detail}{left}"
+
+    @Slot(object)
+    def _on_finished(self, result: TrainResult) -> None:
+        self._set_running(False)
+        model = result.model
+        self.progress_bar.setRange(0, 1000)
+        self.progress_bar.setValue(1000)
+        self.plot.set_counts([m.count for m in model.merges if m.count is not None])
+        t = result.timings
+        self.stage_label.setText(
+            f"Done: {len(model.merges):,} merges, vocabulary {model.vocab_size:,}, "
+            f"in {t['total']:.2f} s.")
+        info = model.corpus
+        words = f"{info.total_words:,} words ({info.distinct_words:,} distinct)" if info else ""
+        self.log(f"Finished in {t['total']:.2f} s (reading and counting {t['counting']:.2f} s, "
+                 f"merging {t['merging']:.2f} s): {words}, {len(model.merges):,} merges, "
+                 f"vocabulary {model.vocab_size:,}.")
+        if info and info.unknown_characters:
+            self.log(f"{info.unknown_characters:,} characters fell outside the character "
+                     "coverage and became the unknown token.")
+        self.trained.emit(result)
+
+    @Slot(object)
+    def _on_failed(self, error: JobError) -> None:
+        self._set_running(False)
+        self._reset_progress("Training failed; the current model is unchanged.")
+        self.log(f"Error: {error.message}")
+        details = None if isinstance(error.exception, BpeError) else error.details
+        dialogs.show_error(self, "Training failed", error.message, details)
+        self.failed.emit(error)
+
+    @Slot()
+    def _on_cancelled(self) -> None:
+        self._set_running(False)
+        self._reset_progress("Cancelled; the current model is unchanged.")
+        self.log(f"Cancelled after {time.monotonic() - self._started_at:.1f} s.")
+        self.cancelled.emit()
+
+    def _reset_progress(self, text: str) -> None:
+        self.progress_bar.setRange(0, 1000)
+        self.progress_bar.setValue(0)
+        self.stage_label.setText(text)
+
+    def log(self, text: str) -> None:
+        stamp = time.strftime("%H:%M:%S")
+        self.log_view.appendPlainText(f"[{stamp}] {text}")
+        self.status_message.emit(text)
+
+    # -- persistence of the form ------------------------------------------------------------
+
+    def _restore_defaults(self) -> None:
+        saved = Settings().training_defaults()
+        if saved:
+            self.options.from_dict(saved)
+
+    def _save_defaults(self) -> None:
+        Settings().set_training_defaults(self.options.to_dict())
+
+
+def _training_job(corpus: Corpus, config: TrainConfig):
+    """The function the worker runs: train, batching merge counts between GUI updates."""
+
+    def job(report, cancel):
+        pending: list[int] = []
+        last: list[Progress] = []
+
+        def on_progress(p: Progress) -> None:
+            pending.extend(p.new_counts)
+            last[:] = [p]
+            if report(TrainingUpdate(p, tuple(pending))):
+                pending.clear()
+
+        result = train(corpus, config, on_progress=on_progress, cancel=cancel)
+        if last and pending:
+            report(TrainingUpdate(last[0], tuple(pending)), force=True)
+        return result
+
+    return job
+
+
+def _describe(config: TrainConfig) -> str:
+    if config.vocab_size is not None:
+        stop = f"vocabulary {config.vocab_size:,}"
+    elif config.merges is not None:
+        stop = f"{config.merges:,} merges"
+    else:
+        stop = "until no pair repeats"
+    return (f"{stop}, words: {config.pretokenizer}, boundary: {config.boundary}, "
+            f"ties: {config.ties}, minimum count {config.min_frequency}")

@@ -1,0 +1,708 @@
+"""The vocabulary table: one row per token, sorted and filtered inside the model.
+
+A :class:`VocabColumns` holds every column as a NumPy array (or a list of strings),
+built once per :class:`BPEModel`. :class:`VocabTableModel` shows the rows listed in an
+index array, so sorting and filtering are array operations and never touch Qt items:
+at 100,000 tokens neither a QSortFilterProxyModel nor item widgets would keep up.
+
+Sorting uses one stable permutation of *all* ids per (column, order), computed the first
+time it is needed; the filtered view in that order is then ``perm[mask[perm]]``, so a
+filter keeps the current sort and re-sorting a filtered view costs O(n), not O(n log n).
+Missing values (the rank of a base symbol, an unrecorded count) sort last in both orders.
+
+:class:`TokenUsage` segments the model's kept training words once, for the "words using
+this token" list and the Zipf plot.
+"""
+
+from __future__ import annotations
+
+import bisect
+import csv
+import re
+from dataclasses import dataclass, field
+from typing import IO
+
+import numpy as np
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtGui import QFont
+
+from bpe_desktop.core import BPEModel, EncodeError
+from bpe_desktop.core.pieces import (
+    BYTE_CHARS,
+    display_piece,
+    piece_bytes,
+    surface_text,
+)
+
+try:  # the regex parser, to tell which patterns may scan all pieces at once
+    from re import _constants as _sre
+    from re import _parser as _sre_parser
+except ImportError:  # pragma: no cover - a Python without them: per-token search only
+    _sre = _sre_parser = None
+
+_NEWLINE = ord("\n")
+
+# Columns, in display order.
+COL_ID, COL_PIECE, COL_KIND, COL_CHARS, COL_BYTES, COL_RANK, COL_COUNT, COL_LEFT, COL_RIGHT = (
+    range(9))
+HEADERS = ("ID", "Piece", "Kind", "Chars", "Bytes", "Rank", "Count", "Left", "Right")
+HEADER_TIPS = (
+    "Token id",
+    "The token (␣ space, ⇥ tab, ↵ newline, <0xAB> a byte that is not a whole character)",
+    "special token, base symbol (the alphabet) or merged token",
+    "Length in characters of the text the token stands for",
+    "Length in UTF-8 bytes of the text the token stands for",
+    "Rank of the merge that created the token (0 = first merge)",
+    "How often the pair occurred when it was merged (— = not recorded)",
+    "Left part of the merge that created the token",
+    "Right part of the merge that created the token",
+)
+#: CSV header: the table's columns with raw values, plus the readable piece.
+CSV_HEADER = ("id", "piece", "display", "kind", "chars", "bytes", "rank", "count", "left",
+              "right")
+NUMERIC_COLUMNS = frozenset({COL_ID, COL_CHARS, COL_BYTES, COL_RANK, COL_COUNT})
+
+SPECIAL, BASE, MERGED = 0, 1, 2
+KIND_NAMES = ("special", "base", "merged")
+
+#: A role giving each cell's raw value (int, str or None), e.g. for tests and exporters.
+RawRole = int(Qt.ItemDataRole.UserRole)
+#: The token id of a row, in any column.
+IdRole = RawRole + 1
+
+# Plain ints: data() runs for every painted cell and role, comparing ints is cheapest.
+_DISPLAY = int(Qt.ItemDataRole.DisplayRole)
+_ALIGN = int(Qt.ItemDataRole.TextAlignmentRole)
+_TOOLTIP = int(Qt.ItemDataRole.ToolTipRole)
+_FONT = int(Qt.ItemDataRole.FontRole)
+_RIGHT = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
+_MISSING_KEY = np.iinfo(np.int64).max
+
+# byte character -> the Latin-1 character of that byte: str.translate then decodes a
+# whole byte-level piece in C instead of a Python loop per character.
+_TO_LATIN1 = {ord(c): b for b, c in enumerate(BYTE_CHARS)}
+_BYTE_CHAR_SET = frozenset(BYTE_CHARS)
+
+
+# =========================================================================================
+# Columns (Qt-free)
+# =========================================================================================
+
+
+@dataclass
+class VocabColumns:
+    """Every column of the table for one model, indexed by token id."""
+
+    pieces: tuple[str, ...]
+    display: list[str]  # readable piece
+    surface: list[str]  # the text the piece stands for
+    kind: np.ndarray  # int8: SPECIAL, BASE, MERGED
+    chars: np.ndarray  # int64
+    nbytes: np.ndarray  # int64
+    rank: np.ndarray  # int64, -1: not created by a merge
+    count: np.ndarray  # int64, -1: none or not recorded
+    left: np.ndarray  # int64 token id, -1: none
+    right: np.ndarray  # int64 token id, -1: none
+    _sort_keys: dict = field(default_factory=dict, repr=False)
+    _perms: dict = field(default_factory=dict, repr=False)
+
+    def __len__(self) -> int:
+        return len(self.pieces)
+
+    def raw_value(self, token: int, column: int) -> int | str | None:
+        """A cell's value: ints, raw pieces, None when missing."""
+        if column == COL_ID:
+            return token
+        if column == COL_PIECE:
+            return self.pieces[token]
+        if column == COL_KIND:
+            return KIND_NAMES[self.kind[token]]
+        if column in (COL_LEFT, COL_RIGHT):
+            parent = int((self.left if column == COL_LEFT else self.right)[token])
+            return self.pieces[parent] if parent >= 0 else None
+        value = int(_NUMBERS[column](self)[token])
+        return None if value < 0 else value
+
+    def sort_key(self, column: int) -> tuple[np.ndarray, np.ndarray | None]:
+        """(int64 key per id, missing mask or None); built once per column."""
+        cached = self._sort_keys.get(column)
+        if cached is None:
+            cached = self._sort_keys[column] = self._build_sort_key(column)
+        return cached
+
+    def _build_sort_key(self, column: int) -> tuple[np.ndarray, np.ndarray | None]:
+        if column == COL_ID:
+            return np.arange(len(self), dtype=np.int64), None
+        if column == COL_KIND:
+            return self.kind.astype(np.int64), None
+        if column in (COL_PIECE, COL_LEFT, COL_RIGHT):
+            order = self.piece_order()
+            if column == COL_PIECE:
+                return order, None
+            parent = self.left if column == COL_LEFT else self.right
+            missing = parent < 0
+            return np.where(missing, 0, order[np.maximum(parent, 0)]), missing
+        values = _NUMBERS[column](self)
+        missing = values < 0
+        return values, (missing if missing.any() else None)
+
+    def piece_order(self) -> np.ndarray:
+        """Each id's position when the readable pieces are sorted (code-point order)."""
+        cached = self._sort_keys.get("piece_order")
+        if cached is None:
+            order = sorted(range(len(self)), key=self.display.__getitem__)
+            cached = np.empty(len(self), dtype=np.int64)
+            cached[np.asarray(order, dtype=np.int64)] = np.arange(len(self), dtype=np.int64)
+            self._sort_keys["piece_order"] = cached
+        return cached
+
+    def permutation(self, column: int, descending: bool) -> np.ndarray:
+        """All ids sorted by ``column``: ties in id order, missing values last."""
+        key = (column, descending)
+        perm = self._perms.get(key)
+        if perm is None:
+            values, missing = self.sort_key(column)
+            if descending:
+                values = -values
+            if missing is not None:
+                values = np.where(missing, _MISSING_KEY, values)
+            perm = self._perms[key] = np.argsort(values, kind="stable")
+        return perm
+
+
+_NUMBERS = {
+    COL_CHARS: lambda c: c.chars,
+    COL_BYTES: lambda c: c.nbytes,
+    COL_RANK: lambda c: c.rank,
+    COL_COUNT: lambda c: c.count,
+}
+
+
+def build_columns(model: BPEModel) -> VocabColumns:
+    """The table's columns for ``model``, computed in bulk (no per-token TokenInfo)."""
+    pieces = model.pieces
+    n = len(pieces)
+    cfg = model.config
+    special_ids = sorted(t.id for t in cfg.special_tokens)
+    kind = np.full(n, MERGED, dtype=np.int8)
+    ids = model.piece_ids
+    kind[np.fromiter((ids[p] for p in model.alphabet), dtype=np.int64,
+                     count=len(model.alphabet))] = BASE
+    kind[np.asarray(special_ids, dtype=np.int64)] = SPECIAL
+    display, surface, nbytes = _texts(pieces, cfg, set(special_ids))
+    rank, count, left, right = _creation_columns(model, kind)
+    columns = VocabColumns(
+        pieces=pieces, display=display, surface=surface, kind=kind,
+        chars=np.fromiter(map(len, surface), dtype=np.int64, count=n),
+        nbytes=nbytes, rank=rank, count=count, left=left, right=right)
+    columns.piece_order()  # the one slow sort key (Python string sort): not on first click
+    return columns
+
+
+def _texts(pieces, cfg, special_ids) -> tuple[list[str], list[str], np.ndarray]:
+    """Readable pieces, surface texts and byte lengths, with C-speed fast paths.
+
+    The fast paths give exactly what ``display_piece``/``surface_text`` give: a text that
+    is printable and has no space needs no rewriting (``␣`` etc.), anything else is
+    handed to them.
+    """
+    n = len(pieces)
+    ordinary = [p for i, p in enumerate(pieces) if i not in special_ids]
+    byte_fast = cfg.byte_level and set("".join(ordinary)) <= _BYTE_CHAR_SET
+    display, surface, nbytes = [], [], np.empty(n, dtype=np.int64)
+    for i, piece in enumerate(pieces):
+        if byte_fast and i not in special_ids:
+            data = piece.translate(_TO_LATIN1).encode("latin-1")
+            text = data.decode("utf-8", errors="replace")
+            size = len(data)
+            shown = (text if text.isprintable() and " " not in text and "\ufffd" not in text
+                     else display_piece(piece, cfg))
+        else:
+            text = surface_text(piece, cfg)
+            size = len(piece_bytes(piece, cfg))
+            shown = (piece if piece.isprintable() and " " not in piece
+                     else display_piece(piece, cfg))
+        display.append(shown)
+        surface.append(text)
+        nbytes[i] = size
+    return display, surface, nbytes
+
+
+def _creation_columns(model: BPEModel, kind: np.ndarray):
+    """Rank, count and parent ids of the first merge that created each merged token."""
+    n = len(kind)
+    rank = np.full(n, -1, dtype=np.int64)
+    count = np.full(n, -1, dtype=np.int64)
+    left = np.full(n, -1, dtype=np.int64)
+    right = np.full(n, -1, dtype=np.int64)
+    merges = model.merges
+    if not merges:
+        return rank, count, left, right
+    ids = model.piece_ids
+    m = len(merges)
+    result = np.fromiter((ids[x.left + x.right] for x in merges), dtype=np.int64, count=m)
+    tokens, first = np.unique(result, return_index=True)
+    keep = kind[tokens] == MERGED  # a result that is a base symbol or special: no rank
+    tokens, first = tokens[keep], first[keep]
+    chosen = [merges[r] for r in first.tolist()]
+    rank[tokens] = first
+    count[tokens] = np.fromiter((-1 if x.count is None else x.count for x in chosen),
+                                dtype=np.int64, count=len(chosen))
+    left[tokens] = np.fromiter((ids[x.left] for x in chosen), dtype=np.int64,
+                               count=len(chosen))
+    right[tokens] = np.fromiter((ids[x.right] for x in chosen), dtype=np.int64,
+                                count=len(chosen))
+    return rank, count, left, right
+
+
+def piece_tooltip(piece: str, shown: str, text: str, data: bytes) -> str:
+    """Raw piece, surface text, code points and bytes of one token."""
+    points = " ".join(f"U+{ord(c):04X}" for c in text)
+    lines = [f"Piece: {piece!r}", f"Shown as: {shown}", f"Text: {text!r}",
+             f"Code points: {points or '—'}"]
+    if not text.isascii() or data != text.encode("utf-8"):  # multi-byte or partial
+        lines.append(f"Bytes: {data.hex(' ').upper()}")
+    return "\n".join(lines)
+
+
+# =========================================================================================
+# Filtering (Qt-free)
+# =========================================================================================
+
+
+class TextFilter:
+    """Substring or regex matching over the tokens' texts.
+
+    A substring is looked for in the readable piece, its text and the raw piece (so
+    typing a space finds ``␣the``, and ``Ġthe`` finds it too): each token's distinct
+    fields are joined with newlines (which cannot be typed into the filter) and one
+    ``in`` test per token covers all three. The last result is kept, so typing one more
+    character only re-checks the tokens that matched before.
+
+    A regex is searched in the readable piece only, as shown in the table: a Python
+    call per token costs ~0.3 µs, ~30 ms at 100,000 tokens, so three fields would be too
+    slow. When a sample shows that few tokens match and the pattern cannot tell a line
+    from a whole string (:func:`_line_safe`), one search over all pieces joined as lines
+    replaces the call per token (~10 ms).
+    """
+
+    def __init__(self, columns: VocabColumns) -> None:
+        self._display = columns.display
+        fields = [columns.display]
+        if columns.surface != columns.display:
+            fields.append(columns.surface)
+        if list(columns.pieces) != columns.display:
+            fields.append(list(columns.pieces))
+        self._joined = ["\n".join(dict.fromkeys(parts)) for parts in zip(*fields)]
+        self._folded = [h.casefold() for h in self._joined]
+        self._last: tuple[str, bool, np.ndarray] | None = None
+        # The readable pieces as lines of one text (display_piece draws a newline as ↵).
+        self._lines: tuple[str, list[int]] | None = None
+        if not any("\n" in s for s in columns.display):
+            lengths = np.fromiter(map(len, columns.display), dtype=np.int64,
+                                  count=len(columns.display)) + 1
+            starts = np.concatenate(([0], np.cumsum(lengths)[:-1])).tolist()
+            self._lines = ("\n".join(columns.display), starts)
+
+    def substring(self, needle: str, case_sensitive: bool) -> np.ndarray:
+        """Ids (ascending) with a field containing ``needle``."""
+        if not case_sensitive:
+            needle = needle.casefold()
+        needle = needle.replace("\n", "")  # a pasted line break: never part of a piece
+        hay = self._joined if case_sensitive else self._folded
+        last = self._last
+        if last is not None and last[1] == case_sensitive and last[0] in needle:
+            candidates = last[2]  # refining: only what matched the shorter needle
+            found = np.fromiter((needle in hay[i] for i in candidates.tolist()),
+                                dtype=bool, count=len(candidates))
+            ids = candidates[found]
+        else:
+            ids = np.flatnonzero(np.fromiter((needle in h for h in hay), dtype=bool,
+                                             count=len(hay)))
+        self._last = (needle, case_sensitive, ids)
+        return ids
+
+    def regex(self, text: str, case_sensitive: bool) -> np.ndarray:
+        """Ids whose readable piece ``re.search`` finds ``text`` in; raises ``re.error``."""
+        flags = 0 if case_sensitive else re.IGNORECASE
+        pattern = re.compile(text, flags)
+        if self._lines is not None and _line_safe(text, flags) and self._rare(pattern):
+            return self._scan_lines(re.compile(text, flags | re.MULTILINE))
+        found = map(pattern.search, self._display)
+        return np.flatnonzero(np.fromiter(map(bool, found), dtype=bool,
+                                          count=len(self._display)))
+
+    def _rare(self, pattern: re.Pattern) -> bool:
+        """Whether few tokens match (judged on a sample of ~1,000)."""
+        sample = self._display[::max(1, len(self._display) // 1000)]
+        return sum(1 for s in sample if pattern.search(s)) < 0.3 * len(sample)
+
+    def _scan_lines(self, pattern: re.Pattern) -> np.ndarray:
+        """Search all readable pieces as one text, one line each, jumping to the next
+        line after each hit: one C-level scan instead of a Python call per token.
+
+        Only for patterns :func:`_line_safe` accepts, which then match a line exactly
+        when they match the piece alone (MULTILINE makes ``^``/``$`` anchor at lines).
+        """
+        big, starts = self._lines
+        search, n, pos, hits = pattern.search, len(starts), 0, []
+        while (m := search(big, pos)) is not None:
+            row = bisect.bisect_right(starts, m.start()) - 1
+            hits.append(row)
+            if row + 1 >= n:
+                break
+            pos = starts[row + 1]
+        return np.asarray(hits, dtype=np.int64)
+
+
+def _line_safe(text: str, flags: int) -> bool:
+    """Whether ``text`` matches a line of a newline-joined text (searched with MULTILINE)
+    exactly when it matches that line alone.
+
+    True when no part of it can match a newline and it has no ``\\A``/``\\Z`` and no
+    lookaround (which could look past the line). ``^``, ``$``, ``\\b`` and ``\\B`` behave
+    the same at a line's ends as at a string's ends. Anything not understood: False.
+    """
+    if _sre is None:
+        return False
+    try:
+        tree = _sre_parser.parse(text, flags)
+        return _safe_items(tree, bool(tree.state.flags & re.DOTALL))
+    except Exception:  # noqa: BLE001 - a private module: any surprise means "not safe"
+        return False
+
+
+def _safe_items(items, dotall: bool) -> bool:
+    return all(_safe_op(op, av, dotall) for op, av in items)
+
+
+def _safe_op(op, av, dotall: bool) -> bool:
+    c = _sre
+    if op is c.LITERAL:
+        return av != _NEWLINE
+    if op is c.NOT_LITERAL:
+        return av == _NEWLINE
+    if op is c.ANY:
+        return not dotall
+    if op is c.IN:
+        return not _set_has_newline(av)
+    if op is c.AT:
+        return av not in (c.AT_BEGINNING_STRING, c.AT_END_STRING)
+    if op in (c.MAX_REPEAT, c.MIN_REPEAT, c.POSSESSIVE_REPEAT):
+        return _safe_items(av[2], dotall)
+    if op is c.SUBPATTERN:
+        _group, add, remove, sub = av
+        return _safe_items(sub, (dotall or bool(add & re.DOTALL)) and not remove & re.DOTALL)
+    if op is c.ATOMIC_GROUP:
+        return _safe_items(av, dotall)
+    if op is c.BRANCH:
+        return all(_safe_items(branch, dotall) for branch in av[1])
+    if op is c.GROUPREF:  # repeats what a group matched, which is checked itself
+        return True
+    if op is c.GROUPREF_EXISTS:
+        _group, yes, no = av
+        return _safe_items(yes, dotall) and (no is None or _safe_items(no, dotall))
+    return False  # lookarounds and anything unknown
+
+
+def _set_has_newline(items) -> bool:
+    c = _sre
+    negate = any(op is c.NEGATE for op, _ in items)
+    has = False
+    for op, av in items:
+        if op is c.LITERAL:
+            has |= av == _NEWLINE
+        elif op is c.RANGE:
+            has |= av[0] <= _NEWLINE <= av[1]
+        elif op is c.CATEGORY:
+            has |= av not in (c.CATEGORY_DIGIT, c.CATEGORY_WORD, c.CATEGORY_NOT_SPACE,
+                              c.CATEGORY_NOT_LINEBREAK)
+        elif op is not c.NEGATE:
+            return True  # unknown item: assume the worst
+    return has != negate
+
+
+# =========================================================================================
+# Training words and their segmentations (Qt-free)
+# =========================================================================================
+
+
+class TokenUsage:
+    """The model's kept training words, segmented once, indexed by token."""
+
+    def __init__(self, model: BPEModel) -> None:
+        cfg = model.config
+        self.words = [w for w, _ in model.words]
+        self.counts = np.fromiter((c for _, c in model.words), dtype=np.int64,
+                                  count=len(model.words))
+        texts = [surface_text(w, cfg) for w in self.words] if cfg.byte_level else self.words
+        arrays = _encode_all(model, texts)
+        lengths = np.fromiter(map(len, arrays), dtype=np.int64, count=len(arrays))
+        self.offsets = np.concatenate(([0], np.cumsum(lengths))).astype(np.int64)
+        self.ids = (np.concatenate(arrays).astype(np.int64) if arrays
+                    else np.empty(0, dtype=np.int64))
+        self.word_of = np.repeat(np.arange(len(arrays), dtype=np.int64), lengths)
+        self.vocab_size = model.vocab_size
+
+    def segmentation(self, word: int) -> list[int]:
+        return self.ids[self.offsets[word]:self.offsets[word + 1]].tolist()
+
+    def words_with(self, token: int) -> np.ndarray:
+        """Indices of the words whose segmentation uses ``token``, most frequent first."""
+        found = np.unique(self.word_of[self.ids == token])
+        return found[np.argsort(-self.counts[found], kind="stable")]
+
+    def frequencies(self) -> np.ndarray:
+        """How often each token occurs when the words are encoded (weighted by count)."""
+        if not len(self.ids):
+            return np.zeros(self.vocab_size, dtype=np.int64)
+        weights = self.counts[self.word_of].astype(np.float64)
+        return np.rint(np.bincount(self.ids, weights=weights,
+                                   minlength=self.vocab_size)).astype(np.int64)
+
+
+def _encode_all(model: BPEModel, texts: list[str]) -> list[np.ndarray]:
+    tok = model.tokenizer()
+    try:
+        return tok.encode_batch(texts)
+    except EncodeError:  # a word the model cannot encode (no <unk>): skip just that one
+        out = []
+        empty = np.empty(0, dtype=np.uint32)
+        for t in texts:
+            try:
+                out.append(tok.encode_to_numpy(t))
+            except EncodeError:
+                out.append(empty)
+        return out
+
+
+# =========================================================================================
+# The Qt model
+# =========================================================================================
+
+
+class VocabTableModel(QAbstractTableModel):
+    """Tokens of one BPEModel; ``sort`` and the filters work on an index array."""
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self._model: BPEModel | None = None
+        self._cols: VocabColumns | None = None
+        self._text_filter: TextFilter | None = None
+        self._rows = np.empty(0, dtype=np.int64)  # visible token ids, in view order
+        self._mask: np.ndarray | None = None  # None: every token passes
+        self._sort_column = -1
+        self._descending = False
+        self._filter = ("", False, False, None, None)
+        self.filter_error: str | None = None
+        self._special_font = QFont()
+        self._special_font.setItalic(True)
+
+    # -- the BPE model ---------------------------------------------------------------------
+
+    def set_bpe_model(self, model: BPEModel | None) -> None:
+        """Show ``model`` (None: empty); the filter and sort are kept."""
+        self.beginResetModel()
+        self._model = model
+        self._cols = build_columns(model) if model is not None else None
+        self._text_filter = TextFilter(self._cols) if self._cols is not None else None
+        self._mask = None
+        self.filter_error = None
+        if self._cols is not None:
+            self._mask = self._compute_mask(*self._filter)
+        self._rows = self._ordered_rows()
+        self.endResetModel()
+
+    def bpe_model(self) -> BPEModel | None:
+        return self._model
+
+    @property
+    def columns(self) -> VocabColumns | None:
+        return self._cols
+
+    def total_count(self) -> int:
+        return len(self._cols) if self._cols is not None else 0
+
+    def visible_ids(self) -> np.ndarray:
+        """Token ids of the rows, in view order (a copy)."""
+        return self._rows.copy()
+
+    def token_id(self, row: int) -> int:
+        return int(self._rows[row])
+
+    def row_of(self, token: int) -> int | None:
+        """The row showing ``token``, or None when it is filtered out."""
+        found = np.flatnonzero(self._rows == token)
+        return int(found[0]) if len(found) else None
+
+    # -- filtering -------------------------------------------------------------------------
+
+    def set_filter(self, text: str = "", *, regex: bool = False, case_sensitive: bool = False,
+                   min_length: int | None = None, max_length: int | None = None) -> str | None:
+        """Keep tokens matching ``text`` whose length in characters is in the range.
+
+        ``text`` is a substring of the readable piece, its text or the raw piece, or with
+        ``regex`` a regular expression searched in the readable piece (see
+        :class:`TextFilter`). Returns an error message for an invalid regex; the filter
+        then stays as it was and ``filter_error`` holds the message.
+        """
+        spec = (text, regex, case_sensitive, min_length, max_length)
+        try:
+            mask = self._compute_mask(*spec) if self._cols is not None else None
+        except re.error as exc:
+            self.filter_error = f"Invalid regular expression: {exc}"
+            return self.filter_error
+        self.filter_error = None
+        self._filter = spec
+        self.beginResetModel()
+        self._mask = mask
+        self._rows = self._ordered_rows()
+        self.endResetModel()
+        return None
+
+    def _compute_mask(self, text, regex, case_sensitive, min_length, max_length):
+        cols = self._cols
+        mask = None
+        if text:
+            if regex:
+                ids = self._text_filter.regex(text, case_sensitive)
+            else:
+                ids = self._text_filter.substring(text, case_sensitive)
+            mask = np.zeros(len(cols), dtype=bool)
+            mask[ids] = True
+        if min_length is not None:
+            mask = _and(mask, cols.chars >= min_length)
+        if max_length is not None:
+            mask = _and(mask, cols.chars <= max_length)
+        return mask
+
+    # -- sorting ---------------------------------------------------------------------------
+
+    def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
+        """Sort the visible rows (column -1: id order). Selections follow their tokens."""
+        self._sort_column = column if 0 <= column < len(HEADERS) else -1
+        self._descending = order == Qt.SortOrder.DescendingOrder
+        self.layoutAboutToBeChanged.emit()
+        old = self.persistentIndexList()
+        old_ids = [int(self._rows[i.row()]) if i.isValid() else -1 for i in old]
+        self._rows = self._ordered_rows()
+        if old:
+            self.changePersistentIndexList(old, self._moved(old, old_ids))
+        self.layoutChanged.emit()
+
+    def sort_order(self) -> tuple[int, Qt.SortOrder]:
+        order = Qt.SortOrder.DescendingOrder if self._descending else Qt.SortOrder.AscendingOrder
+        return self._sort_column, order
+
+    def _moved(self, old, old_ids) -> list[QModelIndex]:
+        where = np.full(self.total_count(), -1, dtype=np.int64)
+        where[self._rows] = np.arange(len(self._rows), dtype=np.int64)
+        out = []
+        for index, token in zip(old, old_ids):
+            row = int(where[token]) if token >= 0 else -1
+            out.append(self.index(row, index.column()) if row >= 0 else QModelIndex())
+        return out
+
+    def _ordered_rows(self) -> np.ndarray:
+        cols = self._cols
+        if cols is None:
+            return np.empty(0, dtype=np.int64)
+        if self._sort_column < 0:
+            if self._mask is None:
+                return np.arange(len(cols), dtype=np.int64)
+            return np.flatnonzero(self._mask)
+        perm = cols.permutation(self._sort_column, self._descending)
+        return perm if self._mask is None else perm[self._mask[perm]]
+
+    # -- Qt model interface ----------------------------------------------------------------
+
+    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(self._rows)
+
+    def columnCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(HEADERS)
+
+    def data(self, index: QModelIndex | QPersistentModelIndex, role: int = _DISPLAY):
+        if role == _DISPLAY:
+            return self._text(int(self._rows[index.row()]), index.column())
+        if role == _ALIGN:
+            return _RIGHT if index.column() in NUMERIC_COLUMNS else None
+        if role == _FONT:
+            token = int(self._rows[index.row()])
+            return self._special_font if self._cols.kind[token] == SPECIAL else None
+        if role == _TOOLTIP:
+            return self._tooltip(int(self._rows[index.row()]), index.column())
+        if role == RawRole:
+            return self._cols.raw_value(int(self._rows[index.row()]), index.column())
+        if role == IdRole:
+            return int(self._rows[index.row()])
+        return None
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = _DISPLAY):
+        if orientation == Qt.Orientation.Horizontal:
+            if role == _DISPLAY:
+                return HEADERS[section]
+            if role == _TOOLTIP:
+                return HEADER_TIPS[section]
+            if role == _ALIGN:
+                return _RIGHT if section in NUMERIC_COLUMNS else None
+            return None
+        if role == _DISPLAY:
+            return str(section + 1)
+        return None
+
+    # -- cell texts ------------------------------------------------------------------------
+
+    def _text(self, token: int, column: int) -> str:
+        cols = self._cols
+        if column == COL_PIECE:
+            return cols.display[token]
+        if column == COL_ID:
+            return str(token)
+        if column == COL_KIND:
+            return KIND_NAMES[cols.kind[token]]
+        if column in (COL_LEFT, COL_RIGHT):
+            parent = int((cols.left if column == COL_LEFT else cols.right)[token])
+            return cols.display[parent] if parent >= 0 else ""
+        if column == COL_COUNT:
+            value = int(cols.count[token])
+            if value >= 0:
+                return f"{value:,}"
+            return "—" if cols.kind[token] == MERGED else ""  # merged but not recorded
+        value = int(_NUMBERS[column](cols)[token])
+        return str(value) if value >= 0 else ""
+
+    def _tooltip(self, token: int, column: int) -> str | None:
+        cols = self._cols
+        if column == COL_PIECE:
+            piece = cols.pieces[token]
+            tip = piece_tooltip(piece, cols.display[token], cols.surface[token],
+                                piece_bytes(piece, self._model.config))
+            return ("Special token\n" + tip) if cols.kind[token] == SPECIAL else tip
+        if column == COL_COUNT and cols.kind[token] == MERGED and cols.count[token] < 0:
+            return "This model does not record merge counts (imported)"
+        if column in (COL_LEFT, COL_RIGHT):
+            parent = int((cols.left if column == COL_LEFT else cols.right)[token])
+            return repr(cols.pieces[parent]) if parent >= 0 else None
+        return None
+
+    # -- export ----------------------------------------------------------------------------
+
+    def write_csv(self, out: IO[str]) -> None:
+        """The visible rows in view order; raw pieces, empty cells for missing values."""
+        writer = csv.writer(out, lineterminator="\n")
+        writer.writerow(CSV_HEADER)
+        cols = self._cols
+        if cols is None:
+            return
+        raw = cols.raw_value
+        for token in self._rows.tolist():
+            writer.writerow([
+                token, cols.pieces[token], cols.display[token], KIND_NAMES[cols.kind[token]],
+                *("" if (v := raw(token, c)) is None else v
+                  for c in (COL_CHARS, COL_BYTES, COL_RANK, COL_COUNT, COL_LEFT, COL_RIGHT)),
+            ])
+
+
+def _and(mask: np.ndarray | None, other: np.ndarray) -> np.ndarray:
+    return other if mask is None else mask & other

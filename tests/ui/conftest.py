@@ -1,0 +1,64 @@
+"""GUI test setup: offscreen Qt, settings isolated per test, no thread left running."""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")  # before any Qt import
+
+import pytest  # noqa: E402
+
+from PySide6.QtCore import QCoreApplication, QSettings  # noqa: E402
+
+import bpe_desktop.ui  # noqa: E402,F401  (PySide6 before pyqtgraph)
+from bpe_desktop.core import BPEModel, Corpus, TrainConfig, train  # noqa: E402
+from bpe_desktop.ui import dialogs, workers  # noqa: E402
+
+#: The seeds' toy vocabulary (seed 000): word counts with `</w>` as its own symbol.
+SEED_WORDS = (("low", 5), ("lower", 2), ("newest", 6), ("widest", 3))
+
+
+@pytest.fixture(autouse=True)
+def isolated_settings(tmp_path, qapp):
+    """Each test gets its own empty QSettings (INI files under tmp_path)."""
+    QCoreApplication.setOrganizationName("bpe-desktop-tests")
+    QCoreApplication.setApplicationName("bpe-desktop-tests")
+    QSettings.setDefaultFormat(QSettings.Format.IniFormat)
+    QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, str(tmp_path / "settings"))
+    os.environ["BPE_DESKTOP_DATA_DIR"] = str(tmp_path / "data")
+    QSettings().clear()
+    yield
+    QSettings().clear()
+
+
+@pytest.fixture(autouse=True)
+def no_thread_left(qapp):
+    """Every test must leave no background QThread running."""
+    yield
+    running = workers.running_threads()
+    for t in running:
+        t.wait(10_000)
+    assert not running, f"{len(running)} QThread(s) still running after the test"
+
+
+@pytest.fixture(scope="session")
+def toy_model() -> BPEModel:
+    """Seed 000's example: 10 merges over the toy vocabulary."""
+    return train(Corpus.from_word_counts(SEED_WORDS), TrainConfig(merges=10)).model
+
+
+@pytest.fixture(scope="session")
+def botchan_model() -> BPEModel:
+    from tests.shared_data import corpus_path
+
+    return train(Corpus.from_files([corpus_path("botchan.txt")]),
+                 TrainConfig(vocab_size=2000)).model
+
+
+@pytest.fixture
+def errors(monkeypatch) -> list[tuple[str, str]]:
+    """Error dialogs recorded as (title, message) instead of shown."""
+    shown: list[tuple[str, str]] = []
+    monkeypatch.setattr(dialogs, "show_error",
+                        lambda parent, title, message, details=None: shown.append((title, message)))
+    return shown

@@ -1,0 +1,276 @@
+"""The main window: model lifecycle, menus, shortcuts, settings, clean shutdown."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QPalette
+from PySide6.QtWidgets import QApplication
+
+from bpe_desktop.core import Corpus, TrainConfig, load_model, save_model, train
+from bpe_desktop.ui import dialogs, theme
+from bpe_desktop.ui.main_window import MainWindow
+from bpe_desktop.ui.settings import Settings
+from bpe_desktop.ui.workers import running_threads
+from tests.ui.test_training_panel import big_corpus
+
+
+@pytest.fixture
+def ui(monkeypatch):
+    """Records every dialog instead of showing it; answers are set per test."""
+
+    class Dialogs:
+        errors: list = []
+        infos: list = []
+        save_answer = "discard"
+        open_paths: list = []
+        save_path = None
+        asked_to_save = 0
+
+    d = Dialogs()
+    d.errors, d.infos = [], []
+    monkeypatch.setattr(dialogs, "show_error",
+                        lambda parent, title, message, details=None: d.errors.append((title, message)))
+    monkeypatch.setattr(dialogs, "show_info",
+                        lambda parent, title, message: d.infos.append((title, message)))
+
+    def ask_save_changes(parent, what):
+        d.asked_to_save += 1
+        return d.save_answer
+
+    monkeypatch.setattr(dialogs, "ask_save_changes", ask_save_changes)
+    monkeypatch.setattr(dialogs, "ask_open_paths", lambda *a, **k: list(d.open_paths))
+    monkeypatch.setattr(dialogs, "ask_save_path", lambda *a, **k: d.save_path)
+    return d
+
+
+@pytest.fixture
+def window(qtbot, ui):
+    win = MainWindow()
+    qtbot.addWidget(win)
+    win.show()
+    yield win
+    win.close_discarding()
+
+
+def train_toy(window, qtbot):
+    window.training.load_example(window.training.example("toy"))
+    with qtbot.waitSignal(window.document.model_changed, timeout=30_000):
+        assert window.train()
+    return window.document.model
+
+
+def test_title_and_unsaved_marker_follow_the_model(window, qtbot, ui, tmp_path):
+    assert window.windowTitle().startswith("No model")
+    assert not window.save_action.isEnabled()
+    model = train_toy(window, qtbot)
+    assert window.windowTitle() == "Untitled[*] — BPE Desktop"
+    assert window.isWindowModified()
+    ui.save_path = str(tmp_path / "toy.json")
+    window.save_action.trigger()  # Save on an untitled model asks for a name
+    assert load_model(ui.save_path).merges == model.merges
+    assert window.windowTitle() == "toy.json[*] — BPE Desktop"
+    assert not window.isWindowModified()
+    assert window.settings.recent_files() == [ui.save_path]
+
+
+def test_trained_model_reaches_every_panel(window, qtbot):
+    model = train_toy(window, qtbot)
+    assert window.vocab.model is model if hasattr(window.vocab, "model") else True
+    assert window.codec.isEnabled()
+    assert "10 merges" in window.model_label.text()
+
+
+def test_open_via_menu_and_recent_files(window, ui, toy_model, tmp_path):
+    path = str(tmp_path / "m.json")
+    save_model(toy_model, path)
+    ui.open_paths = [path]
+    window.open_action.trigger()
+    assert window.document.model.merges == toy_model.merges
+    assert window.document.path == path and not window.document.dirty
+    window._fill_recent_menu()
+    texts = [a.text() for a in window.recent_menu.actions()]
+    assert texts[0] == "&1 m.json"
+
+
+def test_opening_a_bad_file_changes_nothing(window, qtbot, ui, tmp_path):
+    model = train_toy(window, qtbot)
+    bad = tmp_path / "bad.json"
+    good = json.loads(open(_saved(model, tmp_path)).read())
+    good["merges"][3] = ["zz", "q", 1]
+    bad.write_text(json.dumps(good))
+    assert window.open_path(str(bad)) is False
+    assert window.document.model is model and window.document.dirty
+    assert ui.errors and "merges[3]" in ui.errors[0][1]
+    assert window.open_path(str(tmp_path / "missing.json")) is False
+    assert "missing.json" in ui.errors[1][1]
+    assert window.document.model is model
+
+
+def _saved(model, tmp_path):
+    path = str(tmp_path / "saved.json")
+    save_model(model, path)
+    return path
+
+
+def test_failed_save_keeps_the_model_unsaved(window, qtbot, ui, tmp_path):
+    train_toy(window, qtbot)
+    ui.save_path = str(tmp_path / "no-such-folder" / "m.json")
+    assert window.save_as() is False
+    assert ui.errors[0][0] == "Cannot save model"
+    assert window.document.dirty and window.isWindowModified()
+
+
+def test_closing_with_unsaved_work_asks(window, qtbot, ui, tmp_path):
+    train_toy(window, qtbot)
+    ui.save_answer = "cancel"
+    assert window.close() is False
+    assert window.isVisible() and ui.asked_to_save == 1
+    ui.save_answer = "save"
+    ui.save_path = str(tmp_path / "kept.json")
+    assert window.close() is True
+    assert load_model(ui.save_path).merges == window.document.model.merges
+
+
+def test_training_over_an_unsaved_model_asks_first(window, qtbot, ui):
+    first = train_toy(window, qtbot)
+    ui.save_answer = "cancel"
+    assert window.train() is False
+    assert ui.asked_to_save == 1 and not window.training.running
+    assert window.document.model is first
+
+
+def test_cancel_keeps_the_previous_model(window, qtbot, ui, tmp_path):
+    previous = train_toy(window, qtbot)
+    window.document.dirty = False  # pretend it was saved, so training starts without asking
+    window.training.corpus.clear_files()
+    window.training.corpus.add_paths([big_corpus(tmp_path / "big.txt", 12)])
+    window.training.options.word_counts.setChecked(False)
+    window.training.options.set_config(TrainConfig(vocab_size=200_000, min_frequency=1,
+                                                   threads=1))
+    with qtbot.waitSignal(window.training.progressed, timeout=60_000,
+                          check_params_cb=lambda u: u.progress.stage == "merging"):
+        assert window.train()
+    assert window.cancel_action.isEnabled() and not window.train_action.isEnabled()
+    with qtbot.waitSignal(window.training.cancelled, timeout=10_000):
+        qtbot.keyClick(window, Qt.Key.Key_Escape)
+    assert window.document.model is previous
+    assert window.train_action.isEnabled() and not window.cancel_action.isEnabled()
+
+
+def test_failed_training_keeps_the_previous_model(window, qtbot, ui, tmp_path):
+    previous = train_toy(window, qtbot)
+    window.document.dirty = False
+    bad = tmp_path / "bad.txt"
+    bad.write_bytes(b"ok\n\xff\xfe broken\n")
+    window.training.corpus.clear_files()
+    window.training.corpus.add_paths([str(bad)])
+    window.training.options.word_counts.setChecked(False)
+    with qtbot.waitSignal(window.training.failed, timeout=30_000):
+        window.train()
+    assert window.document.model is previous
+    assert "bad.txt" in ui.errors[-1][1]
+
+
+def test_closing_during_training_cancels_and_leaves_no_thread(qtbot, ui, tmp_path):
+    win = MainWindow()
+    qtbot.addWidget(win)
+    win.show()
+    win.training.corpus.add_paths([big_corpus(tmp_path / "big.txt", 12)])
+    win.training.options.set_config(TrainConfig(vocab_size=200_000, min_frequency=1, threads=1))
+    with qtbot.waitSignal(win.training.progressed, timeout=60_000):
+        assert win.train()
+    started = time.monotonic()
+    assert win.close() is True
+    assert time.monotonic() - started < 5
+    assert running_threads() == []
+    assert not win.training.running
+
+
+def test_f5_trains_and_ctrl_f_goes_to_the_filter(window, qtbot):
+    window.training.load_example(window.training.example("toy"))
+    with qtbot.waitSignal(window.document.model_changed, timeout=30_000):
+        qtbot.keyClick(window, Qt.Key.Key_F5)
+    assert len(window.document.model.merges) == 10
+    window.tabs.setCurrentIndex(window.TRAINING)
+    qtbot.keyClick(window, Qt.Key.Key_F, Qt.KeyboardModifier.ControlModifier)
+    assert window.tabs.currentWidget() is window.vocab
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is not None)
+    assert window.vocab.isAncestorOf(QApplication.focusWidget())
+
+
+def test_geometry_and_tab_persist(qtbot, ui):
+    first = MainWindow()
+    qtbot.addWidget(first)
+    first.show()
+    first.resize(1000, 700)
+    saved = first.saveGeometry()
+    first.tabs.setCurrentIndex(first.CODEC)
+    first.close()
+    assert Settings().window_state()[0] == saved
+    second = MainWindow()
+    qtbot.addWidget(second)
+    assert second.tabs.currentIndex() == second.CODEC
+    # the offscreen screen is 800 px wide, so Qt clamps the restored width; height is kept
+    assert second.height() == 700  # a new window without settings is 780 high
+    second.close_discarding()
+
+
+def test_new_model_clears_after_asking(window, qtbot, ui):
+    train_toy(window, qtbot)
+    ui.save_answer = "discard"
+    window.new_action.trigger()
+    assert window.document.model is None
+    assert window.windowTitle().startswith("No model")
+
+
+def test_help_quick_start_and_about(window, ui):
+    from bpe_desktop.ui.help_dialogs import show_quick_start, versions
+
+    dialog = show_quick_start(window)
+    assert "Train your first tokenizer" in dialog.browser.toPlainText()
+    dialog.close()
+    about = [a for a in window.menuBar().actions() if a.text() == "&Help"][0].menu().actions()[1]
+    about.trigger()
+    title, text = ui.infos[0]
+    assert title == "About BPE Desktop"
+    for name, version in versions().items():
+        assert name in text and version in text
+    assert versions()["engine"] != "unknown"
+
+
+def test_dark_mode_colours_window_and_plots(window):
+    try:
+        window.set_appearance("dark")
+        assert theme.is_dark()
+        assert QApplication.palette().color(QPalette.ColorRole.Window).lightness() < 100
+        assert window.training.plot.backgroundBrush().color().lightness() < 100
+        window.set_appearance("light")
+        assert not theme.is_dark()
+        assert window.training.plot.backgroundBrush().color().lightness() > 200
+    finally:
+        window.set_appearance("system")
+
+
+def test_first_run_loads_the_example(window):
+    window.first_run_hint()
+    assert window.training.corpus.paths()[0].endswith("botchan.txt")
+    window.training.corpus.clear_files()
+    window.first_run_hint()  # only once
+    assert window.training.corpus.paths() == []
+
+
+def test_engine_merges_through_the_whole_window(window, qtbot):
+    """Training via the window on botchan equals the engine called directly."""
+    from tests.shared_data import corpus_path
+
+    botchan = str(corpus_path("botchan.txt"))
+    window.training.corpus.add_paths([botchan])
+    window.training.options.set_config(TrainConfig.preset("gpt2", vocab_size=1000))
+    with qtbot.waitSignal(window.document.model_changed, timeout=60_000):
+        window.train()
+    expected = train(Corpus.from_files([botchan]), TrainConfig.preset("gpt2", vocab_size=1000))
+    assert window.document.model.merges == expected.model.merges

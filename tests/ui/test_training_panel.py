@@ -1,0 +1,199 @@
+"""The Training panel drives the real engine in a worker thread."""
+
+from __future__ import annotations
+
+import random
+import time
+
+import pytest
+from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
+from PySide6.QtGui import QDropEvent
+
+from bpe_desktop.core import PRESETS, Corpus, TrainConfig, train
+from bpe_desktop.ui.training_options import CUSTOM, PRESET_LABELS, TrainingOptions
+from bpe_desktop.ui.training_panel import TrainingPanel, format_seconds
+from tests.shared_data import corpus_path
+
+
+@pytest.fixture
+def panel(qtbot):
+    widget = TrainingPanel()
+    qtbot.addWidget(widget)
+    widget.train_requested.connect(widget.start)
+    yield widget
+    widget.shutdown()
+
+
+def big_corpus(path, megabytes: int) -> str:
+    """Random pseudo-words: slow enough to merge that a cancel lands mid-training."""
+    rng = random.Random(7)
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    words = ["".join(rng.choice(letters) for _ in range(rng.randint(3, 12))) for _ in range(60_000)]
+    with open(path, "w", encoding="utf-8") as f:
+        written = 0
+        while written < megabytes << 20:
+            line = " ".join(rng.choices(words, k=16)) + "\n"
+            f.write(line)
+            written += len(line)
+    return str(path)
+
+
+def test_gui_training_gives_the_engines_merges(panel, qtbot, errors):
+    botchan = str(corpus_path("botchan.txt"))
+    config = TrainConfig(vocab_size=2000)
+    panel.corpus.add_paths([botchan])
+    panel.options.set_config(config)
+    updates = []
+    panel.progressed.connect(updates.append)
+    with qtbot.waitSignal(panel.trained, timeout=60_000) as blocker:
+        qtbot.mouseClick(panel.train_button, Qt.MouseButton.LeftButton)
+        assert panel.running and not panel.train_button.isEnabled()
+    result = blocker.args[0]
+    expected = train(Corpus.from_files([botchan]), config).model
+    assert result.model.merges == expected.merges
+    assert result.model.pieces == expected.pieces
+    assert errors == []
+    assert not panel.running and panel.train_button.isEnabled()
+    assert panel.progress_bar.value() == 1000
+    assert "Done: " in panel.stage_label.text()
+    assert list(panel.plot.counts()) == [m.count for m in expected.merges]
+    # every merge count reached the plot through the throttled updates
+    streamed = [c for u in updates for c in u.new_counts]
+    assert streamed == [m.count for m in expected.merges][: len(streamed)]
+
+
+def test_progress_reaches_the_gui_at_most_ten_times_a_second(panel, qtbot, tmp_path):
+    panel.corpus.add_paths([big_corpus(tmp_path / "big.txt", 12)])
+    panel.options.set_config(TrainConfig(vocab_size=6000, threads=1))
+    stamps = []
+    panel.progressed.connect(lambda _u: stamps.append(time.monotonic()))
+    with qtbot.waitSignal(panel.trained, timeout=120_000):
+        panel.start()
+    gaps = [b - a for a, b in zip(stamps, stamps[1:])]
+    assert len(stamps) >= 3
+    # the last update is a forced flush of held-back counts; all others are >= 0.1 s apart
+    assert min(gaps[:-1]) >= 0.095
+
+
+def test_cancel_mid_training_stops_and_reports(panel, qtbot, tmp_path):
+    panel.corpus.add_paths([big_corpus(tmp_path / "big.txt", 12)])
+    panel.options.set_config(TrainConfig(vocab_size=200_000, min_frequency=1, threads=1))
+    with qtbot.waitSignal(panel.progressed, timeout=60_000,
+                          check_params_cb=lambda u: u.progress.stage == "merging"):
+        panel.start()
+    trained = []
+    panel.trained.connect(trained.append)
+    started = time.monotonic()
+    with qtbot.waitSignal(panel.cancelled, timeout=10_000):
+        qtbot.mouseClick(panel.cancel_button, Qt.MouseButton.LeftButton)
+    assert time.monotonic() - started < 2.0
+    assert trained == []
+    assert not panel.running
+    assert "Cancelled" in panel.stage_label.text()
+
+
+def test_bad_corpus_fails_with_file_and_offset(panel, qtbot, tmp_path, errors):
+    bad = tmp_path / "latin1.txt"
+    bad.write_bytes(b"good words here\ncaf\xe9 au lait\n")
+    panel.corpus.add_paths([str(bad)])
+    with qtbot.waitSignal(panel.failed, timeout=30_000) as blocker:
+        panel.start()
+    message = blocker.args[0].message
+    assert "latin1.txt" in message and "19" in message
+    assert errors and errors[0][0] == "Training failed"
+    assert not panel.running and "unchanged" in panel.stage_label.text()
+
+
+def test_invalid_options_are_refused_before_starting(panel, errors):
+    panel.corpus.add_paths([str(corpus_path("botchan.txt"))])
+    panel.options.special_tokens.setText("<unk>:0 <pad>:0")
+    assert panel.start() is False
+    assert errors and "share id 0" in errors[0][1]
+    assert not panel.running
+
+
+def test_no_corpus_is_explained(panel, errors):
+    assert panel.start() is False
+    assert errors[0][0] == "No corpus"
+
+
+@pytest.mark.parametrize("label, key", list(PRESET_LABELS.items()))
+def test_presets_give_the_core_presets(qtbot, label, key):
+    form = TrainingOptions()
+    qtbot.addWidget(form)
+    form.preset.setCurrentText(label)
+    config = form.config()
+    expected = TrainConfig.preset(key, vocab_size=8000)
+    for name in PRESETS[key]:
+        assert getattr(config, name) == getattr(expected, name), name
+    assert config.vocab_size == 8000
+
+
+def test_editing_an_option_makes_the_preset_custom_and_persists(qtbot):
+    form = TrainingOptions()
+    qtbot.addWidget(form)
+    form.preset.setCurrentText("subword-nmt")
+    form.min_frequency.setValue(5)
+    assert form.preset.currentText() == CUSTOM
+    saved = form.to_dict()
+    other = TrainingOptions()
+    qtbot.addWidget(other)
+    other.from_dict(saved)
+    assert other.config() == form.config()
+    assert other.to_dict() == saved
+
+
+def test_training_options_persist_across_panels(qtbot):
+    first = TrainingPanel()
+    qtbot.addWidget(first)
+    first.options.stop_value.setValue(1234)
+    first.options.lowercase.setChecked(True)
+    second = TrainingPanel()
+    qtbot.addWidget(second)
+    assert second.options.config().vocab_size == 1234
+    assert second.options.config().lowercase is True
+
+
+def test_folders_are_added_recursively_with_sizes_and_line_counts(panel, qtbot, tmp_path):
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "a.txt").write_text("one\ntwo\nthree\n")
+    (tmp_path / "sub" / "b.txt").write_text("last line without newline")
+    (tmp_path / "picture.png").write_bytes(b"\x89PNG")
+    messages = []
+    panel.corpus.message.connect(messages.append)
+    panel.corpus.add_paths([str(tmp_path)])
+    assert [p.rsplit("/", 1)[-1] for p in panel.corpus.paths()] == ["a.txt", "b.txt"]
+    assert "1 non-text file(s) skipped" in messages[-1]
+    qtbot.waitUntil(lambda: panel.corpus.topLevelItem(1).text(2) == "1", timeout=10_000)
+    assert panel.corpus.topLevelItem(0).text(2) == "3"
+    assert panel.corpus.topLevelItem(0).text(1) == "14 bytes"
+    # adding the same files again changes nothing
+    assert panel.corpus.add_paths([str(tmp_path / "a.txt")]) == 0
+
+
+def test_dropping_files_adds_them(panel, tmp_path):
+    f = tmp_path / "dropped.txt"
+    f.write_text("some words\n")
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(str(f))])
+    event = QDropEvent(QPointF(5, 5), Qt.DropAction.CopyAction, mime,
+                       Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier)
+    panel.corpus.dropEvent(event)
+    assert panel.corpus.paths() == [str(f)]
+
+
+def test_examples_load_corpus_and_options(panel, qtbot):
+    panel.load_example(panel.example("toy"))
+    assert panel.corpus.paths()[0].endswith("seed_toy_words.tsv")
+    assert panel.options.word_counts.isChecked()
+    with qtbot.waitSignal(panel.trained, timeout=30_000) as blocker:
+        panel.start()
+    model = blocker.args[0].model
+    assert len(model.merges) == 10
+    assert model.tokenizer().encode_as_pieces("lowest") == ["low", "est</w>"]
+
+
+def test_format_seconds():
+    assert format_seconds(3.4) == "3 s"
+    assert format_seconds(75) == "1 min 15 s"
+    assert format_seconds(3 * 3600 + 120) == "3 h 02 min"

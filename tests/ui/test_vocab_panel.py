@@ -1,0 +1,343 @@
+"""The Vocabulary tab: filter bar, selection -> merge tree and words, exports, plots."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import numpy as np
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QImage
+
+from bpe_desktop.core import BPEModel, Corpus, Merge, TrainConfig, train
+from bpe_desktop.core.pieces import surface_text
+from bpe_desktop.ui import dialogs, theme
+from bpe_desktop.ui.vocab_model import COL_CHARS, COL_COUNT, COL_PIECE
+from bpe_desktop.ui.vocab_panel import VocabPanel
+from bpe_desktop.ui.vocab_plots import PLOTS
+
+DESC = Qt.SortOrder.DescendingOrder
+
+
+@pytest.fixture(scope="module")
+def gpt2_model() -> BPEModel:
+    text = ("the cat sat on the mat. the café is naïve, the end.\n"
+            "tabs\there and  double  spaces there\n") * 20
+    return train(Corpus.from_texts([text]), TrainConfig.preset("gpt2", vocab_size=300)).model
+
+
+@pytest.fixture
+def panel(qtbot, toy_model) -> VocabPanel:
+    p = VocabPanel()
+    qtbot.addWidget(p)
+    p.resize(1200, 700)
+    p.set_model(toy_model)
+    return p
+
+
+def ask_path(monkeypatch, path) -> list[tuple]:
+    calls: list[tuple] = []
+
+    def fake(parent, title, kind, filters, suggested_name=""):
+        calls.append((title, kind, filters, suggested_name))
+        return None if path is None else str(path)
+
+    monkeypatch.setattr(dialogs, "ask_save_path", fake)
+    return calls
+
+
+# -- filter bar ----------------------------------------------------------------------------
+
+
+def test_empty_panel(qtbot):
+    p = VocabPanel()
+    qtbot.addWidget(p)
+    assert p.count_label.text() == "0 of 0 tokens"
+    assert not p.export_table_button.isEnabled() and not p.export_plot_button.isEnabled()
+    assert p.merge_tree.topLevelItemCount() == 0
+    p.filter_edit.setText("abc")  # no model: no crash
+    assert p.table_model.rowCount() == 0
+
+
+def test_count_label_and_filters(panel):
+    assert panel.count_label.text() == "22 of 22 tokens"
+    panel.filter_edit.setText("est")
+    assert panel.table_model.visible_ids().tolist() == [13, 14, 19]
+    assert panel.count_label.text() == "3 of 22 tokens"
+    panel.min_length.setValue(4)
+    assert panel.table_model.visible_ids().tolist() == [19]
+    panel.min_length.setValue(0)
+    panel.max_length.setValue(3)
+    assert panel.table_model.visible_ids().tolist() == [13, 14]
+    panel.filter_edit.clear()
+    panel.max_length.setValue(0)
+    assert panel.count_label.text() == "22 of 22 tokens"
+
+
+def test_regex_and_case_toggles(panel):
+    panel.regex_check.setChecked(True)
+    panel.filter_edit.setText("^lo")
+    assert panel.table_model.visible_ids().tolist() == [15, 16, 20]
+    panel.filter_edit.setText("^LO")
+    assert panel.table_model.visible_ids().tolist() == [15, 16, 20]
+    panel.case_check.setChecked(True)
+    assert panel.table_model.visible_ids().tolist() == []
+    assert panel.count_label.text() == "0 of 22 tokens"
+
+
+def test_invalid_regex_marks_the_field(qtbot, panel):
+    panel.regex_check.setChecked(True)
+    panel.filter_edit.setText("new")
+    with qtbot.waitSignal(panel.status_message) as signal:
+        panel.filter_edit.setText("new(")
+    assert signal.args[0].startswith("Invalid regular expression")
+    assert "border" in panel.filter_edit.styleSheet()
+    assert panel.filter_edit.toolTip().startswith("Invalid regular expression")
+    assert not panel.error_label.isHidden()
+    assert panel.table_model.visible_ids().tolist() == [18, 19]  # previous filter kept
+    panel.filter_edit.setText("new$")
+    assert panel.filter_edit.styleSheet() == "" and panel.error_label.isHidden()
+    assert panel.table_model.visible_ids().tolist() == [18]
+
+
+def test_focus_filter(qtbot, panel):
+    panel.filter_edit.setText("low")
+    panel.show()
+    qtbot.waitExposed(panel)
+    panel.activateWindow()
+    panel.table.setFocus()
+    panel.focus_filter()
+    qtbot.waitUntil(panel.filter_edit.hasFocus)
+    assert panel.filter_edit.selectedText() == "low"
+
+
+# -- selection: merge tree and words -------------------------------------------------------
+
+
+def test_selection_shows_merge_tree_and_words(panel):
+    assert panel.select_token(14)  # est</w>
+    assert panel.current_token() == 14
+    assert panel.merge_tree.texts() == [
+        (0, "est</w>  (rank 2, count 9)"),
+        (1, "est  (rank 1, count 9)"),
+        (2, "es  (rank 0, count 9)"),
+        (3, "e  (base symbol)"),
+        (3, "s  (base symbol)"),
+        (2, "t  (base symbol)"),
+        (1, "</w>  (base symbol)"),
+    ]
+    assert panel.words_view.rows() == [("widest", "wi·d·est</w>", "3")]
+    assert panel.words_label.text() == "1 training word uses this token:"
+    label = panel.token_label.text()
+    assert "est&lt;/w&gt;" in label and "merge rank 2" in label
+
+
+def test_selection_by_clicking_a_row(qtbot, panel):
+    panel.show()
+    qtbot.waitExposed(panel)
+    row = panel.table_model.row_of(19)
+    rect = panel.table.visualRect(panel.table_model.index(row, COL_PIECE))
+    qtbot.mouseClick(panel.table.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    assert panel.current_token() == 19
+    assert panel.merge_tree.texts()[:3] == [
+        (0, "newest</w>  (rank 7, count 6)"),
+        (1, "new  (rank 6, count 6)"),
+        (2, "ne  (rank 5, count 6)"),
+    ]
+    assert panel.words_view.rows() == [("newest", "newest</w>", "6")]
+
+
+def test_base_symbol_special_and_intermediate_tokens(panel, toy_model):
+    panel.select_token(toy_model.piece_ids["e"])
+    assert panel.merge_tree.texts() == [(0, "e  (base symbol)")]
+    # "e" survives unmerged in "lower" only (low·e·r·</w>)
+    assert panel.words_view.rows() == [("lower", "low·e·r·</w>", "2")]
+    panel.select_token(0)
+    assert panel.merge_tree.texts() == [(0, "<unk>  (special token)")]
+    assert panel.words_view.rows() == []
+    assert panel.words_label.text().startswith("Special tokens")
+    panel.select_token(12)  # es: always merged further
+    assert panel.words_view.rows() == []
+    assert panel.words_label.text().startswith("No kept training word")
+
+
+def test_words_sorted_by_count_with_segmentation(panel, botchan_model):
+    panel.set_model(botchan_model)
+    token = botchan_model.piece_ids["the</w>"]
+    panel.select_token(token)
+    tok = botchan_model.tokenizer()
+    expected = []
+    for word, count in botchan_model.words:
+        pieces = tok.encode_as_pieces(word)
+        if "the</w>" in pieces:
+            expected.append((word, "·".join(pieces), f"{count:,}"))
+    expected.sort(key=lambda r: -int(r[2].replace(",", "")))
+    rows = panel.words_view.rows()
+    assert panel.words_view.total == len(expected) > 1
+    assert rows == expected[:len(rows)]
+    assert rows[0] == ("the", "the</w>", rows[0][2])
+
+
+def test_selection_survives_filter_and_sort(panel):
+    panel.select_token(14)
+    panel.table.sortByColumn(COL_CHARS, DESC)
+    assert panel.table_model.token_id(panel.table.currentIndex().row()) == 14
+    panel.filter_edit.setText("est")
+    assert panel.table_model.token_id(panel.table.currentIndex().row()) == 14
+    panel.filter_edit.setText("low")  # filtered out: the details stay
+    assert not panel.table.currentIndex().isValid()
+    assert panel.current_token() == 14 and panel.merge_tree.topLevelItemCount() == 1
+    panel.set_model(None)
+    assert panel.current_token() is None and panel.merge_tree.topLevelItemCount() == 0
+
+
+def test_byte_level_model_is_readable(panel, gpt2_model):
+    panel.set_model(gpt2_model)
+    ids = gpt2_model.piece_ids
+    assert panel.select_token(ids["Ġthe"])
+    assert panel.merge_tree.texts() == [
+        (0, "␣the  (rank 2, count 80)"),
+        (1, "␣  (base symbol)"),
+        (1, "the  (rank 1, count 100)"),
+        (2, "t  (base symbol)"),
+        (2, "he  (rank 0, count 120)"),
+        (3, "h  (base symbol)"),
+        (3, "e  (base symbol)"),
+    ]
+    assert panel.words_view.rows() == [("␣the", "␣the", "60")]
+    panel.select_token(ids["ĉ"])
+    assert panel.merge_tree.texts() == [(0, "⇥  (base symbol)")]
+    assert panel.words_view.rows() == [("⇥", "⇥", "20")]
+    panel.select_token(ids["Ã©"])
+    assert panel.words_view.rows() == [("␣café", "␣caf·é", "20")]
+    panel.filter_edit.setText(" caf")  # a typed space
+    assert [gpt2_model.pieces[i] for i in panel.table_model.visible_ids()] == ["Ġcaf"]
+    assert panel.table_model.data(panel.table_model.index(0, COL_PIECE)) == "␣caf"
+
+
+# -- export --------------------------------------------------------------------------------
+
+
+def test_export_table_csv(panel, tmp_path):
+    panel.filter_edit.setText("low")
+    panel.table.sortByColumn(COL_COUNT, DESC)
+    path = tmp_path / "vocab.csv"
+    panel.export_table_csv(str(path))
+    assert path.read_text(encoding="utf-8") == (
+        "id,piece,display,kind,chars,bytes,rank,count,left,right\n"
+        "16,low,low,merged,3,3,4,7,lo,w\n"
+        "20,low</w>,low</w>,merged,3,3,8,5,low,</w>\n"
+    )
+
+
+def test_export_table_button(qtbot, panel, monkeypatch, tmp_path, errors):
+    path = tmp_path / "out.csv"
+    calls = ask_path(monkeypatch, path)
+    with qtbot.waitSignal(panel.status_message) as signal:
+        panel.export_table_button.click()
+    assert calls == [("Export vocabulary table", "export", "CSV files (*.csv)", "vocabulary.csv")]
+    assert len(path.read_text(encoding="utf-8").splitlines()) == 23
+    assert "22 tokens" in signal.args[0] and errors == []
+    ask_path(monkeypatch, tmp_path / "missing-folder" / "out.csv")
+    panel.export_table_button.click()
+    assert len(errors) == 1 and errors[0][0] == "Export failed"
+    ask_path(monkeypatch, None)  # cancelled
+    panel.export_table_button.click()
+    assert len(errors) == 1
+
+
+@pytest.mark.parametrize("which", list(PLOTS))
+def test_export_plot_files(panel, tmp_path, which):
+    png, svg = tmp_path / f"{which}.png", tmp_path / f"{which}.svg"
+    panel.export_plot(which, str(png))
+    panel.export_plot(which, str(svg))
+    image = QImage(str(png))
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert not image.isNull() and image.width() > 100 and image.height() > 100
+    text = svg.read_text(encoding="utf-8")
+    assert "<svg" in text and "</svg>" in text and PLOTS[which] in text
+    with pytest.raises(ValueError):
+        panel.export_plot(which, str(tmp_path / "plot.jpg"))
+    with pytest.raises(OSError):
+        panel.export_plot(which, str(tmp_path / "no" / "plot.png"))
+    with pytest.raises(OSError):
+        panel.export_plot(which, str(tmp_path / "no" / "plot.svg"))
+
+
+def test_export_plot_button(qtbot, panel, monkeypatch, tmp_path, errors):
+    panel.details.setCurrentIndex(1)
+    panel.plots.show_plot("zipf")
+    path = tmp_path / "z.svg"
+    calls = ask_path(monkeypatch, path)
+    panel.export_plot_button.click()
+    assert calls[0][0] == "Export plot" and calls[0][3] == "zipf.png"
+    assert path.read_text(encoding="utf-8").startswith("<?xml")
+    ask_path(monkeypatch, tmp_path / "z.gif")
+    panel.export_plot_button.click()
+    assert len(errors) == 1 and ".gif" in errors[0][1]
+
+
+# -- plots ---------------------------------------------------------------------------------
+
+
+def test_plot_data(panel, botchan_model):
+    panel.set_model(botchan_model)
+    x, y = panel.plots.plot_data("merges")
+    assert x.tolist() == list(range(len(botchan_model.merges)))
+    assert y.tolist() == [m.count for m in botchan_model.merges]
+    tok = botchan_model.tokenizer()
+    freq = Counter()
+    for word, count in botchan_model.words:
+        for i in tok.encode(word):
+            freq[i] += count
+    x, y = panel.plots.plot_data("zipf")
+    assert y.tolist() == sorted(freq.values(), reverse=True)
+    assert x.tolist() == list(range(1, len(freq) + 1))
+    lengths = Counter(len(surface_text(p, botchan_model.config))
+                      for i, p in enumerate(botchan_model.pieces) if i != 0)  # not <unk>
+    x, y = panel.plots.plot_data("lengths")
+    assert dict(zip(x.tolist(), y.tolist())) == {n: lengths.get(n, 0) for n in x.tolist()}
+    assert sum(y) == 1999
+    # what is drawn is what plot_data says
+    curve = panel.plots.widgets["merges"].getPlotItem().listDataItems()[0]
+    assert np.array_equal(curve.getOriginalDataset()[1], [m.count for m in botchan_model.merges])
+
+
+def test_plots_without_counts_or_words(panel, tmp_path):
+    model = BPEModel(config=TrainConfig(), alphabet=("a", "b", "c"),
+                     merges=(Merge("a", "b"), Merge("ab", "c")))
+    panel.set_model(model)
+    assert panel.plots.plot_data("merges")[0].size == 0
+    assert "does not record" in panel.plots.note("merges")
+    assert panel.plots.plot_data("zipf")[0].size == 0
+    assert "no training words" in panel.plots.note("zipf")
+    x, y = panel.plots.plot_data("lengths")
+    assert x.tolist() == [0, 1, 2, 3] and y.tolist() == [0, 3, 1, 1]
+    panel.select_token(4)  # ab: no words to list
+    assert panel.words_label.text() == "This model keeps no training words."
+    assert panel.table_model.data(panel.table_model.index(4, COL_COUNT)) == "—"
+    for which in PLOTS:  # empty plots still export
+        panel.export_plot(which, str(tmp_path / f"{which}.png"))
+        assert (tmp_path / f"{which}.png").stat().st_size > 0
+
+
+def test_plots_of_empty_panel(qtbot, tmp_path):
+    p = VocabPanel()
+    qtbot.addWidget(p)
+    for which in PLOTS:
+        assert p.plots.plot_data(which)[0].size == 0
+        assert p.plots.note(which) == "No model"
+    p.export_plot("lengths", str(tmp_path / "empty.png"))
+    assert (tmp_path / "empty.png").stat().st_size > 0
+
+
+def test_plots_follow_the_theme(panel, monkeypatch):
+    panel.plots.plot_data("merges")
+    dark = {"background": "#1e1e1e", "foreground": "#d0d0d0", "curve": "#4fa3ff",
+            "accent": "#ffb347", "grid": "#3a3a3a"}
+    monkeypatch.setattr(theme, "plot_colors", lambda: dark)
+    panel.plots.apply_theme()
+    widget = panel.plots.widgets["merges"]
+    assert widget.backgroundBrush().color().name() == "#1e1e1e"
+    curve = widget.getPlotItem().listDataItems()[0]
+    assert curve.opts["pen"].color().name() == "#4fa3ff"

@@ -1,0 +1,96 @@
+"""JobRunner: results, errors and cancellation arrive on the GUI thread; threads end."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from bpe_desktop.core import ConfigError
+from bpe_desktop.ui.workers import JobError, JobRunner, running_threads
+
+
+def test_result_arrives_on_the_gui_thread(qtbot):
+    runner = JobRunner()
+    seen = {}
+
+    def job(report, cancel):
+        seen["job_thread"] = threading.current_thread()
+        return 42
+
+    runner.finished.connect(lambda r: seen.update(result=r, slot_thread=threading.current_thread()))
+    with qtbot.waitSignal(runner.stopped, timeout=10_000):
+        runner.start(job)
+    assert seen["result"] == 42
+    assert seen["job_thread"] is not threading.main_thread()
+    assert seen["slot_thread"] is threading.main_thread()
+    assert not runner.running and running_threads() == []
+
+
+def test_progress_is_throttled_and_held_back_payloads_are_reported(qtbot):
+    runner = JobRunner(min_interval=0.1)
+    received, emitted = [], []
+    runner.progressed.connect(received.append)
+
+    def job(report, cancel):
+        end = time.monotonic() + 0.55
+        i = 0
+        while time.monotonic() < end:
+            i += 1
+            if report(i):
+                emitted.append(i)
+            time.sleep(0.001)
+        report("last", force=True)
+        return i
+
+    with qtbot.waitSignal(runner.stopped, timeout=10_000):
+        runner.start(job)
+    assert received == emitted + ["last"]
+    assert 4 <= len(emitted) <= 7  # about 10 per second over 0.55 s, never more
+
+
+def test_exception_becomes_failed_with_details(qtbot):
+    runner = JobRunner()
+    errors: list[JobError] = []
+    runner.failed.connect(errors.append)
+
+    def job(report, cancel):
+        raise ConfigError("vocab_size must be at least 1")
+
+    with qtbot.waitSignal(runner.stopped, timeout=10_000):
+        runner.start(job)
+    assert len(errors) == 1
+    assert errors[0].message == "vocab_size must be at least 1"
+    assert "ConfigError" in errors[0].details
+
+
+def test_cancel_reaches_the_job_and_emits_cancelled(qtbot):
+    runner = JobRunner()
+    started = threading.Event()
+    outcomes = []
+    runner.cancelled.connect(lambda: outcomes.append("cancelled"))
+    runner.finished.connect(lambda r: outcomes.append("finished"))
+
+    def job(report, cancel):
+        started.set()
+        while not cancel.cancelled:
+            time.sleep(0.001)
+        return "too late"
+
+    runner.start(job)
+    assert started.wait(10)
+    with qtbot.waitSignal(runner.stopped, timeout=10_000):
+        runner.cancel()
+    assert outcomes == ["cancelled"]
+
+
+def test_only_one_job_at_a_time_and_shutdown_waits(qtbot):
+    runner = JobRunner()
+    gate = threading.Event()
+    runner.start(lambda report, cancel: gate.wait(5) or cancel.cancelled)
+    with pytest.raises(RuntimeError):
+        runner.start(lambda report, cancel: None)
+    gate.set()
+    assert runner.shutdown(10_000)
+    assert not runner.running and running_threads() == []
