@@ -48,7 +48,7 @@ import threading
 import time
 from pathlib import Path
 
-from common import CACHE, CORPORA_DIR, RESULTS, ROOT  # noqa: E402
+from common import CACHE, CORPORA_DIR, ROOT, add_child_options, comma_list  # noqa: E402
 
 #: name -> (source file, kind). "gz" corpora are decompressed once into CACHE for the peers.
 CORPORA = {
@@ -376,26 +376,15 @@ def main(argv=None) -> int:
                     help="runs of the slow pure-Python peer (subword-nmt); default 1")
     ap.add_argument("--no-gz", action="store_true",
                     help="do not also time ours reading the .gz file directly")
-    ap.add_argument("--timeout", type=float, default=1800, help="seconds per run")
-    ap.add_argument("--out", type=Path, default=RESULTS, help="folder for the JSON results")
-    # internal: the child process
-    ap.add_argument("--worker", help=argparse.SUPPRESS)
-    ap.add_argument("--corpus-file", help=argparse.SUPPRESS)
-    ap.add_argument("--result", help=argparse.SUPPRESS)
+    add_child_options(ap)
     args = ap.parse_args(argv)
 
     if args.worker:
         worker(args.worker, args.corpus_file, args.vocab, args.threads, args.result)
         return 0
 
-    corpora = [c.strip() for c in args.corpora.split(",") if c.strip()]
-    tools = [t.strip() for t in args.tools.split(",") if t.strip()]
-    for c in corpora:
-        if c not in CORPORA:
-            ap.error(f"unknown corpus {c!r}")
-    for t in tools:
-        if t not in TOOLS:
-            ap.error(f"unknown tool {t!r}")
+    corpora = comma_list(ap, args.corpora, CORPORA, "corpus")
+    tools = comma_list(ap, args.tools, TOOLS, "tool")
     if args.quick:
         corpora = [c for c in corpora if c in SMALL_CORPORA]
     if args.skip_slow:

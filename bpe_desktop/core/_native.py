@@ -22,7 +22,11 @@ def engine() -> ModuleType:
 
 
 def call(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
-    """Call into the engine; a Rust panic (a bug) becomes an EngineError."""
+    """Call into the engine; a Rust panic (a bug) becomes an EngineError.
+
+    The engine already converts panics itself (every entry point catches them); this is
+    the second line of defence, should an extension built without that guard be loaded.
+    """
     try:
         return fn(*args, **kwargs)
     except BaseException as exc:  # PanicException derives from BaseException

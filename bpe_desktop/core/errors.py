@@ -19,7 +19,9 @@ class CorpusError(BpeError):
     """A corpus could not be read: missing, unreadable, not UTF-8, binary, empty.
 
     ``path`` and ``offset`` (a byte offset into the file, or a 1-based line number for
-    word-count tables, see ``line``) say where, when known.
+    word-count tables, see ``line``) say where, when known. ``reason`` names the problem
+    for front ends (missing, empty, binary, not-utf8, ...; see
+    ``training.REPLACEABLE_REASONS`` for those that ``errors="replace"`` gets past).
     """
 
     def __init__(
@@ -29,8 +31,10 @@ class CorpusError(BpeError):
         path: str | None = None,
         offset: int | None = None,
         line: int | None = None,
+        reason: str | None = None,
     ) -> None:
         super().__init__(message)
+        self.reason = reason
         self.path = path
         self.offset = offset
         self.line = line

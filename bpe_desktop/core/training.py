@@ -33,6 +33,12 @@ from bpe_desktop.core.model import BPEModel, CorpusFile, CorpusInfo, Merge
 
 STAGES = ("reading", "counting", "merging", "done")
 
+#: ``CorpusError.reason`` values that reading the corpus again with
+#: ``errors="replace"`` gets past (invalid UTF-8, a stray NUL byte inside the text).
+#: Every reason: missing, not-a-file, unreadable, empty, binary, other-encoding,
+#: not-utf8, nul-byte, corrupt, changed, line-too-long, no-words, bad-line.
+REPLACEABLE_REASONS = ("not-utf8", "nul-byte")
+
 
 @dataclass(frozen=True)
 class Corpus:
@@ -47,22 +53,40 @@ class Corpus:
     word_counts: tuple[tuple[str, int], ...] = ()
     #: For files: "text", or "word-counts" (``word<TAB>count`` per line).
     file_format: str = "text"
-    #: "strict": invalid UTF-8 is an error naming file and byte offset;
-    #: "replace": it becomes U+FFFD and training goes on.
+    #: "strict": invalid UTF-8 (or a NUL byte inside the text) is a CorpusError naming
+    #: file, byte offset and line; "replace": such bytes become U+FFFD and training goes on.
     errors: str = "strict"
 
     @classmethod
     def from_files(
-        cls, paths: Iterable[str | os.PathLike[str]], *, word_counts: bool = False,
+        cls, paths: Iterable[str | bytes | os.PathLike], *, word_counts: bool = False,
         errors: str = "strict",
     ) -> Corpus:
-        paths = tuple(os.fspath(p) for p in paths)
+        """Text files (``.gz`` read transparently) or ``word<TAB>count`` tables.
+
+        Each file is checked before training starts (exists, is a file, is not empty);
+        a UTF-8 byte-order mark at the start of a file is skipped, CRLF is read as LF.
+        """
+        if isinstance(paths, (str, bytes, os.PathLike)):
+            paths = [paths]
+        try:
+            paths = tuple(os.fsdecode(p) for p in paths)
+        except TypeError as exc:
+            raise ConfigError(f"corpus paths must be file names: {exc}") from None
         if not paths:
             raise ConfigError("no corpus files given")
         if errors not in ("strict", "replace"):
             raise ConfigError("errors must be 'strict' or 'replace'")
         return cls("files", paths=paths, file_format="word-counts" if word_counts else "text",
                    errors=errors)
+
+    def with_errors(self, errors: str) -> Corpus:
+        """The same files read with another ``errors`` mode (after a CorpusError whose
+        ``reason`` is in :data:`REPLACEABLE_REASONS`, ``with_errors("replace")``)."""
+        if self.kind != "files":
+            raise ConfigError("only corpus files have an errors mode")
+        return Corpus.from_files(self.paths, word_counts=self.file_format == "word-counts",
+                                 errors=errors)
 
     @classmethod
     def from_texts(cls, texts: Iterable[str]) -> Corpus:
@@ -183,7 +207,13 @@ def train(
     on_progress: Callable[[Progress], None] | None = None,
     cancel: CancelToken | None = None,
 ) -> TrainResult:
-    """Train a model. Raises CorpusError, ConfigError or TrainingCancelled on failure."""
+    """Train a model. Raises CorpusError, ConfigError or TrainingCancelled on failure
+    (EngineError for an engine bug); on failure no model exists, nothing is half-made.
+
+    A :class:`CorpusError` carries ``path``, ``offset`` (bytes into the file, or into the
+    decompressed text of a ``.gz``), ``line`` (1-based, when known) and ``reason`` (see
+    :data:`REPLACEABLE_REASONS`).
+    """
     config = config or TrainConfig()
     engine = _native.engine()
     callback = None

@@ -30,10 +30,10 @@ fn main() {
     let rules = TextRules { normalization: Normalization::None, lowercase: false, pretokenizer: pre, boundary: Boundary::None };
     let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
     let (t, c) = (Instant::now(), cpu());
-    let wc = count_words(Source::Files { paths: vec![args[1].clone()], word_counts: false, lossy: false }, &rules, &pool, &mut Reporter::silent()).unwrap();
+    let wc = count_words(Source::Files { paths: vec![args[1].clone().into()], word_counts: false, lossy: false }, &rules, &pool, &mut Reporter::silent()).unwrap();
     println!("count: {:.2}s wall {:.2}s cpu, {} words, peak {} MB", t.elapsed().as_secs_f64(), cpu() - c, wc.len(), rss_mb());
     let (t, c) = (Instant::now(), cpu());
-    let s = pool.install(|| symbolize(wc.finish(), &rules, 1.0, ""));
+    let s = pool.install(|| symbolize(wc, &rules, 1.0, ""));
     println!("symbolize: {:.2}s wall {:.2}s cpu, peak {} MB", t.elapsed().as_secs_f64(), cpu() - c, rss_mb());
     let (t, c) = (Instant::now(), cpu());
     let max_merges = std::env::var("MAX_MERGES").ok().map(|v| v.parse().unwrap());

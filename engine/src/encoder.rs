@@ -167,7 +167,7 @@ impl Encoder {
         let mut best: Option<(u32, u32, u32, u32)> = None;
         for i in 1..syms.len() {
             if let Some(&(rank, c)) = self.ranks.get(&key(syms[i - 1], syms[i])) {
-                if best.map_or(true, |(r, ..)| rank < r) {
+                if best.is_none_or(|(r, ..)| rank < r) {
                     best = Some((rank, syms[i - 1], syms[i], c));
                 }
             }

@@ -13,6 +13,7 @@ pub mod progress;
 pub mod symbols;
 pub mod text;
 pub mod trainer;
+pub mod wordlist;
 
 #[cfg(feature = "python")]
 mod python;
@@ -46,27 +47,53 @@ pub struct TrainOutput {
     pub merge_seconds: f64,
 }
 
+/// Most worker threads accepted (more only adds overhead; a typo must not start 10^6).
+pub const MAX_THREADS: usize = 1024;
+/// Largest vocabulary or merge count: token ids are 32-bit, and `u32::MAX` marks a
+/// character outside the alphabet, so 2^31 - 1 leaves ample room.
+pub const MAX_VOCAB: u64 = (1 << 31) - 1;
+
+impl TrainSettings {
+    /// Every number in range, each message naming the setting and the allowed range.
+    pub fn validate(&self) -> Result<()> {
+        let range = |name: &str, value: u64, low: u64, high: u64| -> Result<()> {
+            if (low..=high).contains(&value) {
+                Ok(())
+            } else {
+                Err(EngineError::Config(format!("{name} must be from {low} to {high}; got {value}")))
+            }
+        };
+        range("threads", self.threads as u64, 1, MAX_THREADS as u64)?;
+        range("min_frequency", self.merge.min_frequency, 1, u64::MAX)?;
+        if let Some(v) = self.merge.vocab_size {
+            range("vocab_size", v, 1, MAX_VOCAB)?;
+        }
+        if let Some(m) = self.merge.max_merges {
+            range("merges", m, 0, MAX_VOCAB)?;
+        }
+        let coverage = self.character_coverage;
+        if !(coverage > 0.0 && coverage <= 1.0) {
+            return Err(EngineError::Config(format!(
+                "character_coverage must be more than 0 and at most 1; got {coverage}"
+            )));
+        }
+        if self.merge.specials.len() as u64 > MAX_VOCAB {
+            return Err(EngineError::Config(format!("at most {MAX_VOCAB} special tokens are allowed")));
+        }
+        Ok(())
+    }
+}
+
 /// Read, count, symbolize and merge. Deterministic for any thread count.
 pub fn run_training(source: Source, settings: &TrainSettings, reporter: &mut Reporter) -> Result<TrainOutput> {
+    settings.validate()?;
     let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(settings.threads.max(1))
+        .num_threads(settings.threads)
         .build()
-        .map_err(|e| EngineError::Config(format!("cannot start worker threads: {e}")))?;
-    let first_path = match &source {
-        Source::Files { paths, .. } => paths.first().cloned(),
-        _ => None,
-    };
+        .map_err(|e| EngineError::Config(format!("cannot start {} worker threads: {e}", settings.threads)))?;
     let started = Instant::now();
     reporter.send(Progress::at(Stage::Reading))?;
     let words = corpus::count_words(source, &settings.rules, &pool, reporter)?;
-    if words.is_empty() {
-        let message = match &first_path {
-            Some(p) => format!("the corpus ({p}{}) contains no words", if words.files.len() > 1 { " and others" } else { "" }),
-            None => "the corpus contains no words".to_string(),
-        };
-        return Err(EngineError::Corpus { message, path: first_path, offset: None, line: None });
-    }
-    let words = words.finish();
     let files = words.files.clone();
     let total_words: u128 = words.counts.iter().map(|&c| c as u128).sum();
     let mut counting = Progress::at(Stage::Counting);

@@ -92,7 +92,7 @@ impl<'a> Reporter<'a> {
 
     /// True when a report is due (cheap: call it as often as you like).
     pub fn due(&self) -> bool {
-        self.callback.is_some() && self.last.map_or(true, |t| t.elapsed() >= REPORT_INTERVAL)
+        self.callback.is_some() && self.last.is_none_or(|t| t.elapsed() >= REPORT_INTERVAL)
     }
 
     /// Send a report now (the caller checked `due`, or it is a stage change).

@@ -1,23 +1,31 @@
 //! `bpe_desktop._engine`: the Python bindings. Work runs with the GIL released; the
 //! progress callback briefly re-acquires it. Errors become the exception classes of
-//! `bpe_desktop.core.errors`, so Python callers see one documented family of errors.
+//! `bpe_desktop.core.errors`, so Python callers see one documented family of errors:
+//! every entry point runs inside [`guard`], which turns a panic (a bug) into
+//! `EngineError` instead of PyO3's `PanicException` (a `BaseException`), and arguments
+//! of the wrong type or with lone surrogates become `ConfigError`, `CorpusError` or
+//! `EncodeError`, never `TypeError` or `UnicodeEncodeError`.
 
+use std::any::Any;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
-use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
 use rustc_hash::FxHashMap;
 
 use crate::corpus::Source;
 use crate::encoder::{Encoder, SpecialRole};
-use crate::error::EngineError;
+use crate::error::{CorpusProblem, EngineError};
 use crate::progress::{Progress, Reporter};
 use crate::symbols::{WordTable, UNK};
 use crate::text::{Boundary, Normalization, PreTokenizer, TextRules};
 use crate::trainer::{MergeOptions, Ties};
 use crate::{run_training, TrainSettings};
+
+// -- errors -------------------------------------------------------------------------------
 
 fn error_class<'py>(py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyAny>> {
     py.import("bpe_desktop.core.errors")?.getattr(name)
@@ -25,37 +33,93 @@ fn error_class<'py>(py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyAny>> 
 
 fn to_py_err(py: Python<'_>, err: EngineError) -> PyErr {
     let built = (|| -> PyResult<PyErr> {
-        Ok(match err {
-            EngineError::Config(m) => PyErr::from_value(error_class(py, "ConfigError")?.call1((m,))?),
-            EngineError::Encode(m) => PyErr::from_value(error_class(py, "EncodeError")?.call1((m,))?),
-            EngineError::Cancelled => {
-                PyErr::from_value(error_class(py, "TrainingCancelled")?.call1(("training was cancelled",))?)
-            }
-            EngineError::Corpus { message, path, offset, line } => {
+        let simple = |class: &str, message: String| -> PyResult<PyErr> {
+            Ok(PyErr::from_value(error_class(py, class)?.call1((message,))?))
+        };
+        match err {
+            EngineError::Config(m) => simple("ConfigError", m),
+            EngineError::Encode(m) => simple("EncodeError", m),
+            EngineError::Internal(m) => simple("EngineError", format!("internal engine error: {m}")),
+            EngineError::Cancelled => simple("TrainingCancelled", "training was cancelled".into()),
+            EngineError::Corpus(fault) => {
                 let kwargs = PyDict::new(py);
-                kwargs.set_item("path", path)?;
-                kwargs.set_item("offset", offset)?;
-                kwargs.set_item("line", line)?;
-                PyErr::from_value(error_class(py, "CorpusError")?.call((message,), Some(&kwargs))?)
+                // As a str (os.fsdecode of the bytes), the same value the caller passed.
+                kwargs.set_item("path", fault.path.as_ref().map(|p| p.as_os_str()))?;
+                kwargs.set_item("offset", fault.offset)?;
+                kwargs.set_item("line", fault.line)?;
+                let exc = error_class(py, "CorpusError")?.call((fault.message,), Some(&kwargs))?;
+                exc.setattr("reason", fault.problem.name())?;
+                Ok(PyErr::from_value(exc))
             }
-        })
+        }
     })();
     built.unwrap_or_else(|e| e)
-}
-
-fn get<'py, T: pyo3::conversion::FromPyObjectOwned<'py>>(d: &Bound<'py, PyDict>, key: &str) -> PyResult<T> {
-    match d.get_item(key)? {
-        Some(v) => v.extract::<T>().map_err(|e| {
-            let e: PyErr = e.into();
-            PyValueError::new_err(format!("option {key}: {e}"))
-        }),
-        None => Err(PyValueError::new_err(format!("missing option {key}"))),
-    }
 }
 
 fn engine<T>(py: Python<'_>, r: crate::error::Result<T>) -> PyResult<T> {
     r.map_err(|e| to_py_err(py, e))
 }
+
+fn panic_message(payload: &(dyn Any + Send)) -> String {
+    if let Some(s) = payload.downcast_ref::<&str>() {
+        s.to_string()
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "a panic with no message".to_string()
+    }
+}
+
+/// Run an entry point; a panic anywhere below it becomes `EngineError`.
+fn guard<T>(body: impl FnOnce() -> PyResult<T>) -> PyResult<T> {
+    match catch_unwind(AssertUnwindSafe(body)) {
+        Ok(result) => result,
+        Err(payload) => {
+            let message = format!("{} (please report this bug)", panic_message(payload.as_ref()));
+            Python::attach(|py| Err(to_py_err(py, EngineError::Internal(message))))
+        }
+    }
+}
+
+/// Extract `value` as `T`; failure is the error class `class` naming `what`.
+fn extract<'py, T: pyo3::conversion::FromPyObjectOwned<'py>>(
+    value: &Bound<'py, PyAny>,
+    what: &str,
+    class: &str,
+) -> PyResult<T> {
+    value.extract::<T>().map_err(|e| {
+        let e: PyErr = e.into();
+        let py = value.py();
+        let reason = e.value(py).to_string();
+        match error_class(py, class).and_then(|c| c.call1((format!("{what}: {reason}"),))) {
+            Ok(exc) => PyErr::from_value(exc),
+            Err(other) => other,
+        }
+    })
+}
+
+/// Each item of a list, extracted one by one so that a failure names its index.
+fn extract_items<'py, T: pyo3::conversion::FromPyObjectOwned<'py>>(
+    value: &Bound<'py, PyAny>,
+    what: &str,
+    class: &str,
+) -> PyResult<Vec<T>> {
+    let list: Vec<Bound<'py, PyAny>> = extract(value, what, class)?;
+    list.iter().enumerate().map(|(i, item)| extract(item, &format!("{what} {i}"), class)).collect()
+}
+
+fn get<'py, T: pyo3::conversion::FromPyObjectOwned<'py>>(d: &Bound<'py, PyDict>, key: &str) -> PyResult<T> {
+    match d.get_item(key)? {
+        Some(v) => extract(&v, &format!("option {key}"), "ConfigError"),
+        None => Err(to_py_err(d.py(), EngineError::Config(format!("missing option {key}")))),
+    }
+}
+
+fn config_error<T>(py: Python<'_>, message: String) -> PyResult<T> {
+    Err(to_py_err(py, EngineError::Config(message)))
+}
+
+// -- options ------------------------------------------------------------------------------
 
 fn text_rules(py: Python<'_>, o: &Bound<'_, PyDict>) -> PyResult<TextRules> {
     Ok(TextRules {
@@ -66,6 +130,52 @@ fn text_rules(py: Python<'_>, o: &Bound<'_, PyDict>) -> PyResult<TextRules> {
     })
 }
 
+fn parse_source(py: Python<'_>, source: &Bound<'_, PyDict>) -> PyResult<Source> {
+    let kind: String = get(source, "kind")?;
+    let item = |key: &str| -> PyResult<Bound<'_, PyAny>> {
+        match source.get_item(key)? {
+            Some(v) => Ok(v),
+            None => config_error(py, format!("missing corpus entry {key}")),
+        }
+    };
+    Ok(match kind.as_str() {
+        "files" => Source::Files {
+            paths: extract_items::<PathBuf>(&item("paths")?, "corpus path", "ConfigError")?,
+            word_counts: get::<String>(source, "format")? == "word-counts",
+            lossy: get::<String>(source, "errors")? == "replace",
+        },
+        "texts" => Source::Texts(extract_items(&item("texts")?, "text", "CorpusError")?),
+        "word-counts" => Source::WordCounts(extract_items(&item("items")?, "word count entry", "CorpusError")?),
+        other => return config_error(py, format!("unknown corpus kind {other:?}")),
+    })
+}
+
+fn parse_settings(py: Python<'_>, o: &Bound<'_, PyDict>) -> PyResult<TrainSettings> {
+    let ties = match get::<String>(o, "ties")?.as_str() {
+        "first-seen" => Ties::FirstSeen,
+        "lexicographic" => Ties::Lexicographic,
+        "codepoint" => Ties::Codepoint,
+        other => return config_error(py, format!("unknown tie-break {other:?}")),
+    };
+    let settings = TrainSettings {
+        rules: text_rules(py, o)?,
+        merge: MergeOptions {
+            min_frequency: get(o, "min_frequency")?,
+            vocab_size: get(o, "vocab_size")?,
+            max_merges: get(o, "merges")?,
+            ties,
+            specials: get(o, "specials")?,
+        },
+        character_coverage: get(o, "character_coverage")?,
+        initial_alphabet: get(o, "initial_alphabet")?,
+        threads: get(o, "threads")?,
+    };
+    engine(py, settings.validate())?;
+    Ok(settings)
+}
+
+// -- training -----------------------------------------------------------------------------
+
 /// A cancellation flag shared between Python threads and the engine.
 #[pyclass(module = "bpe_desktop._engine", frozen)]
 struct CancelFlag(Arc<AtomicBool>);
@@ -73,14 +183,17 @@ struct CancelFlag(Arc<AtomicBool>);
 #[pymethods]
 impl CancelFlag {
     #[new]
-    fn new() -> Self {
-        CancelFlag(Arc::new(AtomicBool::new(false)))
+    fn new() -> PyResult<Self> {
+        guard(|| Ok(CancelFlag(Arc::new(AtomicBool::new(false)))))
     }
-    fn cancel(&self) {
-        self.0.store(true, Ordering::Relaxed);
+    fn cancel(&self) -> PyResult<()> {
+        guard(|| {
+            self.0.store(true, Ordering::Relaxed);
+            Ok(())
+        })
     }
-    fn is_cancelled(&self) -> bool {
-        self.0.load(Ordering::Relaxed)
+    fn is_cancelled(&self) -> PyResult<bool> {
+        guard(|| Ok(self.0.load(Ordering::Relaxed)))
     }
 }
 
@@ -95,70 +208,38 @@ struct WordTableView {
 
 #[pymethods]
 impl WordTableView {
-    fn __len__(&self) -> usize {
-        self.table.len()
+    fn __len__(&self) -> PyResult<usize> {
+        guard(|| Ok(self.table.len()))
     }
 
     /// The `n` most frequent words as (word, count); ties in first-seen order.
-    fn top(&self, n: usize) -> Vec<(String, u64)> {
-        let mut order: Vec<usize> = (0..self.table.len()).collect();
-        order.sort_by(|&a, &b| self.table.counts[b].cmp(&self.table.counts[a]).then(a.cmp(&b)));
-        order.truncate(n);
-        order.into_iter().map(|i| (self.table.words[i].clone(), self.table.counts[i])).collect()
+    fn top(&self, n: usize) -> PyResult<Vec<(String, u64)>> {
+        guard(|| {
+            let mut order: Vec<usize> = (0..self.table.len()).collect();
+            order.sort_by(|&a, &b| self.table.counts[b].cmp(&self.table.counts[a]).then(a.cmp(&b)));
+            order.truncate(n);
+            Ok(order.into_iter().map(|i| (self.table.words.get(i).to_string(), self.table.counts[i])).collect())
+        })
     }
 
     /// (word, count, pieces) in first-seen order.
     #[pyo3(signature = (limit=None))]
-    fn segmentations(&self, limit: Option<usize>) -> Vec<(String, u64, Vec<String>)> {
-        let n = limit.unwrap_or(usize::MAX).min(self.table.len());
-        (0..n)
-            .map(|w| {
-                let pieces = self
-                    .table
-                    .symbols(w)
-                    .iter()
-                    .map(|&s| if s == UNK { self.unk_piece.clone() } else { self.tokens[s as usize].clone() })
-                    .collect();
-                (self.table.words[w].clone(), self.table.counts[w], pieces)
-            })
-            .collect()
+    fn segmentations(&self, limit: Option<usize>) -> PyResult<Vec<(String, u64, Vec<String>)>> {
+        guard(|| {
+            let n = limit.unwrap_or(usize::MAX).min(self.table.len());
+            Ok((0..n)
+                .map(|w| {
+                    let pieces = self
+                        .table
+                        .symbols(w)
+                        .iter()
+                        .map(|&s| if s == UNK { self.unk_piece.clone() } else { self.tokens[s as usize].clone() })
+                        .collect();
+                    (self.table.words.get(w).to_string(), self.table.counts[w], pieces)
+                })
+                .collect())
+        })
     }
-}
-
-fn parse_source(source: &Bound<'_, PyDict>) -> PyResult<Source> {
-    let kind: String = get(source, "kind")?;
-    Ok(match kind.as_str() {
-        "files" => Source::Files {
-            paths: get(source, "paths")?,
-            word_counts: get::<String>(source, "format")? == "word-counts",
-            lossy: get::<String>(source, "errors")? == "replace",
-        },
-        "texts" => Source::Texts(get(source, "texts")?),
-        "word-counts" => Source::WordCounts(get(source, "items")?),
-        other => return Err(PyValueError::new_err(format!("unknown corpus kind {other:?}"))),
-    })
-}
-
-fn parse_settings(py: Python<'_>, o: &Bound<'_, PyDict>) -> PyResult<TrainSettings> {
-    let ties = match get::<String>(o, "ties")?.as_str() {
-        "first-seen" => Ties::FirstSeen,
-        "lexicographic" => Ties::Lexicographic,
-        "codepoint" => Ties::Codepoint,
-        other => return Err(PyValueError::new_err(format!("unknown tie-break {other:?}"))),
-    };
-    Ok(TrainSettings {
-        rules: text_rules(py, o)?,
-        merge: MergeOptions {
-            min_frequency: get(o, "min_frequency")?,
-            vocab_size: get(o, "vocab_size")?,
-            max_merges: get(o, "merges")?,
-            ties,
-            specials: get(o, "specials")?,
-        },
-        character_coverage: get(o, "character_coverage")?,
-        initial_alphabet: get(o, "initial_alphabet")?,
-        threads: get(o, "threads")?,
-    })
 }
 
 fn progress_dict<'py>(py: Python<'py>, p: &Progress) -> PyResult<Bound<'py, PyDict>> {
@@ -186,7 +267,17 @@ fn train<'py>(
     progress: Option<Py<PyAny>>,
     cancel: Option<Py<CancelFlag>>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let source = parse_source(source)?;
+    guard(|| train_guarded(py, source, options, progress, cancel))
+}
+
+fn train_guarded<'py>(
+    py: Python<'py>,
+    source: &Bound<'py, PyDict>,
+    options: &Bound<'py, PyDict>,
+    progress: Option<Py<PyAny>>,
+    cancel: Option<Py<CancelFlag>>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let source = parse_source(py, source)?;
     let settings = parse_settings(py, options)?;
     let unk_piece: String = get::<Option<String>>(options, "unk_piece")?.unwrap_or_else(|| "\u{fffd}".into());
     let flag: Option<Arc<AtomicBool>> = cancel.map(|c| c.get().0.clone());
@@ -199,7 +290,7 @@ fn train<'py>(
                 match outcome {
                     Ok(_) => true,
                     Err(e) => {
-                        *callback_error.lock().unwrap() = Some(e);
+                        *callback_error.lock().unwrap_or_else(|p| p.into_inner()) = Some(e);
                         false
                     }
                 }
@@ -208,7 +299,7 @@ fn train<'py>(
         let mut reporter = Reporter::new(Some(&mut call), flag.as_deref());
         run_training(source, &settings, &mut reporter)
     });
-    if let Some(err) = callback_error.into_inner().unwrap() {
+    if let Some(err) = callback_error.into_inner().unwrap_or_else(|p| p.into_inner()) {
         return Err(err); // the callback raised: propagate its exception
     }
     let out = engine(py, result)?;
@@ -225,7 +316,7 @@ fn train<'py>(
     let files = PyList::empty(py);
     for f in &out.files {
         let fd = PyDict::new(py);
-        fd.set_item("path", &f.path)?;
+        fd.set_item("path", f.path.as_os_str())?;
         fd.set_item("size", f.size)?;
         fd.set_item("sha256", &f.sha256)?;
         files.append(fd)?;
@@ -242,18 +333,20 @@ fn train<'py>(
     Ok(d)
 }
 
+// -- encoding -----------------------------------------------------------------------------
+
 /// Encoder and decoder over a full vocabulary (ids as in the model file).
 #[pyclass(module = "bpe_desktop._engine", frozen, name = "Tokenizer")]
 struct PyTokenizer(Arc<Encoder>);
 
-fn parse_role(role: &str) -> PyResult<SpecialRole> {
+fn parse_role(py: Python<'_>, role: &str) -> PyResult<SpecialRole> {
     Ok(match role {
         "pad" => SpecialRole::Pad,
         "unk" => SpecialRole::Unk,
         "bos" => SpecialRole::Bos,
         "eos" => SpecialRole::Eos,
         "user" => SpecialRole::User,
-        other => return Err(PyValueError::new_err(format!("unknown special role {other:?}"))),
+        other => return config_error(py, format!("unknown special role {other:?}")),
     })
 }
 
@@ -265,98 +358,157 @@ fn ids_bytes<'py>(py: Python<'py>, ids: &[u32]) -> Bound<'py, PyBytes> {
     PyBytes::new(py, &raw)
 }
 
+fn text_arg(value: &Bound<'_, PyAny>, what: &str) -> PyResult<String> {
+    extract(value, what, "EncodeError")
+}
+
 #[pymethods]
 impl PyTokenizer {
     #[new]
     fn new(
         py: Python<'_>,
         settings: &Bound<'_, PyDict>,
-        pieces: Vec<String>,
-        merges: Vec<(u32, u32, u32)>,
-        unk: Option<u32>,
-        specials: FxHashMap<u32, String>,
+        pieces: &Bound<'_, PyAny>,
+        merges: &Bound<'_, PyAny>,
+        unk: &Bound<'_, PyAny>,
+        specials: &Bound<'_, PyAny>,
     ) -> PyResult<Self> {
-        let rules = text_rules(py, settings)?;
-        let mut roles = FxHashMap::default();
-        for (id, role) in specials {
-            roles.insert(id, parse_role(&role)?);
-        }
-        let enc = engine(py, Encoder::new(rules, pieces, &merges, unk, roles))?;
-        Ok(PyTokenizer(Arc::new(enc)))
+        guard(|| {
+            let rules = text_rules(py, settings)?;
+            let pieces: Vec<String> = extract_items(pieces, "piece", "ConfigError")?;
+            let merges: Vec<(u32, u32, u32)> = extract_items(merges, "merge", "ConfigError")?;
+            let unk: Option<u32> = extract(unk, "unknown token id", "ConfigError")?;
+            let specials: FxHashMap<u32, String> = extract(specials, "special tokens", "ConfigError")?;
+            let mut roles = FxHashMap::default();
+            for (id, role) in specials {
+                roles.insert(id, parse_role(py, &role)?);
+            }
+            let enc = engine(py, Encoder::new(rules, pieces, &merges, unk, roles))?;
+            Ok(PyTokenizer(Arc::new(enc)))
+        })
     }
 
     /// Ids as little-endian u32 bytes (wrapped as a NumPy array on the Python side).
-    fn encode<'py>(&self, py: Python<'py>, text: &str, greedy: bool) -> PyResult<Bound<'py, PyBytes>> {
-        let enc = self.0.clone();
-        let text = text.to_owned();
-        let ids = py.detach(move || enc.encode(&text, greedy));
-        Ok(ids_bytes(py, &engine(py, ids)?))
+    fn encode<'py>(&self, py: Python<'py>, text: &Bound<'py, PyAny>, greedy: bool) -> PyResult<Bound<'py, PyBytes>> {
+        guard(|| {
+            let enc = self.0.clone();
+            let text = text_arg(text, "text")?;
+            let ids = py.detach(move || enc.encode(&text, greedy));
+            Ok(ids_bytes(py, &engine(py, ids)?))
+        })
     }
 
     #[pyo3(signature = (texts, greedy, threads=0))]
     fn encode_batch<'py>(
         &self,
         py: Python<'py>,
-        texts: Vec<String>,
+        texts: &Bound<'py, PyAny>,
         greedy: bool,
         threads: usize,
     ) -> PyResult<Vec<Bound<'py, PyBytes>>> {
-        use rayon::prelude::*;
-        let enc = self.0.clone();
-        let results: crate::error::Result<Vec<Vec<u32>>> = py.detach(move || {
-            let run = || texts.par_iter().map(|t| enc.encode(t, greedy)).collect();
-            if threads == 0 {
-                run()
-            } else {
-                match rayon::ThreadPoolBuilder::new().num_threads(threads).build() {
-                    Ok(pool) => pool.install(run),
-                    Err(e) => Err(EngineError::Config(format!("cannot start worker threads: {e}"))),
-                }
+        guard(|| {
+            use rayon::prelude::*;
+            if threads > crate::MAX_THREADS {
+                return config_error(py, format!("threads must be from 0 to {}; got {threads}", crate::MAX_THREADS));
             }
-        });
-        Ok(engine(py, results)?.iter().map(|ids| ids_bytes(py, ids)).collect())
+            let texts: Vec<String> = extract_items(texts, "text", "EncodeError")?;
+            let enc = self.0.clone();
+            let results: crate::error::Result<Vec<Vec<u32>>> = py.detach(move || {
+                let run = || texts.par_iter().map(|t| enc.encode(t, greedy)).collect();
+                if threads == 0 {
+                    run()
+                } else {
+                    match rayon::ThreadPoolBuilder::new().num_threads(threads).build() {
+                        Ok(pool) => pool.install(run),
+                        Err(e) => Err(EngineError::Config(format!("cannot start {threads} worker threads: {e}"))),
+                    }
+                }
+            });
+            Ok(engine(py, results)?.iter().map(|ids| ids_bytes(py, ids)).collect())
+        })
     }
 
     /// (word, ids) for each word of the text, as the pre-tokenizer cuts it.
-    fn encode_words(&self, py: Python<'_>, text: &str, greedy: bool) -> PyResult<Vec<(String, Vec<u32>)>> {
-        let mut out = Vec::new();
-        let r = self.0.for_each_word(text, greedy, &mut |w, ids| out.push((w.to_string(), ids.to_vec())));
-        engine(py, r)?;
-        Ok(out)
+    fn encode_words(&self, py: Python<'_>, text: &Bound<'_, PyAny>, greedy: bool) -> PyResult<Vec<(String, Vec<u32>)>> {
+        guard(|| {
+            let text = text_arg(text, "text")?;
+            let mut out = Vec::new();
+            let r = self.0.for_each_word(&text, greedy, &mut |w, ids| out.push((w.to_string(), ids.to_vec())));
+            engine(py, r)?;
+            Ok(out)
+        })
     }
 
-    fn merge_steps(&self, py: Python<'_>, word: &str) -> PyResult<Vec<(Option<(String, String)>, Option<u32>, Vec<String>)>> {
-        let steps = engine(py, self.0.merge_steps(word))?;
-        let p = self.0.pieces();
-        Ok(steps
-            .into_iter()
-            .map(|(pair, rank, syms)| {
-                (
-                    pair.map(|(a, b)| (p[a as usize].clone(), p[b as usize].clone())),
-                    rank,
-                    syms.iter().map(|&s| p[s as usize].clone()).collect(),
-                )
-            })
-            .collect())
+    #[allow(clippy::type_complexity)]
+    fn merge_steps(
+        &self,
+        py: Python<'_>,
+        word: &Bound<'_, PyAny>,
+    ) -> PyResult<Vec<(Option<(String, String)>, Option<u32>, Vec<String>)>> {
+        guard(|| {
+            let word = text_arg(word, "word")?;
+            let steps = engine(py, self.0.merge_steps(&word))?;
+            let p = self.0.pieces();
+            Ok(steps
+                .into_iter()
+                .map(|(pair, rank, syms)| {
+                    (
+                        pair.map(|(a, b)| (p[a as usize].clone(), p[b as usize].clone())),
+                        rank,
+                        syms.iter().map(|&s| p[s as usize].clone()).collect(),
+                    )
+                })
+                .collect())
+        })
     }
 
-    fn decode(&self, py: Python<'_>, ids: Vec<u32>) -> PyResult<String> {
-        engine(py, self.0.decode(&ids))
+    fn decode(&self, py: Python<'_>, ids: &Bound<'_, PyAny>) -> PyResult<String> {
+        guard(|| {
+            let ids: Vec<u32> = extract_items(ids, "id", "EncodeError")?;
+            engine(py, self.0.decode(&ids))
+        })
     }
 }
 
 /// The pre-tokens of `text` under a pre-tokenizer (before byte mapping): for tests.
 #[pyfunction]
-fn pretokenize(py: Python<'_>, text: &str, pretokenizer: &str) -> PyResult<Vec<String>> {
-    let rules = TextRules {
-        normalization: Normalization::None,
-        lowercase: false,
-        pretokenizer: engine(py, PreTokenizer::parse(pretokenizer))?,
-        boundary: Boundary::None,
-    };
-    let mut out = Vec::new();
-    rules.split_words(text, &mut |w| out.push(w.to_string()));
-    Ok(out)
+fn pretokenize(py: Python<'_>, text: &Bound<'_, PyAny>, pretokenizer: &str) -> PyResult<Vec<String>> {
+    guard(|| {
+        let text = text_arg(text, "text")?;
+        let rules = TextRules {
+            normalization: Normalization::None,
+            lowercase: false,
+            pretokenizer: engine(py, PreTokenizer::parse(pretokenizer))?,
+            boundary: Boundary::None,
+        };
+        let mut out = Vec::new();
+        rules.split_words(&text, &mut |w| out.push(w.to_string()));
+        Ok(out)
+    })
+}
+
+/// For tests only: panic on purpose, so that a test can check that a panic reaches
+/// Python as `EngineError`. `place`: "here" (holding the GIL), "released" (GIL
+/// released), "worker" (on a rayon worker thread). Touches no state.
+#[pyfunction]
+fn _debug_panic(py: Python<'_>, place: &str) -> PyResult<()> {
+    guard(|| match place {
+        "here" => panic!("deliberate test panic (here)"),
+        "released" => py.detach(|| panic!("deliberate test panic (released)")),
+        "worker" => py.detach(|| {
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build().expect("one thread");
+            pool.install(|| panic!("deliberate test panic (worker)"))
+        }),
+        other => config_error(py, format!("unknown place {other:?}")),
+    })
+}
+
+/// The corpus problems `CorpusError.reason` can name (for front ends and tests).
+#[pyfunction]
+fn _corpus_reasons() -> PyResult<Vec<&'static str>> {
+    use CorpusProblem::*;
+    let all = [Missing, NotAFile, Unreadable, Empty, Binary, OtherEncoding, NotUtf8, NulByte, Corrupt, Changed, LineTooLong, NoWords, BadLine];
+    guard(|| Ok(all.iter().map(|p| p.name()).collect()))
 }
 
 #[pymodule]
@@ -366,6 +518,10 @@ fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyTokenizer>()?;
     m.add_function(wrap_pyfunction!(train, m)?)?;
     m.add_function(wrap_pyfunction!(pretokenize, m)?)?;
+    m.add_function(wrap_pyfunction!(_debug_panic, m)?)?;
+    m.add_function(wrap_pyfunction!(_corpus_reasons, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add("MAX_THREADS", crate::MAX_THREADS)?;
+    m.add("MAX_VOCAB", crate::MAX_VOCAB)?;
     Ok(())
 }

@@ -9,7 +9,8 @@ use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::corpus::WordCounts;
-use crate::text::{byte_to_char_table, to_byte_chars, Boundary, TextRules, BOW, EOW};
+use crate::text::{byte_to_char_table, Boundary, TextRules, BOW, EOW};
+use crate::wordlist::WordList;
 
 /// The symbol standing for a character outside the alphabet.
 pub const UNK: u32 = u32::MAX;
@@ -18,7 +19,7 @@ pub const UNK: u32 = u32::MAX;
 #[derive(Debug, Clone, Default)]
 pub struct WordTable {
     /// The word as trained (byte-level words in GPT-2 characters), without markers.
-    pub words: Vec<String>,
+    pub words: WordList,
     pub counts: Vec<u64>,
     pub syms: Vec<u32>,
     pub starts: Vec<usize>,
@@ -52,18 +53,23 @@ pub struct Symbolized {
 pub fn symbolize(wc: WordCounts, rules: &TextRules, coverage: f64, initial_alphabet: &str) -> Symbolized {
     let byte_level = rules.pretokenizer.byte_level();
     let WordCounts { words, counts, .. } = wc;
-    let words: Vec<String> = if byte_level {
+    let words: WordList = if byte_level {
         let table = byte_to_char_table();
-        words.par_iter().map(|w| to_byte_chars(w, &table)).collect()
+        let mut mapped = WordList::with_capacity(words.len(), words.text_len() * 2);
+        for w in words.iter() {
+            mapped.push_chars(w.bytes().map(|b| table[b as usize]));
+        }
+        mapped.shrink_to_fit();
+        mapped
     } else {
         words
     };
+    let ids = || (0..words.len()).into_par_iter();
 
     // 1. Character frequencies, weighted by word counts.
-    let freq: FxHashMap<char, u128> = words
-        .par_iter()
-        .zip(counts.par_iter())
-        .fold(FxHashMap::default, |mut m: FxHashMap<char, u128>, (w, &c)| {
+    let freq: FxHashMap<char, u128> = ids()
+        .fold(FxHashMap::default, |mut m: FxHashMap<char, u128>, i| {
+            let (w, c) = (words.get(i), counts[i]);
             for ch in w.chars() {
                 *m.entry(ch).or_insert(0) += c as u128;
             }
@@ -106,12 +112,11 @@ pub fn symbolize(wc: WordCounts, rules: &TextRules, coverage: f64, initial_alpha
     // 3. The alphabet: every kept character where it occurs (word-final ones as `c</w>`
     //    with the suffix marker), the marker symbols, the initial alphabet.
     let suffix = rules.boundary == Boundary::EowSuffix;
-    let (inner, last): (FxHashSet<char>, FxHashSet<char>) = words
-        .par_iter()
+    let (inner, last): (FxHashSet<char>, FxHashSet<char>) = ids()
         .fold(
             || (FxHashSet::default(), FxHashSet::default()),
-            |(mut inner, mut last): (FxHashSet<char>, FxHashSet<char>), w| {
-                let mut chars = w.chars().peekable();
+            |(mut inner, mut last): (FxHashSet<char>, FxHashSet<char>), i| {
+                let mut chars = words.get(i).chars().peekable();
                 while let Some(c) = chars.next() {
                     if suffix && chars.peek().is_none() {
                         last.insert(c);
@@ -154,32 +159,51 @@ pub fn symbolize(wc: WordCounts, rules: &TextRules, coverage: f64, initial_alpha
         _ => None,
     };
 
-    // 4. Words as symbol ids.
-    let seqs: Vec<Vec<u32>> = words
-        .par_iter()
-        .map(|w| {
-            let mut out = Vec::with_capacity(w.len() + 1);
-            if rules.boundary == Boundary::BowPrefix {
-                out.extend(marker);
-            }
-            let mut chars = w.chars().peekable();
-            while let Some(c) = chars.next() {
-                let table = if suffix && chars.peek().is_none() { &final_id } else { &char_id };
-                out.push(table.get(&c).copied().unwrap_or(UNK));
-            }
-            if rules.boundary == Boundary::EowSymbol {
-                out.extend(marker);
-            }
-            out
-        })
-        .collect();
-    let mut table = WordTable { words, counts, ..Default::default() };
-    let total: usize = seqs.iter().map(|s| s.len()).sum();
-    table.syms.reserve_exact(total);
-    for s in seqs {
-        table.starts.push(table.syms.len());
-        table.lens.push(s.len() as u32);
-        table.syms.extend(s);
+    // 4. Words as symbol ids, written straight into one arena (in parallel, in chunks).
+    let marked = usize::from(marker.is_some());
+    let lens: Vec<u32> = ids().map(|i| (words.get(i).chars().count() + marked) as u32).collect();
+    let mut starts = Vec::with_capacity(lens.len());
+    let mut total = 0usize;
+    for &n in &lens {
+        starts.push(total);
+        total += n as usize;
     }
+    let mut syms = vec![0u32; total];
+    let write = |w: usize, out: &mut [u32]| {
+        let mut k = 0;
+        let mut put = |id: u32| {
+            out[k] = id;
+            k += 1;
+        };
+        if rules.boundary == Boundary::BowPrefix {
+            marker.into_iter().for_each(&mut put);
+        }
+        let mut chars = words.get(w).chars().peekable();
+        while let Some(c) = chars.next() {
+            let table = if suffix && chars.peek().is_none() { &final_id } else { &char_id };
+            put(table.get(&c).copied().unwrap_or(UNK));
+        }
+        if rules.boundary == Boundary::EowSymbol {
+            marker.into_iter().for_each(&mut put);
+        }
+    };
+    const CHUNK: usize = 1 << 14;
+    let mut regions: Vec<(usize, &mut [u32])> = Vec::with_capacity(lens.len() / CHUNK + 1);
+    let mut rest: &mut [u32] = &mut syms;
+    for first in (0..lens.len()).step_by(CHUNK) {
+        let end = (first + CHUNK).min(lens.len());
+        let size: usize = lens[first..end].iter().map(|&n| n as usize).sum();
+        let (region, tail) = std::mem::take(&mut rest).split_at_mut(size);
+        regions.push((first, region));
+        rest = tail;
+    }
+    regions.into_par_iter().for_each(|(first, region)| {
+        let base = starts[first];
+        for w in first..(first + CHUNK).min(lens.len()) {
+            let at = starts[w] - base;
+            write(w, &mut region[at..at + lens[w] as usize]);
+        }
+    });
+    let table = WordTable { words, counts, syms, starts, lens };
     Symbolized { alphabet, table, characters, unknown_characters }
 }

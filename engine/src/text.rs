@@ -131,15 +131,15 @@ impl TextRules {
     fn split<'a>(&self, text: &'a str, per_line: bool, emit: &mut impl FnMut(&'a str)) {
         match self.pretokenizer {
             PreTokenizer::Whitespace => {
-                text.split(char::is_whitespace).filter(|w| !w.is_empty()).for_each(|w| emit(w))
+                text.split(char::is_whitespace).filter(|w| !w.is_empty()).for_each(&mut *emit)
             }
             PreTokenizer::Space => {
-                text.split(is_space_separator).filter(|w| !w.is_empty()).for_each(|w| emit(w))
+                text.split(is_space_separator).filter(|w| !w.is_empty()).for_each(&mut *emit)
             }
             PreTokenizer::SentencePiece => text
-                .split(|c| c == ' ' || c == '\n' || c == '\r')
+                .split([' ', '\n', '\r'])
                 .filter(|w| !w.is_empty())
-                .for_each(|w| emit(w)),
+                .for_each(&mut *emit),
             PreTokenizer::Letters => split_letters(text, emit),
             PreTokenizer::Gpt2 if per_line => {
                 for line in text.split_inclusive('\n') {

@@ -532,7 +532,7 @@ pub fn reduce(seq: &mut Vec<u32>, ranks: &FxHashMap<u64, (u32, u32)>) {
         let mut best: Option<(u32, u32, u32, u32)> = None; // (rank, a, b, c)
         for i in 1..seq.len() {
             if let Some(&(rank, c)) = ranks.get(&key(seq[i - 1], seq[i])) {
-                if best.map_or(true, |(r, ..)| rank < r) {
+                if best.is_none_or(|(r, ..)| rank < r) {
                     best = Some((rank, seq[i - 1], seq[i], c));
                 }
             }
@@ -549,7 +549,7 @@ mod tests {
     fn table(words: &[(&[u32], u64)]) -> WordTable {
         let mut t = WordTable::default();
         for (syms, count) in words {
-            t.words.push(String::new());
+            t.words.push("");
             t.counts.push(*count);
             t.starts.push(t.syms.len());
             t.lens.push(syms.len() as u32);

@@ -1,0 +1,380 @@
+//! Reading a corpus into a word-frequency table, streaming and in parallel.
+//!
+//! One thread reads the files as blocks ([`reader`]); worker threads normalize,
+//! pre-tokenize and count each block; the per-block tables are merged in block order,
+//! which numbers words in order of first appearance whatever the thread count: the
+//! basis of the `first-seen` tie-break and of deterministic output. In-memory texts are
+//! cut into blocks the same way, so one huge text is counted in parallel too.
+
+mod counter;
+pub mod reader;
+
+use std::borrow::Cow;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc::RecvTimeoutError;
+use std::sync::Arc;
+
+use rayon::prelude::*;
+use rustc_hash::FxHashMap;
+
+use crate::wordlist::WordList;
+use counter::Counter;
+
+use crate::error::{shown, CorpusFault, CorpusProblem, EngineError, Result};
+use crate::progress::{Progress, Reporter, Stage, REPORT_INTERVAL};
+use crate::text::TextRules;
+
+use reader::{cut_point, decode_block, may_cut_before, plan_files, spawn_reader, with_line, Block, Limits};
+
+pub enum Source {
+    Files { paths: Vec<PathBuf>, word_counts: bool, lossy: bool },
+    Texts(Vec<String>),
+    WordCounts(Vec<(String, u64)>),
+}
+
+#[derive(Debug, Clone)]
+pub struct FileInfo {
+    pub path: PathBuf,
+    pub size: u64,
+    pub sha256: String,
+}
+
+/// Distinct words in order of first appearance, with their counts.
+#[derive(Debug, Default)]
+pub struct WordCounts {
+    pub words: WordList,
+    pub counts: Vec<u64>,
+    pub files: Vec<FileInfo>,
+}
+
+impl WordCounts {
+    pub fn len(&self) -> usize {
+        self.counts.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.counts.is_empty()
+    }
+}
+
+/// Count the words of `source`.
+pub fn count_words(
+    source: Source,
+    rules: &TextRules,
+    pool: &rayon::ThreadPool,
+    reporter: &mut Reporter,
+) -> Result<WordCounts> {
+    let paths = match &source {
+        Source::Files { paths, .. } => paths.clone(),
+        _ => Vec::new(),
+    };
+    let counted = match source {
+        Source::Texts(texts) => count_texts(&texts, rules, pool, reporter),
+        Source::WordCounts(items) => {
+            let mut counter = Counter::default();
+            for (word, count) in items {
+                add_table_word(&mut counter, rules, &word, count)?;
+            }
+            Ok(counter.finish(Vec::new()))
+        }
+        Source::Files { paths, word_counts: true, lossy } => {
+            read_word_count_files(&paths, rules, lossy, reporter)
+        }
+        Source::Files { paths, word_counts: false, lossy } => {
+            count_files(&paths, rules, lossy, pool, reporter, Limits::DEFAULT)
+        }
+    }?;
+    if counted.is_empty() {
+        return Err(no_words(&paths));
+    }
+    Ok(counted)
+}
+
+fn no_words(paths: &[PathBuf]) -> EngineError {
+    let message = match paths {
+        [] => "the corpus contains no words".to_string(),
+        [one] => format!("{} contains no words (only spaces and line breaks)", shown(one)),
+        many => {
+            let listed: Vec<String> = many.iter().take(10).map(|p| shown(p).to_string()).collect();
+            let more = if many.len() > 10 { format!(" and {} more", many.len() - 10) } else { String::new() };
+            format!("the corpus files contain no words (only spaces and line breaks): {}{more}", listed.join(", "))
+        }
+    };
+    EngineError::corpus_at(CorpusProblem::NoWords, message, paths.first().map(PathBuf::as_path), None)
+}
+
+fn add_table_word(wc: &mut Counter, rules: &TextRules, word: &str, count: u64) -> Result<()> {
+    let word = rules.normalize(word);
+    if !word.is_empty() && count > 0 {
+        wc.add(&word, count)?;
+    }
+    Ok(())
+}
+
+/// Pieces of `text` of about `block` bytes, cut where [`cut_point`] allows.
+fn text_pieces(text: &str, block: usize) -> impl Iterator<Item = &str> {
+    let mut rest = text;
+    std::iter::from_fn(move || {
+        if rest.is_empty() {
+            return None;
+        }
+        let bytes = rest.as_bytes();
+        let cut = if bytes.len() <= block {
+            bytes.len()
+        } else {
+            match cut_point(&bytes[..block]) {
+                0 => bytes[block..]
+                    .iter()
+                    .enumerate()
+                    .find(|&(i, &b)| b == b'\n' || may_cut_before(bytes, block + i))
+                    .map_or(bytes.len(), |(i, &b)| block + i + usize::from(b == b'\n')),
+                cut => cut,
+            }
+        };
+        // Cuts fall on ASCII bytes, which are always character boundaries.
+        let (piece, tail) = rest.split_at(cut);
+        rest = tail;
+        Some(piece)
+    })
+}
+
+fn count_texts(
+    texts: &[String],
+    rules: &TextRules,
+    pool: &rayon::ThreadPool,
+    reporter: &mut Reporter,
+) -> Result<WordCounts> {
+    let total: u64 = texts.iter().map(|t| t.len() as u64).sum();
+    let budget = pool.current_num_threads().max(1) * 2 * Limits::DEFAULT.block;
+    let mut wc = Counter::default();
+    let mut done = 0u64;
+    let mut batch: Vec<&str> = Vec::new();
+    let mut batch_bytes = 0usize;
+    let mut flush = |batch: &mut Vec<&str>, wc: &mut Counter, reporter: &mut Reporter| -> Result<()> {
+        reporter.check_cancel()?;
+        let tables: Vec<Counted> = pool.install(|| batch.par_iter().map(|t| count_text(t, rules)).collect());
+        for table in tables {
+            table.add_to(wc)?;
+        }
+        done += batch.iter().map(|t| t.len() as u64).sum::<u64>();
+        batch.clear();
+        if reporter.due() {
+            reporter.send(reading_progress(Stage::Counting, done, total, wc.len()))?;
+        }
+        Ok(())
+    };
+    // Batches keep progress and cancellation responsive on large inputs.
+    for text in texts {
+        for piece in text_pieces(text, Limits::DEFAULT.block) {
+            batch.push(piece);
+            batch_bytes += piece.len();
+            if batch.len() >= 256 || batch_bytes >= budget {
+                flush(&mut batch, &mut wc, reporter)?;
+                batch_bytes = 0;
+            }
+        }
+    }
+    flush(&mut batch, &mut wc, reporter)?;
+    Ok(wc.finish(Vec::new()))
+}
+
+/// One piece of text, normalized, with its distinct words (as byte ranges into it) and
+/// their counts in first-seen order. Ranges, not strings: no allocation per word.
+struct Counted {
+    text: String,
+    words: Vec<(usize, usize, u64)>,
+}
+
+impl Counted {
+    fn add_to(&self, wc: &mut Counter) -> Result<()> {
+        for &(start, end, count) in &self.words {
+            wc.add(&self.text[start..end], count)?;
+        }
+        Ok(())
+    }
+}
+
+/// Normalize, pre-tokenize and count one piece of text.
+fn count_text(text: &str, rules: &TextRules) -> Counted {
+    let text: Cow<str> = if text.contains('\r') { text.replace("\r\n", "\n").into() } else { text.into() };
+    let normalized = rules.normalize(&text).into_owned();
+    let base = normalized.as_ptr() as usize;
+    let mut index: FxHashMap<&str, u32> = FxHashMap::default();
+    let mut words: Vec<(usize, usize, u64)> = Vec::new();
+    rules.split_words(&normalized, &mut |w| match index.get(w) {
+        Some(&i) => words[i as usize].2 += 1,
+        None => {
+            index.insert(w, words.len() as u32);
+            let start = w.as_ptr() as usize - base;
+            words.push((start, start + w.len(), 1));
+        }
+    });
+    drop(index);
+    Counted { text: normalized, words }
+}
+
+fn reading_progress(stage: Stage, done: u64, total: u64, words: usize) -> Progress {
+    Progress { bytes_done: done, bytes_total: total, words: words as u64, ..Progress::at(stage) }
+}
+
+fn count_block(block: &Block, paths: &[PathBuf], rules: &TextRules, lossy: bool) -> Result<Counted> {
+    let text = decode_block(block, &paths[block.file], lossy)?;
+    Ok(count_text(&text, rules))
+}
+
+/// Count text files. The reader thread runs ahead by a bounded queue of blocks; waiting
+/// for it (a slow disk, a pipe) keeps reporting progress and honouring cancellation.
+pub fn count_files(
+    paths: &[PathBuf],
+    rules: &TextRules,
+    lossy: bool,
+    pool: &rayon::ThreadPool,
+    reporter: &mut Reporter,
+    limits: Limits,
+) -> Result<WordCounts> {
+    let files = plan_files(paths)?;
+    let total: u64 = files.iter().filter_map(|f| f.size).sum();
+    let read = Arc::new(AtomicU64::new(0));
+    let batch = pool.current_num_threads().max(1) * 2;
+    let (rx, reader) = spawn_reader(files, read.clone(), batch, limits);
+    let mut wc = Counter::default();
+    let progress = |wc: &Counter| reading_progress(Stage::Reading, read.load(Ordering::Relaxed), total, wc.len());
+    let outcome = (|| -> Result<()> {
+        loop {
+            let mut blocks = Vec::with_capacity(batch);
+            let mut stop: Option<Result<()>> = None;
+            while blocks.len() < batch && stop.is_none() {
+                match rx.recv_timeout(REPORT_INTERVAL) {
+                    Ok(Ok(block)) => blocks.push(block),
+                    Ok(Err(e)) => stop = Some(Err(e)), // after counting the blocks before it
+                    Err(RecvTimeoutError::Disconnected) => stop = Some(Ok(())),
+                    Err(RecvTimeoutError::Timeout) => {
+                        reporter.check_cancel()?;
+                        if reporter.due() {
+                            reporter.send(progress(&wc))?;
+                        }
+                        if !blocks.is_empty() {
+                            break; // slow input: count what has arrived
+                        }
+                    }
+                }
+            }
+            let tables: Vec<Result<Counted>> =
+                pool.install(|| blocks.par_iter().map(|b| count_block(b, paths, rules, lossy)).collect());
+            drop(blocks);
+            for table in tables {
+                table?.add_to(&mut wc)?;
+            }
+            reporter.check_cancel()?;
+            if reporter.due() {
+                reporter.send(progress(&wc))?;
+            }
+            if let Some(end) = stop {
+                return end;
+            }
+        }
+    })();
+    drop(rx); // the reader stops at its next block
+    match outcome {
+        Ok(()) => {
+            let infos = reader.join().map_err(|_| EngineError::Internal("the corpus reader thread failed".into()))?;
+            Ok(wc.finish(infos))
+        }
+        // Not joined: the reader may be waiting on a stalled disk or pipe, and must not
+        // hold up the error or the cancellation; it ends on its own.
+        Err(e) => Err(with_line(e)),
+    }
+}
+
+fn read_word_count_files(
+    paths: &[PathBuf],
+    rules: &TextRules,
+    lossy: bool,
+    reporter: &mut Reporter,
+) -> Result<WordCounts> {
+    let files = plan_files(paths)?;
+    let total: u64 = files.iter().filter_map(|f| f.size).sum();
+    let read = Arc::new(AtomicU64::new(0));
+    let mut wc = Counter::default();
+    let mut infos = Vec::with_capacity(files.len());
+    for (index, file) in files.iter().enumerate() {
+        let path = &file.path;
+        let mut line_no = 0u64;
+        let mut failure: Option<EngineError> = None;
+        let info = reader::read_file(file, index, &Limits::DEFAULT, &read, &mut |block| {
+            let text = match decode_block(&block, path, lossy) {
+                Ok(text) => text,
+                Err(e) => {
+                    failure = Some(e);
+                    return false;
+                }
+            };
+            // Blocks end after '\n', so the piece after the last one is not a line.
+            let body = text.strip_suffix('\n').unwrap_or(&text);
+            for line in body.split('\n') {
+                line_no += 1;
+                if let Err(e) = parse_count_line(&mut wc, rules, path, line, line_no) {
+                    failure = Some(e);
+                    return false;
+                }
+            }
+            true
+        });
+        if let Some(e) = failure {
+            return Err(with_line(e));
+        }
+        let Some(info) = info? else { continue };
+        infos.push(info);
+        reporter.check_cancel()?;
+        if reporter.due() {
+            reporter.send(reading_progress(Stage::Reading, read.load(Ordering::Relaxed), total, wc.len()))?;
+        }
+    }
+    Ok(wc.finish(infos))
+}
+
+/// One `word<TAB>count` line; blank lines are skipped.
+fn parse_count_line(wc: &mut Counter, rules: &TextRules, path: &Path, line: &str, line_no: u64) -> Result<()> {
+    let line = line.strip_suffix('\r').unwrap_or(line);
+    if line.trim().is_empty() {
+        return Ok(());
+    }
+    let bad = |why: String| {
+        EngineError::Corpus(Box::new(CorpusFault {
+            message: format!("{}, line {line_no}: {why} (expected word<TAB>count)", shown(path)),
+            problem: CorpusProblem::BadLine,
+            path: Some(path.to_path_buf()),
+            offset: None,
+            line: Some(line_no),
+        }))
+    };
+    let (word, count) = line.rsplit_once('\t').ok_or_else(|| bad("there is no tab character".into()))?;
+    let count = count.trim();
+    let count: u64 = count
+        .parse()
+        .ok()
+        .filter(|&c| c > 0)
+        .ok_or_else(|| bad(format!("{count:?} is not a whole number from 1 to 2^64-1")))?;
+    if word.is_empty() {
+        return Err(bad("the word is empty".into()));
+    }
+    add_table_word(wc, rules, word, count)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_pieces_cut_at_word_boundaries_and_cover_the_text() {
+        let text = "alpha beta\ngamma delta epsilon ".repeat(40) + &"x".repeat(300) + " tail";
+        let pieces: Vec<&str> = text_pieces(&text, 64).collect();
+        assert_eq!(pieces.concat(), text);
+        for p in &pieces[..pieces.len() - 1] {
+            let next = &text[p.as_ptr() as usize - text.as_ptr() as usize + p.len()..];
+            assert!(p.ends_with('\n') || next.starts_with(' '), "{p:?}");
+        }
+        assert!(pieces.iter().any(|p| p.len() > 300), "the long word stays whole");
+    }
+}
