@@ -18,6 +18,10 @@ from bpe_desktop.paths import user_data_dir
 
 log = logging.getLogger("bpe_desktop")
 
+#: The reverse-DNS application id: the name of the desktop entry, the AppStream metainfo
+#: and the installed icons (packaging/linux/). Wayland finds the window's icon through it.
+APP_ID = "io.github.bpe_desktop.BpeDesktop"
+
 
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
@@ -27,7 +31,8 @@ def _parser() -> argparse.ArgumentParser:
                     "see `bpe-desktop --help`.")
     p.add_argument("model", nargs="?", help="a model file to open")
     p.add_argument("--smoke-test", action="store_true",
-                   help="open the window, train the toy vocabulary, close; exit 0 on success")
+                   help="check this installation: open the window, every icon and help page, "
+                        "train the toy vocabulary, close; exit 0 if all is well, else 1")
     p.add_argument("--screenshots", metavar="DIR",
                    help="train the Botchan example, save a screenshot of each panel in DIR, exit")
     p.add_argument("--appearance", choices=("system", "light", "dark"),
@@ -82,7 +87,10 @@ def create_application(argv: Sequence[str] = ()):  # -> QApplication
     app.setApplicationName("bpe-desktop")
     app.setApplicationDisplayName("BPE Desktop")
     app.setApplicationVersion(__version__)
-    app.setDesktopFileName("bpe-desktop")
+    app.setDesktopFileName(APP_ID)
+    from bpe_desktop.ui.icons import app_icon
+
+    app.setWindowIcon(app_icon())  # every window without its own icon uses this one
     return app
 
 
@@ -105,7 +113,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         from bpe_desktop.ui import selftest
 
         if args.smoke_test:
-            return selftest.run_smoke_test(app, window)
+            from bpe_desktop.ui import smoke_guard
+
+            return smoke_guard.run(app, window, selftest.run_smoke_test)
         return selftest.take_screenshots(app, window, args.screenshots)
     window.first_run_hint()
     return app.exec()

@@ -1,0 +1,104 @@
+"""Write the help page "Command line" from the commands' own ``--help`` texts.
+
+    python3 packaging/make_cli_reference.py          # rewrites resources/help/command-line.md
+    python3 packaging/make_cli_reference.py --check  # exit 1 if the page is out of date
+
+The page is generated so it cannot drift from the program: tests/packaging checks that
+it matches a fresh generation. Edit the help strings in bpe_desktop/cli.py and
+bpe_desktop/app.py, then run this.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PAGE = ROOT / "bpe_desktop" / "resources" / "help" / "command-line.md"
+#: argparse wraps help to the terminal width; fix it so the page is the same everywhere.
+WIDTH = 90
+
+INTRO = """\
+# Command line
+
+Everything the application does to a model can also be done from a terminal, for
+batch work and scripts: the `bpe-desktop` command has one subcommand per task.
+Without a subcommand it opens the desktop application. Each section below is exactly
+what `bpe-desktop COMMAND --help` prints.
+
+Every failure is one line on standard error, `bpe-desktop: error: ...`, and a non-zero
+exit status: 1 for errors, 2 for a wrong command line, 130 when interrupted (Ctrl+C,
+which also stops a training run cleanly). Set `BPE_DESKTOP_DEBUG=1` to also see the
+traceback of an unexpected error.
+
+Typical use (the toy vocabulary ships with the application; see [Quick
+start](quickstart.md)):
+
+    bpe-desktop train corpus.txt -o model.json --vocab-size 8000
+    bpe-desktop train counts.tsv --word-counts -o toy.json --merges 10
+    echo "lowest newer" | bpe-desktop encode -m toy.json          # low est</w> new e r </w>
+    echo "lowest newer" | bpe-desktop encode -m toy.json --ids | bpe-desktop decode -m toy.json
+    bpe-desktop info -m toy.json --merges
+    bpe-desktop export -m model.json --format hf -o tokenizer.json --verify held_out.txt
+
+The training options are explained in [Training options](training-options.md), the
+model file in [Model files](model-files.md).
+"""
+
+APP_SECTION = """\
+## Starting the application
+
+`bpe-desktop` with no command, with a model file, or with one of these options opens
+the desktop application (`python3 -m bpe_desktop` does the same):
+"""
+
+
+def _help_text(parser: argparse.ArgumentParser) -> str:
+    return parser.format_help().rstrip() + "\n"
+
+
+def _subparsers(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            return dict(action.choices)
+    return {}
+
+
+def generate() -> str:
+    os.environ["COLUMNS"] = str(WIDTH)
+    sys.path.insert(0, str(ROOT))
+    from bpe_desktop.app import _parser as app_parser
+    from bpe_desktop.cli import build_parser
+
+    parser = build_parser()
+    parts = [INTRO, "## bpe-desktop\n", "```text\n" + _help_text(parser) + "```\n"]
+    for name, sub in _subparsers(parser).items():
+        parts.append(f"## bpe-desktop {name}\n")
+        parts.append("```text\n" + _help_text(sub) + "```\n")
+    parts.append(APP_SECTION)
+    parts.append("```text\n" + _help_text(app_parser()) + "```\n")
+    return "\n".join(parts)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true",
+                        help="compare instead of writing; exit 1 when out of date")
+    args = parser.parse_args(argv)
+    text = generate()
+    if args.check:
+        current = PAGE.read_text(encoding="utf-8") if PAGE.exists() else ""
+        if current != text:
+            print(f"{PAGE} is out of date: run python3 packaging/{Path(__file__).name}",
+                  file=sys.stderr)
+            return 1
+        return 0
+    PAGE.write_text(text, encoding="utf-8")
+    print(PAGE)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,94 @@
+"""The bundled help covers every training option and every key of the model file, and
+its links and pictures point at files that ship."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+
+import pytest
+
+from bpe_desktop.core import model_file
+from bpe_desktop.core.config import (
+    BOUNDARIES,
+    NORMALIZATIONS,
+    PRESETS,
+    PRETOKENIZERS,
+    SPECIAL_ROLES,
+    TIE_BREAKS,
+    TrainConfig,
+)
+from bpe_desktop.paths import resource_path
+
+PAGES = ("quickstart.md", "training-options.md", "model-files.md", "command-line.md")
+_LINK = re.compile(r"!?\[[^\]]*\]\(([^)\s]+)\)")
+
+
+def _read(page: str) -> str:
+    return resource_path("help", page).read_text(encoding="utf-8")
+
+
+def _code_spans(text: str) -> set[str]:
+    """Everything written as code, whole spans and the words in them (`{"path", "size"}`)."""
+    spans = re.findall(r"`([^`\n]+)`", text)
+    return {*spans, *(w for span in spans for w in re.findall(r"[\w-]+", span))}
+
+
+def test_every_training_option_and_value_is_explained():
+    spans = _code_spans(_read("training-options.md"))
+    names = {f.name for f in dataclasses.fields(TrainConfig)}
+    values = {*PRETOKENIZERS, *BOUNDARIES, *TIE_BREAKS, *NORMALIZATIONS, *SPECIAL_ROLES,
+              *PRESETS}
+    assert sorted(names - spans) == []
+    assert sorted(values - spans) == []
+
+
+def test_training_options_page_uses_the_labels_the_application_shows():
+    pytest.importorskip("PySide6")
+    from bpe_desktop.ui import training_options as form
+
+    text = _read("training-options.md").replace("`", "")
+    labels = [*form.PRESET_LABELS, *form.STOP_LABELS.values(),
+              *form._PRETOKENIZERS.values(), *form._BOUNDARIES.values(),
+              *form._TIES.values(), *form._NORMALIZE.values()]
+    assert [label for label in labels if label not in text] == []
+
+
+def test_every_model_file_key_is_explained():
+    spans = _code_spans(_read("model-files.md"))
+    keys = {*model_file.TOP_KEYS, *model_file.CORPUS_KEYS, *model_file.CORPUS_KINDS,
+            *model_file.CORPUS_FILE_KEYS, *model_file.SPECIAL_KEYS}
+    assert sorted(keys - spans) == []
+    assert f'"format": "{model_file.FORMAT}"' in _read("model-files.md")
+    assert f'"version": {model_file.VERSION}' in _read("model-files.md")
+
+
+def test_the_model_file_example_is_what_the_application_writes():
+    """The page's example is the shipped toy list trained and saved (path and checksum
+    shortened on the page, nothing else changed)."""
+    from bpe_desktop import __version__
+    from bpe_desktop.core import Corpus, train
+
+    example = re.search(r"```json\n(.*?)```", _read("model-files.md"), re.S).group(1)
+    toy = resource_path("examples", "seed_toy_words.tsv")
+    model = train(Corpus.from_files([str(toy)], word_counts=True), TrainConfig(merges=10)).model
+    written = model_file.dumps(model, created="2026-11-23T19:19:02Z")
+    digest = model.corpus.files[0].sha256
+    shown = (example.replace("/home/me/seed_toy_words.tsv", model.corpus.files[0].path)
+             .replace(f"{digest[:12]}...{digest[-4:]}", digest)
+             .replace('"app_version": "0.1.0"', f'"app_version": "{__version__}"'))
+    assert shown == written
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_links_and_images_point_at_shipped_files(page):
+    folder = resource_path("help")
+    targets = [t for t in _LINK.findall(_read(page)) if not re.match(r"[a-z]+:", t)]
+    missing = [t for t in targets if not (folder / t.split("#")[0]).is_file()]
+    assert missing == []
+
+
+def test_quick_start_shows_the_three_screenshots():
+    images = re.findall(r"!\[[^\]]+\]\(([^)]+)\)", _read("quickstart.md"))
+    assert images == ["screenshots/training.png", "screenshots/vocabulary.png",
+                      "screenshots/encode.png"]
