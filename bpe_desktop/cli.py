@@ -352,6 +352,13 @@ def cmd_train(args: argparse.Namespace) -> int:
         if os.path.isdir(name):
             raise CliError(f"{name}: is a directory, not a corpus file")
     _check_output(args.output, args.files)
+    # Warn (and go on) before a run that may not fit in memory, not an hour into it.
+    from bpe_desktop.core.memory import estimate_training_memory
+
+    memory = estimate_training_memory(args.files, config)
+    if memory.warning:
+        sys.stderr.write(f"{PROG}: warning: {memory.warning}\n")
+        sys.stderr.flush()
     corpus = Corpus.from_files(args.files, word_counts=args.word_counts,
                                errors=args.encoding_errors)
     progress = None if args.quiet else ProgressBar(sys.stderr)

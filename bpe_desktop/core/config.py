@@ -40,12 +40,30 @@ vocab_size / merges
 character_coverage
     Keep the most frequent characters covering this share of all characters; the rest
     become the unknown token and are never merged (sentencepiece's option).
+
+Limits
+------
+Every value is checked when a config is made; a bad one is a :class:`ConfigError`
+naming the setting, the value given and what is allowed (``vocab_size must be at least
+1 and at most 2147483647; got 0``). Ids are 32-bit and counts 64-bit in the engine:
+
+==================  ===========================================
+vocab_size          1 to 2**31 - 1, or None (no limit)
+merges              0 to 2**31 - 1, or None (no limit)
+min_frequency       1 to 2**64 - 1
+threads             0 (all cores) to 1024
+keep_words          0 to 2**31 - 1
+character_coverage  more than 0, at most 1
+special token ids   0 to 2**31 - 2, below vocab_size when it is set
+texts               pieces and initial_alphabet: no lone surrogates
+==================  ===========================================
 """
 
 from __future__ import annotations
 
 import dataclasses
 import os
+import re
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
@@ -62,6 +80,22 @@ BOW = "\u2581"  # ▁, LOWER ONE EIGHTH BLOCK, as sentencepiece
 
 #: Largest vocabulary / merge count accepted: ids are 32-bit in the engine.
 MAX_VOCAB = 2**31 - 1
+#: Largest id of a special token (the vocabulary then has MAX_VOCAB tokens).
+MAX_SPECIAL_ID = MAX_VOCAB - 1
+#: Counts are 64-bit in the engine: no pair can occur more often than this.
+MAX_COUNT = 2**64 - 1
+#: The most threads a run may ask for.
+MAX_THREADS = 1024
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _check_unicode(name: str, text: str) -> None:
+    """Text the engine can take: no lone surrogates (which are not Unicode characters)."""
+    bad = _SURROGATE.search(text)
+    if bad:
+        raise ConfigError(f"{name} contains U+{ord(bad.group()):04X}, a lone surrogate that "
+                          "is not a Unicode character")
 
 
 @dataclass(frozen=True)
@@ -77,12 +111,16 @@ class SpecialToken:
 
     def __post_init__(self) -> None:
         if not isinstance(self.piece, str) or not self.piece:
-            raise ConfigError("a special token needs a non-empty piece")
-        if not isinstance(self.id, int) or isinstance(self.id, bool) or self.id < 0:
-            raise ConfigError(f"special token {self.piece!r}: id must be an integer >= 0")
+            raise ConfigError(f"a special token needs a non-empty piece; got {self.piece!r}")
+        _check_unicode(f"special token {self.piece!r}", self.piece)
+        if not isinstance(self.id, int) or isinstance(self.id, bool) or \
+                not 0 <= self.id <= MAX_SPECIAL_ID:
+            raise ConfigError(f"special token {self.piece!r}: id must be a whole number "
+                              f"from 0 to {MAX_SPECIAL_ID}; got {self.id!r}")
         if self.role not in SPECIAL_ROLES:
             raise ConfigError(
-                f"special token {self.piece!r}: role must be one of {', '.join(SPECIAL_ROLES)}"
+                f"special token {self.piece!r}: role must be one of "
+                f"{', '.join(SPECIAL_ROLES)}; got {self.role!r}"
             )
 
 
@@ -139,20 +177,23 @@ class TrainConfig:
         _check_choice("boundary", self.boundary, BOUNDARIES)
         _check_choice("ties", self.ties, TIE_BREAKS)
         _check_choice("normalize", self.normalize, NORMALIZATIONS)
-        _check_int("min_frequency", self.min_frequency, minimum=1)
+        _check_int("min_frequency", self.min_frequency, minimum=1, maximum=MAX_COUNT)
         if self.vocab_size is not None:
             _check_int("vocab_size", self.vocab_size, minimum=1, maximum=MAX_VOCAB)
         if self.merges is not None:
             _check_int("merges", self.merges, minimum=0, maximum=MAX_VOCAB)
-        _check_int("threads", self.threads, minimum=0, maximum=1024)
-        _check_int("keep_words", self.keep_words, minimum=0)
+        _check_int("threads", self.threads, minimum=0, maximum=MAX_THREADS)
+        _check_int("keep_words", self.keep_words, minimum=0, maximum=MAX_VOCAB)
         if not isinstance(self.lowercase, bool):
-            raise ConfigError("lowercase must be true or false")
+            raise ConfigError(f"lowercase must be true or false; got {self.lowercase!r}")
         cov = self.character_coverage
         if isinstance(cov, bool) or not isinstance(cov, (int, float)) or not 0.0 < cov <= 1.0:
-            raise ConfigError(f"character_coverage must be in (0, 1], got {cov!r}")
+            raise ConfigError("character_coverage must be in (0, 1]: more than 0 and at most "
+                              f"1; got {cov!r}")
         if not isinstance(self.initial_alphabet, str):
-            raise ConfigError("initial_alphabet must be a string of characters")
+            raise ConfigError("initial_alphabet must be a string of characters; got "
+                              f"{self.initial_alphabet!r}")
+        _check_unicode("initial_alphabet", self.initial_alphabet)
         if self.pretokenizer == "sentencepiece" and self.boundary != "bow-prefix":
             raise ConfigError(
                 "the sentencepiece pre-tokenizer marks word starts with ▁: "
@@ -262,12 +303,13 @@ def _check_choice(name: str, value: object, choices: tuple[str, ...]) -> None:
         raise ConfigError(f"{name} must be one of {', '.join(choices)}; got {value!r}")
 
 
-def _check_int(name: str, value: object, *, minimum: int, maximum: int | None = None) -> None:
+def _check_int(name: str, value: object, *, minimum: int, maximum: int) -> None:
+    """A whole number in [minimum, maximum]; the message names setting, value and range."""
+    allowed = f"at least {minimum} and at most {maximum}"
     if isinstance(value, bool) or not isinstance(value, int):
-        raise ConfigError(f"{name} must be a whole number; got {value!r}")
-    if value < minimum or (maximum is not None and value > maximum):
-        upper = f" and at most {maximum}" if maximum is not None else ""
-        raise ConfigError(f"{name} must be at least {minimum}{upper}; got {value}")
+        raise ConfigError(f"{name} must be a whole number ({allowed}); got {value!r}")
+    if not minimum <= value <= maximum:
+        raise ConfigError(f"{name} must be {allowed}; got {value}")
 
 
 def _check_specials(specials: tuple[SpecialToken, ...]) -> None:

@@ -41,7 +41,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from bpe_desktop.core.errors import ExportError, ModelFileError
+from bpe_desktop.core.errors import ConfigError, ExportError, ModelFileError
 from bpe_desktop.core.model import BPEModel
 from bpe_desktop.core.formats import (
     gpt2,
@@ -51,6 +51,7 @@ from bpe_desktop.core.formats import (
     tiktoken_ranks,
     vocab_list,
 )
+from bpe_desktop.core.formats._common import import_error
 from bpe_desktop.core.formats.recount import recount
 from bpe_desktop.core.formats.verify import Verification, verify_export
 
@@ -166,7 +167,13 @@ def import_model(fmt: str, path: str | os.PathLike, **options: Any) -> BPEModel:
     unknown = sorted(set(options) - set(allowed))
     if unknown:
         raise ModelFileError(f"the {fmt} import has no option {unknown[0]!r}")
-    return module.load(path, **options)
+    try:
+        return module.load(path, **options)
+    except ConfigError as exc:
+        # The importers check what they read field by field; should a combination still
+        # make settings BPE Desktop refuses, the error names the file all the same.
+        raise import_error(path, None, f"cannot be converted into a BPE Desktop model: "
+                           f"{exc}") from None
 
 
 __all__ = [

@@ -4,12 +4,14 @@ building a :class:`BPEModel` from an imported vocabulary and merge list."""
 from __future__ import annotations
 
 import hashlib
+import json
 import os
+import re
 from pathlib import Path
-from typing import Iterable, Mapping, Sequence
+from typing import Any, Container, Iterable, Mapping, Sequence
 
 from bpe_desktop.core import model_file as _model_file
-from bpe_desktop.core.config import SpecialToken, TrainConfig
+from bpe_desktop.core.config import MAX_VOCAB, SpecialToken, TrainConfig
 from bpe_desktop.core.errors import ConfigError, ModelFileError
 from bpe_desktop.core.model import BPEModel, CorpusFile, CorpusInfo, Merge
 from bpe_desktop.core.pieces import CHAR_BYTES
@@ -21,6 +23,8 @@ ROLE_OF_PIECE = {
     "<s>": "bos", "<bos>": "bos", "[BOS]": "bos", "</s>": "eos", "<eos>": "eos",
     "[EOS]": "eos",
 }
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 # -- writing ----------------------------------------------------------------------------
@@ -164,6 +168,14 @@ def byte_tokens_problem(model: BPEModel, what: str) -> str | None:
 # -- importing --------------------------------------------------------------------------
 
 
+#: The largest id a token may have (ids are 32-bit in the engine).
+MAX_ID = MAX_VOCAB - 1
+
+#: Sequence pre-tokenizers or normalizers nested deeper than this are refused (real
+#: files nest one or two levels; this keeps reading them far from Python's recursion limit).
+MAX_NESTING = 64
+
+
 def import_error(path: str | os.PathLike, where: str | None, problem: str) -> ModelFileError:
     """A :class:`ModelFileError` whose message reads ``FILE: WHERE: PROBLEM``."""
     name = os.fspath(path)
@@ -171,27 +183,84 @@ def import_error(path: str | os.PathLike, where: str | None, problem: str) -> Mo
     return ModelFileError(prefix + problem, path=name, where=where)
 
 
+def quoted(token: str) -> str:
+    """A token as a JSON string for a message or a JSON path, lone surrogates escaped."""
+    return _model_file._quoted(token)
+
+
 def read_bytes(path: str | os.PathLike, *, limit: int = _model_file.MAX_FILE_SIZE) -> bytes:
-    """A whole file (refusing files above ``limit``); OSError as usual when unreadable."""
+    """A whole file; OSError as usual when unreadable.
+
+    Files above ``limit``, or too large for the free memory once parsed (as for model
+    files, :data:`~bpe_desktop.core.model_file.LOAD_MEMORY_PER_BYTE`), are refused.
+    """
     with open(path, "rb") as fh:
         size = os.fstat(fh.fileno()).st_size
         if size > limit:
             raise import_error(path, None, f"the file is {size:,} bytes, more than the "
                                f"{limit:,} an import may have; refusing to read it")
+        _model_file._check_memory(os.fspath(path), size)
         return fh.read()
 
 
 def read_text(path: str | os.PathLike) -> str:
     """A UTF-8 text file (a BOM is dropped); invalid UTF-8 is an error naming the line."""
     raw = read_bytes(path)
-    if raw.startswith(b"\xef\xbb\xbf"):
-        raw = raw[3:]
+    bom = 3 if raw.startswith(b"\xef\xbb\xbf") else 0
     try:
-        return raw.decode("utf-8")
+        return str(memoryview(raw)[bom:], "utf-8")
     except UnicodeDecodeError as exc:
-        line = raw.count(b"\n", 0, exc.start) + 1
+        at = exc.start + bom
+        line = raw.count(b"\n", 0, at) + 1
         raise import_error(path, f"line {line}", f"not valid UTF-8 (byte "
-                           f"0x{raw[exc.start]:02x} at offset {exc.start})") from None
+                           f"0x{raw[at]:02x} at offset {at})") from None
+
+
+def read_json(path: str | os.PathLike) -> Any:
+    """A UTF-8 JSON file, parsed; every way it can be malformed is an import error."""
+    text = read_text(path)
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        problem = f"not valid JSON: {exc.msg}"
+        if not text.strip():
+            problem = "the file is empty" if not text else "the file holds only white space"
+        elif exc.pos >= len(text.rstrip()) or exc.msg.startswith("Unterminated string"):
+            problem = f"the file is truncated: the JSON ends before it is complete ({exc.msg})"
+        raise import_error(path, f"line {exc.lineno} column {exc.colno}", problem) from None
+    except RecursionError:
+        raise import_error(path, None, "the JSON is nested too deeply to be read") from None
+    except ValueError as exc:
+        raise import_error(path, None, _model_file.json_value_problem(exc)) from None
+
+
+def check_token(path: str | os.PathLike, where: str, token: Any) -> str:
+    """``token`` if it can be a token (a non-empty string of Unicode characters)."""
+    if not isinstance(token, str):
+        raise import_error(path, where, f"expected a token (a string), found "
+                           f"{json_kind(token)}")
+    if not token:
+        raise import_error(path, where, "the empty string is not a token")
+    bad = _SURROGATE.search(token)
+    if bad:
+        raise import_error(path, where, f"contains U+{ord(bad.group()):04X}, a lone "
+                           "surrogate that is not a Unicode character")
+    return token
+
+
+def check_id(path: str | os.PathLike, where: str, value: Any) -> int:
+    """``value`` if it can be a token id: a whole number from 0 to :data:`MAX_ID`."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise import_error(path, where, f"expected an id (a whole number >= 0), found "
+                           f"{json_kind(value)}")
+    if not 0 <= value <= MAX_ID:
+        raise import_error(path, where, f"the id {value} is out of range (0 to {MAX_ID})")
+    return value
+
+
+def json_kind(value: Any) -> str:
+    """What a parsed JSON value is, for messages ("a string", "null", ...)."""
+    return _model_file._kind(value)
 
 
 def source_info(paths: Iterable[str | os.PathLike]) -> CorpusInfo:
@@ -205,7 +274,20 @@ def source_info(paths: Iterable[str | os.PathLike]) -> CorpusInfo:
 
 
 def special(piece: str, id: int, role: str | None = None) -> SpecialToken:
+    """A special token; the caller has checked the piece and id (check_token, check_id)."""
     return SpecialToken(piece, id, role or ROLE_OF_PIECE.get(piece, "user"))
+
+
+def free_piece(preferred: str, taken: Container[str]) -> str:
+    """``preferred``, or it in more angle brackets until no token of the source is it.
+
+    For the unknown token of formats without one (subword-nmt codes), whose merges may
+    make the text ``<unk>`` itself (corpora such as the Penn Treebank contain it).
+    """
+    piece = preferred
+    while piece in taken:
+        piece = f"<{piece}>"
+    return piece
 
 
 def unique_roles(specials: Sequence[SpecialToken]) -> tuple[SpecialToken, ...]:
@@ -280,10 +362,12 @@ def build_model(
         description += " " + " ".join(n if n.endswith(".") else n + "." for n in all_notes)
     model = BPEModel(config=model.config, alphabet=model.alphabet, merges=model.merges,
                      corpus=model.corpus, description=description)
-    try:
-        _model_file.model_to_dict(model)  # the model file's own validation
-    except ModelFileError as exc:
-        raise import_error(path, None, f"does not make a valid model: {exc}") from None
+    found = _model_file.model_problem(model)  # the model file's own validation
+    if found is not None:
+        where, problem = found
+        shown = f" (at {where} of the converted model)" if where else ""
+        raise import_error(path, None, f"cannot be converted into a BPE Desktop model: "
+                           f"{problem}{shown}")
     return model
 
 

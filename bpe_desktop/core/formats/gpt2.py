@@ -101,20 +101,15 @@ def load(path: str | os.PathLike) -> BPEModel:
 
 
 def _read_vocab(path: Path) -> dict[str, int]:
-    try:
-        data = json.loads(_common.read_text(path))
-    except json.JSONDecodeError as exc:
-        raise _common.import_error(path, f"line {exc.lineno} column {exc.colno}",
-                                   f"not valid JSON: {exc.msg}") from None
+    data = _common.read_json(path)
     if not isinstance(data, dict):
-        raise _common.import_error(path, None, "expected a JSON object of token: id")
+        raise _common.import_error(path, None, "expected a JSON object of token: id, found "
+                                   f"{_common.json_kind(data)}")
     seen: dict[int, str] = {}
     for token, i in data.items():
-        where = json.dumps(token, ensure_ascii=False)
-        if not token:
-            raise _common.import_error(path, where, "the empty string is not a token")
-        if isinstance(i, bool) or not isinstance(i, int) or i < 0:
-            raise _common.import_error(path, where, "expected an id (a whole number >= 0)")
+        where = _common.quoted(token)
+        _common.check_token(path, where, token)
+        _common.check_id(path, where, i)
         if i in seen:
             raise _common.import_error(path, where, f"id {i} is also the id of {seen[i]!r}")
         seen[i] = token

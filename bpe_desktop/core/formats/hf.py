@@ -47,6 +47,8 @@ SENTENCEPIECE_SPLIT = r"[ \n\r]+"
 
 EXPORT_OPTIONS = ("legacy_merges",)
 
+_kind = _common.json_kind
+
 
 # -- export -----------------------------------------------------------------------------
 
@@ -194,19 +196,9 @@ class _Reader:
             raise self.fail(where, f"expected an object, found {_kind(value)}")
         return value
 
-    def text(self, value: Any, where: str) -> str:
-        if not isinstance(value, str):
-            raise self.fail(where, f"expected a string, found {_kind(value)}")
-        return value
-
 
 def load(path: str | os.PathLike) -> BPEModel:
-    text = _common.read_text(path)
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise _common.import_error(path, f"line {exc.lineno} column {exc.colno}",
-                                   f"not valid JSON: {exc.msg}") from None
+    data = _common.read_json(path)
     r = _Reader(path)
     root = r.obj(data, "the file")
     if "model" not in root:
@@ -226,7 +218,7 @@ def load(path: str | os.PathLike) -> BPEModel:
                      f"marker is {EOW!r}")
     vocab = _vocab(r, model)
     merges = _merges(r, model, vocab)
-    specials = _specials(r, root, model, vocab)
+    specials = _specials(r, root, model, vocab, merges)
     pretokenizer, boundary = _read_pre_tokenizer(r, root.get("pre_tokenizer"))
     if suffix == EOW:
         if boundary == "bow-prefix":
@@ -254,11 +246,9 @@ def _vocab(r: _Reader, model: dict) -> dict[str, int]:
     raw = r.obj(model.get("vocab"), "model.vocab")
     seen: dict[int, str] = {}
     for token, i in raw.items():
-        where = f"model.vocab[{json.dumps(token, ensure_ascii=False)}]"
-        if not token:
-            raise r.fail(where, "the empty string is not a token")
-        if isinstance(i, bool) or not isinstance(i, int) or i < 0:
-            raise r.fail(where, f"expected an id (a whole number >= 0), found {_kind(i)}")
+        where = f"model.vocab[{_common.quoted(token)}]"
+        _common.check_token(r.path, where, token)
+        _common.check_id(r.path, where, i)
         if i in seen:
             raise r.fail(where, f"id {i} is also the id of {seen[i]!r}")
         seen[i] = token
@@ -298,49 +288,71 @@ def _merges(r: _Reader, model: dict, vocab: dict[str, int]) -> list[tuple[str, s
     return out
 
 
-def _specials(r: _Reader, root: dict, model: dict, vocab: dict[str, int]
-              ) -> list[SpecialToken]:
+def _specials(r: _Reader, root: dict, model: dict, vocab: dict[str, int],
+              merges: list[tuple[str, str]]) -> list[SpecialToken]:
     out: dict[str, SpecialToken] = {}
     unk = model.get("unk_token")
+    if unk is not None and not isinstance(unk, str):
+        raise r.fail("model.unk_token", f"expected a string or null, found {_kind(unk)}")
     added = root.get("added_tokens") or []
     if not isinstance(added, list):
         raise r.fail("added_tokens", f"expected a list, found {_kind(added)}")
+    made = {left + right: i for i, (left, right) in enumerate(merges)}
+    id_of: dict[int, str] = {}  # special id -> where it was given
     for i, item in enumerate(added):
         where = f"added_tokens[{i}]"
         item = r.obj(item, where)
-        piece = r.text(item.get("content"), f"{where}.content")
-        tid = item.get("id")
-        if isinstance(tid, bool) or not isinstance(tid, int) or tid < 0:
-            raise r.fail(f"{where}.id", f"expected an id, found {_kind(tid)}")
+        piece = _common.check_token(r.path, f"{where}.content", item.get("content"))
+        tid = _common.check_id(r.path, f"{where}.id", item.get("id"))
         if piece in vocab and vocab[piece] != tid:
             raise r.fail(f"{where}.id", f"{piece!r} has id {tid} here but "
                          f"{vocab[piece]} in model.vocab")
         if not item.get("special", False) and piece in vocab:
             continue  # an ordinary token that was also added
+        if piece in made:
+            raise r.fail(f"{where}.content", f"the special token {piece!r} is also made by "
+                         f"model.merges[{made[piece]}]; BPE Desktop keeps special tokens "
+                         "apart from merged ones")
+        if tid in id_of and id_of[tid] != piece:
+            raise r.fail(f"{where}.id", f"id {tid} is also the id of the added token "
+                         f"{id_of[tid]!r}")
         if not item.get("special", False):
             r.notes.append(f"the added token {piece!r} is kept as a special token (HF "
                            "matches it in the text; BPE Desktop does not)")
+        id_of[tid] = piece
         out[piece] = _common.special(piece, tid, "unk" if piece == unk else None)
     if unk and unk not in out:
         if unk not in vocab:
             raise r.fail("model.unk_token", f"{unk!r} is not in model.vocab")
+        if unk in made:
+            raise r.fail("model.unk_token", f"the unknown token {unk!r} is also made by "
+                         f"model.merges[{made[unk]}]")
+        if vocab[unk] in id_of:
+            raise r.fail("model.unk_token", f"{unk!r} has id {vocab[unk]}, also the id of "
+                         f"the added token {id_of[vocab[unk]]!r}")
         out[unk] = _common.special(unk, vocab[unk], "unk")
     return list(out.values())
 
 
-def _flatten(r: _Reader, node: Any, where: str) -> list[tuple[dict, str]]:
+def _flatten(r: _Reader, node: Any, where: str, key: str = "pretokenizers",
+             depth: int = 0) -> list[tuple[dict, str]]:
+    """The steps of a pre-tokenizer (or, with ``key="normalizers"``, a normalizer),
+    nested ``Sequence`` steps flattened, each with its JSON path."""
     if node is None:
         return []
     node = r.obj(node, where)
-    if node.get("type") == "Sequence":
-        items = node.get("pretokenizers")
-        if not isinstance(items, list):
-            raise r.fail(f"{where}.pretokenizers", "expected a list")
-        out = []
-        for i, item in enumerate(items):
-            out.extend(_flatten(r, item, f"{where}.pretokenizers[{i}]"))
-        return out
-    return [(node, where)]
+    if node.get("type") != "Sequence":
+        return [(node, where)]
+    if depth >= _common.MAX_NESTING:
+        raise r.fail(where.split(".")[0], f"Sequence steps are nested more than "
+                     f"{_common.MAX_NESTING} deep")
+    items = node.get(key)
+    if not isinstance(items, list):
+        raise r.fail(f"{where}.{key}", f"expected a list, found {_kind(items)}")
+    out = []
+    for i, item in enumerate(items):
+        out.extend(_flatten(r, item, f"{where}.{key}[{i}]", key, depth + 1))
+    return out
 
 
 def _read_pre_tokenizer(r: _Reader, node: Any) -> tuple[str, str]:
@@ -352,7 +364,8 @@ def _read_pre_tokenizer(r: _Reader, node: Any) -> tuple[str, str]:
         if meta.get("replacement", BOW) != BOW:
             raise r.fail(f"{where}.replacement", f"{meta.get('replacement')!r}: BPE Desktop's "
                          f"word-start marker is {BOW!r}")
-        if meta.get("prepend_scheme", "always") != "always" or meta.get("add_prefix_space") is False:
+        if (meta.get("prepend_scheme", "always") != "always"
+                or meta.get("add_prefix_space") is False):
             r.notes.append("every word gets ▁ here, also where the source's Metaspace "
                            "did not prepend it")
         boundary = "bow-prefix"
@@ -375,8 +388,12 @@ def _read_pre_tokenizer(r: _Reader, node: Any) -> tuple[str, str]:
     if kinds == ["WhitespaceSplit"]:
         return "whitespace", boundary
     if kinds == ["Split"]:
-        step = steps[0][0]
-        pattern = (step.get("pattern") or {}).get("Regex")
+        step, where = steps[0]
+        pattern = step.get("pattern")
+        if not isinstance(pattern, dict):
+            raise r.fail(f"{where}.pattern", "expected {\"Regex\": ...} or "
+                         f"{{\"String\": ...}}, found {_kind(pattern)}")
+        pattern = pattern.get("Regex")
         invert = bool(step.get("invert"))
         behavior = step.get("behavior")
         if behavior == "Removed" and not invert:
@@ -406,7 +423,7 @@ def _read_pre_tokenizer(r: _Reader, node: Any) -> tuple[str, str]:
 
 def _read_normalizer(r: _Reader, node: Any) -> tuple[str, bool]:
     normalize, lowercase = "none", False
-    for step, where in _flatten_normalizer(r, node, "normalizer"):
+    for step, where in _flatten(r, node, "normalizer", "normalizers"):
         kind = step.get("type")
         if kind in ("NFC", "NFKC"):
             normalize = kind.lower()
@@ -418,24 +435,3 @@ def _read_normalizer(r: _Reader, node: Any) -> tuple[str, bool]:
         else:
             r.notes.append(f"the normalizer {kind} ({where}) is not applied")
     return normalize, lowercase
-
-
-def _flatten_normalizer(r: _Reader, node: Any, where: str) -> list[tuple[dict, str]]:
-    if node is None:
-        return []
-    node = r.obj(node, where)
-    if node.get("type") == "Sequence":
-        out = []
-        for i, item in enumerate(node.get("normalizers") or []):
-            out.extend(_flatten_normalizer(r, item, f"{where}.normalizers[{i}]"))
-        return out
-    return [(node, where)]
-
-
-def _kind(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return {str: "a string", int: "a whole number", float: "a number", list: "a list",
-            dict: "an object"}.get(type(value), type(value).__name__)

@@ -47,6 +47,13 @@ TRAINER_PIECES = {"unk": 45, "bos": 46, "eos": 47, "pad": 48}
 TRAINER_ID_DEFAULTS = {"unk": 0, "bos": 1, "eos": 2, "pad": -1}
 NORM_NAME, NORM_CHARSMAP, NORM_DUMMY_PREFIX, NORM_REMOVE_SPACES, NORM_ESCAPE = 1, 2, 3, 4, 5
 
+#: Names of the TrainerSpec fields read here, for error messages.
+_TRAINER_FIELDS = {TRAINER_MODEL_TYPE: "model_type", TRAINER_VOCAB_SIZE: "vocab_size",
+                   TRAINER_WS_SUFFIX: "treat_whitespace_as_suffix",
+                   **{f: f"{role}_id" for role, f in TRAINER_IDS.items()}}
+#: Names of a piece's fields, for error messages.
+_PIECE_FIELDS = {PIECE_TEXT: ".piece", PIECE_SCORE: ".score", PIECE_TYPE: ".type"}
+
 #: Scores are float32: consecutive whole numbers are exact up to 2**24.
 MAX_PIECES = 2**24
 
@@ -135,11 +142,14 @@ def read_proto(path: str | os.PathLike, data: bytes) -> dict[str, Any]:
     pieces: list[tuple[str, float, int]] = []
     trainer: dict[int, Any] = {}
     normalizer: dict[int, Any] = {}
+    context = ""  # the field being read, for errors: "pieces[3].score"
     try:
         for field, _, value, at in pw.fields(data):
             if field == MODEL_PIECES:
+                context = f"pieces[{len(pieces)}]"
                 piece, score, kind = None, 0.0, NORMAL
                 for f, _, v, a in pw.fields(pw.as_bytes(value, at), at):
+                    context = f"pieces[{len(pieces)}]" + _PIECE_FIELDS.get(f, "")
                     if f == PIECE_TEXT:
                         piece = pw.as_str(v, a)
                     elif f == PIECE_SCORE:
@@ -151,12 +161,14 @@ def read_proto(path: str | os.PathLike, data: bytes) -> dict[str, Any]:
                                                "a piece without text")
                 pieces.append((piece, score, kind))
             elif field in (MODEL_TRAINER, MODEL_NORMALIZER):
+                context = "trainer_spec" if field == MODEL_TRAINER else "normalizer_spec"
                 into = trainer if field == MODEL_TRAINER else normalizer
                 for f, _, v, a in pw.fields(pw.as_bytes(value, at), at):
                     into[f] = (v, a)
+            context = ""
     except pw.WireError as exc:
-        raise _common.import_error(path, f"byte offset {exc.offset}",
-                                   f"not a sentencepiece model: {exc}") from None
+        where = f"{context}, byte offset {exc.offset}" if context else f"byte offset {exc.offset}"
+        raise _common.import_error(path, where, f"not a sentencepiece model: {exc}") from None
     return {"pieces": pieces, "trainer": trainer, "normalizer": normalizer}
 
 
@@ -173,7 +185,8 @@ def load(path: str | os.PathLike) -> BPEModel:
         try:
             return pw.as_int32(value, at)
         except pw.WireError as exc:
-            raise _common.import_error(path, f"trainer_spec field {field}", str(exc)) from None
+            name = _TRAINER_FIELDS.get(field, f"field {field}")
+            raise _common.import_error(path, f"trainer_spec.{name}", str(exc)) from None
 
     model_type = trainer_int(TRAINER_MODEL_TYPE, 1)
     if model_type != BPE_TYPE:

@@ -23,7 +23,7 @@ import os
 import re
 from pathlib import Path
 
-from bpe_desktop.core.config import EOW, TrainConfig
+from bpe_desktop.core.config import EOW, SpecialToken, TrainConfig
 from bpe_desktop.core.model import BPEModel
 from bpe_desktop.core.formats import _common
 
@@ -103,11 +103,18 @@ def load(path: str | os.PathLike) -> BPEModel:
         seen[pair] = number
         merges.append(pair)
     boundary = "eow-suffix" if version == "0.2" else "eow-symbol"
+    notes = [f"codes version {version}"]
+    # The codes have no unknown token; BPE Desktop's must not be one of their tokens.
+    tokens = {side for pair in merges for side in pair} | {a + b for a, b in merges}
+    unk = _common.free_piece("<unk>", tokens)
+    if unk != "<unk>":
+        notes.append(f"the unknown token is {unk!r} here, as the codes make '<unk>' an "
+                     "ordinary token")
     config = TrainConfig.preset("subword-nmt", merges=len(merges), boundary=boundary,
-                                min_frequency=1)
+                                min_frequency=1, special_tokens=(SpecialToken(unk, 0, "unk"),))
     return _common.build_model(path, config=config, merges=merges,
                                alphabet=[EOW] if boundary == "eow-symbol" else [],
-                               notes=[f"codes version {version}"], label=LABEL)
+                               notes=notes, label=LABEL)
 
 
 def _version(header: str) -> str:

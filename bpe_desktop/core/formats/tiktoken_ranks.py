@@ -31,7 +31,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from bpe_desktop.core.config import TrainConfig
+from bpe_desktop.core.config import SpecialToken, TrainConfig
 from bpe_desktop.core.model import BPEModel
 from bpe_desktop.core.pieces import BYTE_CHARS, CHAR_BYTES
 from bpe_desktop.core.formats import _common
@@ -111,7 +111,7 @@ def load(path: str | os.PathLike, *, pattern: str | None = None,
     if pattern not in (None, GPT2_PATTERN):
         notes.append("text is split with GPT-2's pattern here, not the source's pat_str")
     vocab: dict[str, int] = {}
-    seen_ranks: dict[int, int] = {}
+    seen_ranks: dict[int, int] = {}  # rank -> line
     text = _common.read_bytes(path)
     for number, line in enumerate(text.splitlines(), 1):
         if not line.strip():
@@ -126,8 +126,11 @@ def load(path: str | os.PathLike, *, pattern: str | None = None,
         except (binascii.Error, ValueError):
             raise _common.import_error(path, where, "expected \"base64-token rank\" (the "
                                        "token in base64, the rank a whole number)") from None
-        if not token or rank < 0:
-            raise _common.import_error(path, where, "an empty token or a negative rank")
+        if not token:
+            raise _common.import_error(path, where, "the token is empty")
+        if not 0 <= rank <= _common.MAX_ID:
+            raise _common.import_error(path, where, f"the rank {rank} is out of range (0 to "
+                                       f"{_common.MAX_ID})")
         if rank in seen_ranks:
             raise _common.import_error(path, where, f"rank {rank} is also on line "
                                        f"{seen_ranks[rank]}")
@@ -147,13 +150,10 @@ def load(path: str | os.PathLike, *, pattern: str | None = None,
     if unreachable:
         notes.append(f"{len(unreachable):,} tokens cannot be formed by merging (first: "
                      f"{token_bytes(unreachable[0])!r}) and are alphabet symbols here")
-    specials = []
-    for piece, i in (specials_raw or {}).items():
-        if not isinstance(piece, str) or isinstance(i, bool) or not isinstance(i, int):
-            raise _common.import_error(settings_path(path), "special_tokens",
-                                       "expected {piece: id}")
-        specials.append(_common.special(piece, i))
-        vocab[piece] = i
+    specials = _specials(path, specials_raw or {}, vocab,
+                         from_settings=special_tokens is None)
+    for t in specials:
+        vocab[t.piece] = t.id
     config = TrainConfig.preset("gpt2", merges=len(merges),
                                 special_tokens=_common.unique_roles(specials))
     sources = [path] + ([settings_path(path)] if side else [])
@@ -162,17 +162,39 @@ def load(path: str | os.PathLike, *, pattern: str | None = None,
                                sources=sources, notes=notes, label=LABEL)
 
 
+def _specials(path: str | os.PathLike, raw: Any, vocab: dict[str, int], *,
+              from_settings: bool) -> list[SpecialToken]:
+    """The special tokens ``{piece: id}`` of the settings file (or the option), checked."""
+    source = settings_path(path) if from_settings else path
+    field = "special_tokens" if from_settings else "the special_tokens option"
+    if not isinstance(raw, dict):
+        raise _common.import_error(source, field, "expected {piece: id}")
+    out: list[SpecialToken] = []
+    piece_of: dict[int, str] = {}
+    for piece, i in raw.items():
+        where = f"{field}[{_common.quoted(piece)}]" if isinstance(piece, str) else field
+        _common.check_token(source, where, piece)
+        _common.check_id(source, where, i)
+        if piece in vocab:
+            raise _common.import_error(source, where, f"the special token {piece!r} is also "
+                                       f"an ordinary token of {Path(path).name} (rank "
+                                       f"{vocab[piece]})")
+        if i in piece_of:
+            raise _common.import_error(source, where, f"id {i} is also the id of the "
+                                       f"special token {piece_of[i]!r}")
+        piece_of[i] = piece
+        out.append(_common.special(piece, i))
+    return out
+
+
 def _read_settings(path: str | os.PathLike) -> dict[str, Any]:
     side = settings_path(path)
     if not side.is_file():
         return {}
-    try:
-        data = json.loads(_common.read_text(side))
-    except json.JSONDecodeError as exc:
-        raise _common.import_error(side, f"line {exc.lineno} column {exc.colno}",
-                                   f"not valid JSON: {exc.msg}") from None
+    data = _common.read_json(side)
     if not isinstance(data, dict):
-        raise _common.import_error(side, None, "expected a JSON object")
+        raise _common.import_error(side, None, "expected a JSON object, found "
+                                   f"{_common.json_kind(data)}")
     if "pat_str" in data and not isinstance(data["pat_str"], str):
         raise _common.import_error(side, "pat_str", "expected a string")
     if not isinstance(data.get("special_tokens", {}), dict):
