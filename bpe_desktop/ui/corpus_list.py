@@ -115,6 +115,20 @@ class CorpusList(QTreeWidget):
             self._count_pending_lines()
         return added
 
+    def missing_paths(self) -> list[str]:
+        """Files that no longer exist (deleted or moved after being added); their rows
+        say so."""
+        missing = []
+        for i in range(self.topLevelItemCount()):
+            item = self.topLevelItem(i)
+            path = item.data(0, Qt.ItemDataRole.UserRole)
+            if not os.path.isfile(path):
+                missing.append(path)
+                item.setText(1, "missing")
+                item.setText(2, "")
+                item.setToolTip(1, "The file no longer exists")
+        return missing
+
     def remove_selected(self) -> None:
         for item in self.selectedItems():
             self.takeTopLevelItem(self.indexOfTopLevelItem(item))

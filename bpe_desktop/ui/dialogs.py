@@ -64,6 +64,16 @@ def ask_yes_no(parent: QWidget | None, title: str, question: str) -> bool:
     return answer == QMessageBox.StandardButton.Yes
 
 
+def ask_action(parent: QWidget | None, title: str, message: str, action: str) -> bool:
+    """Offer one way forward (a button labelled ``action``) or Cancel; True if taken."""
+    box = QMessageBox(QMessageBox.Icon.Question, title, message,
+                      QMessageBox.StandardButton.Cancel, parent)
+    button = box.addButton(action, QMessageBox.ButtonRole.AcceptRole)
+    box.setDefaultButton(QMessageBox.StandardButton.Cancel)
+    box.exec()
+    return box.clickedButton() is button
+
+
 def ask_open_paths(parent: QWidget | None, title: str, kind: str, filters: str,
                    *, multiple: bool = False) -> list[str]:
     """File chooser starting in the last folder used for ``kind``; [] if cancelled."""

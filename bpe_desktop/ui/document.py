@@ -43,7 +43,16 @@ class ModelDocument(QObject):
         self._replace(result.model, None, dirty=True, result=result)
 
     def set_imported(self, model: BPEModel) -> None:
+        """A model read from another tool's format: current, untitled and unsaved."""
         self._replace(model, None, dirty=True, result=None)
+
+    def set_recovered(self, model: BPEModel) -> None:
+        """An autosaved model offered back after a crash: untitled and still unsaved."""
+        self._replace(model, None, dirty=True, result=None)
+
+    def set_edited(self, model: BPEModel) -> None:
+        """The open model changed in place (e.g. recounted): same file, now unsaved."""
+        self._replace(model, self.path, dirty=True, result=None)
 
     def open(self, path: str) -> BPEModel:
         """Load a model file; on any error nothing changes and the error propagates."""

@@ -1,188 +1,350 @@
 """File ▸ Import and File ▸ Export: other tools' formats, run as background jobs.
 
-After an export the file is reloaded with the receiving library (when installed) and
-segmentations are compared on lines of the model's own corpus; the result is shown
-("verified on 1,000 lines with tokenizers 0.22: 100%").
+Every export, import and recount runs in a :class:`JobRunner` worker, so a large model
+never freezes the window. After an export the file is reloaded with the library that
+reads it (when installed) and segmentations are compared on lines of the model's own
+corpus; the result is shown ("verified on 1,000 lines with tokenizers 0.22: 100%").
+A format that cannot express the model is refused before anything is written, with
+the reason and the training settings that would make it exportable.
 """
 
 from __future__ import annotations
 
+import gzip
 import itertools
-import os
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject, Slot
+from PySide6.QtCore import QObject, Signal, Slot
+from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMenu
 
-from bpe_desktop.core import BpeError, Corpus
+from bpe_desktop.core import BPEModel, BpeError, Corpus, Progress, formats
+from bpe_desktop.core.formats import Verification
 from bpe_desktop.ui import dialogs
 from bpe_desktop.ui.workers import JobError, JobRunner
-
-try:  # the exporters ship with the core; keep the menus usable if a build lacks them
-    from bpe_desktop.core import formats
-except ImportError:  # pragma: no cover
-    formats = None
 
 if TYPE_CHECKING:
     from bpe_desktop.ui.main_window import MainWindow
 
 VERIFY_LINES = 1000
+#: Lines read per wanted sample line before a file is given up on (mostly blank files).
+_SCAN_FACTOR = 4
 
 
-def sample_lines(model, limit: int = VERIFY_LINES) -> list[str]:
-    """Non-empty lines from the model's corpus files (or its stored words) for verifying."""
+def sample_lines(model: BPEModel, limit: int = VERIFY_LINES) -> list[str]:
+    """Non-empty lines of the model's training corpus (or its stored words) for verifying.
+
+    Runs in the export worker: it reads files. Word-count tables are not running text,
+    so for them (and when the corpus files are gone) the model's stored words are used;
+    byte-level models are verified on running text only, since their words carry the
+    spaces that precede them.
+    """
     lines: list[str] = []
-    files = model.corpus.files if model.corpus else ()
-    for f in files:
-        if not os.path.isfile(f.path) or f.path.endswith(".gz"):
-            continue
-        try:
-            with open(f.path, encoding="utf-8", errors="replace") as handle:
-                for line in itertools.islice(handle, limit * 4):
-                    line = line.strip("\r\n")
-                    if line.strip():
-                        lines.append(line)
-                    if len(lines) >= limit:
-                        return lines
-        except OSError:
-            continue
-    if model.config.pretokenizer == "gpt2" or len(lines) >= limit:
+    info = model.corpus
+    if info is not None and info.kind == "files":
+        for f in info.files:
+            lines.extend(_read_lines(f.path, limit - len(lines)))
+            if len(lines) >= limit:
+                return lines
+    if model.config.byte_level:
         return lines
-    return lines + [w for w, _ in model.words[: limit - len(lines)]]
+    return lines + [word for word, _ in model.words[: limit - len(lines)]]
+
+
+def _read_lines(path: str, limit: int) -> list[str]:
+    opener = gzip.open if path.endswith(".gz") else open
+    out: list[str] = []
+    try:
+        with opener(path, "rt", encoding="utf-8", errors="replace") as handle:
+            for line in itertools.islice(handle, limit * _SCAN_FACTOR):
+                line = line.rstrip("\r\n")
+                if line.strip():
+                    out.append(line)
+                    if len(out) >= limit:
+                        break
+    except (OSError, EOFError):  # moved, unreadable or a damaged .gz: verify on what we have
+        pass
+    return out
+
+
+def _label(fmt: str) -> str:
+    return formats.FORMATS[fmt].label.rstrip("…")
+
+
+@dataclass(frozen=True)
+class ExportDone:
+    fmt: str
+    written: tuple[str, ...]
+    #: The peer's verdict, or why there is none (no peer, not installed, no sample).
+    verification: Verification | str | None
+
+
+@dataclass(frozen=True)
+class ImportDone:
+    fmt: str
+    path: str
+    model: BPEModel
+
+
+@dataclass(frozen=True)
+class RecountDone:
+    paths: tuple[str, ...]
+    model: BPEModel
 
 
 class InteropMenus(QObject):
     """Owns the Import and Export submenus of the main window and their jobs."""
 
+    #: A job started (True) or ended (False): the window locks what would conflict.
+    running_changed = Signal(bool)
+    #: An export, import or recount ended well (its ExportDone/ImportDone/RecountDone).
+    done = Signal(object)
+    #: A job failed (JobError) after its error was shown.
+    failed = Signal(object)
+
     def __init__(self, window: MainWindow) -> None:
         super().__init__(window)
         self.window = window
         self.runner = JobRunner(self)
+        self.runner.progressed.connect(self._on_progress)
         self.runner.finished.connect(self._on_done)
         self.runner.failed.connect(self._on_failed)
+        self.runner.cancelled.connect(self._on_cancelled)
+        self.runner.stopped.connect(lambda: self.running_changed.emit(False))
+        #: The running job's error title and what a failure leaves as it was.
+        self._job_title = ""
+        self._kept = ""
+        #: The last result message shown (also in the status bar).
+        self.last_message = ""
         self.import_menu = QMenu("&Import", window)
         self.export_menu = QMenu("&Export", window)
+        self.export_actions: dict[str, QAction] = {}
         self._fill()
 
     def _fill(self) -> None:
-        self.export_menu.addAction("Vocabulary &table (CSV)…", self._export_table)
+        self.export_menu.addAction("Vocabulary &table (CSV)…", self.ask_export_table)
         self.export_menu.addSeparator()
-        if formats is None:
-            self.import_menu.addAction("No import formats in this build").setEnabled(False)
-            return
         for info in formats.FORMATS.values():
-            self.export_menu.addAction(info.label, lambda i=info: self.export(i.name))
+            self.export_actions[info.name] = self.export_menu.addAction(
+                info.label, lambda i=info: self.export(i.name))
             if info.can_import:
                 self.import_menu.addAction(info.label, lambda i=info: self.ask_import(i.name))
         self.import_menu.addSeparator()
         self.recount_action = self.import_menu.addAction(
             "&Recount current model on a corpus…", self.ask_recount)
+        self.export_menu.aboutToShow.connect(self._explain_exports)
+
+    def _explain_exports(self) -> None:
+        """Each export's status tip says why the current model cannot take that format."""
+        model = self.window.document.model
+        for fmt, action in self.export_actions.items():
+            problem = formats.export_problem(model, fmt) if model is not None else None
+            action.setStatusTip(f"Not possible for this model: {problem}" if problem else "")
+
+    @property
+    def running(self) -> bool:
+        return self.runner.running
+
+    def cancel(self) -> None:
+        self.runner.cancel()
+
+    def shutdown(self) -> None:
+        self.runner.shutdown()
+
+    def _start(self, title: str, status: str, job, *,
+               kept: str = "The open model is unchanged.") -> None:
+        self._job_title, self._kept = title, kept
+        self.runner.start(job)
+        self.running_changed.emit(True)
+        self.window.statusBar().showMessage(status)
+
+    def _busy(self) -> bool:
+        if self.runner.running:
+            self.window.statusBar().showMessage(
+                "Wait for the running import or export to finish (Esc cancels it).", 5000)
+            return True
+        return False
 
     # -- export ---------------------------------------------------------------------------
 
-    def _export_table(self) -> None:
+    def ask_export_table(self) -> None:
+        if self.window.document.model is None:
+            return
         path = dialogs.ask_save_path(self.window, "Export vocabulary table", "export",
                                      "CSV files (*.csv)", "vocabulary.csv")
         if path:
-            try:
-                self.window.vocab.export_table_csv(path)
-            except OSError as exc:
-                dialogs.show_error(self.window, "Export failed", f"{path}: {exc.strerror or exc}")
+            self.export_table(path)
+
+    def export_table(self, path: str) -> bool:
+        """The table's visible rows, in view order (quick: it is the view's own data)."""
+        try:
+            self.window.vocab.export_table_csv(path)
+        except OSError as exc:
+            dialogs.show_error(self.window, "Export failed", f"{path}: {exc.strerror or exc}")
+            return False
+        self._report(f"Vocabulary table exported to {path}.")
+        return True
 
     def export(self, fmt: str, path: str | None = None) -> bool:
+        """Export the current model as ``fmt``, asking for ``path`` when not given.
+
+        Refuses (with the reason and a remedy) a model the format cannot express, before
+        asking for a file, so nothing is ever written for it.
+        """
         model = self.window.document.model
-        if model is None or self.runner.running:
+        if model is None or self._busy():
             return False
         info = formats.FORMATS[fmt]
         problem = formats.export_problem(model, fmt)
         if problem:
-            dialogs.show_error(self.window, f"Cannot export as {info.label.rstrip('…')}", problem)
+            dialogs.show_error(self.window, "Cannot export",
+                               f"This model cannot be exported as {_label(fmt)}: {problem}.")
             return False
         if path is None:
             if info.writes_folder:
-                path = dialogs.ask_folder(self.window, f"Folder for {info.label}", "export")
+                path = dialogs.ask_folder(self.window, f"Folder for {_label(fmt)}", "export")
             else:
-                path = dialogs.ask_save_path(self.window, f"Export {info.label}", "export",
+                path = dialogs.ask_save_path(self.window, f"Export {_label(fmt)}", "export",
                                              info.file_filter, info.default_name)
         if not path:
             return False
-        sample = sample_lines(model) if info.peer else []
 
-        def job(report, cancel):
-            written = formats.export_model(model, fmt, path)
-            verification = None
-            if info.peer and sample:
-                try:
-                    verification = formats.verify_export(model, fmt, written, sample)
-                except BpeError as exc:  # e.g. the peer library is not installed
-                    verification = str(exc)
-            return ("export", written, verification)
+        def job(report, cancel) -> ExportDone:
+            written = tuple(str(p) for p in formats.export_model(model, fmt, path))
+            if info.peer is None:
+                return ExportDone(fmt, written, None)
+            sample = sample_lines(model)
+            if not sample:
+                return ExportDone(fmt, written, "there is no sample text (the training "
+                                                "corpus is not available)")
+            try:
+                verification = formats.verify_export(model, fmt, written, sample)
+            except BpeError as exc:  # e.g. the peer library is not installed
+                verification = str(exc)
+            return ExportDone(fmt, written, verification)
 
-        self.runner.start(job)
-        self.window.statusBar().showMessage(f"Exporting {info.label.rstrip('…')}…")
+        self._start("Export failed", f"Exporting {_label(fmt)}…", job,
+                    kept="Files written before are unchanged (each is replaced whole or "
+                         "not at all).")
         return True
 
     # -- import ---------------------------------------------------------------------------
 
     def ask_import(self, fmt: str) -> None:
+        if self._busy():
+            return
         info = formats.FORMATS[fmt]
         if info.writes_folder:
-            path = dialogs.ask_folder(self.window, f"Import {info.label}", "import")
+            path = dialogs.ask_folder(self.window, f"Import {_label(fmt)} (choose the folder)",
+                                      "import")
         else:
-            paths = dialogs.ask_open_paths(self.window, f"Import {info.label}", "import",
+            paths = dialogs.ask_open_paths(self.window, f"Import {_label(fmt)}", "import",
                                            f"{info.file_filter};;All files (*)")
             path = paths[0] if paths else None
         if path:
             self.import_path(fmt, path)
 
     def import_path(self, fmt: str, path: str) -> bool:
-        if self.runner.running or not self.window.maybe_save():
+        """Read another tool's tokenizer; it opens as a new, unsaved model."""
+        if self._busy() or self.window.training.running or not self.window.maybe_save():
             return False
-        self.runner.start(lambda report, cancel: ("import", formats.import_model(fmt, path), path))
+        self._start("Import failed", f"Importing {path}…",
+                    lambda report, cancel: ImportDone(fmt, path, formats.import_model(fmt, path)))
         return True
 
+    # -- recount --------------------------------------------------------------------------
+
     def ask_recount(self) -> None:
-        model = self.window.document.model
-        if model is None or self.runner.running:
+        if self.window.document.model is None or self._busy():
             return
         paths = dialogs.ask_open_paths(self.window, "Corpus to recount on", "corpus",
-                                       "Text files (*.txt *.gz);;All files (*)", multiple=True)
+                                       "Text files (*.txt *.text *.gz);;All files (*)",
+                                       multiple=True)
         if paths:
-            corpus = Corpus.from_files(paths)
-            self.runner.start(lambda report, cancel: (
-                "recount", formats.recount(model, corpus, cancel=cancel), paths))
+            self.recount(paths)
 
-    # -- results --------------------------------------------------------------------------
+    def recount(self, paths: list[str]) -> bool:
+        """Replay the current model's merges over ``paths`` to fill in their counts."""
+        model = self.window.document.model
+        if model is None or self._busy() or self.window.training.running:
+            return False
+        corpus = Corpus.from_files(paths)
+
+        def job(report, cancel) -> RecountDone:
+            counted = formats.recount(model, corpus, progress=report, cancel=cancel)
+            return RecountDone(tuple(paths), counted)
+
+        self._start("Recount failed", f"Recounting on {len(paths)} file(s)…", job)
+        return True
+
+    # -- results (GUI thread) ----------------------------------------------------------------
+
+    @Slot(object)
+    def _on_progress(self, p: Progress) -> None:
+        if p.stage == "merging" and p.merges_target:
+            text = f"Recounting: merge {p.merges_done:,} of {p.merges_target:,}"
+        else:
+            text = f"Recounting: reading the corpus, {p.words:,} words"
+        self.window.statusBar().showMessage(text + " (Esc cancels)")
 
     @Slot(object)
     def _on_done(self, result) -> None:
-        kind = result[0]
-        if kind == "export":
-            _, written, verification = result
-            where = ", ".join(str(p) for p in written)
-            if verification is None:
-                text = f"Exported to {where}."
-            elif isinstance(verification, str):
-                text = f"Exported to {where}.\nNot verified: {verification}"
-            else:
-                text = f"Exported to {where}.\n{verification.summary()}"
-            self.last_message = text
+        if isinstance(result, ExportDone):
+            self._export_done(result)
+        elif isinstance(result, ImportDone):
+            self.window.document.set_imported(result.model)
+            model = result.model
+            self._report(f"Imported {result.path}: {model.vocab_size:,} tokens, "
+                         f"{len(model.merges):,} merges (not saved yet).")
+        elif isinstance(result, RecountDone):
+            self.window.document.set_edited(result.model)
+            self._report(f"Counts recomputed on {len(result.paths)} file(s) "
+                         f"({result.model.corpus.total_words:,} words).")
+        self.done.emit(result)
+
+    def _export_done(self, result: ExportDone) -> None:
+        where = ", ".join(result.written)
+        verification = result.verification
+        if verification is None:
+            self._report(f"Exported to {where}.")
+            dialogs.show_info(self.window, "Export finished", self.last_message)
+            return
+        if isinstance(verification, str):
+            text = f"Exported to {where}.\nNot verified: {verification}"
+        else:
+            summary = verification.summary()
+            text = f"Exported to {where}.\n{summary[:1].upper()}{summary[1:]}."
+            if verification.first_mismatch is not None:
+                line, ours, theirs = verification.first_mismatch
+                text += (f"\nFirst difference, on “{line[:200]}”:\n  BPE Desktop: {ours[:40]}"
+                         f"\n  {verification.library}: {theirs[:40]}")
+        self._report(text)
+        if isinstance(verification, Verification) and verification.agreed < verification.lines:
+            dialogs.show_error(self.window, "Export differs from BPE Desktop", text)
+        else:
             dialogs.show_info(self.window, "Export finished", text)
-            self.window.statusBar().showMessage(text.replace("\n", " "), 10000)
-        elif kind == "import":
-            _, model, path = result
-            self.window.document.set_imported(model)
-            self.window.statusBar().showMessage(
-                f"Imported {path}: {model.vocab_size:,} tokens, {len(model.merges):,} merges", 10000)
-        elif kind == "recount":
-            _, model, paths = result
-            self.window.document.set_imported(model)
-            self.window.statusBar().showMessage(f"Counts recomputed on {len(paths)} file(s)", 10000)
+
+    def _report(self, text: str) -> None:
+        self.last_message = text
+        self.window.statusBar().showMessage(text.replace("\n", " "), 15000)
 
     @Slot(object)
     def _on_failed(self, error: JobError) -> None:
-        details = None if isinstance(error.exception, (BpeError, OSError)) else error.details
-        dialogs.show_error(self.window, "Import/export failed", error.message, details)
+        expected = isinstance(error.exception, (BpeError, OSError))
+        message = _error_text(error.exception) if expected else error.message
+        self.window.statusBar().showMessage(f"{self._job_title}: {message}", 15000)
+        dialogs.show_error(self.window, self._job_title,
+                           f"{message}\n{self._kept}",
+                           None if expected else error.details)
+        self.failed.emit(error)
 
-    def shutdown(self) -> None:
-        self.runner.shutdown()
+    @Slot()
+    def _on_cancelled(self) -> None:
+        self.window.statusBar().showMessage("Cancelled; the open model is unchanged.", 8000)
+
+
+def _error_text(exc: BaseException) -> str:
+    if isinstance(exc, OSError) and exc.strerror:
+        return f"{exc.filename}: {exc.strerror}" if exc.filename else exc.strerror
+    return str(exc)

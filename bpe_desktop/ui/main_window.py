@@ -10,9 +10,11 @@ from PySide6.QtWidgets import QLabel, QMainWindow, QMenu, QTabWidget, QWidget
 
 from bpe_desktop.core import BpeError, TrainResult
 from bpe_desktop.ui import dialogs, theme
+from bpe_desktop.ui.autosave import Autosave, offer_recovery
 from bpe_desktop.ui.codec_panel import CodecPanel
 from bpe_desktop.ui.document import ModelDocument
 from bpe_desktop.ui.help_dialogs import show_about, show_quick_start
+from bpe_desktop.ui.icons import action_icon, panel_icon
 from bpe_desktop.ui.interop_menus import InteropMenus
 from bpe_desktop.ui.settings import Settings
 from bpe_desktop.ui.training_panel import TrainingPanel
@@ -36,9 +38,9 @@ class MainWindow(QMainWindow):
         self.codec = CodecPanel()
         self.tabs = QTabWidget()
         self.tabs.setDocumentMode(True)
-        self.tabs.addTab(self.training, "&Training")
-        self.tabs.addTab(self.vocab, "&Vocabulary")
-        self.tabs.addTab(self.codec, "&Encode / Decode")
+        self.tabs.addTab(self.training, panel_icon("training"), "&Training")
+        self.tabs.addTab(self.vocab, panel_icon("vocabulary"), "&Vocabulary")
+        self.tabs.addTab(self.codec, panel_icon("encode"), "&Encode / Decode")
         self.setCentralWidget(self.tabs)
 
         self.model_label = QLabel()
@@ -53,6 +55,9 @@ class MainWindow(QMainWindow):
         self.training.running_changed.connect(self._on_running_changed)
 
         self.interop = InteropMenus(self)
+        self.interop.running_changed.connect(self._on_running_changed)
+        self.autosave = Autosave(self.document, self)
+        self.autosave.failed.connect(self._show_status)
         self._build_menus()
         self._restore_window()
         self._on_model_changed(None)
@@ -108,8 +113,8 @@ class MainWindow(QMainWindow):
         training = bar.addMenu("T&raining")
         self.train_action = self._action("&Train", self.train, Qt.Key.Key_F5,
                                          "Learn a model from the corpus")
-        self.cancel_action = self._action("&Cancel training", self.training.cancel,
-                                          Qt.Key.Key_Escape, "Stop training")
+        self.cancel_action = self._action("&Cancel", self.cancel_job, Qt.Key.Key_Escape,
+                                          "Stop the running training, import or recount")
         self.cancel_action.setEnabled(False)
         training.addAction(self.train_action)
         training.addAction(self.cancel_action)
@@ -131,11 +136,18 @@ class MainWindow(QMainWindow):
             appearance.addAction(action)
 
         help_menu = bar.addMenu("&Help")
-        help_menu.addAction(self._action("&Quick start", lambda: show_quick_start(self),
-                                         QKeySequence.StandardKey.HelpContents))
+        quick_start = self._action("&Quick start", lambda: show_quick_start(self),
+                                   QKeySequence.StandardKey.HelpContents)
+        help_menu.addAction(quick_start)
         about = self._action("&About BPE Desktop", lambda: show_about(self))
         about.setMenuRole(QAction.MenuRole.AboutRole)
         help_menu.addAction(about)
+
+        for action, icon in ((self.open_action, "open"), (self.save_action, "save"),
+                             (self.train_action, "train"), (self.cancel_action, "cancel"),
+                             (self.interop.export_menu, "export"),
+                             (self.interop.import_menu, "import"), (quick_start, "help")):
+            action.setIcon(action_icon(icon))
 
     def _fill_recent_menu(self) -> None:
         self.recent_menu.clear()
@@ -192,11 +204,6 @@ class MainWindow(QMainWindow):
                           f"{len(model.merges):,} merges")
         return True
 
-    def set_imported_model(self, model) -> None:
-        """Make an imported model current (the import menu uses this)."""
-        if self.maybe_save():
-            self.document.set_imported(model)
-
     @Slot()
     def save(self) -> bool:
         if self.document.model is None:
@@ -217,8 +224,8 @@ class MainWindow(QMainWindow):
         try:
             saved = self.document.save(path)
         except (BpeError, OSError, ValueError) as exc:
-            dialogs.show_error(self, "Cannot save model",
-                               f"{_error_text(exc, path)}\nThe previous file, if any, is unchanged.")
+            dialogs.show_error(self, "Cannot save model", f"{_error_text(exc, path)}\n"
+                               "The previous file, if any, is unchanged.")
             return False
         self.settings.add_recent_file(saved)
         self._show_status(f"Saved {saved}")
@@ -228,7 +235,7 @@ class MainWindow(QMainWindow):
 
     @Slot()
     def train(self) -> bool:
-        if self.training.running:
+        if self.training.running or self.interop.running:
             return False
         self.tabs.setCurrentWidget(self.training)
         if not self.maybe_save():
@@ -239,13 +246,24 @@ class MainWindow(QMainWindow):
     def _on_trained(self, result: TrainResult) -> None:
         self.document.set_trained(result)
 
+    @Slot()
+    def cancel_job(self) -> None:
+        if self.training.running:
+            self.training.cancel()
+        elif self.interop.running:
+            self.interop.cancel()
+
     @Slot(bool)
-    def _on_running_changed(self, running: bool) -> None:
-        self.train_action.setEnabled(not running)
-        self.cancel_action.setEnabled(running)
+    def _on_running_changed(self, _running: bool) -> None:
+        """While a job may replace the model, nothing else may replace it (the flag
+        says only which job changed; both are looked at)."""
+        busy = self.training.running or self.interop.running
+        self.train_action.setEnabled(not busy)
+        self.training.train_button.setEnabled(not busy)
+        self.cancel_action.setEnabled(busy)
         for action in (self.new_action, self.open_action, self.recent_menu.menuAction()):
-            action.setEnabled(not running)
-        self.interop.import_menu.setEnabled(not running)
+            action.setEnabled(not busy)
+        self.interop.import_menu.setEnabled(not busy)
 
     # -- panels ---------------------------------------------------------------------------
 
@@ -257,6 +275,7 @@ class MainWindow(QMainWindow):
         for action in (self.save_action, self.save_as_action):
             action.setEnabled(has_model)
         self.interop.export_menu.setEnabled(has_model)
+        self.interop.recount_action.setEnabled(has_model)
         if model is None:
             self.model_label.setText("No model — train one or open a file")
         else:
@@ -295,7 +314,9 @@ class MainWindow(QMainWindow):
             pass
 
     def first_run_hint(self) -> None:
-        """On the very first start, load the Botchan example so one click trains something."""
+        """Once the window is shown at startup: offer back a model a crash left unsaved,
+        and on the very first start load the Botchan example so one click trains something."""
+        offer_recovery(self)
         if self.settings.first_run_done():
             return
         self.settings.set_first_run_done()
@@ -315,6 +336,7 @@ class MainWindow(QMainWindow):
             return
         self.training.shutdown()  # cancels a running training and waits for its thread
         self.interop.shutdown()
+        self.autosave.close()  # saved, or discarded knowingly: the copy is not needed
         for panel in (self.vocab, self.codec):
             shutdown = getattr(panel, "shutdown", None)
             if shutdown is not None:
@@ -333,6 +355,9 @@ class MainWindow(QMainWindow):
 
     def dropEvent(self, event) -> None:  # noqa: N802
         path = event.mimeData().urls()[0].toLocalFile()
+        if self.training.running or self.interop.running:
+            self._show_status("Wait for the running job to finish before opening a model.")
+            return
         if self.maybe_save():
             self.open_path(path)
 

@@ -53,7 +53,8 @@ _TIES = {
     "lexicographic": "Greatest pair alphabetically (subword-nmt)",
     "codepoint": "Smallest symbol ids (Hugging Face)",
 }
-_NORMALIZE = {"none": "None", "nfc": "NFC (compose accents)", "nfkc": "NFKC (also fold compatibility forms)"}
+_NORMALIZE = {"none": "None", "nfc": "NFC (compose accents)",
+              "nfkc": "NFKC (also fold compatibility forms)"}
 
 TIPS = {
     "preset": "A starting point matching a well-known tool. Changing any option below makes "
@@ -211,6 +212,11 @@ class TrainingOptions(QWidget):
         """The options as a TrainConfig; raises ConfigError with a readable message."""
         specials = tuple(parse_special(t) for t in self.special_tokens.text().split())
         stop = self.stop.currentData()
+        if stop == "vocab_size" and self.stop_value.value() <= len(specials):
+            raise ConfigError(
+                f"a vocabulary size of {self.stop_value.value():,} leaves no room for "
+                f"characters and subwords: the {len(specials)} special token(s) alone take "
+                f"{len(specials)} id(s). Choose a larger vocabulary size.")
         return TrainConfig(
             vocab_size=self.stop_value.value() if stop == "vocab_size" else None,
             merges=self.stop_value.value() if stop == "merges" else None,

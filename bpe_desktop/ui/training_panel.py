@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import time
 from dataclasses import dataclass
 
@@ -22,7 +23,17 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from bpe_desktop.core import BpeError, Corpus, Progress, TrainConfig, TrainResult, train
+from bpe_desktop.core import (
+    BpeError,
+    Corpus,
+    CorpusError,
+    Progress,
+    TrainConfig,
+    TrainResult,
+    train,
+)
+from bpe_desktop.core.memory import MemoryEstimate, estimate_training_memory
+from bpe_desktop.core.training import REPLACEABLE_REASONS
 from bpe_desktop.paths import resource_path
 from bpe_desktop.ui import dialogs
 from bpe_desktop.ui.corpus_list import CorpusList, human_size
@@ -30,6 +41,8 @@ from bpe_desktop.ui.settings import Settings
 from bpe_desktop.ui.training_options import TrainingOptions
 from bpe_desktop.ui.training_plot import MergeCountPlot
 from bpe_desktop.ui.workers import JobError, JobRunner
+
+log = logging.getLogger(__name__)
 
 STAGES = {"reading": "Reading and counting words", "counting": "Counting words",
           "merging": "Merging pairs", "done": "Finishing"}
@@ -42,6 +55,13 @@ class TrainingUpdate:
 
     progress: Progress
     new_counts: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class MemoryChecked:
+    """The first job of a run: the memory estimate (None if it could not be made)."""
+
+    estimate: MemoryEstimate | None
 
 
 @dataclass(frozen=True)
@@ -114,6 +134,8 @@ class TrainingPanel(QWidget):
         self.runner.cancelled.connect(self._on_cancelled)
         self._eta = EtaClock()
         self._started_at = 0.0
+        #: The corpus and options of the run being started or running.
+        self._run: tuple[Corpus, TrainConfig] | None = None
         self._build()
         self._restore_defaults()
 
@@ -242,13 +264,25 @@ class TrainingPanel(QWidget):
         return self.runner.running
 
     def start(self) -> bool:
-        """Validate and start training; False (with the reason shown) if it cannot start."""
+        """Validate and start training; False (with the reason shown) if it cannot start.
+
+        A run first estimates, in the worker, the memory it will need (it reads a sample
+        of the corpus, which may sit on a slow disk); if that is more than the computer
+        has free, the user decides whether to go on.
+        """
         if self.running:
             return False
         paths = self.corpus.paths()
         if not paths:
             dialogs.show_error(self, "No corpus", "Add at least one corpus file to train on "
                                "(or choose one of the Examples).")
+            return False
+        missing = self.corpus.missing_paths()
+        if missing:
+            names = "\n".join(missing[:10]) + ("\n…" if len(missing) > 10 else "")
+            dialogs.show_error(self, "Corpus file missing",
+                               f"{len(missing)} corpus file(s) no longer exist:\n{names}\n\n"
+                               "Restore them, or remove them from the list, and train again.")
             return False
         try:
             config = self.options.config()
@@ -263,9 +297,26 @@ class TrainingPanel(QWidget):
         self._started_at = time.monotonic()
         self.log(f"Training on {len(paths)} file(s), {human_size(self.corpus.total_size())}: "
                  f"{_describe(config)}")
-        self.runner.start(_training_job(corpus, config))
+        self._run = (corpus, config)
+        self.stage_label.setText("Estimating the memory needed…")
+        self.progress_bar.setRange(0, 0)
+        self.runner.start(_memory_job(paths, config))
         self._set_running(True)
         return True
+
+    def _launch(self) -> None:
+        corpus, config = self._run
+        self.runner.start(_training_job(corpus, config))
+
+    def _on_memory_checked(self, checked: MemoryChecked) -> None:
+        estimate = checked.estimate
+        if estimate is not None and estimate.warning:
+            self.log(f"Memory: {estimate.warning}")
+            if not dialogs.ask_yes_no(self, "Not enough free memory",
+                                      f"{estimate.warning}\n\nTrain anyway?"):
+                self._on_cancelled()
+                return
+        self._launch()
 
     @Slot()
     def cancel(self) -> None:
@@ -320,9 +371,15 @@ class TrainingPanel(QWidget):
         return f"{stage}: {detail}{left}"
 
     @Slot(object)
-    def _on_finished(self, result: TrainResult) -> None:
+    def _on_finished(self, result: TrainResult | MemoryChecked) -> None:
+        if isinstance(result, MemoryChecked):
+            self._on_memory_checked(result)
+            return
         self._set_running(False)
         model = result.model
+        if not model.merges:
+            self._refuse_empty(result)
+            return
         self.progress_bar.setRange(0, 1000)
         self.progress_bar.setValue(1000)
         self.plot.set_counts([m.count for m in model.merges if m.count is not None])
@@ -340,14 +397,55 @@ class TrainingPanel(QWidget):
                      "coverage and became the unknown token.")
         self.trained.emit(result)
 
+    def _refuse_empty(self, result: TrainResult) -> None:
+        """A run that learned no merge gives no tokenizer: say why, keep the model."""
+        model, config = result.model, result.model.config
+        self._reset_progress("No merges learned; the current model is unchanged.")
+        if config.vocab_size is not None and config.vocab_size <= model.vocab_size:
+            reason = (f"the vocabulary size {config.vocab_size:,} is already reached by the "
+                      f"{len(model.alphabet):,} characters of the corpus and "
+                      f"{len(config.special_tokens)} special token(s). Choose a vocabulary "
+                      f"size above {model.vocab_size:,}.")
+        else:
+            reason = (f"no pair of symbols occurs at least {config.min_frequency:,} times "
+                      "(the minimum pair count). Lower the minimum pair count or add text.")
+        self.log(f"No merges learned: {reason}")
+        dialogs.show_error(self, "No merges learned",
+                           f"Training learned no merges: {reason}\nThe current model is "
+                           "unchanged.")
+        self.failed.emit(JobError(ValueError("no merges learned"), reason))
+
     @Slot(object)
     def _on_failed(self, error: JobError) -> None:
         self._set_running(False)
         self._reset_progress("Training failed; the current model is unchanged.")
         self.log(f"Error: {error.message}")
+        corpus, config = self._run
+        if _replaceable(error.exception) and corpus.errors == "strict":
+            if self._ask_replacement(error.exception):
+                # The same files and options, this run only; its memory was checked.
+                self._run = (corpus.with_errors("replace"), config)
+                self._started_at = time.monotonic()
+                self._launch()
+                self._set_running(True)
+            else:
+                self.failed.emit(error)
+            return
         details = None if isinstance(error.exception, BpeError) else error.details
         dialogs.show_error(self, "Training failed", error.message, details)
         self.failed.emit(error)
+
+    def _ask_replacement(self, exc: CorpusError) -> bool:
+        """Invalid UTF-8: whether to train again reading bad bytes as �."""
+        go_on = dialogs.ask_action(
+            self, "Invalid bytes in the corpus",
+            f"{exc}\n\nBPE Desktop can train anyway, reading every invalid byte of the "
+            "corpus files as the replacement character �. The current model stays until "
+            "that training finishes.",
+            "Continue with replacement characters")
+        if go_on:
+            self.log("Training again, reading invalid UTF-8 as replacement characters (�).")
+        return go_on
 
     @Slot()
     def _on_cancelled(self) -> None:
@@ -375,6 +473,27 @@ class TrainingPanel(QWidget):
 
     def _save_defaults(self) -> None:
         Settings().set_training_defaults(self.options.to_dict())
+
+
+def _memory_job(paths: list[str], config: TrainConfig):
+    """The estimate runs in the worker: it reads a few MB of a corpus that may be on a
+    slow disk. Its failure (a bug) must not stop training, so it is logged instead."""
+
+    def job(report, cancel) -> MemoryChecked:
+        try:
+            return MemoryChecked(estimate_training_memory(paths, config))
+        except Exception:  # noqa: BLE001
+            log.exception("could not estimate the memory training needs")
+            return MemoryChecked(None)
+
+    return job
+
+
+def _replaceable(exc: BaseException) -> bool:
+    """Invalid UTF-8 (or a stray NUL) that replacement characters get past; a binary
+    file, a missing one and the like are refused outright."""
+    return (isinstance(exc, CorpusError)
+            and getattr(exc, "reason", None) in REPLACEABLE_REASONS)
 
 
 def _training_job(corpus: Corpus, config: TrainConfig):

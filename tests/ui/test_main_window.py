@@ -5,62 +5,20 @@ from __future__ import annotations
 import json
 import time
 
-import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QApplication
 
 from bpe_desktop.core import Corpus, TrainConfig, load_model, save_model, train
-from bpe_desktop.ui import dialogs, theme
+from bpe_desktop.ui import theme
 from bpe_desktop.ui.main_window import MainWindow
 from bpe_desktop.ui.settings import Settings
 from bpe_desktop.ui.workers import running_threads
 from tests.ui.test_training_panel import big_corpus
+from tests.ui.window_helpers import train_toy
 
-
-@pytest.fixture
-def ui(monkeypatch):
-    """Records every dialog instead of showing it; answers are set per test."""
-
-    class Dialogs:
-        errors: list = []
-        infos: list = []
-        save_answer = "discard"
-        open_paths: list = []
-        save_path = None
-        asked_to_save = 0
-
-    d = Dialogs()
-    d.errors, d.infos = [], []
-    monkeypatch.setattr(dialogs, "show_error",
-                        lambda parent, title, message, details=None: d.errors.append((title, message)))
-    monkeypatch.setattr(dialogs, "show_info",
-                        lambda parent, title, message: d.infos.append((title, message)))
-
-    def ask_save_changes(parent, what):
-        d.asked_to_save += 1
-        return d.save_answer
-
-    monkeypatch.setattr(dialogs, "ask_save_changes", ask_save_changes)
-    monkeypatch.setattr(dialogs, "ask_open_paths", lambda *a, **k: list(d.open_paths))
-    monkeypatch.setattr(dialogs, "ask_save_path", lambda *a, **k: d.save_path)
-    return d
-
-
-@pytest.fixture
-def window(qtbot, ui):
-    win = MainWindow()
-    qtbot.addWidget(win)
-    win.show()
-    yield win
-    win.close_discarding()
-
-
-def train_toy(window, qtbot):
-    window.training.load_example(window.training.example("toy"))
-    with qtbot.waitSignal(window.document.model_changed, timeout=30_000):
-        assert window.train()
-    return window.document.model
+#: The ``ui`` (recorded dialogs) and ``window`` fixtures.
+pytest_plugins = ["tests.ui.window_fixtures"]
 
 
 def test_title_and_unsaved_marker_follow_the_model(window, qtbot, ui, tmp_path):
@@ -169,10 +127,11 @@ def test_failed_training_keeps_the_previous_model(window, qtbot, ui, tmp_path):
     window.training.corpus.clear_files()
     window.training.corpus.add_paths([str(bad)])
     window.training.options.word_counts.setChecked(False)
+    ui.yes = False  # do not go on with replacement characters
     with qtbot.waitSignal(window.training.failed, timeout=30_000):
         window.train()
     assert window.document.model is previous
-    assert "bad.txt" in ui.errors[-1][1]
+    assert "bad.txt" in ui.questions[-1][1]
 
 
 def test_closing_during_training_cancels_and_leaves_no_thread(qtbot, ui, tmp_path):

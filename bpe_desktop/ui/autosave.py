@@ -1,0 +1,226 @@
+"""Autosave of the unsaved model, and its recovery after a crash.
+
+While the open model has unsaved work (a finished training, an import, a recount), a
+copy is kept in ``<user data>/autosave/``, written atomically by
+:func:`bpe_desktop.core.save_model` in a background job. The copy is removed when the
+model is saved, or when it is replaced or the window closed after the user chose to
+discard it. If the application ends without removing it (a crash, a killed process, a
+power cut), the next start offers it back (:func:`offer_recovery`).
+
+Several instances may run at once: each writes its own ``<session>.json`` and holds
+``<session>.lock`` (a :class:`QLockFile`) while it runs, so an instance offers only the
+files whose owner has gone; the operating system tells a live owner from a dead one.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import secrets
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QLockFile, QObject, Signal, Slot
+
+from bpe_desktop.core import BPEModel, BpeError, load_model, save_model
+from bpe_desktop.paths import user_data_dir
+from bpe_desktop.ui import dialogs
+from bpe_desktop.ui.document import ModelDocument
+from bpe_desktop.ui.workers import JobError, JobRunner
+
+if TYPE_CHECKING:
+    from bpe_desktop.ui.main_window import MainWindow
+
+log = logging.getLogger(__name__)
+
+SUFFIX = ".json"
+LOCK_SUFFIX = ".lock"
+
+
+def autosave_dir() -> Path:
+    folder = user_data_dir() / "autosave"
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def _lock(path: Path) -> QLockFile:
+    lock = QLockFile(str(path.with_suffix(LOCK_SUFFIX)))
+    lock.setStaleLockTime(0)  # stale only when its process is gone, however long it ran
+    return lock
+
+
+def _remove(path: Path) -> None:
+    try:
+        path.unlink()
+    except FileNotFoundError:
+        pass
+    except OSError as exc:
+        log.warning("could not remove the autosave %s: %s", path, exc)
+
+
+class Autosave(QObject):
+    """Keeps this session's autosave file in step with the document's unsaved model."""
+
+    #: The unsaved model was written (payload: the file path).
+    saved = Signal(str)
+    #: Writing failed (payload: a sentence for the status bar); the model stays open.
+    failed = Signal(str)
+
+    def __init__(self, document: ModelDocument, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.document = document
+        folder = autosave_dir()
+        session = f"{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}-{secrets.token_hex(3)}"
+        self.path = folder / f"{session}{SUFFIX}"
+        self._lock = _lock(self.path)
+        if not self._lock.tryLock(0):
+            log.warning("cannot lock %s (error %s): another instance may offer this "
+                        "session's autosave as if it had crashed", self.path,
+                        self._lock.error())
+        self._runner = JobRunner(self)
+        self._runner.finished.connect(self._on_written)
+        self._runner.failed.connect(self._on_failed)
+        self._runner.stopped.connect(self.sync)
+        #: The model the file holds now, and the one being written.
+        self._written: BPEModel | None = None
+        self._writing: BPEModel | None = None
+        #: A model whose write failed: not retried until the document changes model.
+        self._failed_for: BPEModel | None = None
+        self._closed = False
+        document.state_changed.connect(self.sync)
+
+    @property
+    def exists(self) -> bool:
+        return self.path.exists()
+
+    @property
+    def busy(self) -> bool:
+        return self._runner.running
+
+    @Slot()
+    def sync(self) -> None:
+        """Write the unsaved model, or remove the file when nothing is unsaved."""
+        if self._closed or self._runner.running:
+            return  # a write in progress: sync runs again when it stops
+        doc = self.document
+        wanted = doc.model if doc.model is not None and doc.dirty else None
+        if wanted is None:
+            self._written = self._failed_for = None
+            _remove(self.path)
+            return
+        if wanted is self._written or wanted is self._failed_for:
+            return
+        self._writing = wanted
+        path = self.path
+        self._runner.start(lambda report, cancel: save_model(wanted, path))
+
+    @Slot(object)
+    def _on_written(self, _result) -> None:
+        self._written, self._writing = self._writing, None
+        self.saved.emit(str(self.path))
+
+    @Slot(object)
+    def _on_failed(self, error: JobError) -> None:
+        self._failed_for, self._writing = self._writing, None
+        exc = error.exception
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else error.message
+        self.failed.emit(f"Could not autosave the unsaved model to {self.path.parent}: "
+                         f"{reason}. Save it yourself to keep it.")
+
+    def adopt(self, recovery: Recovery, model: BPEModel) -> None:
+        """Take over a crashed session's file as this session's autosave of ``model``."""
+        self._runner.shutdown()
+        try:
+            os.replace(recovery.path, self.path)
+        except OSError as exc:  # then this session writes its own copy
+            log.warning("could not take over %s: %s", recovery.path, exc)
+        else:
+            self._written = model
+        recovery.release()
+
+    def close(self) -> None:
+        """The window closes: the user saved or chose to discard, so the copy goes."""
+        self._closed = True
+        self._runner.shutdown()
+        _remove(self.path)
+        self._lock.unlock()
+
+
+@dataclass
+class Recovery:
+    """An autosave left by a session that ended without cleaning up."""
+
+    path: Path
+    modified: float
+    lock: QLockFile
+
+    def when(self) -> str:
+        stamp = time.localtime(self.modified)
+        if time.strftime("%Y-%m-%d", stamp) == time.strftime("%Y-%m-%d"):
+            return time.strftime("today at %H:%M", stamp)
+        return time.strftime("%A %d %B %Y at %H:%M", stamp)
+
+    def discard(self) -> None:
+        _remove(self.path)
+        self.release()
+
+    def release(self) -> None:
+        self.lock.unlock()  # also removes the lock file
+
+
+def pending_recoveries(folder: Path | None = None) -> list[Recovery]:
+    """Autosaves whose session has ended, newest first, each locked for the caller.
+
+    A file whose lock is held belongs to a running instance and is left alone.
+    """
+    folder = folder or autosave_dir()
+    found = []
+    for path in folder.glob(f"*{SUFFIX}"):
+        lock = _lock(path)
+        if not lock.tryLock(0):
+            continue
+        try:
+            modified = path.stat().st_mtime
+        except OSError:  # removed meanwhile
+            lock.unlock()
+            continue
+        found.append(Recovery(path, modified, lock))
+    found.sort(key=lambda r: r.modified, reverse=True)
+    return found
+
+
+def offer_recovery(window: MainWindow) -> bool:
+    """At startup: offer the newest autosave left by a crash; True if one was recovered.
+
+    Declined autosaves are deleted; one that cannot be read is deleted with a log entry
+    (it holds nothing recoverable). Autosaves older than an accepted one stay for the
+    next start.
+    """
+    pending = pending_recoveries()
+    for i, recovery in enumerate(pending):
+        try:
+            model = load_model(recovery.path)
+        except (BpeError, OSError) as exc:
+            log.error("the autosave %s cannot be read and is removed: %s", recovery.path, exc)
+            recovery.discard()
+            continue
+        question = (f"BPE Desktop did not close normally last time. Recover the unsaved "
+                    f"model from {recovery.when()}?\n\n{model.vocab_size:,} tokens, "
+                    f"{len(model.merges):,} merges ({model.config.pretokenizer}/"
+                    f"{model.config.boundary}).\n\nNo deletes it.")
+        if not dialogs.ask_yes_no(window, "Recover unsaved model", question):
+            recovery.discard()
+            continue
+        if not window.maybe_save():
+            recovery.release()  # keep it for the next start
+            for rest in pending[i + 1:]:
+                rest.release()
+            return False
+        window.autosave.adopt(recovery, model)
+        window.document.set_recovered(model)
+        for rest in pending[i + 1:]:
+            rest.release()
+        return True
+    return False
