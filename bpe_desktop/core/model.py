@@ -155,13 +155,26 @@ class BPEModel:
         return (self.token_info(i) for i in range(self.vocab_size))
 
     def merge_tree(self, piece: str) -> dict:
-        """How a token was built: nested ``{piece, rank, count, left, right}``."""
-        made = self._creation.get(piece)
-        if made is None:
-            return {"piece": piece, "rank": None, "count": None, "left": None, "right": None}
-        rank, m = made
-        return {"piece": piece, "rank": rank, "count": m.count,
-                "left": self.merge_tree(m.left), "right": self.merge_tree(m.right)}
+        """How a token was built: nested ``{piece, rank, count, left, right}``.
+
+        Built with an explicit stack: a chain of thousands of merges (``a+a``, ``aa+a``,
+        ...) is a valid model and must not hit Python's recursion limit.
+        """
+        def node(p: str) -> dict:
+            made = self._creation.get(p)
+            rank, m = made if made is not None else (None, None)
+            return {"piece": p, "rank": rank, "count": m.count if m else None,
+                    "left": None, "right": None, "_merge": m}
+
+        root = node(piece)
+        stack = [root]
+        while stack:
+            current = stack.pop()
+            m = current.pop("_merge")
+            if m is not None:
+                current["left"], current["right"] = node(m.left), node(m.right)
+                stack += (current["left"], current["right"])
+        return root
 
     # -- encoding -------------------------------------------------------------------------
 
