@@ -21,6 +21,7 @@ from typing import IO, Callable, Iterator, Sequence, TextIO
 from bpe_desktop import __version__
 from bpe_desktop.core.config import (
     BOUNDARIES,
+    BOUNDARY_OF_PRETOKENIZER,
     NORMALIZATIONS,
     PRESETS,
     PRETOKENIZERS,
@@ -333,6 +334,8 @@ def config_from_args(args: argparse.Namespace) -> TrainConfig:
         "initial_alphabet": args.initial_alphabet,
     }
     overrides = {k: v for k, v in options.items() if v is not None}
+    if args.pretokenizer in BOUNDARY_OF_PRETOKENIZER and args.boundary is None:
+        overrides["boundary"] = BOUNDARY_OF_PRETOKENIZER[args.pretokenizer]
     if args.no_specials:
         overrides["special_tokens"] = ()
     elif args.special:

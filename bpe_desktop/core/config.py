@@ -71,6 +71,9 @@ from bpe_desktop.core.errors import ConfigError
 
 PRETOKENIZERS = ("whitespace", "space", "letters", "gpt2", "sentencepiece")
 BOUNDARIES = ("eow-symbol", "eow-suffix", "bow-prefix", "none")
+#: Pre-tokenizers whose words carry their own space marker (Ġ, ▁) and so allow one
+#: boundary style only.
+BOUNDARY_OF_PRETOKENIZER = {"gpt2": "none", "sentencepiece": "bow-prefix"}
 TIE_BREAKS = ("first-seen", "lexicographic", "codepoint")
 NORMALIZATIONS = ("none", "nfc", "nfkc")
 SPECIAL_ROLES = ("pad", "unk", "bos", "eos", "user")
@@ -198,6 +201,13 @@ class TrainConfig:
             raise ConfigError(
                 "the sentencepiece pre-tokenizer marks word starts with ▁: "
                 "use boundary 'bow-prefix'"
+            )
+        if self.pretokenizer == "gpt2" and self.boundary != BOUNDARY_OF_PRETOKENIZER["gpt2"]:
+            # Its words already carry their leading space (Ġ); a second marker would make
+            # decoding add spaces, and the byte-level encoder has no end-of-word pieces.
+            raise ConfigError(
+                "the gpt2 pre-tokenizer keeps each word's leading space (as Ġ) inside the "
+                f"word: use boundary 'none', not {self.boundary!r}"
             )
         specials = tuple(self.special_tokens)
         object.__setattr__(self, "special_tokens", specials)

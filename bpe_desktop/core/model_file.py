@@ -124,7 +124,7 @@ import secrets
 import sys
 from typing import Any, Callable, Iterator, Mapping
 
-from bpe_desktop.core.config import SpecialToken, TrainConfig
+from bpe_desktop.core.config import BOUNDARY_OF_PRETOKENIZER, SpecialToken, TrainConfig
 from bpe_desktop.core.errors import ConfigError, ModelFileError
 from bpe_desktop.core.model import BPEModel, CorpusFile, CorpusInfo, Merge
 
@@ -823,8 +823,8 @@ def _config(value: Any) -> TrainConfig:
         if key == "initial_alphabet" and isinstance(v, str):
             _text(where, v)
         alone: dict[str, Any] = {key: v, "special_tokens": ()}
-        if key == "pretokenizer" and v == "sentencepiece":
-            alone["boundary"] = "bow-prefix"
+        if key == "pretokenizer" and isinstance(v, str) and v in BOUNDARY_OF_PRETOKENIZER:
+            alone["boundary"] = BOUNDARY_OF_PRETOKENIZER[v]
         try:
             TrainConfig(**alone)
         except ConfigError as exc:

@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (
 )
 
 from bpe_desktop.core import ConfigError, TrainConfig
-from bpe_desktop.core.config import format_special, parse_special
+from bpe_desktop.core.config import BOUNDARY_OF_PRETOKENIZER, format_special, parse_special
 
 #: Preset names as the menu shows them -> core preset keys.
 PRESET_LABELS = {
@@ -192,6 +192,7 @@ class TrainingOptions(QWidget):
         self.keep_words.setToolTip(TIPS["keep_words"])
         form.addRow("Words kept for &browsing:", self.keep_words)
 
+        self.pretokenizer.currentIndexChanged.connect(self._on_pretokenizer)
         self.set_config(TrainConfig(vocab_size=8000))
         self.preset.currentTextChanged.connect(self._on_preset)
         self.stop.currentIndexChanged.connect(self._on_stop_kind)
@@ -205,6 +206,13 @@ class TrainingOptions(QWidget):
                 self.normalize.currentIndexChanged, self.lowercase.toggled,
                 self.character_coverage.valueChanged, self.initial_alphabet.textChanged,
                 self.special_tokens.textChanged)
+
+    def _on_pretokenizer(self) -> None:
+        # Words that carry their own space marker (Ġ, ▁) allow one boundary style only.
+        forced = BOUNDARY_OF_PRETOKENIZER.get(self.pretokenizer.currentData())
+        if forced is not None:
+            _select(self.boundary, forced)
+        self.boundary.setEnabled(forced is None)
 
     # -- reading and writing the form -----------------------------------------------------
 

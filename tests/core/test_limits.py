@@ -110,3 +110,12 @@ def test_the_edges_of_every_range_are_accepted_and_train():
                                             else MAX_VOCAB)
     # the model keeps every word when keep_words is the largest allowed
     assert len(train(corpus, TrainConfig(keep_words=MAX_VOCAB)).model.words) == 3
+
+
+@pytest.mark.parametrize("boundary", ["eow-symbol", "eow-suffix", "bow-prefix"])
+def test_gpt2_words_take_no_second_boundary_marker(boundary):
+    # Its words carry their leading space as Ġ: a marker as well made decoding add
+    # spaces (eow-symbol, bow-prefix) or encoding differ from training (eow-suffix).
+    with pytest.raises(ConfigError, match="gpt2 pre-tokenizer.*boundary 'none'"):
+        TrainConfig(pretokenizer="gpt2", boundary=boundary)
+    assert TrainConfig(pretokenizer="gpt2", boundary="none").byte_level

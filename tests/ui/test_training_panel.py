@@ -155,6 +155,19 @@ def test_presets_give_the_core_presets(qtbot, label, key):
     assert config.vocab_size == 8000
 
 
+@pytest.mark.parametrize("words, boundary", [("gpt2", "none"), ("sentencepiece", "bow-prefix")])
+def test_words_with_their_own_space_marker_fix_the_boundary(qtbot, words, boundary):
+    form = TrainingOptions()
+    qtbot.addWidget(form)
+    form.preset.setCurrentText("Sennrich et al. 2016 (as in the papers)")
+    assert form.boundary.isEnabled()
+    form.pretokenizer.setCurrentIndex(form.pretokenizer.findData(words))
+    assert form.boundary.currentData() == boundary and not form.boundary.isEnabled()
+    assert form.config().boundary == boundary  # a valid configuration, no error to show
+    form.pretokenizer.setCurrentIndex(form.pretokenizer.findData("whitespace"))
+    assert form.boundary.isEnabled()
+
+
 def test_editing_an_option_makes_the_preset_custom_and_persists(qtbot):
     form = TrainingOptions()
     qtbot.addWidget(form)
