@@ -1,22 +1,29 @@
 """The Encode / Decode panel: live segmentation, ids, decoding, statistics, step-through.
 
-Encoding runs on the GUI thread: the engine encodes tens of MB/s, so a text of about a
-megabyte takes well under a second. What is expensive is drawing, so the coloured view
-shows at most :data:`SHOW_LIMIT` pieces; statistics and the round-trip check always
-cover the whole text.
+Short texts are encoded on the GUI thread as they are typed (a few milliseconds). A text
+longer than :data:`ASYNC_CHARS` (a pasted page, an opened file) is encoded in a worker
+thread (:class:`~bpe_desktop.ui.background.LatestJob`) with a busy indicator: typing and
+the rest of the window stay responsive, a newer text or mode supersedes the running job,
+and a result for a text that has changed since is dropped. The worker also builds the
+coloured document of the first :data:`SHOW_LIMIT` pieces (and, for a text given to
+:meth:`CodecPanel.set_text`, the input box's document), so the GUI thread only swaps
+documents in. Statistics, ids and the round trip always cover the whole text.
+
+A large model's tokenizer takes a while to build, so :meth:`CodecPanel.set_model` builds
+it in the worker too ("Preparing the model…") — at once if the panel is shown or has text,
+else when it is first shown; small models are ready at once.
 """
 
 from __future__ import annotations
 
 import logging
 import os
-import re
-import unicodedata
 from dataclasses import dataclass
 
 import numpy as np
-from PySide6.QtCore import Qt, QTimer, Signal, Slot
-from PySide6.QtGui import QFont, QGuiApplication
+
+from PySide6.QtCore import QCoreApplication, Qt, QThread, QTimer, Signal, Slot
+from PySide6.QtGui import QFont, QGuiApplication, QTextCursor, QTextDocument
 from PySide6.QtWidgets import (
     QComboBox,
     QGridLayout,
@@ -24,7 +31,9 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QLineEdit,
+    QPlainTextDocumentLayout,
     QPlainTextEdit,
+    QProgressBar,
     QPushButton,
     QSlider,
     QSplitter,
@@ -32,15 +41,50 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from bpe_desktop.core import BPEModel, BpeError, MergeStep, Tokenizer, TrainConfig
-from bpe_desktop.core.pieces import display_piece, piece_bytes
+from bpe_desktop.core import BPEModel, BpeError, MergeStep, Tokenizer
+from bpe_desktop.core.pieces import display_piece
 from bpe_desktop.ui import dialogs
-from bpe_desktop.ui.piece_view import THIN_SPACE, PieceItem, PieceView, StepView
+from bpe_desktop.ui.background import (
+    INLINE_WORK,
+    Breather,
+    LatestJob,
+    collector_paused,
+    model_work,
+    no_breath,
+    shared_tokenizer,
+)
+from bpe_desktop.ui.codec_encoding import (  # noqa: F401 (the panel's helpers, re-exported)
+    SHOW_LIMIT,
+    Encoding,
+    PieceItem,
+    RoundTrip,
+    Stats,
+    check_round_trip,
+    encode_text,
+    first_difference,
+    format_id_lines,
+    format_ids,
+    parse_ids,
+)
+from bpe_desktop.ui.piece_view import (
+    THIN_SPACE,
+    PieceDocument,
+    PieceStyle,
+    PieceView,
+    StepView,
+    build_document,
+)
+from bpe_desktop.ui.workers import JobError
 
 log = logging.getLogger(__name__)
 
-#: At most this many pieces (and ids) are drawn; a pasted book stays responsive.
-SHOW_LIMIT = 20_000
+#: Texts longer than this (characters) are encoded in a worker thread; shorter ones take
+#: about 10 ms on the GUI thread, drawing included (most of it laying out the view).
+ASYNC_CHARS = 2000
+#: The busy indicator shows only for work that takes longer than this (no flicker).
+BUSY_DELAY_MS = 200
+#: Ids to decode written with more characters than this are decoded in a worker thread.
+DECODE_ASYNC_CHARS = 50_000
 #: Files larger than this are refused (the CLI encodes big files).
 MAX_FILE_BYTES = 4 << 20
 #: Live updates wait this long after the last keystroke (longer for long texts).
@@ -50,188 +94,145 @@ STEP_WORD_LIMIT = 200
 MODES = (("merges", "Merge rank (BPE)"), ("greedy", "Greedy longest match"))
 ERROR_STYLE = "color: #d62828;"
 OK_STYLE = "color: #2e8b57;"
-#: Characters of plain text are drawn as a default model would draw them (␣ for space).
-_PLAIN = TrainConfig()
+#: The input box's text goes in pieces this long when built in the worker.
+_INPUT_CHUNK = 16_384
 
 
-# -- Qt-free helpers ----------------------------------------------------------------------
-
-
-def parse_ids(text: str, vocab_size: int) -> list[int]:
-    """Ids typed or pasted in any usual form: ``1 2 3``, ``1, 2, 3``, ``[1, 2, 3]``.
-
-    Raises ValueError with a message naming the offending item.
-    """
-    items = [t for t in re.split(r"[\s,;\[\](){}]+", text) if t]
-    if not items:
-        raise ValueError("Type or paste ids to decode, e.g. 16 14 or [16, 14].")
-    ids = []
-    for n, item in enumerate(items, 1):
-        if not re.fullmatch(r"[+-]?[0-9]+", item):
-            raise ValueError(f"“{item[:40]}” (item {n}) is not a number.")
-        value = int(item)
-        if not 0 <= value < vocab_size:
-            raise ValueError(f"Id {value} (item {n}) is outside the vocabulary "
-                             f"(0 to {vocab_size - 1}).")
-        ids.append(value)
-    return ids
-
-
-def format_ids(ids) -> str:
-    return " ".join(map(str, ids))
-
-
-def first_difference(a: str, b: str) -> int | None:
-    """The first index where ``a`` and ``b`` differ (None when equal)."""
-    if a == b:
-        return None
-    for i, (x, y) in enumerate(zip(a, b)):
-        if x != y:
-            return i
-    return min(len(a), len(b))
-
-
-def _describe_char(text: str, i: int) -> str:
-    if i >= len(text):
-        return "the end"
-    ch = text[i]
-    return f"“{display_piece(ch, _PLAIN)}” (U+{ord(ch):04X})"
+# -- background jobs (Qt, no widgets) -------------------------------------------------------
 
 
 @dataclass(frozen=True)
-class RoundTrip:
-    """Whether decode(encode(text)) gave the text back, and if not, why."""
+class EncodeRequest:
+    """What a background encode works on (``version``: the input's edit count then)."""
 
-    exact: bool
-    message: str
-    position: int | None = None  # first differing character
-
-
-def check_round_trip(text: str, decoded: str, model: BPEModel, unknowns: int) -> RoundTrip:
-    """Compare ``decoded`` with ``text`` and name the likely causes of a difference."""
-    position = first_difference(text, decoded)
-    if position is None:
-        return RoundTrip(True, "✓ round trip exact: decoding the ids gives the text back")
-    cfg = model.config
-    reasons = []
-    expected = text.replace("\r\n", "\n")
-    if expected != text:
-        reasons.append("Windows line ends (\\r\\n) became \\n")
-    if cfg.normalize != "none":
-        normalized = unicodedata.normalize(cfg.normalize.upper(), expected)
-        if normalized != expected:
-            reasons.append(f"{cfg.normalize.upper()} normalization changed some characters")
-            expected = normalized
-    if cfg.lowercase and expected.lower() != expected:
-        reasons.append("the model lowercases text")
-        expected = expected.lower()
-    if unknowns:
-        unk = cfg.special("unk")
-        name = unk.piece if unk else "the unknown token"
-        reasons.append(f"{unknowns:,} character(s) outside the vocabulary became {name}")
-    if not cfg.byte_level and expected != decoded and _spacing_changed(expected, decoded, unknowns):
-        reasons.append(f"the {cfg.pretokenizer} pre-tokenizer keeps words, not the spacing "
-                       "between them: decoding joins words with single spaces")
-    if not reasons:
-        reasons.append("decoding does not reproduce this text")
-    where = (f"first difference at character {position:,}: text has "
-             f"{_describe_char(text, position)}, decoded has {_describe_char(decoded, position)}")
-    return RoundTrip(False, "✗ round trip differs: " + "; ".join(reasons) + f" ({where})",
-                     position)
-
-
-def _spacing_changed(expected: str, decoded: str, unknowns: int) -> bool:
-    """Whether decoding changed the whitespace (words come back joined by single spaces)."""
-    regular = " ".join(expected.split()) == expected
-    if unknowns:  # <unk> hides characters: judge by the text's own spacing
-        return not regular
-    return not regular or "".join(expected.split()) == "".join(decoded.split())
+    model: BPEModel | None
+    text: str
+    mode: str
+    version: int
+    build_input: bool  # also build the input box's document (a text given to set_text)
+    word_gap: str
+    style: PieceStyle
+    drawn: dict  # the panel's cache of renderings for this model (see encode_text)
 
 
 @dataclass(frozen=True)
-class Stats:
-    """Statistics of one encoding, always over the whole text."""
+class EncodeResult:
+    request: EncodeRequest
+    tokenizer: Tokenizer | None = None
+    model_error: str = ""  # the model cannot encode at all (a damaged import)
+    encoding: Encoding | None = None
+    error: str = ""  # this text cannot be encoded (e.g. a character without <unk>)
+    pieces: PieceDocument | None = None
+    ids_text: str = ""
+    input_document: QTextDocument | None = None
 
-    tokens: int
-    characters: int
-    words: int
-    unknowns: int
-    distinct: int
-    other_mode_tokens: int  # the same text in the other mode, for comparison
 
-    @property
-    def chars_per_token(self) -> float:
-        return self.characters / self.tokens if self.tokens else 0.0
+def _encode_job(request: EncodeRequest, gui: QThread, handoff: list):
+    """The worker's function. The documents it builds belong to the GUI thread once built;
+    ``handoff`` (the panel's) holds them too, so that if the job's result is dropped in
+    the worker (a newer request cancelled it) they are still deleted by the GUI thread."""
 
-    @property
-    def tokens_per_word(self) -> float:
-        return self.tokens / self.words if self.words else 0.0
+    def job(report, cancel):
+        with collector_paused():
+            return _encode_in_background(request, gui, handoff, Breather(cancel))
+
+    return job
+
+
+def _encode_in_background(request: EncodeRequest, gui: QThread, handoff: list,
+                          breathe) -> EncodeResult:
+    text_doc = _input_document(request.text, breathe) if request.build_input else None
+
+    def hand_over(pieces: PieceDocument | None = None, **fields) -> EncodeResult:
+        # Last: nothing after this may raise, so no document dies in this thread once moved.
+        for doc in (text_doc, pieces.document if pieces is not None else None):
+            if doc is not None:
+                doc.moveToThread(gui)
+                handoff.append(doc)
+        return EncodeResult(request, pieces=pieces, input_document=text_doc, **fields)
+
+    model = request.model
+    if model is None:
+        return hand_over()
+    try:
+        tok = shared_tokenizer(model)
+    except BpeError as exc:
+        return hand_over(model_error=str(exc))
+    if model.merges:  # clicking a piece names its merge: build that index here
+        model.merge_tree(model.merges[0].result)
+    try:
+        encoding = encode_text(tok, request.text, request.mode, SHOW_LIMIT, breathe,
+                               request.drawn)
+    except BpeError as exc:
+        return hand_over(tokenizer=tok, error=f"Cannot encode this text: {exc}")
+    pieces = build_document(encoding.items, request.word_gap, request.style, breathe)
+    ids_text = _ids_text(encoding)
+    return hand_over(tokenizer=tok, encoding=encoding, pieces=pieces, ids_text=ids_text)
+
+
+def _input_document(text: str, breathe) -> QTextDocument:
+    """``text`` (as :func:`as_typed` gives it) as a document for the input box, inserted a
+    piece at a time (one setPlainText of 1 MB holds the GIL for ~50 ms). Its plain-text
+    layout, a widget class, is added on the GUI thread."""
+    doc = QTextDocument()
+    doc.setUndoRedoEnabled(False)
+    cursor = QTextCursor(doc)
+    start = 0
+    while start < len(text):
+        end = start + _INPUT_CHUNK
+        while end < len(text) and text[end] == "\ufeff":
+            end += 1  # insertText drops a byte-order mark that starts what it inserts
+        cursor.insertText(text[start:end])
+        start = end
+        breathe()
+    doc.setUndoRedoEnabled(True)
+    doc.setModified(False)
+    return doc
+
+
+def as_typed(text: str) -> str:
+    """``text`` as the input box holds it (what ``setPlainText`` then reading it back
+    gives): a leading byte-order mark is dropped, and \\r\\n, \\r, U+2029 and Qt's
+    frame markers U+FDD0/U+FDD1 end a line, read back as \\n."""
+    text = text.removeprefix("\ufeff")
+    return (text.replace("\r\n", "\n").replace("\r", "\n").replace("\u2029", "\n")
+            .replace("\ufdd0", "\n").replace("\ufdd1", "\n"))
+
+
+def _ids_text(encoding: Encoding) -> str:
+    total = len(encoding.ids)
+    return (format_id_lines(encoding.ids[:SHOW_LIMIT].tolist())
+            + (" …" if total > SHOW_LIMIT else ""))
 
 
 @dataclass(frozen=True)
-class Encoding:
-    ids: np.ndarray
-    stats: Stats
-    items: list[PieceItem]  # the first SHOW_LIMIT pieces, as drawn
-    words: list[str]  # the words those pieces belong to
-    round_trip: RoundTrip
+class DecodeResult:
+    ids: int = 0  # how many ids
+    text: str = ""
+    same_ids: bool = False  # re-encoding the text gives the ids back
+    again: int = 0  # how many ids re-encoding gives
+    error: str = ""
 
 
-def encode_text(tok: Tokenizer, text: str, mode: str, limit: int = SHOW_LIMIT) -> Encoding:
-    """Everything the panel shows about ``text``; raises BpeError (e.g. no ``<unk>``)."""
-    ids = tok.encode_to_numpy(text, mode=mode)
-    other = "greedy" if mode == "merges" else "merges"
-    words = tok.encode_words(text, mode=mode)
-    unk = tok.unk_id()
-    unknowns = int(np.count_nonzero(ids == unk)) if unk >= 0 else 0
-    stats = Stats(tokens=len(ids), characters=len(text), words=len(words), unknowns=unknowns,
-                  distinct=len(np.unique(ids)),
-                  other_mode_tokens=len(tok.encode_to_numpy(text, mode=other)))
-    items, shown_words = display_items(tok, text, mode, limit, words)
-    decoded = tok.decode(ids)
-    return Encoding(ids, stats, items, shown_words,
-                    check_round_trip(text, decoded, tok.model, unknowns))
+def decode_ids(tok: Tokenizer, typed: str, mode: str, breathe=no_breath) -> DecodeResult:
+    """Decode ids as typed; re-encode the text to tell whether they are the model's own."""
+    try:
+        ids = parse_ids(typed, tok.vocab_size, breathe)
+        text = tok.decode(ids)
+        breathe()
+        again = tok.encode_to_numpy(text, mode=mode)
+    except ValueError as exc:
+        return DecodeResult(error=str(exc))
+    except BpeError as exc:
+        return DecodeResult(error=f"Cannot decode: {exc}")
+    return DecodeResult(len(ids), text, bool(np.array_equal(again, ids)), len(again))
 
 
-def display_items(tok: Tokenizer, text: str, mode: str, limit: int,
-                  words: list | None = None) -> tuple[list[PieceItem], list[str]]:
-    """The first ``limit`` pieces with their words, marking word ends and line breaks."""
-    model = tok.model
-    cfg = model.config
-    pieces = model.pieces
-    unk = tok.unk_id()
-    if cfg.byte_level:
-        # GPT-2's regex runs over the whole text and newlines are pieces of their own.
-        lines = [words if words is not None else tok.encode_words(text, mode=mode)]
-    else:
-        # No other pre-tokenizer lets a word span lines: encode line by line (lazily) to
-        # keep the text's line structure, which the words alone do not show.
-        lines = (tok.encode_words(line, mode=mode) for line in text.split("\n"))
-    items: list[PieceItem] = []
-    shown_words: list[str] = []
-    drawn: dict[int, tuple[str, str]] = {}  # id -> (rendering, line break after?)
-    for line_words in lines:
-        for word, ids in line_words:
-            for i in ids:
-                piece = pieces[i]
-                if i not in drawn:
-                    breaks = cfg.byte_level and b"\n" in piece_bytes(piece, cfg)
-                    drawn[i] = (display_piece(piece, cfg), "line" if breaks else "")
-                rendering, after = drawn[i]
-                items.append(PieceItem(i, piece, rendering, i == unk, len(shown_words), after))
-                if len(items) >= limit:
-                    shown_words.append(word)
-                    return items, shown_words
-            shown_words.append(word)
-            if items and not items[-1].after:
-                items[-1] = _with_after(items[-1], "word")
-        if items and not cfg.byte_level:
-            items[-1] = _with_after(items[-1], "line")
-    return items, shown_words
+def _decode_job(tok: Tokenizer, typed: str, mode: str):
+    def job(report, cancel):
+        return decode_ids(tok, typed, mode, Breather(cancel))
 
-
-def _with_after(item: PieceItem, after: str) -> PieceItem:
-    return PieceItem(item.id, item.piece, item.text, item.unknown, item.word, after)
+    return job
 
 
 # -- the panel ----------------------------------------------------------------------------
@@ -241,47 +242,78 @@ class CodecPanel(QWidget):
     """Type, paste or open text; see its pieces and ids; decode ids; step through a word."""
 
     status_message = Signal(str)
-    #: re-emitted after every (debounced) encode finishes, on the GUI thread; tests wait on it
+    #: Emitted on the GUI thread after every encode whose result is shown (not for one
+    #: superseded by a newer text): at once for a short text, later for a long one.
     encoded = Signal()
+    #: A background decode finished (also emitted at once for a short one).
+    decoded = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._model: BPEModel | None = None
         self._tok: Tokenizer | None = None
         self._encoding: Encoding | None = None
+        self._pending_text: str | None = None  # given to set_text, its document coming
+        self._version = 0  # counts edits of the input, to tell a stale result
         self._steps: list[MergeStep] = []
         self._step_index = 0
         self._step_note = ""
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.timeout.connect(self._encode_now)
+        self._jobs = LatestJob(self)
+        self._jobs.finished.connect(self._on_encoded)
+        self._jobs.failed.connect(self._on_encode_failed)
+        self._jobs.busy_changed.connect(self._on_busy)
+        self._busy_timer = QTimer(self)
+        self._busy_timer.setSingleShot(True)
+        self._busy_timer.timeout.connect(lambda: self._update_busy(self._jobs.busy))
+        self._showing = 0  # counts results being shown in steps, to drop a stale one
+        self._handoff: list[QTextDocument] = []  # documents built by jobs (see _encode_job)
+        self._drawn: dict = {}  # each id's rendering for the current model (encode_text)
+        self._decode_jobs = LatestJob(self)
+        self._decode_jobs.finished.connect(self._show_decoded)
+        self._decode_jobs.failed.connect(
+            lambda e: self._show_decoded(DecodeResult(error=f"Decoding failed: {e.message}")))
         self._build()
         self.set_model(None)
 
     # -- public API -------------------------------------------------------------------------
 
     def set_model(self, model: BPEModel | None) -> None:
-        """Show ``model``'s segmentation (None: inputs disabled, with a hint)."""
+        """Show ``model``'s segmentation (None: inputs disabled, with a hint). A large
+        model's tokenizer is built in the background (when the panel is shown or has
+        text); the text is encoded once it is."""
+        self._decode_jobs.discard()
         self._model, self._tok = model, None
-        if model is not None:
+        self._drawn = {}
+        if model is not None and model_work(model, words=False) <= INLINE_WORK:
             try:
                 self._tok = model.tokenizer()
             except BpeError as exc:  # a damaged import: say so, behave as without a model
                 dialogs.show_error(self, "Cannot encode with this model", str(exc))
                 self._model = None
-        self._set_enabled(self._tok is not None)
+        self._set_enabled(self._model is not None)
         self.decoded_edit.clear()
         self._set_label(self.decode_label, "")
         self._encode_now()
         self._load_word()
 
     def set_text(self, text: str) -> None:
-        """Fill the input and encode at once (no debounce)."""
-        self.input_edit.blockSignals(True)  # the textChanged debounce is not wanted here
-        try:
-            self.input_edit.setPlainText(text)
-        finally:
-            self.input_edit.blockSignals(False)
+        """Fill the input and encode at once (no debounce); a long text is put in the
+        input box and encoded in the background (``encoded`` follows)."""
+        self._version += 1
+        if len(text) <= ASYNC_CHARS:
+            self._pending_text = None
+            self.input_edit.setReadOnly(False)
+            self.input_edit.blockSignals(True)  # the textChanged debounce is not wanted here
+            try:
+                self.input_edit.setPlainText(text)
+            finally:
+                self.input_edit.blockSignals(False)
+        else:
+            self._pending_text = as_typed(text)  # what the box will hold, and encode
+            self.input_edit.setReadOnly(True)  # until the text's document arrives
         self._encode_now()
 
     def open_text_file(self, path: str) -> bool:
@@ -320,6 +352,25 @@ class CodecPanel(QWidget):
         self.word_edit.setText(word)
         self._go_to_step(len(self._steps) - 1 if to_end else 0)
 
+    def is_busy(self) -> bool:
+        """Whether a text is being encoded (or the model prepared) in the background."""
+        return self._jobs.busy
+
+    def shutdown(self) -> None:
+        """Stop background work and wait for its threads (the window is closing)."""
+        self._jobs.shutdown()
+        self._decode_jobs.shutdown()
+        self._handoff.clear()
+
+    def closeEvent(self, event) -> None:  # noqa: N802 (Qt override)
+        self.shutdown()  # a panel shown on its own (tests): no thread may outlive it
+        super().closeEvent(event)
+
+    def showEvent(self, event) -> None:  # noqa: N802 (Qt override)
+        super().showEvent(event)
+        if self._model is not None and self._tok is None and not self._jobs.busy:
+            self._encode_now()  # a large model set while hidden: prepare it now
+
     # -- read-only state (tests and the main window) ---------------------------------------
 
     @property
@@ -331,7 +382,8 @@ class CodecPanel(QWidget):
 
     @property
     def ids(self) -> list[int]:
-        """The ids of the whole input text (empty without a model or on an error)."""
+        """The ids of the whole text last encoded (empty without a model or on an error;
+        while a long text is encoded, still the previous text's)."""
         return self._encoding.ids.tolist() if self._encoding is not None else []
 
     @property
@@ -417,7 +469,18 @@ class CodecPanel(QWidget):
         self.shown_label = QLabel()
         self.piece_label = QLabel("Hover over or click a piece to see its id.")
         self.piece_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.busy_bar = QProgressBar()
+        self.busy_bar.setRange(0, 0)  # an indicator without a percentage
+        self.busy_bar.setMaximumWidth(120)
+        self.busy_bar.setTextVisible(False)
+        self.busy_label = QLabel()
+        busy = QHBoxLayout()
+        busy.addWidget(self.busy_bar)
+        busy.addWidget(self.busy_label, 1)
+        self.busy_bar.hide()
+        self.busy_label.hide()
         layout = QVBoxLayout(box)
+        layout.addLayout(busy)
         layout.addWidget(self.piece_view, 1)
         layout.addWidget(self.shown_label)
         layout.addWidget(self.piece_label)
@@ -532,8 +595,16 @@ class CodecPanel(QWidget):
         # toPlainText() turns no-break spaces into spaces; the raw text keeps them.
         return self.input_edit.document().toRawText().replace("\u2029", "\n")
 
+    def _current_text(self) -> str:
+        return self._pending_text if self._pending_text is not None else self._input_text()
+
+    def _word_gap(self) -> str:
+        cfg = self._model.config
+        return THIN_SPACE if cfg.byte_level or cfg.boundary == "bow-prefix" else " "
+
     @Slot()
     def _schedule_encode(self) -> None:
+        self._version += 1
         # Longer texts wait longer, so typing into a big text is not interrupted per key.
         size = self.input_edit.document().characterCount()
         self._timer.start(DEBOUNCE_MS + min(850, size // 2000))
@@ -541,28 +612,124 @@ class CodecPanel(QWidget):
     @Slot()
     def _encode_now(self) -> None:
         self._timer.stop()
+        self._showing += 1  # a result still being shown in steps is out of date now
+        text = self._current_text()
+        idle = self._tok is None and not text and not self.isVisible()
+        if (self._model is None and self._pending_text is None) or idle:
+            # Nothing to show; a hidden panel with no text prepares a large model when it
+            # is first shown (the Vocabulary tab may be building its tokenizer meanwhile).
+            self._jobs.discard()
+            self._encoding = None
+            self._show_error("")
+            self._show_encoding()
+            self.encoded.emit()
+            return
+        if self._tok is None or self._pending_text is not None or len(text) > ASYNC_CHARS:
+            self._jobs.submit(_encode_job(EncodeRequest(
+                self._model, text, self.mode, self._version, self._pending_text is not None,
+                self._word_gap() if self._model is not None else " ", PieceStyle.current(),
+                self._drawn), QCoreApplication.instance().thread(), self._handoff))
+            self._busy_timer.start(BUSY_DELAY_MS)
+            return
+        self._jobs.discard()  # a long text's result must not replace this one
         self._encoding = None
         self._show_error("")
-        if self._tok is not None:
-            try:
-                self._encoding = encode_text(self._tok, self._input_text(), self.mode,
-                                             SHOW_LIMIT)
-            except BpeError as exc:
-                self._show_error(f"Cannot encode this text: {exc}")
-            except Exception as exc:  # noqa: BLE001 - a slot must never raise
-                log.exception("encoding failed")
-                self._show_error(f"Encoding failed: {exc}")
+        try:
+            self._encoding = encode_text(self._tok, text, self.mode, SHOW_LIMIT,
+                                         drawn=self._drawn)
+        except BpeError as exc:
+            self._show_error(f"Cannot encode this text: {exc}")
+        except Exception as exc:  # noqa: BLE001 - a slot must never raise
+            log.exception("encoding failed")
+            self._show_error(f"Encoding failed: {exc}")
         self._show_encoding()
         self.encoded.emit()
+
+    @Slot(object)
+    def _on_encoded(self, result: EncodeResult) -> None:
+        request = result.request
+        if request.model is not self._model:
+            return
+        if result.model_error:
+            dialogs.show_error(self, "Cannot encode with this model", result.model_error)
+            self.set_model(None)
+            return
+        if result.tokenizer is not None and self._tok is None:
+            self._tok = result.tokenizer
+            self._load_word()  # a word typed while the model was being prepared
+        steps = []
+        if result.input_document is not None and self._pending_text is request.text:
+            steps.append(lambda: self._install_input(result.input_document))
+        if request.version == self._version and request.mode == self.mode:
+            steps += [lambda: self._show_result(result), self.encoded.emit]
+        # (else the text changed since: its own encode is on the way)
+        self._show_in_steps(steps)
+
+    def _show_result(self, result: EncodeResult) -> None:
+        self._encoding = result.encoding
+        self._show_error(result.error)
+        self._show_encoding(result.pieces, result.ids_text)
+
+    def _show_in_steps(self, steps: list) -> None:
+        """Run ``steps`` one per event-loop turn (each lays out a view: ~10 ms), unless
+        another encode starts meanwhile."""
+        self._showing += 1
+        turn = self._showing
+
+        def run(i: int) -> None:
+            if turn != self._showing or i >= len(steps):
+                return
+            steps[i]()
+            if i + 1 < len(steps):
+                QTimer.singleShot(0, lambda: run(i + 1))
+
+        run(0)
+
+    @Slot(object)
+    def _on_encode_failed(self, error: JobError) -> None:
+        self._show_error(f"Encoding failed: {error.message}")
+        self.encoded.emit()
+
+    def _install_input(self, document: QTextDocument) -> None:
+        """Show the document built for the text given to set_text."""
+        document.setDocumentLayout(QPlainTextDocumentLayout(document))
+        document.setDefaultFont(self.input_edit.font())
+        document.setParent(self.input_edit)  # deleted when the next one replaces it
+        self.input_edit.blockSignals(True)  # it is encoded already
+        try:
+            self.input_edit.setDocument(document)
+        finally:
+            self.input_edit.blockSignals(False)
+        self._pending_text = None
+        self.input_edit.setReadOnly(False)
+
+    @Slot(bool)
+    def _on_busy(self, busy: bool) -> None:
+        if busy:
+            self._busy_timer.start(BUSY_DELAY_MS)
+        else:
+            self._handoff.clear()  # no job runs: what a result uses, the result holds
+            self._update_busy(False)
+
+    def _update_busy(self, busy: bool) -> None:
+        if busy:
+            if self._tok is None and self._model is not None:
+                what = "Preparing the model…"
+            else:
+                what = f"Encoding {len(self._current_text()):,} characters…"
+            self.busy_label.setText(what)
+        else:
+            self._busy_timer.stop()
+        self.busy_bar.setVisible(busy)
+        self.busy_label.setVisible(busy)
 
     def _show_error(self, message: str) -> None:
         self.error_label.setText(message)
         self.error_label.setVisible(bool(message))
 
-    def _show_encoding(self) -> None:
+    def _show_encoding(self, pieces: PieceDocument | None = None, ids_text: str = "") -> None:
         enc = self._encoding
-        cfg = self._model.config if self._model is not None else None
-        if enc is None or cfg is None:
+        if enc is None or self._model is None:
             self.piece_view.show_items([])
             self.ids_edit.clear()
             for label in self.stat_labels.values():
@@ -570,15 +737,16 @@ class CodecPanel(QWidget):
             for label in (self.shown_label, self.compare_label, self.round_trip_label):
                 self._set_label(label, "")
             return
-        gap = THIN_SPACE if cfg.byte_level or cfg.boundary == "bow-prefix" else " "
-        if _changed(self.piece_view.items, enc.items) or self.piece_view.word_gap != gap:
+        gap = self._word_gap()
+        if pieces is not None:
+            self.piece_view.show_document(pieces, enc.items, gap)
+        elif _changed(self.piece_view.items, enc.items) or self.piece_view.word_gap != gap:
             self.piece_view.show_items(enc.items, word_gap=gap)
         total = len(enc.ids)
         shown = len(enc.items)
         self._set_label(self.shown_label, f"Showing the first {shown:,} of {total:,} pieces; "
-                        "statistics cover the whole text." if shown < total else "")
-        self.ids_edit.setPlainText(format_ids(enc.ids[:SHOW_LIMIT].tolist())
-                                   + (" …" if total > SHOW_LIMIT else ""))
+                        "statistics and ids cover the whole text." if shown < total else "")
+        self.ids_edit.setPlainText(ids_text or _ids_text(enc))
         self._show_stats(enc.stats)
         rt = enc.round_trip
         self._set_label(self.round_trip_label, rt.message, OK_STYLE if rt.exact else ERROR_STYLE)
@@ -615,7 +783,7 @@ class CodecPanel(QWidget):
 
     @Slot()
     def _ids_to_decoder(self) -> None:
-        self.decode_edit.setPlainText(format_ids(self.ids))
+        self.decode_edit.setPlainText(format_id_lines(self.ids))
 
     @Slot(int)
     def _on_piece_activated(self, index: int) -> None:
@@ -654,25 +822,30 @@ class CodecPanel(QWidget):
         self.decoded_edit.clear()
         if self._tok is None:
             return
-        try:
-            ids = parse_ids(self.decode_edit.toPlainText(), self._tok.vocab_size)
-            text = self._tok.decode(ids)
-            again = self._tok.encode(text, mode=self.mode)
-        except ValueError as exc:
-            self._set_label(self.decode_label, str(exc), ERROR_STYLE)
+        typed = self.decode_edit.toPlainText()
+        if len(typed) > DECODE_ASYNC_CHARS:
+            self._set_label(self.decode_label, "Decoding…")
+            self._decode_jobs.submit(_decode_job(self._tok, typed, self.mode))
             return
-        except BpeError as exc:
-            self._set_label(self.decode_label, f"Cannot decode: {exc}", ERROR_STYLE)
-            return
-        self.decoded_edit.setPlainText(text)
-        summary = f"{len(ids):,} ids → {len(text):,} characters. "
-        if again == ids:
-            self._set_label(self.decode_label, summary + "Re-encoding gives the same ids.",
-                            OK_STYLE)
+        self._decode_jobs.discard()
+        self._show_decoded(decode_ids(self._tok, typed, self.mode))
+
+    @Slot(object)
+    def _show_decoded(self, result: DecodeResult) -> None:
+        if result.error:
+            self.decoded_edit.clear()
+            self._set_label(self.decode_label, result.error, ERROR_STYLE)
         else:
-            self._set_label(self.decode_label, summary + (
-                f"Re-encoding gives {len(again):,} other ids: these ids are not how the model "
-                "segments this text."))
+            self.decoded_edit.setPlainText(result.text)
+            summary = f"{result.ids:,} ids → {len(result.text):,} characters. "
+            if result.same_ids:
+                self._set_label(self.decode_label, summary + "Re-encoding gives the same ids.",
+                                OK_STYLE)
+            else:
+                self._set_label(self.decode_label, summary + (
+                    f"Re-encoding gives {result.again:,} other ids: these ids are not how the "
+                    "model segments this text."))
+        self.decoded.emit()
 
     # -- step-through -----------------------------------------------------------------------
 
@@ -682,7 +855,9 @@ class CodecPanel(QWidget):
         self._steps, self._step_index = [], 0
         typed = self.word_edit.text()
         note = ""
-        if self._tok is not None and typed.strip():
+        if self._tok is None and self._model is not None and typed.strip():
+            note = "Preparing the model…"  # the word is stepped through once it is ready
+        elif self._tok is not None and typed.strip():
             try:
                 words = self._tok.encode_words(typed)
                 if not words:
@@ -736,7 +911,7 @@ class CodecPanel(QWidget):
 
 
 def _changed(old: list[PieceItem], new: list[PieceItem]) -> bool:
-    # Re-drawing 20,000 pieces takes a noticeable moment: skip it when nothing changed.
+    # Re-drawing thousands of pieces takes a noticeable moment: skip it when nothing changed.
     return old != new
 
 

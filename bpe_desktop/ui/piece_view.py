@@ -5,6 +5,15 @@
 even where the text has none. It keeps the document position of each piece, so hovering
 shows a tooltip and clicking reports which piece was chosen.
 
+Lines wrap between pieces, never inside one: where the line-breaking rules would allow a
+break inside a piece (``and</`` | ``w>``, ``re-`` | ``use``, between two CJK characters),
+:func:`unbreakable` puts an invisible word joiner (U+2060), and the views wrap only at
+such opportunities, never "anywhere".
+
+The document of many pieces is built by :func:`build_document`, which uses no widget, so
+the Encode panel builds it in its worker thread for a long text; showing it is then a
+quick :meth:`PieceView.show_document`.
+
 :class:`StepView` draws seed 000's encode loop for one word: one row per merge, the
 pieces it produced and, highlighted, the pieces that merge created.
 """
@@ -12,38 +21,32 @@ pieces it produced and, highlighted, the pieces that merge created.
 from __future__ import annotations
 
 import bisect
+import functools
 import html
 from dataclasses import dataclass
-from typing import Collection, Sequence
+from typing import Callable, Collection, Sequence
 
-from PySide6.QtCore import QEvent, QPointF, Qt, Signal
-from PySide6.QtGui import QColor, QFont, QTextCharFormat, QTextCursor
+from PySide6.QtCore import QEvent, QPointF, QTextBoundaryFinder, Qt, Signal
+from PySide6.QtGui import QColor, QFont, QTextCharFormat, QTextCursor, QTextDocument, QTextOption
 from PySide6.QtWidgets import QTextBrowser, QToolTip, QWidget
 
 from bpe_desktop.core import MergeStep, TrainConfig
 from bpe_desktop.core.pieces import display_piece
 from bpe_desktop.ui import theme
+from bpe_desktop.ui.background import no_breath
+from bpe_desktop.ui.codec_encoding import PieceItem
+
+__all__ = ["PieceItem", "PieceView", "StepView", "THIN_SPACE", "WORD_JOINER", "unbreakable"]
 
 #: Drawn between the pieces of one word: narrow, but a visible gap between two colours.
 THIN_SPACE = "\u2009"
+#: Invisible; no line break on either side of it.
+WORD_JOINER = "\u2060"
 #: Unknown pieces stand out the same way in light and dark mode (two reds, so that
 #: neighbouring unknowns still show their boundary).
 UNKNOWN_BACKGROUNDS = ("#d62828", "#9d0208")
 UNKNOWN_BACKGROUND = UNKNOWN_BACKGROUNDS[0]
 UNKNOWN_FOREGROUND = "#ffffff"
-
-
-@dataclass(frozen=True)
-class PieceItem:
-    """One piece as drawn: its id, spelling, rendering and what follows it."""
-
-    id: int
-    piece: str
-    text: str  # display_piece(piece): markers kept, whitespace drawn
-    unknown: bool
-    word: int  # index of the word (pre-token) it belongs to
-    #: What is drawn after it: "" (same word), "word" (next word) or "line" (line break).
-    after: str = ""
 
 
 def foreground_color() -> str:
@@ -54,6 +57,102 @@ def foreground_color() -> str:
 def highlight_colors() -> tuple[str, str]:
     """(background, text) of a piece a merge has just created."""
     return ("#ffb347", "#000000") if theme.is_dark() else ("#d9480f", "#ffffff")
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def unbreakable(text: str) -> str:
+    """``text`` with a word joiner wherever a line could otherwise break inside it.
+
+    The opportunities are Qt's own (Unicode line breaking), found with the text between
+    thin spaces as in the view; nothing is inserted elsewhere, so clusters that must stay
+    together (a letter and its accent, Indic conjuncts, Arabic joining) are untouched.
+    """
+    if len(text) < 2:
+        return text
+    framed = THIN_SPACE + text + THIN_SPACE
+    finder = QTextBoundaryFinder(QTextBoundaryFinder.BoundaryType.Line, framed)
+    units = [2 if ord(c) > 0xFFFF else 1 for c in text]  # QString positions: UTF-16
+    inside = set()
+    while (position := finder.toNextBoundary()) != -1:
+        if 1 < position < 1 + sum(units):
+            inside.add(position - 1)
+    if not inside:
+        return text
+    out, offset = [], 0
+    for c, size in zip(text, units):
+        if offset in inside:
+            out.append(WORD_JOINER)
+        out.append(c)
+        offset += size
+    return "".join(out)
+
+
+def plain(text: str) -> str:
+    """Shown text without the word joiners (what a reader sees)."""
+    return text.replace(WORD_JOINER, "")
+
+
+@dataclass(frozen=True)
+class PieceStyle:
+    """Colours of the pieces (taken on the GUI thread, used wherever the document is built)."""
+
+    backgrounds: tuple[str, ...]
+    foreground: str
+
+    @classmethod
+    def current(cls) -> "PieceStyle":
+        return cls(tuple(theme.piece_colors()), foreground_color())
+
+
+@dataclass
+class PieceDocument:
+    """A document of drawn pieces, with each piece's start and end position in it."""
+
+    document: QTextDocument
+    starts: list[int]
+    ends: list[int]
+
+
+def build_document(items: Sequence[PieceItem], word_gap: str, style: PieceStyle,
+                   breathe: Callable[[], None] = no_breath) -> PieceDocument:
+    """The coloured document of ``items`` (no widget: any thread may build it, and then
+    hand it to the GUI thread with ``moveToThread``)."""
+    fg = QColor(style.foreground)
+    formats = []
+    for c in style.backgrounds:
+        f = QTextCharFormat()
+        f.setBackground(QColor(c))
+        f.setForeground(fg)
+        formats.append(f)
+    unknowns = []
+    for c in UNKNOWN_BACKGROUNDS:
+        f = QTextCharFormat()
+        f.setBackground(QColor(c))
+        f.setForeground(QColor(UNKNOWN_FOREGROUND))
+        f.setFontWeight(QFont.Weight.Bold)
+        unknowns.append(f)
+    plain_format = QTextCharFormat()
+
+    doc = QTextDocument()
+    doc.setUndoRedoEnabled(False)
+    starts, ends = [], []
+    cursor = QTextCursor(doc)
+    cursor.beginEditBlock()
+    for i, item in enumerate(items):
+        starts.append(cursor.position())
+        fmt = unknowns[i % 2] if item.unknown else formats[i % len(formats)]
+        cursor.insertText(unbreakable(item.text), fmt)
+        ends.append(cursor.position())
+        if item.after == "line":
+            cursor.insertBlock()
+        elif item.after == "word":
+            cursor.insertText(word_gap, plain_format)
+        else:
+            cursor.insertText(THIN_SPACE, plain_format)
+        if i % 1000 == 999:
+            breathe()
+    cursor.endEditBlock()
+    return PieceDocument(doc, starts, ends)
 
 
 class PieceView(QTextBrowser):
@@ -67,6 +166,8 @@ class PieceView(QTextBrowser):
         self.setOpenLinks(False)
         self.setUndoRedoEnabled(False)
         self.document().setUndoRedoEnabled(False)
+        # Wrap between pieces only: "anywhere" would cut a piece longer than a line.
+        self.setWordWrapMode(QTextOption.WrapMode.WordWrap)
         font = QFont(self.font())
         if font.pointSizeF() > 0:  # a little larger: pieces are read closely
             font.setPointSizeF(font.pointSizeF() * 1.15)
@@ -75,6 +176,7 @@ class PieceView(QTextBrowser):
         self.word_gap = " "
         self._starts: list[int] = []
         self._ends: list[int] = []
+        self._document: QTextDocument | None = None  # the shown one, once we built it
         self.cursorPositionChanged.connect(self._on_cursor_moved)
         theme.on_scheme_change(self.refresh)
 
@@ -85,43 +187,28 @@ class PieceView(QTextBrowser):
         self.word_gap = word_gap
         self.refresh()
 
+    def show_document(self, built: PieceDocument, items: Sequence[PieceItem],
+                      word_gap: str) -> None:
+        """Show a document :func:`build_document` made of ``items`` (in another thread)."""
+        self.items = list(items)
+        self.word_gap = word_gap
+        self._install(built)
+
     def refresh(self) -> None:
         """Redraw with the current scheme's colours (also called on a scheme change)."""
-        colors = [QColor(c) for c in theme.piece_colors()]
-        fg = QColor(foreground_color())
-        formats = []
-        for c in colors:
-            f = QTextCharFormat()
-            f.setBackground(c)
-            f.setForeground(fg)
-            formats.append(f)
-        unknowns = []
-        for c in UNKNOWN_BACKGROUNDS:
-            f = QTextCharFormat()
-            f.setBackground(QColor(c))
-            f.setForeground(QColor(UNKNOWN_FOREGROUND))
-            f.setFontWeight(QFont.Weight.Bold)
-            unknowns.append(f)
-        plain = QTextCharFormat()
+        self._install(build_document(self.items, self.word_gap, PieceStyle.current()))
 
-        self.blockSignals(True)  # rebuilding moves the cursor: not a user's choice
+    def plain_text(self) -> str:
+        """The drawn text as a reader sees it (no word joiners)."""
+        return plain(self.toPlainText())
+
+    def _install(self, built: PieceDocument) -> None:
+        built.document.setDefaultFont(self.font())
+        self.blockSignals(True)  # replacing the document moves the cursor: not a user's choice
         try:
-            self.clear()
-            self._starts, self._ends = [], []
-            cursor = QTextCursor(self.document())
-            cursor.beginEditBlock()
-            for i, item in enumerate(self.items):
-                self._starts.append(cursor.position())
-                fmt = unknowns[i % 2] if item.unknown else formats[i % len(formats)]
-                cursor.insertText(item.text, fmt)
-                self._ends.append(cursor.position())
-                if item.after == "line":
-                    cursor.insertBlock()
-                elif item.after == "word":
-                    cursor.insertText(self.word_gap, plain)
-                else:
-                    cursor.insertText(THIN_SPACE, plain)
-            cursor.endEditBlock()
+            self.setDocument(built.document)
+            self._document = built.document  # keep it alive while shown
+            self._starts, self._ends = built.starts, built.ends
             self.moveCursor(QTextCursor.MoveOperation.Start)
         finally:
             self.blockSignals(False)
@@ -192,7 +279,7 @@ def pieces_html(pieces: Sequence[str], config: TrainConfig, *, highlighted: Coll
     hi_bg, hi_fg = highlight_colors()
     spans = []
     for i, piece in enumerate(pieces):
-        text = html.escape(display_piece(piece, config))
+        text = html.escape(unbreakable(display_piece(piece, config)))
         if piece == unknown:
             style = f"background-color:{UNKNOWN_BACKGROUND}; color:{UNKNOWN_FOREGROUND}; font-weight:bold"
         elif i in highlighted:
@@ -229,6 +316,7 @@ class StepView(QTextBrowser):
         self._upto = 0
         self._config: TrainConfig | None = None
         self._unknown: str | None = None
+        self.setWordWrapMode(QTextOption.WrapMode.WordWrap)
         theme.on_scheme_change(self.refresh)
 
     def show_steps(self, steps: Sequence[MergeStep], upto: int, config: TrainConfig | None,

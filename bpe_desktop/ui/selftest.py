@@ -66,13 +66,25 @@ def take_screenshots(app: QApplication, window: MainWindow, folder: str) -> int:
         window.close_discarding()
         return 1
     shots = {"training": window.training}
+    # A large model's vocabulary and tokenizer are prepared in the background.
+    if not _wait_until(app, lambda: not window.vocab.is_loading()
+                       and not window.codec.is_busy(), timeout=120):
+        print("screenshots: the panels did not finish loading the model", file=sys.stderr)
+        window.close_discarding()
+        return 1
     window.tabs.setCurrentWidget(window.vocab)
     model = window.document.model
     token = model.piece_to_id("ing</w>")
     window.vocab.select_token(token if token is not None else model.piece_to_id(
         model.merges[0].result))
     shots["vocabulary"] = window.vocab
+    window.tabs.setCurrentWidget(window.codec)
     window.codec.set_text(SAMPLE_TEXT)
+    if not _wait_until(app, lambda: window.codec.stats is not None
+                       and not window.codec.is_busy(), timeout=120):
+        print("screenshots: the sample text was not encoded", file=sys.stderr)
+        window.close_discarding()
+        return 1
     window.codec.step_through("subwords")
     shots["encode"] = window.codec
     for name, panel in shots.items():
@@ -86,6 +98,17 @@ def take_screenshots(app: QApplication, window: MainWindow, folder: str) -> int:
         print(path)
     window.close_discarding()
     return 0
+
+
+def _wait_until(app: QApplication, done, timeout: float) -> bool:
+    """Process events until ``done()`` (False when ``timeout`` seconds pass first)."""
+    end = time.monotonic() + timeout
+    while not done():
+        if time.monotonic() > end:
+            return False
+        app.processEvents()
+        time.sleep(0.01)
+    return True
 
 
 def _settle(app: QApplication, seconds: float = 0.3) -> None:

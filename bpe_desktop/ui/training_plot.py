@@ -1,11 +1,33 @@
-"""Live plot of each merged pair's count against the merge step (log scale)."""
+"""Live plot of each merged pair's count against the merge step (log scale).
+
+Progress arrives up to ten times a second and every update repaints the plot, so a
+repaint must stay far below a frame: the axes keep a fixed range that only grows in
+1-2-5 steps (merge steps) and whole decades (counts), so they are drawn from a cached
+pixmap nearly always; the grid is a cheap :class:`pyqtgraph.GridItem`; and the curve is
+clipped to the view and downsampled to about one point per pixel column.
+"""
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 import pyqtgraph as pg
 
-from bpe_desktop.ui import theme
+from bpe_desktop.ui import plot_grid, theme
+
+#: The merge-step axis starts this long and grows in 1-2-5 steps.
+MIN_STEPS = 1000
+
+
+def nice_ceiling(n: float) -> float:
+    """The smallest of 1, 2, 5, 10, 20, 50, … that is >= ``n`` (at least MIN_STEPS)."""
+    n = max(float(n), MIN_STEPS)
+    decade = 10.0 ** math.floor(math.log10(n))
+    for step in (1, 2, 5, 10):
+        if step * decade >= n:
+            return step * decade
+    return 10 * decade  # unreachable: 10 * decade > n
 
 
 class MergeCountPlot(pg.PlotWidget):
@@ -15,26 +37,33 @@ class MergeCountPlot(pg.PlotWidget):
         super().__init__(parent)
         self._counts = np.zeros(1024, dtype=np.float64)
         self._size = 0
+        self._range: tuple[float, float] | None = None  # (last step, top decade) shown
         item = self.getPlotItem()
         item.setLogMode(x=False, y=True)
-        item.showGrid(x=True, y=True, alpha=0.3)
         item.setLabel("bottom", "merge step")
         item.setLabel("left", "count of the merged pair")
         item.setMenuEnabled(False)
+        item.disableAutoRange()
+        self._grid = plot_grid.add_grid(item, log_y=True)
+        plot_grid.cache_axes(item)
         self.setMinimumHeight(160)
         self._curve = item.plot([], [])
         self._curve.setClipToView(True)
         self._curve.setDownsampling(auto=True, method="peak")
+        self._fit_range()
         self.restyle()
         theme.on_scheme_change(self.restyle)
 
     def restyle(self) -> None:
         theme.style_plot(self)
-        self._curve.setPen(pg.mkPen(theme.plot_colors()["curve"], width=1.5))
+        plot_grid.style_grid(self._grid)
+        # A cosmetic 1-pixel pen: wider pens cost several ms per repaint at 30,000 points.
+        self._curve.setPen(pg.mkPen(theme.plot_colors()["curve"], width=1))
 
     def clear_counts(self) -> None:
         self._size = 0
         self._curve.setData([], [])
+        self._fit_range()
 
     def add_counts(self, counts) -> None:
         if not len(counts):
@@ -53,11 +82,30 @@ class MergeCountPlot(pg.PlotWidget):
         self.add_counts(np.asarray(counts, dtype=np.float64))
         if not len(counts):
             self._curve.setData([], [])
+            self._fit_range()
 
     def counts(self) -> np.ndarray:
         return self._counts[: self._size].copy()
+
+    def shown_range(self) -> tuple[float, float]:
+        """(last merge step, top count) the axes show."""
+        steps, decades = self._range
+        return steps, 10.0 ** decades
 
     def _redraw(self) -> None:
         y = self._counts[: self._size]
         # log scale: a count is at least 1 when merged (min frequency >= 1)
         self._curve.setData(np.arange(1, self._size + 1, dtype=np.float64), np.maximum(y, 1.0))
+        self._fit_range()
+
+    def _fit_range(self) -> None:
+        """Grow the axes to hold every point; keep them as they are otherwise."""
+        top = float(self._counts[: self._size].max()) if self._size else 1.0
+        wanted = (nice_ceiling(self._size), max(1.0, math.ceil(math.log10(max(top, 1.0)))))
+        shown = self._range
+        if shown == wanted or (shown is not None and self._size
+                               and wanted[0] <= shown[0] and wanted[1] <= shown[1]):
+            return
+        self._range = wanted
+        self.getPlotItem().setRange(xRange=(0, wanted[0]), yRange=(0, wanted[1]),
+                                    padding=0.02)

@@ -12,6 +12,11 @@ Missing values (the rank of a base symbol, an unrecorded count) sort last in bot
 
 :class:`TokenUsage` segments the model's kept training words once, for the "words using
 this token" list and the Zipf plot.
+
+Building the columns, the filter's texts and the segmentations takes long enough at
+100,000 tokens (about a second) that the panel does it in a worker thread: each builder
+takes a ``breathe`` callable (see :mod:`bpe_desktop.ui.background`) that it calls between
+chunks of work, so the GUI thread gets the GIL every couple of milliseconds.
 """
 
 from __future__ import annotations
@@ -23,16 +28,18 @@ from dataclasses import dataclass, field
 from typing import IO
 
 import numpy as np
+import numpy.ma  # noqa: F401 (np.unique imports it on first use: now, not on a click)
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QFont
 
-from bpe_desktop.core import BPEModel, EncodeError
+from bpe_desktop.core import BPEModel, EncodeError, Tokenizer
 from bpe_desktop.core.pieces import (
     BYTE_CHARS,
     display_piece,
     piece_bytes,
     surface_text,
 )
+from bpe_desktop.ui.background import CHUNK, chunks, map_chunked, no_breath
 
 try:  # the regex parser, to tell which patterns may scan all pieces at once
     from re import _constants as _sre
@@ -146,13 +153,20 @@ class VocabColumns:
         missing = values < 0
         return values, (missing if missing.any() else None)
 
-    def piece_order(self) -> np.ndarray:
+    def piece_order(self, breathe=no_breath) -> np.ndarray:
         """Each id's position when the readable pieces are sorted (code-point order)."""
         cached = self._sort_keys.get("piece_order")
         if cached is None:
-            order = sorted(range(len(self)), key=self.display.__getitem__)
+            # NumPy compares fixed-width strings by code point, as Python does, and sorts
+            # them without the GIL (Python's sorted() would hold it for ~0.2 s).
+            parts = []
+            for part in chunks(self.display, 5000):
+                parts.append(np.array(part, dtype=str))
+                breathe()
+            texts = np.concatenate(parts) if parts else np.empty(0, dtype=str)
+            order = np.argsort(texts, kind="stable")
             cached = np.empty(len(self), dtype=np.int64)
-            cached[np.asarray(order, dtype=np.int64)] = np.arange(len(self), dtype=np.int64)
+            cached[order] = np.arange(len(self), dtype=np.int64)
             self._sort_keys["piece_order"] = cached
         return cached
 
@@ -178,7 +192,7 @@ _NUMBERS = {
 }
 
 
-def build_columns(model: BPEModel) -> VocabColumns:
+def build_columns(model: BPEModel, breathe=no_breath) -> VocabColumns:
     """The table's columns for ``model``, computed in bulk (no per-token TokenInfo)."""
     pieces = model.pieces
     n = len(pieces)
@@ -186,20 +200,20 @@ def build_columns(model: BPEModel) -> VocabColumns:
     special_ids = sorted(t.id for t in cfg.special_tokens)
     kind = np.full(n, MERGED, dtype=np.int8)
     ids = model.piece_ids
-    kind[np.fromiter((ids[p] for p in model.alphabet), dtype=np.int64,
-                     count=len(model.alphabet))] = BASE
+    kind[np.array(map_chunked(ids.__getitem__, model.alphabet, breathe),
+                  dtype=np.int64)] = BASE
     kind[np.asarray(special_ids, dtype=np.int64)] = SPECIAL
-    display, surface, nbytes = _texts(pieces, cfg, set(special_ids))
-    rank, count, left, right = _creation_columns(model, kind)
+    display, surface, nbytes = _texts(pieces, cfg, set(special_ids), breathe)
+    rank, count, left, right = _creation_columns(model, kind, breathe)
     columns = VocabColumns(
         pieces=pieces, display=display, surface=surface, kind=kind,
-        chars=np.fromiter(map(len, surface), dtype=np.int64, count=n),
+        chars=np.array(map_chunked(len, surface, breathe), dtype=np.int64),
         nbytes=nbytes, rank=rank, count=count, left=left, right=right)
-    columns.piece_order()  # the one slow sort key (Python string sort): not on first click
+    columns.piece_order(breathe)  # the one slow sort key: not on the first click
     return columns
 
 
-def _texts(pieces, cfg, special_ids) -> tuple[list[str], list[str], np.ndarray]:
+def _texts(pieces, cfg, special_ids, breathe=no_breath) -> tuple[list[str], list[str], np.ndarray]:
     """Readable pieces, surface texts and byte lengths, with C-speed fast paths.
 
     The fast paths give exactly what ``display_piece``/``surface_text`` give: a text that
@@ -207,8 +221,14 @@ def _texts(pieces, cfg, special_ids) -> tuple[list[str], list[str], np.ndarray]:
     handed to them.
     """
     n = len(pieces)
-    ordinary = [p for i, p in enumerate(pieces) if i not in special_ids]
-    byte_fast = cfg.byte_level and set("".join(ordinary)) <= _BYTE_CHAR_SET
+    byte_fast = cfg.byte_level
+    if byte_fast:
+        used: set[str] = set()
+        for start in range(0, n, CHUNK):
+            used.update(*(p for i, p in enumerate(pieces[start:start + CHUNK], start)
+                          if i not in special_ids))
+            breathe()
+        byte_fast = used <= _BYTE_CHAR_SET
     display, surface, nbytes = [], [], np.empty(n, dtype=np.int64)
     for i, piece in enumerate(pieces):
         if byte_fast and i not in special_ids:
@@ -225,10 +245,12 @@ def _texts(pieces, cfg, special_ids) -> tuple[list[str], list[str], np.ndarray]:
         display.append(shown)
         surface.append(text)
         nbytes[i] = size
+        if i % CHUNK == 0:
+            breathe()
     return display, surface, nbytes
 
 
-def _creation_columns(model: BPEModel, kind: np.ndarray):
+def _creation_columns(model: BPEModel, kind: np.ndarray, breathe=no_breath):
     """Rank, count and parent ids of the first merge that created each merged token."""
     n = len(kind)
     rank = np.full(n, -1, dtype=np.int64)
@@ -239,19 +261,19 @@ def _creation_columns(model: BPEModel, kind: np.ndarray):
     if not merges:
         return rank, count, left, right
     ids = model.piece_ids
-    m = len(merges)
-    result = np.fromiter((ids[x.left + x.right] for x in merges), dtype=np.int64, count=m)
+    result = np.array(map_chunked(lambda x: ids[x.left + x.right], merges, breathe),
+                      dtype=np.int64)
     tokens, first = np.unique(result, return_index=True)
     keep = kind[tokens] == MERGED  # a result that is a base symbol or special: no rank
     tokens, first = tokens[keep], first[keep]
-    chosen = [merges[r] for r in first.tolist()]
+    chosen = map_chunked(merges.__getitem__, first.tolist(), breathe)
     rank[tokens] = first
-    count[tokens] = np.fromiter((-1 if x.count is None else x.count for x in chosen),
-                                dtype=np.int64, count=len(chosen))
-    left[tokens] = np.fromiter((ids[x.left] for x in chosen), dtype=np.int64,
-                               count=len(chosen))
-    right[tokens] = np.fromiter((ids[x.right] for x in chosen), dtype=np.int64,
-                                count=len(chosen))
+    count[tokens] = np.array(map_chunked(lambda x: -1 if x.count is None else x.count,
+                                         chosen, breathe), dtype=np.int64)
+    left[tokens] = np.array(map_chunked(lambda x: ids[x.left], chosen, breathe),
+                            dtype=np.int64)
+    right[tokens] = np.array(map_chunked(lambda x: ids[x.right], chosen, breathe),
+                             dtype=np.int64)
     return rank, count, left, right
 
 
@@ -286,21 +308,24 @@ class TextFilter:
     replaces the call per token (~10 ms).
     """
 
-    def __init__(self, columns: VocabColumns) -> None:
+    def __init__(self, columns: VocabColumns, breathe=no_breath) -> None:
         self._display = columns.display
         fields = [columns.display]
         if columns.surface != columns.display:
             fields.append(columns.surface)
         if list(columns.pieces) != columns.display:
             fields.append(list(columns.pieces))
-        self._joined = ["\n".join(dict.fromkeys(parts)) for parts in zip(*fields)]
-        self._folded = [h.casefold() for h in self._joined]
+        self._joined: list[str] = []
+        for start in range(0, len(columns), CHUNK):
+            self._joined.extend("\n".join(dict.fromkeys(parts)) for parts in
+                                zip(*(f[start:start + CHUNK] for f in fields)))
+            breathe()
+        self._folded = map_chunked(str.casefold, self._joined, breathe)
         self._last: tuple[str, bool, np.ndarray] | None = None
         # The readable pieces as lines of one text (display_piece draws a newline as ↵).
         self._lines: tuple[str, list[int]] | None = None
         if not any("\n" in s for s in columns.display):
-            lengths = np.fromiter(map(len, columns.display), dtype=np.int64,
-                                  count=len(columns.display)) + 1
+            lengths = np.array(map_chunked(len, columns.display, breathe), dtype=np.int64) + 1
             starts = np.concatenate(([0], np.cumsum(lengths)[:-1])).tolist()
             self._lines = ("\n".join(columns.display), starts)
 
@@ -430,17 +455,18 @@ def _set_has_newline(items) -> bool:
 class TokenUsage:
     """The model's kept training words, segmented once, indexed by token."""
 
-    def __init__(self, model: BPEModel) -> None:
+    def __init__(self, model: BPEModel, tokenizer: Tokenizer | None = None,
+                 breathe=no_breath) -> None:
         cfg = model.config
-        self.words = [w for w, _ in model.words]
-        self.counts = np.fromiter((c for _, c in model.words), dtype=np.int64,
-                                  count=len(model.words))
-        texts = [surface_text(w, cfg) for w in self.words] if cfg.byte_level else self.words
-        arrays = _encode_all(model, texts)
-        lengths = np.fromiter(map(len, arrays), dtype=np.int64, count=len(arrays))
+        self.words = map_chunked(lambda wc: wc[0], model.words, breathe)
+        self.counts = np.array(map_chunked(lambda wc: wc[1], model.words, breathe),
+                               dtype=np.int64)
+        texts = (map_chunked(lambda w: surface_text(w, cfg), self.words, breathe)
+                 if cfg.byte_level else self.words)
+        arrays = _encode_all(tokenizer or model.tokenizer(), texts, breathe)
+        lengths = np.array(map_chunked(len, arrays, breathe), dtype=np.int64)
         self.offsets = np.concatenate(([0], np.cumsum(lengths))).astype(np.int64)
-        self.ids = (np.concatenate(arrays).astype(np.int64) if arrays
-                    else np.empty(0, dtype=np.int64))
+        self.ids = _concatenate(arrays, breathe)
         self.word_of = np.repeat(np.arange(len(arrays), dtype=np.int64), lengths)
         self.vocab_size = model.vocab_size
 
@@ -461,19 +487,56 @@ class TokenUsage:
                                    minlength=self.vocab_size)).astype(np.int64)
 
 
-def _encode_all(model: BPEModel, texts: list[str]) -> list[np.ndarray]:
-    tok = model.tokenizer()
-    try:
-        return tok.encode_batch(texts)
-    except EncodeError:  # a word the model cannot encode (no <unk>): skip just that one
-        out = []
-        empty = np.empty(0, dtype=np.uint32)
-        for t in texts:
-            try:
-                out.append(tok.encode_to_numpy(t))
-            except EncodeError:
-                out.append(empty)
-        return out
+def _encode_all(tok: Tokenizer, texts: list[str], breathe=no_breath) -> list[np.ndarray]:
+    out: list[np.ndarray] = []
+    empty = np.empty(0, dtype=np.uint32)
+    for part in chunks(texts, 5000):  # the engine converts each result holding the GIL
+        try:
+            out.extend(tok.encode_batch(part))
+        except EncodeError:  # a word the model cannot encode (no <unk>): skip just that one
+            for t in part:
+                try:
+                    out.append(tok.encode_to_numpy(t))
+                except EncodeError:
+                    out.append(empty)
+        breathe()
+    return out
+
+
+def _concatenate(arrays: list[np.ndarray], breathe=no_breath) -> np.ndarray:
+    """All ``arrays`` as one int64 array, joined a chunk at a time."""
+    parts = []
+    for part in chunks(arrays, 5000):
+        parts.append(np.concatenate(part).astype(np.int64))
+        breathe()
+    return np.concatenate(parts) if parts else np.empty(0, dtype=np.int64)
+
+
+@dataclass(frozen=True)
+class FilterMask:
+    """The rows a filter keeps (None: all), and the filter they were computed for."""
+
+    spec: tuple
+    mask: np.ndarray | None
+
+
+def compute_mask(columns: VocabColumns, text_filter: TextFilter, spec: tuple):
+    """Which tokens the filter ``spec`` (text, regex, case_sensitive, min_length,
+    max_length) keeps: a bool array, or None when it keeps all. Raises ``re.error``."""
+    text, regex, case_sensitive, min_length, max_length = spec
+    mask = None
+    if text:
+        if regex:
+            ids = text_filter.regex(text, case_sensitive)
+        else:
+            ids = text_filter.substring(text, case_sensitive)
+        mask = np.zeros(len(columns), dtype=bool)
+        mask[ids] = True
+    if min_length is not None:
+        mask = _and(mask, columns.chars >= min_length)
+    if max_length is not None:
+        mask = _and(mask, columns.chars <= max_length)
+    return mask
 
 
 # =========================================================================================
@@ -501,17 +564,38 @@ class VocabTableModel(QAbstractTableModel):
     # -- the BPE model ---------------------------------------------------------------------
 
     def set_bpe_model(self, model: BPEModel | None) -> None:
-        """Show ``model`` (None: empty); the filter and sort are kept."""
+        """Show ``model`` (None: empty), building its columns here; the filter and sort
+        are kept. The panel builds them in a worker and calls :meth:`set_columns`."""
+        if model is None:
+            self.set_columns(None, None, None)
+            return
+        columns = build_columns(model)
+        self.set_columns(model, columns, TextFilter(columns))
+
+    def set_columns(self, model: BPEModel | None, columns: VocabColumns | None,
+                    text_filter: TextFilter | None, mask: FilterMask | None = None) -> None:
+        """Show ``model`` from columns built beforehand (in a worker thread).
+
+        ``mask`` is the current filter computed with them; it is used when the filter has
+        not changed since, else the filter is applied again here.
+        """
         self.beginResetModel()
         self._model = model
-        self._cols = build_columns(model) if model is not None else None
-        self._text_filter = TextFilter(self._cols) if self._cols is not None else None
+        self._cols = columns
+        self._text_filter = text_filter
         self._mask = None
         self.filter_error = None
-        if self._cols is not None:
-            self._mask = self._compute_mask(*self._filter)
+        if columns is not None:
+            if mask is not None and mask.spec == self._filter:
+                self._mask = mask.mask
+            else:  # (a spec is only kept once it compiled, so this does not raise)
+                self._mask = self._compute_mask(*self._filter)
         self._rows = self._ordered_rows()
         self.endResetModel()
+
+    def filter_spec(self) -> tuple:
+        """The current filter, as :func:`compute_mask` takes it."""
+        return self._filter
 
     def bpe_model(self) -> BPEModel | None:
         return self._model
@@ -548,7 +632,12 @@ class VocabTableModel(QAbstractTableModel):
         """
         spec = (text, regex, case_sensitive, min_length, max_length)
         try:
-            mask = self._compute_mask(*spec) if self._cols is not None else None
+            if self._cols is not None:
+                mask = self._compute_mask(*spec)
+            else:  # no rows yet (loading): still refuse a pattern that cannot compile
+                mask = None
+                if text and regex:
+                    re.compile(text)
         except re.error as exc:
             self.filter_error = f"Invalid regular expression: {exc}"
             return self.filter_error
@@ -561,20 +650,8 @@ class VocabTableModel(QAbstractTableModel):
         return None
 
     def _compute_mask(self, text, regex, case_sensitive, min_length, max_length):
-        cols = self._cols
-        mask = None
-        if text:
-            if regex:
-                ids = self._text_filter.regex(text, case_sensitive)
-            else:
-                ids = self._text_filter.substring(text, case_sensitive)
-            mask = np.zeros(len(cols), dtype=bool)
-            mask[ids] = True
-        if min_length is not None:
-            mask = _and(mask, cols.chars >= min_length)
-        if max_length is not None:
-            mask = _and(mask, cols.chars <= max_length)
-        return mask
+        return compute_mask(self._cols, self._text_filter,
+                            (text, regex, case_sensitive, min_length, max_length))
 
     # -- sorting ---------------------------------------------------------------------------
 

@@ -2,15 +2,22 @@
 
 Left: the filter bar and the table (a plain QTableView over :class:`VocabTableModel`,
 which sorts and filters itself). Right: the selected token (merge tree and the training
-words that use it) and the plots. The training words are segmented once per model, the
-first time something needs them.
+words that use it) and the plots.
+
+A large model's table, word segmentations and plots take about a second and a half to
+build (100,000 tokens), so :meth:`VocabPanel.set_model` builds them in a worker thread
+(:mod:`vocab_loading`) and the panel says "Loading vocabulary…" meanwhile; the filter bar
+stays usable and its settings apply when the table arrives. The table arrives first, the
+training words and plots after; ``ready`` is emitted when all of it is in. Small models
+(the toy example) are built at once, in ``set_model``.
 """
 
 from __future__ import annotations
 
 import os
+import time
 
-from PySide6.QtCore import QModelIndex, Qt, Signal
+from PySide6.QtCore import QModelIndex, Qt, Signal, Slot
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -18,6 +25,7 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
     QLineEdit,
+    QProgressBar,
     QPushButton,
     QSpinBox,
     QSplitter,
@@ -29,6 +37,14 @@ from PySide6.QtWidgets import (
 
 from bpe_desktop.core import BPEModel
 from bpe_desktop.ui import dialogs
+from bpe_desktop.ui.background import (
+    INLINE_WORK,
+    Breather,
+    LatestJob,
+    collector_paused,
+    model_work,
+    shared_tokenizer,
+)
 from bpe_desktop.ui.merge_tree_view import MAX_WORDS, MergeTreeView, TokenWordsView
 from bpe_desktop.ui.vocab_model import (
     COL_BYTES,
@@ -45,10 +61,16 @@ from bpe_desktop.ui.vocab_model import (
     TokenUsage,
     VocabTableModel,
 )
+from bpe_desktop.ui.vocab_loading import LoadedTable, LoadedWords, load_table, load_words
 from bpe_desktop.ui.vocab_plots import PLOTS, VocabPlots
+from bpe_desktop.ui.workers import JobError
 
 _ERROR_STYLE = "QLineEdit { border: 2px solid #d9480f; }"
 MAX_LENGTH = 9999
+LOADING = "Loading vocabulary…"
+#: Seconds the loading job leaves the GUI thread to paint on its own: before it starts,
+#: and after it hands the table over.
+TABLE_PAINT_PAUSE = 0.1
 
 
 class VocabPanel(QWidget):
@@ -56,13 +78,23 @@ class VocabPanel(QWidget):
 
     #: Short texts for the status bar.
     status_message = Signal(str)
+    #: The model given to set_model is fully shown (table, training words, plots); emitted
+    #: on the GUI thread, also for set_model(None) and for models loaded at once.
+    ready = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._model: BPEModel | None = None
         self._usage: TokenUsage | None = None
         self._token: int | None = None
+        self._loading = False  # the table or the words of self._model are still coming
+        self._words_loading = False
+        self._table: LoadedTable | None = None  # the current model's, once it is there
         self.table_model = VocabTableModel(self)
+        self._jobs = LatestJob(self)
+        self._jobs.progressed.connect(self._on_table_loaded)
+        self._jobs.finished.connect(self._on_loaded)
+        self._jobs.failed.connect(self._on_load_failed)
         splitter = QSplitter(Qt.Orientation.Horizontal, self)
         splitter.addWidget(self._build_table_side())
         splitter.addWidget(self._build_details_side())
@@ -94,13 +126,20 @@ class VocabPanel(QWidget):
         self.error_label.setWordWrap(True)
         self.error_label.hide()
         self.export_table_button = QPushButton("Export table…", side)
+        self.busy_bar = QProgressBar(side)
+        self.busy_bar.setRange(0, 0)  # an indicator without a percentage
+        self.busy_bar.setMaximumWidth(120)
+        self.busy_bar.setTextVisible(False)
+        self.busy_bar.hide()
         bar = QHBoxLayout()
         bar.addWidget(self.filter_edit, 1)
         for w in (self.regex_check, self.case_check, QLabel("Length", side), self.min_length,
                   QLabel("–", side), self.max_length):
             bar.addWidget(w)
         footer = QHBoxLayout()
-        footer.addWidget(self.count_label, 1)
+        footer.addWidget(self.count_label)
+        footer.addWidget(self.busy_bar)
+        footer.addStretch(1)
         footer.addWidget(self.export_table_button)
         self.table = self._build_table(side)
         layout = QVBoxLayout(side)
@@ -183,30 +222,61 @@ class VocabPanel(QWidget):
     # -- the API the main window uses ------------------------------------------------------
 
     def set_model(self, model: BPEModel | None) -> None:
-        """Show ``model`` (None: an empty panel). Filter and sort settings are kept."""
+        """Show ``model`` (None: an empty panel). Filter and sort settings are kept.
+
+        A large model loads in the background: :meth:`is_loading` is True and ``ready``
+        follows once it is shown.
+        """
+        self._jobs.discard()
         self._model = model
+        self._table = None
         self._usage = None
         self._token = None
-        self.table_model.set_bpe_model(model)
-        self.plots.set_model(model, self.table_model.columns,
-                             self.token_usage if model is not None else None)
-        self._show_token(None)
-        self._update_count()
-        enabled = model is not None
-        self.export_table_button.setEnabled(enabled)
-        self.export_plot_button.setEnabled(enabled)
+        if model is None or model_work(model) <= INLINE_WORK:
+            self._set_loading(False, False)
+            if model is None:
+                self.table_model.set_columns(None, None, None)
+                self.plots.set_model(None, None, None)
+                self._after_table()
+            else:
+                self._load_now()
+            self.ready.emit()
+            return
+        self._set_loading(True, True)
+        self.table_model.set_columns(None, None, None)
+        self.plots.set_loading(LOADING)
+        self._after_table()
+        self._jobs.submit(_loading_job(model, self.table_model.filter_spec(),
+                                       self._sort_key()))
+
+    def is_loading(self) -> bool:
+        """Whether the current model is still being loaded (``ready`` follows)."""
+        return self._loading
+
+    def shutdown(self) -> None:
+        """Stop loading and wait for the worker thread (the window is closing)."""
+        self._jobs.shutdown()
+
+    def closeEvent(self, event) -> None:  # noqa: N802 (Qt override)
+        self.shutdown()  # a panel shown on its own (tests): no thread may outlive it
+        super().closeEvent(event)
 
     def focus_filter(self) -> None:
         self.filter_edit.setFocus(Qt.FocusReason.ShortcutFocusReason)
         self.filter_edit.selectAll()
 
     def export_table_csv(self, path: str) -> None:
-        """Write the visible rows, in view order, as UTF-8 CSV (raises OSError)."""
+        """Write the visible rows, in view order, as UTF-8 CSV (raises OSError).
+
+        While the model is loading, it is loaded here first (so the rows are there)."""
+        self._finish_loading()
         with open(path, "w", encoding="utf-8", newline="") as f:
             self.table_model.write_csv(f)
 
     def export_plot(self, which: str, path: str) -> None:
-        """Write plot ``which`` (merges, zipf, lengths) as .png or .svg (by extension)."""
+        """Write plot ``which`` (merges, zipf, lengths) as .png or .svg (by extension);
+        while the model is loading, it is loaded here first."""
+        self._finish_loading()
         self.plots.export(which, path)
 
     # -- more API (tests, other panels) ----------------------------------------------------
@@ -216,7 +286,9 @@ class VocabPanel(QWidget):
         return self._token
 
     def select_token(self, token: int) -> bool:
-        """Select ``token``'s row (False when it is filtered out)."""
+        """Select ``token``'s row (False when it is filtered out). While the model is
+        loading, its table is loaded here first (wait for ``ready`` to avoid that)."""
+        self._finish_loading(words=False)
         row = self.table_model.row_of(token)
         if row is None:
             return False
@@ -226,12 +298,77 @@ class VocabPanel(QWidget):
         return True
 
     def token_usage(self) -> TokenUsage:
-        """The current model's training words, segmented (computed once per model)."""
+        """The current model's training words, segmented (computed once per model; while
+        they are being segmented in the background, here and now)."""
         if self._usage is None:
             if self._model is None:
                 raise ValueError("no model")
             self._usage = TokenUsage(self._model)
         return self._usage
+
+    # -- loading -----------------------------------------------------------------------------
+
+    def _sort_key(self) -> tuple[int, bool]:
+        column, order = self.table_model.sort_order()
+        return column, order == Qt.SortOrder.DescendingOrder
+
+    def _load_now(self) -> None:
+        """Load what is missing of the current model here, on the GUI thread (small
+        models, or a caller that cannot wait)."""
+        if self._table is None:
+            self._on_table_loaded(load_table(self._model, self.table_model.filter_spec(),
+                                             self._sort_key()))
+        self._on_words_loaded(load_words(self._table))
+
+    def _finish_loading(self, *, words: bool = True) -> None:
+        """Stop loading in the background and load the rest here (``words``: the words
+        and plots too, not only the table)."""
+        if not self._loading or (not words and self._table is not None):
+            return
+        self._jobs.discard()
+        self._load_now()
+        self.ready.emit()
+
+    def _set_loading(self, table: bool, words: bool) -> None:
+        self._loading = table or words
+        self._words_loading = words
+        self.busy_bar.setVisible(self._loading)
+        enabled = self._model is not None and not table
+        self.export_table_button.setEnabled(enabled)
+        self.export_plot_button.setEnabled(enabled and not words)
+
+    @Slot(object)
+    def _on_table_loaded(self, table: LoadedTable) -> None:
+        if table.model is not self._model:
+            return
+        self._table = table
+        self.table_model.set_columns(table.model, table.columns, table.text_filter, table.mask)
+        self._set_loading(False, self._words_loading)
+        self._after_table()
+
+    def _on_words_loaded(self, words: LoadedWords) -> None:
+        self._usage = words.usage
+        self.plots.set_data(words.model, self.table_model.columns, words.plots)
+        self._set_loading(False, False)
+        self._show_token(self._token)  # the words of a selected token are there now
+
+    @Slot(object)
+    def _on_loaded(self, words: LoadedWords) -> None:
+        if words.model is self._model:
+            self._on_words_loaded(words)
+            self.ready.emit()
+
+    @Slot(object)
+    def _on_load_failed(self, error: JobError) -> None:
+        self._set_loading(False, False)
+        self.count_label.setText("The vocabulary could not be shown.")
+        self.status_message.emit(f"Could not show the vocabulary: {error.message}")
+        self.ready.emit()
+
+    def _after_table(self) -> None:
+        """A table (or none) arrived: no token selected yet, the count up to date."""
+        self._show_token(None)
+        self._update_count()
 
     # -- filtering ---------------------------------------------------------------------------
 
@@ -264,6 +401,9 @@ class VocabPanel(QWidget):
         self.table.setCurrentIndex(self.table_model.index(row, COL_PIECE))
 
     def _update_count(self) -> None:
+        if self._loading and self.table_model.columns is None:
+            self.count_label.setText(LOADING)
+            return
         shown, total = self.table_model.rowCount(), self.table_model.total_count()
         self.count_label.setText(f"{shown:,} of {total:,} tokens")
 
@@ -279,8 +419,13 @@ class VocabPanel(QWidget):
         self._token = token
         model, columns = self._model, self.table_model.columns
         if model is None or token is None or columns is None:
-            self.token_label.setText("Select a token to see how it was built."
-                                     if model is not None else "No model")
+            if model is None:
+                text = "No model"
+            elif columns is None:
+                text = LOADING
+            else:
+                text = "Select a token to see how it was built."
+            self.token_label.setText(text)
             self.merge_tree.show_token(None, None, False)
             self.words_view.show_token(None, None, None, None)
             self.words_label.setText("")
@@ -288,7 +433,11 @@ class VocabPanel(QWidget):
         special = columns.kind[token] == SPECIAL
         self.token_label.setText(_token_summary(columns, token))
         self.merge_tree.show_token(model, token, bool(special))
-        usage = self.token_usage() if model.words and not special else None
+        if self._words_loading and model.words and not special:
+            self.words_view.show_token(None, None, None, None)
+            self.words_label.setText("Finding the training words that use it…")
+            return
+        usage = self._usage if model.words and not special else None
         self.words_view.show_token(model, columns, usage, token)
         self.words_label.setText(self._words_summary(special, usage))
 
@@ -332,6 +481,25 @@ class VocabPanel(QWidget):
             dialogs.show_error(self, "Export failed", f"Could not write {path}: {exc}")
             return
         self.status_message.emit(f"Exported the {PLOTS[which]} plot to {os.path.basename(path)}")
+
+
+def _loading_job(model: BPEModel, filter_spec: tuple, sort: tuple[int, bool]):
+    """The worker's function: the table first (sent as progress), then the words."""
+
+    def job(report, cancel):
+        breathe = Breather(cancel)
+        # The GUI thread first paints the loading state (its plots call into Python for
+        # every axis label): without this thread competing for the GIL.
+        time.sleep(TABLE_PAINT_PAUSE)
+        with collector_paused():
+            table = load_table(model, filter_spec, sort, breathe)
+            report(table, force=True)
+            # Let the GUI thread swap the table in and paint it without competing for the
+            # GIL: each cell it paints calls back into Python.
+            time.sleep(TABLE_PAINT_PAUSE)
+            return load_words(table, shared_tokenizer(model), breathe)
+
+    return job
 
 
 #: Column widths in digits' widths.

@@ -1,7 +1,10 @@
 """The vocabulary plots: merge-count curve, Zipf rank-frequency, token length histogram.
 
-Each plot is computed when first shown (or exported), not when the model arrives: the
-Zipf plot encodes the model's training words, which the user may never look at.
+The panel computes the plots' data in its worker thread with the rest of the model's
+vocabulary (:func:`compute_plot`) and hands it over with :meth:`VocabPlots.set_data`;
+a model set with :meth:`VocabPlots.set_model` instead has each plot computed when first
+shown (or exported). Drawing stays cheap at 100,000 points: curves are clipped to the
+view and downsampled, and the grid and axes are the cheap kind of :mod:`plot_grid`.
 """
 
 from __future__ import annotations
@@ -20,20 +23,25 @@ from PySide6.QtSvg import QSvgGenerator
 from PySide6.QtWidgets import QTabWidget, QVBoxLayout, QWidget
 
 from bpe_desktop.core import BPEModel
-from bpe_desktop.ui import theme
+from bpe_desktop.ui import plot_grid, theme
+from bpe_desktop.ui.background import map_chunked, no_breath
 from bpe_desktop.ui.vocab_model import SPECIAL, TokenUsage, VocabColumns
 
 #: Plot keys, in tab order, with their tab titles.
 PLOTS = {"merges": "Merge counts", "zipf": "Zipf", "lengths": "Token lengths"}
+#: The Zipf curve is drawn through at most this many ranks, evenly spaced on its log
+#: axis (pyqtgraph's downsampling bins consecutive points: on a log axis that would
+#: flatten the first hundred ranks into one step).
+ZIPF_POINTS = 2000
 
 
 # -- the data of each plot (Qt-free) ------------------------------------------------------
 
 
-def merge_curve(model: BPEModel) -> tuple[np.ndarray, np.ndarray]:
+def merge_curve(model: BPEModel, breathe=no_breath) -> tuple[np.ndarray, np.ndarray]:
     """(merge rank, count at merge) for every merge with a recorded count > 0."""
-    counts = np.fromiter((-1 if m.count is None else m.count for m in model.merges),
-                         dtype=np.int64, count=len(model.merges))
+    counts = np.array(map_chunked(lambda m: -1 if m.count is None else m.count,
+                                  model.merges, breathe), dtype=np.int64)
     ranks = np.flatnonzero(counts > 0)
     return ranks, counts[ranks]
 
@@ -49,6 +57,32 @@ def length_histogram(columns: VocabColumns) -> tuple[np.ndarray, np.ndarray]:
     chars = columns.chars[columns.kind != SPECIAL]
     counts = np.bincount(chars) if len(chars) else np.zeros(0, dtype=np.int64)
     return np.arange(len(counts), dtype=np.int64), counts.astype(np.int64)
+
+
+#: A plot's data: (x, y, note); the note says why it is empty ("" when it is not).
+PlotSeries = tuple[np.ndarray, np.ndarray, str]
+
+
+def compute_plot(which: str, model: BPEModel | None, columns: VocabColumns | None,
+                 usage: Callable[[], TokenUsage | None] | None,
+                 breathe=no_breath) -> PlotSeries:
+    """The data of plot ``which``; ``usage`` gives the segmented training words."""
+    empty = np.zeros(0, dtype=np.int64)
+    if model is None or columns is None:
+        return empty, empty, "No model"
+    if which == "merges":
+        if not model.merges:
+            return empty, empty, "This model has no merges"
+        x, y = merge_curve(model, breathe)
+        return x, y, "" if len(x) else "This model does not record merge counts"
+    if which == "zipf":
+        words = usage() if (model.words and usage is not None) else None
+        if words is None:
+            return empty, empty, "This model keeps no training words"
+        x, y = zipf_curve(words.frequencies())
+        return x, y, "" if len(x) else "No token occurs in the training words"
+    x, y = length_histogram(columns)
+    return x, y, "" if y.any() else "No tokens"
 
 
 # -- the widget --------------------------------------------------------------------------
@@ -76,6 +110,8 @@ class VocabPlots(QWidget):
         self._usage: Callable[[], TokenUsage] | None = None
         self._data: dict[str, tuple[np.ndarray, np.ndarray]] = {}
         self._notes: dict[str, str] = {}
+        self._stale: set[str] = set(PLOTS)  # plots whose drawing is not their data's
+        self._grids: dict[str, pg.GridItem] = {}
         self._setup_axes()
         self.tabs.currentChanged.connect(lambda _i: self._refresh_visible())
         _restyle_on_scheme_change(self)
@@ -85,13 +121,37 @@ class VocabPlots(QWidget):
 
     def set_model(self, model: BPEModel | None, columns: VocabColumns | None,
                   usage: Callable[[], TokenUsage] | None) -> None:
-        """Plot ``model``; ``usage`` gives its segmented training words (for Zipf)."""
+        """Plot ``model``; ``usage`` gives its segmented training words (for Zipf).
+        Each plot is computed when first shown."""
         self._model, self._columns, self._usage = model, columns, usage
+        self._clear()
+        self._refresh_visible()
+
+    def set_data(self, model: BPEModel, columns: VocabColumns,
+                 data: dict[str, PlotSeries]) -> None:
+        """Plot ``model`` from data computed beforehand (:func:`compute_plot`)."""
+        self._model, self._columns, self._usage = model, columns, None
+        self._clear()
+        for which, (x, y, note) in data.items():
+            self._data[which] = (x, y)
+            if note:
+                self._notes[which] = note
+        self._refresh_visible()
+
+    def set_loading(self, text: str) -> None:
+        """No data while the next model loads: each plot's title says ``text``."""
+        self._model = self._columns = self._usage = None
+        self._clear()
+        empty = np.zeros(0, dtype=np.int64)
+        for which in PLOTS:
+            self._data[which] = (empty, empty)
+            self._notes[which] = text
+        self._refresh_visible()
+
+    def _clear(self) -> None:
         self._data.clear()
         self._notes.clear()
-        for key in PLOTS:
-            self.widgets[key].getPlotItem().clear()
-        self._refresh_visible()
+        self._stale = set(PLOTS)  # drawn for an earlier model (or not at all)
 
     def current_plot(self) -> str:
         return list(PLOTS)[self.tabs.currentIndex()]
@@ -119,21 +179,25 @@ class VocabPlots(QWidget):
                              "use .png or .svg")
         self._ensure(which)
         item = self.widgets[which].getPlotItem()
+        with plot_grid.axes_drawn_directly(item):
+            if ext == ".svg":
+                data = _svg_bytes(self.widgets[which])
+            else:
+                # At the widget's own size: pyqtgraph 0.14 scales the title out of the
+                # picture when asked for a larger width.
+                image = ImageExporter(item).export(toBytes=True)
         if ext == ".svg":
-            data = _svg_bytes(self.widgets[which])
             with open(path, "wb") as f:
                 f.write(data)
-            return
-        # At the widget's own size: pyqtgraph 0.14 scales the title out of the picture
-        # when asked for a larger width.
-        image = ImageExporter(item).export(toBytes=True)
-        if not image.save(path, "PNG"):
+        elif not image.save(path, "PNG"):
             raise OSError(f"could not write {path}")
 
     def apply_theme(self) -> None:
         """Re-colour the plots for the current light/dark scheme."""
         for widget in self.widgets.values():
             theme.style_plot(widget)
+        for grid in self._grids.values():
+            plot_grid.style_grid(grid)
         for key in list(self._data):
             self._draw(key)
 
@@ -148,64 +212,55 @@ class VocabPlots(QWidget):
             self._ensure(self.current_plot())
 
     def _ensure(self, which: str) -> None:
-        if which in self._data:
-            return
-        x, y, note = self._compute(which)
-        self._data[which] = (x, y)
-        if note:
-            self._notes[which] = note
-        self._draw(which)
-
-    def _compute(self, which: str) -> tuple[np.ndarray, np.ndarray, str]:
-        empty = np.zeros(0, dtype=np.int64)
-        model = self._model
-        if model is None or self._columns is None:
-            return empty, empty, "No model"
-        if which == "merges":
-            if not model.merges:
-                return empty, empty, "This model has no merges"
-            x, y = merge_curve(model)
-            return x, y, "" if len(x) else "This model does not record merge counts"
-        if which == "zipf":
-            if not model.words or self._usage is None:
-                return empty, empty, "This model keeps no training words"
-            x, y = zipf_curve(self._usage().frequencies())
-            return x, y, "" if len(x) else "No token occurs in the training words"
-        x, y = length_histogram(self._columns)
-        return x, y, "" if y.any() else "No tokens"
+        """Compute plot ``which`` if need be, and draw it if its drawing is stale."""
+        if which not in self._data:
+            x, y, note = compute_plot(which, self._model, self._columns, self._usage)
+            self._data[which] = (x, y)
+            if note:
+                self._notes[which] = note
+        if which in self._stale:
+            self._draw(which)
 
     def _draw(self, which: str) -> None:
+        self._stale.discard(which)
         colors = theme.plot_colors()
         item = self.widgets[which].getPlotItem()
-        item.clear()
+        for data_item in item.listDataItems():  # the grid stays
+            item.removeItem(data_item)
         x, y = self._data[which]
         note = self._notes.get(which, "")
         title = PLOTS[which] + (f" — {note}" if note else "")
         item.setTitle(title, color=colors["foreground"])
         if not len(x):
             return
-        pen = pg.mkPen(colors["curve"], width=1.5)
+        pen = pg.mkPen(colors["curve"], width=1)
+        if which == "zipf" and len(x) > ZIPF_POINTS:
+            keep = np.unique(np.geomspace(1, len(x), ZIPF_POINTS).astype(np.int64)) - 1
+            x, y = x[keep], y[keep]
         if which == "lengths":
             edges = np.append(x, x[-1] + 1) - 0.5
             item.plot(edges, y, stepMode="center", pen=pen, fillLevel=0,
                       brush=pg.mkBrush(colors["curve"] + "80"))
         else:
             item.plot(x, y, pen=pen)
+        item.enableAutoRange()  # fit the new data (a user's zoom was for the old)
 
     def _setup_axes(self) -> None:
         labels = {"merges": ("merge rank", "count at merge"),
                   "zipf": ("rank", "frequency in the training words"),
                   "lengths": ("length (characters)", "tokens")}
+        logs = {"merges": (False, True), "zipf": (True, True), "lengths": (False, False)}
         for key, (bottom, left) in labels.items():
             item = self.widgets[key].getPlotItem()
             item.setLabel("bottom", bottom)
             item.setLabel("left", left)
-            item.showGrid(x=True, y=True, alpha=0.3)
-            if key != "lengths":  # 100,000-point curves; a step histogram cannot be clipped
+            log_x, log_y = logs[key]
+            item.setLogMode(x=log_x, y=log_y)
+            self._grids[key] = plot_grid.add_grid(item, log_x=log_x, log_y=log_y)
+            plot_grid.cache_axes(item)
+            if key == "merges":  # 100,000 points; Zipf draws few, a histogram cannot be cut
                 item.setDownsampling(auto=True, mode="peak")
                 item.setClipToView(True)
-        self.widgets["merges"].getPlotItem().setLogMode(x=False, y=True)
-        self.widgets["zipf"].getPlotItem().setLogMode(x=True, y=True)
 
 
 def _svg_bytes(widget: pg.PlotWidget) -> bytes:

@@ -11,10 +11,10 @@ from PySide6.QtGui import QImage
 
 from bpe_desktop.core import BPEModel, Corpus, Merge, TrainConfig, train
 from bpe_desktop.core.pieces import surface_text
-from bpe_desktop.ui import dialogs, theme
-from bpe_desktop.ui.vocab_model import COL_CHARS, COL_COUNT, COL_PIECE
-from bpe_desktop.ui.vocab_panel import VocabPanel
-from bpe_desktop.ui.vocab_plots import PLOTS
+from bpe_desktop.ui import background, dialogs, theme, vocab_panel
+from bpe_desktop.ui.vocab_model import COL_CHARS, COL_COUNT, COL_PIECE, VocabTableModel
+from bpe_desktop.ui.vocab_panel import LOADING, VocabPanel
+from bpe_desktop.ui.vocab_plots import PLOTS, compute_plot
 
 DESC = Qt.SortOrder.DescendingOrder
 
@@ -33,6 +33,13 @@ def panel(qtbot, toy_model) -> VocabPanel:
     p.resize(1200, 700)
     p.set_model(toy_model)
     return p
+
+
+def show(qtbot, panel: VocabPanel, model) -> None:
+    """``set_model`` and wait until the panel shows all of ``model``."""
+    with qtbot.waitSignal(panel.ready, timeout=60_000):
+        panel.set_model(model)
+    assert not panel.is_loading()
 
 
 def ask_path(monkeypatch, path) -> list[tuple]:
@@ -161,8 +168,8 @@ def test_base_symbol_special_and_intermediate_tokens(panel, toy_model):
     assert panel.words_label.text().startswith("No kept training word")
 
 
-def test_words_sorted_by_count_with_segmentation(panel, botchan_model):
-    panel.set_model(botchan_model)
+def test_words_sorted_by_count_with_segmentation(qtbot, panel, botchan_model):
+    show(qtbot, panel, botchan_model)
     token = botchan_model.piece_ids["the</w>"]
     panel.select_token(token)
     tok = botchan_model.tokenizer()
@@ -256,6 +263,7 @@ def test_export_plot_files(panel, tmp_path, which):
     assert not image.isNull() and image.width() > 100 and image.height() > 100
     text = svg.read_text(encoding="utf-8")
     assert "<svg" in text and "</svg>" in text and PLOTS[which] in text
+    assert "<image" not in text  # vector axes, not the pictures they are shown from
     with pytest.raises(ValueError):
         panel.export_plot(which, str(tmp_path / "plot.jpg"))
     with pytest.raises(OSError):
@@ -280,8 +288,8 @@ def test_export_plot_button(qtbot, panel, monkeypatch, tmp_path, errors):
 # -- plots ---------------------------------------------------------------------------------
 
 
-def test_plot_data(panel, botchan_model):
-    panel.set_model(botchan_model)
+def test_plot_data(qtbot, panel, botchan_model):
+    show(qtbot, panel, botchan_model)
     x, y = panel.plots.plot_data("merges")
     assert x.tolist() == list(range(len(botchan_model.merges)))
     assert y.tolist() == [m.count for m in botchan_model.merges]
@@ -341,3 +349,112 @@ def test_plots_follow_the_theme(panel, monkeypatch):
     assert widget.backgroundBrush().color().name() == "#1e1e1e"
     curve = widget.getPlotItem().listDataItems()[0]
     assert curve.opts["pen"].color().name() == "#4fa3ff"
+
+
+# -- loading a large model in the background ---------------------------------------------------
+
+
+def test_a_large_model_loads_in_the_background(qtbot, panel, botchan_model):
+    assert background.model_work(botchan_model) > background.INLINE_WORK
+    panel.select_token(14)
+    with qtbot.waitSignal(panel.ready, timeout=60_000):
+        panel.set_model(botchan_model)
+        # set_model returned at once: a loading state, nothing of the old model left
+        assert panel.is_loading()
+        assert panel.count_label.text() == LOADING
+        assert panel.token_label.text() == LOADING
+        assert panel.table_model.rowCount() == 0 and panel.current_token() is None
+        assert not panel.busy_bar.isHidden()
+        assert not panel.export_table_button.isEnabled()
+        assert not panel.export_plot_button.isEnabled()
+        assert panel.plots.note("merges") == LOADING
+    assert not panel.is_loading() and panel.busy_bar.isHidden()
+    assert panel.export_table_button.isEnabled() and panel.export_plot_button.isEnabled()
+    expected = VocabTableModel()
+    expected.set_bpe_model(botchan_model)
+    assert np.array_equal(panel.table_model.visible_ids(), expected.visible_ids())
+    assert panel.count_label.text() == f"{botchan_model.vocab_size:,} of " \
+        f"{botchan_model.vocab_size:,} tokens"
+    for which in PLOTS:  # the plots computed in the worker are the plots
+        x, y, _ = compute_plot(which, botchan_model, expected.columns, panel.token_usage)
+        assert np.array_equal(panel.plots.plot_data(which)[0], x)
+        assert np.array_equal(panel.plots.plot_data(which)[1], y)
+    token = botchan_model.piece_ids["the</w>"]
+    assert panel.select_token(token)
+    assert panel.words_view.rows()[0][0] == "the"
+
+
+def test_filter_and_sort_set_while_loading_apply_when_it_arrives(qtbot, panel, botchan_model):
+    with qtbot.waitSignal(panel.ready, timeout=60_000):
+        panel.set_model(botchan_model)
+        panel.filter_edit.setText("ing")
+        panel.table.sortByColumn(COL_COUNT, DESC)
+        panel.regex_check.setChecked(True)
+        panel.filter_edit.setText("ing(")  # refused even with no rows to filter yet
+        assert panel.filter_edit.toolTip().startswith("Invalid regular expression")
+        panel.filter_edit.setText("ing$")
+    expected = VocabTableModel()
+    expected.set_bpe_model(botchan_model)
+    expected.set_filter("ing$", regex=True)
+    expected.sort(COL_COUNT, DESC)
+    assert panel.table_model.visible_ids().tolist() == expected.visible_ids().tolist() != []
+    assert panel.count_label.text().startswith(f"{expected.rowCount():,} of ")
+
+
+def test_a_newer_model_supersedes_one_still_loading(qtbot, panel, botchan_model, gpt2_model,
+                                                    monkeypatch):
+    monkeypatch.setattr(vocab_panel, "INLINE_WORK", 0)  # both load in the background
+    ready = []
+    panel.ready.connect(lambda: ready.append(panel.table_model.total_count()))
+    panel.set_model(botchan_model)
+    panel.set_model(gpt2_model)
+    qtbot.waitUntil(lambda: bool(ready), timeout=60_000)
+    qtbot.waitUntil(lambda: not panel._jobs.busy, timeout=60_000)
+    assert ready == [gpt2_model.vocab_size]  # botchan's table never arrived
+    assert panel.table_model.bpe_model() is gpt2_model
+
+
+def test_a_small_model_or_none_replaces_one_still_loading(qtbot, panel, botchan_model,
+                                                          toy_model):
+    ready = []
+    panel.ready.connect(lambda: ready.append(panel.table_model.total_count()))
+    panel.set_model(botchan_model)
+    panel.set_model(toy_model)  # loads at once
+    assert ready == [22] and not panel.is_loading()
+    panel.set_model(botchan_model)
+    panel.set_model(None)
+    assert ready == [22, 0] and panel.count_label.text() == "0 of 0 tokens"
+    qtbot.waitUntil(lambda: not panel._jobs.busy, timeout=60_000)
+    qtbot.wait(50)
+    assert ready == [22, 0] and panel.table_model.bpe_model() is None
+
+
+def test_callers_that_cannot_wait_get_the_model_loaded(qtbot, panel, botchan_model, tmp_path):
+    panel.set_model(botchan_model)
+    assert panel.is_loading()
+    token = botchan_model.piece_ids["the</w>"]
+    with qtbot.waitSignal(panel.ready, timeout=1000):  # emitted while loading here
+        assert panel.select_token(token)
+    assert not panel.is_loading() and panel.current_token() == token
+    assert panel.words_view.rows()[0][0] == "the"
+    panel.set_model(botchan_model)
+    path = tmp_path / "vocab.csv"
+    panel.export_table_csv(str(path))
+    assert len(path.read_text(encoding="utf-8").splitlines()) == botchan_model.vocab_size + 1
+
+
+def test_zipf_draws_few_points_evenly_on_its_log_axis(qtbot, panel, botchan_model,
+                                                       monkeypatch):
+    from bpe_desktop.ui import vocab_plots
+
+    monkeypatch.setattr(vocab_plots, "ZIPF_POINTS", 50)
+    show(qtbot, panel, botchan_model)
+    ranks, freq = panel.plots.plot_data("zipf")  # the data: every rank
+    assert len(ranks) > 500
+    x, y = panel.plots.widgets["zipf"].getPlotItem().listDataItems()[0].getOriginalDataset()
+    assert len(x) <= 50 and x[0] == 1 and x[-1] == ranks[-1]  # the head is drawn too
+    assert np.array_equal(y, freq[np.asarray(x, dtype=np.int64) - 1])
+    # Evenly spaced on the log axis: consecutive ranks at the head, then equal steps.
+    step = np.log10(ranks[-1]) / 49
+    consecutive = np.diff(x) == 1
+    assert np.all(consecutive | (np.diff(np.log10(x)) < 1.5 * step))

@@ -1,0 +1,233 @@
+"""Helpers for panel work that runs in a :class:`~bpe_desktop.ui.workers.JobRunner` thread.
+
+Python code in a worker thread still holds the GIL while it runs: the GUI thread only gets
+it back when the worker lets go, which CPython forces every 5 ms (the switch interval) and
+only between bytecodes — a single long C call (``sorted``, ``str.join``, ``np.fromiter``
+over 100,000 items, an engine call that keeps the GIL) blocks the GUI for its whole length.
+So background jobs here do their work in chunks of a few thousand items and call a
+:class:`Breather` between chunks: every couple of milliseconds it sleeps a fraction of a
+millisecond, which hands the GIL to a waiting GUI thread at once, and it stops the job
+when a newer request has superseded it.
+
+The other long hold is the cyclic garbage collector: a full pass over a process holding a
+100,000-token model takes 100–300 ms, and a job that creates and drops hundreds of
+thousands of short-lived objects (the engine's per-word results) triggers such passes
+again and again, because the collections it triggers promote whatever is alive at that
+moment. :func:`collector_paused` switches automatic collection off for the length of
+such a job; its objects are freed by reference counting as before.
+
+:class:`LatestJob` runs such jobs when only the newest request matters (the current model,
+the current text): submitting while one runs cancels it, and its result never arrives.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import threading
+import time
+from typing import Any, Callable, Iterable, Iterator, Sequence, TypeVar
+
+from PySide6.QtCore import QObject, Signal, Slot
+
+from bpe_desktop.core import BPEModel, Tokenizer
+from bpe_desktop.ui.workers import Job, JobError, JobRunner
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+#: Items handled between two breaths: a few thousand short Python calls, about 1 ms.
+CHUNK = 2000
+
+
+class Superseded(Exception):
+    """Raised inside a job whose result is no longer wanted (the worker reports it as
+    cancelled, so nothing reaches the GUI)."""
+
+
+class Breather:
+    """Call it often from a background job: it lets the GUI thread have the GIL every
+    ``hold`` seconds and raises :class:`Superseded` once the job was cancelled."""
+
+    def __init__(self, cancel=None, *, hold: float = 0.002, pause: float = 0.0002) -> None:
+        self._cancel = cancel
+        self._hold = hold
+        self._pause = pause
+        self._last = time.perf_counter()
+
+    def __call__(self) -> None:
+        if self._cancel is not None and self._cancel.cancelled:
+            raise Superseded
+        now = time.perf_counter()
+        if now - self._last >= self._hold:
+            time.sleep(self._pause)  # releases the GIL: a waiting GUI thread takes it now
+            self._last = time.perf_counter()
+
+
+def no_breath() -> None:
+    """The breather of work done inline on the GUI thread: nothing to hand over."""
+
+
+def map_chunked(fn: Callable[[T], R], items: Sequence[T], breathe: Callable[[], None],
+                size: int = CHUNK) -> list[R]:
+    """``list(map(fn, items))``, breathing between chunks of ``size`` items."""
+    out: list[R] = []
+    for start in range(0, len(items), size):
+        out.extend(map(fn, items[start:start + size]))
+        breathe()
+    return out
+
+
+def chunks(items: Sequence[T], size: int = CHUNK) -> Iterable[Sequence[T]]:
+    for start in range(0, len(items), size):
+        yield items[start:start + size]
+
+
+_collector_lock = threading.Lock()
+_collector_users = 0
+_collector_was_enabled = False
+
+
+@contextlib.contextmanager
+def collector_paused() -> Iterator[None]:
+    """No automatic cyclic garbage collection while any caller is inside (across threads);
+    then it is as it was before the first one entered."""
+    global _collector_users, _collector_was_enabled
+    with _collector_lock:
+        if _collector_users == 0:
+            _collector_was_enabled = gc.isenabled()
+            gc.disable()
+        _collector_users += 1
+    try:
+        yield
+    finally:
+        with _collector_lock:
+            _collector_users -= 1
+            if _collector_users == 0 and _collector_was_enabled:
+                gc.enable()
+
+
+_tokenizer_lock = threading.Lock()
+
+
+def shared_tokenizer(model: BPEModel) -> Tokenizer:
+    """``model.tokenizer()``, built once even when two panels' workers ask at the same time
+    (the engine builds it holding the GIL: doing it twice doubles the GUI's wait).
+
+    Only for worker threads: the GUI thread would block here while a worker builds it.
+    """
+    with _tokenizer_lock:
+        return model.tokenizer()
+
+
+#: Models up to this size (see :func:`model_work`) are prepared at once on the GUI thread
+#: (about 15 ms at most), larger ones in a worker thread.
+INLINE_WORK = 2000
+
+
+def model_work(model: BPEModel | None, *, words: bool = True) -> int:
+    """A rough size of what a panel prepares for ``model``: its symbols and merges, and
+    (``words``) the training words it keeps."""
+    if model is None:
+        return 0
+    return len(model.alphabet) + len(model.merges) + (len(model.words) if words else 0)
+
+
+class LatestJob(QObject):
+    """Runs background jobs of which only the newest matters.
+
+    ``submit`` while a job runs cancels that job (its result is dropped) and starts the
+    new one once the old thread has stopped. Signals arrive in the GUI thread.
+    """
+
+    #: The newest job's result.
+    finished = Signal(object)
+    #: The newest job failed (JobError).
+    failed = Signal(object)
+    #: A progress payload of the newest job (``report(payload, force=True)`` in the job).
+    progressed = Signal(object)
+    #: True when a job starts with none running, False when the last one has stopped.
+    busy_changed = Signal(bool)
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._runner = JobRunner(self, min_interval=0.0)
+        self._runner.finished.connect(self._on_finished)
+        self._runner.failed.connect(self._on_failed)
+        self._runner.cancelled.connect(self._on_cancelled)
+        self._runner.progressed.connect(self._on_progressed)
+        self._pending: Job | None = None
+        self._wanted = False  # whether the running job's result is still wanted
+        self._busy = False
+
+    @property
+    def busy(self) -> bool:
+        """A job is running or waiting to run."""
+        return self._busy
+
+    def submit(self, job: Job) -> None:
+        """Run ``job(report, cancel)``; any earlier job's result will not arrive."""
+        if self._runner.running:
+            self._pending = job
+            self._runner.cancel()
+        else:
+            self._start(job)
+
+    def discard(self) -> None:
+        """Drop the running and the waiting job: nothing more arrives."""
+        self._pending = None
+        self._wanted = False
+        if self._runner.running:
+            self._runner.cancel()
+        else:
+            self._set_busy(False)
+
+    def shutdown(self) -> None:
+        """Cancel and wait for the thread (the panel is closing)."""
+        self._pending = None
+        self._runner.shutdown()
+        self._set_busy(False)
+
+    def _start(self, job: Job) -> None:
+        self._set_busy(True)
+        self._wanted = True
+        self._runner.start(job)
+
+    def _next(self) -> bool:
+        """Start the waiting job, if any (True when one started)."""
+        job, self._pending = self._pending, None
+        if job is None:
+            return False
+        self._start(job)
+        return True
+
+    def _set_busy(self, busy: bool) -> None:
+        if busy != self._busy:
+            self._busy = busy
+            self.busy_changed.emit(busy)
+
+    def _done(self, signal, payload) -> None:
+        """The running job ended: start the waiting one, or deliver ``payload``."""
+        if self._next():  # superseded, even if it ended before it saw the cancel
+            return
+        wanted, self._wanted = self._wanted, False
+        if wanted and signal is not None:
+            signal.emit(payload)
+        self._set_busy(self._runner.running)  # a listener may have submitted again
+
+    @Slot(object)
+    def _on_finished(self, result: Any) -> None:
+        self._done(self.finished, result)
+
+    @Slot(object)
+    def _on_failed(self, error: JobError) -> None:
+        self._done(self.failed, error)
+
+    @Slot()
+    def _on_cancelled(self) -> None:
+        self._done(None, None)
+
+    @Slot(object)
+    def _on_progressed(self, payload: Any) -> None:
+        if self._wanted and self._pending is None:
+            self.progressed.emit(payload)

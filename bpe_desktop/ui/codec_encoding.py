@@ -1,0 +1,400 @@
+"""Everything the Encode / Decode panel shows about a text, computed without Qt.
+
+:func:`encode_text` runs on the GUI thread for short texts and in a worker thread for
+long ones, so it works in pieces that each hold the GIL briefly: the ids of the whole text
+come from one engine call that releases the GIL, but the engine's per-word call
+(``encode_words``, which the word count and the coloured view need) keeps the GIL for its
+whole length — 0.65 s for 1 MB — so the text goes to it in chunks of a few KB, cut where
+no word can span the cut (:func:`split_points`). The chunks' ids, joined, must equal the
+whole text's ids; that is checked, and the whole text is handed over in one call if not.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import unicodedata
+from dataclasses import dataclass
+from typing import Iterator
+
+import numpy as np
+import numpy.ma  # noqa: F401 (np.unique imports it on first use: now, not on a click)
+
+from bpe_desktop.core import BPEModel, Tokenizer, TrainConfig
+from bpe_desktop.core.pieces import display_piece, piece_bytes
+from bpe_desktop.ui.background import no_breath
+
+log = logging.getLogger(__name__)
+
+#: At most this many pieces are drawn (and ids written out); statistics, ids and the
+#: round trip cover the whole text. The coloured view lays out a few thousand pieces
+#: in a few milliseconds; 20,000 take steps of 10–25 ms on the GUI thread.
+SHOW_LIMIT = 5000
+#: The text goes to the engine's per-word call in chunks of about this many characters
+#: (~2 ms each).
+CHUNK_CHARS = 4096
+#: Ids per line where ids are written out: one huge line is slow to lay out.
+IDS_PER_LINE = 200
+#: Characters of plain text are drawn as a default model would draw them (␣ for space).
+_PLAIN = TrainConfig()
+
+#: Where a GPT-2 text can be cut without changing its words: after a newline between two
+#: non-space characters, or before a space between two (no GPT-2 word holds a non-space
+#: followed by a space, and a lone newline or space-before-a-word is cut the same way at
+#: a text's end as in its middle).
+_GPT2_CUT = re.compile(r"(?<=\S)\n(?=\S)|(?<=\S)(?= \S)")
+#: Elsewhere every pre-tokenizer ends a word at a space or a newline and drops them.
+_SPACE_CUT = re.compile(r"[ \n]")
+
+
+# -- ids as text ----------------------------------------------------------------------------
+
+
+_ID_SEPARATORS = re.compile(r"[\s,;\[\](){}]+")
+_ID = re.compile(r"[+-]?[0-9]+")
+
+
+def parse_ids(text: str, vocab_size: int, breathe=no_breath) -> list[int]:
+    """Ids typed or pasted in any usual form: ``1 2 3``, ``1, 2, 3``, ``[1, 2, 3]``.
+
+    Raises ValueError with a message naming the offending item. A long text is read a
+    piece at a time (cut at separators), calling ``breathe`` in between.
+    """
+    ids: list[int] = []
+    start = 0
+    for end in _id_cuts(text):
+        for item in _ID_SEPARATORS.split(text[start:end]):
+            if not item:
+                continue
+            n = len(ids) + 1
+            if not _ID.fullmatch(item):
+                raise ValueError(f"“{item[:40]}” (item {n}) is not a number.")
+            value = int(item)
+            if not 0 <= value < vocab_size:
+                raise ValueError(f"Id {value} (item {n}) is outside the vocabulary "
+                                 f"(0 to {vocab_size - 1}).")
+            ids.append(value)
+        start = end
+        breathe()
+    if not ids:
+        raise ValueError("Type or paste ids to decode, e.g. 16 14 or [16, 14].")
+    return ids
+
+
+def _id_cuts(text: str, size: int = 16_384):
+    """Positions about ``size`` apart at separators, ending with ``len(text)``."""
+    pos = 0
+    while len(text) - pos > size:
+        found = _ID_SEPARATORS.search(text, pos + size)
+        if found is None:
+            break
+        pos = found.end()
+        yield pos
+    yield len(text)
+
+
+def format_ids(ids) -> str:
+    """Ids separated by spaces (what Copy ids puts on the clipboard)."""
+    return " ".join(map(str, ids))
+
+
+def format_id_lines(ids) -> str:
+    """Ids separated by spaces, :data:`IDS_PER_LINE` to a line (for the text boxes)."""
+    ids = list(ids)
+    return "\n".join(format_ids(ids[i:i + IDS_PER_LINE])
+                     for i in range(0, len(ids), IDS_PER_LINE))
+
+
+# -- the round trip --------------------------------------------------------------------------
+
+
+def first_difference(a: str, b: str) -> int | None:
+    """The first index where ``a`` and ``b`` differ (None when equal)."""
+    if a == b:
+        return None
+    step = 4096  # compare blocks in C, then characters in the first differing block
+    start = 0
+    while a[start:start + step] == b[start:start + step]:
+        start += step
+    for i, (x, y) in enumerate(zip(a[start:start + step], b[start:start + step]), start):
+        if x != y:
+            return i
+    return min(len(a), len(b))
+
+
+def _describe_char(text: str, i: int) -> str:
+    if i >= len(text):
+        return "the end"
+    ch = text[i]
+    return f"“{display_piece(ch, _PLAIN)}” (U+{ord(ch):04X})"
+
+
+@dataclass(frozen=True)
+class RoundTrip:
+    """Whether decode(encode(text)) gave the text back, and if not, why."""
+
+    exact: bool
+    message: str
+    position: int | None = None  # first differing character
+
+
+def check_round_trip(text: str, decoded: str, model: BPEModel, unknowns: int) -> RoundTrip:
+    """Compare ``decoded`` with ``text`` and name the likely causes of a difference."""
+    position = first_difference(text, decoded)
+    if position is None:
+        return RoundTrip(True, "✓ round trip exact: decoding the ids gives the text back")
+    cfg = model.config
+    reasons = []
+    expected = text.replace("\r\n", "\n")
+    if expected != text:
+        reasons.append("Windows line ends (\\r\\n) became \\n")
+    if cfg.normalize != "none":
+        normalized = unicodedata.normalize(cfg.normalize.upper(), expected)
+        if normalized != expected:
+            reasons.append(f"{cfg.normalize.upper()} normalization changed some characters")
+            expected = normalized
+    if cfg.lowercase and expected.lower() != expected:
+        reasons.append("the model lowercases text")
+        expected = expected.lower()
+    if unknowns:
+        unk = cfg.special("unk")
+        name = unk.piece if unk else "the unknown token"
+        reasons.append(f"{unknowns:,} character(s) outside the vocabulary became {name}")
+    if not cfg.byte_level and expected != decoded and _spacing_changed(expected, decoded, unknowns):
+        reasons.append(f"the {cfg.pretokenizer} pre-tokenizer keeps words, not the spacing "
+                       "between them: decoding joins words with single spaces")
+    if not reasons:
+        reasons.append("decoding does not reproduce this text")
+    where = (f"first difference at character {position:,}: text has "
+             f"{_describe_char(text, position)}, decoded has {_describe_char(decoded, position)}")
+    return RoundTrip(False, "✗ round trip differs: " + "; ".join(reasons) + f" ({where})",
+                     position)
+
+
+def _spacing_changed(expected: str, decoded: str, unknowns: int) -> bool:
+    """Whether decoding changed the whitespace (words come back joined by single spaces)."""
+    regular = " ".join(expected.split()) == expected
+    if unknowns:  # <unk> hides characters: judge by the text's own spacing
+        return not regular
+    return not regular or "".join(expected.split()) == "".join(decoded.split())
+
+
+# -- statistics and the drawn pieces -----------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Stats:
+    """Statistics of one encoding, always over the whole text."""
+
+    tokens: int
+    characters: int
+    words: int
+    unknowns: int
+    distinct: int
+    other_mode_tokens: int  # the same text in the other mode, for comparison
+
+    @property
+    def chars_per_token(self) -> float:
+        return self.characters / self.tokens if self.tokens else 0.0
+
+    @property
+    def tokens_per_word(self) -> float:
+        return self.tokens / self.words if self.words else 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class PieceItem:
+    """One piece as drawn: its id, spelling, rendering and what follows it (slots: up to
+    20,000 of them live while shown, and each object the garbage collector tracks makes
+    its full passes longer)."""
+
+    id: int
+    piece: str
+    text: str  # display_piece(piece): markers kept, whitespace drawn
+    unknown: bool
+    word: int  # index of the word (pre-token) it belongs to
+    #: What is drawn after it: "" (same word), "word" (next word) or "line" (line break).
+    after: str = ""
+
+
+@dataclass(frozen=True)
+class Encoding:
+    ids: np.ndarray
+    stats: Stats
+    items: list[PieceItem]  # the first SHOW_LIMIT pieces, as drawn
+    words: list[str]  # the words those pieces belong to
+    round_trip: RoundTrip
+
+
+def split_points(text: str, cfg: TrainConfig, start: int = 0, end: int | None = None,
+                 size: int | None = None) -> Iterator[int]:
+    """Positions in ``text[start:end]``, about ``size`` (:data:`CHUNK_CHARS`) apart,
+    where the text can be cut without changing its words; the last one is ``end``."""
+    cut = _GPT2_CUT if cfg.byte_level else _SPACE_CUT
+    end = len(text) if end is None else end
+    size = CHUNK_CHARS if size is None else size
+    pos = start
+    while end - pos > size:
+        found = cut.search(text, pos + size, end)
+        if found is None:
+            break
+        pos = found.end()
+        yield pos
+    yield end
+
+
+class _Collector:
+    """Gathers the drawn pieces (up to ``limit``) while the text is encoded word by word.
+
+    ``drawn`` caches each id's rendering (and whether a line ends after it) across calls
+    for one model: the panel keeps it while the model is current.
+    """
+
+    def __init__(self, tok: Tokenizer, limit: int, drawn: dict | None = None) -> None:
+        self.cfg = tok.model.config
+        self.pieces = tok.model.pieces
+        self.unk = tok.unk_id()
+        self.limit = limit
+        self.items: list[PieceItem] = []
+        self.words: list[str] = []
+        self._drawn = {} if drawn is None else drawn  # id -> (rendering, "line" or "")
+
+    @property
+    def full(self) -> bool:
+        return len(self.items) >= self.limit
+
+    def _rendering(self, i: int) -> tuple[str, str]:
+        found = self._drawn.get(i)
+        if found is None:
+            piece, cfg = self.pieces[i], self.cfg
+            breaks = cfg.byte_level and b"\n" in piece_bytes(piece, cfg)
+            found = self._drawn[i] = (display_piece(piece, cfg), "line" if breaks else "")
+        return found
+
+    def add(self, words: list) -> None:
+        items, pieces, unk, limit = self.items, self.pieces, self.unk, self.limit
+        for word, ids in words:
+            index, last = len(self.words), len(ids) - 1
+            self.words.append(word)
+            for k, i in enumerate(ids):
+                rendering, after = self._rendering(i)
+                if k == last and not after:
+                    after = "word"
+                items.append(PieceItem(i, pieces[i], rendering, i == unk, index, after))
+                if len(items) >= limit:
+                    return
+
+    def end_line(self) -> None:
+        if self.items and not self.full:
+            self.items[-1] = _with_after(self.items[-1], "line")
+
+
+def _with_after(item: PieceItem, after: str) -> PieceItem:
+    return PieceItem(item.id, item.piece, item.text, item.unknown, item.word, after)
+
+
+@dataclass
+class _Pass:
+    """One walk over the text's words: counts, each chunk's ids, the drawn pieces."""
+
+    words: int = 0
+    chunk_ids: list = None  # list of int lists, one per chunk, in order
+
+    def __post_init__(self) -> None:
+        self.chunk_ids = []
+
+    def add(self, words: list) -> None:
+        self.words += len(words)
+        self.chunk_ids.append([i for _, ids in words for i in ids])
+
+
+def _walk_words(tok: Tokenizer, text: str, mode: str, shown: _Collector, breathe) -> _Pass:
+    """Encode ``text`` word by word in chunks, filling ``shown`` and counting."""
+    cfg = tok.model.config
+    walk = _Pass()
+    pos = 0
+    if not cfg.byte_level:
+        # Line by line while pieces are drawn: the view keeps the text's line breaks,
+        # which the words alone do not show (no such pre-tokenizer lets a word span lines).
+        while pos < len(text) and not shown.full:
+            end = text.find("\n", pos)
+            line_end = len(text) if end < 0 else end
+            last = pos
+            for cut in split_points(text, cfg, pos, line_end):
+                words = tok.encode_words(text[last:cut], mode=mode)
+                walk.add(words)
+                shown.add(words)
+                last = cut
+                breathe()
+            shown.end_line()
+            pos = line_end + 1
+        pos = min(pos, len(text))
+    last = pos
+    for cut in split_points(text, cfg, pos):
+        words = tok.encode_words(text[last:cut], mode=mode)
+        walk.add(words)
+        if not shown.full:
+            shown.add(words)
+        last = cut
+        breathe()
+    return walk
+
+
+def encode_text(tok: Tokenizer, text: str, mode: str, limit: int = SHOW_LIMIT,
+                breathe=no_breath, drawn: dict | None = None) -> Encoding:
+    """Everything the panel shows about ``text``; raises BpeError (e.g. no ``<unk>``).
+
+    ``drawn``: a cache of the pieces' renderings to use and fill (one per model)."""
+    ids = tok.encode_to_numpy(text, mode=mode)  # the engine releases the GIL here
+    breathe()
+    other = "greedy" if mode == "merges" else "merges"
+    other_tokens = len(tok.encode_to_numpy(text, mode=other))
+    breathe()
+    shown = _Collector(tok, limit, drawn)
+    walk = _walk_words(tok, text, mode, shown, breathe)
+    if not _same_ids(ids, walk.chunk_ids, breathe):
+        # A cut changed a word after all: count on the whole text (holds the GIL longer).
+        log.warning("encoding in chunks differed from encoding the whole text; "
+                    "counting words on the whole text")
+        words = tok.encode_words(text, mode=mode)
+        walk = _Pass()
+        walk.add(words)
+        shown = _Collector(tok, limit, drawn)
+        shown.add(words)
+    unk = tok.unk_id()
+    unknowns = int(np.count_nonzero(ids == unk)) if unk >= 0 else 0
+    stats = Stats(tokens=len(ids), characters=len(text), words=walk.words, unknowns=unknowns,
+                  distinct=len(np.unique(ids)), other_mode_tokens=other_tokens)
+    breathe()
+    decoded = _decode(tok, ids, walk.chunk_ids, breathe)
+    return Encoding(ids, stats, shown.items, shown.words,
+                    check_round_trip(text, decoded, tok.model, unknowns))
+
+
+def _same_ids(ids: np.ndarray, chunk_ids: list, breathe) -> bool:
+    """Whether the chunks' ids, joined, are ``ids``."""
+    if sum(map(len, chunk_ids)) != len(ids):
+        return False
+    offset = 0
+    for chunk in chunk_ids:
+        if not np.array_equal(ids[offset:offset + len(chunk)], chunk):
+            return False
+        offset += len(chunk)
+        breathe()
+    return True
+
+
+def _decode(tok: Tokenizer, ids: np.ndarray, chunk_ids: list, breathe) -> str:
+    """``tok.decode(ids)``, a chunk at a time where that gives the same text.
+
+    Without word markers decoding maps each id to its bytes and joins them, and chunks
+    end with whole words (whole characters), so the chunks' texts join exactly. With
+    markers, decoding trims the whole text's first or last space: one call.
+    """
+    if tok.model.config.boundary != "none":
+        return tok.decode(ids)
+    parts = []
+    for chunk in chunk_ids:
+        parts.append(tok.decode(chunk))
+        breathe()
+    return "".join(parts)

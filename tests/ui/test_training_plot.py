@@ -1,0 +1,59 @@
+"""The live merge-count plot: every count drawn, axes that only grow in steps."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from bpe_desktop.ui.training_plot import MergeCountPlot, nice_ceiling
+
+
+@pytest.mark.parametrize("n, expected", [
+    (0, 1000), (1, 1000), (1000, 1000), (1001, 2000), (2000, 2000), (2001, 5000),
+    (5001, 10_000), (31_744, 50_000), (100_000, 100_000), (100_001, 200_000),
+])
+def test_nice_ceiling(n, expected):
+    assert nice_ceiling(n) == expected
+
+
+@pytest.fixture
+def plot(qtbot) -> MergeCountPlot:
+    widget = MergeCountPlot()
+    qtbot.addWidget(widget)
+    widget.resize(600, 300)
+    return widget
+
+
+def test_batches_are_all_drawn(plot):
+    counts = (1e6 / np.arange(1, 5001) ** 0.9).astype(np.int64)
+    for start in range(0, 5000, 700):
+        plot.add_counts(counts[start:start + 700])
+    assert np.array_equal(plot.counts(), counts)
+    x, y = plot._curve.getOriginalDataset()
+    assert np.array_equal(x, np.arange(1, 5001)) and np.array_equal(y, counts)
+    assert plot._curve.opts["clipToView"] and plot._curve.opts["autoDownsample"]
+
+
+def test_axes_grow_in_steps_and_only_when_needed(plot):
+    ranges = []
+    plot.getPlotItem().getViewBox().sigRangeChanged.connect(
+        lambda *_: ranges.append(plot.shown_range()))
+    assert plot.shown_range() == (1000, 10)
+    plot.add_counts([50_000, 40_000])  # a count beyond the first decade: y grows
+    assert plot.shown_range() == (1000, 100_000)
+    for _ in range(9):  # up to 902 steps of smaller counts: nothing changes
+        plot.add_counts([30_000] * 100)
+    assert plot.shown_range() == (1000, 100_000)
+    changes = len(ranges)
+    plot.add_counts([20_000] * 200)  # 1,102 steps: the step axis doubles
+    assert plot.shown_range() == (2000, 100_000) and len(ranges) > changes
+    plot.clear_counts()
+    assert plot.shown_range() == (1000, 10) and plot.counts().size == 0
+
+
+def test_final_counts_replace_the_live_ones(plot):
+    plot.add_counts([5, 4, 3])
+    plot.set_counts([9, 8, 7, 6])
+    assert plot.counts().tolist() == [9, 8, 7, 6]
+    plot.set_counts([])
+    assert plot.counts().size == 0
