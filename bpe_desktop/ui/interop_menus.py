@@ -249,8 +249,12 @@ class InteropMenus(QObject):
         """Read another tool's tokenizer; it opens as a new, unsaved model."""
         if self._busy() or self.window.training.running or not self.window.maybe_save():
             return False
-        self._start("Import failed", f"Importing {path}…",
-                    lambda report, cancel: ImportDone(fmt, path, formats.import_model(fmt, path)))
+        def job(report, cancel) -> ImportDone:
+            model = formats.import_model(fmt, path)
+            model.piece_ids  # computed here, not on the GUI thread when the panels take over
+            return ImportDone(fmt, path, model)
+
+        self._start("Import failed", f"Importing {path}…", job)
         return True
 
     # -- recount --------------------------------------------------------------------------

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import logging
+import os
+import threading
 import time
 from dataclasses import dataclass
 
@@ -17,6 +19,7 @@ from PySide6.QtWidgets import (
     QProgressBar,
     QPushButton,
     QScrollArea,
+    QSizePolicy,
     QSplitter,
     QToolButton,
     QVBoxLayout,
@@ -196,6 +199,9 @@ class TrainingPanel(QWidget):
         self.progress_bar.setRange(0, 1000)
         self.progress_bar.setTextVisible(True)
         self.stage_label = QLabel("Ready.")
+        # Its text changes width at every stage; without this each change re-lays out and
+        # redraws the plot beside it.
+        self.stage_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.stage_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         run_row = QHBoxLayout()
         run_row.addWidget(self.train_button)
@@ -509,12 +515,22 @@ def _training_job(corpus: Corpus, config: TrainConfig):
             if report(TrainingUpdate(p, tuple(pending))):
                 pending.clear()
 
+        _lower_this_thread_priority()
         result = train(corpus, config, on_progress=on_progress, cancel=cancel)
+        result.model.piece_ids  # computed here, not on the GUI thread when it takes over
         if last and pending:
             report(TrainingUpdate(last[0], tuple(pending)), force=True)
         return result
 
     return job
+
+
+def _lower_this_thread_priority() -> None:
+    """Let the GUI thread win the second core when both want it (Linux: per thread)."""
+    try:
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 10)
+    except (AttributeError, OSError):  # not Linux, or not allowed: only a nicety
+        pass
 
 
 def _describe(config: TrainConfig) -> str:
