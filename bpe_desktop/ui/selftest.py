@@ -39,11 +39,16 @@ def _train_example(app: QApplication, window: MainWindow, key: str, timeout: flo
     return True
 
 
-def run_smoke_test(app: QApplication, window: MainWindow) -> int:
+def run_smoke_test(app: QApplication, window: MainWindow) -> tuple[int, str]:
+    """Train the toy vocabulary through the window: (exit status, what happened).
+
+    The caller (smoke_guard.run) says OK or FAILED: only it knows whether anything else
+    went wrong meanwhile.
+    """
     started = time.perf_counter()
     if not _train_example(app, window, "toy", timeout=60):
         window.close_discarding()
-        return 1
+        return 1, "the toy vocabulary did not train"
     model = window.document.model
     pieces = model.tokenizer().encode_as_pieces("lowest")
     ok = len(model.merges) == 10 and pieces == ["low", "est</w>"]
@@ -52,10 +57,9 @@ def run_smoke_test(app: QApplication, window: MainWindow) -> int:
     app.processEvents()
     window.close_discarding()
     app.processEvents()
-    print(f"smoke test {'OK' if ok else 'FAILED'}: {len(model.merges)} merges, "
-          f"'lowest' -> {pieces}, platform {QApplication.platformName()}, "
-          f"{time.perf_counter() - started:.1f} s")
-    return 0 if ok else 1
+    return (0 if ok else 1), (f"{len(model.merges)} merges, 'lowest' -> {pieces}, platform "
+                              f"{QApplication.platformName()}, "
+                              f"{time.perf_counter() - started:.1f} s")
 
 
 def take_screenshots(app: QApplication, window: MainWindow, folder: str) -> int:

@@ -33,8 +33,8 @@ _RESOURCE_CATEGORIES = ("qt.svg", "qt.gui.imageio", "qt.gui.icc")
 
 
 def run(app: QApplication, window: QWidget,
-        smoke_test: Callable[[QApplication, QWidget], int]) -> int:
-    """Run ``smoke_test(app, window)``; its status, or 1 if anything else went wrong."""
+        smoke_test: Callable[[QApplication, QWidget], tuple[int, str]]) -> int:
+    """Run ``smoke_test(app, window)`` -> (status, summary); print OK only if all went well."""
     problems: list[str] = []
     watchdog = threading.Timer(TIMEOUT, _time_out)
     watchdog.daemon = True
@@ -62,21 +62,22 @@ def run(app: QApplication, window: QWidget,
     try:
         problems.extend(icons.check_icons())
         problems.extend(help_dialogs.check_help(window))
-        status = smoke_test(app, window)
+        status, summary = smoke_test(app, window)
     except Exception as exc:  # noqa: BLE001 - reported as a failure below
         traceback.print_exc()
         problems.append(f"smoke test raised {type(exc).__name__}: {exc}")
-        status = 1
+        status, summary = 1, "did not finish"
     finally:
         watchdog.cancel()
         qInstallMessageHandler(previous_handler)
         sys.excepthook, dialogs.show_error = hook, show_error
     for problem in problems:
         print(f"smoke test problem: {problem}", file=sys.stderr)
-    if problems:
-        print(f"smoke test FAILED: {len(problems)} problem(s)", file=sys.stderr)
+    if problems or status:
+        print(f"smoke test FAILED: {summary}; {len(problems)} problem(s)", file=sys.stderr)
         return 1
-    return status
+    print(f"smoke test OK: {summary}", flush=True)
+    return 0
 
 
 def _time_out() -> None:

@@ -75,4 +75,4 @@ def test_fails_with_exit_1_on(case, tmp_path):
     done = run_smoke_test(tmp_path, patch)
     assert done.returncode == 1, (done.stdout, done.stderr)
     assert message in done.stderr
-    assert "smoke test FAILED" in done.stderr
+    assert "smoke test FAILED" in done.stderr and "smoke test OK" not in done.stdout
