@@ -12,6 +12,10 @@ Inputs, generated once into ``benchmarks/.cache`` from the 100 MB Gutenberg corp
               by one letter), every line break replaced by a space
 ``slowpipe``  a named pipe fed by the parent at ``--pipe-mb-per-s`` (default 8 MB/s) with
               ``--pipe-mb`` (default 40 MB) of the text: a slow disk or network share
+``longwords`` ten lines of 1,000,000 random lowercase letters (seeded): each line is one
+              word under both presets, as whole lines are in scripts written without
+              spaces. A merge must cost per occurrence, not per symbol of the words it
+              touches (scanning the words took 36 s at vocab 300, and hours at 32000)
 ============  ===========================================================================
 
 Each (input, preset) trains in a fresh child process through the Python API with
@@ -32,6 +36,7 @@ Examples::
     python benchmarks/bench_large_corpus.py                     # everything (~5 min)
     python benchmarks/bench_large_corpus.py --cases line200m --presets gpt2
     python benchmarks/bench_large_corpus.py --cases 1gb --perturb all
+    python benchmarks/bench_large_corpus.py --cases longwords
 
 The Markdown table goes to stdout; raw results to ``benchmarks/results/large-*.json``.
 """
@@ -42,7 +47,9 @@ import argparse
 import json
 import os
 import platform
+import random
 import signal
+import string
 import subprocess
 import sys
 import tempfile
@@ -53,10 +60,11 @@ from pathlib import Path
 from bench_train import prepare_corpus, warm
 from common import CACHE, ROOT, add_child_options, comma_list
 
-CASES = ("1gb", "line200m", "slowpipe")
+CASES = ("1gb", "line200m", "slowpipe", "longwords")
 PRESETS = ("default", "gpt2")
 ONE_GB = 1_000_000_000
 LINE_BYTES = 200_000_000
+LONG_WORDS, LONG_WORD_BYTES = 10, 1_000_000
 
 LOWER = bytes(range(ord("a"), ord("z") + 1))
 UPPER = bytes(range(ord("A"), ord("Z") + 1))
@@ -134,6 +142,22 @@ def make_line(source: Path) -> Path:
         rest = LINE_BYTES - len(text) - 1
         f.write(text.translate(rotation(1))[:rest])
         f.write(b"\n")
+    tmp.replace(out)
+    _stamp(out, key)
+    return out
+
+
+def make_long_words() -> Path:
+    out = CACHE / "longwords-10M.txt"
+    key = f"longwords {LONG_WORDS}x{LONG_WORD_BYTES} seed=1"
+    if _fresh(out, key):
+        return out
+    print(f"writing {out.name} (once) ...", file=sys.stderr)
+    rng = random.Random(1)
+    tmp = out.with_suffix(".tmp")
+    with open(tmp, "w", encoding="ascii") as f:
+        for _ in range(LONG_WORDS):
+            f.write("".join(rng.choices(string.ascii_lowercase, k=LONG_WORD_BYTES)) + "\n")
     tmp.replace(out)
     _stamp(out, key)
     return out
@@ -350,6 +374,8 @@ def main(argv=None) -> int:
         inputs["1gb"] = make_1gb(source, args.perturb)
     if "line200m" in cases:
         inputs["line200m"] = make_line(source)
+    if "longwords" in cases:
+        inputs["longwords"] = make_long_words()
 
     stamp = time.strftime("%Y%m%d-%H%M%S")
     log_dir = CACHE / "logs" / f"large-{stamp}"

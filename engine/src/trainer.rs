@@ -12,20 +12,38 @@
 //! live key and re-pushed if stale.
 //!
 //! Keys: count first; then the tie rule. `first-seen` compares the position of the
-//! pair's earliest occurrence (word number in first-seen order, character offset),
-//! computed from the postings when an entry reaches the top.
+//! pair's earliest occurrence (word number in first-seen order, then character offset,
+//! or slot in a long word: the same order), computed from the postings when an entry
+//! reaches the top.
 //!
 //! Duplicate merges (the result string already is a token) reuse that token; the
 //! changed words are then re-encoded with all merges so far, so that the merge-rank
 //! encoder reproduces every training word's final segmentation.
+//!
+//! Long words (at least `LONG_WORD` symbols, e.g. whole lines of text without spaces)
+//! would make every merge cost the length of each word it touches. They are kept as
+//! linked lists instead, and their pair occurrences as positions (`long_words`), so
+//! that a merge costs per occurrence whatever the word's length. The results are the
+//! same either way (`long_word_tests` checks both paths against each other); the price
+//! is 8 more bytes per symbol of a long word.
 
-use std::cmp::Ordering;
+mod long_words;
+#[cfg(test)]
+mod long_word_tests;
+
+use std::cell::Cell;
+use std::cmp::{Ordering, Reverse};
+use std::collections::BinaryHeap;
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::error::Result;
 use crate::progress::{Progress, Reporter, Stage};
 use crate::symbols::{WordTable, UNK};
+use long_words::LongWords;
+
+/// Words with at least this many symbols take the linked-list path.
+const LONG_WORD: usize = 64;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Ties {
@@ -76,6 +94,8 @@ struct PairStat {
     head: u32,
     /// The step that last increased the count (dedups the "gained" list).
     touched: u32,
+    /// 1 + index of the pair's occurrences in long words in `Trainer::spots`; 0: none yet.
+    spots: u32,
     sorted: bool,
     merged: bool,
     banned: bool,
@@ -102,6 +122,14 @@ struct Trainer<'a> {
     specials: FxHashSet<String>,
     step: u32,
     gained: Vec<u32>,
+    /// Words of at least this many symbols are long.
+    long_from: usize,
+    long: LongWords,
+    /// Per pair (see `PairStat::spots`): its occurrences in long words as global slot
+    /// numbers (see `long_words`) in a min-heap, cleaned lazily (entries may be stale).
+    spots: Vec<BinaryHeap<Reverse<u32>>>,
+    /// Symbols and positions visited (scans, occurrence lists): bounds the work in tests.
+    work: Cell<u64>,
 }
 
 pub fn train(
@@ -110,15 +138,27 @@ pub fn train(
     opts: &MergeOptions,
     reporter: &mut Reporter,
 ) -> Result<Trained> {
-    let mut t = Trainer::new(alphabet, words, opts);
+    train_counting_work(alphabet, words, opts, reporter, LONG_WORD).map(|(trained, _)| trained)
+}
+
+/// [`train`] with the long-word threshold given; also returns the work done.
+fn train_counting_work(
+    alphabet: Vec<String>,
+    words: WordTable,
+    opts: &MergeOptions,
+    reporter: &mut Reporter,
+    long_from: usize,
+) -> Result<(Trained, u64)> {
+    let mut t = Trainer::new(alphabet, words, opts, long_from);
     t.count_initial_pairs(reporter)?;
     let alphabet_len = t.tokens.len();
     let merges = t.run(reporter)?;
-    Ok(Trained { tokens: t.tokens, alphabet_len, merges, words: t.words })
+    t.compact_long_words();
+    Ok((Trained { tokens: t.tokens, alphabet_len, merges, words: t.words }, t.work.get()))
 }
 
 impl<'a> Trainer<'a> {
-    fn new(alphabet: Vec<String>, words: WordTable, opts: &'a MergeOptions) -> Self {
+    fn new(alphabet: Vec<String>, words: WordTable, opts: &'a MergeOptions, long_from: usize) -> Self {
         let token_chars = alphabet.iter().map(|s| s.chars().count() as u32).collect();
         let token_index = alphabet.iter().enumerate().map(|(i, s)| (s.clone(), i as u32)).collect();
         Trainer {
@@ -134,14 +174,24 @@ impl<'a> Trainer<'a> {
             specials: opts.specials.iter().cloned().collect(),
             step: 0,
             gained: Vec::new(),
+            long_from,
+            long: LongWords::default(),
+            spots: Vec::new(),
+            work: Cell::new(0),
         }
+    }
+
+    fn tally(&self, visited: usize) {
+        self.work.set(self.work.get() + visited as u64);
     }
 
     // -- pair bookkeeping --------------------------------------------------------------
 
-    fn inc(&mut self, l: u32, r: u32, w: u32, n: u64) {
+    /// Count n more occurrences of (l, r); its index, or None for a pair never counted.
+    #[inline]
+    fn count_up(&mut self, l: u32, r: u32, n: u64) -> Option<u32> {
         if l == UNK || r == UNK {
-            return;
+            return None;
         }
         let next = self.pairs.len() as u32;
         let idx = *self.pair_index.entry(key(l, r)).or_insert(next);
@@ -150,6 +200,17 @@ impl<'a> Trainer<'a> {
         }
         let st = &mut self.pairs[idx as usize];
         st.count += n;
+        if st.touched != self.step {
+            st.touched = self.step;
+            self.gained.push(idx);
+        }
+        Some(idx)
+    }
+
+    /// A new occurrence of (l, r) in the short word w.
+    fn inc(&mut self, l: u32, r: u32, w: u32, n: u64) {
+        let Some(idx) = self.count_up(l, r, n) else { return };
+        let st = &mut self.pairs[idx as usize];
         match st.postings.last() {
             Some(&last) if last == w => {}
             Some(&last) => {
@@ -159,10 +220,6 @@ impl<'a> Trainer<'a> {
                 st.postings.push(w);
             }
             None => st.postings.push(w),
-        }
-        if st.touched != self.step {
-            st.touched = self.step;
-            self.gained.push(idx);
         }
     }
 
@@ -179,11 +236,16 @@ impl<'a> Trainer<'a> {
             st.postings = Vec::new();
             st.head = 0;
             st.sorted = true;
+            if st.spots != 0 {
+                self.spots[st.spots as usize - 1] = BinaryHeap::new();
+            }
         }
     }
 
     fn count_initial_pairs(&mut self, reporter: &mut Reporter) -> Result<()> {
         self.step = u32::MAX; // nothing is "gained" during set-up
+        self.add_long_words(reporter)?;
+        let mut long_words_seen = 0;
         for w in 0..self.words.len() {
             if w % 4096 == 0 {
                 reporter.check_cancel()?;
@@ -192,6 +254,10 @@ impl<'a> Trainer<'a> {
                     p.stage = Stage::Counting;
                     reporter.send(p)?;
                 }
+            }
+            if self.long_word_numbers().get(long_words_seen) == Some(&(w as u32)) {
+                long_words_seen += 1; // counted already
+                continue;
             }
             let (s, n, c) = (self.words.starts[w], self.words.lens[w] as usize, self.words.counts[w]);
             for i in 1..n {
@@ -213,12 +279,13 @@ impl<'a> Trainer<'a> {
         Ok(())
     }
 
-    /// Char offset of the first occurrence of (l, r) in word w.
+    /// Char offset of the first occurrence of (l, r) in the short word w.
     fn find_in_word(&self, w: u32, l: u32, r: u32) -> Option<u32> {
         let syms = self.words.symbols(w as usize);
         let mut offset = 0u32;
         for i in 1..syms.len() {
             if syms[i - 1] == l && syms[i] == r {
+                self.tally(i);
                 return Some(offset);
             }
             if syms[i - 1] != UNK {
@@ -227,11 +294,23 @@ impl<'a> Trainer<'a> {
                 offset += 1;
             }
         }
+        self.tally(syms.len());
         None
     }
 
-    /// The pair's earliest occurrence (word << 32 | offset); u64::MAX if none.
+    /// The pair's earliest occurrence: word << 32 | (char offset in a short word, slot
+    /// in a long one). Only positions within one word are ever compared, and both
+    /// orders agree there. u64::MAX if none.
     fn first_pos(&mut self, idx: u32) -> u64 {
+        let short = self.first_short_pos(idx);
+        if self.pairs[idx as usize].spots == 0 {
+            short
+        } else {
+            short.min(self.first_long_pos(idx))
+        }
+    }
+
+    fn first_short_pos(&mut self, idx: u32) -> u64 {
         let st = &self.pairs[idx as usize];
         let (l, r) = (st.left, st.right);
         if st.sorted {
@@ -378,6 +457,8 @@ impl<'a> Trainer<'a> {
             let Some(idx) = self.next_best() else { break };
             let record = self.merge(idx, merges.len() as u32);
             merges.push(record);
+            #[cfg(test)]
+            self.check_counts();
             new_counts.push(record.count);
             if reporter.due() {
                 reporter.send(self.progress(&merges, std::mem::take(&mut new_counts)))?;
@@ -435,6 +516,7 @@ impl<'a> Trainer<'a> {
                 self.merge_in_word(w, a, b, c);
             }
         }
+        self.merge_in_long_words(idx, a, b, c, duplicate);
         let st = &mut self.pairs[idx as usize];
         debug_assert_eq!(st.count, 0, "a merged pair must have no occurrences left");
         st.merged = true;
@@ -454,6 +536,7 @@ impl<'a> Trainer<'a> {
     fn merge_in_word(&mut self, w: u32, a: u32, b: u32, c: u32) {
         let wi = w as usize;
         let (s, n, cnt) = (self.words.starts[wi], self.words.lens[wi] as usize, self.words.counts[wi]);
+        self.tally(n);
         let (mut i, mut out) = (0usize, 0usize);
         let mut last_was_merge = false;
         while i < n {
@@ -495,6 +578,7 @@ impl<'a> Trainer<'a> {
     fn rewrite_word(&mut self, w: u32, a: u32, b: u32, c: u32) {
         let wi = w as usize;
         let (s, n, cnt) = (self.words.starts[wi], self.words.lens[wi] as usize, self.words.counts[wi]);
+        self.tally(n);
         for i in 1..n {
             let (l, r) = (self.words.syms[s + i - 1], self.words.syms[s + i]);
             self.dec(l, r, cnt);
