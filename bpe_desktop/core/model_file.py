@@ -513,6 +513,10 @@ def model_from_dict(data: Any, *, path: str | None = None) -> BPEModel:
         raise _error(path, exc.where, str(exc)) from None
     model = BPEModel(**fields["model"])
     model._cache[_CREATED_KEY] = fields["created"]
+    try:  # the id table, built by whichever thread loads (a GUI would stall building it)
+        model.piece_ids
+    except ConfigError as exc:
+        raise _error(path, "config.special_tokens", str(exc)) from None
     return model
 
 

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QLockFile, QObject, Signal, Slot
+from PySide6.QtCore import QLockFile, QObject, QTimer, Signal, Slot
 
 from bpe_desktop.core import BPEModel, BpeError, load_model, save_model
 from bpe_desktop.paths import user_data_dir
@@ -60,6 +60,10 @@ def _remove(path: Path) -> None:
         log.warning("could not remove the autosave %s: %s", path, exc)
 
 
+#: How long after a new unsaved model arrives it is written.
+DELAY_MS = 1000
+
+
 class Autosave(QObject):
     """Keeps this session's autosave file in step with the document's unsaved model."""
 
@@ -89,6 +93,10 @@ class Autosave(QObject):
         #: A model whose write failed: not retried until the document changes model.
         self._failed_for: BPEModel | None = None
         self._closed = False
+        # A new model is written a moment after it arrives, not while the panels are
+        # still taking it over: saving is pure Python and would compete for the GIL.
+        self._due = QTimer(self, singleShot=True, interval=DELAY_MS)
+        self._due.timeout.connect(self._write_due)
         document.state_changed.connect(self.sync)
 
     @property
@@ -101,16 +109,28 @@ class Autosave(QObject):
 
     @Slot()
     def sync(self) -> None:
-        """Write the unsaved model, or remove the file when nothing is unsaved."""
+        """Write the unsaved model (after DELAY_MS), or remove the file when nothing is unsaved."""
+        wanted = self._wanted()
+        if wanted is None:
+            self._due.stop()
+            if not self._closed and not self._runner.running:
+                self._written = self._failed_for = None
+                _remove(self.path)
+            return
+        if not self._closed and not self._runner.running and not self._due.isActive():
+            self._due.start()
+
+    def _wanted(self) -> BPEModel | None:
+        """The model the file should hold, None when nothing is unsaved."""
+        doc = self.document
+        return doc.model if doc.model is not None and doc.dirty else None
+
+    @Slot()
+    def _write_due(self) -> None:
         if self._closed or self._runner.running:
             return  # a write in progress: sync runs again when it stops
-        doc = self.document
-        wanted = doc.model if doc.model is not None and doc.dirty else None
-        if wanted is None:
-            self._written = self._failed_for = None
-            _remove(self.path)
-            return
-        if wanted is self._written or wanted is self._failed_for:
+        wanted = self._wanted()
+        if wanted is None or wanted is self._written or wanted is self._failed_for:
             return
         self._writing = wanted
         path = self.path
@@ -143,6 +163,7 @@ class Autosave(QObject):
     def close(self) -> None:
         """The window closes: the user saved or chose to discard, so the copy goes."""
         self._closed = True
+        self._due.stop()
         self._runner.shutdown()
         _remove(self.path)
         self._lock.unlock()
