@@ -48,9 +48,7 @@ import json
 import os
 import platform
 import random
-import signal
 import string
-import subprocess
 import sys
 import tempfile
 import threading
@@ -58,7 +56,7 @@ import time
 from pathlib import Path
 
 from bench_train import prepare_corpus, warm
-from common import CACHE, ROOT, add_child_options, comma_list
+from common import CACHE, ROOT, add_child_options, comma_list, run_child
 
 CASES = ("1gb", "line200m", "slowpipe", "longwords")
 PRESETS = ("default", "gpt2")
@@ -267,45 +265,18 @@ def worker(preset: str, corpus: str, vocab: int, threads: int, result_path: str)
 # =========================================================================================
 
 
-def run_child(case: str, preset: str, corpus: Path, args, log_dir: Path) -> dict:
+def run_case(case: str, preset: str, corpus: Path, args, log_dir: Path) -> dict:
     env = dict(os.environ, RAYON_NUM_THREADS=str(args.threads))
-    with tempfile.NamedTemporaryFile("r", suffix=".json", delete=False) as tmp:
-        result_path = tmp.name
-    log_path = log_dir / f"{case}-{preset}.log"
     cmd = [sys.executable, str(Path(__file__).resolve()), "--worker", preset,
            "--corpus-file", str(corpus), "--vocab", str(args.vocab),
-           "--threads", str(args.threads), "--result", result_path]
-    timed_out = threading.Event()
-    with open(log_path, "w") as log:
-        t0 = time.perf_counter()
-        proc = subprocess.Popen(cmd, env=env, stdout=log, stderr=subprocess.STDOUT,
-                                start_new_session=True)
-
-        def kill() -> None:
-            timed_out.set()
-            try:
-                os.killpg(proc.pid, signal.SIGKILL)  # our own child's process group only
-            except ProcessLookupError:
-                pass
-
-        timer = threading.Timer(args.timeout, kill)
-        timer.start()
-        try:
-            _, status, usage = os.wait4(proc.pid, 0)
-        finally:
-            timer.cancel()
-        wall = time.perf_counter() - t0
-    rec = {"case": case, "preset": preset, "corpus": corpus.name, "wall": wall,
-           "maxrss_wait4_mb": usage.ru_maxrss / 1024.0,
-           "returncode": os.waitstatus_to_exitcode(status), "timed_out": timed_out.is_set(),
-           "log": str(log_path)}
-    try:
-        with open(result_path) as f:
-            rec.update(json.load(f))
-    except (OSError, ValueError):
-        rec.setdefault("error", "the child wrote no result (crashed?)")
-    finally:
-        os.unlink(result_path)
+           "--threads", str(args.threads)]
+    run = run_child(cmd, env, log_dir / f"{case}-{preset}.log", args.timeout)
+    rec = {"case": case, "preset": preset, "corpus": corpus.name,
+           **{k: v for k, v in run.items() if k != "result"}}
+    if run["result"] is None:
+        rec["error"] = "the child wrote no result (crashed?)"
+    else:
+        rec.update(run["result"])
     return rec
 
 
@@ -395,7 +366,7 @@ def main(argv=None) -> int:
                 corpus = inputs[case]
                 warm(corpus)
             try:
-                rec = run_child(case, preset, corpus, args, log_dir)
+                rec = run_case(case, preset, corpus, args, log_dir)
             finally:
                 if pipe is not None:
                     pipe.close()

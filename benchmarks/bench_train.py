@@ -40,15 +40,13 @@ import json
 import os
 import platform
 import shutil
-import signal
-import subprocess
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 
 from common import CACHE, CORPORA_DIR, ROOT, add_child_options, comma_list  # noqa: E402
+from common import run_child  # noqa: E402
 
 #: name -> (source file, kind). "gz" corpora are decompressed once into CACHE for the peers.
 CORPORA = {
@@ -191,50 +189,21 @@ def worker(tool: str, corpus: str, vocab: int, threads: int, result_path: str) -
 # =========================================================================================
 
 
-def run_child(tool: str, corpus_path: Path, vocab: int, threads: int, timeout: float,
-              log_dir: Path) -> dict:
+def run_tool(tool: str, corpus_path: Path, vocab: int, threads: int, timeout: float,
+             log_dir: Path) -> dict:
     env = dict(os.environ)
     env["RAYON_NUM_THREADS"] = str(threads)
     env["TOKENIZERS_PARALLELISM"] = "true"
     env["OMP_NUM_THREADS"] = str(threads)
-    with tempfile.NamedTemporaryFile("r", suffix=".json", delete=False) as tmp:
-        result_path = tmp.name
-    log_path = log_dir / f"{tool}-{corpus_path.stem}.log"
     cmd = [sys.executable, str(Path(__file__).resolve()), "--worker", tool,
-           "--corpus-file", str(corpus_path), "--vocab", str(vocab),
-           "--threads", str(threads), "--result", result_path]
-    timed_out = threading.Event()
-    with open(log_path, "w") as log:
-        t0 = time.perf_counter()
-        proc = subprocess.Popen(cmd, env=env, stdout=log, stderr=subprocess.STDOUT,
-                                start_new_session=True)
-
-        def kill() -> None:
-            timed_out.set()
-            try:
-                os.killpg(proc.pid, signal.SIGKILL)  # our own child's process group only
-            except ProcessLookupError:
-                pass
-
-        timer = threading.Timer(timeout, kill)
-        timer.start()
-        try:
-            _, status, usage = os.wait4(proc.pid, 0)
-        finally:
-            timer.cancel()
-        wall = time.perf_counter() - t0
-        proc.returncode = os.waitstatus_to_exitcode(status)
-    rec = {"tool": tool, "corpus": corpus_path.name, "wall": wall,
-           "maxrss_mb": usage.ru_maxrss / 1024.0, "returncode": proc.returncode,
-           "timed_out": timed_out.is_set(), "log": str(log_path)}
-    try:
-        with open(result_path) as f:
-            rec.update({k: v for k, v in json.load(f).items() if k not in ("tool", "corpus")})
-    except (OSError, ValueError):
-        pass
-    finally:
-        os.unlink(result_path)
-    if proc.returncode != 0:
+           "--corpus-file", str(corpus_path), "--vocab", str(vocab), "--threads", str(threads)]
+    log_path = log_dir / f"{tool}-{corpus_path.stem}.log"
+    run = run_child(cmd, env, log_path, timeout)
+    rec = {"tool": tool, "corpus": corpus_path.name, "wall": run["wall"],
+           "maxrss_mb": run["maxrss_wait4_mb"], "returncode": run["returncode"],
+           "timed_out": run["timed_out"], "log": run["log"]}
+    rec.update({k: v for k, v in (run["result"] or {}).items() if k not in ("tool", "corpus")})
+    if run["returncode"] != 0:
         rec["error"] = _tail(log_path)
     return rec
 
@@ -422,7 +391,7 @@ def main(argv=None) -> int:
         for cname, path, tool in plan:
             if TOOLS[tool].get("slow") and rep >= args.slow_repeat:
                 continue
-            rec = run_child(tool, path, args.vocab, args.threads, args.timeout, log_dir)
+            rec = run_tool(tool, path, args.vocab, args.threads, args.timeout, log_dir)
             rec["corpus_name"] = cname
             rec["repeat"] = rep
             records.append(rec)

@@ -3,7 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import json
 import os
+import signal
+import subprocess
+import tempfile
+import threading
+import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -30,3 +36,46 @@ def comma_list(ap: argparse.ArgumentParser, text: str, allowed, what: str) -> li
         if item not in allowed:
             ap.error(f"unknown {what} {item!r}")
     return items
+
+
+def run_child(cmd: list[str], env: dict, log_path: Path, timeout: float) -> dict:
+    """Run one measurement in a child process that writes its JSON result to the file
+    named after ``--result``; kill it (its whole group) after ``timeout`` seconds.
+
+    Returns the child's result merged with ``wall`` (s, seen from here),
+    ``maxrss_wait4_mb``, ``returncode``, ``timed_out`` and ``log``.
+    """
+    with tempfile.NamedTemporaryFile("r", suffix=".json", delete=False) as tmp:
+        result_path = tmp.name
+    cmd = [*cmd, "--result", result_path]
+    timed_out = threading.Event()
+    with open(log_path, "w") as log:
+        t0 = time.perf_counter()
+        proc = subprocess.Popen(cmd, env=env, stdout=log, stderr=subprocess.STDOUT,
+                                start_new_session=True)
+
+        def kill() -> None:
+            timed_out.set()
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)  # our own child's process group only
+            except ProcessLookupError:
+                pass
+
+        timer = threading.Timer(timeout, kill)
+        timer.start()
+        try:
+            _, status, usage = os.wait4(proc.pid, 0)
+        finally:
+            timer.cancel()
+        wall = time.perf_counter() - t0
+    rec = {"wall": wall, "maxrss_wait4_mb": usage.ru_maxrss / 1024.0,
+           "returncode": os.waitstatus_to_exitcode(status), "timed_out": timed_out.is_set(),
+           "log": str(log_path)}
+    try:
+        with open(result_path) as f:
+            rec["result"] = json.load(f)
+    except (OSError, ValueError):
+        rec["result"] = None
+    finally:
+        os.unlink(result_path)
+    return rec
