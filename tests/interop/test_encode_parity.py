@@ -6,6 +6,8 @@ never seen in training, in other scripts, line by line and as whole multi-line t
 
 from __future__ import annotations
 
+import importlib
+
 
 import pytest
 
@@ -13,8 +15,8 @@ from bpe_desktop.core import Corpus, TrainConfig, train
 from tests.interop.conftest import normalized_text
 from tests.shared_data import corpus_path, gpt2_chars
 
-tokenizers = pytest.importorskip("tokenizers")
-tiktoken = pytest.importorskip("tiktoken")
+tokenizers = importlib.import_module("tokenizers")
+tiktoken = importlib.import_module("tiktoken")
 
 GPT2_PATTERN = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
 OTHERS = ["ud_german", "ud_russian", "ud_hindi", "ud_japanese", "tinyshakespeare"]

@@ -15,6 +15,8 @@ differently).
 
 from __future__ import annotations
 
+import importlib
+
 import dataclasses
 import json
 import os
@@ -43,10 +45,10 @@ from bpe_desktop.core.pieces import BYTE_CHARS, surface_text
 from tests.interop.conftest import normalized_text
 from tests.shared_data import corpus_path
 
-tokenizers = pytest.importorskip("tokenizers")
-sentencepiece = pytest.importorskip("sentencepiece")
-tiktoken = pytest.importorskip("tiktoken")
-apply_bpe = pytest.importorskip("subword_nmt.apply_bpe")
+tokenizers = importlib.import_module("tokenizers")
+sentencepiece = importlib.import_module("sentencepiece")
+tiktoken = importlib.import_module("tiktoken")
+apply_bpe = importlib.import_module("subword_nmt.apply_bpe")
 
 TARGETS = ("ud_german", "ud_russian", "ud_hindi", "ud_japanese")
 

@@ -11,6 +11,8 @@
 
 from __future__ import annotations
 
+import importlib
+
 import base64
 import codecs
 import io
@@ -35,11 +37,11 @@ from tests.interop.test_formats_export import (
 )
 from tests.shared_data import corpus_path
 
-tokenizers = pytest.importorskip("tokenizers")
-sentencepiece = pytest.importorskip("sentencepiece")
-tiktoken = pytest.importorskip("tiktoken")
-apply_bpe = pytest.importorskip("subword_nmt.apply_bpe")
-learn_bpe = pytest.importorskip("subword_nmt.learn_bpe")
+tokenizers = importlib.import_module("tokenizers")
+sentencepiece = importlib.import_module("sentencepiece")
+tiktoken = importlib.import_module("tiktoken")
+apply_bpe = importlib.import_module("subword_nmt.apply_bpe")
+learn_bpe = importlib.import_module("subword_nmt.learn_bpe")
 
 TARGETS = ("ud_german", "ud_russian", "ud_hindi", "ud_japanese")
 ROUND_TRIPS = [(name, fmt) for name in CONFIGS for fmt in sorted(COMPATIBLE[name])
@@ -353,7 +355,7 @@ def test_protobuf_writer_matches_the_wire_format():
 
 def test_sentencepiece_export_is_what_protobuf_would_serialize(models):
     """Parsed with sentencepiece's own generated classes when protobuf is installed."""
-    pb = pytest.importorskip("sentencepiece.sentencepiece_model_pb2")
+    pb = importlib.import_module("sentencepiece.sentencepiece_model_pb2")
     blob = sentencepiece_model.model_proto(models["sentencepiece"])
     proto = pb.ModelProto()
     proto.ParseFromString(blob)

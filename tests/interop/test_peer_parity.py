@@ -23,6 +23,8 @@ merge), which is what is needed to tell a tie-break difference from a counting b
 
 from __future__ import annotations
 
+import importlib
+
 import codecs
 import io
 import json
@@ -33,8 +35,8 @@ from pathlib import Path
 import pytest
 
 # The peers are optional dependencies (the ``peers`` extra): skip, never fail, without them.
-tokenizers = pytest.importorskip("tokenizers")
-snmt_learn_bpe = pytest.importorskip("subword_nmt.learn_bpe")
+tokenizers = importlib.import_module("tokenizers")
+snmt_learn_bpe = importlib.import_module("subword_nmt.learn_bpe")
 
 from bpe_desktop.core import Corpus, TrainConfig, train  # noqa: E402
 

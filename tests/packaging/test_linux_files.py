@@ -13,11 +13,10 @@ import subprocess
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-import pytest
-
 from bpe_desktop import __version__
 from bpe_desktop.app import APP_ID
 from bpe_desktop.paths import resource_path
+from tests.shared_data import missing_system_tool
 
 ROOT = Path(__file__).resolve().parents[2]
 LINUX = ROOT / "packaging" / "linux"
@@ -28,7 +27,7 @@ METAINFO = LINUX / f"{APP_ID}.metainfo.xml"
 def _tool(name: str) -> str:
     path = shutil.which(name)
     if path is None:
-        pytest.skip(f"{name} is not installed (apt-get install desktop-file-utils appstream)")
+        missing_system_tool(f"{name} is not installed (apt-get install desktop-file-utils appstream)")
     return path
 
 

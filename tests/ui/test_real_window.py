@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.shared_data import missing_system_tool
+
 pytestmark = pytest.mark.slow
 
 
@@ -22,7 +24,7 @@ pytestmark = pytest.mark.slow
 def xvfb_display():
     xvfb = shutil.which("Xvfb")
     if xvfb is None:
-        pytest.skip("Xvfb is not installed (apt-get install xvfb; .ci/run installs it)")
+        missing_system_tool("Xvfb is not installed (apt-get install xvfb; .ci/run installs it)")
     for number in range(91, 120):
         if not Path(f"/tmp/.X11-unix/X{number}").exists() and \
                 not Path(f"/tmp/.X{number}-lock").exists():
