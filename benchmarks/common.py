@@ -17,7 +17,15 @@ ROOT = HERE.parent
 CACHE = HERE / ".cache"
 RESULTS = HERE / "results"
 #: The shared corpora: ``shared/`` beside the repository, or BPE_DESKTOP_CORPORA.
+#: The benchmarks need the large corpora, which do not ship with the repository (the tests
+#: read their own small copies in tests/data).
 CORPORA_DIR = Path(os.environ.get("BPE_DESKTOP_CORPORA") or ROOT.parent / "shared" / "corpora")
+if not CORPORA_DIR.is_dir():
+    raise SystemExit(
+        f"benchmarks: the corpora folder {CORPORA_DIR} does not exist; the benchmarks read the "
+        "large corpora (gutenberg-100M.txt.gz and others, see benchmarks/README.md) from there. "
+        "Set BPE_DESKTOP_CORPORA to the folder that holds them."
+    )
 
 
 def add_child_options(ap: argparse.ArgumentParser) -> None:

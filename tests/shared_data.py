@@ -5,19 +5,26 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-#: Where the shared corpora live: ``shared/`` beside the repository, or BPE_DESKTOP_CORPORA.
-CORPORA_DIR = Path(
-    os.environ.get("BPE_DESKTOP_CORPORA")
-    or Path(__file__).resolve().parents[2] / "shared" / "corpora"
-)
+_REPO = Path(__file__).resolve().parents[1]
+#: The corpora the tests read ship with the repository (tests/data/README.md gives their
+#: sources and licences); Botchan is the application's own example corpus. BPE_DESKTOP_CORPORA
+#: points the tests at another folder holding files of the same names.
+DATA_DIR = _REPO / "tests" / "data"
+_SHIPPED = {"botchan.txt": _REPO / "bpe_desktop" / "resources" / "examples" / "botchan.txt"}
 
 
 def corpus_path(name: str) -> Path:
     """The corpus ``name`` (with or without ``.txt``); a clear failure when it is missing."""
-    path = CORPORA_DIR / (name if name.endswith(".txt") else f"{name}.txt")
+    file_name = name if name.endswith(".txt") else f"{name}.txt"
+    override = os.environ.get("BPE_DESKTOP_CORPORA")
+    if override:
+        path = Path(override) / file_name
+    else:
+        path = _SHIPPED.get(file_name, DATA_DIR / file_name)
     if not path.is_file():
         raise FileNotFoundError(
-            f"corpus {path} is missing; set BPE_DESKTOP_CORPORA to the corpora folder"
+            f"corpus {path} is missing"
+            + ("; BPE_DESKTOP_CORPORA points at a folder without it" if override else "")
         )
     return path
 
