@@ -19,18 +19,7 @@ import zlib
 from typing import IO, Callable, Iterator, Sequence, TextIO
 
 from bpe_desktop import __version__
-from bpe_desktop.core.config import (
-    BOUNDARIES,
-    BOUNDARY_OF_PRETOKENIZER,
-    NORMALIZATIONS,
-    PRESETS,
-    PRETOKENIZERS,
-    SPECIAL_ROLES,
-    TIE_BREAKS,
-    SpecialToken,
-    parse_special,
-    TrainConfig,
-)
+from bpe_desktop.cli_options import add_train_options, config_from_args, whole_number
 from bpe_desktop.core.errors import BpeError, EncodeError, TrainingCancelled
 from bpe_desktop.core.formats import FORMATS
 from bpe_desktop.core.model_file import created_time, load_model, save_model
@@ -151,37 +140,6 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_USAGE, f"{PROG}: error: {message} ({hint})\n")
 
 
-def _int_arg(minimum: int) -> Callable[[str], int]:
-    def parse(text: str) -> int:
-        try:
-            value = int(text.replace("_", ""))
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-        if value < minimum:
-            raise argparse.ArgumentTypeError(f"must be at least {minimum}; got {value}")
-        return value
-
-    parse.__name__ = "whole number"
-    return parse
-
-
-def _fraction(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not 0.0 < value <= 1.0:
-        raise argparse.ArgumentTypeError(f"must be more than 0 and at most 1; got {text}")
-    return value
-
-
-def _special(text: str) -> SpecialToken:
-    try:
-        return parse_special(text)
-    except BpeError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
-
-
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog=PROG,
@@ -200,34 +158,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("files", nargs="+", metavar="FILE", help="corpus files (UTF-8, may be .gz)")
     p.add_argument("-o", "--output", required=True, metavar="MODEL",
                    help="where to write the model (JSON)")
-    size = p.add_mutually_exclusive_group()
-    size.add_argument("--vocab-size", type=_int_arg(1), metavar="N",
-                      help="stop when the vocabulary has N tokens")
-    size.add_argument("--merges", type=_int_arg(0), metavar="N", help="stop after N merges")
-    p.add_argument("--min-frequency", type=_int_arg(1), metavar="K",
-                   help="never merge a pair seen fewer than K times (default 2)")
-    p.add_argument("--pretokenizer", choices=PRETOKENIZERS)
-    p.add_argument("--boundary", choices=BOUNDARIES, help="word boundary marker")
-    p.add_argument("--ties", choices=TIE_BREAKS, help="which pair wins on equal counts")
-    p.add_argument("--normalize", choices=NORMALIZATIONS, help="Unicode normalization")
-    p.add_argument("--lowercase", action="store_true", default=None, help="lowercase the text")
-    p.add_argument("--threads", type=_int_arg(0), metavar="N",
-                   help="worker threads (default 0: all cores)")
     p.add_argument("--word-counts", action="store_true",
                    help="the files are word<TAB>count tables, not running text")
-    p.add_argument("--character-coverage", type=_fraction, metavar="F",
-                   help="keep the most frequent characters covering this share (default 1)")
-    p.add_argument("--initial-alphabet", metavar="CHARS",
-                   help="characters always in the alphabet")
-    p.add_argument("--preset", choices=tuple(PRESETS), help="a named set of defaults")
-    specials = p.add_mutually_exclusive_group()
-    specials.add_argument(
-        "--special", type=_special, action="append", metavar="PIECE:ID[:ROLE]",
-        help="a special token (repeatable; replaces the default ones). ROLE is one of "
-        f"{', '.join(SPECIAL_ROLES)}; without one, <unk> <pad> <s> </s> get theirs and "
-        "others are 'user'",
-    )
-    specials.add_argument("--no-specials", action="store_true", help="no special tokens")
+    add_train_options(p)
     p.add_argument("--encoding-errors", choices=("strict", "replace"), default="strict",
                    help="invalid UTF-8: stop with an error (strict, default) or use U+FFFD")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress or summary")
@@ -288,7 +221,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="then load the files with the format's own library and compare its "
                    "segmentation of each line of FILE with this model's (exit 1 on a "
                    "difference)")
-    p.add_argument("--verify-lines", type=_int_arg(1), metavar="N",
+    p.add_argument("--verify-lines", type=whole_number(1), metavar="N",
                    help="verify on the first N lines of FILE only")
     p.add_argument("-q", "--quiet", action="store_true", help="no summary")
     p.set_defaults(run=cmd_export)
@@ -316,33 +249,6 @@ def build_parser() -> argparse.ArgumentParser:
 # ---------------------------------------------------------------------------------------
 # train
 # ---------------------------------------------------------------------------------------
-
-
-def config_from_args(args: argparse.Namespace) -> TrainConfig:
-    """The TrainConfig the options ask for: the preset's values, then explicit options."""
-    options = {
-        "vocab_size": args.vocab_size,
-        "merges": args.merges,
-        "min_frequency": args.min_frequency,
-        "pretokenizer": args.pretokenizer,
-        "boundary": args.boundary,
-        "ties": args.ties,
-        "normalize": args.normalize,
-        "lowercase": args.lowercase,
-        "threads": args.threads,
-        "character_coverage": args.character_coverage,
-        "initial_alphabet": args.initial_alphabet,
-    }
-    overrides = {k: v for k, v in options.items() if v is not None}
-    if args.pretokenizer in BOUNDARY_OF_PRETOKENIZER and args.boundary is None:
-        overrides["boundary"] = BOUNDARY_OF_PRETOKENIZER[args.pretokenizer]
-    if args.no_specials:
-        overrides["special_tokens"] = ()
-    elif args.special:
-        overrides["special_tokens"] = tuple(args.special)
-    if args.preset:
-        return TrainConfig.preset(args.preset, **overrides)
-    return TrainConfig(**overrides)
 
 
 def cmd_train(args: argparse.Namespace) -> int:

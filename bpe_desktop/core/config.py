@@ -4,42 +4,9 @@ The defaults reproduce the seed documents (Sennrich et al. 2016): words split at
 whitespace, ``</w>`` as a separate end-of-word symbol, ties to the pair seen first in
 the corpus, a pair seen once never merged, and merging until no pair is left.
 
-Options and their meaning
--------------------------
-pretokenizer
-    How text is cut into words; merges never cross a word.
-    ``whitespace``  runs of Unicode whitespace separate words.
-    ``space``       only U+0020 and line breaks separate words (subword-nmt); tabs and
-                    other spaces stay inside words.
-    ``letters``     runs of letters (with their combining marks) are words; every other
-                    non-space character is a word of its own (the seed's ``[a-zA-Z]+``).
-    ``gpt2``        the GPT-2 regex over each line, then UTF-8 bytes, shown with the
-                    GPT-2 byte-to-character map (space is ``Ġ``); alphabet of all 256 bytes.
-    ``sentencepiece`` runs of spaces separate words and each word starts with ``▁``
-                    (requires ``boundary="bow-prefix"``).
-boundary
-    ``eow-symbol``  ``</w>`` is an extra symbol after each word (the seeds' examples).
-    ``eow-suffix``  ``</w>`` is glued to the last character (subword-nmt codes v0.2,
-                    HF ``end_of_word_suffix``).
-    ``bow-prefix``  ``▁`` is an extra symbol before each word (sentencepiece style).
-    ``none``        no marker (HF ``WhitespaceSplit``, byte-level GPT-2).
-ties
-    Which pair wins when counts are equal.
-    ``first-seen``    the pair whose earliest occurrence in corpus order comes first: words
-                      in order of first appearance, then position in the word. This is what
-                      the seeds' ``max(pairs, key=pairs.get)`` over a dict does.
-    ``lexicographic`` the greatest (left, right) pair of strings in code-point order
-                      (subword-nmt).
-    ``codepoint``     the smallest (left id, right id), with the alphabet numbered in
-                      code-point order and merged tokens in creation order (HF tokenizers).
-min_frequency
-    Merging stops when the best pair occurs fewer times than this (default 2).
-vocab_size / merges
-    Stop when the vocabulary (specials + alphabet + merged tokens) reaches ``vocab_size``,
-    or after ``merges`` merges; with neither, merge until no pair is frequent enough.
-character_coverage
-    Keep the most frequent characters covering this share of all characters; the rest
-    become the unknown token and are never merged (sentencepiece's option).
+Each option's meaning, label, allowed values and range are declared once, on its field
+below (:func:`~bpe_desktop.core.options.option`); the command line and the Training panel
+are built from those declarations, and the value lists come from the engine.
 
 Limits
 ------
@@ -64,31 +31,34 @@ from __future__ import annotations
 import dataclasses
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Mapping
 
 from bpe_desktop.core.errors import ConfigError
+from bpe_desktop.core.options import (
+    MAX_COUNT,
+    MAX_THREADS,
+    MAX_VOCAB,
+    OPTION_VALUES,
+    choices_of,
+    option,
+    option_specs,
+)
 
-PRETOKENIZERS = ("whitespace", "space", "letters", "gpt2", "sentencepiece")
-BOUNDARIES = ("eow-symbol", "eow-suffix", "bow-prefix", "none")
+PRETOKENIZERS = OPTION_VALUES["pretokenizer"]
+BOUNDARIES = OPTION_VALUES["boundary"]
+TIE_BREAKS = OPTION_VALUES["ties"]
+NORMALIZATIONS = OPTION_VALUES["normalize"]
+SPECIAL_ROLES = OPTION_VALUES["role"]
 #: Pre-tokenizers whose words carry their own space marker (Ġ, ▁) and so allow one
 #: boundary style only.
 BOUNDARY_OF_PRETOKENIZER = {"gpt2": "none", "sentencepiece": "bow-prefix"}
-TIE_BREAKS = ("first-seen", "lexicographic", "codepoint")
-NORMALIZATIONS = ("none", "nfc", "nfkc")
-SPECIAL_ROLES = ("pad", "unk", "bos", "eos", "user")
 
 EOW = "</w>"
 BOW = "\u2581"  # ▁, LOWER ONE EIGHTH BLOCK, as sentencepiece
 
-#: Largest vocabulary / merge count accepted: ids are 32-bit in the engine.
-MAX_VOCAB = 2**31 - 1
 #: Largest id of a special token (the vocabulary then has MAX_VOCAB tokens).
 MAX_SPECIAL_ID = MAX_VOCAB - 1
-#: Counts are 64-bit in the engine: no pair can occur more often than this.
-MAX_COUNT = 2**64 - 1
-#: The most threads a run may ask for.
-MAX_THREADS = 1024
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
@@ -160,33 +130,115 @@ def format_special(token: SpecialToken) -> str:
 class TrainConfig:
     """Every training option, with the defaults of the seed documents."""
 
-    vocab_size: int | None = None
-    merges: int | None = None
-    min_frequency: int = 2
-    pretokenizer: str = "whitespace"
-    boundary: str = "eow-symbol"
-    ties: str = "first-seen"
-    normalize: str = "none"
-    lowercase: bool = False
-    character_coverage: float = 1.0
-    initial_alphabet: str = ""
-    special_tokens: tuple[SpecialToken, ...] = field(default=DEFAULT_SPECIALS)
-    threads: int = 0
-    #: How many of the most frequent training words the model file keeps (for browsing).
-    keep_words: int = 50_000
+    vocab_size: int | None = option(
+        None, label="&Vocabulary size:", group="stop", minimum=1, maximum=MAX_VOCAB,
+        optional=True, metavar="N",
+        help="Stop when the vocabulary (special tokens + characters + learned subwords) "
+             "reaches this size.")
+    merges: int | None = option(
+        None, label="&Number of merges:", group="stop", minimum=0, maximum=MAX_VOCAB,
+        optional=True, metavar="N",
+        help="Stop after this many merges. With neither a vocabulary size nor a number of "
+             "merges, learning goes on until no pair of symbols occurs often enough.")
+    min_frequency: int = option(
+        2, label="&Minimum pair count:", minimum=1, maximum=MAX_COUNT, metavar="K",
+        help="A pair of symbols must occur at least this many times in the corpus to be "
+             "merged. 2 means a pair seen only once is never learned.")
+    pretokenizer: str = option(
+        "whitespace", label="&Words:", group="text",
+        choices=choices_of("pretokenizer", {
+            "whitespace": "Split at any whitespace",
+            "space": "Split at spaces only (subword-nmt)",
+            "letters": "Runs of letters; punctuation separate",
+            "gpt2": "GPT-2 byte-level",
+            "sentencepiece": "sentencepiece (▁ marks word starts)",
+        }),
+        help="How text is cut into words before learning; subwords never cross a word "
+             "boundary. whitespace: any spaces, tabs or line breaks separate words. space: "
+             "only U+0020 and line breaks do (subword-nmt); tabs stay inside words. "
+             "letters: runs of letters (with their combining marks) are words and every "
+             "other character is a word of its own (the seed's [a-zA-Z]+). gpt2: GPT-2's "
+             "regex over each line, then UTF-8 bytes shown with GPT-2's byte-to-character "
+             "map (space is Ġ); all 256 bytes are in the alphabet, so nothing is ever "
+             "unknown. sentencepiece: runs of spaces separate words and each word starts "
+             "with ▁ (boundary bow-prefix).")
+    boundary: str = option(
+        "eow-symbol", label="Word &boundary:", group="text",
+        choices=choices_of("boundary", {
+            "eow-symbol": "</w> as its own symbol (the papers)",
+            "eow-suffix": "</w> glued to the last character",
+            "bow-prefix": "▁ before each word",
+            "none": "No marker",
+        }),
+        help="How the end or start of a word is marked, so that 'est' at the end of "
+             "'newest' is learned apart from 'est' inside 'estimate'. eow-symbol: </w> is "
+             "an extra symbol after each word (the seeds' examples). eow-suffix: </w> is "
+             "glued to the last character (subword-nmt codes v0.2, HF end_of_word_suffix). "
+             "bow-prefix: ▁ is an extra symbol before each word (sentencepiece). none: no "
+             "marker (HF WhitespaceSplit, byte-level GPT-2).")
+    ties: str = option(
+        "first-seen", label="&Ties:",
+        choices=choices_of("ties", {
+            "first-seen": "Pair seen first in the corpus",
+            "lexicographic": "Greatest pair alphabetically (subword-nmt)",
+            "codepoint": "Smallest symbol ids (Hugging Face)",
+        }),
+        help="Which pair is merged when two pairs are equally frequent; the result is always "
+             "deterministic. first-seen: the pair whose earliest occurrence in corpus order "
+             "comes first (words in order of first appearance, then position in the word), "
+             "as the seeds' max(pairs, key=pairs.get) over a dict. lexicographic: the "
+             "greatest (left, right) pair of strings in code-point order (subword-nmt). "
+             "codepoint: the smallest (left id, right id), with the alphabet numbered in "
+             "code-point order and merged tokens in creation order (HF tokenizers).")
+    normalize: str = option(
+        "none", label="&Normalization:", group="text",
+        choices=choices_of("normalize", {
+            "none": "None",
+            "nfc": "NFC (compose accents)",
+            "nfkc": "NFKC (also fold compatibility forms)",
+        }),
+        help="Unicode normalization applied to the text first (and when encoding), so that "
+             "the same letter written in two ways (é as one character or e + accent) counts "
+             "as one.")
+    lowercase: bool = option(
+        False, label="&Lower-case the text", group="text",
+        help="Fold all text to lower case before learning (and when encoding).")
+    character_coverage: float = option(
+        1.0, label="Character &coverage:", group="vocabulary", minimum=0.0001, maximum=1.0,
+        metavar="F",
+        help="Keep the most frequent characters that together cover this share of all "
+             "characters; rarer characters become the unknown token and are never merged "
+             "(sentencepiece's option). 1.0 keeps every character; more than 0, at most 1.")
+    initial_alphabet: str = option(
+        "", label="Always &include:", group="vocabulary", metavar="CHARS",
+        placeholder="e.g. äöüß",
+        help="Characters that are in the vocabulary even if the corpus lacks them (type "
+             "them one after another).")
+    special_tokens: tuple[SpecialToken, ...] = option(
+        DEFAULT_SPECIALS, label="Special to&kens:", group="vocabulary", metavar="PIECE:ID[:ROLE]",
+        help="Reserved tokens with fixed ids, never formed by merging, as PIECE:ID or "
+             "PIECE:ID:ROLE (roles: " + ", ".join(OPTION_VALUES["role"]) + "; <unk> <pad> "
+             "<s> </s> get theirs without one). <unk> stands for characters outside the "
+             "vocabulary.")
+    threads: int = option(
+        0, label="T&hreads:", group="run", minimum=0, maximum=MAX_THREADS, metavar="N",
+        zero_means="all cores", stored=False,
+        help="Processor cores used for reading and counting the corpus (0 = all). The result "
+             "is the same for any number.")
+    keep_words: int = option(
+        50_000, label="Words kept for &browsing:", group="run", minimum=0, maximum=MAX_VOCAB,
+        metavar="N",
+        help="How many of the most frequent training words the model file keeps, so the "
+             "Vocabulary browser can show the words that contain a token.")
 
     def __post_init__(self) -> None:
-        _check_choice("pretokenizer", self.pretokenizer, PRETOKENIZERS)
-        _check_choice("boundary", self.boundary, BOUNDARIES)
-        _check_choice("ties", self.ties, TIE_BREAKS)
-        _check_choice("normalize", self.normalize, NORMALIZATIONS)
-        _check_int("min_frequency", self.min_frequency, minimum=1, maximum=MAX_COUNT)
-        if self.vocab_size is not None:
-            _check_int("vocab_size", self.vocab_size, minimum=1, maximum=MAX_VOCAB)
-        if self.merges is not None:
-            _check_int("merges", self.merges, minimum=0, maximum=MAX_VOCAB)
-        _check_int("threads", self.threads, minimum=0, maximum=MAX_THREADS)
-        _check_int("keep_words", self.keep_words, minimum=0, maximum=MAX_VOCAB)
+        for name, spec in option_specs(TrainConfig).items():
+            value = getattr(self, name)
+            if spec.choices:
+                _check_choice(name, value, tuple(spec.choices))
+            elif spec.maximum is not None and isinstance(spec.maximum, int) and \
+                    not (spec.optional and value is None):
+                _check_int(name, value, minimum=int(spec.minimum), maximum=spec.maximum)
         if not isinstance(self.lowercase, bool):
             raise ConfigError(f"lowercase must be true or false; got {self.lowercase!r}")
         cov = self.character_coverage
@@ -273,6 +325,14 @@ class TrainConfig:
             ) from None
         return cls(**{**base, **overrides})
 
+
+#: Each preset's name as menus show it.
+PRESET_TITLES = {
+    "sennrich": "Sennrich et al. 2016 (as in the papers)",
+    "subword-nmt": "subword-nmt",
+    "gpt2": "GPT-2 byte-level",
+    "sentencepiece": "sentencepiece-style",
+}
 
 #: Named option sets matching the seeds and the peer tools.
 PRESETS: dict[str, dict[str, Any]] = {

@@ -124,9 +124,15 @@ import secrets
 import sys
 from typing import Any, Callable, Iterator, Mapping
 
-from bpe_desktop.core.config import BOUNDARY_OF_PRETOKENIZER, SpecialToken, TrainConfig
+from bpe_desktop.core.config import (
+    BOUNDARY_OF_PRETOKENIZER,
+    MAX_SPECIAL_ID,
+    SpecialToken,
+    TrainConfig,
+)
 from bpe_desktop.core.errors import ConfigError, ModelFileError
 from bpe_desktop.core.model import BPEModel, CorpusFile, CorpusInfo, Merge
+from bpe_desktop.core.options import MAX_COUNT, option_specs
 
 FORMAT = "bpe-desktop/model"
 VERSION = 1
@@ -139,14 +145,14 @@ TOP_KEYS = ("format", "version", "app_version", "created", "config", "alphabet",
             "corpus", "words", "description")
 REQUIRED_KEYS = ("format", "version", "config", "alphabet", "merges")
 #: TrainConfig fields that describe the machine, not the model: never stored.
-RUNTIME_ONLY_KEYS = ("threads",)
+RUNTIME_ONLY_KEYS = tuple(name for name, spec in option_specs(TrainConfig).items()
+                          if not spec.stored)
 CORPUS_KINDS = ("files", "word-count-files", "texts", "word-counts", "imported")
 CORPUS_KEYS = ("kind", "files", "total_words", "distinct_words", "characters",
                "unknown_characters")
 CORPUS_FILE_KEYS = ("path", "size", "sha256")
 SPECIAL_KEYS = ("piece", "id", "role")
 
-_MAX_COUNT = 2**64 - 1
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _SHA256 = re.compile(r"[0-9a-fA-F]{64}")
 _CREATED_KEY = "model_file.created"  # where a loaded model remembers its time (BPEModel._cache)
@@ -606,7 +612,7 @@ def _text(where: str, value: Any, *, allow_empty: bool = True) -> str:
     return value
 
 
-def _whole(where: str, value: Any, *, minimum: int, maximum: int = _MAX_COUNT) -> int:
+def _whole(where: str, value: Any, *, minimum: int, maximum: int = MAX_COUNT) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise _Invalid(where, f"expected a whole number, found {_kind(value)}")
     if not minimum <= value <= maximum:
@@ -701,7 +707,7 @@ def _validate(data: Any, *, build: bool = True) -> dict[str, Any]:
             left, right, count = item
             if (type(left) is str and left in defined and type(right) is str
                     and right in defined and (count is None or (
-                        type(count) is int and 0 <= count <= _MAX_COUNT))):
+                        type(count) is int and 0 <= count <= MAX_COUNT))):
                 result = left + right
                 first = defined.setdefault(result, item)
                 if first is item or not (_same_pair(first, left, right)
@@ -743,7 +749,7 @@ def _validate(data: Any, *, build: bool = True) -> dict[str, Any]:
         if type(item) is list and len(item) == 2:
             word, count = item
             if (type(word) is str and word and word not in seen_words
-                    and type(count) is int and 1 <= count <= _MAX_COUNT
+                    and type(count) is int and 1 <= count <= MAX_COUNT
                     and not _SURROGATE.search(word)):
                 seen_words[word] = i
                 words.append((word, count))
@@ -845,7 +851,7 @@ def _specials(value: Any) -> tuple[SpecialToken, ...]:
         where = f"config.special_tokens[{i}]"
         _object(where, item, SPECIAL_KEYS, SPECIAL_KEYS)
         _text(f"{where}.piece", item["piece"], allow_empty=False)
-        _whole(f"{where}.id", item["id"], minimum=0, maximum=2**31 - 2)
+        _whole(f"{where}.id", item["id"], minimum=0, maximum=MAX_SPECIAL_ID)
         _text(f"{where}.role", item["role"])
         try:
             out.append(SpecialToken(item["piece"], item["id"], item["role"]))

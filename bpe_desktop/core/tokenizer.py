@@ -59,12 +59,7 @@ class Tokenizer:
         self._eos = cfg.special("eos")
         self._pad = cfg.special("pad")
         self._native = _native.engine().Tokenizer(
-            {
-                "pretokenizer": cfg.pretokenizer,
-                "boundary": cfg.boundary,
-                "normalize": cfg.normalize,
-                "lowercase": cfg.lowercase,
-            },
+            cfg,  # the engine reads its text rules (normalize ... boundary) itself
             list(model.pieces),
             merges,
             self._unk_id,

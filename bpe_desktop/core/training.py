@@ -30,8 +30,10 @@ from bpe_desktop.core import _native
 from bpe_desktop.core.config import TrainConfig
 from bpe_desktop.core.errors import ConfigError
 from bpe_desktop.core.model import BPEModel, CorpusFile, CorpusInfo, Merge
+from bpe_desktop.core.options import MAX_COUNT, OPTION_VALUES
 
-STAGES = ("reading", "counting", "merging", "done")
+#: The stages of a run, in order, as the engine names them.
+STAGES = OPTION_VALUES["stage"]
 
 #: ``CorpusError.reason`` values that reading the corpus again with
 #: ``errors="replace"`` gets past (invalid UTF-8, a stray NUL byte inside the text).
@@ -107,7 +109,7 @@ class Corpus:
             word, count = item
             if not isinstance(word, str) or not word:
                 raise ConfigError(f"word counts entry {i}: the word must be a non-empty string")
-            if isinstance(count, bool) or not isinstance(count, int) or not 0 < count < 2**64:
+            if isinstance(count, bool) or not isinstance(count, int) or not 0 < count <= MAX_COUNT:
                 raise ConfigError(
                     f"word counts entry {i} ({word!r}): count must be a whole number "
                     "from 1 to 2**64-1"
@@ -224,7 +226,7 @@ def train(
     raw = _native.call(
         engine.train,
         corpus._as_engine_source(),
-        _engine_options(config),
+        config,  # the engine reads the options from its attributes
         callback,
         cancel._flag if cancel is not None else None,
     )
@@ -239,24 +241,6 @@ def train(
     timings = {"counting": raw["count_seconds"], "merging": raw["merge_seconds"],
                "total": total}
     return TrainResult(model=model, timings=timings, _words=raw["words"])
-
-
-def _engine_options(config: TrainConfig) -> dict:
-    return {
-        "pretokenizer": config.pretokenizer,
-        "boundary": config.boundary,
-        "ties": config.ties,
-        "normalize": config.normalize,
-        "lowercase": config.lowercase,
-        "min_frequency": config.min_frequency,
-        "vocab_size": config.vocab_size,
-        "merges": config.merges,
-        "character_coverage": float(config.character_coverage),
-        "initial_alphabet": config.initial_alphabet,
-        "specials": [t.piece for t in config.special_tokens],
-        "unk_piece": config.special("unk").piece if config.special("unk") else None,
-        "threads": config.effective_threads,
-    }
 
 
 def _progress_from_engine(raw: dict) -> Progress:

@@ -1,8 +1,16 @@
-"""Every training option of the engine, with presets and tooltips in a linguist's words."""
+"""The training options form, built from TrainConfig's option declarations.
+
+Each :class:`~bpe_desktop.core.config.TrainConfig` field gets an editor chosen by its
+declaration (a menu for choices, a spin box for a range, a check box for a switch, a text
+field otherwise) with the declared label, tooltip and range; the vocabulary size and the
+number of merges share one "Stop at" row. Only the corpus options (word-count tables,
+invalid UTF-8) and the presets menu are written here: they are not training options.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+import dataclasses
+from typing import Any, Callable
 
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
@@ -18,84 +26,45 @@ from PySide6.QtWidgets import (
 )
 
 from bpe_desktop.core import ConfigError, TrainConfig
-from bpe_desktop.core.config import BOUNDARY_OF_PRETOKENIZER, format_special, parse_special
+from bpe_desktop.core.config import (
+    BOUNDARY_OF_PRETOKENIZER,
+    PRESET_TITLES,
+    format_special,
+    parse_special,
+)
+from bpe_desktop.core.options import OptionSpec, option_specs
 
 #: Preset names as the menu shows them -> core preset keys.
-PRESET_LABELS = {
-    "Sennrich et al. 2016 (as in the papers)": "sennrich",
-    "subword-nmt": "subword-nmt",
-    "GPT-2 byte-level": "gpt2",
-    "sentencepiece-style": "sentencepiece",
-}
+PRESET_LABELS = {title: key for key, title in PRESET_TITLES.items()}
 CUSTOM = "Custom"
+EXHAUST = "exhaust"
+#: QSpinBox holds 32-bit ints: larger limits are cut to this in the form only.
+SPIN_MAX = 2**31 - 1
 
-STOP_LABELS = {
-    "vocab_size": "Vocabulary size",
-    "merges": "Number of merges",
-    "exhaust": "Until no pair repeats",
-}
-
-_PRETOKENIZERS = {
-    "whitespace": "Split at any whitespace",
-    "space": "Split at spaces only (subword-nmt)",
-    "letters": "Runs of letters; punctuation separate",
-    "gpt2": "GPT-2 byte-level",
-    "sentencepiece": "sentencepiece (▁ marks word starts)",
-}
-_BOUNDARIES = {
-    "eow-symbol": "</w> as its own symbol (the papers)",
-    "eow-suffix": "</w> glued to the last character",
-    "bow-prefix": "▁ before each word",
-    "none": "No marker",
-}
-_TIES = {
-    "first-seen": "Pair seen first in the corpus",
-    "lexicographic": "Greatest pair alphabetically (subword-nmt)",
-    "codepoint": "Smallest symbol ids (Hugging Face)",
-}
-_NORMALIZE = {"none": "None", "nfc": "NFC (compose accents)",
-              "nfkc": "NFKC (also fold compatibility forms)"}
+SPECS = option_specs(TrainConfig)
+STOP_FIELDS = tuple(name for name, spec in SPECS.items() if spec.group == "stop")
+STOP_LABELS = {**{name: SPECS[name].plain_label for name in STOP_FIELDS},
+               EXHAUST: "Until no pair repeats"}
 
 TIPS = {
     "preset": "A starting point matching a well-known tool. Changing any option below makes "
               "it Custom.",
-    "stop": "When learning stops: at a vocabulary size (special tokens + characters + "
-            "learned subwords), after a number of merges, or when no pair of symbols "
-            "occurs often enough any more.",
-    "min_frequency": "A pair of symbols must occur at least this many times in the corpus to "
-                     "be merged. 2 means a pair seen only once is never learned.",
-    "pretokenizer": "How text is cut into words before learning. Subwords never cross a "
-                    "word boundary.\n• whitespace: words are separated by any spaces, tabs "
-                    "or line breaks.\n• spaces only: tabs and other spaces stay inside words "
-                    "(like subword-nmt).\n• letters: runs of letters are words; each "
-                    "punctuation mark is a word of its own.\n• GPT-2 byte-level: GPT-2's "
-                    "rules; works on UTF-8 bytes, so no character is ever unknown.\n"
-                    "• sentencepiece: words keep their leading space as ▁.",
-    "boundary": "How the end or start of a word is marked, so that 'est' at the end of "
-                "'newest' can be learned apart from 'est' inside 'estimate'.",
-    "ties": "Which pair is merged when two pairs are equally frequent. The result is "
-            "always deterministic; pick the rule of the tool you want to match.",
-    "normalize": "Unicode normalization applied to the text first, so that the same "
-                 "letter written in two ways (é as one character or e + accent) counts "
-                 "as one.",
-    "lowercase": "Fold all text to lower case before learning (and when encoding).",
-    "character_coverage": "Keep only the most frequent characters that together cover "
-                          "this share of the text; rarer characters become the unknown "
-                          "token. 1.0 keeps every character.",
-    "initial_alphabet": "Characters that must be in the vocabulary even if the corpus "
-                        "lacks them (type them one after another).",
-    "special_tokens": "Reserved tokens with fixed ids, never formed by merging, as "
-                      "PIECE:ID or PIECE:ID:ROLE separated by spaces (roles: unk, pad, "
-                      "bos, eos, user). <unk> stands for characters outside the vocabulary.",
-    "threads": "Processor cores used for reading and counting the corpus (0 = all). The "
-               "result is the same for any number.",
-    "keep_words": "How many of the most frequent corpus words are stored in the model, so "
-                  "the Vocabulary browser can show words that contain a token.",
+    "stop": " ".join(SPECS[name].help for name in STOP_FIELDS),
     "word_counts": "Each line of the corpus files is 'word<TAB>count' (a frequency list) "
                    "instead of running text.",
     "errors": "What to do with bytes that are not valid UTF-8: stop with an error naming "
               "the file and position, or replace them with � and go on.",
 }
+
+
+@dataclasses.dataclass
+class _Editor:
+    """One widget with how to read, write and watch it."""
+
+    widget: QWidget
+    get: Callable[[], Any]
+    put: Callable[[Any], None]
+    signal: Any
 
 
 def _combo(choices: dict[str, str], tip: str) -> QComboBox:
@@ -112,8 +81,48 @@ def _select(box: QComboBox, key: Any) -> None:
         box.setCurrentIndex(index)
 
 
+def _editor(name: str, spec: OptionSpec, default: Any) -> _Editor:
+    """The editor the declaration asks for."""
+    if spec.choices:
+        box = _combo(dict(spec.choices), spec.help)
+        return _Editor(box, box.currentData, lambda v: _select(box, v),
+                       box.currentIndexChanged)
+    if isinstance(default, bool):
+        check = QCheckBox(spec.label)
+        check.setToolTip(spec.help)
+        return _Editor(check, check.isChecked, check.setChecked, check.toggled)
+    if isinstance(default, float):
+        spin = QDoubleSpinBox()
+        spin.setDecimals(4)
+        spin.setRange(spec.minimum, spec.maximum)
+        spin.setSingleStep(0.0005)
+        spin.setToolTip(spec.help)
+        return _Editor(spin, lambda: round(spin.value(), 6), spin.setValue, spin.valueChanged)
+    if spec.maximum is not None:
+        spin = QSpinBox()
+        spin.setRange(int(spec.minimum), int(min(spec.maximum, SPIN_MAX)))
+        spin.setGroupSeparatorShown(True)
+        if spec.zero_means:
+            spin.setSpecialValueText(spec.zero_means)
+        spin.setToolTip(spec.help)
+        return _Editor(spin, spin.value, spin.setValue, spin.valueChanged)
+    line = QLineEdit()
+    line.setToolTip(spec.help)
+    line.setPlaceholderText(spec.placeholder)
+    if name == "special_tokens":
+        return _Editor(line, lambda: tuple(parse_special(t) for t in line.text().split()),
+                       lambda v: line.setText(" ".join(format_special(t) for t in v)),
+                       line.textChanged)
+    return _Editor(line, line.text, line.setText, line.textChanged)
+
+
 class TrainingOptions(QWidget):
-    """The options form; :meth:`config` builds the TrainConfig (or raises ConfigError)."""
+    """The options form; :meth:`config` builds the TrainConfig (or raises ConfigError).
+
+    Each option's editor is also an attribute named after the option
+    (``form.min_frequency``), as are ``preset``, ``stop``, ``stop_value``,
+    ``word_counts`` and ``errors``.
+    """
 
     changed = Signal()
 
@@ -130,7 +139,9 @@ class TrainingOptions(QWidget):
 
         self.stop = _combo(STOP_LABELS, TIPS["stop"])
         self.stop_value = QSpinBox()
-        self.stop_value.setRange(1, 2_000_000_000)
+        stop_specs = [SPECS[name] for name in STOP_FIELDS]
+        self.stop_value.setRange(max(1, min(int(s.minimum) for s in stop_specs)),
+                                 min(SPIN_MAX, max(int(s.maximum) for s in stop_specs)))
         self.stop_value.setGroupSeparatorShown(True)
         self.stop_value.setValue(8000)
         self.stop_value.setToolTip(TIPS["stop"])
@@ -141,56 +152,19 @@ class TrainingOptions(QWidget):
         stop_label.setBuddy(self.stop)
         form.addRow(stop_label, row)
 
-        self.min_frequency = QSpinBox()
-        self.min_frequency.setRange(1, 1_000_000_000)
-        self.min_frequency.setToolTip(TIPS["min_frequency"])
-        form.addRow("&Minimum pair count:", self.min_frequency)
-
-        self.pretokenizer = _combo(_PRETOKENIZERS, TIPS["pretokenizer"])
-        form.addRow("&Words:", self.pretokenizer)
-        self.boundary = _combo(_BOUNDARIES, TIPS["boundary"])
-        form.addRow("Word &boundary:", self.boundary)
-        self.ties = _combo(_TIES, TIPS["ties"])
-        form.addRow("&Ties:", self.ties)
-        self.normalize = _combo(_NORMALIZE, TIPS["normalize"])
-        form.addRow("&Normalization:", self.normalize)
-        self.lowercase = QCheckBox("Lower-case the text")
-        self.lowercase.setToolTip(TIPS["lowercase"])
-        form.addRow("", self.lowercase)
-
-        self.character_coverage = QDoubleSpinBox()
-        self.character_coverage.setDecimals(4)
-        self.character_coverage.setRange(0.0001, 1.0)
-        self.character_coverage.setSingleStep(0.0005)
-        self.character_coverage.setToolTip(TIPS["character_coverage"])
-        form.addRow("Character &coverage:", self.character_coverage)
-
-        self.initial_alphabet = QLineEdit()
-        self.initial_alphabet.setPlaceholderText("e.g. äöüß")
-        self.initial_alphabet.setToolTip(TIPS["initial_alphabet"])
-        form.addRow("Always &include:", self.initial_alphabet)
-
-        self.special_tokens = QLineEdit()
-        self.special_tokens.setToolTip(TIPS["special_tokens"])
-        form.addRow("Special to&kens:", self.special_tokens)
-
-        self.word_counts = QCheckBox("Corpus files are word<TAB>count lists")
-        self.word_counts.setToolTip(TIPS["word_counts"])
-        form.addRow("", self.word_counts)
-        self.errors = _combo({"strict": "Stop and show where", "replace": "Replace with �"},
-                             TIPS["errors"])
-        form.addRow("Invalid &UTF-8:", self.errors)
-
-        self.threads = QSpinBox()
-        self.threads.setRange(0, 1024)
-        self.threads.setSpecialValueText("all cores")
-        self.threads.setToolTip(TIPS["threads"])
-        form.addRow("T&hreads:", self.threads)
-        self.keep_words = QSpinBox()
-        self.keep_words.setRange(0, 10_000_000)
-        self.keep_words.setGroupSeparatorShown(True)
-        self.keep_words.setToolTip(TIPS["keep_words"])
-        form.addRow("Words kept for &browsing:", self.keep_words)
+        self._editors: dict[str, _Editor] = {}
+        defaults = TrainConfig()
+        for name, spec in SPECS.items():
+            if spec.group == "stop":
+                continue
+            if spec.group == "run" and not hasattr(self, "word_counts"):
+                self._add_corpus_options(form)
+            editor = self._editors[name] = _editor(name, spec, getattr(defaults, name))
+            setattr(self, name, editor.widget)
+            if isinstance(editor.widget, QCheckBox):
+                form.addRow("", editor.widget)
+            else:
+                form.addRow(spec.label, editor.widget)
 
         self.pretokenizer.currentIndexChanged.connect(self._on_pretokenizer)
         self.set_config(TrainConfig(vocab_size=8000))
@@ -199,13 +173,19 @@ class TrainingOptions(QWidget):
         for signal in self._option_signals():
             signal.connect(self._on_edited)
 
+    def _add_corpus_options(self, form: QFormLayout) -> None:
+        self.word_counts = QCheckBox("Corpus files are word<TAB>count lists")
+        self.word_counts.setToolTip(TIPS["word_counts"])
+        form.addRow("", self.word_counts)
+        self.errors = _combo({"strict": "Stop and show where", "replace": "Replace with �"},
+                             TIPS["errors"])
+        form.addRow("Invalid &UTF-8:", self.errors)
+
     def _option_signals(self):
+        # Threads and kept words change no result: they leave the preset as it is.
         return (self.stop.currentIndexChanged, self.stop_value.valueChanged,
-                self.min_frequency.valueChanged, self.pretokenizer.currentIndexChanged,
-                self.boundary.currentIndexChanged, self.ties.currentIndexChanged,
-                self.normalize.currentIndexChanged, self.lowercase.toggled,
-                self.character_coverage.valueChanged, self.initial_alphabet.textChanged,
-                self.special_tokens.textChanged)
+                *(e.signal for name, e in self._editors.items()
+                  if SPECS[name].group != "run"))
 
     def _on_pretokenizer(self) -> None:
         # Words that carry their own space marker (Ġ, ▁) allow one boundary style only.
@@ -218,112 +198,85 @@ class TrainingOptions(QWidget):
 
     def config(self) -> TrainConfig:
         """The options as a TrainConfig; raises ConfigError with a readable message."""
-        specials = tuple(parse_special(t) for t in self.special_tokens.text().split())
+        values = {name: editor.get() for name, editor in self._editors.items()}
+        specials = values["special_tokens"]
         stop = self.stop.currentData()
         if stop == "vocab_size" and self.stop_value.value() <= len(specials):
             raise ConfigError(
                 f"a vocabulary size of {self.stop_value.value():,} leaves no room for "
                 f"characters and subwords: the {len(specials)} special token(s) alone take "
                 f"{len(specials)} id(s). Choose a larger vocabulary size.")
-        return TrainConfig(
-            vocab_size=self.stop_value.value() if stop == "vocab_size" else None,
-            merges=self.stop_value.value() if stop == "merges" else None,
-            min_frequency=self.min_frequency.value(),
-            pretokenizer=self.pretokenizer.currentData(),
-            boundary=self.boundary.currentData(),
-            ties=self.ties.currentData(),
-            normalize=self.normalize.currentData(),
-            lowercase=self.lowercase.isChecked(),
-            character_coverage=round(self.character_coverage.value(), 6),
-            initial_alphabet=self.initial_alphabet.text(),
-            special_tokens=specials,
-            threads=self.threads.value(),
-            keep_words=self.keep_words.value(),
-        )
+        for name in STOP_FIELDS:
+            values[name] = self.stop_value.value() if stop == name else None
+        return TrainConfig(**values)
 
     def set_config(self, config: TrainConfig) -> None:
         self._applying = True
         try:
-            if config.vocab_size is not None:
-                _select(self.stop, "vocab_size")
-                self.stop_value.setValue(config.vocab_size)
-            elif config.merges is not None:
-                _select(self.stop, "merges")
-                self.stop_value.setValue(max(1, config.merges))
-            else:
-                _select(self.stop, "exhaust")
-            self.stop_value.setEnabled(self.stop.currentData() != "exhaust")
-            self.min_frequency.setValue(config.min_frequency)
-            _select(self.pretokenizer, config.pretokenizer)
-            _select(self.boundary, config.boundary)
-            _select(self.ties, config.ties)
-            _select(self.normalize, config.normalize)
-            self.lowercase.setChecked(config.lowercase)
-            self.character_coverage.setValue(config.character_coverage)
-            self.initial_alphabet.setText(config.initial_alphabet)
-            self.special_tokens.setText(" ".join(format_special(t) for t in config.special_tokens))
-            self.threads.setValue(config.threads)
-            self.keep_words.setValue(config.keep_words)
+            stop = next((n for n in STOP_FIELDS if getattr(config, n) is not None), EXHAUST)
+            _select(self.stop, stop)
+            if stop != EXHAUST:
+                self.stop_value.setValue(max(1, getattr(config, stop)))
+            self.stop_value.setEnabled(stop != EXHAUST)
+            for name, editor in self._editors.items():
+                editor.put(getattr(config, name))
         finally:
             self._applying = False
 
     def apply_preset(self, key: str) -> None:
-        """Load a core preset, keeping the current stopping rule."""
+        """Load a core preset, keeping the current stopping rule and the run options."""
         stop = self.stop.currentData()
-        value = self.stop_value.value()
         overrides: dict[str, Any] = {}
-        if stop == "vocab_size":
-            overrides["vocab_size"] = value
-        elif stop == "merges":
-            overrides["merges"] = value
+        if stop != EXHAUST:
+            overrides[stop] = self.stop_value.value()
         try:
             config = TrainConfig.preset(key, **overrides)
         except ConfigError:  # e.g. the vocabulary is too small for the preset's specials
             config = TrainConfig.preset(key)
-        self.set_config(config.replace(threads=self.threads.value(),
-                                       keep_words=self.keep_words.value()))
+        run = {name: self._editors[name].get() for name in self._editors
+               if SPECS[name].group == "run"}
+        self.set_config(config.replace(**run))
         self._show_preset(key)
+
+    def _state(self) -> dict[str, QWidget]:
+        """Every widget whose raw state is remembered, by settings key."""
+        return {"stop": self.stop, "stop_value": self.stop_value,
+                **{name: e.widget for name, e in self._editors.items()},
+                "word_counts": self.word_counts, "errors": self.errors}
 
     def to_dict(self) -> dict[str, Any]:
         """The form for QSettings (also valid when the options do not form a config)."""
-        return {
-            "preset": self.preset.currentText(),
-            "stop": self.stop.currentData(),
-            "stop_value": self.stop_value.value(),
-            "min_frequency": self.min_frequency.value(),
-            "pretokenizer": self.pretokenizer.currentData(),
-            "boundary": self.boundary.currentData(),
-            "ties": self.ties.currentData(),
-            "normalize": self.normalize.currentData(),
-            "lowercase": self.lowercase.isChecked(),
-            "character_coverage": self.character_coverage.value(),
-            "initial_alphabet": self.initial_alphabet.text(),
-            "special_tokens": self.special_tokens.text(),
-            "word_counts": self.word_counts.isChecked(),
-            "errors": self.errors.currentData(),
-            "threads": self.threads.value(),
-            "keep_words": self.keep_words.value(),
-        }
+        out: dict[str, Any] = {"preset": self.preset.currentText()}
+        for key, widget in self._state().items():
+            if isinstance(widget, QComboBox):
+                out[key] = widget.currentData()
+            elif isinstance(widget, QCheckBox):
+                out[key] = widget.isChecked()
+            elif isinstance(widget, QLineEdit):
+                out[key] = widget.text()
+            else:
+                out[key] = widget.value()
+        return out
 
     def from_dict(self, data: dict[str, Any]) -> None:
         """Restore :meth:`to_dict` output; unknown or ill-typed entries are ignored."""
         self._applying = True
         try:
-            for name in ("stop", "pretokenizer", "boundary", "ties", "normalize", "errors"):
-                if isinstance(data.get(name), str):
-                    _select(getattr(self, name), data[name])
-            for name in ("stop_value", "min_frequency", "threads", "keep_words"):
-                if isinstance(data.get(name), int) and not isinstance(data.get(name), bool):
-                    getattr(self, name).setValue(data[name])
-            if isinstance(data.get("character_coverage"), (int, float)):
-                self.character_coverage.setValue(float(data["character_coverage"]))
-            for name in ("lowercase", "word_counts"):
-                if isinstance(data.get(name), bool):
-                    getattr(self, name).setChecked(data[name])
-            for name in ("initial_alphabet", "special_tokens"):
-                if isinstance(data.get(name), str):
-                    getattr(self, name).setText(data[name])
-            self.stop_value.setEnabled(self.stop.currentData() != "exhaust")
+            for key, widget in self._state().items():
+                value = data.get(key)
+                if isinstance(widget, QComboBox) and isinstance(value, str):
+                    _select(widget, value)
+                elif isinstance(widget, QCheckBox) and isinstance(value, bool):
+                    widget.setChecked(value)
+                elif isinstance(widget, QLineEdit) and isinstance(value, str):
+                    widget.setText(value)
+                elif isinstance(widget, QDoubleSpinBox) and isinstance(value, (int, float)) \
+                        and not isinstance(value, bool):
+                    widget.setValue(float(value))
+                elif isinstance(widget, QSpinBox) and isinstance(value, int) \
+                        and not isinstance(value, bool):
+                    widget.setValue(value)
+            self.stop_value.setEnabled(self.stop.currentData() != EXHAUST)
             preset = data.get("preset")
             if isinstance(preset, str) and self.preset.findText(preset) >= 0:
                 self.preset.blockSignals(True)
@@ -341,13 +294,12 @@ class TrainingOptions(QWidget):
             self.changed.emit()
 
     def _show_preset(self, key: str) -> None:
-        label = next(k for k, v in PRESET_LABELS.items() if v == key)
         self.preset.blockSignals(True)
-        self.preset.setCurrentText(label)
+        self.preset.setCurrentText(PRESET_TITLES[key])
         self.preset.blockSignals(False)
 
     def _on_stop_kind(self) -> None:
-        self.stop_value.setEnabled(self.stop.currentData() != "exhaust")
+        self.stop_value.setEnabled(self.stop.currentData() != EXHAUST)
 
     def _on_edited(self, *_args) -> None:
         if self._applying:

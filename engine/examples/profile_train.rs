@@ -21,11 +21,7 @@ fn main() {
     let arg = |i: usize, default: &str| args.get(i).cloned().unwrap_or_else(|| default.to_string());
     let pretokenizer = PreTokenizer::parse(&arg(2, "whitespace")).unwrap();
     let boundary = Boundary::parse(&arg(3, "eow-symbol")).unwrap();
-    let ties = match arg(4, "first-seen").as_str() {
-        "first-seen" => Ties::FirstSeen,
-        "lexicographic" => Ties::Lexicographic,
-        _ => Ties::Codepoint,
-    };
+    let ties = Ties::parse(&arg(4, "first-seen")).unwrap();
     let settings = TrainSettings {
         rules: TextRules { normalization: Normalization::None, lowercase: false, pretokenizer, boundary },
         merge: MergeOptions {

@@ -20,14 +20,7 @@ const LONG_WORD: usize = 48;
 /// Per-call word cache bound.
 const CACHE_LIMIT: usize = 1 << 16;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SpecialRole {
-    Pad,
-    Unk,
-    Bos,
-    Eos,
-    User,
-}
+pub use crate::options::SpecialRole;
 
 pub struct Encoder {
     rules: TextRules,

@@ -9,6 +9,7 @@ pub mod corpus;
 pub mod encoder;
 pub mod error;
 pub mod gpt2;
+pub mod options;
 pub mod progress;
 pub mod symbols;
 pub mod text;

@@ -8,24 +8,7 @@ use crate::error::{EngineError, Result};
 /// Reports are throttled to at most one per this interval.
 pub const REPORT_INTERVAL: Duration = Duration::from_millis(50);
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Stage {
-    Reading,
-    Counting,
-    Merging,
-    Done,
-}
-
-impl Stage {
-    pub fn name(self) -> &'static str {
-        match self {
-            Stage::Reading => "reading",
-            Stage::Counting => "counting",
-            Stage::Merging => "merging",
-            Stage::Done => "done",
-        }
-    }
-}
+pub use crate::options::Stage;
 
 #[derive(Debug, Clone)]
 pub struct Progress {

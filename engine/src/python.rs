@@ -90,7 +90,22 @@ fn extract<'py, T: pyo3::conversion::FromPyObjectOwned<'py>>(
     value.extract::<T>().map_err(|e| {
         let e: PyErr = e.into();
         let py = value.py();
-        let reason = e.value(py).to_string();
+        // A field of a derived extraction fails with its own error as the cause: one of
+        // ours (an option value's ConfigError) passes through as it is.
+        let mut innermost = e.clone_ref(py);
+        while let Some(cause) = innermost.cause(py) {
+            innermost = cause;
+        }
+        if let Ok(ours) = error_class(py, "BpeError") {
+            if innermost.is_instance(py, &ours) {
+                return innermost;
+            }
+        }
+        let reason = if innermost.value(py).is(e.value(py)) {
+            e.value(py).to_string()
+        } else {
+            format!("{}: {}", e.value(py), innermost.value(py))
+        };
         match error_class(py, class).and_then(|c| c.call1((format!("{what}: {reason}"),))) {
             Ok(exc) => PyErr::from_value(exc),
             Err(other) => other,
@@ -121,13 +136,88 @@ fn config_error<T>(py: Python<'_>, message: String) -> PyResult<T> {
 
 // -- options ------------------------------------------------------------------------------
 
-fn text_rules(py: Python<'_>, o: &Bound<'_, PyDict>) -> PyResult<TextRules> {
-    Ok(TextRules {
-        normalization: engine(py, Normalization::parse(&get::<String>(o, "normalize")?))?,
-        lowercase: get(o, "lowercase")?,
-        pretokenizer: engine(py, PreTokenizer::parse(&get::<String>(o, "pretokenizer")?))?,
-        boundary: engine(py, Boundary::parse(&get::<String>(o, "boundary")?))?,
-    })
+/// Option values arrive as the names users write; a bad one is a ConfigError listing the
+/// choices (from `crate::options`, where every option's values are stated once).
+macro_rules! option_from_name {
+    ($($t:ty),+) => { $(
+        impl<'a, 'py> FromPyObject<'a, 'py> for $t {
+            type Error = PyErr;
+            fn extract(obj: Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
+                let name: String = extract(&obj.to_owned(), <$t>::OPTION, "ConfigError")?;
+                engine(obj.py(), <$t>::parse(&name))
+            }
+        }
+    )+ };
+}
+option_from_name!(Normalization, PreTokenizer, Boundary, Ties, SpecialRole);
+
+/// The text rules of a `TrainConfig`, read from its attributes.
+#[derive(FromPyObject)]
+struct RulesArg {
+    #[pyo3(attribute("normalize"))]
+    normalization: Normalization,
+    #[pyo3(attribute)]
+    lowercase: bool,
+    #[pyo3(attribute)]
+    pretokenizer: PreTokenizer,
+    #[pyo3(attribute)]
+    boundary: Boundary,
+}
+
+/// A `SpecialToken`, read from its attributes.
+#[derive(FromPyObject)]
+struct SpecialArg {
+    #[pyo3(attribute)]
+    piece: String,
+    #[pyo3(attribute)]
+    role: SpecialRole,
+}
+
+/// The merge options of a `TrainConfig`, read from its attributes.
+#[derive(FromPyObject)]
+struct MergeArg {
+    #[pyo3(attribute)]
+    min_frequency: u64,
+    #[pyo3(attribute)]
+    vocab_size: Option<u64>,
+    #[pyo3(attribute)]
+    merges: Option<u64>,
+    #[pyo3(attribute)]
+    ties: Ties,
+    #[pyo3(attribute)]
+    character_coverage: f64,
+    #[pyo3(attribute)]
+    initial_alphabet: String,
+    #[pyo3(attribute)]
+    special_tokens: Vec<SpecialArg>,
+    #[pyo3(attribute)]
+    effective_threads: usize,
+}
+
+fn text_rules(config: &Bound<'_, PyAny>) -> PyResult<TextRules> {
+    let r: RulesArg = extract(config, "training options", "ConfigError")?;
+    Ok(TextRules { normalization: r.normalization, lowercase: r.lowercase, pretokenizer: r.pretokenizer, boundary: r.boundary })
+}
+
+/// A `TrainConfig` as the engine's settings, plus the unknown token's piece.
+fn train_settings(py: Python<'_>, config: &Bound<'_, PyAny>) -> PyResult<(TrainSettings, Option<String>)> {
+    let m: MergeArg = extract(config, "training options", "ConfigError")?;
+    let unk_piece = m.special_tokens.iter().find(|t| t.role == SpecialRole::Unk).map(|t| t.piece.clone());
+    let settings = TrainSettings {
+        rules: text_rules(config)?,
+        merge: MergeOptions {
+            min_frequency: m.min_frequency,
+            vocab_size: m.vocab_size,
+            max_merges: m.merges,
+            ties: m.ties,
+            specials: m.special_tokens.into_iter().map(|t| t.piece).collect(),
+        },
+        character_coverage: m.character_coverage,
+        initial_alphabet: m.initial_alphabet,
+        threads: m.effective_threads,
+    };
+    engine(py, settings.validate())?;
+    Ok((settings, unk_piece))
 }
 
 fn parse_source(py: Python<'_>, source: &Bound<'_, PyDict>) -> PyResult<Source> {
@@ -148,30 +238,6 @@ fn parse_source(py: Python<'_>, source: &Bound<'_, PyDict>) -> PyResult<Source> 
         "word-counts" => Source::WordCounts(extract_items(&item("items")?, "word count entry", "CorpusError")?),
         other => return config_error(py, format!("unknown corpus kind {other:?}")),
     })
-}
-
-fn parse_settings(py: Python<'_>, o: &Bound<'_, PyDict>) -> PyResult<TrainSettings> {
-    let ties = match get::<String>(o, "ties")?.as_str() {
-        "first-seen" => Ties::FirstSeen,
-        "lexicographic" => Ties::Lexicographic,
-        "codepoint" => Ties::Codepoint,
-        other => return config_error(py, format!("unknown tie-break {other:?}")),
-    };
-    let settings = TrainSettings {
-        rules: text_rules(py, o)?,
-        merge: MergeOptions {
-            min_frequency: get(o, "min_frequency")?,
-            vocab_size: get(o, "vocab_size")?,
-            max_merges: get(o, "merges")?,
-            ties,
-            specials: get(o, "specials")?,
-        },
-        character_coverage: get(o, "character_coverage")?,
-        initial_alphabet: get(o, "initial_alphabet")?,
-        threads: get(o, "threads")?,
-    };
-    engine(py, settings.validate())?;
-    Ok(settings)
 }
 
 // -- training -----------------------------------------------------------------------------
@@ -270,27 +336,27 @@ fn progress_dict<'py>(py: Python<'py>, p: &Progress) -> PyResult<Bound<'py, PyDi
 
 /// Train a model. Returns a dict: alphabet, merges [(left, right, count)], words, stats.
 #[pyfunction]
-#[pyo3(signature = (source, options, progress=None, cancel=None))]
+#[pyo3(signature = (source, config, progress=None, cancel=None))]
 fn train<'py>(
     py: Python<'py>,
     source: &Bound<'py, PyDict>,
-    options: &Bound<'py, PyDict>,
+    config: &Bound<'py, PyAny>,
     progress: Option<Py<PyAny>>,
     cancel: Option<Py<CancelFlag>>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    guard(|| train_guarded(py, source, options, progress, cancel))
+    guard(|| train_guarded(py, source, config, progress, cancel))
 }
 
 fn train_guarded<'py>(
     py: Python<'py>,
     source: &Bound<'py, PyDict>,
-    options: &Bound<'py, PyDict>,
+    config: &Bound<'py, PyAny>,
     progress: Option<Py<PyAny>>,
     cancel: Option<Py<CancelFlag>>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let source = parse_source(py, source)?;
-    let settings = parse_settings(py, options)?;
-    let unk_piece: String = get::<Option<String>>(options, "unk_piece")?.unwrap_or_else(|| "\u{fffd}".into());
+    let (settings, unk_piece) = train_settings(py, config)?;
+    let unk_piece = unk_piece.unwrap_or_else(|| "\u{fffd}".into());
     let flag: Option<Arc<AtomicBool>> = cancel.map(|c| c.get().0.clone());
     let callback_error: Mutex<Option<PyErr>> = Mutex::new(None);
     let result = py.detach(|| {
@@ -350,17 +416,6 @@ fn train_guarded<'py>(
 #[pyclass(module = "bpe_desktop._engine", frozen, name = "Tokenizer")]
 struct PyTokenizer(Arc<Encoder>);
 
-fn parse_role(py: Python<'_>, role: &str) -> PyResult<SpecialRole> {
-    Ok(match role {
-        "pad" => SpecialRole::Pad,
-        "unk" => SpecialRole::Unk,
-        "bos" => SpecialRole::Bos,
-        "eos" => SpecialRole::Eos,
-        "user" => SpecialRole::User,
-        other => return config_error(py, format!("unknown special role {other:?}")),
-    })
-}
-
 fn ids_bytes<'py>(py: Python<'py>, ids: &[u32]) -> Bound<'py, PyBytes> {
     let mut raw = Vec::with_capacity(ids.len() * 4);
     for id in ids {
@@ -378,22 +433,18 @@ impl PyTokenizer {
     #[new]
     fn new(
         py: Python<'_>,
-        settings: &Bound<'_, PyDict>,
+        rules: &Bound<'_, PyAny>,
         pieces: &Bound<'_, PyAny>,
         merges: &Bound<'_, PyAny>,
         unk: &Bound<'_, PyAny>,
         specials: &Bound<'_, PyAny>,
     ) -> PyResult<Self> {
         guard(|| {
-            let rules = text_rules(py, settings)?;
+            let rules = text_rules(rules)?;
             let pieces: Vec<String> = extract_items(pieces, "piece", "ConfigError")?;
             let merges: Vec<(u32, u32, u32)> = extract_items(merges, "merge", "ConfigError")?;
             let unk: Option<u32> = extract(unk, "unknown token id", "ConfigError")?;
-            let specials: FxHashMap<u32, String> = extract(specials, "special tokens", "ConfigError")?;
-            let mut roles = FxHashMap::default();
-            for (id, role) in specials {
-                roles.insert(id, parse_role(py, &role)?);
-            }
+            let roles: FxHashMap<u32, SpecialRole> = extract(specials, "special tokens", "ConfigError")?;
             // Building the merge tables takes ~90 ms at 100k tokens: not with the GIL held.
             let enc = engine(py, py.detach(move || Encoder::new(rules, pieces, &merges, unk, roles)))?;
             Ok(PyTokenizer(Arc::new(enc)))
@@ -539,5 +590,10 @@ fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("MAX_THREADS", crate::MAX_THREADS)?;
     m.add("MAX_VOCAB", crate::MAX_VOCAB)?;
+    let values = PyDict::new(m.py());
+    for (option, names) in crate::options::all_option_values() {
+        values.set_item(option, names.to_vec())?;
+    }
+    m.add("OPTION_VALUES", values)?;
     Ok(())
 }

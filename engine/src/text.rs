@@ -6,74 +6,12 @@ use std::borrow::Cow;
 use unicode_general_category::{get_general_category, GeneralCategory};
 use unicode_normalization::UnicodeNormalization;
 
-use crate::error::{EngineError, Result};
 use crate::gpt2::split_gpt2;
 
 pub const EOW: &str = "</w>";
 pub const BOW: &str = "\u{2581}";
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Normalization {
-    None,
-    Nfc,
-    Nfkc,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PreTokenizer {
-    Whitespace,
-    Space,
-    Letters,
-    Gpt2,
-    SentencePiece,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Boundary {
-    EowSymbol,
-    EowSuffix,
-    BowPrefix,
-    None,
-}
-
-impl Normalization {
-    pub fn parse(s: &str) -> Result<Self> {
-        match s {
-            "none" => Ok(Self::None),
-            "nfc" => Ok(Self::Nfc),
-            "nfkc" => Ok(Self::Nfkc),
-            _ => Err(EngineError::Config(format!("unknown normalization {s:?}"))),
-        }
-    }
-}
-
-impl PreTokenizer {
-    pub fn parse(s: &str) -> Result<Self> {
-        match s {
-            "whitespace" => Ok(Self::Whitespace),
-            "space" => Ok(Self::Space),
-            "letters" => Ok(Self::Letters),
-            "gpt2" => Ok(Self::Gpt2),
-            "sentencepiece" => Ok(Self::SentencePiece),
-            _ => Err(EngineError::Config(format!("unknown pre-tokenizer {s:?}"))),
-        }
-    }
-    pub fn byte_level(self) -> bool {
-        self == Self::Gpt2
-    }
-}
-
-impl Boundary {
-    pub fn parse(s: &str) -> Result<Self> {
-        match s {
-            "eow-symbol" => Ok(Self::EowSymbol),
-            "eow-suffix" => Ok(Self::EowSuffix),
-            "bow-prefix" => Ok(Self::BowPrefix),
-            "none" => Ok(Self::None),
-            _ => Err(EngineError::Config(format!("unknown boundary marker {s:?}"))),
-        }
-    }
-}
+pub use crate::options::{Boundary, Normalization, PreTokenizer};
 
 /// How text becomes words: the options that must be identical at training and encoding.
 #[derive(Debug, Clone, Copy)]

@@ -45,12 +45,7 @@ use long_words::LongWords;
 /// Words with at least this many symbols take the linked-list path.
 const LONG_WORD: usize = 64;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Ties {
-    FirstSeen,
-    Lexicographic,
-    Codepoint,
-}
+pub use crate::options::Ties;
 
 #[derive(Debug, Clone)]
 pub struct MergeOptions {

@@ -473,23 +473,30 @@ def test_a_stalled_source_reports_progress_and_cancels_promptly(tmp_path):
 
 
 def _engine_options(**changes):
-    from bpe_desktop.core.training import _engine_options as options
+    """A TrainConfig's attributes as the engine reads them, with ``changes`` that
+    TrainConfig itself would refuse (``threads`` is what the engine reads as
+    ``effective_threads``)."""
+    import dataclasses
+    from types import SimpleNamespace
 
-    return {**options(TrainConfig()), **changes}
+    config = TrainConfig()
+    attributes = {f.name: getattr(config, f.name) for f in dataclasses.fields(config)}
+    attributes["effective_threads"] = changes.pop("threads", config.effective_threads)
+    return SimpleNamespace(**{**attributes, **changes})
 
 
 @pytest.mark.parametrize("changes, message", [
     ({"threads": 0}, "threads must be from 1 to 1024; got 0"),
     ({"threads": 100_000}, "threads must be from 1 to 1024; got 100000"),
-    ({"threads": -1}, "option threads"),
+    ({"threads": -1}, "effective_threads"),
     ({"vocab_size": 2**31}, "vocab_size must be from 1 to 2147483647; got 2147483648"),
     ({"vocab_size": 0}, "vocab_size must be from 1"),
     ({"merges": 2**40}, "merges must be from 0 to 2147483647"),
     ({"min_frequency": 0}, "min_frequency must be from 1"),
     ({"character_coverage": 0.0}, "character_coverage must be more than 0 and at most 1"),
     ({"character_coverage": float("nan")}, "character_coverage"),
-    ({"min_frequency": "two"}, "option min_frequency"),
-    ({"ties": "random"}, "unknown tie-break"),
+    ({"min_frequency": "two"}, "min_frequency"),
+    ({"ties": "random"}, "ties must be one of first-seen, lexicographic, codepoint"),
 ])
 def test_engine_checks_every_number_itself(changes, message):
     """The engine validates what it is given, whoever calls it (not only TrainConfig)."""
@@ -539,8 +546,7 @@ def test_tokenizer_arguments_are_documented_errors():
     with pytest.raises(ConfigError, match="threads must be from 0 to 1024"):
         tok._native.encode_batch(["a"], False, 5000)
     with pytest.raises(ConfigError, match="piece 1"):
-        type(tok._native)({"pretokenizer": "whitespace", "boundary": "none", "normalize": "none",
-                           "lowercase": False}, ["a", "\udc80"], [], None, {})
+        type(tok._native)(TrainConfig(boundary="none"), ["a", "\udc80"], [], None, {})
 
 
 # -- panics -----------------------------------------------------------------------------------

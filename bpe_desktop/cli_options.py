@@ -1,0 +1,124 @@
+"""The training options of ``bpe-desktop train``, made from TrainConfig's declarations.
+
+One flag per :class:`~bpe_desktop.core.config.TrainConfig` field (``--min-frequency`` for
+``min_frequency``), with the field's help text, choices and range; special tokens are
+``--special PIECE:ID[:ROLE]`` (repeatable) or ``--no-specials``. A ``--preset`` gives the
+defaults and explicit flags override them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+from typing import Callable
+
+from bpe_desktop.core.config import (
+    BOUNDARY_OF_PRETOKENIZER,
+    PRESETS,
+    SpecialToken,
+    TrainConfig,
+    parse_special,
+)
+from bpe_desktop.core.errors import BpeError
+from bpe_desktop.core.options import OptionSpec, option_specs
+
+
+def flag_of(name: str) -> str:
+    """The command-line flag of option ``name``."""
+    return "--special" if name == "special_tokens" else "--" + name.replace("_", "-")
+
+
+def whole_number(minimum: int, maximum: int | None = None) -> Callable[[str], int]:
+    """An argparse type: a whole number (``_`` separators allowed) within the range."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text.replace("_", ""))
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"must be at least {minimum}; got {value}")
+        if maximum is not None and value > maximum:
+            raise argparse.ArgumentTypeError(f"must be at most {maximum}; got {value}")
+        return value
+
+    parse.__name__ = "whole number"
+    return parse
+
+
+def _fraction(spec: OptionSpec) -> Callable[[str], float]:
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+        if not 0.0 < value <= spec.maximum:
+            raise argparse.ArgumentTypeError(
+                f"must be more than 0 and at most {spec.maximum:g}; got {text}")
+        return value
+
+    parse.__name__ = "number"
+    return parse
+
+
+def _special(text: str) -> SpecialToken:
+    try:
+        return parse_special(text)
+    except BpeError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _help(spec: OptionSpec, default: object) -> str:
+    # argparse formats help with %-style: a literal percent sign must be doubled.
+    text = spec.help.replace("%", "%%")
+    if default is not None and default != "" and not isinstance(default, (bool, tuple)):
+        text += f" (default: {default})"
+    return text
+
+
+def add_train_options(parser: argparse.ArgumentParser) -> None:
+    """Add a flag for every training option, and ``--preset``."""
+    defaults = TrainConfig()
+    stop = parser.add_mutually_exclusive_group()
+    for name, spec in option_specs(TrainConfig).items():
+        default = getattr(defaults, name)
+        where = stop if spec.group == "stop" else parser
+        if name == "special_tokens":
+            specials = parser.add_mutually_exclusive_group()
+            specials.add_argument(flag_of(name), dest=name, type=_special, action="append",
+                                  metavar=spec.metavar,
+                                  help=spec.help + " Repeatable; replaces the default ones.")
+            specials.add_argument("--no-specials", action="store_true",
+                                  help="no special tokens at all")
+        elif spec.choices:
+            where.add_argument(flag_of(name), dest=name, choices=tuple(spec.choices),
+                               help=_help(spec, default))
+        elif isinstance(default, bool):
+            where.add_argument(flag_of(name), dest=name, action="store_true", default=None,
+                               help=spec.help)
+        elif isinstance(default, float):
+            where.add_argument(flag_of(name), dest=name, type=_fraction(spec),
+                               metavar=spec.metavar, help=_help(spec, default))
+        elif spec.maximum is not None:
+            where.add_argument(flag_of(name), dest=name,
+                               type=whole_number(int(spec.minimum), int(spec.maximum)),
+                               metavar=spec.metavar, help=_help(spec, default))
+        else:
+            where.add_argument(flag_of(name), dest=name, metavar=spec.metavar,
+                               help=_help(spec, default))
+    parser.add_argument("--preset", choices=tuple(PRESETS),
+                        help="a named set of defaults: " + ", ".join(PRESETS))
+
+
+def config_from_args(args: argparse.Namespace) -> TrainConfig:
+    """The TrainConfig the options ask for: the preset's values, then explicit options."""
+    overrides = {f.name: getattr(args, f.name) for f in dataclasses.fields(TrainConfig)
+                 if getattr(args, f.name, None) is not None}
+    if args.pretokenizer in BOUNDARY_OF_PRETOKENIZER and args.boundary is None:
+        overrides["boundary"] = BOUNDARY_OF_PRETOKENIZER[args.pretokenizer]
+    if args.no_specials:
+        overrides["special_tokens"] = ()
+    elif args.special_tokens:
+        overrides["special_tokens"] = tuple(args.special_tokens)
+    if args.preset:
+        return TrainConfig.preset(args.preset, **overrides)
+    return TrainConfig(**overrides)

@@ -1,0 +1,91 @@
+"""What a front end needs to know about each training option, stated once.
+
+Every field of :class:`~bpe_desktop.core.config.TrainConfig` is declared with
+:func:`option`, which attaches an :class:`OptionSpec`: the label a form shows, the help text
+(tooltip, ``--help``), the allowed values with a readable label for each, and the numeric
+range. The command line (``bpe-desktop train``) and the Training panel are built from these
+specs, so adding an option means adding one field. The value lists and limits come from the
+engine (``bpe_desktop._engine.OPTION_VALUES``, ``MAX_VOCAB``, ...), which is what finally
+accepts or refuses them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+from bpe_desktop.core import _native
+
+_ENGINE = _native.engine()
+
+#: Each option's values as the engine accepts them, in documentation order.
+OPTION_VALUES: Mapping[str, tuple[str, ...]] = {
+    name: tuple(values) for name, values in _ENGINE.OPTION_VALUES.items()
+}
+#: Largest vocabulary / merge count: ids are 32-bit in the engine.
+MAX_VOCAB: int = _ENGINE.MAX_VOCAB
+#: The most threads a run may ask for.
+MAX_THREADS: int = _ENGINE.MAX_THREADS
+#: Counts are 64-bit in the engine: no pair can occur more often than this.
+MAX_COUNT = 2**64 - 1
+
+
+@dataclass(frozen=True)
+class OptionSpec:
+    """How one option reads to a person, and what it accepts."""
+
+    #: The form's label (with a ``&`` mnemonic) and the name used in summaries.
+    label: str
+    #: One paragraph for tooltips and ``--help``.
+    help: str
+    #: Allowed values -> a short readable label, in the order a menu lists them.
+    choices: Mapping[str, str] = field(default_factory=dict)
+    minimum: float | None = None
+    maximum: float | None = None
+    #: True when None ("no limit") is allowed.
+    optional: bool = False
+    #: The command-line flag's metavar; the flag itself is ``--`` + the name with dashes.
+    metavar: str = "VALUE"
+    #: Where the form puts it: "stop", "text", "merging", "vocabulary" or "run".
+    group: str = "merging"
+    #: What 0 means, for numbers where it is special ("all cores").
+    zero_means: str = ""
+    #: An example a text field shows while empty.
+    placeholder: str = ""
+    #: False for options that describe the machine, not the model (never saved with it).
+    stored: bool = True
+
+    @property
+    def plain_label(self) -> str:
+        """The label without its mnemonic ``&`` and trailing colon."""
+        return self.label.replace("&", "").rstrip(":")
+
+
+def option(default: Any = dataclasses.MISSING, *, default_factory: Any = dataclasses.MISSING,
+           **spec: Any) -> Any:
+    """A dataclass field carrying its :class:`OptionSpec` (``label``, ``help``, ...)."""
+    kwargs: dict[str, Any] = {"metadata": {"option": OptionSpec(**spec)}}
+    if default_factory is not dataclasses.MISSING:
+        kwargs["default_factory"] = default_factory
+    else:
+        kwargs["default"] = default
+    return field(**kwargs)
+
+
+def choices_of(name: str, labels: Mapping[str, str]) -> dict[str, str]:
+    """``labels`` for the engine's values of option ``name``, in the engine's order;
+    a value without a label (or a label for a value the engine lacks) is a bug."""
+    values = OPTION_VALUES[name]
+    if set(values) != set(labels):
+        raise RuntimeError(f"option {name}: labels for {sorted(labels)} but the engine "
+                           f"accepts {list(values)}")
+    return {value: labels[value] for value in values}
+
+
+@functools.cache
+def option_specs(config_class: type) -> dict[str, OptionSpec]:
+    """Every field of ``config_class`` with its spec, in declaration order."""
+    return {f.name: f.metadata["option"] for f in dataclasses.fields(config_class)
+            if "option" in f.metadata}

@@ -1,0 +1,118 @@
+"""Every TrainConfig field is reachable from the command line, the Training panel's form,
+the model file and the help page, and the value lists are the engine's own."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+
+import pytest
+
+from bpe_desktop import cli
+from bpe_desktop.cli_options import flag_of
+from bpe_desktop.core import Corpus, TrainConfig, model_file, train
+from bpe_desktop.core import _native
+from bpe_desktop.core.config import (
+    BOUNDARIES,
+    NORMALIZATIONS,
+    PRETOKENIZERS,
+    SPECIAL_ROLES,
+    TIE_BREAKS,
+    SpecialToken,
+    format_special,
+)
+from bpe_desktop.core.options import option_specs
+from bpe_desktop.core.training import STAGES
+from bpe_desktop.paths import resource_path
+
+FIELDS = [f.name for f in dataclasses.fields(TrainConfig)]
+
+#: A configuration in which every field differs from its default.
+UNUSUAL = TrainConfig(
+    vocab_size=777, min_frequency=3, pretokenizer="letters", boundary="eow-suffix",
+    ties="lexicographic", normalize="nfkc", lowercase=True, character_coverage=0.75,
+    initial_alphabet="äö", special_tokens=(SpecialToken("<pad>", 0, "pad"),
+                                           SpecialToken("<unk>", 1, "unk")),
+    threads=1, keep_words=123,
+)
+
+
+def test_the_unusual_config_differs_in_every_field_but_the_other_stop():
+    default = TrainConfig()
+    same = [n for n in FIELDS if getattr(UNUSUAL, n) == getattr(default, n)]
+    assert same == ["merges"]  # vocab_size and merges are alternatives
+
+
+def test_every_field_is_declared_with_label_and_help():
+    specs = option_specs(TrainConfig)
+    assert list(specs) == FIELDS
+    for name, spec in specs.items():
+        assert spec.label and len(spec.help) > 20, name
+
+
+def test_value_lists_are_the_engines():
+    values = _native.engine().OPTION_VALUES
+    assert PRETOKENIZERS == tuple(values["pretokenizer"])
+    assert BOUNDARIES == tuple(values["boundary"])
+    assert TIE_BREAKS == tuple(values["ties"])
+    assert NORMALIZATIONS == tuple(values["normalize"])
+    assert SPECIAL_ROLES == tuple(values["role"])
+    assert STAGES == tuple(values["stage"])
+    specs = option_specs(TrainConfig)
+    assert tuple(specs["ties"].choices) == TIE_BREAKS
+    assert specs["vocab_size"].maximum == _native.engine().MAX_VOCAB
+    assert specs["threads"].maximum == _native.engine().MAX_THREADS
+
+
+@pytest.mark.parametrize("config", [UNUSUAL, UNUSUAL.replace(vocab_size=None, merges=55)])
+def test_every_field_is_reachable_from_the_command_line(config):
+    args = ["train", "corpus.txt", "-o", "m.json"]
+    for name in FIELDS:
+        value = getattr(config, name)
+        if value is None:
+            continue
+        if name == "special_tokens":
+            for token in value:
+                args += [flag_of(name), format_special(token)]
+        elif isinstance(value, bool):
+            args += [flag_of(name)] if value else []
+        else:
+            args += [flag_of(name), str(value)]
+    parsed = cli.build_parser().parse_args(args)
+    assert cli.config_from_args(parsed) == config
+
+
+def test_every_flag_is_documented_in_train_help(capsys):
+    assert cli.main(["train", "--help"]) == 0
+    text = capsys.readouterr().out
+    for name in FIELDS:
+        assert flag_of(name) in text, name
+
+
+def test_every_field_is_reachable_from_the_form(qtbot):
+    from bpe_desktop.ui.training_options import STOP_FIELDS, TrainingOptions
+
+    form = TrainingOptions()
+    qtbot.addWidget(form)
+    for config in (UNUSUAL, UNUSUAL.replace(vocab_size=None, merges=55)):
+        form.set_config(config)
+        assert form.config() == config
+    assert sorted([*STOP_FIELDS, *form._editors]) == sorted(FIELDS)
+
+
+def test_every_field_is_saved_in_the_model_file(tmp_path):
+    model = train(Corpus.from_texts(["low lower lowest newer"] * 3),
+                  UNUSUAL.replace(vocab_size=None, merges=3, special_tokens=(
+                      SpecialToken("<unk>", 0, "unk"),))).model
+    path = tmp_path / "m.json"
+    model_file.save_model(model, path)
+    saved = json.loads(path.read_text(encoding="utf-8"))["config"]
+    stored = [name for name, spec in option_specs(TrainConfig).items() if spec.stored]
+    assert sorted(saved) == sorted(stored) and set(FIELDS) - set(stored) == {"threads"}
+    assert model_file.load_model(path).config == model.config.replace(threads=0)
+
+
+def test_every_field_is_explained_in_the_help_page():
+    text = resource_path("help", "training-options.md").read_text(encoding="utf-8")
+    for name in FIELDS:
+        assert f"`{name}`" in text, name
