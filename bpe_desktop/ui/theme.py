@@ -98,9 +98,6 @@ def color(name: str) -> QColor:
     return QColor(plot_colors()[name])
 
 
-APPEARANCES = ("system", "light", "dark")
-
-
 def apply_appearance(mode: str = "system") -> None:
     """Use the system's scheme, or force light or dark (Fusion style, our own palette).
 

@@ -41,13 +41,11 @@ from bpe_desktop.core.pieces import (
 )
 from bpe_desktop.ui.background import CHUNK, chunks, map_chunked, no_breath
 
-try:  # the regex parser, to tell which patterns may scan all pieces at once
-    from re import _constants as _sre
-    from re import _parser as _sre_parser
-except ImportError:  # pragma: no cover - a Python without them: per-token search only
-    _sre = _sre_parser = None
-
-_NEWLINE = ord("\n")
+#: What makes a pattern see past the line it matches in, or refuse a line that it would
+#: accept as a whole string: lookarounds, string anchors, possessive quantifiers and
+#: atomic groups (which may swallow a line break and then fail), and inline flag groups
+#: (which may switch MULTILINE off). Escaped backslashes are removed before looking.
+_CONTEXT_SENSITIVE = re.compile(r"\(\?[=!<>(]|\\[AZz]|[*+?}]\+|\(\?[a-zA-Z]*-")
 
 # Columns, in display order.
 COL_ID, COL_PIECE, COL_KIND, COL_CHARS, COL_BYTES, COL_RANK, COL_COUNT, COL_LEFT, COL_RIGHT = (
@@ -351,8 +349,8 @@ class TextFilter:
         """Ids whose readable piece ``re.search`` finds ``text`` in; raises ``re.error``."""
         flags = 0 if case_sensitive else re.IGNORECASE
         pattern = re.compile(text, flags)
-        if self._lines is not None and _line_safe(text, flags) and self._rare(pattern):
-            return self._scan_lines(re.compile(text, flags | re.MULTILINE))
+        if self._lines is not None and _line_safe(text) and self._rare(pattern):
+            return self._scan_lines(re.compile(text, flags | re.MULTILINE), pattern)
         found = map(pattern.search, self._display)
         return np.flatnonzero(np.fromiter(map(bool, found), dtype=bool,
                                           count=len(self._display)))
@@ -362,89 +360,38 @@ class TextFilter:
         sample = self._display[::max(1, len(self._display) // 1000)]
         return sum(1 for s in sample if pattern.search(s)) < 0.3 * len(sample)
 
-    def _scan_lines(self, pattern: re.Pattern) -> np.ndarray:
+    def _scan_lines(self, pattern: re.Pattern, alone: re.Pattern) -> np.ndarray:
         """Search all readable pieces as one text, one line each, jumping to the next
         line after each hit: one C-level scan instead of a Python call per token.
 
-        Only for patterns :func:`_line_safe` accepts, which then match a line exactly
-        when they match the piece alone (MULTILINE makes ``^``/``$`` anchor at lines).
+        Only for patterns :func:`_line_safe` accepts: a match within one line is then a
+        match of that piece, and every matching piece has one. A match that runs past
+        its line (a pattern that can match a line break) is checked on the piece alone
+        (``alone``, the pattern without MULTILINE).
         """
         big, starts = self._lines
+        display = self._display
         search, n, pos, hits = pattern.search, len(starts), 0, []
         while (m := search(big, pos)) is not None:
             row = bisect.bisect_right(starts, m.start()) - 1
-            hits.append(row)
+            line_end = starts[row] + len(display[row])
+            if m.end() <= line_end or alone.search(display[row]):
+                hits.append(row)
             if row + 1 >= n:
                 break
             pos = starts[row + 1]
         return np.asarray(hits, dtype=np.int64)
 
 
-def _line_safe(text: str, flags: int) -> bool:
-    """Whether ``text`` matches a line of a newline-joined text (searched with MULTILINE)
-    exactly when it matches that line alone.
-
-    True when no part of it can match a newline and it has no ``\\A``/``\\Z`` and no
-    lookaround (which could look past the line). ``^``, ``$``, ``\\b`` and ``\\B`` behave
-    the same at a line's ends as at a string's ends. Anything not understood: False.
+def _line_safe(text: str) -> bool:
+    """Whether a match of ``text`` that lies within one line of a newline-joined text
+    (searched with MULTILINE) proves that the line alone matches, and whether every line
+    that matches alone has a match there: true when the pattern has none of the
+    constructs in :data:`_CONTEXT_SENSITIVE` (``^``, ``$``, ``\\b`` and ``\\B`` behave
+    the same at a line's ends as at a string's ends). Conservative: a pattern it is unsure
+    of is searched token by token.
     """
-    if _sre is None:
-        return False
-    try:
-        tree = _sre_parser.parse(text, flags)
-        return _safe_items(tree, bool(tree.state.flags & re.DOTALL))
-    except Exception:  # noqa: BLE001 - a private module: any surprise means "not safe"
-        return False
-
-
-def _safe_items(items, dotall: bool) -> bool:
-    return all(_safe_op(op, av, dotall) for op, av in items)
-
-
-def _safe_op(op, av, dotall: bool) -> bool:
-    c = _sre
-    if op is c.LITERAL:
-        return av != _NEWLINE
-    if op is c.NOT_LITERAL:
-        return av == _NEWLINE
-    if op is c.ANY:
-        return not dotall
-    if op is c.IN:
-        return not _set_has_newline(av)
-    if op is c.AT:
-        return av not in (c.AT_BEGINNING_STRING, c.AT_END_STRING)
-    if op in (c.MAX_REPEAT, c.MIN_REPEAT, c.POSSESSIVE_REPEAT):
-        return _safe_items(av[2], dotall)
-    if op is c.SUBPATTERN:
-        _group, add, remove, sub = av
-        return _safe_items(sub, (dotall or bool(add & re.DOTALL)) and not remove & re.DOTALL)
-    if op is c.ATOMIC_GROUP:
-        return _safe_items(av, dotall)
-    if op is c.BRANCH:
-        return all(_safe_items(branch, dotall) for branch in av[1])
-    if op is c.GROUPREF:  # repeats what a group matched, which is checked itself
-        return True
-    if op is c.GROUPREF_EXISTS:
-        _group, yes, no = av
-        return _safe_items(yes, dotall) and (no is None or _safe_items(no, dotall))
-    return False  # lookarounds and anything unknown
-
-
-def _set_has_newline(items) -> bool:
-    c = _sre
-    negate = any(op is c.NEGATE for op, _ in items)
-    has = False
-    for op, av in items:
-        if op is c.LITERAL:
-            has |= av == _NEWLINE
-        elif op is c.RANGE:
-            has |= av[0] <= _NEWLINE <= av[1]
-        elif op is c.CATEGORY:
-            has |= av not in (c.CATEGORY_DIGIT, c.CATEGORY_WORD, c.CATEGORY_NOT_SPACE,
-                              c.CATEGORY_NOT_LINEBREAK)
-        elif op is not c.NEGATE:
-            return True  # unknown item: assume the worst
-    return has != negate
+    return _CONTEXT_SENSITIVE.search(text.replace("\\\\", "")) is None
 
 
 # =========================================================================================

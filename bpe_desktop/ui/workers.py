@@ -16,7 +16,6 @@ out, so a job can batch what was held back and send it with ``report(x, force=Tr
 from __future__ import annotations
 
 import logging
-import threading
 import time
 import traceback
 import weakref
@@ -202,7 +201,3 @@ class JobRunner(QObject):
 def running_threads() -> list[QThread]:
     """Threads started by JobRunner that are still running (for tests and shutdown)."""
     return [t for t in list(all_threads) if t.isRunning()]
-
-
-def is_gui_thread() -> bool:
-    return threading.current_thread() is threading.main_thread()

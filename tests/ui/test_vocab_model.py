@@ -299,7 +299,8 @@ def test_regex_filter(botchan_model):
 REGEXES = [r"ing$", r"[0-9]+", r"\s", r"[^a]", r"(?s)e.", r"a(?=b)", r"\Athe", r"the\Z",
            r"(a|b\n)", r"\bthe\b", r"\B-", r"\Be\B", r"^.$", r"^..?$", r"x*", r"^", r"$",
            r"(?m)^e", r"e(?!\s)", r"[\x00-\x7f]{8}", r"q[^u]", r"(?i:TH)e", r"(e)\1", r"\W",
-           r"^\W+$", r"é", r"<0x", r"[A-Z]{2,}", r"K", r"ſ", r"(?>ab|a)c", r"(a)?(?(1)b|c)"]
+           r"^\W+$", r"é", r"<0x", r"[A-Z]{2,}", r"K", r"ſ", r"(?>ab|a)c", r"(a)?(?(1)b|c)",
+           r"[^x]*+$", r"a[^x]*b", r"(?s)a.*b", r"e\s*$", r"(?-i:T)h"]
 
 
 @pytest.mark.parametrize("name", ["botchan_model", "gpt2_model"])
@@ -316,13 +317,18 @@ def test_regex_matches_a_search_per_token(request, name):
 
 
 def test_which_regexes_scan_all_pieces_at_once():
+    """Patterns that may see past their line, or that a line break may make fail, are
+    searched token by token; the rest scan all pieces at once (a match that runs past its
+    line is checked on the piece alone)."""
     from bpe_desktop.ui.vocab_model import _line_safe
 
-    safe = [r"ing$", r"^␣th.*s$", r"[0-9]+", r"\bthe\b", r"(?i:TH)e", r"x*", r"(e)\1"]
-    unsafe = [r"\s", r"[^a]", r"(?s).", r"a(?=b)", r"(?<=a)b", r"\Athe", r"the\Z", r"a\n",
-              r"[\x00-\x20]", r"\W", r"\D"]
-    assert [t for t in safe if not _line_safe(t, 0)] == []
-    assert [t for t in unsafe if _line_safe(t, 0)] == []
+    safe = [r"ing$", r"^␣th.*s$", r"[0-9]+", r"\bthe\b", r"(?i:TH)e", r"x*", r"(e)\1",
+            r"\s", r"[^a]", r"(?s).", r"a\n", r"[\x00-\x20]", r"\W", r"\D", r"\\A"]
+    unsafe = [r"a(?=b)", r"a(?!b)", r"(?<=a)b", r"(?<!a)b", r"\Athe", r"the\Z", r"(?>ab|a)c",
+              r"[^x]*+$", r"a++", r"a?+", r"a{2}+", r"(?-i:a)", r"(?i-m:a$)",
+              r"(a)?(?(1)b|c)"]
+    assert [t for t in safe if not _line_safe(t)] == []
+    assert [t for t in unsafe if _line_safe(t)] == []
 
 
 def test_invalid_regex_is_an_error_not_an_exception(toy_model):
