@@ -234,7 +234,7 @@ def offer_recovery(window: MainWindow) -> bool:
         if not dialogs.ask_yes_no(window, "Recover unsaved model", question):
             recovery.discard()
             continue
-        if not window.maybe_save():
+        if not window.maybe_save(window.BEFORE_RECOVERING):
             recovery.release()  # keep it for the next start
             for rest in pending[i + 1:]:
                 rest.release()

@@ -247,7 +247,8 @@ class InteropMenus(QObject):
 
     def import_path(self, fmt: str, path: str) -> bool:
         """Read another tool's tokenizer; it opens as a new, unsaved model."""
-        if self._busy() or self.window.training.running or not self.window.maybe_save():
+        if self._busy() or self.window.training.running or not self.window.maybe_save(
+                self.window.BEFORE_IMPORTING):
             return False
         def job(report, cancel) -> ImportDone:
             model = formats.import_model(fmt, path)

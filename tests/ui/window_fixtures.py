@@ -24,6 +24,8 @@ class FakeDialogs:
         self.questions: list[tuple[str, str]] = []
         self.save_answer = "discard"
         self.asked_to_save = 0
+        #: What each save question said was about to happen ("Save it before …?").
+        self.save_reasons: list[str] = []
         self.open_paths: list[str] = []
         self.save_path: str | None = None
         self.folder: str | None = None
@@ -36,8 +38,9 @@ class FakeDialogs:
             self.errors.append((title, message))
             self.error_details.append(details)
 
-        def ask_save_changes(parent, what):
+        def ask_save_changes(parent, what, before):
             self.asked_to_save += 1
+            self.save_reasons.append(before)
             return self.save_answer
 
         def ask_open_paths(parent, title, *args, **kwargs):
