@@ -373,6 +373,7 @@ class TrainingPanel(QWidget):
         self.progress_bar.setRange(0, 1000)
         self.progress_bar.setValue(1000)
         self.plot.set_counts([m.count for m in model.merges if m.count is not None])
+        self.plot.fit_to_data()
         t = result.timings
         self.stage_label.setText(
             f"Done: {len(model.merges):,} merges, vocabulary {model.vocab_size:,}, "
