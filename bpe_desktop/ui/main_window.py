@@ -17,6 +17,7 @@ from bpe_desktop.ui.help_dialogs import show_about, show_quick_start
 from bpe_desktop.ui.icons import action_icon, panel_icon
 from bpe_desktop.ui.interop_menus import InteropMenus
 from bpe_desktop.ui.settings import Settings
+from bpe_desktop.ui.status_bar import ElidingStatusBar
 from bpe_desktop.ui.training_panel import TrainingPanel
 from bpe_desktop.ui.vocab_panel import VocabPanel
 
@@ -44,6 +45,7 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(self.tabs)
 
         self.model_label = QLabel()
+        self.setStatusBar(ElidingStatusBar(self))
         self.statusBar().addPermanentWidget(self.model_label)
         for panel in (self.training, self.vocab, self.codec):
             panel.status_message.connect(self._show_status)
