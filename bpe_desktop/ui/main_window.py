@@ -230,7 +230,7 @@ class MainWindow(QMainWindow):
     def save_as(self) -> bool:
         if self.document.model is None:
             return False
-        suggested = os.path.basename(self.document.path or "model.json")
+        suggested = self.document.suggested_file_name()
         path = dialogs.ask_save_path(self, "Save model as", "model", MODEL_FILTER, suggested)
         return self._save_to(path) if path else False
 

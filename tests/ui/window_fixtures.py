@@ -28,6 +28,8 @@ class FakeDialogs:
         self.save_reasons: list[str] = []
         self.open_paths: list[str] = []
         self.save_path: str | None = None
+        #: The file name each save chooser proposed.
+        self.suggested_names: list[str] = []
         self.folder: str | None = None
         self.yes = True
         #: Titles of every file chooser opened (to check none was when refusing).
@@ -47,8 +49,9 @@ class FakeDialogs:
             self.choosers.append(title)
             return list(self.open_paths)
 
-        def ask_save_path(parent, title, *args, **kwargs):
+        def ask_save_path(parent, title, kind, filters, suggested_name=""):
             self.choosers.append(title)
+            self.suggested_names.append(suggested_name)
             return self.save_path
 
         def ask_folder(parent, title, *args, **kwargs):
