@@ -142,7 +142,14 @@ def test_a_model_the_format_cannot_hold_is_refused_and_nothing_written(
     ui.save_path = str(tmp_path / "never.out")
     ui.folder = str(tmp_path)
     before = sorted(tmp_path.iterdir())
-    window.interop.export_actions[fmt].trigger()
+    # the menu shows it before it is chosen: the entry is disabled, its tooltip says why
+    action = window.interop.export_actions[fmt]
+    assert not action.isEnabled()
+    assert remedy in action.toolTip() and remedy in action.statusTip()
+    assert window.interop.export_menu.toolTipsVisible()
+    action.trigger()  # a disabled entry does nothing
+    assert ui.errors == [] and ui.choosers == []
+    window.interop.export(fmt)  # asked for anyway (a script): refused with the reason
     assert not window.interop.running
     assert ui.choosers == []  # refused before asking where to write
     assert sorted(tmp_path.iterdir()) == before
@@ -151,9 +158,22 @@ def test_a_model_the_format_cannot_hold_is_refused_and_nothing_written(
     label = formats.FORMATS[fmt].label.rstrip("…")
     assert message.startswith(f"This model cannot be exported as {label}: ")
     assert remedy in message and "train with" in message
-    window.interop._explain_exports()  # the menu also says so before it is chosen
-    assert remedy in window.interop.export_actions[fmt].statusTip()
     assert window.interop.export_actions["vocab"].statusTip() == ""
+    assert window.interop.export_actions["vocab"].isEnabled()
+
+
+def test_export_entries_follow_the_model(window, results):
+    """Each model change re-decides which formats are offered."""
+    actions = window.interop.export_actions
+    window.document.set_trained(results["sennrich"])  # `</w>` as its own symbol
+    assert not actions["hf"].isEnabled() and "eow-suffix" in actions["hf"].toolTip()
+    assert actions["vocab"].isEnabled()
+    window.document.set_trained(results["subword-nmt"])
+    assert actions["hf"].isEnabled() and actions["hf"].statusTip() == ""
+    assert not actions["sentencepiece"].isEnabled()
+    for fmt, action in actions.items():
+        problem = formats.export_problem(window.document.model, fmt)
+        assert action.isEnabled() == (problem is None)
 
 
 @pytest.mark.parametrize("model_name, fmt", [
