@@ -328,6 +328,9 @@ def test_export_without_the_peer_library_says_not_verified(window, qtbot, ui, re
     assert (tmp_path / "r.tiktoken").exists()
     title, text = ui.infos[-1]
     assert "Not verified:" in text and "tiktoken" in text and "not installed" in text
+    # said once, with the command that installs it
+    assert text.count("not installed") == 1 and "-m pip install tiktoken" in text
+    assert text.lower().count("verif") == 1
 
 
 def test_sample_lines_come_from_the_corpus_or_the_stored_words(results, tmp_path):
