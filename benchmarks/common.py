@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import atexit
 import json
 import os
+import shutil
 import signal
 import subprocess
 import tempfile
@@ -18,6 +20,28 @@ CACHE = HERE / ".cache"
 RESULTS = HERE / "results"
 #: The shared corpora: ``shared/`` beside the repository, or BPE_DESKTOP_CORPORA.
 CORPORA_DIR = Path(os.environ.get("BPE_DESKTOP_CORPORA") or ROOT.parent / "shared" / "corpora")
+
+
+def isolate_app_state() -> Path:
+    """Give this process its own empty settings and data folders, never the user's.
+
+    A benchmark must measure the same thing on every machine: the user's saved training
+    defaults (a "word-count lists" default once made the GUI benchmark fail), window
+    state or autosaves must not reach it. Call it after the QApplication is created
+    (``create_application`` names the organization, whose settings this replaces) and
+    before any window. Returns the temporary folder, removed at exit.
+    """
+    from PySide6.QtCore import QCoreApplication, QSettings
+
+    folder = Path(tempfile.mkdtemp(prefix="bpe-desktop-benchmark-"))
+    atexit.register(shutil.rmtree, folder, True)
+    os.environ["BPE_DESKTOP_DATA_DIR"] = str(folder / "data")
+    QCoreApplication.setOrganizationName("bpe-desktop-benchmark")
+    QCoreApplication.setApplicationName("bpe-desktop-benchmark")
+    QSettings.setDefaultFormat(QSettings.Format.IniFormat)
+    QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope,
+                      str(folder / "settings"))
+    return folder
 
 
 def add_child_options(ap: argparse.ArgumentParser) -> None:
