@@ -43,6 +43,7 @@ class ElidingStatusBar(QStatusBar):
         super().__init__(parent)
         self._permanent: list[QWidget] = []
         self._full = ""
+        self._shown = ""  # the text this class last handed to QStatusBar
         self._until: float | None = None  # when the message's timeout ends (monotonic)
         self.messageChanged.connect(self._on_message_changed)
 
@@ -54,6 +55,7 @@ class ElidingStatusBar(QStatusBar):
         self._full = text
         self._until = time.monotonic() + timeout / 1000 if timeout else None
         shown = elide_at_word(text, self.fontMetrics(), self.message_width())
+        self._shown = shown
         super().showMessage(shown, timeout)
         self.setToolTip(text if shown != text else "")
 
@@ -79,3 +81,5 @@ class ElidingStatusBar(QStatusBar):
     def _on_message_changed(self, text: str) -> None:
         if not text:
             self.setToolTip("")
+        elif text != self._shown:  # set by Qt itself (an action's status tip): elide it too
+            self.showMessage(text)

@@ -50,3 +50,16 @@ def test_long_message_stops_before_the_model_label(window, qtbot):
     assert bar.currentMessage() == "Saved." and bar.toolTip() == ""
     bar.clearMessage()
     assert bar.toolTip() == ""
+
+
+def test_status_tips_shown_by_qt_itself_are_elided_too(window, qtbot):
+    from PySide6.QtWidgets import QStatusBar
+
+    window.resize(1000, 600)
+    qtbot.waitUntil(lambda: window.width() == 1000)
+    bar = window.statusBar()
+    QStatusBar.showMessage(bar, LONG)  # as QAction.showStatusText does, past Python
+    shown = bar.currentMessage()
+    assert shown.endswith(ELLIPSIS) and LONG.startswith(shown[: -len(ELLIPSIS) - 1])
+    assert bar.fontMetrics().horizontalAdvance(shown) <= window.model_label.x() - 8
+    assert bar.toolTip() == LONG
