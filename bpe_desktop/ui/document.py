@@ -37,14 +37,16 @@ class ModelDocument(QObject):
 
     def suggested_file_name(self) -> str:
         """A name for Save As: the file's own, else the first corpus file's stem and the
-        vocabulary size (``botchan-8000.json``), else ``model-8000.json``."""
+        vocabulary size asked for (``botchan-8000.json``; the size reached when none was
+        asked for), else ``model-8000.json``."""
         if self.path:
             return os.path.basename(self.path)
         if self.model is None:
             return "model.json"
         files = self.model.corpus.files if self.model.corpus is not None else ()
         stem = _stem(files[0].path) if files else ""
-        return f"{stem or 'model'}-{self.model.vocab_size}.json"
+        size = self.model.config.vocab_size or self.model.vocab_size
+        return f"{stem or 'model'}-{size}.json"
 
     def new(self) -> None:
         self._replace(None, None, dirty=False, result=None)

@@ -16,7 +16,8 @@ def test_save_as_proposes_corpus_stem_and_vocabulary_size(window, qtbot, ui, tmp
     window.training.load_example(window.training.example("botchan"))
     with qtbot.waitSignal(window.document.model_changed, timeout=60_000):
         assert window.train()
-    size = window.document.model.vocab_size
+    size = window.document.model.config.vocab_size  # the size asked for
+    assert size == 2000
     ui.save_path = None  # cancelled
     assert window.save_as() is False
     assert ui.suggested_names == [f"botchan-{size}.json"]
@@ -36,7 +37,11 @@ def test_names_for_other_corpora(qapp, tmp_path):
         f.write("low lower lowest newer newest\n" * 5)
     doc = ModelDocument()
     doc.set_trained(train(Corpus.from_files([str(gz)]), TrainConfig(merges=3)))
+    # no size asked for (a merge count): the size reached
     assert doc.suggested_file_name() == f"Wikidumpen-{doc.model.vocab_size}.json"
+    doc.set_trained(train(Corpus.from_files([str(gz)]), TrainConfig(vocab_size=8000)))
+    assert doc.model.vocab_size < 8000
+    assert doc.suggested_file_name() == "Wikidumpen-8000.json"
     doc.set_trained(train(Corpus.from_word_counts({"low": 5, "lower": 2}),
                           TrainConfig(merges=2)))
     assert doc.suggested_file_name() == f"model-{doc.model.vocab_size}.json"
