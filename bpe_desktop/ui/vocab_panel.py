@@ -45,8 +45,9 @@ from bpe_desktop.ui.background import (
     model_work,
     shared_tokenizer,
 )
-from bpe_desktop.ui.settings import Settings
 from bpe_desktop.ui.merge_tree_view import MAX_WORDS, MergeTreeView, TokenWordsView
+from bpe_desktop.ui.settings import Settings
+from bpe_desktop.ui.vocab_loading import LoadedTable, LoadedWords, load_table, load_words
 from bpe_desktop.ui.vocab_model import (
     COL_BYTES,
     COL_CHARS,
@@ -54,16 +55,15 @@ from bpe_desktop.ui.vocab_model import (
     COL_ID,
     COL_KIND,
     COL_LEFT,
-    COL_RIGHT,
     COL_PIECE,
     COL_RANK,
+    COL_RIGHT,
     KIND_NAMES,
     MERGED,
     SPECIAL,
     TokenUsage,
     VocabTableModel,
 )
-from bpe_desktop.ui.vocab_loading import LoadedTable, LoadedWords, load_table, load_words
 from bpe_desktop.ui.vocab_plots import PLOTS, VocabPlots
 from bpe_desktop.ui.workers import JobError
 

@@ -22,8 +22,8 @@ def test_the_question_completes_save_it_before(monkeypatch, qapp):
     answer = dialogs.ask_save_changes(None, "The model “Untitled”",
                                       MainWindow.BEFORE_TRAINING)
     assert answer == "discard"
-    assert asked == ["The model “Untitled” has not been saved. Save it before training a "
-                     "new one replaces it?"]
+    assert asked == [("The model “Untitled” has not been saved. Save it before training a "
+                      "new one replaces it?")]
 
 
 def test_f5_over_an_unsaved_model_asks_about_training(window, qtbot, ui):

@@ -52,7 +52,7 @@ REPORT = """
 
 def _run(code: str, env: dict) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
-                          text=True, timeout=120, cwd=ROOT)
+                          text=True, timeout=120, cwd=ROOT, check=False)
 
 
 def test_the_gui_benchmarks_use_their_own_settings_and_data(tmp_path):

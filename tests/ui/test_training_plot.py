@@ -67,7 +67,7 @@ def test_fit_to_data_ends_the_step_axis_at_the_last_merge(plot):
     plot.fit_to_data()
     steps, top = plot.shown_range()
     assert steps == 2899 and top == 100_000
-    (x_min, x_max), _ = plot.getPlotItem().getViewBox().viewRange()
+    (_, x_max), _ = plot.getPlotItem().getViewBox().viewRange()
     assert x_max < 2899 * 1.05  # at most the padding is left empty
     plot.clear_counts()  # the next run starts on the usual axis again
     assert plot.shown_range() == (1000, 10)
