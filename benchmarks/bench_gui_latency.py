@@ -34,7 +34,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import numpy as np  # noqa: E402
-from common import CACHE, CORPORA_DIR, RESULTS  # noqa: E402
+from common import CACHE, CORPORA_DIR, RESULTS, isolate_app_state  # noqa: E402
 
 
 #: The 100,000-token model bench_gui_table.py trains on gutenberg-100M and caches.
@@ -105,14 +105,22 @@ def _panels_ready(window) -> bool:
     return not window.vocab.is_loading() and not window.codec.is_busy()
 
 
-def run(corpus: str, vocab: int, threads: int, idle_seconds: float) -> dict:
+def start_app():
+    """The application and its main window, on settings and data of their own."""
     from bpe_desktop.app import create_application
-    from bpe_desktop.core import TrainConfig
     from bpe_desktop.ui.main_window import MainWindow
 
     app = create_application()
+    isolate_app_state()
     window = MainWindow()
     window.show()
+    return app, window
+
+
+def run(corpus: str, vocab: int, threads: int, idle_seconds: float) -> dict:
+    from bpe_desktop.core import TrainConfig
+
+    app, window = start_app()
     panel = window.training
     probe = LatencyProbe()
 

@@ -44,7 +44,7 @@ import time
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-from common import CACHE, CORPORA_DIR, RESULTS, ROOT  # noqa: E402
+from common import CACHE, CORPORA_DIR, RESULTS, ROOT, isolate_app_state  # noqa: E402
 
 try:
     import bpe_desktop.ui  # noqa: F401  (PySide6 before pyqtgraph)
@@ -236,6 +236,7 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
 
     app = QApplication.instance() or QApplication([])
+    isolate_app_state()  # the user's settings and data stay out of the measurement
     load_before = os.getloadavg()
     if load_before[0] > 0.5:
         log(f"warning: the machine is busy (1-min load {load_before[0]:.2f})")

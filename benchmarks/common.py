@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import atexit
 import json
 import os
+import shutil
 import signal
 import subprocess
 import tempfile
@@ -26,6 +28,28 @@ if not CORPORA_DIR.is_dir():
         "large corpora (gutenberg-100M.txt.gz and others, see benchmarks/README.md) from there. "
         "Set BPE_DESKTOP_CORPORA to the folder that holds them."
     )
+
+
+def isolate_app_state() -> Path:
+    """Give this process its own empty settings and data folders, never the user's.
+
+    A benchmark must measure the same thing on every machine: the user's saved training
+    defaults (a "word-count lists" default once made the GUI benchmark fail), window
+    state or autosaves must not reach it. Call it after the QApplication is created
+    (``create_application`` names the organization, whose settings this replaces) and
+    before any window. Returns the temporary folder, removed at exit.
+    """
+    from PySide6.QtCore import QCoreApplication, QSettings
+
+    folder = Path(tempfile.mkdtemp(prefix="bpe-desktop-benchmark-"))
+    atexit.register(shutil.rmtree, folder, True)
+    os.environ["BPE_DESKTOP_DATA_DIR"] = str(folder / "data")
+    QCoreApplication.setOrganizationName("bpe-desktop-benchmark")
+    QCoreApplication.setApplicationName("bpe-desktop-benchmark")
+    QSettings.setDefaultFormat(QSettings.Format.IniFormat)
+    QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope,
+                      str(folder / "settings"))
+    return folder
 
 
 def add_child_options(ap: argparse.ArgumentParser) -> None:

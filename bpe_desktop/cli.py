@@ -16,11 +16,13 @@ import threading
 import time
 import traceback
 import zlib
+from types import SimpleNamespace
 from typing import IO, Callable, Iterator, Sequence, TextIO
 
 from bpe_desktop import __version__
 from bpe_desktop.cli_options import add_train_options, config_from_args, whole_number
 from bpe_desktop.core.errors import BpeError, EncodeError, TrainingCancelled
+from bpe_desktop.core.eta import StageEta, stage_eta
 from bpe_desktop.core.formats import FORMATS
 from bpe_desktop.core.model_file import created_time, load_model, save_model
 from bpe_desktop.core.tokenizer import MODES
@@ -272,10 +274,13 @@ def cmd_train(args: argparse.Namespace) -> int:
                                errors=args.encoding_errors)
     progress = None if args.quiet else ProgressBar(sys.stderr)
     cancel = CancelToken()
+    on_progress = progress
+    if os.environ.get(HOLD_FOR_CANCEL_ENV) == "1":
+        on_progress = _held_until_cancelled(progress, cancel)
     started = time.perf_counter()
     try:
         result = _in_worker(
-            lambda: train(corpus, config, on_progress=progress, cancel=cancel), cancel)
+            lambda: train(corpus, config, on_progress=on_progress, cancel=cancel), cancel)
     except TrainingCancelled:
         _fail("training cancelled; nothing was written")
         return EXIT_INTERRUPTED
@@ -289,6 +294,22 @@ def cmd_train(args: argparse.Namespace) -> int:
         print(f"{len(model.merges):,} merges, vocabulary of {model.vocab_size:,} tokens, "
               f"{seconds:.1f} s; saved {args.output}")
     return EXIT_OK
+
+
+#: Test hook: training stops at its first merging report until it is cancelled, so a
+#: test of Ctrl-C cannot be outrun by a machine fast enough to finish first.
+HOLD_FOR_CANCEL_ENV = "BPE_DESKTOP_TEST_HOLD_FOR_CANCEL"
+
+
+def _held_until_cancelled(progress, cancel):
+    def on_progress(p) -> None:
+        if progress is not None:
+            progress(p)
+        if p.stage == "merging":
+            while not cancel.cancelled:
+                time.sleep(0.01)
+
+    return on_progress
 
 
 def _wait(finished: threading.Event) -> None:
@@ -333,7 +354,7 @@ class ProgressBar:
             self.tty = False
         self._last = 0.0
         self._stage = None
-        self._stage_start = 0.0
+        self._eta = StageEta()
         self._drawn = False
         self._lock = threading.Lock()
 
@@ -342,14 +363,13 @@ class ProgressBar:
         new_stage = p.stage != self._stage
         if new_stage:
             self._stage = p.stage
-            self._stage_start = p.elapsed
+        eta = stage_eta(self._eta, p)
         interval = self.TTY_INTERVAL if self.tty else self.PLAIN_INTERVAL
         if not new_stage and now - self._last < interval:
             return
-        if p.stage == "done":
-            return
         self._last = now
-        line = self.describe(p)
+        # The last line shows the finished state (100 %, N/N), not the stage's first report.
+        line = self.describe(p, eta) if p.stage != "done" else self.describe_finished(p)
         with self._lock:
             try:
                 if self.tty:
@@ -362,7 +382,7 @@ class ProgressBar:
             except (OSError, ValueError):
                 pass
 
-    def describe(self, p) -> str:
+    def describe(self, p, eta: float | None = None) -> str:
         parts = [f"{p.stage:<8}"]
         fraction = p.fraction
         if p.stage == "merging":
@@ -379,11 +399,16 @@ class ProgressBar:
             parts.append(f"{left!r} + {right!r} ({p.count:,})" if p.count is not None
                          else f"{left!r} + {right!r}")
         parts.append(_clock(p.elapsed))
-        if fraction:
-            spent = p.elapsed - self._stage_start
-            if spent > 1 and fraction < 1:
-                parts.append(f"ETA {_clock(spent / fraction * (1 - fraction))}")
+        if eta is not None and fraction is not None and fraction < 1:
+            parts.append(f"ETA {_clock(eta)}")
         return "  ".join(parts)
+
+    def describe_finished(self, p) -> str:
+        """The merging stage as it ended: every merge done, whatever the target was."""
+        finished = SimpleNamespace(**{**vars(p), "stage": "merging",
+                                      "merges_target": p.merges_done})
+        finished.fraction = 1.0
+        return self.describe(finished)
 
     def clear(self) -> None:
         with self._lock:

@@ -9,7 +9,9 @@ power cut), the next start offers it back (:func:`offer_recovery`).
 
 Several instances may run at once: each writes its own ``<session>.json`` and holds
 ``<session>.lock`` (a :class:`QLockFile`) while it runs, so an instance offers only the
-files whose owner has gone; the operating system tells a live owner from a dead one.
+files whose owner has gone. A lock names its process (PID); a lock whose process has
+ended, or whose PID now belongs to a process started after the lock was written, is
+stale: its autosave is offered and the lock removed (:func:`_owner_gone`).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from __future__ import annotations
 import logging
 import os
 import secrets
+import socket
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -49,6 +52,50 @@ def _lock(path: Path) -> QLockFile:
     lock = QLockFile(str(path.with_suffix(LOCK_SUFFIX)))
     lock.setStaleLockTime(0)  # stale only when its process is gone, however long it ran
     return lock
+
+
+def _owner_gone(lock_path: Path) -> bool:
+    """Whether the process named in a lock file (PID on its first line) has ended.
+
+    QLockFile alone takes a PID that a later process got, running under the same program
+    name (python3), for its owner still running, and would keep the lock for ever. Here
+    the PID must also be older than the lock file. Only locks written on this machine are
+    judged; elsewhere (and on Windows, where os.kill would end the process) QLockFile's
+    own check stays.
+    """
+    if os.name != "posix":
+        return False
+    try:
+        lines = lock_path.read_text(encoding="utf-8", errors="replace").splitlines()
+        written = lock_path.stat().st_mtime
+        pid = int(lines[0])
+    except (OSError, ValueError, IndexError):
+        return False
+    if len(lines) > 2 and lines[2] and lines[2] != socket.gethostname():
+        return False
+    if pid <= 0 or pid == os.getpid():
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except OSError:  # alive, another user's
+        pass
+    started = _process_start_time(pid)
+    # a process started after the lock was written cannot be the one that wrote it
+    return started is not None and started > written + 1.0
+
+
+def _process_start_time(pid: int) -> float | None:
+    """When ``pid`` started (seconds since the epoch), where /proc tells (Linux)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+        boot = next(int(line.split()[1]) for line in
+                    Path("/proc/stat").read_text().splitlines() if line.startswith("btime "))
+        ticks = int(stat[stat.rindex(")") + 2:].split()[19])  # field 22: starttime
+        return boot + ticks / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError, StopIteration):
+        return None
 
 
 def _remove(path: Path) -> None:
@@ -197,6 +244,9 @@ def pending_recoveries(folder: Path | None = None) -> list[Recovery]:
     A file whose lock is held belongs to a running instance and is left alone.
     """
     folder = folder or autosave_dir()
+    for lock_path in folder.glob(f"*{LOCK_SUFFIX}"):
+        if _owner_gone(lock_path):  # a killed instance's: the file is offered, the lock goes
+            _remove(lock_path)
     found = []
     for path in folder.glob(f"*{SUFFIX}"):
         lock = _lock(path)
@@ -234,7 +284,7 @@ def offer_recovery(window: MainWindow) -> bool:
         if not dialogs.ask_yes_no(window, "Recover unsaved model", question):
             recovery.discard()
             continue
-        if not window.maybe_save():
+        if not window.maybe_save(window.BEFORE_RECOVERING):
             recovery.release()  # keep it for the next start
             for rest in pending[i + 1:]:
                 rest.release()

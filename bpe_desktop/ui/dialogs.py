@@ -46,11 +46,15 @@ def _show(box: QMessageBox) -> None:
     box.open()
 
 
-def ask_save_changes(parent: QWidget | None, what: str) -> str:
-    """Ask before discarding unsaved work: returns "save", "discard" or "cancel"."""
+def ask_save_changes(parent: QWidget | None, what: str, before: str) -> str:
+    """Ask before discarding unsaved work: returns "save", "discard" or "cancel".
+
+    ``before`` says what is about to happen, completing "Save it before …?" (e.g.
+    "training a new one replaces it").
+    """
     answer = QMessageBox.question(
         parent, "Unsaved model",
-        f"{what} has not been saved. Save it before closing?",
+        f"{what} has not been saved. Save it before {before}?",
         QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Discard
         | QMessageBox.StandardButton.Cancel,
         QMessageBox.StandardButton.Save,

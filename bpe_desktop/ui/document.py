@@ -35,6 +35,19 @@ class ModelDocument(QObject):
             return os.path.basename(self.path)
         return "Untitled" if self.model is not None else "No model"
 
+    def suggested_file_name(self) -> str:
+        """A name for Save As: the file's own, else the first corpus file's stem and the
+        vocabulary size asked for (``botchan-8000.json``; the size reached when none was
+        asked for), else ``model-8000.json``."""
+        if self.path:
+            return os.path.basename(self.path)
+        if self.model is None:
+            return "model.json"
+        files = self.model.corpus.files if self.model.corpus is not None else ()
+        stem = _stem(files[0].path) if files else ""
+        size = self.model.config.vocab_size or self.model.vocab_size
+        return f"{stem or 'model'}-{size}.json"
+
     def new(self) -> None:
         self._replace(None, None, dirty=False, result=None)
 
@@ -78,3 +91,12 @@ class ModelDocument(QObject):
         self.model, self.path, self.dirty, self.train_result = model, path, dirty, result
         self.model_changed.emit(model)
         self.state_changed.emit()
+
+
+def _stem(path: str) -> str:
+    """``/data/botchan.txt.gz`` -> ``botchan``; characters unsafe in file names dropped."""
+    name = os.path.basename(path)
+    for suffix in (".gz", ".txt", ".tsv", ".csv"):
+        if name.lower().endswith(suffix):
+            name = name[: -len(suffix)]
+    return "".join(c for c in name if c.isalnum() or c in "-_.").strip(".")

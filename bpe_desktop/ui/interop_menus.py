@@ -133,14 +133,20 @@ class InteropMenus(QObject):
         self.import_menu.addSeparator()
         self.recount_action = self.import_menu.addAction(
             "&Recount current model on a corpus…", self.ask_recount)
-        self.export_menu.aboutToShow.connect(self._explain_exports)
+        self.export_menu.setToolTipsVisible(True)
+        self.window.document.model_changed.connect(self._explain_exports)
 
+    @Slot()
     def _explain_exports(self) -> None:
-        """Each export's status tip says why the current model cannot take that format."""
+        """A format the current model cannot take is disabled, its tooltip and status tip
+        saying why (the formats module's own check, so the rules live in one place)."""
         model = self.window.document.model
         for fmt, action in self.export_actions.items():
             problem = formats.export_problem(model, fmt) if model is not None else None
-            action.setStatusTip(f"Not possible for this model: {problem}" if problem else "")
+            tip = f"Not possible for this model: {problem}" if problem else ""
+            action.setEnabled(problem is None)
+            action.setStatusTip(tip)
+            action.setToolTip(tip or action.text().replace("&", "").rstrip("…"))
 
     @property
     def running(self) -> bool:
@@ -247,7 +253,8 @@ class InteropMenus(QObject):
 
     def import_path(self, fmt: str, path: str) -> bool:
         """Read another tool's tokenizer; it opens as a new, unsaved model."""
-        if self._busy() or self.window.training.running or not self.window.maybe_save():
+        if self._busy() or self.window.training.running or not self.window.maybe_save(
+                self.window.BEFORE_IMPORTING):
             return False
         def job(report, cancel) -> ImportDone:
             model = formats.import_model(fmt, path)

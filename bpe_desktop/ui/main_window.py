@@ -17,6 +17,7 @@ from bpe_desktop.ui.help_dialogs import show_about, show_quick_start
 from bpe_desktop.ui.icons import action_icon, panel_icon
 from bpe_desktop.ui.interop_menus import InteropMenus
 from bpe_desktop.ui.settings import Settings
+from bpe_desktop.ui.status_bar import ElidingStatusBar
 from bpe_desktop.ui.training_panel import TrainingPanel
 from bpe_desktop.ui.vocab_panel import VocabPanel
 
@@ -44,6 +45,7 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(self.tabs)
 
         self.model_label = QLabel()
+        self.setStatusBar(ElidingStatusBar(self))
         self.statusBar().addPermanentWidget(self.model_label)
         for panel in (self.training, self.vocab, self.codec):
             panel.status_message.connect(self._show_status)
@@ -164,30 +166,42 @@ class MainWindow(QMainWindow):
 
     # -- the model and its file -----------------------------------------------------------
 
-    def maybe_save(self) -> bool:
-        """Before the model is replaced or the window closes: True to go on."""
+    #: What replaces or closes an unsaved model, completing "Save it before …?".
+    BEFORE_CLOSING = "closing"
+    BEFORE_NEW = "closing it"
+    BEFORE_OPENING = "opening another model replaces it"
+    BEFORE_TRAINING = "training a new one replaces it"
+    BEFORE_IMPORTING = "the imported model replaces it"
+    BEFORE_RECOVERING = "the recovered model replaces it"
+
+    def maybe_save(self, before: str) -> bool:
+        """Before the model is replaced or the window closes: True to go on.
+
+        ``before`` (one of the BEFORE_* phrases) says what is about to happen.
+        """
         if self.document.model is None or not self.document.dirty:
             return True
-        answer = dialogs.ask_save_changes(self, f"The model “{self.document.display_name}”")
+        answer = dialogs.ask_save_changes(self, f"The model “{self.document.display_name}”",
+                                          before)
         if answer == "save":
             return self.save()
         return answer == "discard"
 
     @Slot()
     def new_model(self) -> None:
-        if self.maybe_save():
+        if self.maybe_save(self.BEFORE_NEW):
             self.document.new()
 
     @Slot()
     def ask_open_model(self) -> None:
-        if not self.maybe_save():
+        if not self.maybe_save(self.BEFORE_OPENING):
             return
         paths = dialogs.ask_open_paths(self, "Open model", "model", MODEL_FILTER)
         if paths:
             self.open_path(paths[0])
 
     def open_recent(self, path: str) -> None:
-        if self.maybe_save():
+        if self.maybe_save(self.BEFORE_OPENING):
             self.open_path(path)
 
     def open_path(self, path: str) -> bool:
@@ -216,7 +230,7 @@ class MainWindow(QMainWindow):
     def save_as(self) -> bool:
         if self.document.model is None:
             return False
-        suggested = os.path.basename(self.document.path or "model.json")
+        suggested = self.document.suggested_file_name()
         path = dialogs.ask_save_path(self, "Save model as", "model", MODEL_FILTER, suggested)
         return self._save_to(path) if path else False
 
@@ -238,7 +252,7 @@ class MainWindow(QMainWindow):
         if self.training.running or self.interop.running:
             return False
         self.tabs.setCurrentWidget(self.training)
-        if not self.maybe_save():
+        if not self.maybe_save(self.BEFORE_TRAINING):
             return False
         return self.training.start()
 
@@ -331,7 +345,8 @@ class MainWindow(QMainWindow):
         return self.close()
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 (Qt override)
-        if not getattr(self, "_discard_on_close", False) and not self.maybe_save():
+        if not getattr(self, "_discard_on_close", False) and not self.maybe_save(
+                self.BEFORE_CLOSING):
             event.ignore()
             return
         self.training.shutdown()  # cancels a running training and waits for its thread
@@ -358,7 +373,7 @@ class MainWindow(QMainWindow):
         if self.training.running or self.interop.running:
             self._show_status("Wait for the running job to finish before opening a model.")
             return
-        if self.maybe_save():
+        if self.maybe_save(self.BEFORE_OPENING):
             self.open_path(path)
 
 

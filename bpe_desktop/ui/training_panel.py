@@ -35,6 +35,7 @@ from bpe_desktop.core import (
     TrainResult,
     train,
 )
+from bpe_desktop.core.eta import StageEta, stage_eta
 from bpe_desktop.core.memory import MemoryEstimate, estimate_training_memory
 from bpe_desktop.core.training import REPLACEABLE_REASONS
 from bpe_desktop.paths import resource_path
@@ -98,24 +99,6 @@ def format_seconds(seconds: float) -> str:
     return f"{hours} h {minutes:02d} min"
 
 
-class EtaClock:
-    """Remaining time of the current stage from its rate so far (None until meaningful)."""
-
-    def __init__(self) -> None:
-        self._stage = ""
-        self._start = 0.0
-
-    def eta(self, stage: str, fraction: float | None) -> float | None:
-        now = time.monotonic()
-        if stage != self._stage:
-            self._stage, self._start = stage, now
-            return None
-        spent = now - self._start
-        if fraction is None or fraction <= 0.02 or spent < 0.5:
-            return None
-        return spent * (1 - fraction) / fraction
-
-
 class TrainingPanel(QWidget):
     #: A finished run (TrainResult); the main window makes it the current model.
     trained = Signal(object)
@@ -135,7 +118,7 @@ class TrainingPanel(QWidget):
         self.runner.finished.connect(self._on_finished)
         self.runner.failed.connect(self._on_failed)
         self.runner.cancelled.connect(self._on_cancelled)
-        self._eta = EtaClock()
+        self._eta = StageEta()
         self._started_at = 0.0
         #: The corpus and options of the run being started or running.
         self._run: tuple[Corpus, TrainConfig] | None = None
@@ -312,6 +295,7 @@ class TrainingPanel(QWidget):
 
     def _launch(self) -> None:
         corpus, config = self._run
+        self._eta = StageEta()  # a new run's times start from zero
         self.runner.start(_training_job(corpus, config))
 
     def _on_memory_checked(self, checked: MemoryChecked) -> None:
@@ -372,7 +356,7 @@ class TrainingPanel(QWidget):
                 detail += f" — last: {p.pair[0]} + {p.pair[1]} ({p.count:,})"
         else:
             detail = f"{human_size(p.bytes_done)} of {human_size(p.bytes_total)}, {p.words:,} words"
-        eta = self._eta.eta(p.stage, fraction)
+        eta = stage_eta(self._eta, p)
         left = f" — about {format_seconds(eta)} left" if eta is not None else ""
         return f"{stage}: {detail}{left}"
 
@@ -389,6 +373,7 @@ class TrainingPanel(QWidget):
         self.progress_bar.setRange(0, 1000)
         self.progress_bar.setValue(1000)
         self.plot.set_counts([m.count for m in model.merges if m.count is not None])
+        self.plot.fit_to_data()
         t = result.timings
         self.stage_label.setText(
             f"Done: {len(model.merges):,} merges, vocabulary {model.vocab_size:,}, "

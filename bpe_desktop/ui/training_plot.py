@@ -84,6 +84,15 @@ class MergeCountPlot(pg.PlotWidget):
             self._curve.setData([], [])
             self._fit_range()
 
+    def fit_to_data(self) -> None:
+        """Training ended: the step axis ends at the last merge, not at the next 1-2-5
+        step it grew to while counts were arriving (2,899 merges on a 5,000 axis)."""
+        top = float(self._counts[: self._size].max()) if self._size else 1.0
+        fitted = (float(max(self._size, 1)), max(1.0, math.ceil(math.log10(max(top, 1.0)))))
+        self._range = fitted
+        self.getPlotItem().setRange(xRange=(0, fitted[0]), yRange=(0, fitted[1]),
+                                    padding=0.02)
+
     def counts(self) -> np.ndarray:
         return self._counts[: self._size].copy()
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 import time
 
-from PySide6.QtCore import QModelIndex, Qt, Signal, Slot
+from PySide6.QtCore import QByteArray, QModelIndex, Qt, Signal, Slot
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -46,6 +46,8 @@ from bpe_desktop.ui.background import (
     shared_tokenizer,
 )
 from bpe_desktop.ui.merge_tree_view import MAX_WORDS, MergeTreeView, TokenWordsView
+from bpe_desktop.ui.settings import Settings
+from bpe_desktop.ui.vocab_loading import LoadedTable, LoadedWords, load_table, load_words
 from bpe_desktop.ui.vocab_model import (
     COL_BYTES,
     COL_CHARS,
@@ -55,13 +57,13 @@ from bpe_desktop.ui.vocab_model import (
     COL_LEFT,
     COL_PIECE,
     COL_RANK,
+    COL_RIGHT,
     KIND_NAMES,
     MERGED,
     SPECIAL,
     TokenUsage,
     VocabTableModel,
 )
-from bpe_desktop.ui.vocab_loading import LoadedTable, LoadedWords, load_table, load_words
 from bpe_desktop.ui.vocab_plots import PLOTS, VocabPlots
 from bpe_desktop.ui.workers import JobError
 
@@ -95,11 +97,13 @@ class VocabPanel(QWidget):
         self._jobs.progressed.connect(self._on_table_loaded)
         self._jobs.finished.connect(self._on_loaded)
         self._jobs.failed.connect(self._on_load_failed)
-        splitter = QSplitter(Qt.Orientation.Horizontal, self)
+        self.splitter = splitter = QSplitter(Qt.Orientation.Horizontal, self)
         splitter.addWidget(self._build_table_side())
         splitter.addWidget(self._build_details_side())
         splitter.setStretchFactor(0, 3)
         splitter.setStretchFactor(1, 2)
+        splitter.splitterMoved.connect(self._remember_splitter)
+        self._splitter_placed = False  # sized on the first show, from settings or columns
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(splitter)
@@ -168,10 +172,43 @@ class VocabPanel(QWidget):
         table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         table.horizontalHeader().setStretchLastSection(True)
         # Widths from a sample text per column, not from the contents (100,000 rows).
-        em = table.fontMetrics().horizontalAdvance("0")
-        for column, chars in _COLUMN_CHARS.items():
-            table.setColumnWidth(column, (chars + 2) * em)
+        for column, width in self._column_widths(table).items():
+            if column != COL_RIGHT:  # the last column stretches to the table's edge
+                table.setColumnWidth(column, width)
         return table
+
+    @staticmethod
+    def _column_widths(table: QTableView) -> dict[int, int]:
+        em = table.fontMetrics().horizontalAdvance("0")
+        return {column: (chars + 2) * em for column, chars in _COLUMN_CHARS.items()}
+
+    def table_width_needed(self) -> int:
+        """Width of the table side that shows every column whole beside the scroll bar."""
+        table = self.table
+        columns = sum(self._column_widths(table).values())
+        return (columns + table.verticalScrollBar().sizeHint().width()
+                + 2 * table.frameWidth() + 2)
+
+    def showEvent(self, event) -> None:  # noqa: N802 (Qt override)
+        super().showEvent(event)
+        if not self._splitter_placed:
+            self._splitter_placed = True
+            self._place_splitter()
+
+    def _place_splitter(self) -> None:
+        """The user's last split, else the table as wide as its columns (room allowing)."""
+        state = Settings().value(SPLITTER_KEY)
+        if isinstance(state, QByteArray) and self.splitter.restoreState(state):
+            return
+        table_side, details_side = (self.splitter.widget(i) for i in range(2))
+        total = self.splitter.width() - self.splitter.handleWidth()
+        wanted = max(self.table_width_needed(), table_side.minimumSizeHint().width())
+        left = max(0, min(wanted, total - details_side.minimumSizeHint().width()))
+        self.splitter.setSizes([left, total - left])
+
+    @Slot()
+    def _remember_splitter(self) -> None:
+        Settings().set_value(SPLITTER_KEY, self.splitter.saveState())
 
     def _build_details_side(self) -> QWidget:
         self.details = QTabWidget(self)
@@ -504,7 +541,9 @@ def _loading_job(model: BPEModel, filter_spec: tuple, sort: tuple[int, bool]):
 
 #: Column widths in digits' widths.
 _COLUMN_CHARS = {COL_ID: 7, COL_PIECE: 18, COL_KIND: 8, COL_CHARS: 6, COL_BYTES: 6, COL_RANK: 7,
-                 COL_COUNT: 11, COL_LEFT: 12}
+                 COL_COUNT: 11, COL_LEFT: 12, COL_RIGHT: 12}
+#: Where the table/details split the user chose is kept (QSettings key).
+SPLITTER_KEY = "vocabulary/splitter"
 
 _FILTER_TIP = ("Show tokens containing this text: as shown (␣ for a space), as text, or as "
                "the raw piece. With Regex: a regular expression searched in the piece as "

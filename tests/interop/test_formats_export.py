@@ -511,8 +511,18 @@ def test_verify_export_says_when_the_peer_is_missing(models, tmp_path, monkeypat
     (path,) = export_to(tmp_path, models["subword-nmt"], "hf")
     fake = dataclasses.replace(FORMATS["hf"], peer="bpe_desktop_no_such_peer")
     monkeypatch.setitem(FORMATS, "hf", fake)
-    with pytest.raises(ExportError, match="'bpe_desktop_no_such_peer' is not installed"):
+    with pytest.raises(ExportError, match="bpe_desktop_no_such_peer is not installed"):
         verify_export(models["subword-nmt"], "hf", [path], ["a line"])
+
+
+def test_missing_peer_message_names_the_pip_package_and_the_command():
+    from bpe_desktop.core.formats.verify import missing_peer_message
+
+    text = missing_peer_message("subword_nmt")
+    assert "subword-nmt is not installed" in text  # the pip name, not the import name
+    assert "-m pip install subword-nmt" in text and 'pip install ".[peers]"' in text
+    assert text.count("not installed") == 1 and text.count("verif") == 0
+    assert "\n" not in text
 
 
 def test_verify_export_of_unreadable_file_and_of_vocab_list(models, tmp_path, capsys):

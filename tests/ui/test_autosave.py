@@ -209,6 +209,99 @@ def test_a_failed_autosave_is_reported_and_the_model_stays_open(window, qtbot, u
     with qtbot.waitSignal(window.autosave.failed, timeout=30_000) as blocker:
         model = train_toy(window, qtbot)
     assert "No space left on device" in blocker.args[0]
-    assert "Save it yourself" in window.statusBar().currentMessage()
+    assert "Save it yourself" in window.statusBar().full_message()  # shown elided if long
     assert window.document.model is model and window.document.dirty
     assert autosaves() == []
+
+
+# -- locks left by killed instances ------------------------------------------------------
+
+
+def _write_lock(json_path, pid: int, written: float | None = None):
+    """A lock file as QLockFile writes it, naming ``pid`` (written at ``written``)."""
+    from PySide6.QtCore import QLockFile
+
+    probe = json_path.parent / "probe.lock"
+    real = QLockFile(str(probe))
+    assert real.tryLock(0)
+    lines = probe.read_text(encoding="utf-8").splitlines()
+    real.unlock()
+    lines[0] = str(pid)
+    lock_path = json_path.with_suffix(".lock")
+    lock_path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    if written is not None:
+        os.utime(lock_path, (written, written))
+    return lock_path
+
+
+def _a_dead_pid() -> int:
+    proc = subprocess.Popen([sys.executable, "-c", "pass"])
+    proc.wait()
+    return proc.pid
+
+
+def _sleeping_python():
+    """A live process running the same program as this one (python)."""
+    return subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+
+
+def test_an_autosave_locked_by_a_dead_pid_is_offered_and_its_lock_cleared(qtbot, ui,
+                                                                          toy_model):
+    saved = autosave_dir() / "20260101-000000-1-dead00.json"
+    save_model(toy_model, saved)
+    lock = _write_lock(saved, _a_dead_pid())
+    win = new_window(qtbot)
+    ui.yes = False  # declined: the autosave and its lock go
+    win.first_run_hint()
+    assert len(ui.questions) == 1 and "did not close normally" in ui.questions[0][1]
+    assert not saved.exists() and not lock.exists()
+    win.close()
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_a_lock_whose_pid_now_belongs_to_a_newer_process_is_stale(qtbot, ui, toy_model):
+    """The killed instance's PID was reused by another python process: still offered."""
+    import time
+
+    saved = autosave_dir() / "20260101-000000-2-reused.json"
+    save_model(toy_model, saved)
+    other = _sleeping_python()
+    try:
+        lock = _write_lock(saved, other.pid, written=time.time() - 3600)  # before it started
+        win = new_window(qtbot)
+        win.first_run_hint()
+        assert len(ui.questions) == 1  # offered, not taken for a running instance's
+        assert win.document.model.merges == toy_model.merges
+        assert not lock.exists() and not saved.exists()  # adopted as this session's
+        ui.save_answer = "discard"
+        win.close()
+    finally:
+        other.kill()
+        other.wait()
+
+
+def test_a_lock_held_by_a_live_older_process_is_respected(qtbot, ui, toy_model):
+    import time
+
+    other = _sleeping_python()
+    try:
+        time.sleep(1.5)  # the lock is written after its owner started, as a real one is
+        saved = autosave_dir() / "20260101-000000-3-live00.json"
+        save_model(toy_model, saved)
+        lock = _write_lock(saved, other.pid)
+        win = new_window(qtbot)
+        win.first_run_hint()
+        assert ui.questions == [] and lock.exists() and saved.exists()
+        win.close()
+    finally:
+        other.kill()
+        other.wait()
+
+
+def test_a_lock_without_an_autosave_left_by_a_dead_instance_is_removed(qtbot, ui):
+    orphan = _write_lock(autosave_dir() / "20260101-000000-4-orphan.json", _a_dead_pid())
+    assert [p.name for p in autosave_dir().glob("*.lock")] == [orphan.name]
+    win = new_window(qtbot)
+    win.first_run_hint()
+    assert ui.questions == [] and not orphan.exists()
+    win.close()

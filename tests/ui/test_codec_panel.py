@@ -82,6 +82,15 @@ def test_typing_updates_live_after_a_debounce(panel, qtbot, toy_model):
     assert shown_pieces(panel) == ["newest</w>", "low</w>"]
 
 
+def test_empty_text_shows_no_round_trip_verdict(panel, qtbot, toy_model):
+    panel.set_text("lowest")
+    assert panel.round_trip_label.text().startswith("✓ round trip exact")
+    panel.set_text("")
+    assert panel.input_edit.toPlainText() == ""
+    assert panel.round_trip_label.text() == ""
+    assert check_round_trip("", "", toy_model, 0).message == ""
+
+
 def test_round_trip_in_the_gui(panel, qtbot, toy_model):
     text = "lowest newest widest lower"
     panel.set_text(text)

@@ -142,7 +142,14 @@ def test_a_model_the_format_cannot_hold_is_refused_and_nothing_written(
     ui.save_path = str(tmp_path / "never.out")
     ui.folder = str(tmp_path)
     before = sorted(tmp_path.iterdir())
-    window.interop.export_actions[fmt].trigger()
+    # the menu shows it before it is chosen: the entry is disabled, its tooltip says why
+    action = window.interop.export_actions[fmt]
+    assert not action.isEnabled()
+    assert remedy in action.toolTip() and remedy in action.statusTip()
+    assert window.interop.export_menu.toolTipsVisible()
+    action.trigger()  # a disabled entry does nothing
+    assert ui.errors == [] and ui.choosers == []
+    window.interop.export(fmt)  # asked for anyway (a script): refused with the reason
     assert not window.interop.running
     assert ui.choosers == []  # refused before asking where to write
     assert sorted(tmp_path.iterdir()) == before
@@ -151,9 +158,22 @@ def test_a_model_the_format_cannot_hold_is_refused_and_nothing_written(
     label = formats.FORMATS[fmt].label.rstrip("…")
     assert message.startswith(f"This model cannot be exported as {label}: ")
     assert remedy in message and "train with" in message
-    window.interop._explain_exports()  # the menu also says so before it is chosen
-    assert remedy in window.interop.export_actions[fmt].statusTip()
     assert window.interop.export_actions["vocab"].statusTip() == ""
+    assert window.interop.export_actions["vocab"].isEnabled()
+
+
+def test_export_entries_follow_the_model(window, results):
+    """Each model change re-decides which formats are offered."""
+    actions = window.interop.export_actions
+    window.document.set_trained(results["sennrich"])  # `</w>` as its own symbol
+    assert not actions["hf"].isEnabled() and "eow-suffix" in actions["hf"].toolTip()
+    assert actions["vocab"].isEnabled()
+    window.document.set_trained(results["subword-nmt"])
+    assert actions["hf"].isEnabled() and actions["hf"].statusTip() == ""
+    assert not actions["sentencepiece"].isEnabled()
+    for fmt, action in actions.items():
+        problem = formats.export_problem(window.document.model, fmt)
+        assert action.isEnabled() == (problem is None)
 
 
 @pytest.mark.parametrize("model_name, fmt", [
@@ -308,6 +328,9 @@ def test_export_without_the_peer_library_says_not_verified(window, qtbot, ui, re
     assert (tmp_path / "r.tiktoken").exists()
     title, text = ui.infos[-1]
     assert "Not verified:" in text and "tiktoken" in text and "not installed" in text
+    # said once, with the command that installs it
+    assert text.count("not installed") == 1 and "-m pip install tiktoken" in text
+    assert text.lower().count("verif") == 1
 
 
 def test_sample_lines_come_from_the_corpus_or_the_stored_words(results, tmp_path):

@@ -61,6 +61,8 @@ def test_gui_training_gives_the_engines_merges(panel, qtbot, errors):
     assert panel.progress_bar.value() == 1000
     assert "Done: " in panel.stage_label.text()
     assert list(panel.plot.counts()) == [m.count for m in expected.merges]
+    # the step axis ends at the last merge once training is done
+    assert panel.plot.shown_range()[0] == len(expected.merges)
     # every merge count reached the plot through the throttled updates
     streamed = [c for u in updates for c in u.new_counts]
     assert streamed == [m.count for m in expected.merges][: len(streamed)]

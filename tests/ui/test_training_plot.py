@@ -57,3 +57,17 @@ def test_final_counts_replace_the_live_ones(plot):
     assert plot.counts().tolist() == [9, 8, 7, 6]
     plot.set_counts([])
     assert plot.counts().size == 0
+
+
+def test_fit_to_data_ends_the_step_axis_at_the_last_merge(plot):
+    counts = (1e5 / np.arange(1, 2900) ** 0.8).astype(np.int64)  # 2,899 merges
+    for start in range(0, len(counts), 500):
+        plot.add_counts(counts[start:start + 500])
+    assert plot.shown_range()[0] == 5000  # while training: the next 1-2-5 step
+    plot.fit_to_data()
+    steps, top = plot.shown_range()
+    assert steps == 2899 and top == 100_000
+    (_, x_max), _ = plot.getPlotItem().getViewBox().viewRange()
+    assert x_max < 2899 * 1.05  # at most the padding is left empty
+    plot.clear_counts()  # the next run starts on the usual axis again
+    assert plot.shown_range() == (1000, 10)

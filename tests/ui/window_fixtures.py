@@ -24,8 +24,12 @@ class FakeDialogs:
         self.questions: list[tuple[str, str]] = []
         self.save_answer = "discard"
         self.asked_to_save = 0
+        #: What each save question said was about to happen ("Save it before …?").
+        self.save_reasons: list[str] = []
         self.open_paths: list[str] = []
         self.save_path: str | None = None
+        #: The file name each save chooser proposed.
+        self.suggested_names: list[str] = []
         self.folder: str | None = None
         self.yes = True
         #: Titles of every file chooser opened (to check none was when refusing).
@@ -36,16 +40,18 @@ class FakeDialogs:
             self.errors.append((title, message))
             self.error_details.append(details)
 
-        def ask_save_changes(parent, what):
+        def ask_save_changes(parent, what, before):
             self.asked_to_save += 1
+            self.save_reasons.append(before)
             return self.save_answer
 
         def ask_open_paths(parent, title, *args, **kwargs):
             self.choosers.append(title)
             return list(self.open_paths)
 
-        def ask_save_path(parent, title, *args, **kwargs):
+        def ask_save_path(parent, title, kind, filters, suggested_name=""):
             self.choosers.append(title)
+            self.suggested_names.append(suggested_name)
             return self.save_path
 
         def ask_folder(parent, title, *args, **kwargs):

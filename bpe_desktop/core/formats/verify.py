@@ -18,6 +18,10 @@ import hashlib
 import importlib
 import importlib.metadata
 import math
+import os
+import shlex
+import shutil
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Sequence
@@ -85,8 +89,7 @@ def verify_export(model: BPEModel, fmt: str, paths: Sequence[Path], sample: Sequ
     try:
         module = importlib.import_module(info.peer)
     except ImportError:
-        raise ExportError(f"cannot verify: the Python package {info.peer!r} is not installed "
-                          "(install BPE Desktop's 'peers' extra)") from None
+        raise ExportError(missing_peer_message(info.peer)) from None
     version = _version(info.peer, module)
     paths = [Path(p) for p in paths]
     lines = [_strip_break(s) for s in sample]
@@ -112,6 +115,26 @@ def verify_export(model: BPEModel, fmt: str, paths: Sequence[Path], sample: Sequ
     return Verification(fmt=fmt, lines=len(lines), agreed=agreed,
                         library=_DISTRIBUTIONS.get(info.peer, info.peer),
                         library_version=version, first_mismatch=first)
+
+
+def missing_peer_message(package: str) -> str:
+    """One sentence: which library is missing and the command that installs it into the
+    Python that runs BPE Desktop (the pip name, which may differ from the import name)."""
+    dist = _DISTRIBUTIONS.get(package, package)
+    return (f"the library {dist} is not installed, so the export was not checked with it; "
+            f"install it with: {_this_python()} -m pip install {dist} "
+            "(from a clone of BPE Desktop, pip install \".[peers]\" installs every peer)")
+
+
+def _this_python() -> str:
+    """The command that runs this interpreter: ``python3`` when that is what PATH finds."""
+    found = shutil.which("python3")
+    try:
+        if found and os.path.samefile(found, sys.executable):
+            return "python3"
+    except OSError:
+        pass
+    return shlex.quote(sys.executable or "python3")
 
 
 def _strip_break(line: str) -> str:

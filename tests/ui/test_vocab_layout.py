@@ -1,0 +1,53 @@
+"""The vocabulary browser's split: the table gets its columns' width; the user's split is kept."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QPoint, Qt
+
+from bpe_desktop.ui.vocab_model import COL_RIGHT
+from bpe_desktop.ui.vocab_panel import VocabPanel
+
+
+def shown_panel(qtbot, model, width=1600, height=1000) -> VocabPanel:
+    panel = VocabPanel()
+    qtbot.addWidget(panel)
+    panel.resize(width, height)
+    with qtbot.waitSignal(panel.ready, timeout=60_000):
+        panel.set_model(model)
+    panel.show()
+    qtbot.waitExposed(panel)
+    return panel
+
+
+def test_table_shows_every_column_whole_at_1600_px(qtbot, botchan_model):
+    panel = shown_panel(qtbot, botchan_model)
+    table, header = panel.table, panel.table.horizontalHeader()
+    assert panel.splitter.sizes()[0] >= panel.table_width_needed()
+    # no horizontal scrolling, and the Parents columns (Left, Right) are fully in view
+    assert table.horizontalScrollBar().maximum() == 0
+    em = table.fontMetrics().horizontalAdvance("0")
+    assert header.sectionSize(COL_RIGHT) >= 14 * em
+    right_end = header.sectionViewportPosition(COL_RIGHT) + header.sectionSize(COL_RIGHT)
+    assert right_end <= table.viewport().width()
+    # the details side keeps the rest
+    assert panel.splitter.sizes()[1] >= 1600 - panel.table_width_needed() - 40
+
+
+def test_narrow_window_keeps_room_for_the_details(qtbot, toy_model):
+    panel = shown_panel(qtbot, toy_model, width=900, height=700)
+    details = panel.splitter.widget(1)
+    assert panel.splitter.sizes()[1] >= details.minimumSizeHint().width()
+
+
+def test_the_split_the_user_drags_is_remembered(qtbot, toy_model):
+    panel = shown_panel(qtbot, toy_model)
+    before = panel.splitter.sizes()
+    handle = panel.splitter.handle(1)
+    middle = QPoint(handle.width() // 2, handle.height() // 2)
+    qtbot.mousePress(handle, Qt.MouseButton.LeftButton, pos=middle)
+    qtbot.mouseMove(handle, middle + QPoint(-300, 0))
+    qtbot.mouseRelease(handle, Qt.MouseButton.LeftButton, pos=middle + QPoint(-300, 0))
+    dragged = panel.splitter.sizes()
+    assert dragged[0] < before[0] - 200
+    again = shown_panel(qtbot, toy_model)
+    assert again.splitter.sizes() == dragged
