@@ -133,12 +133,14 @@ def load(path: str | os.PathLike) -> BPEModel:
     for number, line in enumerate(lines, 1):
         if not line and number == len(lines):
             continue  # the final newline
+        if number == 1 and line.startswith("#version:"):
+            raise _common.import_error(path, "line 1", f"{line!r}: fastBPE codes have no "
+                                       "header (fastBPE would read it as a merge); this looks "
+                                       "like subword-nmt codes: import them as subword-nmt")
         parts = line.split(" ")
         if len(parts) not in (2, 3) or not all(parts):
-            hint = (" (fastBPE codes have no header; this looks like subword-nmt codes)"
-                    if number == 1 and line.startswith("#version") else "")
             raise _common.import_error(path, f"line {number}", f"{line!r} is not one merge "
-                                       f"\"left right count\" or \"left right\"{hint}")
+                                       "\"left right count\" or \"left right\"")
         if len(parts) == 3:
             if not parts[2].isascii() or not parts[2].isdigit() or int(parts[2]) > MAX_COUNT:
                 raise _common.import_error(path, f"line {number}", f"the count {parts[2]!r} "
