@@ -16,13 +16,16 @@ counts as a disagreement. A trailing line break of a sample line is ignored.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib
 import importlib.metadata
 import math
+import os
+import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Callable, Iterator, Sequence
 
 from bpe_desktop.core.errors import EncodeError, ExportError
 from bpe_desktop.core.model import BPEModel
@@ -225,12 +228,27 @@ def _load_fastbpe(model: BPEModel, paths: list[Path]) -> _Peer:
 
     codes = next(p for p in paths if not p.name.endswith(".vocab"))
     vocab = next((p for p in paths if p != codes), None)
-    bpe = fastBPE.fastBPE(str(codes), str(vocab) if vocab else "")
+    with _quiet_stderr():  # its C++ loader reports "Loading codes from ..." on stderr
+        bpe = fastBPE.fastBPE(str(codes), str(vocab) if vocab else "")
 
     def batch(lines: list[str]) -> list[Tokens]:
         return [text.split(" ") if text else [] for text in bpe.apply(lines)]
 
     return _Peer(batch, _show_segments)
+
+
+@contextlib.contextmanager
+def _quiet_stderr() -> Iterator[None]:
+    """Silence file descriptor 2 (C++ code writes there directly, past sys.stderr)."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    try:
+        with open(os.devnull, "wb") as null:
+            os.dup2(null.fileno(), 2)
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
 
 
 def _load_youtokentome(model: BPEModel, paths: list[Path]) -> _Peer:
