@@ -80,6 +80,8 @@ def export_via_menu(window, qtbot, ui, fmt, target):
     ("sennrich", "subword-nmt", ["bpe.codes"]),
     ("sentencepiece", "sentencepiece", ["tokenizer.model"]),
     ("gpt2", "tiktoken", ["tokenizer.tiktoken", "tokenizer.tiktoken.json"]),
+    ("subword-nmt", "fastbpe", ["codes"]),
+    ("sentencepiece", "youtokentome", ["yttm.model"]),
 ])
 def test_export_writes_loads_back_and_is_verified_by_the_peer(window, qtbot, ui, results,
                                                               tmp_path, model_name, fmt, names):
@@ -94,7 +96,11 @@ def test_export_writes_loads_back_and_is_verified_by_the_peer(window, qtbot, ui,
     assert [Path(p).name for p in done.written] == names
     back = formats.import_model(fmt, target)
     assert pairs(back) == pairs(result.model)
-    if fmt != "subword-nmt":  # codes have no ids; every other format keeps ours
+    specials = {t.id for t in result.model.config.special_tokens}
+    if fmt == "youtokentome":  # ids kept; YouTokenToMe names the specials itself
+        assert [p for i, p in enumerate(back.pieces) if i not in specials] == [
+            p for i, p in enumerate(result.model.pieces) if i not in specials]
+    elif fmt not in ("subword-nmt", "fastbpe"):  # codes have no ids; the others keep ours
         assert back.pieces == result.model.pieces
     assert ui.errors == []
     title, text = ui.infos[-1]
@@ -135,6 +141,8 @@ def test_vocabulary_list_and_table_exports(window, qtbot, ui, results, tmp_path)
     ("subword-nmt", "gpt2", "gpt2 preset"),
     ("subword-nmt", "tiktoken", "gpt2 preset"),
     ("sennrich", "hf", "eow-suffix"),
+    ("sennrich", "fastbpe", "eow-suffix"),
+    ("subword-nmt", "youtokentome", "sentencepiece preset"),
 ])
 def test_a_model_the_format_cannot_hold_is_refused_and_nothing_written(
         window, ui, results, tmp_path, model_name, fmt, remedy):
@@ -158,7 +166,8 @@ def test_a_model_the_format_cannot_hold_is_refused_and_nothing_written(
 
 @pytest.mark.parametrize("model_name, fmt", [
     ("subword-nmt", "hf"), ("gpt2", "gpt2"), ("subword-nmt", "subword-nmt"),
-    ("sentencepiece", "sentencepiece"), ("gpt2", "tiktoken"),
+    ("sentencepiece", "sentencepiece"), ("gpt2", "tiktoken"), ("subword-nmt", "fastbpe"),
+    ("sentencepiece", "youtokentome"),
 ])
 def test_import_opens_the_model_untitled_and_unsaved(window, qtbot, ui, results, tmp_path,
                                                      model_name, fmt):
