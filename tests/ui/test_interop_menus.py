@@ -80,7 +80,7 @@ def export_via_menu(window, qtbot, ui, fmt, target):
     ("sennrich", "subword-nmt", ["bpe.codes"]),
     ("sentencepiece", "sentencepiece", ["tokenizer.model"]),
     ("gpt2", "tiktoken", ["tokenizer.tiktoken", "tokenizer.tiktoken.json"]),
-    ("subword-nmt", "fastbpe", ["codes"]),
+    ("subword-nmt", "fastbpe", ["codes", "codes.vocab"]),
     ("sentencepiece", "youtokentome", ["yttm.model"]),
 ])
 def test_export_writes_loads_back_and_is_verified_by_the_peer(window, qtbot, ui, results,
@@ -94,6 +94,9 @@ def test_export_writes_loads_back_and_is_verified_by_the_peer(window, qtbot, ui,
 
     assert sorted(p.name for p in folder.iterdir()) == sorted(names)
     assert [Path(p).name for p in done.written] == names
+    asked = [q for q in ui.questions
+             if q[0] == f"Export {formats.FORMATS[fmt].label.rstrip('…')}"]
+    assert len(asked) == (1 if formats.FORMATS[fmt].optional_file else 0)
     back = formats.import_model(fmt, target)
     assert pairs(back) == pairs(result.model)
     specials = {t.id for t in result.model.config.special_tokens}
@@ -111,6 +114,18 @@ def test_export_writes_loads_back_and_is_verified_by_the_peer(window, qtbot, ui,
     assert found.group(2) == formats.FORMATS[fmt].peer.replace("_", "-")
     assert str(target if not formats.FORMATS[fmt].writes_folder else folder) in text
     assert window.interop.last_message == text
+
+
+def test_fastbpe_vocabulary_file_only_when_asked_for(window, qtbot, ui, results, tmp_path):
+    window.document.set_trained(results["subword-nmt"])
+    ui.yes = False
+    folder = tmp_path / "out"
+    folder.mkdir()
+    done = export_via_menu(window, qtbot, ui, "fastbpe", folder / "codes")
+    assert [Path(p).name for p in done.written] == ["codes"]
+    assert sorted(p.name for p in folder.iterdir()) == ["codes"]
+    assert "vocabulary file" in ui.questions[-1][1]
+    assert VERIFIED.search(ui.infos[-1][1])
 
 
 def test_vocabulary_list_and_table_exports(window, qtbot, ui, results, tmp_path):

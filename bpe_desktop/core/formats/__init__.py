@@ -67,7 +67,8 @@ class FormatInfo:
     ``writes_folder``: the format is more than one file. Its path may name a folder
     (the files get their usual names), one of the files, or a prefix; see
     :mod:`.gpt2`. ``peer``: the Python package that reads the format, used by
-    :func:`verify_export`; None when there is none.
+    :func:`verify_export`; None when there is none. ``optional_file``: an export option
+    that writes one more file, and the yes/no question the application asks about it.
     """
 
     name: str
@@ -77,6 +78,7 @@ class FormatInfo:
     writes_folder: bool
     can_import: bool
     peer: str | None
+    optional_file: tuple[str, str] | None = None
 
 
 FORMATS: dict[str, FormatInfo] = {
@@ -94,7 +96,9 @@ FORMATS: dict[str, FormatInfo] = {
     "tiktoken": FormatInfo("tiktoken", "tiktoken ranks…", "tiktoken ranks (*.tiktoken)",
                            "tokenizer.tiktoken", False, True, "tiktoken"),
     "fastbpe": FormatInfo("fastbpe", "fastBPE codes…", "fastBPE codes (*.codes *.txt *)",
-                          "codes", False, True, "fastBPE"),
+                          "codes", False, True, "fastBPE",
+                          ("vocab", "Also write the vocabulary file (PATH.vocab: token and "
+                                    "count per line, as fastBPE's getvocab writes it)?")),
     "youtokentome": FormatInfo("youtokentome", "YouTokenToMe model…",
                                "YouTokenToMe model (*.model *.yttm)", "yttm.model", False,
                                True, "youtokentome"),
