@@ -209,3 +209,20 @@ def test_special_roles_left_out_and_gaps_in_ids(tmp_path):
     (again,) = export_model(model, "youtokentome", tmp_path / "again.model")
     assert again.read_bytes() == path.read_bytes()
     assert yttm_ids(path, ["a ab"]) == ours_fused(model, ["a ab"]) == [[3, 3, 0]]
+
+
+def test_documented_white_space_differences(models, tmp_path):
+    """The module docstring's list: where our pre-tokenizers and YouTokenToMe's split
+    differ, shown on the peer itself (all else is identical, as tested above)."""
+    def agree(name: str, line: str) -> bool:
+        model = models[name]
+        (path,) = export_model(model, "youtokentome", tmp_path / f"{name}.model")
+        return ours_fused(model, [line]) == yttm_ids(path, [line])
+
+    assert agree("whitespace-unk-only", "tab\tinside and\x0bvertical")
+    assert not agree("whitespace-unk-only", "ideographic\u3000space")  # split by us only
+    # ▁ in the text: a word start for YouTokenToMe, for us a ▁ symbol inside the word,
+    # which no merge joins to what precedes it (the training text held no ▁).
+    assert agree("whitespace-unk-only", f"the{BOW}marker")
+    assert agree("sentencepiece-moved-specials", "the only spaces  here")
+    assert not agree("sentencepiece-moved-specials", "tab\tinside")  # split by it only

@@ -28,7 +28,9 @@ Desktop's ``bow-prefix`` encoding, so the models it reproduces are:
 
 Differences that lie outside the file: YouTokenToMe fuses a run of unknown characters
 into one unknown token (BPE Desktop emits one per character; ``verify_export`` fuses
-them before comparing); ``▁`` in the text separates words there; and the three
+them before comparing); ``▁`` in the text separates words there, where for BPE
+Desktop it is the ``▁`` symbol inside a word (the same pieces unless the training text
+itself held ``▁``, so that merges join it to what precedes it); and the three
 pre-tokenizers split at slightly different white space (``whitespace`` also at
 non-ASCII spaces such as U+00A0 and U+3000, ``sentencepiece`` not at tabs, ``space``
 not at tabs but at U+2028). On text whose only white space is spaces and line breaks
