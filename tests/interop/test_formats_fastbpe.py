@@ -180,6 +180,7 @@ def test_vocabulary_entries_that_would_collide_are_refused():
     ("a bc 3\nab c 2\n", "line 2", ["repeats line 1"]),
     ("a b 3\n\nc d 1\n", "line 2", ["not one merge"]),
     ("a  b 3\n", "line 1", ["not one merge"]),
+    ("a b 3\r\nc d 1\r\n", "line 1", ["carriage return"]),
 ])
 def test_malformed_codes_name_the_file_and_line(tmp_path, text, where, words):
     path = tmp_path / "bad.codes"

@@ -137,6 +137,10 @@ def load(path: str | os.PathLike) -> BPEModel:
             raise _common.import_error(path, "line 1", f"{line!r}: fastBPE codes have no "
                                        "header (fastBPE would read it as a merge); this looks "
                                        "like subword-nmt codes: import them as subword-nmt")
+        if line.endswith("\r"):
+            raise _common.import_error(path, f"line {number}", "ends with a carriage return "
+                                       "(Windows line ends): fastBPE would read it as part "
+                                       "of the last field; convert the file to LF line ends")
         parts = line.split(" ")
         if len(parts) not in (2, 3) or not all(parts):
             raise _common.import_error(path, f"line {number}", f"{line!r} is not one merge "
