@@ -25,7 +25,8 @@ name               what                                    models that fit
 
 Within those, a model with a redundant merge (one whose token already existed) is
 refused where the peer would apply it differently or cannot read it: always for
-sentencepiece, tiktoken, fastBPE and YouTokenToMe, and for tokenizer.json / GPT-2 files when an earlier merge uses that token.
+sentencepiece, tiktoken, fastBPE and YouTokenToMe, and for tokenizer.json / GPT-2 files
+when an earlier merge uses that token.
 
 Every file is written atomically (a temporary file, fsynced, then renamed), so a failed
 export leaves earlier files as they were. A format that cannot express a model's
@@ -150,8 +151,8 @@ def export_model(model: BPEModel, fmt: str, path: str | os.PathLike, **options: 
 
     Options: ``legacy_merges=True`` (hf: ``"a b"`` merge strings), ``sidecar=False``
     (tiktoken: no ``.json`` settings file), ``vocab=True`` (fastbpe: also ``PATH.vocab``).
-    Raises :class:`ExportError` when the format cannot express the model (nothing is written) and :class:`OSError` naming the file
-    when writing fails.
+    Raises :class:`ExportError` when the format cannot express the model (nothing is
+    written) and :class:`OSError` naming the file when writing fails.
     """
     module = _module(fmt)
     options = _export_options(fmt, options)

@@ -294,7 +294,8 @@ def _ours_for(fmt: str, model: BPEModel) -> Callable[[str], Tokens]:
 
 
 def _segments(model: BPEModel, tok, line: str, unk_id: int | None) -> Tokens:
-    """apply_bpe's (and fastBPE's) output for our encoding: per word, its segments, ``@@`` on all but the last.
+    """apply_bpe's (and fastBPE's) output for our encoding: per word, its segments,
+    ``@@`` on all but the last.
 
     An unknown token stands for the one character it replaced (apply_bpe passes such
     characters through); markers have no text and vanish, as in apply_bpe's output.
