@@ -209,8 +209,9 @@ def build_parser() -> argparse.ArgumentParser:
         description="Write a model as a Hugging Face tokenizer.json (hf), GPT-2 vocab.json + "
         "merges.txt (gpt2: -o is a folder, a prefix, or the vocab.json name), subword-nmt "
         "codes, a sentencepiece .model, tiktoken ranks (plus PATH.json with the pattern "
-        "and special tokens) or a vocabulary list (vocab: piece, id, count). A model whose "
-        "settings a format cannot express is refused, with the reason.",
+        "and special tokens), fastBPE codes (left right count), a YouTokenToMe model or a "
+        "vocabulary list (vocab: piece, id, count). A model whose settings a format "
+        "cannot express is refused, with the reason.",
     )
     p.add_argument("-m", "--model", required=True, metavar="MODEL")
     p.add_argument("--format", required=True, choices=tuple(FORMATS), dest="format")
@@ -219,6 +220,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="hf: write merges as \"left right\" strings (for old readers)")
     p.add_argument("--no-settings", action="store_true",
                    help="tiktoken: do not write PATH.json (pattern and special tokens)")
+    p.add_argument("--with-vocab", action="store_true",
+                   help="fastbpe: also write the vocabulary file PATH.vocab (token count)")
     p.add_argument("--verify", metavar="FILE",
                    help="then load the files with the format's own library and compare its "
                    "segmentation of each line of FILE with this model's (exit 1 on a "
@@ -621,6 +624,10 @@ def cmd_export(args: argparse.Namespace) -> int:
         if args.format != "tiktoken":
             raise CliError("--no-settings is an option of --format tiktoken")
         options["sidecar"] = False
+    if args.with_vocab:
+        if args.format != "fastbpe":
+            raise CliError("--with-vocab is an option of --format fastbpe")
+        options["vocab"] = True
     if args.verify_lines is not None and args.verify is None:
         raise CliError("--verify-lines needs --verify FILE")
     if os.path.exists(args.output) and os.path.exists(args.model) and \

@@ -668,6 +668,43 @@ def test_export_codes_quietly_and_legacy_merges(capsys, snmt_model, tmp_path):
     assert all(isinstance(m, str) for m in _read_json(legacy)["model"]["merges"])
 
 
+def test_export_fastbpe_with_vocabulary_verify_and_import(capsys, snmt_model, corpus,
+                                                          tmp_path):
+    codes = tmp_path / "codes"
+    status, out, err = run(capsys, "export", "-m", snmt_model, "--format", "fastbpe", "-o",
+                           codes, "--with-vocab", "--verify", corpus)
+    assert status == 0, err
+    lines = out.splitlines()
+    assert lines[0] == f"wrote {codes}, {codes}.vocab"
+    assert lines[1].startswith("verified on 5 lines with fastBPE ") and lines[1].endswith(
+        ": 100%")
+    model = load_model(snmt_model)
+    assert codes.read_text(encoding="utf-8") == "".join(
+        f"{m.left} {m.right} {m.count}\n" for m in model.merges)
+    imported = tmp_path / "imported.json"
+    status, out, err = run(capsys, "import", "--format", "fastbpe", codes, "-o", imported)
+    assert status == 0, err
+    assert "Imported from codes (fastBPE codes)." in out
+    assert load_model(imported).merges == model.merges  # counts kept
+
+
+def test_export_youtokentome_refusal_and_verify(capsys, snmt_model, corpus, tmp_path):
+    out_path = tmp_path / "yttm.model"
+    status, out, err = run(capsys, "export", "-m", snmt_model, "--format", "youtokentome",
+                           "-o", out_path)
+    assert status == 1 and out == ""
+    assert_one_error_line(err, "cannot export", "bow-prefix", "sentencepiece preset")
+    sp_model = tmp_path / "sp.json"
+    assert run(capsys, "train", corpus, "-o", sp_model, "--preset", "sentencepiece",
+               "--merges", "12", "-q")[0] == 0
+    status, out, err = run(capsys, "export", "-m", sp_model, "--format", "youtokentome",
+                           "-o", out_path, "--verify", corpus)
+    assert status == 0, err
+    assert out.splitlines()[1].startswith("verified on 5 lines with youtokentome ")
+    assert out.splitlines()[1].endswith(": 100%")
+    assert out_path.read_text(encoding="utf-8").splitlines()[-1] == "1 0 2 3"
+
+
 def test_export_refusal_is_one_line_and_writes_nothing(capsys, trained, tmp_path):
     out_path = tmp_path / "tokenizer.json"
     status, out, err = run(capsys, "export", "-m", trained, "--format", "hf", "-o", out_path)
@@ -679,6 +716,7 @@ def test_export_refusal_is_one_line_and_writes_nothing(capsys, trained, tmp_path
 @pytest.mark.parametrize("argv, words", [
     (["--format", "subword-nmt", "--legacy-merges"], ["--legacy-merges", "--format hf"]),
     (["--format", "hf", "--no-settings"], ["--no-settings", "tiktoken"]),
+    (["--format", "subword-nmt", "--with-vocab"], ["--with-vocab", "fastbpe"]),
     (["--format", "hf", "--verify-lines", "3"], ["--verify-lines", "--verify"]),
 ])
 def test_export_option_misuse(capsys, snmt_model, tmp_path, argv, words):

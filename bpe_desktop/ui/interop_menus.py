@@ -215,9 +215,19 @@ class InteropMenus(QObject):
                                              info.file_filter, info.default_name)
         if not path:
             return False
+        options = {}
+        if info.optional_file:
+            option, question = info.optional_file
+            options[option] = dialogs.ask_yes_no(self.window, f"Export {_label(fmt)}",
+                                                 question)
+            problem = formats.export_problem(model, fmt, **options)
+            if problem:
+                dialogs.show_error(self.window, "Cannot export", f"This model cannot be "
+                                   f"exported as {_label(fmt)}: {problem}.")
+                return False
 
         def job(report, cancel) -> ExportDone:
-            written = tuple(str(p) for p in formats.export_model(model, fmt, path))
+            written = tuple(str(p) for p in formats.export_model(model, fmt, path, **options))
             if info.peer is None:
                 return ExportDone(fmt, written, None)
             sample = sample_lines(model)

@@ -60,11 +60,14 @@ _EXPORTS = {
     "subword-nmt": [("codes-v02", "subword-nmt", {}), ("codes-v01", "sennrich", {})],
     "sentencepiece": [("spm", "sentencepiece", {})],
     "tiktoken": [("tiktoken", "gpt2", {})],
+    "fastbpe": [("fastbpe", "subword-nmt", {})],
+    "youtokentome": [("yttm", "sentencepiece", {})],
 }
 
 #: The file name each format is imported from (gpt2: the pair's folder).
 IMPORT_NAME = {"hf": "tokenizer.json", "gpt2": "vocab.json", "subword-nmt": "bpe.codes",
-               "sentencepiece": "tok.model", "tiktoken": "tok.tiktoken"}
+               "sentencepiece": "tok.model", "tiktoken": "tok.tiktoken", "fastbpe": "codes",
+               "youtokentome": "yttm.model"}
 
 
 @functools.cache

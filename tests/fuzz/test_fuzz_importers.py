@@ -91,6 +91,18 @@ def test_changed_tiktoken_settings(folders, files):
     _run("tiktoken", files, folders, "import-tiktoken-json")
 
 
+@fuzz_settings("import-fastbpe-bytes")
+@given(damaged("fastbpe"))
+def test_damaged_fastbpe_codes(folders, files):
+    _run("fastbpe", files, folders, "import-fastbpe-bytes")
+
+
+@fuzz_settings("import-youtokentome-bytes")
+@given(damaged("youtokentome"))
+def test_damaged_youtokentome_model(folders, files):
+    _run("youtokentome", files, folders, "import-youtokentome-bytes")
+
+
 @fuzz_settings("import-random")
 @given(st.sampled_from(sorted(SEEDS)), st.binary(max_size=256))
 def test_random_bytes_in_every_format(folders, fmt, data):

@@ -49,6 +49,8 @@ tokenizers = importlib.import_module("tokenizers")
 sentencepiece = importlib.import_module("sentencepiece")
 tiktoken = importlib.import_module("tiktoken")
 apply_bpe = importlib.import_module("subword_nmt.apply_bpe")
+fastBPE = importlib.import_module("fastBPE")
+youtokentome = importlib.import_module("youtokentome")
 
 TARGETS = ("ud_german", "ud_russian", "ud_hindi", "ud_japanese")
 
@@ -59,8 +61,9 @@ HARD = [
     "日本語のテキスト、句読点。", "हिन्दी पाठ", "Русский текст ёЁ", "\x01\x7f\ufffd controls",
     "a" * 70 + " " + "ab" * 40, "Ω≈ç√∫˜µ≤≥÷ ﷺ ࿗ 𝔘𝔫𝔦𝔠𝔬𝔡𝔢",
 ]
-#: Lines with white space other than U+0020 inside; apply_bpe keeps it inside words, so
-#: they are left out only for subword-nmt codes of a ``whitespace`` model (documented).
+#: Lines with white space other than U+0020 inside; apply_bpe and fastBPE keep it inside
+#: words, so they are left out for their codes of a ``whitespace`` model, and YouTokenToMe
+#: splits at ASCII white space only (documented).
 OTHER_SPACE = ["tab\tinside", "no\u00a0break space", "ideographic\u3000space"]
 
 CONFIGS = {
@@ -83,11 +86,11 @@ CONFIGS = {
 
 #: Which formats each configuration can be exported to (besides the vocabulary list).
 COMPATIBLE = {
-    "subword-nmt": {"subword-nmt", "hf"},
-    "subword-nmt-botchan": {"subword-nmt", "hf"},
+    "subword-nmt": {"subword-nmt", "hf", "fastbpe"},
+    "subword-nmt-botchan": {"subword-nmt", "hf", "fastbpe"},
     "seeds-default": {"subword-nmt"},
     "gpt2": {"hf", "gpt2", "tiktoken"},
-    "sentencepiece": {"sentencepiece", "hf"},
+    "sentencepiece": {"sentencepiece", "hf", "youtokentome"},
     "whitespace-none": {"hf"},
     "eow-suffix-nfkc-lowercase": {"hf"},
     "letters-bow-prefix": {"hf"},
@@ -162,6 +165,12 @@ def peer_ids(fmt: str, model: BPEModel, paths: list[Path], lines: list[str]) -> 
     if fmt == "sentencepiece":
         sp = sentencepiece.SentencePieceProcessor(model_file=str(paths[0]))
         return [list(ids) for ids in sp.encode(lines)]
+    if fmt == "fastbpe":
+        bpe = fastBPE.fastBPE(str(paths[0]))
+        return [text.split(" ") if text else [] for text in bpe.apply(lines)]
+    if fmt == "youtokentome":
+        bpe = youtokentome.BPE(str(paths[0]))
+        return bpe.encode(lines, output_type=youtokentome.OutputType.ID)
     if fmt == "subword-nmt":
         with open(paths[0], encoding="utf-8") as codes:
             bpe = apply_bpe.BPE(codes)
@@ -185,10 +194,10 @@ def tiktoken_ranks_of(path: Path) -> dict[bytes, int]:
 
 
 def ours_like_peer(fmt: str, model: BPEModel, lines: list[str]) -> list[list]:
-    if fmt == "subword-nmt":
+    if fmt in ("subword-nmt", "fastbpe"):
         return [our_snmt_tokens(model, line) for line in lines]
     ids = our_ids(model, lines)
-    if fmt == "sentencepiece":
+    if fmt in ("sentencepiece", "youtokentome"):
         unk = model.config.special("unk").id
         return [fuse_unknowns(x, unk) for x in ids]
     return ids
@@ -222,8 +231,9 @@ def test_peer_segments_other_languages_identically(models, target_lines, tmp_pat
     model = models[name]
     paths = export_to(tmp_path, model, fmt)
     assert all(p.is_file() for p in paths)
-    lines = HARD + (OTHER_SPACE if (fmt, model.config.pretokenizer) != (
-        "subword-nmt", "whitespace") else [])
+    other_space = fmt != "youtokentome" and (fmt not in ("subword-nmt", "fastbpe") or
+                                             model.config.pretokenizer != "whitespace")
+    lines = HARD + (OTHER_SPACE if other_space else [])
     samples = {"hard lines": lines, **target_lines}
     checked = 0
     for corpus, sample in samples.items():

@@ -279,6 +279,9 @@ def _bad_gpt2_folder(folder):
     ("sentencepiece", "sp.model", b"\x0f\xff\x00garbage-bytes\x01\x02" * 10,
      "not a sentencepiece model"),
     ("tiktoken", "r.tiktoken", "!!notbase64 0\n", 'line 1: expected "base64-token rank"'),
+    ("fastbpe", "codes", "e r</w> 12\nl o many\n", "line 2: the count 'many'"),
+    ("youtokentome", "yttm.model", "1 1\n9601 4\n4 9 5\n1 0 2 3\n",
+     "line 3: the id 9 is neither a character nor made by an earlier rule"),
     ("hf", "missing.json", None, "No such file or directory"),
 ])
 def test_importing_a_bad_file_says_what_and_where(window, qtbot, ui, trained, tmp_path, fmt,
@@ -300,7 +303,8 @@ def test_importing_a_bad_file_says_what_and_where(window, qtbot, ui, trained, tm
 
 
 def test_every_importable_format_has_a_bad_file_case():
-    covered = {"hf", "gpt2", "subword-nmt", "sentencepiece", "tiktoken"}
+    covered = {"hf", "gpt2", "subword-nmt", "sentencepiece", "tiktoken", "fastbpe",
+               "youtokentome"}
     assert covered == {f for f, info in formats.FORMATS.items() if info.can_import}
 
 

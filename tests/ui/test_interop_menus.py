@@ -80,6 +80,8 @@ def export_via_menu(window, qtbot, ui, fmt, target):
     ("sennrich", "subword-nmt", ["bpe.codes"]),
     ("sentencepiece", "sentencepiece", ["tokenizer.model"]),
     ("gpt2", "tiktoken", ["tokenizer.tiktoken", "tokenizer.tiktoken.json"]),
+    ("subword-nmt", "fastbpe", ["codes", "codes.vocab"]),
+    ("sentencepiece", "youtokentome", ["yttm.model"]),
 ])
 def test_export_writes_loads_back_and_is_verified_by_the_peer(window, qtbot, ui, results,
                                                               tmp_path, model_name, fmt, names):
@@ -92,9 +94,16 @@ def test_export_writes_loads_back_and_is_verified_by_the_peer(window, qtbot, ui,
 
     assert sorted(p.name for p in folder.iterdir()) == sorted(names)
     assert [Path(p).name for p in done.written] == names
+    asked = [q for q in ui.questions
+             if q[0] == f"Export {formats.FORMATS[fmt].label.rstrip('…')}"]
+    assert len(asked) == (1 if formats.FORMATS[fmt].optional_file else 0)
     back = formats.import_model(fmt, target)
     assert pairs(back) == pairs(result.model)
-    if fmt != "subword-nmt":  # codes have no ids; every other format keeps ours
+    specials = {t.id for t in result.model.config.special_tokens}
+    if fmt == "youtokentome":  # ids kept; YouTokenToMe names the specials itself
+        assert [p for i, p in enumerate(back.pieces) if i not in specials] == [
+            p for i, p in enumerate(result.model.pieces) if i not in specials]
+    elif fmt not in ("subword-nmt", "fastbpe"):  # codes have no ids; the others keep ours
         assert back.pieces == result.model.pieces
     assert ui.errors == []
     title, text = ui.infos[-1]
@@ -105,6 +114,18 @@ def test_export_writes_loads_back_and_is_verified_by_the_peer(window, qtbot, ui,
     assert found.group(2) == formats.FORMATS[fmt].peer.replace("_", "-")
     assert str(target if not formats.FORMATS[fmt].writes_folder else folder) in text
     assert window.interop.last_message == text
+
+
+def test_fastbpe_vocabulary_file_only_when_asked_for(window, qtbot, ui, results, tmp_path):
+    window.document.set_trained(results["subword-nmt"])
+    ui.yes = False
+    folder = tmp_path / "out"
+    folder.mkdir()
+    done = export_via_menu(window, qtbot, ui, "fastbpe", folder / "codes")
+    assert [Path(p).name for p in done.written] == ["codes"]
+    assert sorted(p.name for p in folder.iterdir()) == ["codes"]
+    assert "vocabulary file" in ui.questions[-1][1]
+    assert VERIFIED.search(ui.infos[-1][1])
 
 
 def test_vocabulary_list_and_table_exports(window, qtbot, ui, results, tmp_path):
@@ -135,6 +156,8 @@ def test_vocabulary_list_and_table_exports(window, qtbot, ui, results, tmp_path)
     ("subword-nmt", "gpt2", "gpt2 preset"),
     ("subword-nmt", "tiktoken", "gpt2 preset"),
     ("sennrich", "hf", "eow-suffix"),
+    ("sennrich", "fastbpe", "eow-suffix"),
+    ("subword-nmt", "youtokentome", "sentencepiece preset"),
 ])
 def test_a_model_the_format_cannot_hold_is_refused_and_nothing_written(
         window, ui, results, tmp_path, model_name, fmt, remedy):
@@ -178,7 +201,8 @@ def test_export_entries_follow_the_model(window, results):
 
 @pytest.mark.parametrize("model_name, fmt", [
     ("subword-nmt", "hf"), ("gpt2", "gpt2"), ("subword-nmt", "subword-nmt"),
-    ("sentencepiece", "sentencepiece"), ("gpt2", "tiktoken"),
+    ("sentencepiece", "sentencepiece"), ("gpt2", "tiktoken"), ("subword-nmt", "fastbpe"),
+    ("sentencepiece", "youtokentome"),
 ])
 def test_import_opens_the_model_untitled_and_unsaved(window, qtbot, ui, results, tmp_path,
                                                      model_name, fmt):

@@ -18,12 +18,15 @@ name               what                                    models that fit
 ``subword-nmt``    codes v0.2 / v0.1                       ``eow-suffix`` / ``eow-symbol``
 ``sentencepiece``  ``.model`` (BPE)                        sentencepiece preset
 ``tiktoken``       ranks file (+ ``.json`` settings)       byte-level (gpt2 preset)
+``fastbpe``        fastBPE codes (+ ``.vocab``)            ``eow-suffix``
+``youtokentome``   YouTokenToMe model                      ``bow-prefix`` (unk, pad, bos, eos)
 ``vocab``          ``piece<TAB>id<TAB>count`` list         all (export only)
 =================  ======================================  ==============================
 
 Within those, a model with a redundant merge (one whose token already existed) is
-refused where the peer would apply it differently: always for sentencepiece and
-tiktoken, and for tokenizer.json / GPT-2 files when an earlier merge uses that token.
+refused where the peer would apply it differently or cannot read it: always for
+sentencepiece, tiktoken, fastBPE and YouTokenToMe, and for tokenizer.json / GPT-2 files
+when an earlier merge uses that token.
 
 Every file is written atomically (a temporary file, fsynced, then renamed), so a failed
 export leaves earlier files as they were. A format that cannot express a model's
@@ -44,12 +47,14 @@ from typing import Any
 from bpe_desktop.core.errors import ConfigError, ExportError, ModelFileError
 from bpe_desktop.core.model import BPEModel
 from bpe_desktop.core.formats import (
+    fastbpe,
     gpt2,
     hf,
     sentencepiece_model,
     subword_nmt,
     tiktoken_ranks,
     vocab_list,
+    youtokentome,
 )
 from bpe_desktop.core.formats._common import import_error
 from bpe_desktop.core.formats.recount import recount
@@ -63,7 +68,8 @@ class FormatInfo:
     ``writes_folder``: the format is more than one file. Its path may name a folder
     (the files get their usual names), one of the files, or a prefix; see
     :mod:`.gpt2`. ``peer``: the Python package that reads the format, used by
-    :func:`verify_export`; None when there is none.
+    :func:`verify_export`; None when there is none. ``optional_file``: an export option
+    that writes one more file, and the yes/no question the application asks about it.
     """
 
     name: str
@@ -73,6 +79,7 @@ class FormatInfo:
     writes_folder: bool
     can_import: bool
     peer: str | None
+    optional_file: tuple[str, str] | None = None
 
 
 FORMATS: dict[str, FormatInfo] = {
@@ -89,6 +96,13 @@ FORMATS: dict[str, FormatInfo] = {
                                 True, "sentencepiece"),
     "tiktoken": FormatInfo("tiktoken", "tiktoken ranks…", "tiktoken ranks (*.tiktoken)",
                            "tokenizer.tiktoken", False, True, "tiktoken"),
+    "fastbpe": FormatInfo("fastbpe", "fastBPE codes…", "fastBPE codes (*.codes *.txt *)",
+                          "codes", False, True, "fastBPE",
+                          ("vocab", "Also write the vocabulary file (PATH.vocab: token and "
+                                    "count per line, as fastBPE's getvocab writes it)?")),
+    "youtokentome": FormatInfo("youtokentome", "YouTokenToMe model…",
+                               "YouTokenToMe model (*.model *.yttm)", "yttm.model", False,
+                               True, "youtokentome"),
     "vocab": FormatInfo("vocab", "Vocabulary list (TSV)…",
                         "Tab-separated values (*.tsv *.txt)", "vocab.tsv", False, False, None),
 }
@@ -99,6 +113,8 @@ _MODULES: dict[str, ModuleType] = {
     "subword-nmt": subword_nmt,
     "sentencepiece": sentencepiece_model,
     "tiktoken": tiktoken_ranks,
+    "fastbpe": fastbpe,
+    "youtokentome": youtokentome,
     "vocab": vocab_list,
 }
 
@@ -134,9 +150,9 @@ def export_model(model: BPEModel, fmt: str, path: str | os.PathLike, **options: 
     """Write ``model`` as ``fmt`` at ``path``; the files written (each atomically).
 
     Options: ``legacy_merges=True`` (hf: ``"a b"`` merge strings), ``sidecar=False``
-    (tiktoken: no ``.json`` settings file). Raises :class:`ExportError` when the format
-    cannot express the model (nothing is written) and :class:`OSError` naming the file
-    when writing fails.
+    (tiktoken: no ``.json`` settings file), ``vocab=True`` (fastbpe: also ``PATH.vocab``).
+    Raises :class:`ExportError` when the format cannot express the model (nothing is
+    written) and :class:`OSError` naming the file when writing fails.
     """
     module = _module(fmt)
     options = _export_options(fmt, options)

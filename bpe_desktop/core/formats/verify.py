@@ -2,18 +2,21 @@
 
 Each sample line is encoded by BPE Desktop and by the peer; the line agrees when the
 token ids are identical (tokenizer.json, GPT-2 files, sentencepiece, tiktoken all keep
-BPE Desktop's ids) or, for subword-nmt codes, which have no ids, when ``apply_bpe``
-cuts every word into the same segments. The peer sees the text as its users would
-give it: the line itself (``apply_bpe``: words between spaces, as ``process_line``).
+BPE Desktop's ids, and so does a YouTokenToMe model) or, for subword-nmt and fastBPE
+codes, which have no ids, when ``apply_bpe`` / ``fastBPE.apply`` cut every word into
+the same segments. The peer sees the text as its users would give it: the line itself
+(``apply_bpe``: words between spaces, as ``process_line``).
 
-One peer convention is allowed for: sentencepiece fuses a run of unknown characters
-into a single ``<unk>``, so our ``<unk>`` runs are fused before comparing. A line that
+One peer convention is allowed for: sentencepiece and YouTokenToMe fuse a run of
+unknown characters into a single unknown token, so our ``<unk>`` runs are fused before
+comparing. A line that
 BPE Desktop cannot encode (a character outside the vocabulary and no ``<unk>``)
 counts as a disagreement. A trailing line break of a sample line is ignored.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib
 import importlib.metadata
@@ -24,7 +27,7 @@ import shutil
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Callable, Iterator, Sequence
 
 from bpe_desktop.core.errors import EncodeError, ExportError
 from bpe_desktop.core.model import BPEModel
@@ -32,7 +35,8 @@ from bpe_desktop.core.pieces import surface_text
 
 #: Python package -> the distribution whose version is reported.
 _DISTRIBUTIONS = {"tokenizers": "tokenizers", "sentencepiece": "sentencepiece",
-                  "tiktoken": "tiktoken", "subword_nmt": "subword-nmt"}
+                  "tiktoken": "tiktoken", "subword_nmt": "subword-nmt",
+                  "fastBPE": "fastBPE", "youtokentome": "youtokentome"}
 
 
 @dataclass(frozen=True)
@@ -42,7 +46,8 @@ class Verification:
     fmt: str
     lines: int
     agreed: int
-    #: The peer's distribution name: tokenizers, sentencepiece, tiktoken or subword-nmt.
+    #: The peer's distribution name: tokenizers, sentencepiece, tiktoken, subword-nmt,
+    #: fastBPE or youtokentome.
     library: str
     library_version: str
     #: (line, our tokens, the peer's tokens) for the first line that differs.
@@ -239,12 +244,49 @@ def _load_subword_nmt(model: BPEModel, paths: list[Path]) -> _Peer:
     return _Peer(batch, _show_segments)
 
 
+def _load_fastbpe(model: BPEModel, paths: list[Path]) -> _Peer:
+    import fastBPE
+
+    codes = next(p for p in paths if not p.name.endswith(".vocab"))
+    vocab = next((p for p in paths if p != codes), None)
+    with _quiet_stderr():  # its C++ loader reports "Loading codes from ..." on stderr
+        bpe = fastBPE.fastBPE(str(codes), str(vocab) if vocab else "")
+
+    def batch(lines: list[str]) -> list[Tokens]:
+        return [text.split(" ") if text else [] for text in bpe.apply(lines)]
+
+    return _Peer(batch, _show_segments)
+
+
+@contextlib.contextmanager
+def _quiet_stderr() -> Iterator[None]:
+    """Silence file descriptor 2 (C++ code writes there directly, past sys.stderr)."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    try:
+        with open(os.devnull, "wb") as null:
+            os.dup2(null.fileno(), 2)
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+
+
+def _load_youtokentome(model: BPEModel, paths: list[Path]) -> _Peer:
+    import youtokentome
+
+    bpe = youtokentome.BPE(str(paths[0]))
+    return _Peer(lambda lines: bpe.encode(lines, output_type=youtokentome.OutputType.ID))
+
+
 _LOADERS = {
     "hf": _load_hf,
     "gpt2": _load_gpt2,
     "sentencepiece": _load_sentencepiece,
     "tiktoken": _load_tiktoken,
     "subword-nmt": _load_subword_nmt,
+    "fastbpe": _load_fastbpe,
+    "youtokentome": _load_youtokentome,
 }
 
 
@@ -262,18 +304,19 @@ def _ours_for(fmt: str, model: BPEModel) -> Callable[[str], Tokens]:
         except EncodeError as exc:
             return [f"<cannot encode: {exc}>"]
 
-    if fmt == "sentencepiece":
+    if fmt in ("sentencepiece", "youtokentome"):
         def fused(line: str) -> Tokens:
             out = ids(line)
             return [t for i, t in enumerate(out) if not (t == unk_id and i and out[i - 1] == t)]
         return fused
-    if fmt == "subword-nmt":
+    if fmt in ("subword-nmt", "fastbpe"):
         return lambda line: _segments(model, tok, line, unk_id)
     return ids
 
 
 def _segments(model: BPEModel, tok, line: str, unk_id: int | None) -> Tokens:
-    """apply_bpe's output for our encoding: per word, its segments, ``@@`` on all but the last.
+    """apply_bpe's (and fastBPE's) output for our encoding: per word, its segments,
+    ``@@`` on all but the last.
 
     An unknown token stands for the one character it replaced (apply_bpe passes such
     characters through); markers have no text and vanish, as in apply_bpe's output.
