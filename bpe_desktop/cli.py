@@ -211,6 +211,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--ties", choices=TIE_BREAKS, help="which pair wins on equal counts")
     p.add_argument("--normalize", choices=NORMALIZATIONS, help="Unicode normalization")
     p.add_argument("--lowercase", action="store_true", default=None, help="lowercase the text")
+    p.add_argument("--fuse-unk", action="store_true", default=None,
+                   help="one unknown token per run of unknown characters (as sentencepiece)")
     p.add_argument("--threads", type=_int_arg(0), metavar="N",
                    help="worker threads (default 0: all cores)")
     p.add_argument("--word-counts", action="store_true",
@@ -329,6 +331,7 @@ def config_from_args(args: argparse.Namespace) -> TrainConfig:
         "ties": args.ties,
         "normalize": args.normalize,
         "lowercase": args.lowercase,
+        "fuse_unk": args.fuse_unk,
         "threads": args.threads,
         "character_coverage": args.character_coverage,
         "initial_alphabet": args.initial_alphabet,
@@ -576,7 +579,13 @@ def cmd_encode(args: argparse.Namespace) -> int:
             encoded = tok.encode_batch(texts, mode=args.mode)
         except EncodeError as exc:
             _encode_error(tok, batch, args.mode, label, exc)
-        out.write("".join(" ".join(table[arr].tolist()) + "\n" for arr in encoded))
+        lines = [" ".join(table[arr].tolist()) for arr in encoded]
+        if not args.ids and model.config.boundary == "eow-suffix" and tok.unk_id() >= 0:
+            # A word-final <unk> hides the word's </w>: show it as <unk></w>.
+            for k, arr in enumerate(encoded):
+                if (arr == tok.unk_id()).any():
+                    lines[k] = " ".join(tok.encode_as_pieces(texts[k], mode=args.mode))
+        out.write("".join(line + "\n" for line in lines))
     out.flush()
     return EXIT_OK
 

@@ -40,6 +40,10 @@ vocab_size / merges
 character_coverage
     Keep the most frequent characters covering this share of all characters; the rest
     become the unknown token and are never merged (sentencepiece's option).
+fuse_unk
+    When encoding, a run of characters outside the vocabulary within a word becomes one
+    unknown token, as sentencepiece and HF ``fuse_unk`` do; off, each such character is
+    one (HF's default). Set by the sentencepiece preset; training is not affected.
 
 Limits
 ------
@@ -174,6 +178,7 @@ class TrainConfig:
     threads: int = 0
     #: How many of the most frequent training words the model file keeps (for browsing).
     keep_words: int = 50_000
+    fuse_unk: bool = False
 
     def __post_init__(self) -> None:
         _check_choice("pretokenizer", self.pretokenizer, PRETOKENIZERS)
@@ -187,8 +192,9 @@ class TrainConfig:
             _check_int("merges", self.merges, minimum=0, maximum=MAX_VOCAB)
         _check_int("threads", self.threads, minimum=0, maximum=MAX_THREADS)
         _check_int("keep_words", self.keep_words, minimum=0, maximum=MAX_VOCAB)
-        if not isinstance(self.lowercase, bool):
-            raise ConfigError(f"lowercase must be true or false; got {self.lowercase!r}")
+        for name in ("lowercase", "fuse_unk"):
+            if not isinstance(getattr(self, name), bool):
+                raise ConfigError(f"{name} must be true or false; got {getattr(self, name)!r}")
         cov = self.character_coverage
         if isinstance(cov, bool) or not isinstance(cov, (int, float)) or not 0.0 < cov <= 1.0:
             raise ConfigError("character_coverage must be in (0, 1]: more than 0 and at most "
@@ -292,12 +298,13 @@ PRESETS: dict[str, dict[str, Any]] = {
         "min_frequency": 1,
         "special_tokens": (),
     },
-    # sentencepiece-style: ▁ word starts, its four specials.
+    # sentencepiece-style: ▁ word starts, its four specials, one <unk> per unknown run.
     "sentencepiece": {
         "pretokenizer": "sentencepiece",
         "boundary": "bow-prefix",
         "ties": "codepoint",
         "min_frequency": 1,
+        "fuse_unk": True,
         "special_tokens": (
             SpecialToken("<pad>", 0, "pad"),
             SpecialToken("<unk>", 1, "unk"),

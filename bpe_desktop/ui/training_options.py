@@ -79,6 +79,8 @@ TIPS = {
                  "letter written in two ways (é as one character or e + accent) counts "
                  "as one.",
     "lowercase": "Fold all text to lower case before learning (and when encoding).",
+    "fuse_unk": "When encoding, a run of characters the model does not know becomes one "
+                "unknown token, as sentencepiece does (otherwise one per character).",
     "character_coverage": "Keep only the most frequent characters that together cover "
                           "this share of the text; rarer characters become the unknown "
                           "token. 1.0 keeps every character.",
@@ -157,6 +159,9 @@ class TrainingOptions(QWidget):
         self.lowercase = QCheckBox("Lower-case the text")
         self.lowercase.setToolTip(TIPS["lowercase"])
         form.addRow("", self.lowercase)
+        self.fuse_unk = QCheckBox("One unknown token per run of unknown characters")
+        self.fuse_unk.setToolTip(TIPS["fuse_unk"])
+        form.addRow("", self.fuse_unk)
 
         self.character_coverage = QDoubleSpinBox()
         self.character_coverage.setDecimals(4)
@@ -204,6 +209,7 @@ class TrainingOptions(QWidget):
                 self.min_frequency.valueChanged, self.pretokenizer.currentIndexChanged,
                 self.boundary.currentIndexChanged, self.ties.currentIndexChanged,
                 self.normalize.currentIndexChanged, self.lowercase.toggled,
+                self.fuse_unk.toggled,
                 self.character_coverage.valueChanged, self.initial_alphabet.textChanged,
                 self.special_tokens.textChanged)
 
@@ -234,6 +240,7 @@ class TrainingOptions(QWidget):
             ties=self.ties.currentData(),
             normalize=self.normalize.currentData(),
             lowercase=self.lowercase.isChecked(),
+            fuse_unk=self.fuse_unk.isChecked(),
             character_coverage=round(self.character_coverage.value(), 6),
             initial_alphabet=self.initial_alphabet.text(),
             special_tokens=specials,
@@ -259,6 +266,7 @@ class TrainingOptions(QWidget):
             _select(self.ties, config.ties)
             _select(self.normalize, config.normalize)
             self.lowercase.setChecked(config.lowercase)
+            self.fuse_unk.setChecked(config.fuse_unk)
             self.character_coverage.setValue(config.character_coverage)
             self.initial_alphabet.setText(config.initial_alphabet)
             self.special_tokens.setText(" ".join(format_special(t) for t in config.special_tokens))
@@ -296,6 +304,7 @@ class TrainingOptions(QWidget):
             "ties": self.ties.currentData(),
             "normalize": self.normalize.currentData(),
             "lowercase": self.lowercase.isChecked(),
+            "fuse_unk": self.fuse_unk.isChecked(),
             "character_coverage": self.character_coverage.value(),
             "initial_alphabet": self.initial_alphabet.text(),
             "special_tokens": self.special_tokens.text(),
@@ -317,7 +326,7 @@ class TrainingOptions(QWidget):
                     getattr(self, name).setValue(data[name])
             if isinstance(data.get("character_coverage"), (int, float)):
                 self.character_coverage.setValue(float(data["character_coverage"]))
-            for name in ("lowercase", "word_counts"):
+            for name in ("lowercase", "fuse_unk", "word_counts"):
                 if isinstance(data.get(name), bool):
                     getattr(self, name).setChecked(data[name])
             for name in ("initial_alphabet", "special_tokens"):

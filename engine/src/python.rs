@@ -395,7 +395,12 @@ impl PyTokenizer {
                 roles.insert(id, parse_role(py, &role)?);
             }
             // Building the merge tables takes ~90 ms at 100k tokens: not with the GIL held.
-            let enc = engine(py, py.detach(move || Encoder::new(rules, pieces, &merges, unk, roles)))?;
+            // Optional: tokenizers built before the option existed did not pass it.
+            let fuse_unk: bool = match settings.get_item("fuse_unk")? {
+                Some(v) => extract(&v, "option fuse_unk", "ConfigError")?,
+                None => false,
+            };
+            let enc = engine(py, py.detach(move || Encoder::new(rules, pieces, &merges, unk, roles, fuse_unk)))?;
             Ok(PyTokenizer(Arc::new(enc)))
         })
     }
@@ -474,6 +479,16 @@ impl PyTokenizer {
                     )
                 })
                 .collect())
+        })
+    }
+
+    /// Ids with the index after each word's last id: see `Encoder::decode_words`.
+    fn decode_words(&self, py: Python<'_>, ids: &Bound<'_, PyAny>, ends: &Bound<'_, PyAny>) -> PyResult<String> {
+        guard(|| {
+            let ids: Vec<u32> = extract_items(ids, "id", "EncodeError")?;
+            let ends: Vec<usize> = extract_items(ends, "word end", "EncodeError")?;
+            let enc = self.0.clone();
+            engine(py, py.detach(move || enc.decode_words(&ids, &ends)))
         })
     }
 
