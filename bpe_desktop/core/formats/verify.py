@@ -6,8 +6,8 @@ BPE Desktop's ids) or, for subword-nmt codes, which have no ids, when ``apply_bp
 cuts every word into the same segments. The peer sees the text as its users would
 give it: the line itself (``apply_bpe``: words between spaces, as ``process_line``).
 
-One peer convention is allowed for: sentencepiece fuses a run of unknown characters
-into a single ``<unk>``, so our ``<unk>`` runs are fused before comparing. A line that
+Ids are compared as they are: a model exported to sentencepiece fuses runs of unknown
+characters into one ``<unk>`` itself (``fuse_unk``), as sentencepiece does. A line that
 BPE Desktop cannot encode (a character outside the vocabulary and no ``<unk>``)
 counts as a disagreement. A trailing line break of a sample line is ignored.
 """
@@ -239,11 +239,6 @@ def _ours_for(fmt: str, model: BPEModel) -> Callable[[str], Tokens]:
         except EncodeError as exc:
             return [f"<cannot encode: {exc}>"]
 
-    if fmt == "sentencepiece":
-        def fused(line: str) -> Tokens:
-            out = ids(line)
-            return [t for i, t in enumerate(out) if not (t == unk_id and i and out[i - 1] == t)]
-        return fused
     if fmt == "subword-nmt":
         return lambda line: _segments(model, tok, line, unk_id)
     return ids
