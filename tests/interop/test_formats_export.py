@@ -117,11 +117,6 @@ def our_ids(model: BPEModel, lines: list[str]) -> list[list[int]]:
     return [a.tolist() for a in model.tokenizer().encode_batch(lines)]
 
 
-def fuse_unknowns(ids: list[int], unk: int) -> list[int]:
-    """sentencepiece emits one <unk> for a run of unknown characters."""
-    return [t for i, t in enumerate(ids) if not (t == unk and i and ids[i - 1] == unk)]
-
-
 def our_snmt_tokens(model: BPEModel, line: str) -> list[str]:
     """Our segmentation written as apply_bpe writes it: ``seg@@`` for non-final segments.
 
@@ -187,11 +182,7 @@ def tiktoken_ranks_of(path: Path) -> dict[bytes, int]:
 def ours_like_peer(fmt: str, model: BPEModel, lines: list[str]) -> list[list]:
     if fmt == "subword-nmt":
         return [our_snmt_tokens(model, line) for line in lines]
-    ids = our_ids(model, lines)
-    if fmt == "sentencepiece":
-        unk = model.config.special("unk").id
-        return [fuse_unknowns(x, unk) for x in ids]
-    return ids
+    return our_ids(model, lines)  # sentencepiece: runs of <unk> fused by us (fuse_unk)
 
 
 def first_difference(lines, ours, theirs) -> str | None:
