@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import importlib
 import json
+import os
 import random
 from pathlib import Path
 
@@ -110,3 +111,38 @@ def test_hf_tokenizer_with_ids_in_another_order_keeps_them(english, tmp_path, ta
         assert our_ids(model, lines) == theirs, name
         assert [e.ids for e in hf_back.encode_batch(lines, add_special_tokens=False)] \
             == theirs, name
+
+
+def test_byte_level_ids_in_another_order_are_kept_or_refused_by_tiktoken(english, tmp_path,
+                                                                        target_lines):
+    """GPT-2 files keep shuffled ids exactly; tiktoken, whose rank is the id and the merge
+    priority at once, refuses them with the reason instead of segmenting otherwise."""
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+
+    from bpe_desktop.core.formats import export_problem
+
+    tok = Tokenizer(models.BPE())
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.decoder = decoders.ByteLevel()
+    tok.train([str(english)], trainers.BpeTrainer(
+        vocab_size=1000, show_progress=False,
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet()))
+    data = json.loads(tok.to_str())
+    vocab = data["model"]["vocab"]
+    order = list(range(len(vocab)))
+    random.Random(16).shuffle(order)
+    data["model"]["vocab"] = {piece: order[i] for piece, i in vocab.items()}
+    path = tmp_path / "byte-level.json"
+    path.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+    hf = tokenizers.Tokenizer.from_file(str(path))
+    model = import_model("hf", path)
+    assert model.ids is not None
+    assert "merge order" in export_problem(model, "tiktoken")
+    paths = export_model(model, "gpt2", str(tmp_path / "gpt2-export") + os.sep)
+    vocab_path = next(p for p in paths if p.name.endswith("vocab.json"))
+    merges_path = next(p for p in paths if p.name.endswith("merges.txt"))
+    gpt2 = tokenizers.ByteLevelBPETokenizer(str(vocab_path), str(merges_path))
+    for name, lines in target_lines.items():
+        theirs = [e.ids for e in hf.encode_batch(lines)]
+        assert our_ids(model, lines) == theirs, name
+        assert [e.ids for e in gpt2.encode_batch(lines)] == theirs, name
