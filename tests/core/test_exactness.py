@@ -189,6 +189,6 @@ def test_bad_explicit_ids_are_named(ids, where, problem):
     assert info.value.where == where and problem in str(info.value)
     assert str(info.value).startswith(f"m.json: {where}: ")
     with pytest.raises(ConfigError, match="explicit ids|given twice|expected an id"):
-        BPEModel(config=_permuted().config, alphabet=_permuted().alphabet,
+        _ = BPEModel(config=_permuted().config, alphabet=_permuted().alphabet,
                  merges=_permuted().merges,
                  ids=tuple(ids) if isinstance(ids, list) else ids).pieces
