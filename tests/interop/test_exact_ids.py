@@ -146,3 +146,17 @@ def test_byte_level_ids_in_another_order_are_kept_or_refused_by_tiktoken(english
         theirs = [e.ids for e in hf.encode_batch(lines)]
         assert our_ids(model, lines) == theirs, name
         assert [e.ids for e in gpt2.encode_batch(lines)] == theirs, name
+
+
+def test_subword_nmt_export_verifies_with_fuse_unk_on(english, tmp_path):
+    """Codes know no unknown token: fusing runs on our side does not change the check."""
+    from bpe_desktop.core.formats import verify_export
+
+    model = train(Corpus.from_files([english]),
+                  TrainConfig.preset("subword-nmt", merges=500, fuse_unk=True)).model
+    paths = export_model(model, "subword-nmt", tmp_path / "codes.txt")
+    lines = ["kissä ja äää koira", "日本語 on 日本"]
+    tok = model.tokenizer()
+    assert tok.encode_as_pieces(lines[1]).count("<unk></w>") == 2  # one per word, fused
+    result = verify_export(model, "subword-nmt", paths, lines)
+    assert result.agreed == result.lines == 2, result.first_mismatch

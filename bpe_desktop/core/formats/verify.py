@@ -14,6 +14,7 @@ counts as a disagreement. A trailing line break of a sample line is ignored.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import importlib
 import importlib.metadata
@@ -240,6 +241,11 @@ def _ours_for(fmt: str, model: BPEModel) -> Callable[[str], Tokens]:
             return [f"<cannot encode: {exc}>"]
 
     if fmt == "subword-nmt":
+        if model.config.fuse_unk:
+            # Codes have no unknown token (apply_bpe passes each unknown character
+            # through): compare with one <unk> per character, as _segments reads them.
+            unfused = dataclasses.replace(model, config=model.config.replace(fuse_unk=False))
+            tok = unfused.tokenizer()
         return lambda line: _segments(model, tok, line, unk_id)
     return ids
 
