@@ -192,3 +192,12 @@ def test_bad_explicit_ids_are_named(ids, where, problem):
         _ = BPEModel(config=_permuted().config, alphabet=_permuted().alphabet,
                  merges=_permuted().merges,
                  ids=tuple(ids) if isinstance(ids, list) else ids).pieces
+
+
+def test_recount_keeps_explicit_ids():
+    from bpe_desktop.core.formats.recount import recount
+
+    model = _permuted()
+    counted = recount(model, Corpus.from_texts(["low lower lower", "newer"]))
+    assert counted.ids == model.ids and counted.pieces == model.pieces
+    assert [m.count for m in counted.merges] == [3, 3, 3]  # lo, low, er (in lower, newer)
