@@ -510,7 +510,13 @@ def cmd_encode(args: argparse.Namespace) -> int:
             encoded = tok.encode_batch(texts, mode=args.mode)
         except EncodeError as exc:
             _encode_error(tok, batch, args.mode, label, exc)
-        out.write("".join(" ".join(table[arr].tolist()) + "\n" for arr in encoded))
+        lines = [" ".join(table[arr].tolist()) for arr in encoded]
+        if not args.ids and model.config.boundary == "eow-suffix" and tok.unk_id() >= 0:
+            # A word-final <unk> hides the word's </w>: show it as <unk></w>.
+            for k, arr in enumerate(encoded):
+                if (arr == tok.unk_id()).any():
+                    lines[k] = " ".join(tok.encode_as_pieces(texts[k], mode=args.mode))
+        out.write("".join(line + "\n" for line in lines))
     out.flush()
     return EXIT_OK
 

@@ -33,7 +33,7 @@ UNUSUAL = TrainConfig(
     ties="lexicographic", normalize="nfkc", lowercase=True, character_coverage=0.75,
     initial_alphabet="äö", special_tokens=(SpecialToken("<pad>", 0, "pad"),
                                            SpecialToken("<unk>", 1, "unk")),
-    threads=1, keep_words=123,
+    threads=1, keep_words=123, fuse_unk=True,
 )
 
 

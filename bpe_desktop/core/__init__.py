@@ -33,7 +33,7 @@ from bpe_desktop.core.errors import (
 from bpe_desktop.core.memory import MemoryEstimate, estimate_training_memory
 from bpe_desktop.core.model import BPEModel, CorpusFile, CorpusInfo, Merge, TokenInfo
 from bpe_desktop.core.model_file import load_model, save_model
-from bpe_desktop.core.tokenizer import MergeStep, Tokenizer
+from bpe_desktop.core.tokenizer import Encoding, MergeStep, Tokenizer
 from bpe_desktop.core.training import (
     CancelToken,
     Corpus,
@@ -46,8 +46,9 @@ from bpe_desktop.core.training import (
 __all__ = [
     "BOUNDARIES", "NORMALIZATIONS", "PRESETS", "PRETOKENIZERS", "TIE_BREAKS",
     "BPEModel", "BpeError", "CancelToken", "ConfigError", "Corpus", "CorpusError",
-    "CorpusFile", "CorpusInfo", "EncodeError", "EngineError", "ExportError", "Merge",
-    "MemoryEstimate", "MergeStep", "ModelFileError", "Progress", "SpecialToken", "TokenInfo",
+    "CorpusFile", "CorpusInfo", "EncodeError", "Encoding", "EngineError", "ExportError",
+    "Merge", "MemoryEstimate", "MergeStep", "ModelFileError", "Progress", "SpecialToken",
+    "TokenInfo",
     "Tokenizer", "TrainConfig", "TrainResult", "TrainingCancelled", "WordSegmentation",
     "estimate_training_memory", "load_model", "save_model", "train",
 ]

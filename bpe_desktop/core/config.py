@@ -230,6 +230,12 @@ class TrainConfig:
         metavar="N",
         help="How many of the most frequent training words the model file keeps, so the "
              "Vocabulary browser can show the words that contain a token.")
+    fuse_unk: bool = option(
+        False, label="One &unknown token per run of unknown characters", group="text",
+        help="When encoding, a run of characters outside the vocabulary within a word becomes "
+             "one unknown token, as sentencepiece and HF fuse_unk do; off, each such "
+             "character is one (HF's default). Set by the sentencepiece preset; training is "
+             "not affected.")
 
     def __post_init__(self) -> None:
         for name, spec in option_specs(TrainConfig).items():
@@ -239,8 +245,9 @@ class TrainConfig:
             elif spec.maximum is not None and isinstance(spec.maximum, int) and \
                     not (spec.optional and value is None):
                 _check_int(name, value, minimum=int(spec.minimum), maximum=spec.maximum)
-        if not isinstance(self.lowercase, bool):
-            raise ConfigError(f"lowercase must be true or false; got {self.lowercase!r}")
+        for name in ("lowercase", "fuse_unk"):
+            if not isinstance(getattr(self, name), bool):
+                raise ConfigError(f"{name} must be true or false; got {getattr(self, name)!r}")
         cov = self.character_coverage
         if isinstance(cov, bool) or not isinstance(cov, (int, float)) or not 0.0 < cov <= 1.0:
             raise ConfigError("character_coverage must be in (0, 1]: more than 0 and at most "
@@ -352,12 +359,13 @@ PRESETS: dict[str, dict[str, Any]] = {
         "min_frequency": 1,
         "special_tokens": (),
     },
-    # sentencepiece-style: ▁ word starts, its four specials.
+    # sentencepiece-style: ▁ word starts, its four specials, one <unk> per unknown run.
     "sentencepiece": {
         "pretokenizer": "sentencepiece",
         "boundary": "bow-prefix",
         "ties": "codepoint",
         "min_frequency": 1,
+        "fuse_unk": True,
         "special_tokens": (
             SpecialToken("<pad>", 0, "pad"),
             SpecialToken("<unk>", 1, "unk"),

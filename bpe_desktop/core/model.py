@@ -8,6 +8,10 @@ Vocabulary ids
 Special tokens have the ids the configuration gives them. Every other token (the
 alphabet first, then each merge's result in merge order, a result that already
 exists reusing its token) takes the next free id, so ids are dense from 0.
+
+An imported model whose source numbers its tokens otherwise keeps the source's ids:
+``ids`` then gives the id of each ordinary token, in that same order (alphabet, then
+merged tokens). Together with the special tokens' ids they are 0 .. size-1, each once.
 """
 
 from __future__ import annotations
@@ -81,6 +85,8 @@ class BPEModel:
     words: tuple[tuple[str, int], ...] = ()
     #: Free-form description (e.g. where an import came from).
     description: str = ""
+    #: Explicit ids of the ordinary tokens (see the module's notes), or None.
+    ids: tuple[int, ...] | None = None
     _cache: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
     # -- vocabulary ---------------------------------------------------------------------
@@ -89,7 +95,6 @@ class BPEModel:
     def pieces(self) -> tuple[str, ...]:
         """All tokens in id order."""
         specials = {t.id: t.piece for t in self.config.special_tokens}
-        ordinary = iter(self._ordinary_pieces)
         size = len(specials) + len(self._ordinary_pieces)
         too_big = [t for t in self.config.special_tokens if t.id >= size]
         if too_big:
@@ -98,7 +103,21 @@ class BPEModel:
                 f"special token {t.piece!r} has id {t.id}, but the vocabulary has only "
                 f"{size} tokens"
             )
+        if self.ids is not None:
+            return self._explicit_pieces(specials, size)
+        ordinary = iter(self._ordinary_pieces)
         return tuple(specials[i] if i in specials else next(ordinary) for i in range(size))
+
+    def _explicit_pieces(self, specials: dict[int, str], size: int) -> tuple[str, ...]:
+        problem = explicit_ids_problem(self.ids, len(self._ordinary_pieces), specials)
+        if problem is not None:
+            raise ConfigError(problem[1])
+        out: list[str] = [""] * size
+        for i, piece in specials.items():
+            out[i] = piece
+        for i, piece in zip(self.ids, self._ordinary_pieces):
+            out[i] = piece
+        return tuple(out)
 
     @functools.cached_property
     def _ordinary_pieces(self) -> tuple[str, ...]:
@@ -186,3 +205,23 @@ class BPEModel:
 
             tok = self._cache["tokenizer"] = Tokenizer(self)
         return tok
+
+
+def explicit_ids_problem(ids, ordinary: int, special_ids) -> tuple[int | None, str] | None:
+    """Why ``ids`` cannot number ``ordinary`` tokens beside ``special_ids``, or None.
+
+    ``(index in ids or None, problem)``: the ids must be whole numbers that, with the
+    special tokens' ids, are 0 .. size-1, each once.
+    """
+    if len(ids) != ordinary:
+        return None, (f"there are {len(ids):,} explicit ids for {ordinary:,} ordinary "
+                      "tokens (alphabet and merged tokens)")
+    size = ordinary + len(special_ids)
+    taken = set(special_ids)
+    for k, i in enumerate(ids):
+        if isinstance(i, bool) or not isinstance(i, int) or not 0 <= i < size:
+            return k, f"expected an id from 0 to {size - 1}, found {i!r}"
+        if i in taken:
+            return k, f"the id {i} is given twice (or is a special token's)"
+        taken.add(i)
+    return None

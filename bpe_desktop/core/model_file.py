@@ -3,14 +3,15 @@
 A model file holds everything of a :class:`~bpe_desktop.core.model.BPEModel` (so
 ``load_model`` of a saved model equals it field by field) plus who wrote it and when.
 
-Schema, version 1
+Schema, version 2
 -----------------
 One JSON object, UTF-8 (no byte-order mark written; one is tolerated on reading),
 with exactly these keys, in this order:
 
 ``format``        the string ``"bpe-desktop/model"``. Required.
-``version``       the integer ``1``. Required. A file of a newer version is refused; an
-                  older one is upgraded on loading (see :func:`migrate`).
+``version``       the integer ``2``. Required. A file of a newer version is refused; an
+                  older one is upgraded on loading (see :func:`migrate`; version 1 had
+                  no ``ids``).
 ``app_version``   the BPE Desktop version that wrote the file (a string; informative).
 ``created``       when the model was made, UTC, ISO 8601 with seconds: ``"2025-01-31T12:00:00Z"``.
                   Re-saving a loaded model keeps its original time.
@@ -27,6 +28,10 @@ with exactly these keys, in this order:
                   an earlier merge), no pair appears twice, and ``count`` is the pair's count
                   when it was merged (an integer from 0 to 2**64-1) or ``null`` when unknown
                   (imported models). Required.
+``ids``           ``null``, or (an imported model whose source numbers tokens otherwise)
+                  the id of each ordinary token, in the order alphabet, then merged
+                  tokens in order of creation; with the special tokens' ids they are
+                  0 .. size-1, each once. Written as ``null`` when ids follow that order.
 ``corpus``        provenance, or ``null``: ``{"kind", "files", "total_words",
                   "distinct_words", "characters", "unknown_characters"}``; ``kind`` is one of
                   files, word-count-files, texts, word-counts, imported; ``files`` a list of
@@ -47,7 +52,7 @@ per line, so files diff well)::
 
     {
      "format": "bpe-desktop/model",
-     "version": 1,
+     "version": 2,
      "app_version": "0.1.0",
      "created": "2025-01-31T12:00:00Z",
      "config": {
@@ -77,6 +82,7 @@ per line, so files diff well)::
       ["l", "o", 7],
       ["lo", "w", 7]
      ],
+     "ids": null,
      "corpus": {
       "kind": "files",
       "files": [
@@ -131,18 +137,18 @@ from bpe_desktop.core.config import (
     TrainConfig,
 )
 from bpe_desktop.core.errors import ConfigError, ModelFileError
-from bpe_desktop.core.model import BPEModel, CorpusFile, CorpusInfo, Merge
+from bpe_desktop.core.model import BPEModel, CorpusFile, CorpusInfo, Merge, explicit_ids_problem
 from bpe_desktop.core.options import MAX_COUNT, option_specs
 
 FORMAT = "bpe-desktop/model"
-VERSION = 1
+VERSION = 2
 
 #: Files larger than this are refused without being read.
 MAX_FILE_SIZE = 2 * 1024**3
 
 #: Keys of the top-level object, in the order they are written.
 TOP_KEYS = ("format", "version", "app_version", "created", "config", "alphabet", "merges",
-            "corpus", "words", "description")
+            "ids", "corpus", "words", "description")
 REQUIRED_KEYS = ("format", "version", "config", "alphabet", "merges")
 #: TrainConfig fields that describe the machine, not the model: never stored.
 RUNTIME_ONLY_KEYS = tuple(name for name, spec in option_specs(TrainConfig).items()
@@ -230,6 +236,7 @@ def _as_dict(model: BPEModel, created: str) -> dict[str, Any]:
         "config": config,
         "alphabet": list(model.alphabet),
         "merges": [[m.left, m.right, m.count] for m in model.merges],
+        "ids": list(model.ids) if model.ids is not None else None,
         "corpus": corpus,
         "words": [[w, c] for w, c in model.words],
         "description": model.description,
@@ -531,17 +538,22 @@ def created_time(model: BPEModel) -> str | None:
     return model._cache.get(_CREATED_KEY)
 
 
-#: Upgrades from version N to N+1, keyed by N: ``MIGRATIONS[1]`` will turn a version 1
-#: dict into a version 2 dict once version 2 exists.
-MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {}
+def _v1_to_v2(data: dict[str, Any]) -> dict[str, Any]:
+    """Version 2 added ``ids``; a version 1 model numbers its tokens in the usual order."""
+    return {**data, "version": 2}
+
+
+#: Upgrades from version N to N+1, keyed by N: ``MIGRATIONS[1]`` turns a version 1 dict
+#: into a version 2 dict.
+MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {1: _v1_to_v2}
 
 
 def migrate(data: dict[str, Any], version: int) -> dict[str, Any]:
     """Bring a file's top-level dict from ``version`` up to :data:`VERSION`.
 
-    Version 1 is current, so this does nothing yet. To add version 2: bump
-    :data:`VERSION`, register ``MIGRATIONS[1] = _v1_to_v2`` returning a new dict with
-    ``"version": 2``, and validate only the current layout in :func:`_validate`.
+    To add version N+1: bump :data:`VERSION`, register ``MIGRATIONS[N]`` returning a
+    new dict with ``"version": N+1``, and validate only the current layout in
+    :func:`_validate`.
     """
     while version < VERSION:
         step = MIGRATIONS.get(version)
@@ -740,6 +752,15 @@ def _validate(data: Any, *, build: bool = True) -> dict[str, Any]:
             raise _Invalid(f"{where}.id", f"the special token {tok.piece!r} has id {tok.id}, "
                            f"but the vocabulary has only {size} tokens")
 
+    ids = data.get("ids")
+    if ids is not None:
+        found = explicit_ids_problem(_list("ids", ids), len(defined),
+                                     [t.id for t in specials])
+        if found is not None:
+            index, problem = found
+            raise _Invalid("ids" if index is None else f"ids[{index}]", problem)
+        ids = tuple(ids)
+
     corpus = _corpus(data.get("corpus"))
 
     raw_words = _list("words", data.get("words", []))
@@ -769,6 +790,7 @@ def _validate(data: Any, *, build: bool = True) -> dict[str, Any]:
             "corpus": corpus,
             "words": tuple(words),
             "description": description,
+            "ids": ids,
         },
     }
 

@@ -11,7 +11,18 @@ Two segmentation modes:
     longest vocabulary token that matches, then continue after it.
 
 A character outside the vocabulary becomes the unknown token (byte-level models never
-need one). Without an unknown token such a character is an :class:`EncodeError`.
+need one); with the ``fuse_unk`` option a run of them in a word becomes one. Without an
+unknown token such a character is an :class:`EncodeError`.
+
+Word ends and unknown tokens
+----------------------------
+With ``</w>`` glued to the last character (``eow-suffix``), an unknown last character
+takes its marker with it: the unknown token replaces ``ä</w>``, as in HF tokenizers, so
+the ids stay theirs. Ids alone then cannot tell that a word ended there, and
+``decode(ids)`` runs that word into the next ("kiss<unk>ja"). An :class:`Encoding`
+(:meth:`Tokenizer.encoding`) keeps where each word ends: its pieces show such a token as
+``<unk></w>``, and ``decode(encoding)`` keeps the words apart ("kiss<unk> ja"), as does
+:meth:`Tokenizer.decode_pieces` of those pieces and :meth:`Tokenizer.encode_as_pieces`.
 """
 
 from __future__ import annotations
@@ -20,6 +31,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Iterable, Sequence
 
 from bpe_desktop.core import _native
+from bpe_desktop.core.config import EOW
 from bpe_desktop.core.errors import EncodeError
 
 if TYPE_CHECKING:
@@ -37,6 +49,33 @@ class MergeStep:
     pair: tuple[str, str] | None
     rank: int | None
     pieces: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Encoding:
+    """A text's ids with the words they came from, so that word ends survive.
+
+    ``word_ends[k]`` is the index in ``ids`` just after word ``k``'s last token.
+    """
+
+    ids: tuple[int, ...]
+    words: tuple[str, ...]
+    word_ends: tuple[int, ...]
+    #: The tokens as pieces, keeping word ends: a word-final unknown token whose piece
+    #: lacks the model's ``</w>`` (``eow-suffix``) shows as ``<unk></w>``.
+    pieces: tuple[str, ...]
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def word_of_token(self) -> list[int]:
+        """The index of the word each token belongs to."""
+        out: list[int] = []
+        start = 0
+        for k, end in enumerate(self.word_ends):
+            out.extend([k] * (end - start))
+            start = end
+        return out
 
 
 class Tokenizer:
@@ -109,8 +148,33 @@ class Tokenizer:
     encode_as_ids = encode
 
     def encode_as_pieces(self, text: str, *, mode: str = "merges") -> list[str]:
-        pieces = self.model.pieces
-        return [pieces[i] for i in self._encode_array(text, mode).tolist()]
+        """Text to pieces; a word-final unknown token keeps the word end (``<unk></w>``)."""
+        ids = self._encode_array(text, mode).tolist()
+        if self._unk_id is None or self._unk_id not in ids or not self._marks_word_ends:
+            pieces = self.model.pieces
+            return [pieces[i] for i in ids]
+        return list(self.encoding(text, mode=mode).pieces)
+
+    def encoding(self, text: str, *, mode: str = "merges") -> Encoding:
+        """Text to an :class:`Encoding`: ids, words and word ends, pieces that keep them."""
+        words = self.encode_words(text, mode=mode)
+        ids: list[int] = []
+        ends: list[int] = []
+        pieces: list[str] = []
+        table = self.model.pieces
+        for _, word_ids in words:
+            ids.extend(word_ids)
+            ends.append(len(ids))
+            pieces.extend(table[i] for i in word_ids)
+            if word_ids and self._marks_word_ends and word_ids[-1] == self._unk_id \
+                    and not pieces[-1].endswith(EOW):
+                pieces[-1] += EOW
+        return Encoding(tuple(ids), tuple(w for w, _ in words), tuple(ends), tuple(pieces))
+
+    @property
+    def _marks_word_ends(self) -> bool:
+        """Whether a word's last piece carries ``</w>`` glued on (so an unknown can hide it)."""
+        return self.model.config.boundary == "eow-suffix"
 
     def encode_to_numpy(self, text: str, *, mode: str = "merges") -> np.ndarray:
         """Ids as a ``uint32`` array (no Python int per token: the fast path)."""
@@ -143,22 +207,44 @@ class Tokenizer:
 
     # -- decoding -------------------------------------------------------------------------
 
-    def decode(self, ids: Sequence[int] | np.ndarray) -> str:
-        """Ids back to text (pad, bos and eos are dropped)."""
+    def decode(self, ids: Sequence[int] | np.ndarray | Encoding) -> str:
+        """Ids back to text (pad, bos and eos are dropped).
+
+        Given an :class:`Encoding`, words end where they ended in the text even where an
+        unknown token hid a word's end marker; given ids alone they cannot (see the
+        module's notes).
+        """
+        if isinstance(ids, Encoding):
+            return self.decode_words(ids.ids, ids.word_ends)
         ids = [int(i) for i in ids]
         self._check_ids(ids)
         return _native.call(self._native.decode, ids)
 
     decode_ids = decode
 
+    def decode_words(self, ids: Sequence[int], word_ends: Sequence[int]) -> str:
+        """Ids back to text, each word ending at its index in ``word_ends`` (ascending)."""
+        ids = [int(i) for i in ids]
+        self._check_ids(ids)
+        return _native.call(self._native.decode_words, ids, [int(e) for e in word_ends])
+
     def decode_pieces(self, pieces: Sequence[str]) -> str:
-        ids = []
+        """Pieces back to text; ``<unk></w>`` (from :meth:`encode_as_pieces`) ends a word."""
+        ids: list[int] = []
+        ends: list[int] = []
+        unk = self.model.pieces[self._unk_id] if self._unk_id is not None else None
         for p in pieces:
             found = self.model.piece_to_id(p)
+            word_end = False
+            if found is None and self._marks_word_ends and unk is not None \
+                    and p == unk + EOW:
+                found, word_end = self._unk_id, True
             if found is None:
                 raise EncodeError(f"{p!r} is not a token of this model")
             ids.append(found)
-        return self.decode(ids)
+            if word_end:
+                ends.append(len(ids))
+        return self.decode_words(ids, ends) if ends else self.decode(ids)
 
     # -- helpers --------------------------------------------------------------------------
 

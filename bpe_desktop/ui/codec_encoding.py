@@ -21,6 +21,7 @@ import numpy as np
 import numpy.ma  # noqa: F401 (np.unique imports it on first use: now, not on a click)
 
 from bpe_desktop.core import BPEModel, Tokenizer, TrainConfig
+from bpe_desktop.core.config import EOW
 from bpe_desktop.core.pieces import display_piece, piece_bytes
 from bpe_desktop.ui.background import no_breath
 
@@ -278,14 +279,21 @@ class _Collector:
 
     def add(self, words: list) -> None:
         items, pieces, unk, limit = self.items, self.pieces, self.unk, self.limit
+        # An unknown last character hides the glued </w> (the token replaced "ä</w>"):
+        # drawn as <unk></w>, as Tokenizer.encoding shows it, so the word still ends.
+        glued = self.cfg.boundary == "eow-suffix"
         for word, ids in words:
             index, last = len(self.words), len(ids) - 1
             self.words.append(word)
             for k, i in enumerate(ids):
                 rendering, after = self._rendering(i)
+                piece = pieces[i]
                 if k == last and not after:
                     after = "word"
-                items.append(PieceItem(i, pieces[i], rendering, i == unk, index, after))
+                    if glued and i == unk and not piece.endswith(EOW):
+                        piece += EOW
+                        rendering = display_piece(piece, self.cfg)
+                items.append(PieceItem(i, piece, rendering, i == unk, index, after))
                 if len(items) >= limit:
                     return
 
@@ -304,13 +312,19 @@ class _Pass:
 
     words: int = 0
     chunk_ids: list = None  # list of int lists, one per chunk, in order
+    word_ends: list = None  # the index after each word's last id, over the whole text
+    tokens: int = 0
 
     def __post_init__(self) -> None:
         self.chunk_ids = []
+        self.word_ends = []
 
     def add(self, words: list) -> None:
         self.words += len(words)
         self.chunk_ids.append([i for _, ids in words for i in ids])
+        for _, ids in words:
+            self.tokens += len(ids)
+            self.word_ends.append(self.tokens)
 
 
 def _walk_words(tok: Tokenizer, text: str, mode: str, shown: _Collector, breathe) -> _Pass:
@@ -371,7 +385,7 @@ def encode_text(tok: Tokenizer, text: str, mode: str, limit: int = SHOW_LIMIT,
     stats = Stats(tokens=len(ids), characters=len(text), words=walk.words, unknowns=unknowns,
                   distinct=len(np.unique(ids)), other_mode_tokens=other_tokens)
     breathe()
-    decoded = _decode(tok, ids, walk.chunk_ids, breathe)
+    decoded = _decode(tok, ids, walk, breathe)
     return Encoding(ids, stats, shown.items, shown.words,
                     check_round_trip(text, decoded, tok.model, unknowns))
 
@@ -389,17 +403,18 @@ def _same_ids(ids: np.ndarray, chunk_ids: list, breathe) -> bool:
     return True
 
 
-def _decode(tok: Tokenizer, ids: np.ndarray, chunk_ids: list, breathe) -> str:
+def _decode(tok: Tokenizer, ids: np.ndarray, walk: _Pass, breathe) -> str:
     """``tok.decode(ids)``, a chunk at a time where that gives the same text.
 
     Without word markers decoding maps each id to its bytes and joins them, and chunks
     end with whole words (whole characters), so the chunks' texts join exactly. With
-    markers, decoding trims the whole text's first or last space: one call.
+    markers, one call that knows where the words end: an unknown token that hid a
+    glued ``</w>`` still ends its word (ids alone would run it into the next).
     """
     if tok.model.config.boundary != "none":
-        return tok.decode(ids)
+        return tok.decode_words(ids.tolist(), walk.word_ends)
     parts = []
-    for chunk in chunk_ids:
+    for chunk in walk.chunk_ids:
         parts.append(tok.decode(chunk))
         breathe()
     return "".join(parts)

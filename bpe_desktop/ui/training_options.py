@@ -154,7 +154,8 @@ class TrainingOptions(QWidget):
 
         self._editors: dict[str, _Editor] = {}
         defaults = TrainConfig()
-        for name, spec in SPECS.items():
+        # Declaration order, but the run options (threads, kept words) last.
+        for name, spec in sorted(SPECS.items(), key=lambda item: item[1].group == "run"):
             if spec.group == "stop":
                 continue
             if spec.group == "run" and not hasattr(self, "word_counts"):

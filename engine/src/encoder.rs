@@ -38,6 +38,9 @@ pub struct Encoder {
     byte_ids: Option<[Option<u32>; 256]>,
     byte_chars: [char; 256],
     max_piece_chars: usize,
+    /// A run of unknown symbols in a word becomes one unknown token (sentencepiece, HF
+    /// `fuse_unk`); otherwise each unknown character is one.
+    fuse_unk: bool,
 }
 
 fn key(l: u32, r: u32) -> u64 {
@@ -51,6 +54,7 @@ impl Encoder {
         merges: &[(u32, u32, u32)],
         unk: Option<u32>,
         specials: FxHashMap<u32, SpecialRole>,
+        fuse_unk: bool,
     ) -> Result<Self> {
         let n = pieces.len() as u32;
         let mut index = FxHashMap::default();
@@ -99,7 +103,7 @@ impl Encoder {
             t
         });
         let max_piece_chars = pieces.iter().map(|p| p.chars().count()).max().unwrap_or(1);
-        Ok(Encoder { rules, pieces, index, ranks, unk, specials, char_ids, final_char_ids, marker_id, byte_ids, byte_chars, max_piece_chars })
+        Ok(Encoder { rules, pieces, index, ranks, unk, specials, char_ids, final_char_ids, marker_id, byte_ids, byte_chars, max_piece_chars, fuse_unk })
     }
 
     pub fn pieces(&self) -> &[String] {
@@ -146,6 +150,13 @@ impl Encoder {
     /// Encode one word (a pre-token) to ids.
     pub fn encode_word(&self, word: &str, greedy: bool) -> Result<Vec<u32>> {
         let mut syms = self.symbols(word)?;
+        if self.fuse_unk {
+            // The unknown token is never part of a merge, so fusing before merging gives
+            // the same result as after, on fewer symbols.
+            if let Some(u) = self.unk {
+                syms.dedup_by(|b, a| *a == u && *b == u);
+            }
+        }
         if greedy {
             return Ok(self.longest_match(&syms));
         }
@@ -316,6 +327,44 @@ impl Encoder {
         Ok(steps)
     }
 
+    /// Ids back to text, knowing where each word ends (`ends`: the index after each
+    /// word's last id, ascending; ids after the last end form one more word).
+    ///
+    /// With word markers, words are decoded one by one and joined with one space, so a
+    /// word whose final marker an unknown token swallowed (`eow-suffix`: the unknown
+    /// token replaces `ä</w>`) still ends where it did; ids alone cannot tell that.
+    /// Without markers (`none`) this is [`Encoder::decode`] of all the ids.
+    pub fn decode_words(&self, ids: &[u32], ends: &[usize]) -> Result<String> {
+        if self.rules.boundary == Boundary::None {
+            return self.decode(ids);
+        }
+        let mut out = String::new();
+        let mut start = 0;
+        let mut first = true;
+        for end in ends.iter().copied().chain(std::iter::once(ids.len())) {
+            if end < start || end > ids.len() {
+                return Err(EngineError::Encode(format!(
+                    "word end {end} is outside the ids (0..{}) or before the previous one",
+                    ids.len()
+                )));
+            }
+            if end == start {
+                continue;
+            }
+            let word = self.decode(&ids[start..end])?;
+            start = end;
+            if word.is_empty() {
+                continue; // only pad/bos/eos
+            }
+            if !first {
+                out.push(' ');
+            }
+            out.push_str(&word);
+            first = false;
+        }
+        Ok(out)
+    }
+
     /// Ids back to text. pad/bos/eos are dropped; markers become spaces.
     pub fn decode(&self, ids: &[u32]) -> Result<String> {
         let mut joined = String::new();
@@ -373,7 +422,7 @@ mod tests {
         let merges = [(2, 2, 4), (4, 2, 5), (3, 1, 6)];
         let mut specials = FxHashMap::default();
         specials.insert(0, SpecialRole::Unk);
-        Encoder::new(rules(Boundary::EowSymbol), pieces, &merges, Some(0), specials).unwrap()
+        Encoder::new(rules(Boundary::EowSymbol), pieces, &merges, Some(0), specials, false).unwrap()
     }
 
     #[test]
@@ -408,5 +457,36 @@ mod tests {
     fn greedy_takes_longest_prefix() {
         let e = toy();
         assert_eq!(e.encode_word("aaaab", true).unwrap(), vec![5, 2, 6]);
+    }
+
+    fn suffix_toy(fuse_unk: bool) -> Encoder {
+        // eow-suffix: k, s, s</w>, a</w>; "ä" is unknown.
+        let pieces: Vec<String> = ["<unk>", "a</w>", "k", "s", "s</w>", "ks</w>"].iter().map(|s| s.to_string()).collect();
+        let merges = [(2, 4, 5)];
+        let mut specials = FxHashMap::default();
+        specials.insert(0, SpecialRole::Unk);
+        Encoder::new(rules(Boundary::EowSuffix), pieces, &merges, Some(0), specials, fuse_unk).unwrap()
+    }
+
+    #[test]
+    fn word_final_unknown_keeps_its_word_end_in_decode_words() {
+        let e = suffix_toy(false);
+        let ids = e.encode("kä a", false).unwrap();
+        assert_eq!(ids, vec![2, 0, 1]);
+        // Ids alone: the unknown token swallowed "ä</w>", so the words run together.
+        assert_eq!(e.decode(&ids).unwrap(), "k<unk>a");
+        assert_eq!(e.decode_words(&ids, &[2]).unwrap(), "k<unk> a");
+        assert!(e.decode_words(&ids, &[4]).is_err());
+    }
+
+    #[test]
+    fn fuse_unk_makes_one_unknown_per_run() {
+        let plain = suffix_toy(false);
+        let fused = suffix_toy(true);
+        assert_eq!(plain.encode("käää", false).unwrap(), vec![2, 0, 0, 0]);
+        assert_eq!(fused.encode("käää", false).unwrap(), vec![2, 0]);
+        assert_eq!(fused.encode("ääks ää", true).unwrap(), vec![0, 5, 0]);
+        // Runs in different words are not fused.
+        assert_eq!(fused.encode("ä ä", false).unwrap(), vec![0, 0]);
     }
 }

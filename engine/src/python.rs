@@ -433,20 +433,21 @@ impl PyTokenizer {
     #[new]
     fn new(
         py: Python<'_>,
-        rules: &Bound<'_, PyAny>,
+        config: &Bound<'_, PyAny>,
         pieces: &Bound<'_, PyAny>,
         merges: &Bound<'_, PyAny>,
         unk: &Bound<'_, PyAny>,
         specials: &Bound<'_, PyAny>,
     ) -> PyResult<Self> {
         guard(|| {
-            let rules = text_rules(rules)?;
+            let rules = text_rules(config)?;
             let pieces: Vec<String> = extract_items(pieces, "piece", "ConfigError")?;
             let merges: Vec<(u32, u32, u32)> = extract_items(merges, "merge", "ConfigError")?;
             let unk: Option<u32> = extract(unk, "unknown token id", "ConfigError")?;
             let roles: FxHashMap<u32, SpecialRole> = extract(specials, "special tokens", "ConfigError")?;
+            let fuse_unk: bool = extract(&config.getattr("fuse_unk")?, "fuse_unk", "ConfigError")?;
             // Building the merge tables takes ~90 ms at 100k tokens: not with the GIL held.
-            let enc = engine(py, py.detach(move || Encoder::new(rules, pieces, &merges, unk, roles)))?;
+            let enc = engine(py, py.detach(move || Encoder::new(rules, pieces, &merges, unk, roles, fuse_unk)))?;
             Ok(PyTokenizer(Arc::new(enc)))
         })
     }
@@ -525,6 +526,16 @@ impl PyTokenizer {
                     )
                 })
                 .collect())
+        })
+    }
+
+    /// Ids with the index after each word's last id: see `Encoder::decode_words`.
+    fn decode_words(&self, py: Python<'_>, ids: &Bound<'_, PyAny>, ends: &Bound<'_, PyAny>) -> PyResult<String> {
+        guard(|| {
+            let ids: Vec<u32> = extract_items(ids, "id", "EncodeError")?;
+            let ends: Vec<usize> = extract_items(ends, "word end", "EncodeError")?;
+            let enc = self.0.clone();
+            engine(py, py.detach(move || enc.decode_words(&ids, &ends)))
         })
     }
 

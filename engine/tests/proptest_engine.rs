@@ -143,7 +143,7 @@ fn marked(word: &str, boundary: Boundary) -> String {
 fn encoder(out: &TrainOutput, rules: TextRules) -> Encoder {
     let t = &out.trained;
     let merges: Vec<(u32, u32, u32)> = t.merges.iter().map(|m| (m.left, m.right, m.result)).collect();
-    Encoder::new(rules, t.tokens.clone(), &merges, None, FxHashMap::default()).expect("a trained model is valid")
+    Encoder::new(rules, t.tokens.clone(), &merges, None, FxHashMap::default(), false).expect("a trained model is valid")
 }
 
 /// What decode(encode(text)) must give.

@@ -147,7 +147,8 @@ def test_file_layout(tmp_path):
     data = json.loads(text)
     assert list(data) == list(model_file.TOP_KEYS)
     assert data["format"] == FORMAT == "bpe-desktop/model"
-    assert data["version"] == VERSION == 1
+    assert data["version"] == VERSION == 2
+    assert data["ids"] is None  # ids in the usual order
     assert data["created"] == CREATED
     assert data["merges"] == [["l", "o", 7], ["lo", "w", 7], ["e", "r", 2]]
     assert data["config"]["special_tokens"] == [{"piece": "<unk>", "id": 0, "role": "unk"}]
@@ -367,7 +368,7 @@ MALFORMED = [
     ("format not string", _set(("format",), 3), "format", "expected 'bpe-desktop/model'"),
     ("no version", _delete(("version",)), None, "'version' is missing"),
     ("newer version", _set(("version",), 7), "version",
-     "version 7 is newer than this BPE Desktop understands (1)"),
+     "version 7 is newer than this BPE Desktop understands (2)"),
     ("version zero", _set(("version",), 0), "version", "not a valid version"),
     ("version string", _set(("version",), "1"), "version", "found a string"),
     ("version float", _set(("version",), 1.0), "version", "fraction"),

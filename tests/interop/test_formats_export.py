@@ -121,7 +121,7 @@ def our_ids(model: BPEModel, lines: list[str]) -> list[list[int]]:
 
 
 def fuse_unknowns(ids: list[int], unk: int) -> list[int]:
-    """sentencepiece emits one <unk> for a run of unknown characters."""
+    """YouTokenToMe emits one <UNK> for a run of unknown characters."""
     return [t for i, t in enumerate(ids) if not (t == unk and i and ids[i - 1] == unk)]
 
 
@@ -196,8 +196,8 @@ def tiktoken_ranks_of(path: Path) -> dict[bytes, int]:
 def ours_like_peer(fmt: str, model: BPEModel, lines: list[str]) -> list[list]:
     if fmt in ("subword-nmt", "fastbpe"):
         return [our_snmt_tokens(model, line) for line in lines]
-    ids = our_ids(model, lines)
-    if fmt in ("sentencepiece", "youtokentome"):
+    ids = our_ids(model, lines)  # sentencepiece: runs of <unk> fused by us (fuse_unk)
+    if fmt == "youtokentome":  # YouTokenToMe always fuses runs of unknown characters
         unk = model.config.special("unk").id
         return [fuse_unknowns(x, unk) for x in ids]
     return ids

@@ -13,7 +13,7 @@ from typing import Any, Container, Iterable, Mapping, Sequence
 from bpe_desktop.core import model_file as _model_file
 from bpe_desktop.core.config import MAX_VOCAB, SpecialToken, TrainConfig
 from bpe_desktop.core.errors import ConfigError, ModelFileError
-from bpe_desktop.core.model import BPEModel, CorpusFile, CorpusInfo, Merge
+from bpe_desktop.core.model import BPEModel, CorpusFile, CorpusInfo, Merge, explicit_ids_problem
 from bpe_desktop.core.pieces import CHAR_BYTES
 
 #: Roles of special pieces known by name (imports; formats other than sentencepiece
@@ -341,9 +341,11 @@ def build_model(
                      merges=tuple(Merge(l, r, None) for l, r in merges),
                      corpus=source_info(sources or [path]))
     all_notes = list(notes)
+    specials_moved = False
     try:
         pieces = model.pieces
     except ConfigError:
+        specials_moved = True
         # Special ids beyond the vocabulary (the source's ids had gaps): put them last.
         size = len(model._ordinary_pieces) + len(config.special_tokens)
         moved = tuple(SpecialToken(t.piece, size - len(config.special_tokens) + i, t.role)
@@ -351,17 +353,19 @@ def build_model(
         model = BPEModel(config=config.replace(special_tokens=moved), alphabet=model.alphabet,
                          merges=model.merges, corpus=model.corpus)
         pieces = model.pieces
+    explicit = None
     if vocab is not None:
         moved_ids = sum(1 for i, p in enumerate(pieces) if vocab.get(p, i) != i)
         if moved_ids:
-            all_notes.append(f"{moved_ids:,} token ids differ from the source's (BPE Desktop "
-                             "numbers special tokens, then the alphabet, then merged tokens "
-                             "in merge order)")
+            explicit = None if specials_moved else source_ids(model, vocab)
+            if explicit is None:
+                all_notes.append(f"{moved_ids:,} token ids differ from the source's (its "
+                                 "ids are not 0 to the vocabulary size - 1, each once)")
     description = f"Imported from {os.path.basename(os.fspath(path))} ({label})."
     if all_notes:
         description += " " + " ".join(n if n.endswith(".") else n + "." for n in all_notes)
     model = BPEModel(config=model.config, alphabet=model.alphabet, merges=model.merges,
-                     corpus=model.corpus, description=description)
+                     corpus=model.corpus, description=description, ids=explicit)
     found = _model_file.model_problem(model)  # the model file's own validation
     if found is not None:
         where, problem = found
@@ -369,6 +373,20 @@ def build_model(
         raise import_error(path, None, f"cannot be converted into a BPE Desktop model: "
                            f"{problem}{shown}")
     return model
+
+
+def source_ids(model: BPEModel, vocab: Mapping[str, int]) -> tuple[int, ...] | None:
+    """The source's id of each ordinary token (the model's ``ids``), or None when the
+    source's ids cannot number this model (a token without one, gaps). The special
+    tokens keep the ids the caller gave them (the source's)."""
+    ordinary = model._ordinary_pieces
+    if any(p not in vocab for p in ordinary):
+        return None
+    ids = tuple(vocab[p] for p in ordinary)
+    specials = [t.id for t in model.config.special_tokens]
+    if explicit_ids_problem(ids, len(ordinary), specials) is not None:
+        return None
+    return ids
 
 
 def merges_from_ranked_vocab(

@@ -13,8 +13,8 @@ What is written, per training option:
   has no counterpart: HF always glues the suffix to the last character;
 * normalization and lowercasing: ``NFC`` / ``NFKC`` and ``Lowercase`` normalizers;
 * special tokens: in ``added_tokens`` (special) and in the vocabulary with their ids;
-  the ``unk`` one is the model's ``unk_token`` (one per unknown character:
-  ``fuse_unk`` false, as ours).
+  the ``unk`` one is the model's ``unk_token``; ``fuse_unk`` is the model's option
+  (one unknown token per run of unknown characters, or one per character).
 
 Known differences that no file setting removes (documented, not refused): HF finds
 special tokens spelled out in the input text (``<s>``), which BPE Desktop encodes as
@@ -108,7 +108,7 @@ def tokenizer_dict(model: BPEModel, *, legacy_merges: bool = False) -> dict[str,
             "unk_token": unk.piece if unk is not None else None,
             "continuing_subword_prefix": None,
             "end_of_word_suffix": EOW if cfg.boundary == "eow-suffix" else None,
-            "fuse_unk": False,
+            "fuse_unk": cfg.fuse_unk,
             "byte_fallback": False,
             "ignore_merges": False,
             "vocab": {piece: i for i, piece in enumerate(model.pieces)},
@@ -236,10 +236,19 @@ def load(path: str | os.PathLike) -> BPEModel:
     config = TrainConfig(
         merges=len(merges), min_frequency=1, pretokenizer=pretokenizer, boundary=boundary,
         ties="codepoint", normalize=normalize, lowercase=lowercase,
-        special_tokens=_common.unique_roles(specials),
+        special_tokens=_common.unique_roles(specials), fuse_unk=_fuse_unk(r, model),
     )
     return _common.build_model(path, config=config, merges=merges, vocab=vocab,
                                notes=r.notes, label=LABEL)
+
+
+def _fuse_unk(r: _Reader, model: dict) -> bool:
+    value = model.get("fuse_unk", False)
+    if value is None:
+        return False
+    if not isinstance(value, bool):
+        raise r.fail("model.fuse_unk", f"expected true or false, found {_kind(value)}")
+    return value
 
 
 def _vocab(r: _Reader, model: dict) -> dict[str, int]:

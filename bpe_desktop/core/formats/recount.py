@@ -60,7 +60,7 @@ def recount(
         counted.model.corpus, unknown_characters=_unknown_characters(model, table))
     return BPEModel(config=model.config, alphabet=model.alphabet, merges=merges,
                     corpus=corpus_info, words=counted.model.words,
-                    description=model.description)
+                    description=model.description, ids=model.ids)
 
 
 def _unknown_characters(model: BPEModel, table: list) -> int:

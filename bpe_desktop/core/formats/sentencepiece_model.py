@@ -12,8 +12,11 @@ which is what the sentencepiece pre-tokenizer does.
 
 Only ``bow-prefix`` models with the sentencepiece pre-tokenizer, no normalization and
 an unknown token fit. A merge whose token already existed cannot be written (a piece
-has one score). One difference is sentencepiece's own and documented: it fuses a run
-of unknown characters into one ``<unk>`` where BPE Desktop emits one per character.
+has one score). sentencepiece fuses a run of unknown characters into one ``<unk>``: the
+model must have ``fuse_unk`` on (the sentencepiece preset does; imports set it).
+
+An imported model keeps the source's ids (the model's explicit ``ids``); scores follow
+merge order, not ids, so an export of it gives the source's ids and order of merging.
 
 The protobuf is written and read by hand (:mod:`._protowire`), so neither export nor
 import needs the ``protobuf`` package; the bytes equal what ``sentencepiece_model_pb2``
@@ -68,6 +71,10 @@ def problem(model: BPEModel) -> str | None:
     found = _common.normalization_problem(model, "this sentencepiece export")
     if found:
         return found
+    if not cfg.fuse_unk:
+        return ("sentencepiece makes one <unk> of a run of unknown characters, and this "
+                "model makes one per character; turn on fuse_unk (one unknown token per "
+                "run of unknown characters, as the sentencepiece preset does)")
     if cfg.special("unk") is None:
         return ("a sentencepiece model needs an unknown token, and this model has none; "
                 "add a special token with role unk (the sentencepiece preset has <unk>)")
@@ -88,10 +95,12 @@ def problem(model: BPEModel) -> str | None:
 
 
 def scores(model: BPEModel) -> list[float]:
-    """Per id: 0 for specials, -k for the k-th merged token, then the alphabet below."""
+    """Per id: 0 for specials, -k for the k-th merged token (in merge order, whatever
+    its id), then the alphabet below in id order."""
     specials = {t.id for t in model.config.special_tokens}
     alphabet = set(model.alphabet)
-    merged = [i for i, p in enumerate(model.pieces) if i not in specials and p not in alphabet]
+    ids = model.piece_ids
+    merged = [ids[p] for p in model._ordinary_pieces if p not in alphabet]
     out = [0.0] * model.vocab_size
     for k, i in enumerate(merged):
         out[i] = float(-k)

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import itertools
 import json
 import os
 from pathlib import Path
@@ -64,6 +65,13 @@ def problem(model: BPEModel, *, sidecar: bool = True) -> str | None:
                 "tiktoken ranks each token once, so it would apply this merge at the earlier "
                 "one's priority and could segment differently; train with "
                 f"{_common.stop_before(rank, model)} to stop before it")
+    if model.ids is not None:
+        ids = model.piece_ids
+        merged = [ids[p] for p in model._ordinary_pieces[len(model.alphabet):]]
+        if any(a > b for a, b in itertools.pairwise(merged)):
+            return ("a tiktoken rank is both a token's id and its merge priority, and this "
+                    "model keeps its source's ids, which are not in merge order; export "
+                    "it to a format with separate merges (hf, gpt2) instead")
     return None
 
 

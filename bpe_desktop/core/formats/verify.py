@@ -7,9 +7,10 @@ codes, which have no ids, when ``apply_bpe`` / ``fastBPE.apply`` cut every word 
 the same segments. The peer sees the text as its users would give it: the line itself
 (``apply_bpe``: words between spaces, as ``process_line``).
 
-One peer convention is allowed for: sentencepiece and YouTokenToMe fuse a run of
-unknown characters into a single unknown token, so our ``<unk>`` runs are fused before
-comparing. A line that
+Ids are compared as they are: a model exported to sentencepiece fuses runs of unknown
+characters into one ``<unk>`` itself (``fuse_unk``), as sentencepiece does. One peer
+convention is allowed for: YouTokenToMe always fuses such a run into one ``<UNK>``, so for
+it our ``<unk>`` runs are fused before comparing. A line that
 BPE Desktop cannot encode (a character outside the vocabulary and no ``<unk>``)
 counts as a disagreement. A trailing line break of a sample line is ignored.
 """
@@ -17,6 +18,7 @@ counts as a disagreement. A trailing line break of a sample line is ignored.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import hashlib
 import importlib
 import importlib.metadata
@@ -304,12 +306,17 @@ def _ours_for(fmt: str, model: BPEModel) -> Callable[[str], Tokens]:
         except EncodeError as exc:
             return [f"<cannot encode: {exc}>"]
 
-    if fmt in ("sentencepiece", "youtokentome"):
+    if fmt == "youtokentome":
         def fused(line: str) -> Tokens:
             out = ids(line)
             return [t for i, t in enumerate(out) if not (t == unk_id and i and out[i - 1] == t)]
         return fused
     if fmt in ("subword-nmt", "fastbpe"):
+        if model.config.fuse_unk:
+            # Codes have no unknown token (apply_bpe passes each unknown character
+            # through): compare with one <unk> per character, as _segments reads them.
+            unfused = dataclasses.replace(model, config=model.config.replace(fuse_unk=False))
+            tok = unfused.tokenizer()
         return lambda line: _segments(model, tok, line, unk_id)
     return ids
 
