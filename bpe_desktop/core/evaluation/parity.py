@@ -52,10 +52,8 @@ class ParallelTexts:
     @classmethod
     def from_files(cls, paths: Sequence[str | os.PathLike], reference: str | os.PathLike
                    ) -> ParallelTexts:
-        ordered = [os.fspath(p) for p in paths]
         reference = os.fspath(reference)
-        if reference not in ordered:
-            ordered.insert(0, reference)
+        ordered = [reference, *(os.fspath(p) for p in paths if os.fspath(p) != reference)]
         names = [Path(p).name for p in ordered]
         if len(set(names)) != len(names):
             raise CorpusError("parallel files must have distinct file names (they label the "
