@@ -103,7 +103,8 @@ def _table(model, *, sortable: bool = True) -> QTableView:
         proxy.setSourceModel(model)
         proxy.setSortRole(SORT_ROLE)
         view.setModel(proxy)
-        view.setSortingEnabled(True)
+        view.horizontalHeader().setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
+        view.setSortingEnabled(True)  # (unsorted until a header is clicked)
     else:
         view.setModel(model)
     view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)

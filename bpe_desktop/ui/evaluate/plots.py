@@ -66,6 +66,18 @@ def sweep_series(points: Sequence[SweepPoint], key: str
     return {"text": (x, np.array([getattr(p.text, attr) for p in points]))}
 
 
+def _log_ticks(sizes: Sequence[int]):
+    """Ticks at 1, 2 and 5 times powers of ten within ``sizes`` (pyqtgraph's own log
+    ticks crowd the axis with every minor value)."""
+    if not sizes:
+        return None
+    low, high = min(sizes), max(sizes)
+    major = [m * 10 ** e for e in range(0, 10) for m in (1, 2, 5) if low <= m * 10 ** e <= high]
+    if len(major) < 2:
+        major = sorted({low, high})
+    return [[(float(np.log10(v)), f"{v:,}") for v in major], []]
+
+
 class SweepPlots(QWidget):
     """Four curves against vocabulary size (log x); the current and chosen sizes marked.
 
@@ -90,6 +102,7 @@ class SweepPlots(QWidget):
             item.setLabel("bottom", "vocabulary size")
             item.setLabel("left", label)
             item.setLogMode(x=True, y=False)
+            item.getAxis("left").enableAutoSIPrefix(False)
             item.addLegend(offset=(-10, 10))
             plot_grid.add_grid(item, log_x=True)
             current = pg.InfiniteLine(angle=90, pen=_DASHED())
@@ -114,6 +127,7 @@ class SweepPlots(QWidget):
                 color = SERIES_COLORS[n % len(SERIES_COLORS)]
                 item.plot(x, y, pen=pg.mkPen(color, width=2), symbol="o", symbolSize=5,
                           symbolBrush=color, name=name)
+            item.getAxis("bottom").setTicks(_log_ticks([p.vocab_size for p in points]))
             current, chosen = self._markers[key]
             current.setVisible(current_size is not None and bool(points))
             if current_size:
