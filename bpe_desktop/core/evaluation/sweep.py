@@ -14,6 +14,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
+import numpy as np
+
 from bpe_desktop.core.errors import TrainingCancelled
 from bpe_desktop.core.evaluation.gold import GoldSet
 from bpe_desktop.core.evaluation.morphology import MorphologyResult, evaluate_morphology
@@ -56,6 +58,70 @@ def sweep_merge_counts(model: BPEModel, points: int = DEFAULT_SWEEP_POINTS) -> l
     return out
 
 
+class _IncrementalText:
+    """A text sample's ids at growing merge counts, re-encoding only what can change.
+
+    Encoding with k merges runs the merge loop with the merges of rank < k; until no
+    pair of rank < k' (k' < k) is left it makes the same choices as with k' merges, so it
+    passes through the k'-segmentation and continues only if that segmentation holds a
+    pair of rank in [k', k). Pre-tokens without such a pair keep their ids.
+    """
+
+    def __init__(self, model: BPEModel, sample: TextSample) -> None:
+        self.sample = sample
+        ids = model.piece_ids
+        size = model.vocab_size
+        keys = np.array([ids[m.left] * size + ids[m.right] for m in model.merges],
+                        dtype=np.int64)
+        order = np.argsort(keys, kind="stable")  # equal pairs: the lowest rank first
+        self._keys, self._ranks, self._size = keys[order], order, size
+        self._flat: np.ndarray | None = None
+        self._lengths: np.ndarray | None = None
+        self._merges = 0
+
+    def stats(self, small: BPEModel, merges: int, same_ids: bool) -> TextStats:
+        tok = small.tokenizer()
+        if self._flat is None or not same_ids or merges < self._merges:
+            self._flat, self._lengths = tok.encode_batch_flat(self.sample.pretokens)
+        else:
+            changed = self._changed(merges)
+            if len(changed):
+                self._replace(changed, *tok.encode_batch_flat(
+                    [self.sample.pretokens[i] for i in changed.tolist()]))
+        self._merges = merges
+        return self.sample.stats_of(small, self._flat, self._lengths)
+
+    def _changed(self, merges: int) -> np.ndarray:
+        """Pre-tokens holding a pair of rank in [previous merges, merges)."""
+        flat = self._flat.astype(np.int64)
+        owner = np.repeat(np.arange(len(self._lengths)), self._lengths)
+        inside = owner[:-1] == owner[1:]
+        keys = flat[:-1][inside] * self._size + flat[1:][inside]
+        at = np.searchsorted(self._keys, keys)
+        at[at == len(self._keys)] = 0
+        found = self._keys[at] == keys if len(self._keys) else np.zeros(len(keys), bool)
+        rank = np.where(found, self._ranks[at] if len(self._keys) else 0, -1)
+        hit = (rank >= self._merges) & (rank < merges)
+        return np.unique(owner[:-1][inside][hit])
+
+    def _replace(self, changed: np.ndarray, ids: np.ndarray, lengths: np.ndarray) -> None:
+        old_lengths, old_flat = self._lengths, self._flat
+        new_lengths = old_lengths.copy()
+        new_lengths[changed] = lengths
+        old_starts = np.concatenate(([0], np.cumsum(old_lengths)[:-1]))
+        new_starts = np.concatenate(([0], np.cumsum(new_lengths)[:-1]))
+        flat = np.empty(int(new_lengths.sum()), dtype=old_flat.dtype)
+        owner = np.repeat(np.arange(len(old_lengths)), old_lengths)
+        keep = np.ones(len(old_lengths), bool)
+        keep[changed] = False
+        kept = keep[owner]
+        positions = np.arange(len(old_flat))[kept]
+        flat[positions - old_starts[owner[kept]] + new_starts[owner[kept]]] = old_flat[kept]
+        within = np.arange(len(ids)) - np.repeat(np.cumsum(lengths) - lengths, lengths)
+        flat[np.repeat(new_starts[changed], lengths) + within] = ids
+        self._flat, self._lengths = flat, new_lengths
+
+
 def run_sweep(model: BPEModel, merge_counts: Sequence[int], *,
               gold: Sequence[GoldSet] = (), text: TextSample | None = None,
               parallel: ParallelTexts | None = None, parity_mode: str = "document",
@@ -65,6 +131,7 @@ def run_sweep(model: BPEModel, merge_counts: Sequence[int], *,
     """Evaluate ``model.truncated(k)`` for each k; ``on_point(i, point)`` after each."""
     out = []
     caches: dict[str, dict] = {g.name: {} for g in gold}
+    texts = _IncrementalText(model, text) if text is not None else None
     specials = model.config.special_tokens
     for i, k in enumerate(merge_counts):
         if cancelled is not None and cancelled():
@@ -77,7 +144,7 @@ def run_sweep(model: BPEModel, merge_counts: Sequence[int], *,
             morphology={g.name: evaluate_morphology(
                 small, g, details=details, cache=caches[g.name] if same_ids else None)
                 for g in gold},
-            text=text.stats(small) if text is not None else None,
+            text=texts.stats(small, k, same_ids) if texts is not None else None,
             parity=evaluate_parity(small, parallel, parity_mode) if parallel else None)
         out.append(point)
         if on_point is not None:

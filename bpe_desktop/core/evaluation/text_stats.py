@@ -117,10 +117,12 @@ class TextSample:
     @classmethod
     def from_lines(cls, model: BPEModel, lines: Iterable[str],
                    cancelled: Callable[[], bool] | None = None) -> TextSample:
-        tok = model.tokenizer()
+        # pre-tokens do not depend on the merges: cut with none, the cheapest encoding
+        tok = model.truncated(0).tokenizer()
         cfg = model.config
         index: dict[str, int] = {}
         counts: list[int] = []
+        sizes: list[int] = []  # each pre-token's characters that are not spaces
         runs: dict[tuple[int, ...], int] = {}
         words = characters = nbytes = 0
         for n, line in enumerate(lines):
@@ -133,18 +135,24 @@ class TextSample:
             nbytes += len(line.encode("utf-8", errors="surrogatepass"))
             if not line.strip():
                 continue
-            pieces = [w for w, _ in tok.encode_words(line)]
             ids = []
-            for p in pieces:
+            for p, _ in tok.encode_words(line):
                 i = index.get(p)
                 if i is None:
                     i = index[p] = len(counts)
                     counts.append(0)
+                    sizes.append(_visible_size(p))
                 counts[i] += 1
                 ids.append(i)
             ws_words = _normalized(line, cfg).split()
             words += len(ws_words)
-            for run in _runs(ws_words, pieces, ids):
+            placed = [i for i in ids if sizes[i]]
+            if len(placed) == len(ws_words) and all(
+                    sizes[i] == len(w) for i, w in zip(placed, ws_words)):
+                line_runs = [(i,) for i in placed]  # the common case: a pre-token a word
+            else:
+                line_runs = _runs(ws_words, [sizes[i] for i in ids], ids)
+            for run in line_runs:
                 runs[run] = runs.get(run, 0) + 1
         flat = [i for run in runs for i in run]
         starts = np.zeros(len(runs), dtype=np.int64)
@@ -162,8 +170,13 @@ class TextSample:
     def stats(self, model: BPEModel, *, alpha: float = RENYI_ALPHA) -> TextStats:
         """The statistics of ``model`` on this text (``model`` shares the pre-tokenizer
         and normalization of the model the sample was cut with)."""
-        tok = model.tokenizer()
-        ids, lengths = tok.encode_batch_flat(self.pretokens)
+        ids, lengths = model.tokenizer().encode_batch_flat(self.pretokens)
+        return self.stats_of(model, ids, lengths, alpha=alpha)
+
+    def stats_of(self, model: BPEModel, ids: np.ndarray, lengths: np.ndarray, *,
+                 alpha: float = RENYI_ALPHA) -> TextStats:
+        """The statistics given every pre-token's ids (``ids`` concatenated, ``lengths``
+        per pre-token, in :attr:`pretokens` order) under ``model``."""
         weights = np.repeat(self.counts, lengths)
         vocab = model.vocab_size
         per_id = np.bincount(ids, weights=weights, minlength=vocab) if len(ids) else \
@@ -195,16 +208,19 @@ def _normalized(line: str, cfg) -> str:
     return line.lower() if cfg.lowercase else line
 
 
-def _runs(ws_words: list[str], pieces: list[str], ids: list[int]):
+def _visible_size(piece: str) -> int:
+    return sum(1 for c in piece if not c.isspace() and c != "\u2581")
+
+
+def _runs(ws_words: list[str], sizes: list[int], ids: list[int]):
     """For each whitespace word, the pre-tokens (by id) that start inside it.
 
-    Walks the words' characters: each pre-token consumes its non-space characters;
-    a pre-token of spaces only belongs to no word.
+    Walks the words' characters: each pre-token consumes its non-space characters
+    (``sizes``); a pre-token of spaces only belongs to no word.
     """
     w, left = 0, len(ws_words[0]) if ws_words else 0
     current: list[int] = []
-    for piece, i in zip(pieces, ids):
-        size = sum(1 for c in piece if not c.isspace() and c != "\u2581")
+    for size, i in zip(sizes, ids):
         if size == 0 or w >= len(ws_words):
             continue
         current.append(i)

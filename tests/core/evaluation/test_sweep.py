@@ -66,13 +66,19 @@ def test_sweep_points_are_log_spaced_from_alphabet_to_full(model):
     assert max(ratios) / min(ratios) < 1.2  # geometric steps (rounded to whole tokens)
 
 
-def test_sweep_at_k_equals_the_truncated_model(model):
+@pytest.mark.parametrize("preset", ["sennrich", "subword-nmt", "gpt2", "sentencepiece"])
+def test_sweep_at_k_equals_the_truncated_model(preset):
+    """Text ids are re-encoded only where a new merge applies: still exactly the cut
+    model's, for every boundary style (and words in other scripts, with unknowns)."""
+    model = train(Corpus.from_files([str(BOTCHAN)]),
+                  TrainConfig.preset(preset, vocab_size=900)).model
     gold = read_gold(DATA / "morph" / "eng.word.dev.tsv")
     lines = BOTCHAN.read_text(encoding="utf-8-sig").splitlines()[:800]
+    lines += (DATA / "udhr" / "deu.txt").read_text(encoding="utf-8").splitlines()[:40]
     sample = TextSample.from_lines(model, lines)
     udhr = sorted((DATA / "udhr").glob("*.txt"))[:3]
     parallel = ParallelTexts.from_files(udhr, udhr[0])
-    counts = sweep_merge_counts(model, 6)
+    counts = sweep_merge_counts(model, 12)
     points = run_sweep(model, counts, gold=[gold], text=sample, parallel=parallel)
     assert [p.merges for p in points] == counts
     for k, point in zip(counts, points):
