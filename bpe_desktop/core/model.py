@@ -212,7 +212,29 @@ class BPEModel:
         tokens = tuple(dataclasses.replace(t, id=new_ids.get(t.piece, t.id))
                        for t in self.config.special_tokens)
         config = self.config.replace(merges=merges, vocab_size=None, special_tokens=tokens)
-        return dataclasses.replace(self, config=config, merges=self.merges[:merges])
+        cut = dataclasses.replace(self, config=config, merges=self.merges[:merges])
+        if not moved:  # the same ids: the vocabulary is a prefix (spares the sweep work)
+            cut.__dict__["pieces"] = self.pieces[:size]
+            ids = self.merge_ids()
+            cut._cache["merge_ids"] = ids[:merges]
+        return cut
+
+    def merge_ids(self) -> list[tuple[int, int, int]]:
+        """Each merge as (left id, right id, result id), in rank order."""
+        out = self._cache.get("merge_ids")
+        if out is None:
+            ids = self.piece_ids
+            out = []
+            for rank, m in enumerate(self.merges):
+                try:
+                    out.append((ids[m.left], ids[m.right], ids[m.result]))
+                except KeyError as exc:
+                    from bpe_desktop.core.errors import EncodeError
+
+                    raise EncodeError(f"merge {rank} refers to unknown token "
+                                      f"{exc.args[0]!r}") from None
+            self._cache["merge_ids"] = out
+        return out
 
     # -- encoding -------------------------------------------------------------------------
 

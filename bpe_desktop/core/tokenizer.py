@@ -45,13 +45,7 @@ class Tokenizer:
     def __init__(self, model: BPEModel) -> None:
         self.model = model
         cfg = model.config
-        ids = model.piece_ids
-        merges = []
-        for rank, m in enumerate(model.merges):
-            try:
-                merges.append((ids[m.left], ids[m.right], ids[m.result]))
-            except KeyError as exc:
-                raise EncodeError(f"merge {rank} refers to unknown token {exc.args[0]!r}") from None
+        merges = model.merge_ids()
         specials = {t.id: t.role for t in cfg.special_tokens}
         unk = cfg.special("unk")
         self._unk_id = unk.id if unk else None

@@ -134,12 +134,7 @@ def evaluate(model: BPEModel, request: EvaluationRequest, *,
 
             raise ConfigError("parity needs a reference language file")
         parallel = ParallelTexts.from_files(request.parallel_files, request.reference)
-    step("scoring the model", 0, 1)
-    report = EvaluationReport(
-        vocab_size=model.vocab_size, merges=len(model.merges),
-        morphology={g.name: evaluate_morphology(model, g) for g in request.gold},
-        text=sample.stats(model) if sample is not None else None,
-        parity=evaluate_parity(model, parallel, request.parity_mode) if parallel else None)
+    report = EvaluationReport(vocab_size=model.vocab_size, merges=len(model.merges))
     if request.sweep:
         counts = sweep_merge_counts(model, request.sweep)
 
@@ -150,7 +145,14 @@ def evaluate(model: BPEModel, request: EvaluationRequest, *,
 
         report.sweep = run_sweep(model, counts, gold=request.gold, text=sample,
                                  parallel=parallel, parity_mode=request.parity_mode,
-                                 on_point=point, cancelled=cancelled)
+                                 details=True, on_point=point, cancelled=cancelled)
+        full = report.sweep[-1]  # the sweep ends at the whole model
+        report.morphology, report.text, report.parity = full.morphology, full.text, full.parity
+        return report
+    step("scoring the model", 0, 1)
+    report.morphology = {g.name: evaluate_morphology(model, g) for g in request.gold}
+    report.text = sample.stats(model) if sample is not None else None
+    report.parity = evaluate_parity(model, parallel, request.parity_mode) if parallel else None
     return report
 
 

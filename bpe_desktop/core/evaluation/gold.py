@@ -23,6 +23,7 @@ non-empty morphs. Malformed lines raise :class:`CorpusError` with the file and l
 from __future__ import annotations
 
 import csv
+import functools
 import io
 import os
 import re
@@ -49,7 +50,12 @@ class GoldWord:
     line: int
 
     def boundaries(self, analysis: int = 0) -> frozenset[int]:
-        return morph_boundaries(self.analyses[analysis])
+        return self.all_boundaries[analysis]
+
+    @functools.cached_property
+    def all_boundaries(self) -> tuple[frozenset[int], ...]:
+        """Each analysis's boundaries (computed once: the sweep asks at every size)."""
+        return tuple(morph_boundaries(a) for a in self.analyses)
 
 
 @dataclass(frozen=True)

@@ -18,12 +18,13 @@ Definitions (the help page states the same; tests pin them by hand-computed case
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
 
-from bpe_desktop.core.evaluation.gold import GoldSet, GoldWord, morph_boundaries
+from bpe_desktop.core.evaluation.gold import GoldSet, GoldWord
 from bpe_desktop.core.evaluation.segments import Segmentation, Segmenter
 from bpe_desktop.core.model import BPEModel
 
@@ -43,7 +44,7 @@ class WordResult:
     #: False when the normalization changed the word's length (not scored).
     evaluated: bool = True
 
-    @property
+    @functools.cached_property
     def hits(self) -> frozenset[int]:
         return self.gold & self.predicted
 
@@ -105,8 +106,7 @@ class MorphologyResult:
 def choose_analysis(word: GoldWord, predicted: frozenset[int]) -> int:
     """Index of the analysis with the most hits (ties: fewer gold boundaries, first)."""
     best, best_key = 0, None
-    for i, morphs in enumerate(word.analyses):
-        gold = morph_boundaries(morphs)
+    for i, gold in enumerate(word.all_boundaries):
         key = (-len(gold & predicted), len(gold))
         if best_key is None or key < best_key:
             best, best_key = i, key
@@ -127,16 +127,18 @@ def score_word(word: GoldWord, seg: Segmentation) -> WordResult:
 
 
 def evaluate_morphology(model: BPEModel, gold: GoldSet, *, details: bool = True,
-                        cache: dict | None = None) -> MorphologyResult:
+                        cache: dict | None = None, segmenter: Segmenter | None = None
+                        ) -> MorphologyResult:
     """Score ``model`` on ``gold``; ``details`` keeps the per-word results.
 
     ``cache`` (a dict kept across calls) reuses the result of a word whose ids did not
-    change; only for models whose ids mean the same pieces (truncations of one model).
+    change, and ``segmenter`` one made for a larger model; both only for models whose
+    ids mean the same pieces (truncations of one model).
     """
     ids, lengths = model.tokenizer().encode_batch_flat([w.word for w in gold.words])
     ends = np.cumsum(lengths).tolist()
     flat = ids.tolist()
-    segmenter = Segmenter(model)
+    segmenter = segmenter or Segmenter(model)
     results, start = [], 0
     for n, (word, end) in enumerate(zip(gold.words, ends)):
         word_ids = tuple(flat[start:end])
@@ -144,7 +146,7 @@ def evaluate_morphology(model: BPEModel, gold: GoldSet, *, details: bool = True,
         key = (n, word_ids)
         found = cache.get(key) if cache is not None else None
         if found is None:
-            found = score_word(word, segmenter.segment(word_ids))
+            found = score_word(word, segmenter.segment(word_ids, pieces=False))
             if cache is not None:
                 cache[key] = found
         results.append(found)
@@ -156,16 +158,17 @@ def summarize(gold: GoldSet, results: Sequence[WordResult], details: bool) -> Mo
     hits = predicted = gold_total = unsplit = exact = 0
     ratios = []
     for r in scored:
-        h = len(r.hits)
-        n_pred = len(r.predicted) + r.inside
+        h, n_pred, n_gold = len(r.hits), len(r.predicted) + r.inside, len(r.gold)
         hits += h
         predicted += n_pred
-        gold_total += len(r.gold)
-        exact += r.exact
+        gold_total += n_gold
         if n_pred == 0:
             unsplit += 1
-        elif r.gold:
-            ratios.append(h / len(r.gold))
+            exact += n_gold == 0
+        else:
+            exact += h == n_pred == n_gold
+            if n_gold:
+                ratios.append(h / n_gold)
     return MorphologyResult(
         name=gold.name, words=gold.total, evaluated=len(scored),
         skipped_not_surface=gold.not_surface,

@@ -49,6 +49,7 @@ class Segmenter:
         self._strip_eow = cfg.boundary in ("eow-symbol", "eow-suffix")
         self._strip_bow = cfg.boundary == "bow-prefix"
         self._special_ids = {t.id for t in cfg.special_tokens}
+        self._lengths: dict[int, int] = {}  # id -> surface length, filled as met
 
     def surface(self, id: int) -> str:
         """What one (non-byte-level) piece stands for in the word."""
@@ -63,17 +64,25 @@ class Segmenter:
             piece = piece[len(BOW):]
         return piece
 
-    def segment(self, ids: Sequence[int]) -> Segmentation:
+    def segment(self, ids: Sequence[int], *, pieces: bool = True) -> Segmentation:
+        """The cuts of ``ids``; ``pieces=False`` leaves ``pieces`` empty for
+        non-byte-level models (the caller slices the word itself: faster)."""
         if self._byte_level:
             return self._segment_bytes(ids)
-        texts = [t for t in (self.surface(i) for i in ids) if t]
-        cuts, offset = set(), 0
-        for text in texts[:-1]:
-            offset += len(text)
-            cuts.add(offset)
-        length = offset + (len(texts[-1]) if texts else 0)
-        shown = tuple("\ufffd" if t == "\x00" else t for t in texts)
-        return Segmentation(shown, frozenset(cuts), 0, length)
+        memo = self._lengths
+        cuts, offset = [], 0
+        for i in ids:
+            n = memo.get(i)
+            if n is None:
+                n = memo[i] = len(self.surface(i))
+            if n:
+                cuts.append(offset)
+                offset += n
+        shown = ()
+        if pieces:
+            texts = [t for t in (self.surface(i) for i in ids) if t]
+            shown = tuple("\ufffd" if t == "\x00" else t for t in texts)
+        return Segmentation(shown, frozenset(cuts[1:]), 0, offset)
 
     def _segment_bytes(self, ids: Sequence[int]) -> Segmentation:
         chunks = []

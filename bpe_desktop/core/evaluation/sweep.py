@@ -19,6 +19,7 @@ import numpy as np
 from bpe_desktop.core.errors import TrainingCancelled
 from bpe_desktop.core.evaluation.gold import GoldSet
 from bpe_desktop.core.evaluation.morphology import MorphologyResult, evaluate_morphology
+from bpe_desktop.core.evaluation.segments import Segmenter
 from bpe_desktop.core.evaluation.parity import ParallelTexts, ParityResult, evaluate_parity
 from bpe_desktop.core.evaluation.text_stats import TextSample, TextStats
 from bpe_desktop.core.model import BPEModel
@@ -132,6 +133,7 @@ def run_sweep(model: BPEModel, merge_counts: Sequence[int], *,
     out = []
     caches: dict[str, dict] = {g.name: {} for g in gold}
     texts = _IncrementalText(model, text) if text is not None else None
+    segmenter = Segmenter(model)
     specials = model.config.special_tokens
     for i, k in enumerate(merge_counts):
         if cancelled is not None and cancelled():
@@ -142,8 +144,8 @@ def run_sweep(model: BPEModel, merge_counts: Sequence[int], *,
         point = SweepPoint(
             merges=k, vocab_size=small.vocab_size,
             morphology={g.name: evaluate_morphology(
-                small, g, details=details, cache=caches[g.name] if same_ids else None)
-                for g in gold},
+                small, g, details=details, cache=caches[g.name] if same_ids else None,
+                segmenter=segmenter if same_ids else None) for g in gold},
             text=texts.stats(small, k, same_ids) if texts is not None else None,
             parity=evaluate_parity(small, parallel, parity_mode) if parallel else None)
         out.append(point)
