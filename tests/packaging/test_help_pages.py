@@ -103,5 +103,9 @@ def test_evaluation_page_defines_every_measure_and_gold_format():
     assert sorted(set(GOLD_FORMATS + PARITY_MODES) - spans) == []
     for measure in ("Boundary precision", "recall", "F1", "MorphScore", "Exact", "fertility",
                     "characters per token", "bytes per token", "split share",
-                    "unknown rate", "utilisation", "Rényi efficiency", "parity"):
+                    "unknown rate", "utilisation", "Rényi efficiency", "parity",
+                    "Final", "Intermediate", "intermediate"):
         assert f"**{measure}**" in text, measure
+    from bpe_desktop.core.evaluation.vocabulary import INTERMEDIATE_SHARE
+
+    assert f"{INTERMEDIATE_SHARE:.0%} of their count when merged" in text
