@@ -19,12 +19,12 @@ import sys
 import time
 from dataclasses import replace
 
-from common import CORPORA_DIR, ROOT  # noqa: E402
+from common import CORPORA_DIR, ROOT
 
 sys.path.insert(0, str(ROOT))
 
-from bpe_desktop.core import Corpus, TrainConfig, train  # noqa: E402
-from bpe_desktop.core.evaluation import (  # noqa: E402
+from bpe_desktop.core import Corpus, TrainConfig, train
+from bpe_desktop.core.evaluation import (
     EvaluationRequest,
     TextSample,
     evaluate,
@@ -71,10 +71,11 @@ def main() -> int:
                       TrainConfig.preset(preset, vocab_size=args.vocab)).model
         counts = sweep_merge_counts(model, args.points)
         sample = TextSample.from_lines(model, lines)
-        t_sample = best(lambda: TextSample.from_lines(model, lines), args.repeat)
-        t_sweep = best(lambda: run_sweep(model, counts, gold=[gold], text=sample), args.repeat)
+        t_sample = best(lambda m=model: TextSample.from_lines(m, lines), args.repeat)
+        t_sweep = best(lambda m=model, c=counts, s=sample: run_sweep(m, c, gold=[gold], text=s),
+                       args.repeat)
         request = EvaluationRequest(gold=[gold], texts=["\n".join(lines)], sweep=args.points)
-        t_total = best(lambda: evaluate(model, request), args.repeat)
+        t_total = best(lambda m=model, r=request: evaluate(m, r), args.repeat)
         met = "met" if t_total <= 2.0 else "not met"
         print(f"| {preset} | {model.vocab_size:,} | {len(counts)} | {t_sample:.2f} | "
               f"{t_sweep:.2f} | {t_total:.2f} | {met} |")

@@ -54,7 +54,7 @@ def add_parser(sub: argparse._SubParsersAction, int_arg) -> None:
 
 
 def cmd_evaluate(args: argparse.Namespace) -> int:
-    from bpe_desktop.cli import CliError, EXIT_OK
+    from bpe_desktop.cli import EXIT_OK, CliError
     from bpe_desktop.core.evaluation import EvaluationRequest, evaluate, read_gold
 
     if not (args.gold or args.text or args.parallel):
@@ -131,7 +131,7 @@ def format_report(report) -> str:
 def _table(title: str, head, rows) -> str:
     cells = [[_cell(v) for v in row] for row in rows]
     widths = [max(len(str(h)), *(len(r[i]) for r in cells)) for i, h in enumerate(head)]
-    line = lambda vals: "  ".join(  # noqa: E731
+    line = lambda vals: "  ".join(
         v.ljust(w) if i == 0 else v.rjust(w) for i, (v, w) in enumerate(zip(vals, widths)))
     return "\n".join([title, line([str(h) for h in head]),
                       *(line(r) for r in cells)]) + "\n"

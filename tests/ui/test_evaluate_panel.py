@@ -6,7 +6,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import Qt
 
 from bpe_desktop.core import Corpus, TrainConfig, train
 from bpe_desktop.core.evaluation import EvaluationRequest, evaluate, read_gold

@@ -18,8 +18,8 @@ Each metric's definition is in the docstring of its module: :mod:`.morphology`,
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Callable, Sequence
 
 from bpe_desktop.core.errors import TrainingCancelled
 from bpe_desktop.core.evaluation.gold import (
@@ -162,10 +162,31 @@ def _chain(*parts):
 
 
 __all__ = [
-    "DEFAULT_SWEEP_POINTS", "EvaluationReport", "EvaluationRequest", "GOLD_FORMATS",
-    "GoldSet", "GoldWord", "MorphologyResult", "PARITY_MODES", "ParallelTexts",
-    "ParityResult", "RENYI_ALPHA", "Segmentation", "Segmenter", "SweepPoint", "TextSample",
-    "TextStats", "WordResult", "detect_gold_format", "evaluate", "evaluate_morphology",
-    "evaluate_parity", "evaluate_text", "parse_gold", "read_gold", "renyi_efficiency",
-    "run_sweep", "sweep_merge_counts",
+    "DEFAULT_SWEEP_POINTS",
+    "GOLD_FORMATS",
+    "PARITY_MODES",
+    "RENYI_ALPHA",
+    "EvaluationReport",
+    "EvaluationRequest",
+    "GoldSet",
+    "GoldWord",
+    "MorphologyResult",
+    "ParallelTexts",
+    "ParityResult",
+    "Segmentation",
+    "Segmenter",
+    "SweepPoint",
+    "TextSample",
+    "TextStats",
+    "WordResult",
+    "detect_gold_format",
+    "evaluate",
+    "evaluate_morphology",
+    "evaluate_parity",
+    "evaluate_text",
+    "parse_gold",
+    "read_gold",
+    "renyi_efficiency",
+    "run_sweep",
+    "sweep_merge_counts",
 ]

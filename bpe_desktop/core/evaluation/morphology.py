@@ -19,8 +19,9 @@ Definitions (the help page states the same; tests pin them by hand-computed case
 from __future__ import annotations
 
 import functools
+import itertools
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 
@@ -121,7 +122,7 @@ def score_word(word: GoldWord, seg: Segmentation) -> WordResult:
     pieces = seg.pieces
     if not seg.inside:  # the word's own characters (an unknown token shows its character)
         cuts = [0, *sorted(seg.boundaries), len(word.word)]
-        pieces = tuple(word.word[a:b] for a, b in zip(cuts, cuts[1:]))
+        pieces = tuple(word.word[a:b] for a, b in itertools.pairwise(cuts))
     return WordResult(word.word, word.line, word.analyses[chosen], pieces,
                       word.boundaries(chosen), seg.boundaries, seg.inside)
 

@@ -13,9 +13,9 @@ count relative to the reference language's:
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
 
 from bpe_desktop.core.errors import CorpusError
 from bpe_desktop.core.evaluation.text_stats import _read_lines

@@ -11,8 +11,8 @@ apart (``inside``): it counts as predicted but can never match a gold boundary.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 from bpe_desktop.core.config import BOW, EOW
 from bpe_desktop.core.model import BPEModel

@@ -11,16 +11,16 @@ those of the truncated model (a test checks it).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Callable, Sequence
 
 import numpy as np
 
 from bpe_desktop.core.errors import TrainingCancelled
 from bpe_desktop.core.evaluation.gold import GoldSet
 from bpe_desktop.core.evaluation.morphology import MorphologyResult, evaluate_morphology
-from bpe_desktop.core.evaluation.segments import Segmenter
 from bpe_desktop.core.evaluation.parity import ParallelTexts, ParityResult, evaluate_parity
+from bpe_desktop.core.evaluation.segments import Segmenter
 from bpe_desktop.core.evaluation.text_stats import TextSample, TextStats
 from bpe_desktop.core.model import BPEModel
 
@@ -79,17 +79,19 @@ class _IncrementalText:
         self._flat: np.ndarray | None = None
         self._lengths: np.ndarray | None = None
         self._merges = 0
+        self._same_ids = True  # whether the ids held mean the full model's pieces
 
     def stats(self, small: BPEModel, merges: int, same_ids: bool) -> TextStats:
         tok = small.tokenizer()
-        if self._flat is None or not same_ids or merges < self._merges:
+        if (self._flat is None or not same_ids or not self._same_ids
+                or merges < self._merges):
             self._flat, self._lengths = tok.encode_batch_flat(self.sample.pretokens)
         else:
             changed = self._changed(merges)
             if len(changed):
                 self._replace(changed, *tok.encode_batch_flat(
                     [self.sample.pretokens[i] for i in changed.tolist()]))
-        self._merges = merges
+        self._merges, self._same_ids = merges, same_ids
         return self.sample.stats_of(small, self._flat, self._lengths)
 
     def _changed(self, merges: int) -> np.ndarray:

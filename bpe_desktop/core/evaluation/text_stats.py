@@ -26,8 +26,8 @@ from __future__ import annotations
 import math
 import os
 import unicodedata
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Callable, Iterable, Sequence
 
 import numpy as np
 
@@ -240,21 +240,23 @@ def _runs(ws_words: list[str], sizes: list[int], ids: list[int]):
 def _read_lines(paths: Sequence[str | os.PathLike]):
     for path in paths:
         path = os.fspath(path)
+        if not os.path.exists(path):
+            raise CorpusError(f"{path}: no such text file", path=path, reason="missing")
         try:
-            stream = open(path, "rb")
-        except FileNotFoundError:
-            raise CorpusError(f"{path}: no such text file", path=path,
-                              reason="missing") from None
+            yield from _decoded_lines(path)
         except OSError as exc:
             raise CorpusError(f"{path}: cannot read ({exc.strerror})", path=path) from None
-        with stream:
-            for number, raw in enumerate(stream, 1):
-                try:
-                    text = raw.decode("utf-8")
-                except UnicodeDecodeError as exc:
-                    raise CorpusError(f"{path} line {number}: not valid UTF-8 (byte "
-                                      f"{exc.start + 1} of the line)", path=path,
-                                      line=number, reason="not-utf8") from None
-                if number == 1:
-                    text = text.lstrip("\ufeff")
-                yield text
+
+
+def _decoded_lines(path: str):
+    with open(path, "rb") as stream:
+        for number, raw in enumerate(stream, 1):
+            try:
+                text = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise CorpusError(f"{path} line {number}: not valid UTF-8 (byte "
+                                  f"{exc.start + 1} of the line)", path=path,
+                                  line=number, reason="not-utf8") from None
+            if number == 1:
+                text = text.lstrip("\ufeff")
+            yield text

@@ -35,7 +35,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from bpe_desktop.core import BPEModel, BpeError
+from bpe_desktop.core import BpeError, BPEModel
 from bpe_desktop.core.evaluation import (
     DEFAULT_SWEEP_POINTS,
     GOLD_FORMATS,

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 import numpy as np
 import pyqtgraph as pg
+from pyqtgraph.exporters import ImageExporter
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QGridLayout, QWidget
-from pyqtgraph.exporters import ImageExporter
 
 from bpe_desktop.core.evaluation import ParityResult, SweepPoint
 from bpe_desktop.core.formats._common import write_files
@@ -25,7 +25,7 @@ SWEEP_PLOTS = {"f1": ("Boundary F1", "F1"), "morphscore": ("MorphScore", "MorphS
 SERIES_COLORS = ("#1f6fc5", "#d9480f", "#2f9e44", "#9c36b5", "#e8590c", "#0c8599")
 
 
-def _DASHED():  # noqa: N802 - a pen constant, made fresh (pens are mutable)
+def _DASHED():
     return pg.mkPen("#888888", style=Qt.PenStyle.DashLine)
 
 
@@ -72,7 +72,7 @@ def _log_ticks(sizes: Sequence[int]):
     if not sizes:
         return None
     low, high = min(sizes), max(sizes)
-    major = [m * 10 ** e for e in range(0, 10) for m in (1, 2, 5) if low <= m * 10 ** e <= high]
+    major = [m * 10 ** e for e in range(10) for m in (1, 2, 5) if low <= m * 10 ** e <= high]
     if len(major) < 2:
         major = sorted({low, high})
     return [[(float(np.log10(v)), f"{v:,}") for v in major], []]

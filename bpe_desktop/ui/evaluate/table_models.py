@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import csv
 import html
-from typing import Any, Sequence
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 
@@ -20,8 +22,6 @@ from bpe_desktop.core.evaluation import (
     TextStats,
     WordResult,
 )
-from pathlib import Path
-
 from bpe_desktop.core.formats._common import write_files
 
 Index = QModelIndex | QPersistentModelIndex
@@ -47,13 +47,13 @@ class RowsModel(QAbstractTableModel):
         self.rows = [list(r) for r in rows]
         self.endResetModel()
 
-    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: N802
+    def rowCount(self, parent: Index = QModelIndex()) -> int:
         return 0 if parent.isValid() else len(self.rows)
 
-    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: N802
+    def columnCount(self, parent: Index = QModelIndex()) -> int:
         return 0 if parent.isValid() else len(self.headers)
 
-    def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):  # noqa: N802
+    def headerData(self, section, orientation, role=Qt.ItemDataRole.DisplayRole):
         if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal:
             return self.headers[section]
         return None

@@ -14,7 +14,6 @@ from bpe_desktop.core.evaluation import (
     read_gold,
 )
 from bpe_desktop.core.evaluation.morphology import choose_analysis
-
 from tests.core.evaluation.toy_models import bow_model, byte_model, eow_model
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "morph"
@@ -45,7 +44,7 @@ def test_byte_level_boundaries_inside_a_character():
     m = byte_model()
     assert _cuts(m, "éa") == (("é", "a"), {1}, 0)  # Ã© a: é's two bytes merged
     # n a Ã ¯ v e: the cut between ï's two bytes is predicted but never a hit
-    pieces, cuts, inside = _cuts(m, "naïve")
+    _, cuts, inside = _cuts(m, "naïve")
     assert (cuts, inside) == ({1, 2, 3, 4}, 1)
     r = evaluate_morphology(m, parse_gold("naïve\tna ï ve\n", fmt="surface"))
     assert (r.hits, r.predicted, r.gold) == (2, 5, 2)

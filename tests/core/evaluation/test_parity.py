@@ -9,7 +9,6 @@ import pytest
 from bpe_desktop.core import Corpus, TrainConfig, train
 from bpe_desktop.core.errors import CorpusError
 from bpe_desktop.core.evaluation import ParallelTexts, evaluate_parity
-
 from tests.core.evaluation.toy_models import eow_model
 
 UDHR = Path(__file__).resolve().parents[2] / "data" / "udhr"

@@ -3,6 +3,7 @@ the truncated model's metrics."""
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 
 import pytest
@@ -62,7 +63,7 @@ def test_sweep_points_are_log_spaced_from_alphabet_to_full(model):
     sizes = [model.vocab_size_at(k) for k in counts]
     assert counts[0] == 0 and counts[-1] == len(model.merges)
     assert sizes == sorted(set(sizes)) and len(counts) == 20
-    ratios = [b / a for a, b in zip(sizes, sizes[1:])]
+    ratios = [b / a for a, b in itertools.pairwise(sizes)]
     assert max(ratios) / min(ratios) < 1.2  # geometric steps (rounded to whole tokens)
 
 
@@ -102,3 +103,26 @@ def test_evaluate_report_json_sections(model, tmp_path):
     assert out["sweep"][-1]["text"] == out["text"]
     assert out["sweep"][-1]["vocab_size"] == model.vocab_size
     assert evaluate(model, EvaluationRequest(texts=["a b"])).to_json().keys() == {"text"}
+
+
+def test_sweep_exact_when_a_special_token_moves():
+    """An id past the smaller vocabularies (GPT-2's <|endoftext|> style) moves at small
+    sizes; the sweep must not reuse ids across that change."""
+    cfg = TrainConfig(special_tokens=(SpecialToken("<unk>", 0, "unk"),
+                                      SpecialToken("<eos>", 7, "eos")))
+    model = BPEModel(cfg, ("a", "b", "</w>"), (Merge("a", "b"), Merge("ab", "</w>"),
+                                                Merge("b", "</w>")))
+    gold = read_gold_text("ab\ta b\nbab\tb ab\nabab\tab ab\n")
+    lines = ["ab b ba abab", "b a"]
+    sample = TextSample.from_lines(model, lines)
+    points = run_sweep(model, [0, 1, 2, 3], gold=[gold], text=sample)
+    for k, point in zip([0, 1, 2, 3], points):
+        cut = model.truncated(k)
+        assert point.morphology[gold.name] == evaluate_morphology(cut, gold, details=False)
+        assert point.text == TextSample.from_lines(cut, lines).stats(cut)
+
+
+def read_gold_text(text: str):
+    from bpe_desktop.core.evaluation import parse_gold
+
+    return parse_gold(text, fmt="surface")

@@ -4,7 +4,6 @@ equal to encoding the text line by line with every boundary style."""
 from __future__ import annotations
 
 import math
-from collections import Counter
 from pathlib import Path
 
 import numpy as np
@@ -13,7 +12,6 @@ import pytest
 from bpe_desktop.core import Corpus, TrainConfig, train
 from bpe_desktop.core.errors import CorpusError
 from bpe_desktop.core.evaluation import TextSample, evaluate_text, renyi_efficiency
-
 from tests.core.evaluation.toy_models import eow_model
 
 BOTCHAN = Path(__file__).resolve().parents[3] / "bpe_desktop/resources/examples/botchan.txt"
