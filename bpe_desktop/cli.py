@@ -248,6 +248,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="corpus files (UTF-8, may be .gz) to count the merges on")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress or summary")
     p.set_defaults(run=cmd_import)
+
+    from bpe_desktop.cli_evaluate import add_parser as add_evaluate
+
+    add_evaluate(sub, _int_arg)
     return parser
 
 

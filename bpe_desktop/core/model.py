@@ -16,6 +16,7 @@ merged tokens). Together with the special tokens' ids they are 0 .. size-1, each
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Iterator
@@ -194,6 +195,65 @@ class BPEModel:
                 current["left"], current["right"] = node(m.left), node(m.right)
                 stack += (current["left"], current["right"])
         return root
+
+    # -- smaller vocabularies -------------------------------------------------------------
+
+    def vocab_size_at(self, merges: int) -> int:
+        """The vocabulary size of :meth:`truncated` ``(merges)`` (without building it)."""
+        sizes = self._cache.get("sizes")
+        if sizes is None:
+            seen, grown, sizes = set(self.alphabet), 0, [0]
+            for m in self.merges:
+                if m.result not in seen:
+                    seen.add(m.result)
+                    grown += 1
+                sizes.append(grown)
+            self._cache["sizes"] = sizes
+        base = len(self.config.special_tokens) + len(self.alphabet)
+        return base + sizes[max(0, min(merges, len(self.merges)))]
+
+    def truncated(self, merges: int) -> BPEModel:
+        """The model with only its first ``merges`` merges: exactly what training would
+        have learned had it stopped there (the greedy loop never looks ahead).
+
+        A special token whose id no longer fits the smaller vocabulary moves to the
+        highest free id (keeping the specials' order); everything else keeps its id.
+        """
+        if not 0 <= merges <= len(self.merges):
+            raise ConfigError(f"a model with {len(self.merges)} merges cannot be cut to "
+                              f"{merges}")
+        size = self.vocab_size_at(merges)
+        specials = sorted(self.config.special_tokens, key=lambda t: t.id)
+        fitting = {t.id for t in specials if t.id < size}
+        moved = [t for t in specials if t.id >= size]
+        free = sorted(set(range(size)) - fitting)
+        new_ids = dict(zip((t.piece for t in moved), free[len(free) - len(moved):]))
+        tokens = tuple(dataclasses.replace(t, id=new_ids.get(t.piece, t.id))
+                       for t in self.config.special_tokens)
+        config = self.config.replace(merges=merges, vocab_size=None, special_tokens=tokens)
+        cut = dataclasses.replace(self, config=config, merges=self.merges[:merges])
+        if not moved:  # the same ids: the vocabulary is a prefix (spares the sweep work)
+            cut.__dict__["pieces"] = self.pieces[:size]
+            ids = self.merge_ids()
+            cut._cache["merge_ids"] = ids[:merges]
+        return cut
+
+    def merge_ids(self) -> list[tuple[int, int, int]]:
+        """Each merge as (left id, right id, result id), in rank order."""
+        out = self._cache.get("merge_ids")
+        if out is None:
+            ids = self.piece_ids
+            out = []
+            for rank, m in enumerate(self.merges):
+                try:
+                    out.append((ids[m.left], ids[m.right], ids[m.result]))
+                except KeyError as exc:
+                    from bpe_desktop.core.errors import EncodeError
+
+                    raise EncodeError(f"merge {rank} refers to unknown token "
+                                      f"{exc.args[0]!r}") from None
+            self._cache["merge_ids"] = out
+        return out
 
     # -- encoding -------------------------------------------------------------------------
 

@@ -84,13 +84,7 @@ class Tokenizer:
     def __init__(self, model: BPEModel) -> None:
         self.model = model
         cfg = model.config
-        ids = model.piece_ids
-        merges = []
-        for rank, m in enumerate(model.merges):
-            try:
-                merges.append((ids[m.left], ids[m.right], ids[m.result]))
-            except KeyError as exc:
-                raise EncodeError(f"merge {rank} refers to unknown token {exc.args[0]!r}") from None
+        merges = model.merge_ids()
         specials = {t.id: t.role for t in cfg.special_tokens}
         unk = cfg.special("unk")
         self._unk_id = unk.id if unk else None
@@ -189,6 +183,17 @@ class Tokenizer:
             raise EncodeError("encode_batch takes a list of strings")
         raw = _native.call(self._native.encode_batch, texts, mode == "greedy", threads)
         return [_ids_array(b) for b in raw]
+
+    def encode_batch_flat(self, texts: Sequence[str], *, mode: str = "merges",
+                          threads: int = 0) -> tuple[np.ndarray, np.ndarray]:
+        """Encode many texts in parallel: all ids in one ``uint32`` array, plus each
+        text's token count (no array per text: the fast path for many short texts)."""
+        import numpy as np
+
+        _check_mode(mode)
+        raw = _native.call(self._native.encode_batch, list(texts), mode == "greedy", threads)
+        lengths = np.fromiter((len(b) >> 2 for b in raw), dtype=np.int64, count=len(raw))
+        return _ids_array(b"".join(raw)), lengths
 
     def encode_words(self, text: str, *, mode: str = "merges") -> list[tuple[str, list[int]]]:
         """The text's words (as the pre-tokenizer cuts them) with their ids."""

@@ -41,6 +41,7 @@ HELP_PAGES = {
     "training-options.md": "Training options",
     "model-files.md": "Model files",
     "command-line.md": "Command line",
+    "evaluation.md": "Evaluation",
 }
 #: Screenshots wider than this are shown scaled down to it (pixels).
 MAX_IMAGE_WIDTH = 640

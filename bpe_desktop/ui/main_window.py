@@ -1,4 +1,4 @@
-"""The main window: three panels, menus and shortcuts, the open model and its file."""
+"""The main window: four panels, menus and shortcuts, the open model and its file."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from bpe_desktop.ui import dialogs, theme
 from bpe_desktop.ui.autosave import Autosave, offer_recovery
 from bpe_desktop.ui.codec_panel import CodecPanel
 from bpe_desktop.ui.document import ModelDocument
+from bpe_desktop.ui.evaluate import EvaluatePanel
 from bpe_desktop.ui.help_dialogs import show_about, show_quick_start
 from bpe_desktop.ui.icons import action_icon, panel_icon
 from bpe_desktop.ui.interop_menus import InteropMenus
@@ -26,7 +27,7 @@ MODEL_FILTER = "BPE Desktop models (*.json);;All files (*)"
 
 
 class MainWindow(QMainWindow):
-    TRAINING, VOCABULARY, CODEC = range(3)
+    TRAINING, VOCABULARY, CODEC, EVALUATE = range(4)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -37,17 +38,19 @@ class MainWindow(QMainWindow):
         self.training = TrainingPanel()
         self.vocab = VocabPanel()
         self.codec = CodecPanel()
+        self.evaluate = EvaluatePanel()
         self.tabs = QTabWidget()
         self.tabs.setDocumentMode(True)
         self.tabs.addTab(self.training, panel_icon("training"), "&Training")
         self.tabs.addTab(self.vocab, panel_icon("vocabulary"), "&Vocabulary")
         self.tabs.addTab(self.codec, panel_icon("encode"), "&Encode / Decode")
+        self.tabs.addTab(self.evaluate, panel_icon("evaluate"), "Eva&luate")
         self.setCentralWidget(self.tabs)
 
         self.model_label = QLabel()
         self.setStatusBar(ElidingStatusBar(self))
         self.statusBar().addPermanentWidget(self.model_label)
-        for panel in (self.training, self.vocab, self.codec):
+        for panel in (self.training, self.vocab, self.codec, self.evaluate):
             panel.status_message.connect(self._show_status)
 
         self.document.model_changed.connect(self._on_model_changed)
@@ -55,6 +58,7 @@ class MainWindow(QMainWindow):
         self.training.train_requested.connect(self.train)
         self.training.trained.connect(self._on_trained)
         self.training.running_changed.connect(self._on_running_changed)
+        self.evaluate.use_model.connect(self.document.set_imported)
 
         self.interop = InteropMenus(self)
         self.interop.running_changed.connect(self._on_running_changed)
@@ -122,7 +126,7 @@ class MainWindow(QMainWindow):
         training.addAction(self.cancel_action)
 
         view = bar.addMenu("&View")
-        for index, name in enumerate(("Training", "Vocabulary", "Encode / Decode")):
+        for index, name in enumerate(("Training", "Vocabulary", "Encode / Decode", "Evaluate")):
             view.addAction(self._action(f"&{name}", lambda _=False, i=index:
                                         self.tabs.setCurrentIndex(i), f"Ctrl+{index + 1}"))
         view.addSeparator()
@@ -285,6 +289,7 @@ class MainWindow(QMainWindow):
     def _on_model_changed(self, model) -> None:
         self.vocab.set_model(model)
         self.codec.set_model(model)
+        self.evaluate.set_model(model)
         has_model = model is not None
         for action in (self.save_action, self.save_as_action):
             action.setEnabled(has_model)
@@ -352,7 +357,7 @@ class MainWindow(QMainWindow):
         self.training.shutdown()  # cancels a running training and waits for its thread
         self.interop.shutdown()
         self.autosave.close()  # saved, or discarded knowingly: the copy is not needed
-        for panel in (self.vocab, self.codec):
+        for panel in (self.vocab, self.codec, self.evaluate):
             shutdown = getattr(panel, "shutdown", None)
             if shutdown is not None:
                 shutdown()

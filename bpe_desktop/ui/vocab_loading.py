@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from bpe_desktop.core import BPEModel, Tokenizer
 from bpe_desktop.ui.background import no_breath
 from bpe_desktop.ui.vocab_model import (
@@ -37,6 +39,8 @@ class LoadedTable:
 class LoadedWords:
     model: BPEModel
     usage: TokenUsage | None  # None: the model keeps no training words
+    #: each token's frequency in the final segmentation of the kept words (None: no words)
+    final: np.ndarray | None = None
     plots: dict[str, PlotSeries] = field(default_factory=dict)
 
 
@@ -68,4 +72,4 @@ def load_words(table: LoadedTable, tokenizer: Tokenizer | None = None,
     usage = TokenUsage(model, tokenizer, breathe) if model.words else None
     plots = {which: compute_plot(which, model, table.columns, lambda: usage, breathe)
              for which in PLOTS}
-    return LoadedWords(model, usage, plots)
+    return LoadedWords(model, usage, usage.frequencies() if usage else None, plots)

@@ -33,6 +33,7 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelInd
 from PySide6.QtGui import QFont
 
 from bpe_desktop.core import BPEModel, EncodeError, Tokenizer
+from bpe_desktop.core.evaluation.vocabulary import intermediate_mask
 from bpe_desktop.core.pieces import (
     BYTE_CHARS,
     display_piece,
@@ -48,9 +49,10 @@ from bpe_desktop.ui.background import CHUNK, chunks, map_chunked, no_breath
 _CONTEXT_SENSITIVE = re.compile(r"\(\?[=!<>(]|\\[AZz]|[*+?}]\+|\(\?[a-zA-Z]*-")
 
 # Columns, in display order.
-COL_ID, COL_PIECE, COL_KIND, COL_CHARS, COL_BYTES, COL_RANK, COL_COUNT, COL_LEFT, COL_RIGHT = (
-    range(9))
-HEADERS = ("ID", "Piece", "Kind", "Chars", "Bytes", "Rank", "Count", "Left", "Right")
+COL_ID, COL_PIECE, COL_KIND, COL_CHARS, COL_BYTES, COL_RANK, COL_COUNT, COL_LEFT, COL_RIGHT, \
+    COL_FINAL = range(10)
+HEADERS = ("ID", "Piece", "Kind", "Chars", "Bytes", "Rank", "Count", "Left", "Right",
+           "Final")
 HEADER_TIPS = (
     "Token id",
     "The token (␣ space, ⇥ tab, ↵ newline, <0xAB> a byte that is not a whole character)",
@@ -61,11 +63,13 @@ HEADER_TIPS = (
     "How often the pair occurred when it was merged (— = not recorded)",
     "Left part of the merge that created the token",
     "Right part of the merge that created the token",
+    "How often the token occurs in the final segmentation of the training words (not "
+    "when it was merged; blank until the words are segmented or when none are kept)",
 )
 #: CSV header: the table's columns with raw values, plus the readable piece.
 CSV_HEADER = ("id", "piece", "display", "kind", "chars", "bytes", "rank", "count", "left",
-              "right")
-NUMERIC_COLUMNS = frozenset({COL_ID, COL_CHARS, COL_BYTES, COL_RANK, COL_COUNT})
+              "right", "final")
+NUMERIC_COLUMNS = frozenset({COL_ID, COL_CHARS, COL_BYTES, COL_RANK, COL_COUNT, COL_FINAL})
 
 SPECIAL, BASE, MERGED = 0, 1, 2
 KIND_NAMES = ("special", "base", "merged")
@@ -108,6 +112,8 @@ class VocabColumns:
     count: np.ndarray  # int64, -1: none or not recorded
     left: np.ndarray  # int64 token id, -1: none
     right: np.ndarray  # int64 token id, -1: none
+    #: int64 final frequency (see core.evaluation.vocabulary), None until known
+    final: np.ndarray | None = None
     _sort_keys: dict = field(default_factory=dict, repr=False)
     _perms: dict = field(default_factory=dict, repr=False)
 
@@ -125,6 +131,8 @@ class VocabColumns:
         if column in (COL_LEFT, COL_RIGHT):
             parent = int((self.left if column == COL_LEFT else self.right)[token])
             return self.pieces[parent] if parent >= 0 else None
+        if column == COL_FINAL and self.final is None:
+            return None
         value = int(_NUMBERS[column](self)[token])
         return None if value < 0 else value
 
@@ -187,6 +195,7 @@ _NUMBERS = {
     COL_BYTES: lambda c: c.nbytes,
     COL_RANK: lambda c: c.rank,
     COL_COUNT: lambda c: c.count,
+    COL_FINAL: lambda c: c.final if c.final is not None else np.full(len(c), -1, np.int64),
 }
 
 
@@ -426,7 +435,13 @@ class TokenUsage:
         return found[np.argsort(-self.counts[found], kind="stable")]
 
     def frequencies(self) -> np.ndarray:
-        """How often each token occurs when the words are encoded (weighted by count)."""
+        """How often each token occurs when the words are encoded (weighted by count):
+        the final frequencies (computed once)."""
+        if getattr(self, "_frequencies", None) is None:
+            self._frequencies = self._count_frequencies()
+        return self._frequencies
+
+    def _count_frequencies(self) -> np.ndarray:
         if not len(self.ids):
             return np.zeros(self.vocab_size, dtype=np.int64)
         weights = self.counts[self.word_of].astype(np.float64)
@@ -469,8 +484,10 @@ class FilterMask:
 
 def compute_mask(columns: VocabColumns, text_filter: TextFilter, spec: tuple):
     """Which tokens the filter ``spec`` (text, regex, case_sensitive, min_length,
-    max_length) keeps: a bool array, or None when it keeps all. Raises ``re.error``."""
-    text, regex, case_sensitive, min_length, max_length = spec
+    max_length, intermediate) keeps: a bool array, or None when it keeps all. Raises
+    ``re.error``. ``intermediate`` keeps only intermediate tokens (none while the final
+    frequencies are unknown)."""
+    text, regex, case_sensitive, min_length, max_length, intermediate = spec
     mask = None
     if text:
         if regex:
@@ -483,6 +500,11 @@ def compute_mask(columns: VocabColumns, text_filter: TextFilter, spec: tuple):
         mask = _and(mask, columns.chars >= min_length)
     if max_length is not None:
         mask = _and(mask, columns.chars <= max_length)
+    if intermediate:
+        if columns.final is None:
+            return np.zeros(len(columns), dtype=bool)
+        mask = _and(mask, intermediate_mask(columns.kind == MERGED, columns.count,
+                                            columns.final))
     return mask
 
 
@@ -503,7 +525,7 @@ class VocabTableModel(QAbstractTableModel):
         self._mask: np.ndarray | None = None  # None: every token passes
         self._sort_column = -1
         self._descending = False
-        self._filter = ("", False, False, None, None)
+        self._filter = ("", False, False, None, None, False)
         self.filter_error: str | None = None
         self._special_font = QFont()
         self._special_font.setItalic(True)
@@ -569,7 +591,8 @@ class VocabTableModel(QAbstractTableModel):
     # -- filtering -------------------------------------------------------------------------
 
     def set_filter(self, text: str = "", *, regex: bool = False, case_sensitive: bool = False,
-                   min_length: int | None = None, max_length: int | None = None) -> str | None:
+                   min_length: int | None = None, max_length: int | None = None,
+                   intermediate: bool = False) -> str | None:
         """Keep tokens matching ``text`` whose length in characters is in the range.
 
         ``text`` is a substring of the readable piece, its text or the raw piece, or with
@@ -577,7 +600,7 @@ class VocabTableModel(QAbstractTableModel):
         :class:`TextFilter`). Returns an error message for an invalid regex; the filter
         then stays as it was and ``filter_error`` holds the message.
         """
-        spec = (text, regex, case_sensitive, min_length, max_length)
+        spec = (text, regex, case_sensitive, min_length, max_length, intermediate)
         try:
             if self._cols is not None:
                 mask = self._compute_mask(*spec)
@@ -596,9 +619,21 @@ class VocabTableModel(QAbstractTableModel):
         self.endResetModel()
         return None
 
-    def _compute_mask(self, text, regex, case_sensitive, min_length, max_length):
-        return compute_mask(self._cols, self._text_filter,
-                            (text, regex, case_sensitive, min_length, max_length))
+    def _compute_mask(self, *spec):
+        return compute_mask(self._cols, self._text_filter, spec)
+
+    def set_final(self, final: np.ndarray | None) -> None:
+        """The final frequencies arrived (segmented words): show them, re-filter."""
+        if self._cols is None:
+            return
+        self._cols.final = final
+        for key in [k for k in self._cols._perms if k[0] == COL_FINAL]:
+            del self._cols._perms[key]
+        self._cols._sort_keys.pop(COL_FINAL, None)
+        self.beginResetModel()
+        self._mask = self._compute_mask(*self._filter)
+        self._rows = self._ordered_rows()
+        self.endResetModel()
 
     # -- sorting ---------------------------------------------------------------------------
 
@@ -688,6 +723,8 @@ class VocabTableModel(QAbstractTableModel):
         if column in (COL_LEFT, COL_RIGHT):
             parent = int((cols.left if column == COL_LEFT else cols.right)[token])
             return cols.display[parent] if parent >= 0 else ""
+        if column == COL_FINAL:
+            return "" if cols.final is None else f"{int(cols.final[token]):,}"
         if column == COL_COUNT:
             value = int(cols.count[token])
             if value >= 0:
@@ -724,7 +761,8 @@ class VocabTableModel(QAbstractTableModel):
             writer.writerow([
                 token, cols.pieces[token], cols.display[token], KIND_NAMES[cols.kind[token]],
                 *("" if (v := raw(token, c)) is None else v
-                  for c in (COL_CHARS, COL_BYTES, COL_RANK, COL_COUNT, COL_LEFT, COL_RIGHT)),
+                  for c in (COL_CHARS, COL_BYTES, COL_RANK, COL_COUNT, COL_LEFT, COL_RIGHT,
+                            COL_FINAL)),
             ])
 
 

@@ -36,6 +36,7 @@ from PySide6.QtWidgets import (
 )
 
 from bpe_desktop.core import BPEModel
+from bpe_desktop.core.evaluation.vocabulary import INTERMEDIATE_SHARE
 from bpe_desktop.ui import dialogs
 from bpe_desktop.ui.background import (
     INLINE_WORK,
@@ -124,6 +125,11 @@ class VocabPanel(QWidget):
         self.case_check.setToolTip("Case-sensitive")
         self.min_length = _length_box(side, "min", "Shortest token to show (characters)")
         self.max_length = _length_box(side, "max", "Longest token to show (characters)")
+        self.intermediate_check = QCheckBox("Intermediate", side)
+        self.intermediate_check.setToolTip(
+            "Only merged tokens the final segmentation of the training words rarely uses "
+            f"(under {INTERMEDIATE_SHARE:.0%} of their count when merged): steps towards "
+            "longer tokens")
         self.count_label = QLabel(side)
         self.error_label = QLabel(side)
         self.error_label.setStyleSheet("color: #d9480f;")
@@ -138,7 +144,7 @@ class VocabPanel(QWidget):
         bar = QHBoxLayout()
         bar.addWidget(self.filter_edit, 1)
         for w in (self.regex_check, self.case_check, QLabel("Length", side), self.min_length,
-                  QLabel("–", side), self.max_length):
+                  QLabel("–", side), self.max_length, self.intermediate_check):
             bar.addWidget(w)
         footer = QHBoxLayout()
         footer.addWidget(self.count_label)
@@ -251,6 +257,7 @@ class VocabPanel(QWidget):
         self.regex_check.toggled.connect(self._apply_filter)
         self.case_check.toggled.connect(self._apply_filter)
         self.min_length.valueChanged.connect(self._apply_filter)
+        self.intermediate_check.toggled.connect(self._apply_filter)
         self.max_length.valueChanged.connect(self._apply_filter)
         self.table.selectionModel().currentRowChanged.connect(self._on_current_row)
         self.export_table_button.clicked.connect(self._ask_export_table)
@@ -385,6 +392,8 @@ class VocabPanel(QWidget):
 
     def _on_words_loaded(self, words: LoadedWords) -> None:
         self._usage = words.usage
+        self.table_model.set_final(words.final)
+        self._update_count()
         self.plots.set_data(words.model, self.table_model.columns, words.plots)
         self._set_loading(False, False)
         self._show_token(self._token)  # the words of a selected token are there now
@@ -415,7 +424,8 @@ class VocabPanel(QWidget):
             self.filter_edit.text(), regex=self.regex_check.isChecked(),
             case_sensitive=self.case_check.isChecked(),
             min_length=self.min_length.value() or None,
-            max_length=self.max_length.value() or None)
+            max_length=self.max_length.value() or None,
+            intermediate=self.intermediate_check.isChecked())
         self._show_filter_error(error)
         if error is None and keep is not None:
             self._reselect(keep)

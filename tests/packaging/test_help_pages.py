@@ -20,7 +20,8 @@ from bpe_desktop.core.config import (
 )
 from bpe_desktop.paths import resource_path
 
-PAGES = ("quickstart.md", "training-options.md", "model-files.md", "command-line.md")
+PAGES = ("quickstart.md", "training-options.md", "model-files.md", "command-line.md",
+         "evaluation.md")
 _LINK = re.compile(r"!?\[[^\]]*\]\(([^)\s]+)\)")
 
 
@@ -91,3 +92,19 @@ def test_quick_start_shows_the_three_screenshots():
     images = re.findall(r"!\[[^\]]+\]\(([^)]+)\)", _read("quickstart.md"))
     assert images == ["screenshots/training.png", "screenshots/vocabulary.png",
                       "screenshots/encode.png"]
+
+
+def test_evaluation_page_defines_every_measure_and_gold_format():
+    from bpe_desktop.core.evaluation import GOLD_FORMATS, PARITY_MODES
+
+    text = _read("evaluation.md")
+    spans = _code_spans(text)
+    assert sorted(set(GOLD_FORMATS + PARITY_MODES) - spans) == []
+    for measure in ("Boundary precision", "recall", "F1", "MorphScore", "Exact", "fertility",
+                    "characters per token", "bytes per token", "split share",
+                    "unknown rate", "utilisation", "Rényi efficiency", "parity",
+                    "Final", "Intermediate", "intermediate"):
+        assert f"**{measure}**" in text, measure
+    from bpe_desktop.core.evaluation.vocabulary import INTERMEDIATE_SHARE
+
+    assert f"{INTERMEDIATE_SHARE:.0%} of their count when merged" in text

@@ -115,12 +115,14 @@ def test_columns_match_token_info(request, name):
 
 def test_toy_rows_display(toy_model):
     vm = table(toy_model)
-    assert vm.rowCount() == 22 and vm.columnCount() == len(HEADERS) == 9
-    assert row_texts(vm, 0) == ["0", "<unk>", "special", "5", "5", "", "", "", ""]
-    assert row_texts(vm, 1) == ["1", "</w>", "base", "0", "0", "", "", "", ""]
-    assert row_texts(vm, 14) == ["14", "est</w>", "merged", "3", "3", "2", "9", "est", "</w>"]
+    assert vm.rowCount() == 22 and vm.columnCount() == len(HEADERS) == 10
+    # (the final frequencies come with the segmented words: blank until then)
+    assert row_texts(vm, 0) == ["0", "<unk>", "special", "5", "5", "", "", "", "", ""]
+    assert row_texts(vm, 1) == ["1", "</w>", "base", "0", "0", "", "", "", "", ""]
+    assert row_texts(vm, 14) == ["14", "est</w>", "merged", "3", "3", "2", "9", "est", "</w>",
+                                 ""]
     assert row_texts(vm, 19) == ["19", "newest</w>", "merged", "6", "6", "7", "6", "new",
-                                 "est</w>"]
+                                 "est</w>", ""]
     index = vm.index(14, COL_COUNT)
     assert vm.data(index, RawRole) == 9
     assert vm.data(vm.index(14, COL_LEFT), RawRole) == "est"
@@ -141,7 +143,7 @@ def test_roles_headers_and_tooltips(toy_model):
     tip = vm.data(vm.index(14, COL_PIECE), Qt.ItemDataRole.ToolTipRole)
     assert "'est</w>'" in tip and "Text: 'est'" in tip and "U+0065 U+0073 U+0074" in tip
     assert "Special token" in vm.data(vm.index(0, COL_PIECE), Qt.ItemDataRole.ToolTipRole)
-    assert [vm.headerData(c, Qt.Orientation.Horizontal) for c in range(9)] == list(HEADERS)
+    assert [vm.headerData(c, Qt.Orientation.Horizontal) for c in range(10)] == list(HEADERS)
     assert vm.headerData(4, Qt.Orientation.Vertical) == "5"
     assert vm.headerData(COL_COUNT, Qt.Orientation.Horizontal,
                          Qt.ItemDataRole.ToolTipRole).startswith("How often")
@@ -151,7 +153,7 @@ def test_unknown_counts_shown_as_dash(uncounted_model):
     vm = table(uncounted_model)
     # ids: <unk> a b c ab abc bc ; "a"+"bc" = "abc" already exists (rank 1 keeps it)
     assert vm.columns.pieces == ("<unk>", "a", "b", "c", "ab", "abc", "bc")
-    assert row_texts(vm, 5) == ["5", "abc", "merged", "3", "3", "1", "—", "ab", "c"]
+    assert row_texts(vm, 5) == ["5", "abc", "merged", "3", "3", "1", "—", "ab", "c", ""]
     assert row_texts(vm, 1)[COL_COUNT] == ""  # a base symbol has no count at all
     assert "not record" in vm.data(vm.index(5, COL_COUNT), Qt.ItemDataRole.ToolTipRole)
     vm.sort(COL_COUNT, DESC)
@@ -388,11 +390,11 @@ def test_csv_is_visible_rows_in_view_order(toy_model):
     out = io.StringIO()
     vm.write_csv(out)
     assert out.getvalue() == (
-        "id,piece,display,kind,chars,bytes,rank,count,left,right\n"
-        "19,newest</w>,newest</w>,merged,6,6,7,6,new,est</w>\n"
-        "13,est,est,merged,3,3,1,9,es,t\n"
-        "14,est</w>,est</w>,merged,3,3,2,9,est,</w>\n"
-        "12,es,es,merged,2,2,0,9,e,s\n"
+        "id,piece,display,kind,chars,bytes,rank,count,left,right,final\n"
+        "19,newest</w>,newest</w>,merged,6,6,7,6,new,est</w>,\n"
+        "13,est,est,merged,3,3,1,9,es,t,\n"
+        "14,est</w>,est</w>,merged,3,3,2,9,est,</w>,\n"
+        "12,es,es,merged,2,2,0,9,e,s,\n"
     )
 
 
@@ -404,11 +406,11 @@ def test_csv_quotes_and_byte_level(gpt2_model):
     cafe = gpt2_model.token_info(gpt2_model.piece_ids["ĠcafÃ©"])
     assert out.getvalue().splitlines()[1] == (
         f"{cafe.id},ĠcafÃ©,␣café,merged,5,6,{cafe.rank},{cafe.count},"
-        f"{cafe.left},{cafe.right}")
+        f"{cafe.left},{cafe.right},")
     vm.set_filter(",", case_sensitive=True)
     out = io.StringIO()
     vm.write_csv(out)
-    assert f'{gpt2_model.piece_ids[","]},",",",",base,1,1,,,,' in out.getvalue().splitlines()
+    assert f'{gpt2_model.piece_ids[","]},",",",",base,1,1,,,,,' in out.getvalue().splitlines()
 
 
 # -- training words ------------------------------------------------------------------------
@@ -439,3 +441,25 @@ def test_token_usage_toy(toy_model):
     assert usage.words_with(14).tolist() == [2]  # est</w>: only "widest"
     assert usage.words_with(16).tolist() == [3]  # low: "lower" (low</w> is its own token)
     assert usage.words_with(12).tolist() == []  # es: merged further in every word
+
+
+def test_final_frequencies_column_and_intermediate_filter(toy_model):
+    """Seed 000's words end as newest</w> (6), low</w> (5), wid est</w> (3) and
+    low e r </w> (2): "es" and "est" (merged 9 times) are never used in the end."""
+    from bpe_desktop.ui.vocab_model import COL_FINAL
+
+    vm = table(toy_model)
+    vm.set_filter(intermediate=True)
+    assert vm.rowCount() == 0  # unknown until the words are segmented
+    vm.set_final(TokenUsage(toy_model).frequencies())
+    pieces = toy_model.pieces
+    final = {pieces[vm.token_id(r)]: vm.data(vm.index(r, COL_FINAL), RawRole)
+             for r in range(vm.rowCount())}
+    # intermediate: merged, final < 10% of the count when merged
+    assert final == {"es": 0, "est": 0, "ne": 0, "new": 0, "lo": 0}
+    vm.set_filter()
+    texts = {pieces[vm.token_id(r)]: vm.data(vm.index(r, COL_FINAL)) for r in range(vm.rowCount())}
+    assert (texts["newest</w>"], texts["low</w>"], texts["est</w>"], texts["low"],
+            texts["<unk>"]) == ("6", "5", "3", "2", "0")
+    vm.sort(COL_FINAL, DESC)
+    assert pieces[vm.token_id(0)] == "newest</w>"

@@ -231,9 +231,9 @@ def test_export_table_csv(panel, tmp_path):
     path = tmp_path / "vocab.csv"
     panel.export_table_csv(str(path))
     assert path.read_text(encoding="utf-8") == (
-        "id,piece,display,kind,chars,bytes,rank,count,left,right\n"
-        "16,low,low,merged,3,3,4,7,lo,w\n"
-        "20,low</w>,low</w>,merged,3,3,8,5,low,</w>\n"
+        "id,piece,display,kind,chars,bytes,rank,count,left,right,final\n"
+        "16,low,low,merged,3,3,4,7,lo,w,2\n"  # final: only in low e r </w> (lower, 2)
+        "20,low</w>,low</w>,merged,3,3,8,5,low,</w>,5\n"
     )
 
 
@@ -458,3 +458,22 @@ def test_zipf_draws_few_points_evenly_on_its_log_axis(qtbot, panel, botchan_mode
     step = np.log10(ranks[-1]) / 49
     consecutive = np.diff(x) == 1
     assert np.all(consecutive | (np.diff(np.log10(x)) < 1.5 * step))
+
+
+def test_final_frequencies_and_intermediate_filter(panel):
+    """The Final column fills in once the words are segmented; the Intermediate box
+    keeps the merged tokens the final segmentation hardly uses."""
+    from bpe_desktop.core.evaluation.vocabulary import final_frequencies
+    from bpe_desktop.ui.vocab_model import COL_FINAL, RawRole
+
+    model = panel.table_model.bpe_model()
+    final = final_frequencies(model)
+    shown = {panel.table_model.token_id(r): panel.table_model.data(
+        panel.table_model.index(r, COL_FINAL), RawRole)
+        for r in range(panel.table_model.rowCount())}
+    assert shown == {i: int(final[i]) for i in shown}
+    panel.intermediate_check.setChecked(True)
+    kept = {model.pieces[panel.table_model.token_id(r)]
+            for r in range(panel.table_model.rowCount())}
+    assert kept == {"es", "est", "lo", "ne", "new"}
+    assert panel.count_label.text() == "5 of 22 tokens"

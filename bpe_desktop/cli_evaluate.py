@@ -1,0 +1,145 @@
+"""``bpe-desktop evaluate``: judge a tokenizer against gold segmentations and texts.
+
+Shares everything with the Evaluate panel through :mod:`bpe_desktop.core.evaluation`;
+this module only parses options and prints (readable tables, or one JSON object).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+
+from bpe_desktop.core.evaluation.gold import GOLD_FORMATS
+from bpe_desktop.core.evaluation.parity import PARITY_MODES
+from bpe_desktop.core.evaluation.sweep import DEFAULT_SWEEP_POINTS
+from bpe_desktop.core.formats import FORMATS
+
+#: --format values: our own model files, or any format an importer reads.
+MODEL_FORMATS = ("model", *(n for n, f in FORMATS.items() if f.can_import))
+
+
+def add_parser(sub: argparse._SubParsersAction, int_arg) -> None:
+    p = sub.add_parser(
+        "evaluate", help="score a tokenizer: morphology, fertility, parity, vocabulary size",
+        description="Score a model (ours or any imported format) against gold morph "
+        "segmentations (boundary precision, recall, F1, MorphScore), on texts (fertility, "
+        "characters and bytes per token, unknown rate, utilisation, Rényi efficiency), "
+        "across translations (parity), and, with --sweep, at many vocabulary sizes cut "
+        "from the same model. Definitions: Help > Evaluation.",
+    )
+    p.add_argument("-m", "--model", required=True, metavar="MODEL")
+    p.add_argument("--format", choices=MODEL_FORMATS, default="model", dest="format",
+                   help="how to read MODEL (default: a BPE Desktop model file)")
+    p.add_argument("--gold", action="append", default=[], metavar="FILE",
+                   help="gold segmentations (repeatable)")
+    p.add_argument("--gold-format", choices=GOLD_FORMATS,
+                   help="format of the gold files (default: recognised from the lines)")
+    p.add_argument("--text", action="append", default=[], metavar="FILE",
+                   help="evaluation text, read line by line (repeatable)")
+    p.add_argument("--parallel", nargs="+", default=[], metavar="FILE",
+                   help="translations of one text, for parity")
+    p.add_argument("--reference", metavar="FILE",
+                   help="the reference language's file for --parallel")
+    p.add_argument("--parity-mode", choices=PARITY_MODES, default="document",
+                   help="document: ratio of whole texts (default); lines: mean ratio of "
+                   "aligned lines")
+    p.add_argument("--sweep", nargs="?", type=int_arg(2), const=DEFAULT_SWEEP_POINTS,
+                   default=0, metavar="N",
+                   help=f"also evaluate N vocabulary sizes (default {DEFAULT_SWEEP_POINTS}), "
+                   "log-spaced from the alphabet to the full model")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(run=cmd_evaluate)
+
+
+def cmd_evaluate(args: argparse.Namespace) -> int:
+    from bpe_desktop.cli import EXIT_OK, CliError
+    from bpe_desktop.core.evaluation import EvaluationRequest, evaluate, read_gold
+
+    if not (args.gold or args.text or args.parallel):
+        raise CliError("nothing to evaluate: give --gold, --text or --parallel")
+    if args.parallel and not args.reference:
+        raise CliError("--parallel needs --reference (the reference language's file)")
+    if args.reference and not args.parallel:
+        raise CliError("--reference needs --parallel")
+    for name in [*args.gold, *args.text, *args.parallel, *filter(None, [args.reference])]:
+        if not os.path.isfile(name):
+            raise CliError(f"{name}: no such file")
+    model = _load(args.model, args.format)
+    request = EvaluationRequest(
+        gold=[read_gold(g, args.gold_format) for g in args.gold], text_files=args.text,
+        parallel_files=args.parallel, reference=args.reference,
+        parity_mode=args.parity_mode, sweep=args.sweep)
+    report = evaluate(model, request)
+    if args.json:
+        json.dump(report.to_json(), sys.stdout, ensure_ascii=False, indent=1)
+        sys.stdout.write("\n")
+    else:
+        sys.stdout.write(format_report(report))
+    sys.stdout.flush()
+    return EXIT_OK
+
+
+def _load(path: str, fmt: str):
+    from bpe_desktop.cli import CliError
+    from bpe_desktop.core.model_file import load_model
+
+    if not os.path.exists(path):
+        raise CliError(f"{path}: no such model")
+    if fmt == "model":
+        return load_model(path)
+    from bpe_desktop.core.formats import import_model
+
+    return import_model(fmt, path)
+
+
+def format_report(report) -> str:
+    """Readable tables: one per section."""
+    out = [f"model: {report.vocab_size:,} tokens, {report.merges:,} merges\n"]
+    if report.morphology:
+        rows = [(name, r.words, r.evaluated, r.skipped, r.unsplit, r.precision, r.recall,
+                 r.f1, r.morphscore, r.exact) for name, r in report.morphology.items()]
+        out.append(_table("Morphology", ("gold file", "words", "evaluated", "skipped",
+                                         "unsplit", "precision", "recall", "F1",
+                                         "MorphScore", "exact"), rows))
+    if report.text is not None:
+        t = report.text.summary()
+        out.append(_table("Text", ("measure", "value"), list(t.items())))
+    if report.parity is not None:
+        rows = [(r.name + (" (reference)" if r.name == report.parity.reference else ""),
+                 r.tokens, r.parity) for r in report.parity.rows]
+        out.append(_table(f"Parity ({report.parity.mode})", ("file", "tokens", "parity"), rows))
+    if report.sweep:
+        head = ["vocab size", "merges"]
+        for name in report.sweep[0].morphology:
+            head += [f"F1 {name}", f"MorphScore {name}"]
+        if report.sweep[0].text is not None:
+            head += ["fertility", "Rényi eff."]
+        rows = []
+        for p in report.sweep:
+            row = [p.vocab_size, p.merges]
+            for r in p.morphology.values():
+                row += [r.f1, r.morphscore]
+            if p.text is not None:
+                row += [p.text.fertility, p.text.renyi_efficiency]
+            rows.append(row)
+        out.append(_table("Vocabulary sizes", head, rows))
+    return "\n".join(out)
+
+
+def _table(title: str, head, rows) -> str:
+    cells = [[_cell(v) for v in row] for row in rows]
+    widths = [max(len(str(h)), *(len(r[i]) for r in cells)) for i, h in enumerate(head)]
+    line = lambda vals: "  ".join(
+        v.ljust(w) if i == 0 else v.rjust(w) for i, (v, w) in enumerate(zip(vals, widths)))
+    return "\n".join([title, line([str(h) for h in head]),
+                      *(line(r) for r in cells)]) + "\n"
+
+
+def _cell(value) -> str:
+    if isinstance(value, float):
+        return f"{value:.4f}"
+    if isinstance(value, int):
+        return f"{value:,}"
+    return str(value)

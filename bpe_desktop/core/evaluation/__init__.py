@@ -1,0 +1,192 @@
+"""Judge a tokenizer as a linguist: morphology, text statistics, parity, vocabulary size.
+
+Qt-free; the command line (``bpe-desktop evaluate``) and the Evaluate panel both call
+:func:`evaluate`. Any model the application opens works, imported ones included (the
+format importers produce a :class:`BPEModel`)::
+
+    from bpe_desktop.core.evaluation import EvaluationRequest, evaluate, read_gold
+
+    report = evaluate(model, EvaluationRequest(gold=[read_gold("eng.word.dev.tsv")],
+                                               text_files=["held_out.txt"], sweep=20))
+    report.morphology["eng.word.dev.tsv"].f1
+    report.to_json()
+
+Each metric's definition is in the docstring of its module: :mod:`.morphology`,
+:mod:`.text_stats`, :mod:`.parity`, :mod:`.sweep`.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from bpe_desktop.core.errors import TrainingCancelled
+from bpe_desktop.core.evaluation.gold import (
+    GOLD_FORMATS,
+    GoldSet,
+    GoldWord,
+    detect_gold_format,
+    parse_gold,
+    read_gold,
+)
+from bpe_desktop.core.evaluation.morphology import (
+    MorphologyResult,
+    WordResult,
+    evaluate_morphology,
+)
+from bpe_desktop.core.evaluation.parity import (
+    PARITY_MODES,
+    ParallelTexts,
+    ParityResult,
+    evaluate_parity,
+)
+from bpe_desktop.core.evaluation.segments import Segmentation, Segmenter
+from bpe_desktop.core.evaluation.sweep import (
+    DEFAULT_SWEEP_POINTS,
+    SweepPoint,
+    run_sweep,
+    sweep_merge_counts,
+)
+from bpe_desktop.core.evaluation.text_stats import (
+    RENYI_ALPHA,
+    TextSample,
+    TextStats,
+    evaluate_text,
+    renyi_efficiency,
+)
+from bpe_desktop.core.model import BPEModel
+
+
+@dataclass
+class EvaluationRequest:
+    """What to evaluate. Texts: files and/or pasted strings (read line by line)."""
+
+    gold: Sequence[GoldSet] = ()
+    text_files: Sequence[str | os.PathLike] = ()
+    texts: Sequence[str] = ()
+    parallel_files: Sequence[str | os.PathLike] = ()
+    reference: str | os.PathLike | None = None
+    parity_mode: str = "document"
+    #: number of vocabulary sizes to sweep; 0: none.
+    sweep: int = 0
+
+    @property
+    def has_text(self) -> bool:
+        return bool(self.text_files or self.texts)
+
+
+@dataclass
+class EvaluationReport:
+    vocab_size: int
+    merges: int
+    morphology: dict[str, MorphologyResult] = field(default_factory=dict)
+    text: TextStats | None = None
+    parity: ParityResult | None = None
+    sweep: list[SweepPoint] = field(default_factory=list)
+
+    def to_json(self) -> dict:
+        """The command line's ``--json`` object; sections present when asked for."""
+        out = _sections(self.morphology, self.text, self.parity)
+        if self.sweep:
+            out["sweep"] = [{"vocab_size": p.vocab_size, "merges": p.merges,
+                             **_sections(p.morphology, p.text, p.parity)}
+                            for p in self.sweep]
+        return out
+
+
+def _sections(morphology, text, parity) -> dict:
+    out: dict = {}
+    if morphology:
+        out["morphology"] = {name: r.summary() for name, r in morphology.items()}
+    if text is not None:
+        out["text"] = text.summary()
+    if parity is not None:
+        out["parity"] = parity.summary()
+    return out
+
+
+def evaluate(model: BPEModel, request: EvaluationRequest, *,
+             progress: Callable[[str, int, int], None] | None = None,
+             cancelled: Callable[[], bool] | None = None,
+             on_point: Callable[[int, SweepPoint], None] | None = None) -> EvaluationReport:
+    """Run everything ``request`` asks for. ``progress(stage, done, total)`` reports."""
+    def step(stage: str, done: int, total: int) -> None:
+        if cancelled is not None and cancelled():
+            raise TrainingCancelled("evaluation cancelled")
+        if progress is not None:
+            progress(stage, done, total)
+
+    step("reading texts", 0, 1)
+    sample = None
+    if request.has_text:
+        lines = []
+        if request.text_files:
+            from bpe_desktop.core.evaluation.text_stats import _read_lines
+
+            lines = _read_lines(request.text_files)
+        pasted = [ln for t in request.texts for ln in t.splitlines()]
+        sample = TextSample.from_lines(model, _chain(lines, pasted), cancelled)
+    parallel = None
+    if request.parallel_files:
+        if request.reference is None:
+            from bpe_desktop.core.errors import ConfigError
+
+            raise ConfigError("parity needs a reference language file")
+        parallel = ParallelTexts.from_files(request.parallel_files, request.reference)
+    report = EvaluationReport(vocab_size=model.vocab_size, merges=len(model.merges))
+    if request.sweep:
+        counts = sweep_merge_counts(model, request.sweep)
+
+        def point(i: int, p: SweepPoint) -> None:
+            step("vocabulary sizes", i + 1, len(counts))
+            if on_point is not None:
+                on_point(i, p)
+
+        report.sweep = run_sweep(model, counts, gold=request.gold, text=sample,
+                                 parallel=parallel, parity_mode=request.parity_mode,
+                                 details=True, on_point=point, cancelled=cancelled)
+        full = report.sweep[-1]  # the sweep ends at the whole model
+        report.morphology, report.text, report.parity = full.morphology, full.text, full.parity
+        return report
+    step("scoring the model", 0, 1)
+    report.morphology = {g.name: evaluate_morphology(model, g) for g in request.gold}
+    report.text = sample.stats(model) if sample is not None else None
+    report.parity = evaluate_parity(model, parallel, request.parity_mode) if parallel else None
+    return report
+
+
+def _chain(*parts):
+    for part in parts:
+        yield from part
+
+
+__all__ = [
+    "DEFAULT_SWEEP_POINTS",
+    "GOLD_FORMATS",
+    "PARITY_MODES",
+    "RENYI_ALPHA",
+    "EvaluationReport",
+    "EvaluationRequest",
+    "GoldSet",
+    "GoldWord",
+    "MorphologyResult",
+    "ParallelTexts",
+    "ParityResult",
+    "Segmentation",
+    "Segmenter",
+    "SweepPoint",
+    "TextSample",
+    "TextStats",
+    "WordResult",
+    "detect_gold_format",
+    "evaluate",
+    "evaluate_morphology",
+    "evaluate_parity",
+    "evaluate_text",
+    "parse_gold",
+    "read_gold",
+    "renyi_efficiency",
+    "run_sweep",
+    "sweep_merge_counts",
+]

@@ -1,0 +1,185 @@
+"""The Evaluate panel's pyqtgraph plots: metric curves over vocabulary size, parity bars."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import pyqtgraph as pg
+from pyqtgraph.exporters import ImageExporter
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import QGridLayout, QWidget
+
+from bpe_desktop.core.evaluation import ParityResult, SweepPoint
+from bpe_desktop.core.formats._common import write_files
+from bpe_desktop.ui import plot_grid, theme
+from bpe_desktop.ui.vocab_plots import _svg_bytes
+
+#: The sweep's curves: key -> (title, y label).
+SWEEP_PLOTS = {"f1": ("Boundary F1", "F1"), "morphscore": ("MorphScore", "MorphScore"),
+               "fertility": ("Fertility", "tokens per word"),
+               "renyi": ("Rényi efficiency", "efficiency (α = 2.5)")}
+#: Line colours of the gold files' curves, in order.
+SERIES_COLORS = ("#1f6fc5", "#d9480f", "#2f9e44", "#9c36b5", "#e8590c", "#0c8599")
+
+
+def _DASHED():
+    return pg.mkPen("#888888", style=Qt.PenStyle.DashLine)
+
+
+def export_plot(widget: pg.PlotWidget, path: str) -> None:
+    """Write a plot as PNG or SVG (by the extension), atomically."""
+    ext = os.path.splitext(path)[1].lower()
+    if ext not in (".png", ".svg"):
+        raise ValueError(f"cannot export a plot as {ext or 'a file without extension'}: "
+                         "use .png or .svg")
+    item = widget.getPlotItem()
+    with plot_grid.axes_drawn_directly(item):
+        if ext == ".svg":
+            data = _svg_bytes(widget)
+        else:
+            from PySide6.QtCore import QBuffer, QIODevice
+
+            image = ImageExporter(item).export(toBytes=True)
+            buffer = QBuffer()
+            buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+            if not image.save(buffer, "PNG"):
+                raise OSError(f"could not write {path}")
+            data = bytes(buffer.data())
+    write_files([(Path(path), data)])
+
+
+def sweep_series(points: Sequence[SweepPoint], key: str
+                 ) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """The curves of plot ``key``: series name -> (vocabulary sizes, values)."""
+    x = np.array([p.vocab_size for p in points], dtype=float)
+    if not points:
+        return {}
+    if key in ("f1", "morphscore"):
+        return {name: (x, np.array([getattr(p.morphology[name], key) for p in points]))
+                for name in points[0].morphology}
+    if points[0].text is None:
+        return {}
+    attr = "fertility" if key == "fertility" else "renyi_efficiency"
+    return {"text": (x, np.array([getattr(p.text, attr) for p in points]))}
+
+
+def _log_ticks(sizes: Sequence[int]):
+    """Ticks at 1, 2 and 5 times powers of ten within ``sizes`` (pyqtgraph's own log
+    ticks crowd the axis with every minor value)."""
+    if not sizes:
+        return None
+    low, high = min(sizes), max(sizes)
+    major = [m * 10 ** e for e in range(10) for m in (1, 2, 5) if low <= m * 10 ** e <= high]
+    if len(major) < 2:
+        major = sorted({low, high})
+    return [[(float(np.log10(v)), f"{v:,}") for v in major], []]
+
+
+class SweepPlots(QWidget):
+    """Four curves against vocabulary size (log x); the current and chosen sizes marked.
+
+    Clicking near a point emits ``point_clicked`` with its index.
+    """
+
+    point_clicked = Signal(int)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        layout = QGridLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        self.widgets: dict[str, pg.PlotWidget] = {}
+        self._markers: dict[str, tuple[pg.InfiniteLine, pg.InfiniteLine]] = {}
+        self._points: list[SweepPoint] = []
+        for i, (key, (title, label)) in enumerate(SWEEP_PLOTS.items()):
+            w = pg.PlotWidget()
+            w.setObjectName(f"sweep_{key}")
+            theme.style_plot(w)
+            item = w.getPlotItem()
+            item.setTitle(title)
+            item.setLabel("bottom", "vocabulary size")
+            item.setLabel("left", label)
+            item.setLogMode(x=True, y=False)
+            item.getAxis("left").enableAutoSIPrefix(False)
+            item.addLegend(offset=(-10, 10))
+            plot_grid.add_grid(item, log_x=True)
+            current = pg.InfiniteLine(angle=90, pen=_DASHED())
+            chosen = pg.InfiniteLine(angle=90, pen=pg.mkPen(theme.plot_colors()["accent"]))
+            for line in (current, chosen):
+                line.setVisible(False)
+                item.addItem(line, ignoreBounds=True)
+            self._markers[key] = (current, chosen)
+            w.scene().sigMouseClicked.connect(lambda ev, k=key: self._on_click(k, ev))
+            self.widgets[key] = w
+            layout.addWidget(w, i // 2, i % 2)
+
+    def set_points(self, points: Sequence[SweepPoint], current_size: int | None) -> None:
+        self._points = list(points)
+        for key, w in self.widgets.items():
+            item = w.getPlotItem()
+            for curve in [c for c in item.listDataItems()]:
+                item.removeItem(curve)
+            if item.legend is not None:
+                item.legend.clear()
+            for n, (name, (x, y)) in enumerate(sweep_series(self._points, key).items()):
+                color = SERIES_COLORS[n % len(SERIES_COLORS)]
+                item.plot(x, y, pen=pg.mkPen(color, width=2), symbol="o", symbolSize=5,
+                          symbolBrush=color, name=name)
+            item.getAxis("bottom").setTicks(_log_ticks([p.vocab_size for p in points]))
+            current, chosen = self._markers[key]
+            current.setVisible(current_size is not None and bool(points))
+            if current_size:
+                current.setValue(np.log10(current_size))
+            chosen.setVisible(False)
+
+    def mark_chosen(self, index: int | None) -> None:
+        for current, chosen in self._markers.values():
+            visible = index is not None and 0 <= index < len(self._points)
+            chosen.setVisible(visible)
+            if visible:
+                chosen.setValue(np.log10(self._points[index].vocab_size))
+
+    def curve_data(self, key: str) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+        return sweep_series(self._points, key)
+
+    def _on_click(self, key: str, event) -> None:
+        if not self._points:
+            return
+        view = self.widgets[key].getPlotItem().vb
+        x = view.mapSceneToView(event.scenePos()).x()
+        sizes = np.log10([p.vocab_size for p in self._points])
+        self.point_clicked.emit(int(np.argmin(np.abs(sizes - x))))
+
+
+class ParityChart(pg.PlotWidget):
+    """One bar per language: its token count relative to the reference (dashed at 1)."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("parity_chart")
+        theme.style_plot(self)
+        item = self.getPlotItem()
+        item.setTitle("Parity (tokens relative to the reference)")
+        item.setLabel("left", "parity")
+        plot_grid.add_grid(item)
+        self.bars: pg.BarGraphItem | None = None
+        self.values: list[float] = []
+        self.names: list[str] = []
+
+    def set_parity(self, parity: ParityResult | None) -> None:
+        item = self.getPlotItem()
+        item.clear()
+        plot_grid.add_grid(item)
+        self.names = [r.name for r in parity.rows] if parity else []
+        self.values = [r.parity for r in parity.rows] if parity else []
+        if not parity:
+            return
+        colors = [theme.plot_colors()["accent"] if r.name == parity.reference
+                  else theme.plot_colors()["curve"] for r in parity.rows]
+        self.bars = pg.BarGraphItem(x=np.arange(len(self.values)), height=self.values,
+                                    width=0.7, brushes=colors)
+        item.addItem(self.bars)
+        item.addItem(pg.InfiniteLine(pos=1.0, angle=0, pen=_DASHED()))
+        item.getAxis("bottom").setTicks([[(i, Path(n).stem) for i, n in enumerate(self.names)]])

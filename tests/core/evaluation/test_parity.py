@@ -1,0 +1,53 @@
+"""Parity across languages: hand-computed ratios, and the UDHR in seven languages."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from bpe_desktop.core import Corpus, TrainConfig, train
+from bpe_desktop.core.errors import CorpusError
+from bpe_desktop.core.evaluation import ParallelTexts, evaluate_parity
+from tests.core.evaluation.toy_models import eow_model
+
+UDHR = Path(__file__).resolve().parents[2] / "data" / "udhr"
+
+
+def _files(tmp_path, **texts):
+    out = {}
+    for name, text in texts.items():
+        out[name] = tmp_path / f"{name}.txt"
+        out[name].write_text(text, encoding="utf-8")
+    return out
+
+
+def test_document_and_line_parity_by_hand(tmp_path):
+    # unhappy: 4 tokens, y: 1, happy: 3, "y y": 2
+    f = _files(tmp_path, ref="unhappy\ny\n", other="happy\ny y\n")
+    texts = ParallelTexts.from_files([f["other"]], reference=f["ref"])
+    doc = evaluate_parity(eow_model(), texts, "document")
+    assert doc.summary() == {"ref.txt": 1.0, "other.txt": 1.0}  # 5 / 5
+    lines = evaluate_parity(eow_model(), texts, "lines")
+    assert lines.summary()["other.txt"] == pytest.approx((3 / 4 + 2 / 1) / 2)
+    assert [r.tokens for r in lines.rows] == [5, 5]
+
+
+def test_line_parity_needs_equal_line_counts(tmp_path):
+    f = _files(tmp_path, ref="a\nb\n", other="a\n")
+    texts = ParallelTexts.from_files([f["other"]], reference=f["ref"])
+    with pytest.raises(CorpusError, match="other.txt has 1 lines but the reference ref.txt has 2"):
+        evaluate_parity(eow_model(), texts, "lines")
+
+
+def test_udhr_in_seven_languages():
+    files = sorted(UDHR.glob("*.txt"))
+    assert len(files) == 7
+    model = train(Corpus.from_files([str(UDHR / "eng.txt")]),
+                  TrainConfig.preset("gpt2", vocab_size=1000)).model
+    parity = evaluate_parity(model, ParallelTexts.from_files(files, UDHR / "eng.txt"))
+    values = parity.summary()
+    assert values["eng.txt"] == 1.0 and len(values) == 7
+    # a tokenizer trained on English costs every other language more
+    assert all(v > 1.0 for name, v in values.items() if name != "eng.txt")
+    assert values["rus.txt"] > values["deu.txt"] and values["jpn.txt"] > values["fra.txt"]

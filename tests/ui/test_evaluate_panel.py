@@ -1,0 +1,201 @@
+"""The Evaluate panel: inputs remembered, a background run with cancel, tables, coloured
+per-word boundaries, parity chart, sweep curves, "Use this size", exports."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from bpe_desktop.core import Corpus, TrainConfig, train
+from bpe_desktop.core.evaluation import EvaluationRequest, evaluate, read_gold
+from bpe_desktop.ui.evaluate import EvaluatePanel
+from bpe_desktop.ui.evaluate.table_models import HTML_ROLE, segmentation_html
+from bpe_desktop.ui.workers import running_threads
+
+pytest_plugins = ["tests.ui.window_fixtures"]
+
+DATA = Path(__file__).resolve().parents[1] / "data"
+BOTCHAN = Path(__file__).resolve().parents[2] / "bpe_desktop/resources/examples/botchan.txt"
+GOLD = DATA / "morph" / "eng.word.dev.tsv"
+UDHR = sorted((DATA / "udhr").glob("*.txt"))
+
+
+@pytest.fixture(scope="module")
+def model():
+    return train(Corpus.from_files([str(BOTCHAN)]), TrainConfig(vocab_size=600)).model
+
+
+@pytest.fixture
+def panel(qtbot, model):
+    p = EvaluatePanel()
+    qtbot.addWidget(p)
+    p.set_model(model)
+    return p
+
+
+def _run(panel, qtbot):
+    with qtbot.waitSignal(panel.evaluated, timeout=60_000):
+        panel.evaluate_button.click()
+
+
+def _fill(panel, *, sweep=5):
+    panel.gold_files.add_paths([str(GOLD)])
+    panel.text_files.add_paths([str(DATA / "udhr" / "eng.txt")])
+    panel.parallel_files.add_paths([str(p) for p in UDHR])
+    panel.reference_combo.setCurrentIndex(panel.reference_combo.findText("eng.txt"))
+    panel.sweep_check.setChecked(True)
+    panel.sweep_points.setValue(sweep)
+
+
+def test_results_are_the_cores(panel, qtbot, model):
+    _fill(panel)
+    _run(panel, qtbot)
+    expected = evaluate(model, EvaluationRequest(
+        gold=[read_gold(GOLD)], text_files=[str(DATA / "udhr" / "eng.txt")],
+        parallel_files=[str(p) for p in UDHR], reference=str(DATA / "udhr" / "eng.txt"),
+        sweep=5))
+    assert panel.report.to_json() == expected.to_json()
+    row = panel.morphology_model.rows[0]
+    r = expected.morphology["eng.word.dev.tsv"]
+    assert row == ["eng.word.dev.tsv", r.words, r.evaluated, r.skipped, r.unsplit,
+                   r.precision, r.recall, r.f1, r.morphscore, r.exact]
+    assert panel.morphology_model.data(panel.morphology_model.index(0, 7)) == f"{r.f1:.4f}"
+    assert [row[0] for row in panel.text_model.rows][:3] == [
+        "tokens", "words", "fertility (tokens/word)"]
+    assert panel.parity_chart.values == [r.parity for r in expected.parity.rows]
+    assert panel.parity_chart.names[0] == "eng.txt" and panel.parity_chart.values[0] == 1.0
+    assert panel.sizes_model.rowCount() == 5
+    x, y = panel.sweep_plots.curve_data("f1")["eng.word.dev.tsv"]
+    assert list(x) == [p.vocab_size for p in expected.sweep]
+    assert list(y) == [p.morphology["eng.word.dev.tsv"].f1 for p in expected.sweep]
+    assert running_threads() == []
+
+
+def test_word_table_colours_and_filters(panel, qtbot):
+    panel.gold_files.add_paths([str(GOLD)])
+    panel.sweep_check.setChecked(False)
+    _run(panel, qtbot)
+    words = panel.word_model
+    everything = words.rowCount()
+    assert everything == panel.report.morphology["eng.word.dev.tsv"].evaluated
+    panel.only_missed.setChecked(True)
+    assert 0 < words.rowCount() < everything
+    assert all(r.missed for r in words.results)
+    html = words.data(words.index(0, 2), HTML_ROLE)
+    assert html == segmentation_html(words.results[0]) and "#e03131" in html  # missed: red
+    panel.only_missed.setChecked(False)
+    assert words.rowCount() == everything
+
+
+def test_segmentation_html_marks_each_kind():
+    from bpe_desktop.core.evaluation import WordResult
+
+    r = WordResult("unhappy", 1, ("un", "happy"), ("un", "ha", "ppy"), frozenset({2}),
+                   frozenset({2, 4}), 0)
+    assert segmentation_html(r) == (
+        "un<b style='color:#2f9e44'>|</b>ha<b style='color:#f08c00'>|</b>ppy")
+    missed = WordResult("unhappy", 1, ("un", "happy"), ("unhappy",), frozenset({2}),
+                        frozenset(), 0)
+    assert segmentation_html(missed) == "un<b style='color:#e03131'>¦</b>happy"
+
+
+def test_clicking_a_word_shows_its_merge_steps(panel, qtbot, model):
+    panel.gold_files.add_paths([str(GOLD)])
+    panel.sweep_check.setChecked(False)
+    _run(panel, qtbot)
+    panel.select_word(0)
+    source = panel.words_view.model().mapToSource(panel.words_view.model().index(0, 0))
+    word = panel.word_model.results[source.row()].word
+    steps = model.tokenizer().merge_steps(word)
+    text = panel.step_view.toPlainText()
+    assert steps[-1].pair is not None and steps[-1].pair[0] in text
+
+
+def test_use_this_size_hands_over_the_truncated_model(panel, qtbot, model):
+    panel.gold_files.add_paths([str(GOLD)])
+    panel.sweep_points.setValue(4)
+    panel.sweep_check.setChecked(True)
+    _run(panel, qtbot)
+    assert not panel.use_size_button.isEnabled()  # the current size is selected
+    panel.select_size(1)
+    point = panel.report.sweep[1]
+    assert panel.use_size_button.isEnabled()
+    with qtbot.waitSignal(panel.use_model) as got:
+        panel.use_size_button.click()
+    assert got.args[0].merges == model.merges[:point.merges]
+    panel.set_model(got.args[0])  # as the main window does: the curves stay
+    assert panel.report is not None and panel.sizes_model.rowCount() == 4
+
+
+def test_cancel_stops_the_run(panel, qtbot):
+    big = [str(DATA / "udhr" / f.name) for f in UDHR] * 1
+    panel.text_files.add_paths(big)
+    panel.gold_files.add_paths([str(p) for p in sorted((DATA / "morph").glob("*.tsv"))])
+    panel.sweep_points.setValue(200)
+    panel.sweep_check.setChecked(True)
+    with qtbot.waitSignal(panel.runner.stopped, timeout=60_000):
+        panel.evaluate_button.click()
+        assert panel.cancel_button.isEnabled() and not panel.evaluate_button.isEnabled()
+        panel.cancel()
+    assert panel.report is None and "cancelled" in panel.status_label.text()
+    assert panel.evaluate_button.isEnabled()
+
+
+def test_bad_gold_file_is_reported_with_its_line(panel, qtbot, tmp_path, errors):
+    bad = tmp_path / "bad.tsv"
+    bad.write_text("ok\tok\nwrong\tw rang\n", encoding="utf-8")
+    panel.gold_files.add_paths([str(bad)])
+    panel.gold_format_combo.setCurrentIndex(panel.gold_format_combo.findText("surface"))
+    with qtbot.waitSignal(panel.runner.stopped, timeout=30_000):
+        panel.evaluate_button.click()
+    assert errors and f"{bad} line 2" in errors[0][1]
+    assert panel.report is None
+
+
+def test_inputs_are_remembered(qtbot, model, tmp_path):
+    first = EvaluatePanel()
+    qtbot.addWidget(first)
+    first.gold_files.add_paths([str(GOLD)])
+    first.parallel_files.add_paths([str(p) for p in UDHR[:2]])
+    first.reference_combo.setCurrentIndex(1)
+    first.gold_format_combo.setCurrentIndex(first.gold_format_combo.findText("sigmorphon"))
+    second = EvaluatePanel()
+    qtbot.addWidget(second)
+    assert second.gold_files.paths() == [str(GOLD)]
+    assert second.reference_combo.currentData() == str(UDHR[1])
+    assert second.gold_format_combo.currentText() == "sigmorphon"
+
+
+def test_exports(panel, qtbot, tmp_path):
+    _fill(panel, sweep=3)
+    _run(panel, qtbot)
+    panel.export_csv("summary", str(tmp_path / "m.csv"))
+    assert (tmp_path / "m.csv").read_text(encoding="utf-8").splitlines()[1].startswith(
+        "eng.word.dev.tsv,300,")
+    panel.export_csv("words", str(tmp_path / "w.csv"))
+    assert (tmp_path / "w.csv").read_text(encoding="utf-8").startswith(
+        "word,gold,segmentation,hits,missed,spurious,line")
+    panel.export_plot("parity", str(tmp_path / "p.png"))
+    panel.export_plot("f1", str(tmp_path / "f1.svg"))
+    assert (tmp_path / "p.png").read_bytes()[:4] == b"\x89PNG"
+    assert b"<svg" in (tmp_path / "f1.svg").read_bytes()[:2000]
+
+
+def test_panel_in_the_window(window, qtbot):
+    from tests.ui.window_helpers import train_toy
+
+    assert window.tabs.tabText(window.EVALUATE) == "Eva&luate"
+    train_toy(window, qtbot)
+    assert window.evaluate.evaluate_button.isEnabled()
+    window.evaluate.gold_files.add_paths([str(GOLD)])
+    window.evaluate.sweep_points.setValue(3)
+    window.evaluate.sweep_check.setChecked(True)
+    with qtbot.waitSignal(window.evaluate.evaluated, timeout=60_000):
+        window.evaluate.evaluate_button.click()
+    window.evaluate.select_size(0)
+    window.evaluate.use_selected_size()
+    assert window.document.model.merges == ()
+    assert window.document.dirty and window.document.path is None
+    assert "0 merges" in window.model_label.text()
+    assert window.evaluate.report is not None
