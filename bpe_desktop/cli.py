@@ -251,7 +251,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     from bpe_desktop.cli_evaluate import add_parser as add_evaluate
 
-    add_evaluate(sub, _int_arg)
+    add_evaluate(sub, whole_number)
     return parser
 
 
