@@ -310,6 +310,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="corpus files (UTF-8, may be .gz) to count the merges on")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress or summary")
     p.set_defaults(run=cmd_import)
+
+    from bpe_desktop.cli_count import add_parser as add_count_parser
+
+    add_count_parser(sub)  # -- count (bpe_desktop/cli_count.py)
     return parser
 
 
