@@ -98,6 +98,8 @@ def cmd_count(args: argparse.Namespace) -> int:
     try:
         if args.dask:
             with cluster.connect(args.dask) as client:
+                if not args.quiet:
+                    sys.stderr.write(f"{cli.PROG}: Dask dashboard: {client.dashboard_link}\n")
                 table = cluster.count_on_dask(
                     args.inputs, config, client, partition_bytes=args.partition_size,
                     errors=args.encoding_errors, on_progress=progress)

@@ -82,8 +82,8 @@ def connect(spec: str) -> Iterator[object]:
         raise ConfigError(INSTALL_HINT) from None
     if kind == "local":
         workers = value or (os.cpu_count() or 1)
-        with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                          dashboard_address=None) as cluster, Client(cluster) as client:
+        with LocalCluster(n_workers=workers, threads_per_worker=1,
+                          processes=True) as cluster, Client(cluster) as client:
             yield client
     else:
         try:
