@@ -228,3 +228,34 @@ def merge_tables(
     if not source["paths"]:
         raise ConfigError("no word-count tables given")
     return engine_count(source, config, on_progress=on_progress, cancel=cancel)
+
+
+def table_stats(path: str | os.PathLike, cancel=None) -> tuple[int, int] | None:
+    """``(entries, total count)`` of a word-count table (``.gz`` too), read streaming;
+    None when ``cancel.cancelled`` became true. The entries are the table's distinct
+    words (a table lists each word once). A malformed line is a :class:`CorpusError`
+    naming the file and line, as training would report it."""
+    name = os.fspath(path)
+    header = table_header().encode("utf-8")
+    entries = total = 0
+    opener = gzip.open if name.endswith(".gz") else open
+    try:
+        with opener(name, "rb") as fh:
+            for number, line in enumerate(fh, 1):
+                if number % 65536 == 0 and cancel is not None and cancel.cancelled:
+                    return None
+                line = line.rstrip(b"\r\n")
+                if (number == 1 and line.removeprefix(b"\xef\xbb\xbf") == header) \
+                        or not line.strip():
+                    continue
+                _, tab, count = line.rpartition(b"\t")
+                count = count.strip()
+                if not tab or not count.isdigit() or not 0 < int(count) < 2**64 or not _:
+                    raise CorpusError(f"{name}, line {number}: expected word<TAB>count",
+                                      path=name, line=number, reason="bad-line")
+                entries += 1
+                total += int(count)
+    except (OSError, EOFError, gzip.BadGzipFile) as exc:
+        raise CorpusError(f"{name}: cannot be read ({exc})", path=name,
+                          reason="unreadable") from None
+    return entries, total

@@ -92,7 +92,10 @@ TIPS = {
     "keep_words": "How many of the most frequent corpus words are stored in the model, so "
                   "the Vocabulary browser can show words that contain a token.",
     "word_counts": "Each line of the corpus files is 'word<TAB>count' (a frequency list) "
-                   "instead of running text.",
+                   "instead of running text. Several tables are summed; .gz is read as "
+                   "is. For a corpus too large for this computer, count it with "
+                   "'bpe-desktop count' (on a Dask cluster with --dask) using the same "
+                   "preset, then train here from the table: the merges are the same.",
     "errors": "What to do with bytes that are not valid UTF-8: stop with an error naming "
               "the file and position, or replace them with � and go on.",
 }

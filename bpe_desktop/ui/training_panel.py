@@ -176,6 +176,7 @@ class TrainingPanel(QWidget):
 
         self.options = TrainingOptions()
         self.options.changed.connect(self._save_defaults)
+        self.options.word_counts.toggled.connect(self.corpus.set_word_counts)
         options_scroll = QScrollArea()
         options_scroll.setWidgetResizable(True)
         options_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
