@@ -362,7 +362,7 @@ def cmd_train(args: argparse.Namespace) -> int:
     # Warn (and go on) before a run that may not fit in memory, not an hour into it.
     from bpe_desktop.core.memory import estimate_training_memory
 
-    memory = estimate_training_memory(args.files, config)
+    memory = estimate_training_memory(args.files, config, word_counts=args.word_counts)
     if memory.warning:
         sys.stderr.write(f"{PROG}: warning: {memory.warning}\n")
         sys.stderr.flush()

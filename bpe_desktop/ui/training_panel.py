@@ -307,7 +307,7 @@ class TrainingPanel(QWidget):
         self._run = (corpus, config)
         self.stage_label.setText("Estimating the memory needed…")
         self.progress_bar.setRange(0, 0)
-        self.runner.start(_memory_job(paths, config))
+        self.runner.start(_memory_job(paths, config, corpus.file_format == "word-counts"))
         self._set_running(True)
         return True
 
@@ -482,13 +482,14 @@ class TrainingPanel(QWidget):
         Settings().set_training_defaults(self.options.to_dict())
 
 
-def _memory_job(paths: list[str], config: TrainConfig):
+def _memory_job(paths: list[str], config: TrainConfig, word_counts: bool = False):
     """The estimate runs in the worker: it reads a few MB of a corpus that may be on a
     slow disk. Its failure (a bug) must not stop training, so it is logged instead."""
 
     def job(report, cancel) -> MemoryChecked:
         try:
-            return MemoryChecked(estimate_training_memory(paths, config))
+            return MemoryChecked(estimate_training_memory(paths, config,
+                                                          word_counts=word_counts))
         except Exception:  # noqa: BLE001
             log.exception("could not estimate the memory training needs")
             return MemoryChecked(None)

@@ -207,3 +207,16 @@ def test_cli_count_errors_are_one_line(tmp_path, capsys):
     assert not (tmp_path / "out.tsv").exists()
     status, _, err = run(capsys, "count", tmp_path / "missing.txt", "-o", tmp_path / "o.tsv")
     assert status == 1 and "missing.txt" in err
+
+
+def test_memory_estimate_of_tables_follows_their_lines(tmp_path):
+    from bpe_desktop.core.memory import MEMORY_MODEL, estimate_table_words, estimate_training_memory
+
+    body = "".join(f"w{i:05d}\t{i + 1}\n" for i in range(1000))  # 1,000 words of 6 bytes
+    assert estimate_table_words(body.encode(), len(body)) == (1000, 6000)
+    assert estimate_table_words(body.encode(), 10 * len(body)) == (10_000, 60_000)
+    table = tmp_path / "t.tsv"
+    table.write_text(body, encoding="utf-8")
+    needed = estimate_training_memory([table], TrainConfig(), word_counts=True).bytes_needed
+    assert needed == (MEMORY_MODEL["base"] + MEMORY_MODEL["per_word"] * 1000
+                      + MEMORY_MODEL["per_word_byte"] * 6000)
