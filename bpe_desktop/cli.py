@@ -214,7 +214,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--threads", type=_int_arg(0), metavar="N",
                    help="worker threads (default 0: all cores)")
     p.add_argument("--word-counts", action="store_true",
-                   help="the files are word<TAB>count tables, not running text")
+                   help="the files are word<TAB>count tables, not running text (several "
+                   "are summed; made by 'bpe-desktop count' or any other tool)")
     p.add_argument("--character-coverage", type=_fraction, metavar="F",
                    help="keep the most frequent characters covering this share (default 1)")
     p.add_argument("--initial-alphabet", metavar="CHARS",
