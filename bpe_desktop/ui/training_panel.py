@@ -488,8 +488,9 @@ def _memory_job(paths: list[str], config: TrainConfig, word_counts: bool = False
 
     def job(report, cancel) -> MemoryChecked:
         try:
-            return MemoryChecked(estimate_training_memory(paths, config,
-                                                          word_counts=word_counts))
+            if word_counts:
+                return MemoryChecked(estimate_training_memory(paths, config, word_counts=True))
+            return MemoryChecked(estimate_training_memory(paths, config))
         except Exception:  # noqa: BLE001
             log.exception("could not estimate the memory training needs")
             return MemoryChecked(None)
