@@ -161,7 +161,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-o", "--output", required=True, metavar="MODEL",
                    help="where to write the model (JSON)")
     p.add_argument("--word-counts", action="store_true",
-                   help="the files are word<TAB>count tables, not running text")
+                   help="the files are word<TAB>count tables, not running text (several "
+                   "are summed; made by 'bpe-desktop count' or any other tool)")
     add_train_options(p)
     p.add_argument("--encoding-errors", choices=("strict", "replace"), default="strict",
                    help="invalid UTF-8: stop with an error (strict, default) or use U+FFFD")
@@ -249,9 +250,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-q", "--quiet", action="store_true", help="no progress or summary")
     p.set_defaults(run=cmd_import)
 
+    from bpe_desktop.cli_count import add_parser as add_count_parser
     from bpe_desktop.cli_evaluate import add_parser as add_evaluate
 
     add_evaluate(sub, whole_number)
+    add_count_parser(sub)  # -- count (bpe_desktop/cli_count.py)
     return parser
 
 
@@ -273,7 +276,7 @@ def cmd_train(args: argparse.Namespace) -> int:
     # Warn (and go on) before a run that may not fit in memory, not an hour into it.
     from bpe_desktop.core.memory import estimate_training_memory
 
-    memory = estimate_training_memory(args.files, config)
+    memory = estimate_training_memory(args.files, config, word_counts=args.word_counts)
     if memory.warning:
         sys.stderr.write(f"{PROG}: warning: {memory.warning}\n")
         sys.stderr.flush()

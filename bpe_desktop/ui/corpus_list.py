@@ -1,7 +1,8 @@
 """The corpus list of the Training panel: files added by button or drag and drop.
 
-Sizes are shown at once; line counts are computed in a background job (a large
-compressed corpus can take seconds) and filled in as they arrive.
+Sizes are shown at once; line counts — or, for word-count tables, their distinct words
+and total count — are computed in a background job (a large compressed corpus can take
+seconds) and filled in as they arrive.
 """
 
 from __future__ import annotations
@@ -14,6 +15,8 @@ from PySide6.QtCore import Qt, Signal, Slot
 from PySide6.QtGui import QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTreeWidget, QTreeWidgetItem
 
+from bpe_desktop.core.counting import table_stats
+from bpe_desktop.core.errors import CorpusError
 from bpe_desktop.ui.workers import JobRunner
 
 # Files taken from a dropped folder; anything else there (images, archives) is skipped.
@@ -68,9 +71,12 @@ class CorpusList(QTreeWidget):
     changed = Signal()
     #: A status text for the log (e.g. "3 files added, 2 skipped").
     message = Signal(str)
+    #: A file's line count or table statistics arrived.
+    stats_changed = Signal()
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
+        self._tables = False
         self.setHeaderLabels(["File", "Size", "Lines"])
         self.setRootIsDecorated(False)
         self.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
@@ -129,6 +135,30 @@ class CorpusList(QTreeWidget):
                 item.setToolTip(1, "The file no longer exists")
         return missing
 
+    def set_word_counts(self, tables: bool) -> None:
+        """Show lines (running text) or, for word-count tables, distinct words and total
+        count in the third column; recounted in the background."""
+        if tables == self._tables:
+            return
+        self._tables = tables
+        self.headerItem().setText(2, "Words / total" if tables else "Lines")
+        self._line_counter.cancel()
+        for i in range(self.topLevelItemCount()):
+            item = self.topLevelItem(i)
+            if item.data(2, Qt.ItemDataRole.UserRole) != -1 or item.text(2) != "":
+                item.setText(2, "…")
+                item.setToolTip(2, "")
+                item.setData(2, Qt.ItemDataRole.UserRole, None)
+        self._count_pending_lines()
+
+    def table_totals(self) -> tuple[int, int] | None:
+        """Summed (entries, total count) of all tables once every one is known."""
+        stats = [self.topLevelItem(i).data(2, Qt.ItemDataRole.UserRole)
+                 for i in range(self.topLevelItemCount())]
+        if not self._tables or not stats or not all(isinstance(s, tuple) for s in stats):
+            return None
+        return sum(s[0] for s in stats), sum(s[1] for s in stats)
+
     def remove_selected(self) -> None:
         for item in self.selectedItems():
             self.takeTopLevelItem(self.indexOfTopLevelItem(item))
@@ -169,22 +199,26 @@ class CorpusList(QTreeWidget):
         if not pending:
             return
 
+        tables = self._tables
+
         def job(report, cancel):
             for path in pending:
                 try:
-                    lines = count_lines(path, cancel)
-                except (OSError, EOFError, gzip.BadGzipFile) as exc:
+                    lines = table_stats(path, cancel) if tables else count_lines(path, cancel)
+                except (OSError, EOFError, gzip.BadGzipFile, CorpusError) as exc:
                     lines = exc
                 if cancel.cancelled:
                     return None
-                report((path, lines), force=True)
+                report((path, lines, tables), force=True)
             return None
 
         self._line_counter.start(job)
 
     @Slot(object)
     def _on_lines_counted(self, payload) -> None:
-        path, lines = payload
+        path, lines, tables = payload
+        if tables != self._tables:
+            return  # counted for the other kind of file
         for i in range(self.topLevelItemCount()):
             item = self.topLevelItem(i)
             if item.data(0, Qt.ItemDataRole.UserRole) != path:
@@ -193,9 +227,15 @@ class CorpusList(QTreeWidget):
                 item.setText(2, "unreadable")
                 item.setToolTip(2, str(lines))
                 item.setData(2, Qt.ItemDataRole.UserRole, -1)
+            elif tables:
+                words, total = lines
+                item.setText(2, f"{words:,} / {total:,}")
+                item.setToolTip(2, f"{words:,} distinct words, {total:,} words in all")
+                item.setData(2, Qt.ItemDataRole.UserRole, lines)
             else:
                 item.setText(2, f"{lines:,}")
                 item.setData(2, Qt.ItemDataRole.UserRole, lines)
+        self.stats_changed.emit()
 
     # -- drag and drop --------------------------------------------------------------------
 

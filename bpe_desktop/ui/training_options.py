@@ -51,7 +51,10 @@ TIPS = {
               "it Custom.",
     "stop": " ".join(SPECS[name].help for name in STOP_FIELDS),
     "word_counts": "Each line of the corpus files is 'word<TAB>count' (a frequency list) "
-                   "instead of running text.",
+                   "instead of running text. Several tables are summed; .gz is read as "
+                   "is. For a corpus too large for this computer, count it with "
+                   "'bpe-desktop count' (on a Dask cluster with --dask) using the same "
+                   "preset, then train here from the table: the merges are the same.",
     "errors": "What to do with bytes that are not valid UTF-8: stop with an error naming "
               "the file and position, or replace them with � and go on.",
 }

@@ -159,6 +159,7 @@ class TrainingPanel(QWidget):
 
         self.options = TrainingOptions()
         self.options.changed.connect(self._save_defaults)
+        self.options.word_counts.toggled.connect(self.corpus.set_word_counts)
         options_scroll = QScrollArea()
         options_scroll.setWidgetResizable(True)
         options_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
@@ -289,7 +290,7 @@ class TrainingPanel(QWidget):
         self._run = (corpus, config)
         self.stage_label.setText("Estimating the memory needed…")
         self.progress_bar.setRange(0, 0)
-        self.runner.start(_memory_job(paths, config))
+        self.runner.start(_memory_job(paths, config, corpus.file_format == "word-counts"))
         self._set_running(True)
         return True
 
@@ -466,12 +467,14 @@ class TrainingPanel(QWidget):
         Settings().set_training_defaults(self.options.to_dict())
 
 
-def _memory_job(paths: list[str], config: TrainConfig):
+def _memory_job(paths: list[str], config: TrainConfig, word_counts: bool = False):
     """The estimate runs in the worker: it reads a few MB of a corpus that may be on a
     slow disk. Its failure (a bug) must not stop training, so it is logged instead."""
 
     def job(report, cancel) -> MemoryChecked:
         try:
+            if word_counts:
+                return MemoryChecked(estimate_training_memory(paths, config, word_counts=True))
             return MemoryChecked(estimate_training_memory(paths, config))
         except Exception:  # noqa: BLE001
             log.exception("could not estimate the memory training needs")

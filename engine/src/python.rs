@@ -236,6 +236,7 @@ fn parse_source(py: Python<'_>, source: &Bound<'_, PyDict>) -> PyResult<Source> 
         },
         "texts" => Source::Texts(extract_items(&item("texts")?, "text", "CorpusError")?),
         "word-counts" => Source::WordCounts(extract_items(&item("items")?, "word count entry", "CorpusError")?),
+        "tables" => Source::Tables(extract_items(&item("tables")?, "table", "CorpusError")?),
         other => return config_error(py, format!("unknown corpus kind {other:?}")),
     })
 }
@@ -589,6 +590,87 @@ fn _corpus_reasons() -> PyResult<Vec<&'static str>> {
     guard(|| Ok(all.iter().map(|p| p.name()).collect()))
 }
 
+// -- counting -----------------------------------------------------------------------------
+
+/// Counted words in first-seen order (kept in Rust; written out in slices).
+#[pyclass(module = "bpe_desktop._engine", frozen)]
+struct WordCountTable(crate::corpus::WordCounts);
+
+#[pymethods]
+impl WordCountTable {
+    fn __len__(&self) -> PyResult<usize> {
+        guard(|| Ok(self.0.len()))
+    }
+
+    /// Sum of all counts (a Python int: it may exceed 2^64).
+    fn total(&self) -> PyResult<u128> {
+        guard(|| Ok(self.0.counts.iter().map(|&c| c as u128).sum()))
+    }
+
+    /// (path, size, sha256) of each file read.
+    fn files(&self) -> PyResult<Vec<(PathBuf, u64, String)>> {
+        guard(|| Ok(self.0.files.iter().map(|f| (f.path.clone(), f.size, f.sha256.clone())).collect()))
+    }
+
+    /// (word, count) of entries `start..stop`.
+    fn items(&self, start: usize, stop: usize) -> PyResult<Vec<(String, u64)>> {
+        guard(|| {
+            let stop = stop.min(self.0.len());
+            Ok((start.min(stop)..stop).map(|i| (self.0.words.get(i).to_string(), self.0.counts[i])).collect())
+        })
+    }
+
+    /// Entries `start..stop` as escaped table lines, the header first when `header`.
+    fn lines(&self, py: Python<'_>, start: usize, stop: usize, header: bool) -> PyResult<String> {
+        guard(|| Ok(py.detach(|| crate::corpus::table::escaped_lines(&self.0, start, stop, header))))
+    }
+}
+
+/// Count the words of a corpus (as training would, with `options`' text rules and
+/// threads), without training. Progress and cancellation as for `train`.
+#[pyfunction]
+#[pyo3(signature = (source, options, progress=None, cancel=None))]
+fn count_words(
+    py: Python<'_>,
+    source: &Bound<'_, PyDict>,
+    options: &Bound<'_, PyDict>,
+    progress: Option<Py<PyAny>>,
+    cancel: Option<Py<CancelFlag>>,
+) -> PyResult<WordCountTable> {
+    guard(|| {
+        let source = parse_source(py, source)?;
+        let rules = text_rules(py, options)?;
+        let threads: usize = get(options, "threads")?;
+        if !(1..=crate::MAX_THREADS).contains(&threads) {
+            return config_error(py, format!("threads must be from 1 to {}; got {threads}", crate::MAX_THREADS));
+        }
+        let flag: Option<Arc<AtomicBool>> = cancel.map(|c| c.get().0.clone());
+        let callback_error: Mutex<Option<PyErr>> = Mutex::new(None);
+        let result = py.detach(|| {
+            let mut call = |p: &Progress| -> bool {
+                let Some(cb) = progress.as_ref() else { return true };
+                Python::attach(|py| match progress_dict(py, p).and_then(|d| cb.call1(py, (d,))) {
+                    Ok(_) => true,
+                    Err(e) => {
+                        *callback_error.lock().unwrap_or_else(|p| p.into_inner()) = Some(e);
+                        false
+                    }
+                })
+            };
+            let mut reporter = Reporter::new(Some(&mut call), flag.as_deref());
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .map_err(|e| EngineError::Config(format!("cannot start {threads} worker threads: {e}")))?;
+            crate::corpus::count_words(source, &rules, &pool, &mut reporter)
+        });
+        if let Some(err) = callback_error.into_inner().unwrap_or_else(|p| p.into_inner()) {
+            return Err(err);
+        }
+        Ok(WordCountTable(engine(py, result)?))
+    })
+}
+
 #[pymodule]
 fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<CancelFlag>()?;
@@ -596,6 +678,9 @@ fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyTokenizer>()?;
     m.add_function(wrap_pyfunction!(train, m)?)?;
     m.add_function(wrap_pyfunction!(pretokenize, m)?)?;
+    m.add_class::<WordCountTable>()?;
+    m.add_function(wrap_pyfunction!(count_words, m)?)?;
+    m.add("WORD_COUNTS_HEADER", crate::corpus::table::HEADER)?;
     m.add_function(wrap_pyfunction!(_debug_panic, m)?)?;
     m.add_function(wrap_pyfunction!(_corpus_reasons, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

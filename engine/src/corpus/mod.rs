@@ -8,6 +8,7 @@
 
 mod counter;
 pub mod reader;
+pub mod table;
 
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};
@@ -31,6 +32,9 @@ pub enum Source {
     Files { paths: Vec<PathBuf>, word_counts: bool, lossy: bool },
     Texts(Vec<String>),
     WordCounts(Vec<(String, u64)>),
+    /// Word-count tables held in memory (partial tables of a distributed count), read
+    /// as table files are; errors name them "table piece N" (from 1).
+    Tables(Vec<String>),
 }
 
 #[derive(Debug, Clone)]
@@ -75,6 +79,17 @@ pub fn count_words(
             let mut counter = Counter::default();
             for (word, count) in items {
                 add_table_word(&mut counter, rules, &word, count)?;
+            }
+            Ok(counter.finish(Vec::new()))
+        }
+        Source::Tables(texts) => {
+            let mut counter = Counter::default();
+            for (i, text) in texts.iter().enumerate() {
+                let name = PathBuf::from(format!("table piece {}", i + 1));
+                let mut lines = TableLines::default();
+                for line in text.split('\n') {
+                    lines.parse(&mut counter, rules, &name, line)?;
+                }
             }
             Ok(counter.finish(Vec::new()))
         }
@@ -300,7 +315,7 @@ fn read_word_count_files(
     let mut infos = Vec::with_capacity(files.len());
     for (index, file) in files.iter().enumerate() {
         let path = &file.path;
-        let mut line_no = 0u64;
+        let mut lines = TableLines::default();
         let mut failure: Option<EngineError> = None;
         let info = reader::read_file(file, index, &Limits::DEFAULT, &read, &mut |block| {
             let text = match decode_block(&block, path, lossy) {
@@ -313,8 +328,7 @@ fn read_word_count_files(
             // Blocks end after '\n', so the piece after the last one is not a line.
             let body = text.strip_suffix('\n').unwrap_or(&text);
             for line in body.split('\n') {
-                line_no += 1;
-                if let Err(e) = parse_count_line(&mut wc, rules, path, line, line_no) {
+                if let Err(e) = lines.parse(&mut wc, rules, path, line) {
                     failure = Some(e);
                     return false;
                 }
@@ -334,9 +348,35 @@ fn read_word_count_files(
     Ok(wc.finish(infos))
 }
 
+/// The lines of one table, in order: whether it is escaped (its first line is
+/// [`table::HEADER`]) and the current line number.
+#[derive(Default)]
+struct TableLines {
+    line_no: u64,
+    escaped: bool,
+}
+
+impl TableLines {
+    fn parse(&mut self, wc: &mut Counter, rules: &TextRules, path: &Path, line: &str) -> Result<()> {
+        self.line_no += 1;
+        let line = line.strip_suffix('\r').unwrap_or(line);
+        if self.line_no == 1 && line == table::HEADER {
+            self.escaped = true;
+            return Ok(());
+        }
+        parse_count_line(wc, rules, path, line, self.line_no, self.escaped)
+    }
+}
+
 /// One `word<TAB>count` line; blank lines are skipped.
-fn parse_count_line(wc: &mut Counter, rules: &TextRules, path: &Path, line: &str, line_no: u64) -> Result<()> {
-    let line = line.strip_suffix('\r').unwrap_or(line);
+fn parse_count_line(
+    wc: &mut Counter,
+    rules: &TextRules,
+    path: &Path,
+    line: &str,
+    line_no: u64,
+    escaped: bool,
+) -> Result<()> {
     if line.trim().is_empty() {
         return Ok(());
     }
@@ -358,6 +398,10 @@ fn parse_count_line(wc: &mut Counter, rules: &TextRules, path: &Path, line: &str
         .ok_or_else(|| bad(format!("{count:?} is not a whole number from 1 to 2^64-1")))?;
     if word.is_empty() {
         return Err(bad("the word is empty".into()));
+    }
+    if escaped {
+        let word = table::unescape(word).map_err(bad)?;
+        return add_table_word(wc, rules, &word, count);
     }
     add_table_word(wc, rules, word, count)
 }

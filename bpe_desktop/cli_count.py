@@ -1,0 +1,130 @@
+"""``bpe-desktop count``: count a corpus's words into a ``word<TAB>count`` table, on this
+machine (the engine's threads) or on a Dask cluster, or merge tables into one.
+
+Training from the table (``bpe-desktop train --word-counts TABLE ...``) gives the same
+merges as training on the text with the same text options (see
+:mod:`bpe_desktop.core.counting`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+
+from bpe_desktop import cli
+from bpe_desktop.core.config import NORMALIZATIONS, PRESETS, PRETOKENIZERS, TrainConfig
+from bpe_desktop.core.errors import TrainingCancelled
+
+
+def add_parser(sub) -> None:
+    from bpe_desktop.core.cluster import DEFAULT_PARTITION_BYTES
+
+    p = sub.add_parser(
+        "count", help="count a corpus's words into a word<TAB>count table",
+        description="Count the words of text files, folders and glob patterns (plain or "
+        ".gz) with the normalization and pre-tokenizer training would use (--preset and "
+        "the text options), and write a word<TAB>count table in first-seen order "
+        "(gzip-compressed if OUTPUT ends in .gz). 'train --word-counts OUTPUT' then gives "
+        "the same merges as training on the text. --dask counts on a Dask cluster "
+        "(pip install \"bpe-desktop[cluster]\"); --merge sums existing tables instead.",
+    )
+    p.add_argument("inputs", nargs="+", metavar="INPUT",
+                   help="corpus files, folders (every file below, sorted) or quoted glob "
+                   "patterns; with --merge, word-count tables")
+    p.add_argument("-o", "--output", required=True, metavar="TABLE",
+                   help="where to write the table (.tsv, or .tsv.gz to compress)")
+    p.add_argument("--merge", action="store_true",
+                   help="the inputs are word-count tables: sum them into one")
+    p.add_argument("--preset", choices=tuple(PRESETS), help="take the text options of a preset")
+    p.add_argument("--pretokenizer", choices=PRETOKENIZERS)
+    p.add_argument("--normalize", choices=NORMALIZATIONS, help="Unicode normalization")
+    p.add_argument("--lowercase", action="store_true", default=None, help="lowercase the text")
+    p.add_argument("--threads", type=cli._int_arg(0), metavar="N",
+                   help="engine threads when counting locally (default 0: all cores)")
+    p.add_argument("--dask", metavar="CLUSTER",
+                   help="count on Dask: 'local' or 'local:N' starts a LocalCluster of N "
+                   "worker processes (default: one per core); an address such as "
+                   "tcp://host:8786 uses a running scheduler (workers must see the files "
+                   "under the same paths)")
+    p.add_argument("--partition-size", type=cli._int_arg(1), metavar="BYTES",
+                   default=DEFAULT_PARTITION_BYTES,
+                   help="with --dask: plain files larger than this are split at line "
+                   f"breaks into pieces of about this size (default {DEFAULT_PARTITION_BYTES})")
+    p.add_argument("--encoding-errors", choices=("strict", "replace"), default="strict",
+                   help="invalid UTF-8: stop with an error (strict, default) or use U+FFFD")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress or summary")
+    p.set_defaults(run=cmd_count)
+
+
+def config_from_args(args: argparse.Namespace) -> TrainConfig:
+    options = {"pretokenizer": args.pretokenizer, "normalize": args.normalize,
+               "lowercase": args.lowercase, "threads": args.threads}
+    overrides = {k: v for k, v in options.items() if v is not None}
+    if args.preset:
+        return TrainConfig.preset(args.preset, **overrides)
+    return TrainConfig(**overrides)
+
+
+class CountProgressBar(cli.ProgressBar):
+    """The training progress bar, fed :class:`CountProgress` (bytes, words, partitions)."""
+
+    def __call__(self, p) -> None:  # type: ignore[override]
+        from bpe_desktop.core.training import Progress
+
+        self.partitions = (p.partitions_done, p.partitions_total)
+        super().__call__(Progress("counting", p.bytes_done, p.bytes_total, p.words, 0, None,
+                                  None, None, p.elapsed))
+
+    def describe(self, p) -> str:
+        line = super().describe(p)
+        done, total = getattr(self, "partitions", (0, 0))
+        return f"{line}  {done}/{total} partitions" if total else line
+
+
+def cmd_count(args: argparse.Namespace) -> int:
+    from bpe_desktop.core import cluster, counting
+    from bpe_desktop.core.training import CancelToken
+
+    config = config_from_args(args)
+    cli._check_output(args.output, [i for i in args.inputs if os.path.isfile(i)])
+    progress = None if args.quiet else CountProgressBar(sys.stderr)
+    started = time.perf_counter()
+    if args.dask and args.merge:
+        raise cli.CliError("--merge runs locally (it is streamed); leave out --dask")
+    if args.dask and not cluster.dask_available():
+        raise cli.CliError(cluster.INSTALL_HINT)
+    try:
+        if args.dask:
+            with cluster.connect(args.dask) as client:
+                if not args.quiet:
+                    sys.stderr.write(f"{cli.PROG}: Dask dashboard: {client.dashboard_link}\n")
+                table = cluster.count_on_dask(
+                    args.inputs, config, client, partition_bytes=args.partition_size,
+                    errors=args.encoding_errors, on_progress=progress)
+        else:
+            cancel = CancelToken()
+            if args.merge:
+                def work():
+                    return counting.merge_tables(args.inputs, config, on_progress=progress,
+                                                 cancel=cancel)
+            else:
+                def work():
+                    return counting.count_words(args.inputs, config, errors=args.encoding_errors,
+                                                on_progress=progress, cancel=cancel)
+            table = cli._in_worker(work, cancel)
+    except TrainingCancelled:
+        cli._fail("counting cancelled; nothing was written")
+        return cli.EXIT_INTERRUPTED
+    finally:
+        if progress:
+            progress.clear()
+    table.save(args.output)  # type: ignore[attr-defined]
+    if not args.quiet:
+        hint = ""
+        if not args.dask and not args.merge and not cluster.dask_available():
+            hint = f" (to count on a cluster: {cluster.INSTALL_COMMAND}, then --dask)"
+        print(f"{table.distinct_words:,} distinct words, {table.total_count:,} in all, "
+              f"{time.perf_counter() - started:.1f} s; saved {args.output}{hint}")
+    return cli.EXIT_OK
