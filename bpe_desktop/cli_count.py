@@ -14,8 +14,11 @@ import sys
 import time
 
 from bpe_desktop import cli
-from bpe_desktop.core.config import NORMALIZATIONS, PRESETS, PRETOKENIZERS, TrainConfig
+from bpe_desktop.cli_options import add_train_options, config_from_args, whole_number
 from bpe_desktop.core.errors import TrainingCancelled
+
+#: The training options that decide what a word is (the others only matter when merging).
+TEXT_OPTIONS = ("pretokenizer", "normalize", "lowercase", "threads")
 
 
 def add_parser(sub) -> None:
@@ -37,18 +40,13 @@ def add_parser(sub) -> None:
                    help="where to write the table (.tsv, or .tsv.gz to compress)")
     p.add_argument("--merge", action="store_true",
                    help="the inputs are word-count tables: sum them into one")
-    p.add_argument("--preset", choices=tuple(PRESETS), help="take the text options of a preset")
-    p.add_argument("--pretokenizer", choices=PRETOKENIZERS)
-    p.add_argument("--normalize", choices=NORMALIZATIONS, help="Unicode normalization")
-    p.add_argument("--lowercase", action="store_true", default=None, help="lowercase the text")
-    p.add_argument("--threads", type=cli._int_arg(0), metavar="N",
-                   help="engine threads when counting locally (default 0: all cores)")
+    add_train_options(p, only=TEXT_OPTIONS)
     p.add_argument("--dask", metavar="CLUSTER",
                    help="count on Dask: 'local' or 'local:N' starts a LocalCluster of N "
                    "worker processes (default: one per core); an address such as "
                    "tcp://host:8786 uses a running scheduler (workers must see the files "
                    "under the same paths)")
-    p.add_argument("--partition-size", type=cli._int_arg(1), metavar="BYTES",
+    p.add_argument("--partition-size", type=whole_number(1), metavar="BYTES",
                    default=DEFAULT_PARTITION_BYTES,
                    help="with --dask: plain files larger than this are split at line "
                    f"breaks into pieces of about this size (default {DEFAULT_PARTITION_BYTES})")
@@ -56,15 +54,6 @@ def add_parser(sub) -> None:
                    help="invalid UTF-8: stop with an error (strict, default) or use U+FFFD")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress or summary")
     p.set_defaults(run=cmd_count)
-
-
-def config_from_args(args: argparse.Namespace) -> TrainConfig:
-    options = {"pretokenizer": args.pretokenizer, "normalize": args.normalize,
-               "lowercase": args.lowercase, "threads": args.threads}
-    overrides = {k: v for k, v in options.items() if v is not None}
-    if args.preset:
-        return TrainConfig.preset(args.preset, **overrides)
-    return TrainConfig(**overrides)
 
 
 class CountProgressBar(cli.ProgressBar):
@@ -77,8 +66,8 @@ class CountProgressBar(cli.ProgressBar):
         super().__call__(Progress("counting", p.bytes_done, p.bytes_total, p.words, 0, None,
                                   None, None, p.elapsed))
 
-    def describe(self, p) -> str:
-        line = super().describe(p)
+    def describe(self, p, eta: float | None = None) -> str:
+        line = super().describe(p, eta)
         done, total = getattr(self, "partitions", (0, 0))
         return f"{line}  {done}/{total} partitions" if total else line
 

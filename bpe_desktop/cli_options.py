@@ -75,12 +75,18 @@ def _help(spec: OptionSpec, default: object) -> str:
     return text
 
 
-def add_train_options(parser: argparse.ArgumentParser) -> None:
-    """Add a flag for every training option, and ``--preset``."""
+def add_train_options(parser: argparse.ArgumentParser,
+                      only: tuple[str, ...] | None = None) -> None:
+    """Add a flag for every training option (or those named in ``only``), and
+    ``--preset``."""
     defaults = TrainConfig()
-    stop = parser.add_mutually_exclusive_group()
+    stop = None  # the vocabulary size and the number of merges exclude each other
     for name, spec in option_specs(TrainConfig).items():
+        if only is not None and name not in only:
+            continue
         default = getattr(defaults, name)
+        if spec.group == "stop" and stop is None:
+            stop = parser.add_mutually_exclusive_group()
         where = stop if spec.group == "stop" else parser
         if name == "special_tokens":
             specials = parser.add_mutually_exclusive_group()
@@ -113,11 +119,12 @@ def config_from_args(args: argparse.Namespace) -> TrainConfig:
     """The TrainConfig the options ask for: the preset's values, then explicit options."""
     overrides = {f.name: getattr(args, f.name) for f in dataclasses.fields(TrainConfig)
                  if getattr(args, f.name, None) is not None}
-    if args.pretokenizer in BOUNDARY_OF_PRETOKENIZER and args.boundary is None:
-        overrides["boundary"] = BOUNDARY_OF_PRETOKENIZER[args.pretokenizer]
-    if args.no_specials:
+    pretokenizer = getattr(args, "pretokenizer", None)
+    if pretokenizer in BOUNDARY_OF_PRETOKENIZER and getattr(args, "boundary", None) is None:
+        overrides["boundary"] = BOUNDARY_OF_PRETOKENIZER[pretokenizer]
+    if getattr(args, "no_specials", False):
         overrides["special_tokens"] = ()
-    elif args.special_tokens:
+    elif getattr(args, "special_tokens", None):
         overrides["special_tokens"] = tuple(args.special_tokens)
     if args.preset:
         return TrainConfig.preset(args.preset, **overrides)

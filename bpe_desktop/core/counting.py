@@ -25,7 +25,7 @@ from typing import Callable, Iterable, Sequence
 from bpe_desktop.core import _native
 from bpe_desktop.core.config import TrainConfig
 from bpe_desktop.core.errors import ConfigError, CorpusError
-from bpe_desktop.core.training import CancelToken, _engine_options
+from bpe_desktop.core.training import CancelToken
 
 #: Table entries handed from the engine to the file per write.
 WRITE_CHUNK = 1 << 18
@@ -180,15 +180,13 @@ def engine_count(
     cancel: CancelToken | None = None,
 ) -> WordCountTable:
     """Run the engine's counting on an engine corpus description (see ``Corpus``)."""
-    options = _engine_options(config)
-    if threads is not None:
-        options["threads"] = threads
     callback = None
     if on_progress is not None:
         def callback(raw: dict) -> None:
             on_progress(CountProgress(raw["bytes_done"], raw["bytes_total"], raw["words"],
                                       0, 0, raw["elapsed"]))
-    table = _native.call(_native.engine().count_words, source, options, callback,
+    table = _native.call(_native.engine().count_words, source, config,
+                         config.effective_threads if threads is None else threads, callback,
                          cancel._flag if cancel is not None else None)
     return WordCountTable(table)
 

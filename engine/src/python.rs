@@ -626,21 +626,22 @@ impl WordCountTable {
     }
 }
 
-/// Count the words of a corpus (as training would, with `options`' text rules and
-/// threads), without training. Progress and cancellation as for `train`.
+/// Count the words of a corpus (as training would, with the text rules of `config`, a
+/// `TrainConfig`), on `threads` threads, without training. Progress and cancellation as
+/// for `train`.
 #[pyfunction]
-#[pyo3(signature = (source, options, progress=None, cancel=None))]
+#[pyo3(signature = (source, config, threads, progress=None, cancel=None))]
 fn count_words(
     py: Python<'_>,
     source: &Bound<'_, PyDict>,
-    options: &Bound<'_, PyDict>,
+    config: &Bound<'_, PyAny>,
+    threads: usize,
     progress: Option<Py<PyAny>>,
     cancel: Option<Py<CancelFlag>>,
 ) -> PyResult<WordCountTable> {
     guard(|| {
         let source = parse_source(py, source)?;
-        let rules = text_rules(py, options)?;
-        let threads: usize = get(options, "threads")?;
+        let rules = text_rules(config)?;
         if !(1..=crate::MAX_THREADS).contains(&threads) {
             return config_error(py, format!("threads must be from 1 to {}; got {threads}", crate::MAX_THREADS));
         }
