@@ -55,7 +55,7 @@ def setup_logging() -> str:
 
 def install_crash_guard(log_path: str) -> None:
     """An unexpected exception in a slot is logged and shown, never fatal."""
-    from bpe_desktop.ui import dialogs
+    from bpe_desktop.ui.common import dialogs
 
     def hook(kind, value, tb) -> None:
         if issubclass(kind, KeyboardInterrupt):
@@ -89,7 +89,7 @@ def create_application(argv: Sequence[str] = ()):  # -> QApplication
     app.setApplicationDisplayName("BPE Desktop")
     app.setApplicationVersion(__version__)
     app.setDesktopFileName(APP_ID)
-    from bpe_desktop.ui.icons import app_icon
+    from bpe_desktop.ui.common.icons import app_icon
 
     app.setWindowIcon(app_icon())  # every window without its own icon uses this one
     return app
@@ -100,9 +100,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     log_path = setup_logging()
     app = create_application()
 
-    from bpe_desktop.ui import theme
-    from bpe_desktop.ui.main_window import MainWindow
-    from bpe_desktop.ui.settings import Settings
+    from bpe_desktop.ui.common import theme
+    from bpe_desktop.ui.window.main_window import MainWindow
+    from bpe_desktop.ui.common.settings import Settings
 
     install_crash_guard(log_path)
     theme.apply_appearance(args.appearance or Settings().value("view/appearance", "system"))
@@ -111,10 +111,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.model:
         window.open_path(args.model)
     if args.smoke_test or args.screenshots:
-        from bpe_desktop.ui import selftest
+        from bpe_desktop.ui.window import selftest
 
         if args.smoke_test:
-            from bpe_desktop.ui import smoke_guard
+            from bpe_desktop.ui.window import smoke_guard
 
             return smoke_guard.run(app, window, selftest.run_smoke_test)
         return selftest.take_screenshots(app, window, args.screenshots)

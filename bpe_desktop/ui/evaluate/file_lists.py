@@ -14,8 +14,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from bpe_desktop.ui import dialogs
-from bpe_desktop.ui.settings import Settings
+from bpe_desktop.ui.common import dialogs
+from bpe_desktop.ui.common.settings import Settings
 
 
 class FileList(QWidget):

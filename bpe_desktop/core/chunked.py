@@ -1,4 +1,4 @@
-"""Helpers for panel work that runs in a :class:`~bpe_desktop.ui.workers.JobRunner` thread.
+"""Long work cut into chunks, for jobs that run beside a GUI thread (Qt-free).
 
 Python code in a worker thread still holds the GIL while it runs: the GUI thread only gets
 it back when the worker lets go, which CPython forces every 5 ms (the switch interval) and
@@ -16,8 +16,7 @@ again and again, because the collections it triggers promote whatever is alive a
 moment. :func:`collector_paused` switches automatic collection off for the length of
 such a job; its objects are freed by reference counting as before.
 
-:class:`LatestJob` runs such jobs when only the newest request matters (the current model,
-the current text): submitting while one runs cancels it, and its result never arrives.
+The window runs such jobs in worker threads (:mod:`bpe_desktop.ui.common.background`).
 """
 
 from __future__ import annotations
@@ -26,12 +25,10 @@ import contextlib
 import gc
 import threading
 import time
-from typing import Any, Callable, Iterable, Iterator, Sequence, TypeVar
+from typing import Callable, Iterable, Iterator, Sequence, TypeVar
 
-from PySide6.QtCore import QObject, Signal, Slot
-
-from bpe_desktop.core import BPEModel, Tokenizer
-from bpe_desktop.ui.workers import Job, JobError, JobRunner
+from bpe_desktop.core.model import BPEModel
+from bpe_desktop.core.tokenizer import Tokenizer
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -131,103 +128,3 @@ def model_work(model: BPEModel | None, *, words: bool = True) -> int:
     if model is None:
         return 0
     return len(model.alphabet) + len(model.merges) + (len(model.words) if words else 0)
-
-
-class LatestJob(QObject):
-    """Runs background jobs of which only the newest matters.
-
-    ``submit`` while a job runs cancels that job (its result is dropped) and starts the
-    new one once the old thread has stopped. Signals arrive in the GUI thread.
-    """
-
-    #: The newest job's result.
-    finished = Signal(object)
-    #: The newest job failed (JobError).
-    failed = Signal(object)
-    #: A progress payload of the newest job (``report(payload, force=True)`` in the job).
-    progressed = Signal(object)
-    #: True when a job starts with none running, False when the last one has stopped.
-    busy_changed = Signal(bool)
-
-    def __init__(self, parent: QObject | None = None) -> None:
-        super().__init__(parent)
-        self._runner = JobRunner(self, min_interval=0.0)
-        self._runner.finished.connect(self._on_finished)
-        self._runner.failed.connect(self._on_failed)
-        self._runner.cancelled.connect(self._on_cancelled)
-        self._runner.progressed.connect(self._on_progressed)
-        self._pending: Job | None = None
-        self._wanted = False  # whether the running job's result is still wanted
-        self._busy = False
-
-    @property
-    def busy(self) -> bool:
-        """A job is running or waiting to run."""
-        return self._busy
-
-    def submit(self, job: Job) -> None:
-        """Run ``job(report, cancel)``; any earlier job's result will not arrive."""
-        if self._runner.running:
-            self._pending = job
-            self._runner.cancel()
-        else:
-            self._start(job)
-
-    def discard(self) -> None:
-        """Drop the running and the waiting job: nothing more arrives."""
-        self._pending = None
-        self._wanted = False
-        if self._runner.running:
-            self._runner.cancel()
-        else:
-            self._set_busy(False)
-
-    def shutdown(self) -> None:
-        """Cancel and wait for the thread (the panel is closing)."""
-        self._pending = None
-        self._runner.shutdown()
-        self._set_busy(False)
-
-    def _start(self, job: Job) -> None:
-        self._set_busy(True)
-        self._wanted = True
-        self._runner.start(job)
-
-    def _next(self) -> bool:
-        """Start the waiting job, if any (True when one started)."""
-        job, self._pending = self._pending, None
-        if job is None:
-            return False
-        self._start(job)
-        return True
-
-    def _set_busy(self, busy: bool) -> None:
-        if busy != self._busy:
-            self._busy = busy
-            self.busy_changed.emit(busy)
-
-    def _done(self, signal, payload) -> None:
-        """The running job ended: start the waiting one, or deliver ``payload``."""
-        if self._next():  # superseded, even if it ended before it saw the cancel
-            return
-        wanted, self._wanted = self._wanted, False
-        if wanted and signal is not None:
-            signal.emit(payload)
-        self._set_busy(self._runner.running)  # a listener may have submitted again
-
-    @Slot(object)
-    def _on_finished(self, result: Any) -> None:
-        self._done(self.finished, result)
-
-    @Slot(object)
-    def _on_failed(self, error: JobError) -> None:
-        self._done(self.failed, error)
-
-    @Slot()
-    def _on_cancelled(self) -> None:
-        self._done(None, None)
-
-    @Slot(object)
-    def _on_progressed(self, payload: Any) -> None:
-        if self._wanted and self._pending is None:
-            self.progressed.emit(payload)

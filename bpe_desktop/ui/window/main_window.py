@@ -9,18 +9,19 @@ from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import QLabel, QMainWindow, QMenu, QTabWidget, QWidget
 
 from bpe_desktop.core import BpeError, TrainResult
-from bpe_desktop.ui import dialogs, theme
-from bpe_desktop.ui.autosave import Autosave, offer_recovery
-from bpe_desktop.ui.codec_panel import CodecPanel
-from bpe_desktop.ui.document import ModelDocument
+from bpe_desktop.ui.common import dialogs
+from bpe_desktop.ui.common import theme
+from bpe_desktop.ui.window.autosave import Autosave, offer_recovery
+from bpe_desktop.ui.codec.panel import CodecPanel
+from bpe_desktop.ui.window.document import ModelDocument
 from bpe_desktop.ui.evaluate import EvaluatePanel
-from bpe_desktop.ui.help_dialogs import show_about, show_quick_start
-from bpe_desktop.ui.icons import action_icon, panel_icon
-from bpe_desktop.ui.interop_menus import InteropMenus
-from bpe_desktop.ui.settings import Settings
-from bpe_desktop.ui.status_bar import ElidingStatusBar
-from bpe_desktop.ui.training_panel import TrainingPanel
-from bpe_desktop.ui.vocab_panel import VocabPanel
+from bpe_desktop.ui.window.help_dialogs import show_about, show_quick_start
+from bpe_desktop.ui.common.icons import action_icon, panel_icon
+from bpe_desktop.ui.window.interop_menus import InteropMenus
+from bpe_desktop.ui.common.settings import Settings
+from bpe_desktop.ui.window.status_bar import ElidingStatusBar
+from bpe_desktop.ui.training.panel import TrainingPanel
+from bpe_desktop.ui.vocabulary.panel import VocabPanel
 
 APP_NAME = "BPE Desktop"
 MODEL_FILTER = "BPE Desktop models (*.json);;All files (*)"

@@ -12,7 +12,7 @@ import logging
 
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 
-from bpe_desktop.ui.settings import Settings
+from bpe_desktop.ui.common.settings import Settings
 
 log = logging.getLogger(__name__)
 

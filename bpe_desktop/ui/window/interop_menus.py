@@ -21,11 +21,11 @@ from PySide6.QtWidgets import QMenu
 
 from bpe_desktop.core import BPEModel, BpeError, Corpus, Progress, formats
 from bpe_desktop.core.formats import Verification
-from bpe_desktop.ui import dialogs
-from bpe_desktop.ui.workers import JobError, JobRunner
+from bpe_desktop.ui.common import dialogs
+from bpe_desktop.ui.common.workers import JobError, JobRunner
 
 if TYPE_CHECKING:
-    from bpe_desktop.ui.main_window import MainWindow
+    from bpe_desktop.ui.window.main_window import MainWindow
 
 VERIFY_LINES = 1000
 #: Lines read per wanted sample line before a file is given up on (mostly blank files).

@@ -16,7 +16,7 @@ from typing import Iterator
 import pyqtgraph as pg
 from PySide6.QtWidgets import QGraphicsItem
 
-from bpe_desktop.ui import theme
+from bpe_desktop.ui.common import theme
 
 AXES = ("left", "bottom")
 

@@ -17,7 +17,7 @@ from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTreeWidget, QTree
 
 from bpe_desktop.core.counting import table_stats
 from bpe_desktop.core.errors import CorpusError
-from bpe_desktop.ui.workers import JobRunner
+from bpe_desktop.ui.common.workers import JobRunner
 
 # Files taken from a dropped folder; anything else there (images, archives) is skipped.
 TEXT_SUFFIXES = {".txt", ".text", ".gz", ".tsv", ".tok", ".raw", ".md", ".csv", ".conllu", ""}

@@ -32,9 +32,9 @@ from PySide6.QtWidgets import QTextBrowser, QToolTip, QWidget
 
 from bpe_desktop.core import MergeStep, TrainConfig
 from bpe_desktop.core.pieces import display_piece
-from bpe_desktop.ui import theme
-from bpe_desktop.ui.background import no_breath
-from bpe_desktop.ui.codec_encoding import PieceItem
+from bpe_desktop.ui.common import theme
+from bpe_desktop.core.chunked import no_breath
+from bpe_desktop.core.encoding_view import PieceItem
 
 __all__ = ["PieceItem", "PieceView", "StepView", "THIN_SPACE", "WORD_JOINER", "unbreakable"]
 

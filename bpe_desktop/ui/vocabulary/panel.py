@@ -37,19 +37,19 @@ from PySide6.QtWidgets import (
 
 from bpe_desktop.core import BPEModel
 from bpe_desktop.core.evaluation.vocabulary import INTERMEDIATE_SHARE
-from bpe_desktop.ui import dialogs
-from bpe_desktop.ui.background import (
+from bpe_desktop.ui.common import dialogs
+from bpe_desktop.core.chunked import (
     INLINE_WORK,
     Breather,
-    LatestJob,
     collector_paused,
     model_work,
     shared_tokenizer,
 )
-from bpe_desktop.ui.merge_tree_view import MAX_WORDS, MergeTreeView, TokenWordsView
-from bpe_desktop.ui.settings import Settings
-from bpe_desktop.ui.vocab_loading import LoadedTable, LoadedWords, load_table, load_words
-from bpe_desktop.ui.vocab_model import (
+from bpe_desktop.ui.common.background import LatestJob
+from bpe_desktop.ui.vocabulary.merge_tree_view import MAX_WORDS, MergeTreeView, TokenWordsView
+from bpe_desktop.ui.common.settings import Settings
+from bpe_desktop.core.vocab_loading import LoadedTable, LoadedWords, load_table, load_words
+from bpe_desktop.core.vocab_table import (
     COL_BYTES,
     COL_CHARS,
     COL_COUNT,
@@ -63,10 +63,10 @@ from bpe_desktop.ui.vocab_model import (
     MERGED,
     SPECIAL,
     TokenUsage,
-    VocabTableModel,
 )
-from bpe_desktop.ui.vocab_plots import PLOTS, VocabPlots
-from bpe_desktop.ui.workers import JobError
+from bpe_desktop.ui.vocabulary.table_model import VocabTableModel
+from bpe_desktop.ui.vocabulary.plots import PLOTS, VocabPlots
+from bpe_desktop.ui.common.workers import JobError
 
 _ERROR_STYLE = "QLineEdit { border: 2px solid #d9480f; }"
 MAX_LENGTH = 9999

@@ -2,7 +2,7 @@
 
 Short texts are encoded on the GUI thread as they are typed (a few milliseconds). A text
 longer than :data:`ASYNC_CHARS` (a pasted page, an opened file) is encoded in a worker
-thread (:class:`~bpe_desktop.ui.background.LatestJob`) with a busy indicator: typing and
+thread (:class:`~bpe_desktop.ui.common.background.LatestJob`) with a busy indicator: typing and
 the rest of the window stay responsive, a newer text or mode supersedes the running job,
 and a result for a text that has changed since is dropped. The worker also builds the
 coloured document of the first :data:`SHOW_LIMIT` pieces (and, for a text given to
@@ -43,17 +43,17 @@ from PySide6.QtWidgets import (
 
 from bpe_desktop.core import BPEModel, BpeError, MergeStep, Tokenizer
 from bpe_desktop.core.pieces import display_piece
-from bpe_desktop.ui import dialogs
-from bpe_desktop.ui.background import (
+from bpe_desktop.ui.common import dialogs
+from bpe_desktop.core.chunked import (
     INLINE_WORK,
     Breather,
-    LatestJob,
     collector_paused,
     model_work,
     no_breath,
     shared_tokenizer,
 )
-from bpe_desktop.ui.codec_encoding import (  # noqa: F401 (the panel's helpers, re-exported)
+from bpe_desktop.ui.common.background import LatestJob
+from bpe_desktop.core.encoding_view import (  # noqa: F401 (the panel's helpers, re-exported)
     SHOW_LIMIT,
     Encoding,
     PieceItem,
@@ -66,7 +66,7 @@ from bpe_desktop.ui.codec_encoding import (  # noqa: F401 (the panel's helpers, 
     format_ids,
     parse_ids,
 )
-from bpe_desktop.ui.piece_view import (
+from bpe_desktop.ui.codec.piece_view import (
     THIN_SPACE,
     PieceDocument,
     PieceStyle,
@@ -74,7 +74,7 @@ from bpe_desktop.ui.piece_view import (
     StepView,
     build_document,
 )
-from bpe_desktop.ui.workers import JobError
+from bpe_desktop.ui.common.workers import JobError
 
 log = logging.getLogger(__name__)
 

@@ -32,8 +32,8 @@ from PySide6.QtWidgets import (
 from bpe_desktop import __version__
 from bpe_desktop.core import _native
 from bpe_desktop.paths import resource_path
-from bpe_desktop.ui import dialogs
-from bpe_desktop.ui.icons import action_icon
+from bpe_desktop.ui.common import dialogs
+from bpe_desktop.ui.common.icons import action_icon
 
 #: The help pages in reading order: file name -> title in the contents list.
 HELP_PAGES = {

@@ -1,6 +1,6 @@
 """``--smoke-test`` as a check that cannot pass by accident: any problem means exit 1.
 
-:func:`bpe_desktop.ui.selftest.run_smoke_test` trains the toy vocabulary in the real
+:func:`bpe_desktop.ui.window.selftest.run_smoke_test` trains the toy vocabulary in the real
 window. Around it, :func:`run` turns the other ways a build can be broken into a
 failure, because in normal use each of them is deliberately survivable:
 
@@ -24,7 +24,9 @@ from typing import Callable
 from PySide6.QtCore import QtMsgType, qInstallMessageHandler
 from PySide6.QtWidgets import QApplication, QWidget
 
-from bpe_desktop.ui import dialogs, help_dialogs, icons
+from bpe_desktop.ui.common import dialogs
+from bpe_desktop.ui.window import help_dialogs
+from bpe_desktop.ui.common import icons
 
 #: Seconds before a smoke test that has not finished is failed.
 TIMEOUT = 180.0

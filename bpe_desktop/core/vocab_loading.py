@@ -3,7 +3,7 @@
 :func:`load_table` builds the table's columns, the filter's texts, the current filter's
 rows and the current sort order; :func:`load_words` segments the training words and
 computes the plots. At 100,000 tokens and 50,000 words the two take about 1.5 s, so the
-panel runs them in a :class:`~bpe_desktop.ui.background.LatestJob` and swaps the results
+panel runs them in a :class:`~bpe_desktop.ui.common.background.LatestJob` and swaps the results
 in on the GUI thread, where that is a model reset and a few array look-ups.
 """
 
@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from bpe_desktop.core import BPEModel, Tokenizer
-from bpe_desktop.ui.background import no_breath
-from bpe_desktop.ui.vocab_model import (
+from bpe_desktop.core.chunked import no_breath
+from bpe_desktop.core.vocab_table import (
     FilterMask,
     TextFilter,
     TokenUsage,
@@ -24,7 +24,7 @@ from bpe_desktop.ui.vocab_model import (
     build_columns,
     compute_mask,
 )
-from bpe_desktop.ui.vocab_plots import PLOTS, PlotSeries, compute_plot
+from bpe_desktop.ui.vocabulary.plots import PLOTS, PlotSeries, compute_plot
 
 
 @dataclass(frozen=True)

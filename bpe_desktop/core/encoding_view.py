@@ -23,7 +23,7 @@ import numpy.ma  # noqa: F401 (np.unique imports it on first use: now, not on a 
 from bpe_desktop.core import BPEModel, Tokenizer, TrainConfig
 from bpe_desktop.core.config import EOW
 from bpe_desktop.core.pieces import display_piece, piece_bytes
-from bpe_desktop.ui.background import no_breath
+from bpe_desktop.core.chunked import no_breath
 
 log = logging.getLogger(__name__)
 

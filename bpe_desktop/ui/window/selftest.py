@@ -13,7 +13,7 @@ import time
 from PySide6.QtCore import QEventLoop, QTimer
 from PySide6.QtWidgets import QApplication
 
-from bpe_desktop.ui.main_window import MainWindow
+from bpe_desktop.ui.window.main_window import MainWindow
 
 SAMPLE_TEXT = ("I had been a good-for-nothing ever since I was a child, and newest "
                "tokenizers split the lowest words into subwords.")

@@ -1,0 +1,2 @@
+"""The Training panel: corpus list, the options form (built from TrainConfig), the live
+merge-count plot."""
