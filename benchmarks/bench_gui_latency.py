@@ -108,7 +108,7 @@ def _panels_ready(window) -> bool:
 def start_app():
     """The application and its main window, on settings and data of their own."""
     from bpe_desktop.app import create_application
-    from bpe_desktop.ui.main_window import MainWindow
+    from bpe_desktop.ui.window.main_window import MainWindow
 
     app = create_application()
     isolate_app_state()

@@ -77,8 +77,9 @@ def install_crash_guard(log_path: str) -> None:
 
 
 def create_application(argv: Sequence[str] = ()):  # -> QApplication
-    import bpe_desktop.ui  # noqa: F401  (PySide6 before pyqtgraph)
     from PySide6.QtWidgets import QApplication
+
+    import bpe_desktop.ui  # noqa: F401  (PySide6 before pyqtgraph)
 
     app = QApplication.instance()
     if app is None:
@@ -101,10 +102,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     app = create_application()
 
     from bpe_desktop.ui.common import theme
-    from bpe_desktop.ui.window.main_window import MainWindow
     from bpe_desktop.ui.common.settings import Settings
+    from bpe_desktop.ui.window.main_window import MainWindow
 
     install_crash_guard(log_path)
+    from bpe_desktop.ui.common.collector import GuiThreadCollector
+
+    collector = GuiThreadCollector(app)  # noqa: F841 (owned by the application)
     theme.apply_appearance(args.appearance or Settings().value("view/appearance", "system"))
     window = MainWindow()
     window.show()

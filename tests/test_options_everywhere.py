@@ -10,8 +10,7 @@ import pytest
 
 from bpe_desktop import cli
 from bpe_desktop.cli_options import flag_of
-from bpe_desktop.core import Corpus, TrainConfig, model_file, train
-from bpe_desktop.core import _native
+from bpe_desktop.core import Corpus, TrainConfig, _native, model_file, train
 from bpe_desktop.core.config import (
     BOUNDARIES,
     NORMALIZATIONS,
@@ -90,7 +89,7 @@ def test_every_flag_is_documented_in_train_help(capsys):
 
 
 def test_every_field_is_reachable_from_the_form(qtbot):
-    from bpe_desktop.ui.training_options import STOP_FIELDS, TrainingOptions
+    from bpe_desktop.ui.training.options import STOP_FIELDS, TrainingOptions
 
     form = TrainingOptions()
     qtbot.addWidget(form)

@@ -85,6 +85,12 @@ _collector_users = 0
 _collector_was_enabled = False
 
 
+def collection_paused() -> bool:
+    """Whether a job is inside :func:`collector_paused` now (a collector that runs
+    collections itself, such as the GUI's, waits too)."""
+    return _collector_users > 0
+
+
 @contextlib.contextmanager
 def collector_paused() -> Iterator[None]:
     """No automatic cyclic garbage collection while any caller is inside (across threads);

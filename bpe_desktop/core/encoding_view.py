@@ -20,10 +20,10 @@ from typing import Iterator
 import numpy as np
 import numpy.ma  # noqa: F401 (np.unique imports it on first use: now, not on a click)
 
-from bpe_desktop.core import BPEModel, Tokenizer, TrainConfig
+from bpe_desktop.core import BpeError, BPEModel, Tokenizer, TrainConfig
+from bpe_desktop.core.chunked import no_breath
 from bpe_desktop.core.config import EOW
 from bpe_desktop.core.pieces import display_piece, piece_bytes
-from bpe_desktop.core.chunked import no_breath
 
 log = logging.getLogger(__name__)
 
@@ -418,3 +418,35 @@ def _decode(tok: Tokenizer, ids: np.ndarray, walk: _Pass, breathe) -> str:
         parts.append(tok.decode(chunk))
         breathe()
     return "".join(parts)
+
+
+def as_typed(text: str) -> str:
+    """``text`` as the input box holds it (what ``setPlainText`` then reading it back
+    gives): a leading byte-order mark is dropped, and \\r\\n, \\r, U+2029 and Qt's
+    frame markers U+FDD0/U+FDD1 end a line, read back as \\n."""
+    text = text.removeprefix("\ufeff")
+    return (text.replace("\r\n", "\n").replace("\r", "\n").replace("\u2029", "\n")
+            .replace("\ufdd0", "\n").replace("\ufdd1", "\n"))
+
+
+@dataclass(frozen=True)
+class DecodeResult:
+    ids: int = 0  # how many ids
+    text: str = ""
+    same_ids: bool = False  # re-encoding the text gives the ids back
+    again: int = 0  # how many ids re-encoding gives
+    error: str = ""
+
+
+def decode_ids(tok: Tokenizer, typed: str, mode: str, breathe=no_breath) -> DecodeResult:
+    """Decode ids as typed; re-encode the text to tell whether they are the model's own."""
+    try:
+        ids = parse_ids(typed, tok.vocab_size, breathe)
+        text = tok.decode(ids)
+        breathe()
+        again = tok.encode_to_numpy(text, mode=mode)
+    except ValueError as exc:
+        return DecodeResult(error=str(exc))
+    except BpeError as exc:
+        return DecodeResult(error=f"Cannot decode: {exc}")
+    return DecodeResult(len(ids), text, bool(np.array_equal(again, ids)), len(again))

@@ -12,8 +12,7 @@ import pytest
 
 import bpe_desktop
 from bpe_desktop import cli
-from bpe_desktop.core import Corpus, CorpusError, TrainConfig, train
-from bpe_desktop.core import cluster
+from bpe_desktop.core import Corpus, CorpusError, TrainConfig, cluster, train
 from bpe_desktop.core.cluster import Partition, count_on_dask, count_partition, plan_partitions
 from bpe_desktop.core.config import PRESETS
 from bpe_desktop.core.counting import count_words

@@ -27,9 +27,9 @@ from bpe_desktop.core import (
     EngineError,
     TrainConfig,
     TrainingCancelled,
+    _native,
     train,
 )
-from bpe_desktop.core import _native
 from bpe_desktop.core.training import REPLACEABLE_REASONS
 from tests.shared_data import gpt2_chars
 

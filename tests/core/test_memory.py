@@ -8,8 +8,7 @@ import string
 
 import pytest
 
-from bpe_desktop.core import TrainConfig, estimate_training_memory
-from bpe_desktop.core import memory
+from bpe_desktop.core import TrainConfig, estimate_training_memory, memory
 from bpe_desktop.core.memory import (
     MEMORY_MODEL,
     MemoryEstimate,

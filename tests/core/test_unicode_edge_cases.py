@@ -17,8 +17,7 @@ import unicodedata
 
 import pytest
 
-from bpe_desktop.core import BOUNDARIES, Corpus, TrainConfig, train
-from bpe_desktop.core import _native
+from bpe_desktop.core import BOUNDARIES, Corpus, TrainConfig, _native, train
 from tests.shared_data import gpt2_chars
 
 SAMPLES = {

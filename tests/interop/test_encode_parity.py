@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import importlib
 
-
 import pytest
 
 from bpe_desktop.core import Corpus, TrainConfig, train

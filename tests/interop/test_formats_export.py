@@ -15,9 +15,8 @@ differently).
 
 from __future__ import annotations
 
-import importlib
-
 import dataclasses
+import importlib
 import json
 import os
 from pathlib import Path

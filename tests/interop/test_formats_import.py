@@ -11,10 +11,9 @@
 
 from __future__ import annotations
 
-import importlib
-
 import base64
 import codecs
+import importlib
 import io
 import json
 from contextlib import redirect_stderr
@@ -23,14 +22,19 @@ from pathlib import Path
 import pytest
 
 from bpe_desktop.core import BPEModel, Corpus, ModelFileError, load_model, save_model, train
-from bpe_desktop.core.formats import FORMATS, export_model, export_problem, import_model
-from bpe_desktop.core.formats import sentencepiece_model
+from bpe_desktop.core.formats import (
+    FORMATS,
+    export_model,
+    export_problem,
+    import_model,
+    sentencepiece_model,
+)
 from bpe_desktop.core.formats import _protowire as pw
 from bpe_desktop.core.pieces import BYTE_CHARS
 from tests.interop.conftest import normalized_text
 from tests.interop.test_formats_export import (
-    CONFIGS,
     COMPATIBLE,
+    CONFIGS,
     our_ids,
     our_snmt_tokens,
 )

@@ -23,9 +23,8 @@ merge), which is what is needed to tell a tie-break difference from a counting b
 
 from __future__ import annotations
 
-import importlib
-
 import codecs
+import importlib
 import io
 import json
 from collections import Counter
@@ -39,7 +38,6 @@ tokenizers = importlib.import_module("tokenizers")
 snmt_learn_bpe = importlib.import_module("subword_nmt.learn_bpe")
 
 from bpe_desktop.core import Corpus, TrainConfig, train  # noqa: E402
-
 from tests.shared_data import corpus_path  # noqa: E402
 
 CORPORA = ("botchan", "ud_english", "ud_russian")

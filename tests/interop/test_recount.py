@@ -9,7 +9,6 @@ the training corpus that is exactly what the trainer recorded; on hand-made merg
 from __future__ import annotations
 
 import importlib
-
 import random
 import time
 

@@ -46,7 +46,7 @@ def test_every_training_option_and_value_is_explained():
 
 def test_training_options_page_uses_the_labels_the_application_shows():
     pytest.importorskip("PySide6")
-    from bpe_desktop.ui import training_options as form
+    from bpe_desktop.ui.training import options as form
 
     text = _read("training-options.md").replace("`", "")
     labels = [*form.PRESET_LABELS, *form.STOP_LABELS.values(),

@@ -20,7 +20,9 @@ raise SystemExit(main(["--smoke-test"]))
 
 # After each new model the vocabulary panel also does what the case says.
 _ON_MODEL = """
-from bpe_desktop.ui import dialogs, smoke_guard, vocab_panel
+from bpe_desktop.ui.common import dialogs
+from bpe_desktop.ui.window import smoke_guard
+from bpe_desktop.ui.vocabulary import panel as vocab_panel
 _set_model = vocab_panel.VocabPanel.set_model
 def set_model(self, model):
     _set_model(self, model)
@@ -48,10 +50,10 @@ def test_passes_on_this_installation(tmp_path):
 
 BROKEN = {
     "missing help page": (
-        'from bpe_desktop.ui import help_dialogs\nhelp_dialogs.HELP_PAGES["gone.md"] = "Gone"',
+        'from bpe_desktop.ui.window import help_dialogs\nhelp_dialogs.HELP_PAGES["gone.md"] = "Gone"',
         "bundled resource help/gone.md is missing"),
     "missing icon": (
-        'from bpe_desktop.ui import icons\nicons.ACTION_ICONS += ("gone",)',
+        'from bpe_desktop.ui.common import icons\nicons.ACTION_ICONS += ("gone",)',
         "bundled resource icons/actions/gone.svg is missing"),
     "error dialog": (
         _ON_MODEL.format(action='dialogs.show_error(self, "Broken", "it went wrong")'),
@@ -63,7 +65,7 @@ BROKEN = {
         _ON_MODEL.format(action='from PySide6.QtCore import qCritical; qCritical("cracked")'),
         "Qt: cracked"),
     "modal dialog waiting for a click": (
-        "from bpe_desktop.ui import smoke_guard\nsmoke_guard.TIMEOUT = 3\n"
+        "from bpe_desktop.ui.window import smoke_guard\nsmoke_guard.TIMEOUT = 3\n"
         + _ON_MODEL.format(action='dialogs.ask_yes_no(self, "Really?", "Shall I wait?")'),
         "smoke test FAILED: not finished after 3 s"),
 }

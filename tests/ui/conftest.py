@@ -7,15 +7,25 @@ import os
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")  # before any Qt import
 
 import pytest  # noqa: E402
-
 from PySide6.QtCore import QCoreApplication, QSettings  # noqa: E402
 
 import bpe_desktop.ui  # noqa: E402,F401  (PySide6 before pyqtgraph)
 from bpe_desktop.core import BPEModel, Corpus, TrainConfig, train  # noqa: E402
-from bpe_desktop.ui import dialogs, workers  # noqa: E402
+from bpe_desktop.ui.common import dialogs, workers  # noqa: E402
 
 #: The seeds' toy vocabulary (seed 000): word counts with `</w>` as its own symbol.
 SEED_WORDS = (("low", 5), ("lower", 2), ("newest", 6), ("widest", 3))
+
+
+@pytest.fixture(scope="session", autouse=True)
+def gui_thread_collector(qapp):
+    """As in the application: garbage (Qt objects of earlier tests among it) is collected
+    on the GUI thread only, never in a worker thread (see ui.common.collector)."""
+    from bpe_desktop.ui.common.collector import GuiThreadCollector
+
+    collector = GuiThreadCollector(qapp)
+    yield collector
+    collector.stop()
 
 
 @pytest.fixture(autouse=True)

@@ -18,9 +18,9 @@ import pytest
 
 from bpe_desktop.core import load_model, save_model
 from bpe_desktop.paths import user_data_dir
-from bpe_desktop.ui import autosave as autosave_module
-from bpe_desktop.ui.autosave import autosave_dir, pending_recoveries
-from bpe_desktop.ui.main_window import MainWindow
+from bpe_desktop.ui.window import autosave as autosave_module
+from bpe_desktop.ui.window.autosave import autosave_dir, pending_recoveries
+from bpe_desktop.ui.window.main_window import MainWindow
 from tests.ui.window_helpers import train_toy
 
 #: The ``ui`` (recorded dialogs) and ``window`` fixtures.
@@ -31,7 +31,7 @@ CRASHING_SESSION = textwrap.dedent("""
     from PySide6.QtCore import QTimer
     from bpe_desktop.app import create_application
     app = create_application()
-    from bpe_desktop.ui.main_window import MainWindow
+    from bpe_desktop.ui.window.main_window import MainWindow
     window = MainWindow()
     window.show()
     window.training.load_example(window.training.example("toy"))

@@ -13,7 +13,7 @@ import pytest
 from PySide6.QtCore import Qt
 
 from bpe_desktop.core import TrainConfig, formats, save_model
-from bpe_desktop.ui import training_panel
+from bpe_desktop.ui.training import panel as training_panel
 from tests.shared_data import corpus_path
 from tests.ui.window_helpers import train_toy
 

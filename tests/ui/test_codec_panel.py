@@ -10,14 +10,16 @@ from PySide6.QtGui import QColor, QGuiApplication, QHelpEvent, QTextCursor
 from PySide6.QtWidgets import QApplication, QToolTip
 
 from bpe_desktop.core import Corpus, SpecialToken, TrainConfig, train
-from bpe_desktop.ui import codec_panel, dialogs, theme
-from bpe_desktop.ui.codec_panel import (
+from bpe_desktop.ui.codec import decode_box
+from bpe_desktop.ui.codec import panel as codec_panel
+from bpe_desktop.ui.codec.panel import (
     CodecPanel,
     check_round_trip,
     first_difference,
     parse_ids,
 )
-from bpe_desktop.ui.piece_view import merged_positions, plain
+from bpe_desktop.ui.codec.piece_view import merged_positions, plain
+from bpe_desktop.ui.common import dialogs, theme
 from tests.shared_data import corpus_path
 from tests.ui.conftest import SEED_WORDS
 
@@ -661,7 +663,7 @@ def test_long_ids_decode_in_the_background(qtbot, panel, toy_model):
     text = "lowest newest " * 10_000
     ids = tok.encode(text)
     panel.decode_edit.setPlainText(", ".join(map(str, ids)))
-    assert len(panel.decode_edit.toPlainText()) > codec_panel.DECODE_ASYNC_CHARS
+    assert len(panel.decode_edit.toPlainText()) > decode_box.DECODE_ASYNC_CHARS
     with qtbot.waitSignal(panel.decoded, timeout=60_000):
         qtbot.mouseClick(panel.decode_button, Qt.MouseButton.LeftButton)
         assert panel.decode_label.text() == "Decoding…"
@@ -688,7 +690,7 @@ def _line_starts(view) -> list[int]:
 
 
 def _pieces_to_wrap():
-    from bpe_desktop.ui.piece_view import PieceItem
+    from bpe_desktop.ui.codec.piece_view import PieceItem
 
     texts = ["and</w>", "re-use", "日本語", "a/b/c", "(x)", "3.14", "क्षत्रिय", "مرحبا",
              "</w>", "word-final</w>"]
@@ -697,7 +699,7 @@ def _pieces_to_wrap():
 
 
 def test_a_piece_is_never_split_across_lines(qtbot):
-    from bpe_desktop.ui.piece_view import PieceView
+    from bpe_desktop.ui.codec.piece_view import PieceView
 
     view = PieceView()
     qtbot.addWidget(view)
@@ -737,7 +739,7 @@ def test_without_joiners_those_pieces_would_split(qtbot):
 
 
 def test_unbreakable_joins_only_where_a_line_could_break():
-    from bpe_desktop.ui.piece_view import WORD_JOINER, unbreakable
+    from bpe_desktop.ui.codec.piece_view import WORD_JOINER, unbreakable
 
     assert unbreakable("and</w>") == "and</" + WORD_JOINER + "w>"
     assert unbreakable("日本語") == WORD_JOINER.join("日本語")

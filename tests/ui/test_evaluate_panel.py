@@ -9,9 +9,9 @@ import pytest
 
 from bpe_desktop.core import Corpus, TrainConfig, train
 from bpe_desktop.core.evaluation import EvaluationRequest, evaluate, read_gold
+from bpe_desktop.ui.common.workers import running_threads
 from bpe_desktop.ui.evaluate import EvaluatePanel
 from bpe_desktop.ui.evaluate.table_models import HTML_ROLE, segmentation_html
-from bpe_desktop.ui.workers import running_threads
 
 pytest_plugins = ["tests.ui.window_fixtures"]
 

@@ -11,8 +11,8 @@ from PySide6.QtGui import QTextCursor
 from PySide6.QtWidgets import QTextBrowser
 
 from bpe_desktop.paths import resource_path
-from bpe_desktop.ui import help_dialogs
-from bpe_desktop.ui.help_dialogs import (
+from bpe_desktop.ui.window import help_dialogs
+from bpe_desktop.ui.window.help_dialogs import (
     HELP_PAGES,
     MAX_IMAGE_WIDTH,
     HelpDialog,

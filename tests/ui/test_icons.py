@@ -10,7 +10,7 @@ import pytest
 from PySide6.QtGui import QColor, QIcon, QImage
 
 from bpe_desktop.paths import resource_path
-from bpe_desktop.ui import icons, theme
+from bpe_desktop.ui.common import icons, theme
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -26,7 +26,7 @@ from bpe_desktop.core import (
     save_model,
     train,
 )
-from bpe_desktop.ui import interop_menus
+from bpe_desktop.ui.window import interop_menus
 from tests.shared_data import corpus_path
 from tests.ui.window_helpers import table_rows
 

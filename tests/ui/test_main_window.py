@@ -10,10 +10,10 @@ from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QApplication
 
 from bpe_desktop.core import Corpus, TrainConfig, load_model, save_model, train
-from bpe_desktop.ui import theme
-from bpe_desktop.ui.main_window import MainWindow
-from bpe_desktop.ui.settings import Settings
-from bpe_desktop.ui.workers import running_threads
+from bpe_desktop.ui.common import theme
+from bpe_desktop.ui.common.settings import Settings
+from bpe_desktop.ui.common.workers import running_threads
+from bpe_desktop.ui.window.main_window import MainWindow
 from tests.ui.test_training_panel import big_corpus
 from tests.ui.window_helpers import train_toy
 
@@ -187,7 +187,7 @@ def test_new_model_clears_after_asking(window, qtbot, ui):
 
 
 def test_help_quick_start_and_about(window, ui):
-    from bpe_desktop.ui.help_dialogs import show_quick_start, versions
+    from bpe_desktop.ui.window.help_dialogs import show_quick_start, versions
 
     dialog = show_quick_start(window)
     assert "Train your first tokenizer" in dialog.browser.toPlainText()

@@ -5,9 +5,9 @@ from __future__ import annotations
 from PySide6.QtWidgets import QFileDialog
 
 from bpe_desktop.core import Corpus, TrainConfig, train
-from bpe_desktop.ui import dialogs
-from bpe_desktop.ui.document import ModelDocument
-from bpe_desktop.ui.settings import Settings
+from bpe_desktop.ui.common import dialogs
+from bpe_desktop.ui.common.settings import Settings
+from bpe_desktop.ui.window.document import ModelDocument
 
 pytest_plugins = ["tests.ui.window_fixtures"]
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QMessageBox
 
-from bpe_desktop.ui import dialogs
-from bpe_desktop.ui.main_window import MainWindow
+from bpe_desktop.ui.common import dialogs
+from bpe_desktop.ui.window.main_window import MainWindow
 from tests.ui.window_helpers import train_toy
 
 pytest_plugins = ["tests.ui.window_fixtures"]

@@ -12,14 +12,14 @@ from pathlib import Path
 from PySide6.QtCore import QSettings
 
 from bpe_desktop.paths import user_data_dir
-from bpe_desktop.ui.settings import Settings
+from bpe_desktop.ui.common.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[2]
 
 #: The user's saved defaults: the corpus files are word<TAB>count lists.
 WRITE_USER_SETTINGS = textwrap.dedent("""
     from bpe_desktop.app import create_application
-    from bpe_desktop.ui.settings import Settings
+    from bpe_desktop.ui.common.settings import Settings
     app = create_application()
     settings = Settings()
     settings.set_training_defaults({"word_counts": True})
@@ -30,7 +30,7 @@ WRITE_USER_SETTINGS = textwrap.dedent("""
 READ_AS = {
     "app": """
         from bpe_desktop.app import create_application
-        from bpe_desktop.ui.main_window import MainWindow
+        from bpe_desktop.ui.window.main_window import MainWindow
         app = create_application()
         window = MainWindow()
     """,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from PySide6.QtGui import QFont, QFontMetrics
 
-from bpe_desktop.ui.status_bar import ELLIPSIS, elide_at_word
+from bpe_desktop.ui.window.status_bar import ELLIPSIS, elide_at_word
 from tests.ui.window_helpers import train_toy
 
 pytest_plugins = ["tests.ui.window_fixtures"]
@@ -29,8 +29,9 @@ def test_elide_at_word_keeps_whole_words(qapp):
 
 def test_long_message_stops_before_the_model_label(window, qtbot):
     train_toy(window, qtbot)
-    window.resize(1000, 600)
-    qtbot.waitUntil(lambda: window.width() == 1000)
+    narrow = max(860, window.minimumSizeHint().width())  # as narrow as the panels allow
+    window.resize(narrow + 140, 600)
+    qtbot.waitUntil(lambda: window.width() == narrow + 140)
     bar = window.statusBar()
     window._show_status(LONG)
     shown = bar.currentMessage()
@@ -40,8 +41,8 @@ def test_long_message_stops_before_the_model_label(window, qtbot):
     assert bar.fontMetrics().horizontalAdvance(shown) <= room
     assert bar.toolTip() == LONG and bar.full_message() == LONG
     # narrower window: elided again to the new room
-    window.resize(860, 600)
-    qtbot.waitUntil(lambda: window.width() == 860)
+    window.resize(narrow, 600)
+    qtbot.waitUntil(lambda: window.width() == narrow)
     qtbot.waitUntil(lambda: bar.fontMetrics().horizontalAdvance(bar.currentMessage())
                     <= window.model_label.x() - 8)
     assert len(bar.currentMessage()) < len(shown)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from bpe_desktop.ui.training_plot import MergeCountPlot, nice_ceiling
+from bpe_desktop.ui.training.plot import MergeCountPlot, nice_ceiling
 
 
 @pytest.mark.parametrize("n, expected", [

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from PySide6.QtCore import QPoint, Qt
 
-from bpe_desktop.ui.vocab_model import COL_RIGHT
-from bpe_desktop.ui.vocab_panel import VocabPanel
+from bpe_desktop.core.vocab_table import COL_RIGHT
+from bpe_desktop.ui.vocabulary.panel import VocabPanel
 
 
 def shown_panel(qtbot, model, width=1600, height=1000) -> VocabPanel:

@@ -9,12 +9,14 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QImage
 
-from bpe_desktop.core import BPEModel, Corpus, Merge, TrainConfig, train
+from bpe_desktop.core import BPEModel, Corpus, Merge, TrainConfig, chunked, train
 from bpe_desktop.core.pieces import surface_text
-from bpe_desktop.ui import background, dialogs, theme, vocab_panel
-from bpe_desktop.ui.vocab_model import COL_CHARS, COL_COUNT, COL_PIECE, VocabTableModel
-from bpe_desktop.ui.vocab_panel import LOADING, VocabPanel
-from bpe_desktop.ui.vocab_plots import PLOTS, compute_plot
+from bpe_desktop.core.vocab_table import COL_CHARS, COL_COUNT, COL_PIECE
+from bpe_desktop.ui.common import dialogs, theme
+from bpe_desktop.ui.vocabulary import panel as vocab_panel
+from bpe_desktop.ui.vocabulary.panel import LOADING, VocabPanel
+from bpe_desktop.ui.vocabulary.plots import PLOTS, compute_plot
+from bpe_desktop.ui.vocabulary.table_model import VocabTableModel
 
 DESC = Qt.SortOrder.DescendingOrder
 
@@ -355,7 +357,7 @@ def test_plots_follow_the_theme(panel, monkeypatch):
 
 
 def test_a_large_model_loads_in_the_background(qtbot, panel, botchan_model):
-    assert background.model_work(botchan_model) > background.INLINE_WORK
+    assert chunked.model_work(botchan_model) > chunked.INLINE_WORK
     panel.select_token(14)
     with qtbot.waitSignal(panel.ready, timeout=60_000):
         panel.set_model(botchan_model)
@@ -445,7 +447,7 @@ def test_callers_that_cannot_wait_get_the_model_loaded(qtbot, panel, botchan_mod
 
 def test_zipf_draws_few_points_evenly_on_its_log_axis(qtbot, panel, botchan_model,
                                                        monkeypatch):
-    from bpe_desktop.ui import vocab_plots
+    from bpe_desktop.ui.vocabulary import plots as vocab_plots
 
     monkeypatch.setattr(vocab_plots, "ZIPF_POINTS", 50)
     show(qtbot, panel, botchan_model)
@@ -464,7 +466,8 @@ def test_final_frequencies_and_intermediate_filter(panel):
     """The Final column fills in once the words are segmented; the Intermediate box
     keeps the merged tokens the final segmentation hardly uses."""
     from bpe_desktop.core.evaluation.vocabulary import final_frequencies
-    from bpe_desktop.ui.vocab_model import COL_FINAL, RawRole
+    from bpe_desktop.core.vocab_table import COL_FINAL
+    from bpe_desktop.ui.vocabulary.table_model import RawRole
 
     model = panel.table_model.bpe_model()
     final = final_frequencies(model)

@@ -12,8 +12,8 @@ import bpe_desktop
 from bpe_desktop.core import Corpus, TrainConfig, train
 from bpe_desktop.core.counting import count_words, table_stats
 from bpe_desktop.core.errors import CorpusError
-from bpe_desktop.ui.training_options import TIPS
-from bpe_desktop.ui.training_panel import TrainingPanel
+from bpe_desktop.ui.training.options import TIPS
+from bpe_desktop.ui.training.panel import TrainingPanel
 
 BOTCHAN = Path(bpe_desktop.__file__).parent / "resources" / "examples" / "botchan.txt"
 

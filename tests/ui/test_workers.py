@@ -8,7 +8,7 @@ import time
 import pytest
 
 from bpe_desktop.core import ConfigError
-from bpe_desktop.ui.workers import JobError, JobRunner, running_threads
+from bpe_desktop.ui.common.workers import JobError, JobRunner, running_threads
 
 
 def test_result_arrives_on_the_gui_thread(qtbot):

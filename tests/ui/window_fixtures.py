@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-from bpe_desktop.ui import dialogs
-from bpe_desktop.ui.main_window import MainWindow
+from bpe_desktop.ui.common import dialogs
+from bpe_desktop.ui.window.main_window import MainWindow
 
 
 class FakeDialogs:

@@ -184,7 +184,7 @@ def load(path: str | os.PathLike) -> BPEModel:
         specials.append(SpecialToken(piece, id, role))
     vocab = {token: id for id, token in token_of.items()}
     config = TrainConfig(pretokenizer="whitespace", boundary="bow-prefix", ties="codepoint",
-                         min_frequency=1, merges=len(merges),
+                         min_frequency=1, merges=len(merges), fuse_unk=True,  # as it encodes
                          special_tokens=tuple(sorted(specials, key=lambda t: t.id)))
     notes = ["YouTokenToMe splits words at ASCII white space and at ▁; BPE Desktop's "
              "whitespace pre-tokenizer at all Unicode white space"]

@@ -18,62 +18,67 @@ from __future__ import annotations
 
 import logging
 import os
-from dataclasses import dataclass
 
-import numpy as np
-
-from PySide6.QtCore import QCoreApplication, Qt, QThread, QTimer, Signal, Slot
-from PySide6.QtGui import QFont, QGuiApplication, QTextCursor, QTextDocument
+from PySide6.QtCore import QCoreApplication, Qt, QTimer, Signal, Slot
+from PySide6.QtGui import QGuiApplication, QTextDocument
 from PySide6.QtWidgets import (
     QComboBox,
-    QGridLayout,
     QGroupBox,
     QHBoxLayout,
     QLabel,
-    QLineEdit,
     QPlainTextDocumentLayout,
     QPlainTextEdit,
     QProgressBar,
     QPushButton,
-    QSlider,
     QSplitter,
     QVBoxLayout,
     QWidget,
 )
 
-from bpe_desktop.core import BPEModel, BpeError, MergeStep, Tokenizer
-from bpe_desktop.core.pieces import display_piece
-from bpe_desktop.ui.common import dialogs
+from bpe_desktop.core import BpeError, BPEModel, MergeStep, Tokenizer
 from bpe_desktop.core.chunked import (
     INLINE_WORK,
-    Breather,
-    collector_paused,
     model_work,
-    no_breath,
-    shared_tokenizer,
 )
-from bpe_desktop.ui.common.background import LatestJob
 from bpe_desktop.core.encoding_view import (  # noqa: F401 (the panel's helpers, re-exported)
     SHOW_LIMIT,
+    DecodeResult,
     Encoding,
     PieceItem,
     RoundTrip,
     Stats,
+    as_typed,
     check_round_trip,
+    decode_ids,
     encode_text,
     first_difference,
     format_id_lines,
     format_ids,
     parse_ids,
 )
+from bpe_desktop.core.pieces import display_piece
+from bpe_desktop.ui.codec.decode_box import (
+    ERROR_STYLE,
+    OK_STYLE,
+    DecodeBox,
+    monospace,
+)
+from bpe_desktop.ui.codec.jobs import (
+    EncodeRequest,
+    EncodeResult,
+    encode_job,
+    shown_ids_text,
+)
 from bpe_desktop.ui.codec.piece_view import (
     THIN_SPACE,
     PieceDocument,
     PieceStyle,
     PieceView,
-    StepView,
-    build_document,
 )
+from bpe_desktop.ui.codec.stats_grid import StatsGrid
+from bpe_desktop.ui.codec.step_through import STEP_WORD_LIMIT, StepThrough
+from bpe_desktop.ui.common import dialogs
+from bpe_desktop.ui.common.background import LatestJob
 from bpe_desktop.ui.common.workers import JobError
 
 log = logging.getLogger(__name__)
@@ -83,162 +88,17 @@ log = logging.getLogger(__name__)
 ASYNC_CHARS = 2000
 #: The busy indicator shows only for work that takes longer than this (no flicker).
 BUSY_DELAY_MS = 200
-#: Ids to decode written with more characters than this are decoded in a worker thread.
-DECODE_ASYNC_CHARS = 50_000
 #: Files larger than this are refused (the CLI encodes big files).
 MAX_FILE_BYTES = 4 << 20
 #: Live updates wait this long after the last keystroke (longer for long texts).
 DEBOUNCE_MS = 150
-#: The step-through shows one row per merge: long "words" would be a wall of rows.
-STEP_WORD_LIMIT = 200
 MODES = (("merges", "Merge rank (BPE)"), ("greedy", "Greedy longest match"))
-ERROR_STYLE = "color: #d62828;"
-OK_STYLE = "color: #2e8b57;"
-#: The input box's text goes in pieces this long when built in the worker.
-_INPUT_CHUNK = 16_384
-
-
-# -- background jobs (Qt, no widgets) -------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class EncodeRequest:
-    """What a background encode works on (``version``: the input's edit count then)."""
-
-    model: BPEModel | None
-    text: str
-    mode: str
-    version: int
-    build_input: bool  # also build the input box's document (a text given to set_text)
-    word_gap: str
-    style: PieceStyle
-    drawn: dict  # the panel's cache of renderings for this model (see encode_text)
-
-
-@dataclass(frozen=True)
-class EncodeResult:
-    request: EncodeRequest
-    tokenizer: Tokenizer | None = None
-    model_error: str = ""  # the model cannot encode at all (a damaged import)
-    encoding: Encoding | None = None
-    error: str = ""  # this text cannot be encoded (e.g. a character without <unk>)
-    pieces: PieceDocument | None = None
-    ids_text: str = ""
-    input_document: QTextDocument | None = None
-
-
-def _encode_job(request: EncodeRequest, gui: QThread, handoff: list):
-    """The worker's function. The documents it builds belong to the GUI thread once built;
-    ``handoff`` (the panel's) holds them too, so that if the job's result is dropped in
-    the worker (a newer request cancelled it) they are still deleted by the GUI thread."""
-
-    def job(report, cancel):
-        with collector_paused():
-            return _encode_in_background(request, gui, handoff, Breather(cancel))
-
-    return job
-
-
-def _encode_in_background(request: EncodeRequest, gui: QThread, handoff: list,
-                          breathe) -> EncodeResult:
-    text_doc = _input_document(request.text, breathe) if request.build_input else None
-
-    def hand_over(pieces: PieceDocument | None = None, **fields) -> EncodeResult:
-        # Last: nothing after this may raise, so no document dies in this thread once moved.
-        for doc in (text_doc, pieces.document if pieces is not None else None):
-            if doc is not None:
-                doc.moveToThread(gui)
-                handoff.append(doc)
-        return EncodeResult(request, pieces=pieces, input_document=text_doc, **fields)
-
-    model = request.model
-    if model is None:
-        return hand_over()
-    try:
-        tok = shared_tokenizer(model)
-    except BpeError as exc:
-        return hand_over(model_error=str(exc))
-    if model.merges:  # clicking a piece names its merge: build that index here
-        model.merge_tree(model.merges[0].result)
-    try:
-        encoding = encode_text(tok, request.text, request.mode, SHOW_LIMIT, breathe,
-                               request.drawn)
-    except BpeError as exc:
-        return hand_over(tokenizer=tok, error=f"Cannot encode this text: {exc}")
-    pieces = build_document(encoding.items, request.word_gap, request.style, breathe)
-    ids_text = _ids_text(encoding)
-    return hand_over(tokenizer=tok, encoding=encoding, pieces=pieces, ids_text=ids_text)
-
-
-def _input_document(text: str, breathe) -> QTextDocument:
-    """``text`` (as :func:`as_typed` gives it) as a document for the input box, inserted a
-    piece at a time (one setPlainText of 1 MB holds the GIL for ~50 ms). Its plain-text
-    layout, a widget class, is added on the GUI thread."""
-    doc = QTextDocument()
-    doc.setUndoRedoEnabled(False)
-    cursor = QTextCursor(doc)
-    start = 0
-    while start < len(text):
-        end = start + _INPUT_CHUNK
-        while end < len(text) and text[end] == "\ufeff":
-            end += 1  # insertText drops a byte-order mark that starts what it inserts
-        cursor.insertText(text[start:end])
-        start = end
-        breathe()
-    doc.setUndoRedoEnabled(True)
-    doc.setModified(False)
-    return doc
-
-
-def as_typed(text: str) -> str:
-    """``text`` as the input box holds it (what ``setPlainText`` then reading it back
-    gives): a leading byte-order mark is dropped, and \\r\\n, \\r, U+2029 and Qt's
-    frame markers U+FDD0/U+FDD1 end a line, read back as \\n."""
-    text = text.removeprefix("\ufeff")
-    return (text.replace("\r\n", "\n").replace("\r", "\n").replace("\u2029", "\n")
-            .replace("\ufdd0", "\n").replace("\ufdd1", "\n"))
-
-
-def _ids_text(encoding: Encoding) -> str:
-    total = len(encoding.ids)
-    return (format_id_lines(encoding.ids[:SHOW_LIMIT].tolist())
-            + (" …" if total > SHOW_LIMIT else ""))
-
-
-@dataclass(frozen=True)
-class DecodeResult:
-    ids: int = 0  # how many ids
-    text: str = ""
-    same_ids: bool = False  # re-encoding the text gives the ids back
-    again: int = 0  # how many ids re-encoding gives
-    error: str = ""
-
-
-def decode_ids(tok: Tokenizer, typed: str, mode: str, breathe=no_breath) -> DecodeResult:
-    """Decode ids as typed; re-encode the text to tell whether they are the model's own."""
-    try:
-        ids = parse_ids(typed, tok.vocab_size, breathe)
-        text = tok.decode(ids)
-        breathe()
-        again = tok.encode_to_numpy(text, mode=mode)
-    except ValueError as exc:
-        return DecodeResult(error=str(exc))
-    except BpeError as exc:
-        return DecodeResult(error=f"Cannot decode: {exc}")
-    return DecodeResult(len(ids), text, bool(np.array_equal(again, ids)), len(again))
-
-
-def _decode_job(tok: Tokenizer, typed: str, mode: str):
-    def job(report, cancel):
-        return decode_ids(tok, typed, mode, Breather(cancel))
-
-    return job
 
 
 # -- the panel ----------------------------------------------------------------------------
 
 
-class CodecPanel(QWidget):
+class CodecPanel(StepThrough, DecodeBox, StatsGrid, QWidget):
     """Type, paste or open text; see its pieces and ids; decode ids; step through a word."""
 
     status_message = Signal(str)
@@ -487,28 +347,11 @@ class CodecPanel(QWidget):
         layout.addLayout(self._build_stats())
         return box
 
-    def _build_stats(self) -> QGridLayout:
-        grid = QGridLayout()
-        names = (("tokens", "Tokens"), ("characters", "Characters"),
-                 ("chars_per_token", "Characters per token"), ("words", "Words"),
-                 ("tokens_per_word", "Tokens per word"), ("unknowns", "Unknown tokens"),
-                 ("distinct", "Distinct tokens"))
-        self.stat_labels: dict[str, QLabel] = {}
-        for n, (key, title) in enumerate(names):
-            value = QLabel("–")
-            value.setObjectName(f"stat_{key}")
-            value.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-            self.stat_labels[key] = value
-            row, col = divmod(n, 4)
-            grid.addWidget(QLabel(title + ":"), row, 2 * col)
-            grid.addWidget(value, row, 2 * col + 1)
-        return grid
-
     def _build_ids(self) -> QWidget:
         box = QGroupBox("Ids")
         self.ids_edit = QPlainTextEdit()
         self.ids_edit.setReadOnly(True)
-        self.ids_edit.setFont(_monospace())
+        self.ids_edit.setFont(monospace())
         self.ids_edit.setMinimumHeight(40)
         self.copy_button = QPushButton("Copy ids")
         self.copy_button.setToolTip("Copy the ids of the whole text, space separated")
@@ -527,59 +370,6 @@ class CodecPanel(QWidget):
         layout.addWidget(self.ids_edit, 1)
         layout.addLayout(buttons)
         layout.addWidget(self.round_trip_label)
-        return box
-
-    def _build_decode(self) -> QWidget:
-        box = QGroupBox("Decode ids")
-        self.decode_edit = QPlainTextEdit()
-        self.decode_edit.setFont(_monospace())
-        self.decode_edit.setPlaceholderText("Ids to decode: 16 14, 16,14 or [16, 14]")
-        self.decode_button = QPushButton("Decode")
-        self.decode_button.setShortcut("Ctrl+Return")
-        self.decode_button.setToolTip("Decode the ids (Ctrl+Enter)")
-        self.decode_button.clicked.connect(self._decode)
-        self.decoded_edit = QPlainTextEdit()
-        self.decoded_edit.setReadOnly(True)
-        self.decoded_edit.setPlaceholderText("Decoded text")
-        self.decode_label = QLabel()
-        self.decode_label.setWordWrap(True)
-        row = QHBoxLayout()
-        row.addWidget(self.decode_button)
-        row.addWidget(self.decode_label, 1)
-        layout = QVBoxLayout(box)
-        layout.addWidget(self.decode_edit, 1)
-        layout.addLayout(row)
-        layout.addWidget(self.decoded_edit, 1)
-        return box
-
-    def _build_steps(self) -> QWidget:
-        box = QGroupBox("Step through one word")
-        self.word_edit = QLineEdit()
-        self.word_edit.setPlaceholderText("A word (or double-click one in the text)")
-        self.word_edit.setMaxLength(STEP_WORD_LIMIT)
-        self.word_edit.textChanged.connect(self._load_word)
-        self.reset_button = QPushButton("Reset")
-        self.back_button = QPushButton("◀ Back")
-        self.step_button = QPushButton("Step ▶")
-        self.end_button = QPushButton("All")
-        self.reset_button.clicked.connect(lambda: self._go_to_step(0))
-        self.back_button.clicked.connect(lambda: self._go_to_step(self._step_index - 1))
-        self.step_button.clicked.connect(lambda: self._go_to_step(self._step_index + 1))
-        self.end_button.clicked.connect(lambda: self._go_to_step(len(self._steps) - 1))
-        self.step_slider = QSlider(Qt.Orientation.Horizontal)
-        self.step_slider.valueChanged.connect(self._go_to_step)
-        self.step_label = QLabel()
-        self.step_label.setWordWrap(True)
-        self.step_view = StepView()
-        buttons = QHBoxLayout()
-        for b in (self.reset_button, self.back_button, self.step_button, self.end_button):
-            buttons.addWidget(b)
-        layout = QVBoxLayout(box)
-        layout.addWidget(self.word_edit)
-        layout.addLayout(buttons)
-        layout.addWidget(self.step_slider)
-        layout.addWidget(self.step_label)
-        layout.addWidget(self.step_view, 1)
         return box
 
     def _set_enabled(self, enabled: bool) -> None:
@@ -625,7 +415,7 @@ class CodecPanel(QWidget):
             self.encoded.emit()
             return
         if self._tok is None or self._pending_text is not None or len(text) > ASYNC_CHARS:
-            self._jobs.submit(_encode_job(EncodeRequest(
+            self._jobs.submit(encode_job(EncodeRequest(
                 self._model, text, self.mode, self._version, self._pending_text is not None,
                 self._word_gap() if self._model is not None else " ", PieceStyle.current(),
                 self._drawn), QCoreApplication.instance().thread(), self._handoff))
@@ -746,23 +536,10 @@ class CodecPanel(QWidget):
         shown = len(enc.items)
         self._set_label(self.shown_label, f"Showing the first {shown:,} of {total:,} pieces; "
                         "statistics and ids cover the whole text." if shown < total else "")
-        self.ids_edit.setPlainText(ids_text or _ids_text(enc))
+        self.ids_edit.setPlainText(ids_text or shown_ids_text(enc))
         self._show_stats(enc.stats)
         rt = enc.round_trip
         self._set_label(self.round_trip_label, rt.message, OK_STYLE if rt.exact else ERROR_STYLE)
-
-    def _show_stats(self, s: Stats) -> None:
-        values = {"tokens": f"{s.tokens:,}", "characters": f"{s.characters:,}",
-                  "chars_per_token": f"{s.chars_per_token:.2f}", "words": f"{s.words:,}",
-                  "tokens_per_word": f"{s.tokens_per_word:.2f}",
-                  "unknowns": f"{s.unknowns:,}", "distinct": f"{s.distinct:,}"}
-        for key, text in values.items():
-            self.stat_labels[key].setText(text)
-        self.stat_labels["unknowns"].setStyleSheet(ERROR_STYLE if s.unknowns else "")
-        merges, greedy = ((s.tokens, s.other_mode_tokens) if self.mode == "merges"
-                          else (s.other_mode_tokens, s.tokens))
-        self.compare_label.setText(f"merge rank: {merges:,} tokens · greedy longest match: "
-                                   f"{greedy:,} tokens")
 
     @staticmethod
     def _set_label(label: QLabel, text: str, style: str = "") -> None:
@@ -815,107 +592,6 @@ class CodecPanel(QWidget):
                 not any(c.isspace() or c == "\u2029" for c in selected):
             self.word_edit.setText(selected)
 
-    # -- decoding ---------------------------------------------------------------------------
-
-    @Slot()
-    def _decode(self) -> None:
-        self.decoded_edit.clear()
-        if self._tok is None:
-            return
-        typed = self.decode_edit.toPlainText()
-        if len(typed) > DECODE_ASYNC_CHARS:
-            self._set_label(self.decode_label, "Decoding…")
-            self._decode_jobs.submit(_decode_job(self._tok, typed, self.mode))
-            return
-        self._decode_jobs.discard()
-        self._show_decoded(decode_ids(self._tok, typed, self.mode))
-
-    @Slot(object)
-    def _show_decoded(self, result: DecodeResult) -> None:
-        if result.error:
-            self.decoded_edit.clear()
-            self._set_label(self.decode_label, result.error, ERROR_STYLE)
-        else:
-            self.decoded_edit.setPlainText(result.text)
-            summary = f"{result.ids:,} ids → {len(result.text):,} characters. "
-            if result.same_ids:
-                self._set_label(self.decode_label, summary + "Re-encoding gives the same ids.",
-                                OK_STYLE)
-            else:
-                self._set_label(self.decode_label, summary + (
-                    f"Re-encoding gives {result.again:,} other ids: these ids are not how the "
-                    "model segments this text."))
-        self.decoded.emit()
-
-    # -- step-through -----------------------------------------------------------------------
-
-    @Slot()
-    def _load_word(self) -> None:
-        """Compute the merge steps of the word in the word field (its first word)."""
-        self._steps, self._step_index = [], 0
-        typed = self.word_edit.text()
-        note = ""
-        if self._tok is None and self._model is not None and typed.strip():
-            note = "Preparing the model…"  # the word is stepped through once it is ready
-        elif self._tok is not None and typed.strip():
-            try:
-                words = self._tok.encode_words(typed)
-                if not words:
-                    note = "No word here for this model's pre-tokenizer."
-                else:
-                    word = words[0][0]
-                    self._steps = self._tok.merge_steps(word)
-                    if len(words) > 1:
-                        note = (f"This model cuts that into {len(words)} words; stepping "
-                                f"through the first, “{word}”.")
-            except BpeError as exc:
-                note = f"Cannot encode this word: {exc}"
-        self._step_note = note
-        self._show_step()
-
-    @Slot(int)
-    def _go_to_step(self, index: int) -> None:
-        if not self._steps:
-            return
-        index = max(0, min(index, len(self._steps) - 1))
-        if index != self._step_index:
-            self._step_index = index
-            self._show_step()
-
-    def _show_step(self) -> None:
-        steps, i = self._steps, self._step_index
-        last = len(steps) - 1
-        self.step_slider.blockSignals(True)
-        self.step_slider.setRange(0, max(0, last))
-        self.step_slider.setValue(i)
-        self.step_slider.blockSignals(False)
-        for b, on in ((self.reset_button, i > 0), (self.back_button, i > 0),
-                      (self.step_button, i < last), (self.end_button, i < last)):
-            b.setEnabled(on)
-        self.step_slider.setEnabled(last > 0)
-        cfg = self._model.config if self._model is not None else None
-        unk = cfg.special("unk") if cfg is not None else None
-        self.step_view.show_steps(steps, i, cfg, unk.piece if unk else None)
-        self.step_label.setText(self._step_summary())
-
-    def _step_summary(self) -> str:
-        steps, i = self._steps, self._step_index
-        if not steps:
-            return self._step_note or "Type a word, or double-click one in the text."
-        cfg = self._model.config
-        final = " · ".join(display_piece(p, cfg) for p in steps[-1].pieces)
-        merges = len(steps) - 1
-        where = (f"Step {i} of {merges}" if merges else "No learned merge applies") + \
-            f"; final pieces: {final}"
-        return f"{self._step_note} {where}".strip()
-
-
 def _changed(old: list[PieceItem], new: list[PieceItem]) -> bool:
     # Re-drawing thousands of pieces takes a noticeable moment: skip it when nothing changed.
     return old != new
-
-
-def _monospace() -> QFont:
-    font = QFont("monospace")
-    font.setStyleHint(QFont.StyleHint.Monospace)
-    return font

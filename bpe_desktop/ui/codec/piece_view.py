@@ -26,15 +26,15 @@ import html
 from dataclasses import dataclass
 from typing import Callable, Collection, Sequence
 
-from PySide6.QtCore import QEvent, QPointF, QTextBoundaryFinder, Qt, Signal
+from PySide6.QtCore import QEvent, QPointF, Qt, QTextBoundaryFinder, Signal
 from PySide6.QtGui import QColor, QFont, QTextCharFormat, QTextCursor, QTextDocument, QTextOption
 from PySide6.QtWidgets import QTextBrowser, QToolTip, QWidget
 
 from bpe_desktop.core import MergeStep, TrainConfig
-from bpe_desktop.core.pieces import display_piece
-from bpe_desktop.ui.common import theme
 from bpe_desktop.core.chunked import no_breath
 from bpe_desktop.core.encoding_view import PieceItem
+from bpe_desktop.core.pieces import display_piece
+from bpe_desktop.ui.common import theme
 
 __all__ = ["PieceItem", "PieceView", "StepView", "THIN_SPACE", "WORD_JOINER", "unbreakable"]
 

@@ -45,7 +45,10 @@ from bpe_desktop.core.evaluation import (
     evaluate,
     read_gold,
 )
+from bpe_desktop.ui.codec.piece_view import StepView
 from bpe_desktop.ui.common import dialogs
+from bpe_desktop.ui.common.settings import Settings
+from bpe_desktop.ui.common.workers import JobError, JobRunner
 from bpe_desktop.ui.evaluate.file_lists import FileList
 from bpe_desktop.ui.evaluate.plots import ParityChart, SweepPlots, export_plot
 from bpe_desktop.ui.evaluate.table_models import (
@@ -60,9 +63,6 @@ from bpe_desktop.ui.evaluate.table_models import (
     sweep_table,
     text_rows,
 )
-from bpe_desktop.ui.codec.piece_view import StepView
-from bpe_desktop.ui.common.settings import Settings
-from bpe_desktop.ui.common.workers import JobError, JobRunner
 
 TEXT_FILTER = "Text files (*.txt *.tsv);;All files (*)"
 GOLD_FILTER = "Gold segmentations (*.tsv *.txt *.csv);;All files (*)"

@@ -14,8 +14,7 @@ from PySide6.QtWidgets import QGridLayout, QWidget
 
 from bpe_desktop.core.evaluation import ParityResult, SweepPoint
 from bpe_desktop.core.formats._common import write_files
-from bpe_desktop.ui.common import plot_grid
-from bpe_desktop.ui.common import theme
+from bpe_desktop.ui.common import plot_grid, theme
 from bpe_desktop.ui.vocabulary.plots import _svg_bytes
 
 #: The sweep's curves: key -> (title, y label).

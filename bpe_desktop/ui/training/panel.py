@@ -40,11 +40,11 @@ from bpe_desktop.core.memory import MemoryEstimate, estimate_training_memory
 from bpe_desktop.core.training import REPLACEABLE_REASONS
 from bpe_desktop.paths import resource_path
 from bpe_desktop.ui.common import dialogs
-from bpe_desktop.ui.training.corpus_list import CorpusList, human_size
 from bpe_desktop.ui.common.settings import Settings
+from bpe_desktop.ui.common.workers import JobError, JobRunner
+from bpe_desktop.ui.training.corpus_list import CorpusList, human_size
 from bpe_desktop.ui.training.options import TrainingOptions
 from bpe_desktop.ui.training.plot import MergeCountPlot
-from bpe_desktop.ui.common.workers import JobError, JobRunner
 
 log = logging.getLogger(__name__)
 

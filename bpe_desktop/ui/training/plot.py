@@ -14,8 +14,7 @@ import math
 import numpy as np
 import pyqtgraph as pg
 
-from bpe_desktop.ui.common import plot_grid
-from bpe_desktop.ui.common import theme
+from bpe_desktop.ui.common import plot_grid, theme
 
 #: The merge-step axis starts this long and grows in 1-2-5 steps.
 MIN_STEPS = 1000

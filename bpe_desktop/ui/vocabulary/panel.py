@@ -36,8 +36,6 @@ from PySide6.QtWidgets import (
 )
 
 from bpe_desktop.core import BPEModel
-from bpe_desktop.core.evaluation.vocabulary import INTERMEDIATE_SHARE
-from bpe_desktop.ui.common import dialogs
 from bpe_desktop.core.chunked import (
     INLINE_WORK,
     Breather,
@@ -45,9 +43,7 @@ from bpe_desktop.core.chunked import (
     model_work,
     shared_tokenizer,
 )
-from bpe_desktop.ui.common.background import LatestJob
-from bpe_desktop.ui.vocabulary.merge_tree_view import MAX_WORDS, MergeTreeView, TokenWordsView
-from bpe_desktop.ui.common.settings import Settings
+from bpe_desktop.core.evaluation.vocabulary import INTERMEDIATE_SHARE
 from bpe_desktop.core.vocab_loading import LoadedTable, LoadedWords, load_table, load_words
 from bpe_desktop.core.vocab_table import (
     COL_BYTES,
@@ -64,9 +60,13 @@ from bpe_desktop.core.vocab_table import (
     SPECIAL,
     TokenUsage,
 )
-from bpe_desktop.ui.vocabulary.table_model import VocabTableModel
-from bpe_desktop.ui.vocabulary.plots import PLOTS, VocabPlots
+from bpe_desktop.ui.common import dialogs
+from bpe_desktop.ui.common.background import LatestJob
+from bpe_desktop.ui.common.settings import Settings
 from bpe_desktop.ui.common.workers import JobError
+from bpe_desktop.ui.vocabulary.merge_tree_view import MAX_WORDS, MergeTreeView, TokenWordsView
+from bpe_desktop.ui.vocabulary.plots import PLOTS, VocabPlots
+from bpe_desktop.ui.vocabulary.table_model import VocabTableModel
 
 _ERROR_STYLE = "QLineEdit { border: 2px solid #d9480f; }"
 MAX_LENGTH = 9999

@@ -23,10 +23,9 @@ from PySide6.QtSvg import QSvgGenerator
 from PySide6.QtWidgets import QTabWidget, QVBoxLayout, QWidget
 
 from bpe_desktop.core import BPEModel
-from bpe_desktop.ui.common import plot_grid
-from bpe_desktop.ui.common import theme
 from bpe_desktop.core.chunked import map_chunked, no_breath
 from bpe_desktop.core.vocab_table import SPECIAL, TokenUsage, VocabColumns
+from bpe_desktop.ui.common import plot_grid, theme
 
 #: Plot keys, in tab order, with their tab titles.
 PLOTS = {"merges": "Merge counts", "zipf": "Zipf", "lengths": "Token lengths"}

@@ -14,7 +14,7 @@ from PySide6.QtGui import QFont
 from bpe_desktop.core import BPEModel
 from bpe_desktop.core.pieces import piece_bytes
 from bpe_desktop.core.vocab_table import (
-    build_columns,
+    _NUMBERS,
     COL_BYTES,
     COL_CHARS,
     COL_COUNT,
@@ -25,19 +25,19 @@ from bpe_desktop.core.vocab_table import (
     COL_PIECE,
     COL_RANK,
     COL_RIGHT,
-    compute_mask,
     CSV_HEADER,
-    FilterMask,
     HEADER_TIPS,
     HEADERS,
     KIND_NAMES,
     MERGED,
-    _NUMBERS,
     NUMERIC_COLUMNS,
-    piece_tooltip,
     SPECIAL,
+    FilterMask,
     TextFilter,
     VocabColumns,
+    build_columns,
+    compute_mask,
+    piece_tooltip,
 )
 
 #: A role giving each cell's raw value (int, str or None), e.g. for tests and exporters.

@@ -27,11 +27,11 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QLockFile, QObject, QTimer, Signal, Slot
 
-from bpe_desktop.core import BPEModel, BpeError, load_model, save_model
+from bpe_desktop.core import BpeError, BPEModel, load_model, save_model
 from bpe_desktop.paths import user_data_dir
 from bpe_desktop.ui.common import dialogs
-from bpe_desktop.ui.window.document import ModelDocument
 from bpe_desktop.ui.common.workers import JobError, JobRunner
+from bpe_desktop.ui.window.document import ModelDocument
 
 if TYPE_CHECKING:
     from bpe_desktop.ui.window.main_window import MainWindow

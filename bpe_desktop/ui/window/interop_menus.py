@@ -19,7 +19,7 @@ from PySide6.QtCore import QObject, Signal, Slot
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMenu
 
-from bpe_desktop.core import BPEModel, BpeError, Corpus, Progress, formats
+from bpe_desktop.core import BpeError, BPEModel, Corpus, Progress, formats
 from bpe_desktop.core.formats import Verification
 from bpe_desktop.ui.common import dialogs
 from bpe_desktop.ui.common.workers import JobError, JobRunner

@@ -9,19 +9,18 @@ from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import QLabel, QMainWindow, QMenu, QTabWidget, QWidget
 
 from bpe_desktop.core import BpeError, TrainResult
-from bpe_desktop.ui.common import dialogs
-from bpe_desktop.ui.common import theme
-from bpe_desktop.ui.window.autosave import Autosave, offer_recovery
 from bpe_desktop.ui.codec.panel import CodecPanel
-from bpe_desktop.ui.window.document import ModelDocument
-from bpe_desktop.ui.evaluate import EvaluatePanel
-from bpe_desktop.ui.window.help_dialogs import show_about, show_quick_start
+from bpe_desktop.ui.common import dialogs, theme
 from bpe_desktop.ui.common.icons import action_icon, panel_icon
-from bpe_desktop.ui.window.interop_menus import InteropMenus
 from bpe_desktop.ui.common.settings import Settings
-from bpe_desktop.ui.window.status_bar import ElidingStatusBar
+from bpe_desktop.ui.evaluate import EvaluatePanel
 from bpe_desktop.ui.training.panel import TrainingPanel
 from bpe_desktop.ui.vocabulary.panel import VocabPanel
+from bpe_desktop.ui.window.autosave import Autosave, offer_recovery
+from bpe_desktop.ui.window.document import ModelDocument
+from bpe_desktop.ui.window.help_dialogs import show_about, show_quick_start
+from bpe_desktop.ui.window.interop_menus import InteropMenus
+from bpe_desktop.ui.window.status_bar import ElidingStatusBar
 
 APP_NAME = "BPE Desktop"
 MODEL_FILTER = "BPE Desktop models (*.json);;All files (*)"

@@ -24,9 +24,8 @@ from typing import Callable
 from PySide6.QtCore import QtMsgType, qInstallMessageHandler
 from PySide6.QtWidgets import QApplication, QWidget
 
-from bpe_desktop.ui.common import dialogs
+from bpe_desktop.ui.common import dialogs, icons
 from bpe_desktop.ui.window import help_dialogs
-from bpe_desktop.ui.common import icons
 
 #: Seconds before a smoke test that has not finished is failed.
 TIMEOUT = 180.0
