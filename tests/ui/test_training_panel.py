@@ -242,7 +242,7 @@ def test_format_seconds():
 
 
 def _too_big(calls):
-    def estimate(paths, config):
+    def estimate(paths, config, **options):  # options: word_counts (the toy is a table)
         calls.append((list(paths), config, threading.current_thread()))
         return MemoryEstimate(bytes_needed=64 << 30, bytes_available=8 << 30,
                               warning="Training on this file needs about 68.7 GB of memory; "
@@ -283,7 +283,7 @@ def test_a_memory_warning_accepted_trains(panel, qtbot, errors, monkeypatch):
 def test_no_question_without_a_memory_warning(panel, qtbot, monkeypatch):
     estimates = []
 
-    def enough(paths, config):
+    def enough(paths, config, **options):
         estimates.append(MemoryEstimate(50_000_000, 8 << 30, None))
         return estimates[-1]
 
@@ -296,7 +296,7 @@ def test_no_question_without_a_memory_warning(panel, qtbot, monkeypatch):
 
 
 def test_a_failing_estimate_is_logged_and_training_goes_on(panel, qtbot, monkeypatch, caplog):
-    def broken(paths, config):
+    def broken(paths, config, **options):
         raise RuntimeError("estimator bug")
 
     monkeypatch.setattr(training_panel, "estimate_training_memory", broken)
@@ -310,7 +310,7 @@ def test_a_failing_estimate_is_logged_and_training_goes_on(panel, qtbot, monkeyp
 def test_the_memory_check_can_be_cancelled(panel, qtbot, monkeypatch):
     gate = threading.Event()
 
-    def slow(paths, config):
+    def slow(paths, config, **options):
         gate.wait(10)
         return MemoryEstimate(50_000_000, 8 << 30, None)
 
