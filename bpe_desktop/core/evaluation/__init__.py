@@ -117,6 +117,11 @@ def evaluate(model: BPEModel, request: EvaluationRequest, *,
         if progress is not None:
             progress(stage, done, total)
 
+    names = [g.name for g in request.gold]
+    if len(set(names)) != len(names):
+        from bpe_desktop.core.errors import ConfigError
+
+        raise ConfigError("gold files must have distinct file names (they label the results)")
     step("reading texts", 0, 1)
     sample = None
     if request.has_text:

@@ -126,3 +126,11 @@ def read_gold_text(text: str):
     from bpe_desktop.core.evaluation import parse_gold
 
     return parse_gold(text, fmt="surface")
+
+
+def test_gold_files_need_distinct_names(model):
+    from bpe_desktop.core.evaluation import parse_gold
+
+    gold = parse_gold("ab\ta b\n", name="dev.tsv", fmt="surface")
+    with pytest.raises(ConfigError, match="distinct file names"):
+        evaluate(model, EvaluationRequest(gold=[gold, gold]))
