@@ -235,7 +235,7 @@ def test_unexpected_error_is_one_line_with_hint(capsys, model_path, monkeypatch)
     def broken(args):
         raise RuntimeError("kaboom")
 
-    monkeypatch.setattr(cli, "cmd_info", broken)
+    monkeypatch.setattr(cli.info, "cmd_info", broken)
     monkeypatch.delenv("BPE_DESKTOP_DEBUG", raising=False)
     status, out, err = run(capsys, "info", "-m", model_path)
     assert status == 1
@@ -246,7 +246,7 @@ def test_debug_env_shows_traceback(capsys, model_path, monkeypatch):
     def broken(args):
         raise RuntimeError("kaboom")
 
-    monkeypatch.setattr(cli, "cmd_info", broken)
+    monkeypatch.setattr(cli.info, "cmd_info", broken)
     monkeypatch.setenv("BPE_DESKTOP_DEBUG", "1")
     status, out, err = run(capsys, "info", "-m", model_path)
     assert status == 1
@@ -257,7 +257,7 @@ def test_keyboard_interrupt_is_one_line(capsys, model_path, monkeypatch):
     def interrupted(args):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(cli, "cmd_info", interrupted)
+    monkeypatch.setattr(cli.info, "cmd_info", interrupted)
     status, out, err = run(capsys, "info", "-m", model_path)
     assert status == 130
     assert_one_error_line(err, "interrupted")
@@ -425,7 +425,7 @@ def test_train_failure_leaves_existing_output(capsys, tmp_path):
 def test_ctrl_c_cancels_training(capsys, corpus, tmp_path, monkeypatch):
     out_path = tmp_path / "model.json"
     out_path.write_text("keep me", encoding="utf-8")
-    real_wait = cli._wait
+    real_wait = cli._common._wait
     calls = []
 
     def wait(thread):
@@ -434,7 +434,7 @@ def test_ctrl_c_cancels_training(capsys, corpus, tmp_path, monkeypatch):
             raise KeyboardInterrupt  # Ctrl-C while the training thread runs
         real_wait(thread)
 
-    monkeypatch.setattr(cli, "_wait", wait)
+    monkeypatch.setattr(cli._common, "_wait", wait)
     status, out, err = run(capsys, "train", corpus, "-o", out_path, "-q")
     assert status == 130
     assert_one_error_line(err, "cancelled")
@@ -481,7 +481,7 @@ def test_encode_greedy_and_stdin(capsys, trained, monkeypatch):
 
 
 def test_encode_many_lines_in_batches(capsys, trained, tmp_path, monkeypatch):
-    monkeypatch.setattr(cli, "BATCH_LINES", 7)
+    monkeypatch.setattr(cli.codec, "BATCH_LINES", 7)
     lines = [f"low lower {'newest ' * (i % 3)}".strip() for i in range(50)]
     src = tmp_path / "many.txt"
     src.write_text("\n".join(lines) + "\n", encoding="utf-8")
