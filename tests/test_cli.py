@@ -387,6 +387,16 @@ def test_train_writes_a_loadable_model(capsys, corpus, tmp_path):
     assert "Traceback" not in err
 
 
+def test_train_first_says_what_it_trains(capsys, corpus, tmp_path):
+    status, out, err = run(capsys, "train", corpus, "-o", tmp_path / "m.json", "--merges",
+                           "10", "--pretokenizer", "letters", "--min-frequency", "3")
+    assert status == 0, err
+    size = len(CORPUS.encode("utf-8"))
+    assert err.splitlines()[0] == (
+        f"bpe-desktop: training on 1 file(s), {size} bytes: 10 merges, words: letters, "
+        "boundary: eow-symbol, ties: first-seen, minimum count 3")
+
+
 def test_train_gz_matches_plain(capsys, corpus, tmp_path):
     gz = tmp_path / "corpus.txt.gz"
     gz.write_bytes(gzip.compress(corpus.read_bytes()))
