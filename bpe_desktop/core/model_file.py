@@ -1,4 +1,8 @@
-"""The model file: BPE Desktop's own versioned JSON format, read and written only here.
+"""The model file: BPE Desktop's own versioned JSON format, read and written only through this module.
+
+(The checks of a parsed file are in :mod:`~bpe_desktop.core.model_file_checks`, the
+file's text and the atomic write in :mod:`~bpe_desktop.core.model_file_writer`; this
+module is the API and re-exports the layout constants.)
 
 A model file holds everything of a :class:`~bpe_desktop.core.model.BPEModel` (so
 ``load_model`` of a saved model equals it field by field) plus who wrote it and when.
