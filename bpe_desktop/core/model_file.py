@@ -1,4 +1,4 @@
-"""The model file: BPE Desktop's own versioned JSON format, read and written only through this module.
+"""The model file: BPE Desktop's own versioned JSON format, read and written through here.
 
 (The checks of a parsed file are in :mod:`~bpe_desktop.core.model_file_checks`, the
 file's text and the atomic write in :mod:`~bpe_desktop.core.model_file_writer`; this
