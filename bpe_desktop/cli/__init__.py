@@ -20,7 +20,7 @@ from typing import Sequence
 
 from bpe_desktop import __version__
 from bpe_desktop.cli import codec, count, evaluate, info, interop, train
-from bpe_desktop.cli._common import (  # noqa: F401 (EXIT_*, CliError: for callers and tests)
+from bpe_desktop.cli._common import (
     EXIT_ERROR,
     EXIT_INTERRUPTED,
     EXIT_OK,

@@ -67,7 +67,7 @@ def describe_progress(p, eta: float | None = None, *, bar_width: int = 0) -> str
     if fraction is not None:
         shown = f"{fraction:4.0%}"
         if bar_width > 0:
-            filled = int(round(fraction * bar_width))
+            filled = round(fraction * bar_width)
             shown = f"[{'#' * filled}{'.' * (bar_width - filled)}] {shown}"
         parts.insert(1, shown)
     if p.stage == "merging" and p.pair is not None:
