@@ -4,7 +4,7 @@
     python3 packaging/make_cli_reference.py --check  # exit 1 if the page is out of date
 
 The page is generated so it cannot drift from the program: tests/packaging checks that
-it matches a fresh generation. Edit the help strings in bpe_desktop/cli.py and
+it matches a fresh generation. Edit the help strings in the bpe_desktop/cli/ modules and
 bpe_desktop/app.py, then run this.
 """
 

@@ -235,7 +235,7 @@ def test_unexpected_error_is_one_line_with_hint(capsys, model_path, monkeypatch)
     def broken(args):
         raise RuntimeError("kaboom")
 
-    monkeypatch.setattr(cli, "cmd_info", broken)
+    monkeypatch.setattr(cli.info, "cmd_info", broken)
     monkeypatch.delenv("BPE_DESKTOP_DEBUG", raising=False)
     status, out, err = run(capsys, "info", "-m", model_path)
     assert status == 1
@@ -246,7 +246,7 @@ def test_debug_env_shows_traceback(capsys, model_path, monkeypatch):
     def broken(args):
         raise RuntimeError("kaboom")
 
-    monkeypatch.setattr(cli, "cmd_info", broken)
+    monkeypatch.setattr(cli.info, "cmd_info", broken)
     monkeypatch.setenv("BPE_DESKTOP_DEBUG", "1")
     status, out, err = run(capsys, "info", "-m", model_path)
     assert status == 1
@@ -257,7 +257,7 @@ def test_keyboard_interrupt_is_one_line(capsys, model_path, monkeypatch):
     def interrupted(args):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(cli, "cmd_info", interrupted)
+    monkeypatch.setattr(cli.info, "cmd_info", interrupted)
     status, out, err = run(capsys, "info", "-m", model_path)
     assert status == 130
     assert_one_error_line(err, "interrupted")
@@ -387,6 +387,16 @@ def test_train_writes_a_loadable_model(capsys, corpus, tmp_path):
     assert "Traceback" not in err
 
 
+def test_train_first_says_what_it_trains(capsys, corpus, tmp_path):
+    status, out, err = run(capsys, "train", corpus, "-o", tmp_path / "m.json", "--merges",
+                           "10", "--pretokenizer", "letters", "--min-frequency", "3")
+    assert status == 0, err
+    size = len(CORPUS.encode("utf-8"))
+    assert err.splitlines()[0] == (
+        f"bpe-desktop: training on 1 file(s), {size} bytes: 10 merges, words: letters, "
+        "boundary: eow-symbol, ties: first-seen, minimum count 3")
+
+
 def test_train_gz_matches_plain(capsys, corpus, tmp_path):
     gz = tmp_path / "corpus.txt.gz"
     gz.write_bytes(gzip.compress(corpus.read_bytes()))
@@ -425,7 +435,7 @@ def test_train_failure_leaves_existing_output(capsys, tmp_path):
 def test_ctrl_c_cancels_training(capsys, corpus, tmp_path, monkeypatch):
     out_path = tmp_path / "model.json"
     out_path.write_text("keep me", encoding="utf-8")
-    real_wait = cli._wait
+    real_wait = cli._common._wait
     calls = []
 
     def wait(thread):
@@ -434,7 +444,7 @@ def test_ctrl_c_cancels_training(capsys, corpus, tmp_path, monkeypatch):
             raise KeyboardInterrupt  # Ctrl-C while the training thread runs
         real_wait(thread)
 
-    monkeypatch.setattr(cli, "_wait", wait)
+    monkeypatch.setattr(cli._common, "_wait", wait)
     status, out, err = run(capsys, "train", corpus, "-o", out_path, "-q")
     assert status == 130
     assert_one_error_line(err, "cancelled")
@@ -481,7 +491,7 @@ def test_encode_greedy_and_stdin(capsys, trained, monkeypatch):
 
 
 def test_encode_many_lines_in_batches(capsys, trained, tmp_path, monkeypatch):
-    monkeypatch.setattr(cli, "BATCH_LINES", 7)
+    monkeypatch.setattr(cli.codec, "BATCH_LINES", 7)
     lines = [f"low lower {'newest ' * (i % 3)}".strip() for i in range(50)]
     src = tmp_path / "many.txt"
     src.write_text("\n".join(lines) + "\n", encoding="utf-8")

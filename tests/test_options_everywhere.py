@@ -9,7 +9,7 @@ import json
 import pytest
 
 from bpe_desktop import cli
-from bpe_desktop.cli_options import flag_of
+from bpe_desktop.cli.options import flag_of
 from bpe_desktop.core import Corpus, TrainConfig, _native, model_file, train
 from bpe_desktop.core.config import (
     BOUNDARIES,

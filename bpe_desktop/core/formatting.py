@@ -28,3 +28,53 @@ def format_duration(seconds: float) -> str:
 def format_count(n: int) -> str:
     """``1,234,567``."""
     return f"{n:,}"
+
+
+def describe_config(config) -> str:
+    """A :class:`~bpe_desktop.core.config.TrainConfig` in one line: where training stops,
+    then the options that shape the words and the merges.
+
+    ``vocabulary 8,000, words: whitespace, boundary: eow-symbol, ties: first-seen,
+    minimum count 2``
+    """
+    if config.vocab_size is not None:
+        stop = f"vocabulary {format_count(config.vocab_size)}"
+    elif config.merges is not None:
+        stop = f"{format_count(config.merges)} merges"
+    else:
+        stop = "until no pair repeats"
+    return (f"{stop}, words: {config.pretokenizer}, boundary: {config.boundary}, "
+            f"ties: {config.ties}, minimum count {config.min_frequency}")
+
+
+def describe_progress(p, eta: float | None = None, *, bar_width: int = 0) -> str:
+    """A training :class:`~bpe_desktop.core.training.Progress` in one line.
+
+    ``merging   25%  50/200 merges  'l' + 'o' (7)  0:04  ETA 0:12``: the stage, the
+    fraction done (a ``[###...]`` bar of ``bar_width`` characters before it when
+    ``bar_width`` > 0), the stage's own measure, the time so far and, while unfinished,
+    ``eta`` (seconds left) when known.
+    """
+    parts = [f"{p.stage:<8}"]
+    fraction = p.fraction
+    if p.stage == "merging":
+        target = f"/{format_count(p.merges_target)}" if p.merges_target else ""
+        parts.append(f"{format_count(p.merges_done)}{target} merges")
+    elif p.bytes_total:
+        parts.append(f"{format_bytes(p.bytes_done)}/{format_bytes(p.bytes_total)}")
+        if p.words:
+            parts.append(f"{format_count(p.words)} words")
+    if fraction is not None:
+        shown = f"{fraction:4.0%}"
+        if bar_width > 0:
+            filled = round(fraction * bar_width)
+            shown = f"[{'#' * filled}{'.' * (bar_width - filled)}] {shown}"
+        parts.insert(1, shown)
+    if p.stage == "merging" and p.pair is not None:
+        left, right = p.pair
+        parts.append(f"{left!r} + {right!r} ({format_count(p.count)})" if p.count is not None
+                     else f"{left!r} + {right!r}")
+    parts.append(format_duration(p.elapsed))
+    if eta is not None and fraction is not None and fraction < 1:
+        parts.append(f"ETA {format_duration(eta)}")
+    return "  ".join(parts)

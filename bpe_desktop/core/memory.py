@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from bpe_desktop.core.config import TrainConfig
+from bpe_desktop.core.formatting import format_bytes
 
 #: Warn when a run needs more than this share of the free memory: the rest of the
 #: system (and the GUI holding the previous model) needs some too.
@@ -258,11 +259,3 @@ def _windows_available() -> int | None:
     if not ctypes.windll.kernel32.GlobalMemoryStatusEx(ctypes.byref(status)):
         return None
     return int(status.ullAvailPhys)
-
-
-def format_bytes(n: int | float) -> str:
-    """A size for people, in decimal units as file managers show them: ``12.4 GB``."""
-    for unit, scale in (("TB", 1e12), ("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
-        if n >= scale:
-            return f"{n / scale:.1f} {unit}"
-    return f"{int(n)} bytes"

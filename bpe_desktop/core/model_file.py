@@ -1,4 +1,8 @@
-"""The model file: BPE Desktop's own versioned JSON format, read and written only here.
+"""The model file: BPE Desktop's own versioned JSON format, read and written through here.
+
+(The checks of a parsed file are in :mod:`~bpe_desktop.core.model_file_checks`, the
+file's text and the atomic write in :mod:`~bpe_desktop.core.model_file_writer`; this
+module is the API and re-exports the layout constants.)
 
 A model file holds everything of a :class:`~bpe_desktop.core.model.BPEModel` (so
 ``load_model`` of a saved model equals it field by field) plus who wrote it and when.
@@ -123,44 +127,41 @@ import contextlib
 import datetime as _dt
 import gc
 import json
-import math
 import os
-import re
-import secrets
 import sys
-from typing import Any, Callable, Iterator, Mapping
+from typing import Any, Iterator
 
-from bpe_desktop.core.config import (
-    BOUNDARY_OF_PRETOKENIZER,
-    MAX_SPECIAL_ID,
-    SpecialToken,
-    TrainConfig,
-)
 from bpe_desktop.core.errors import ConfigError, ModelFileError
-from bpe_desktop.core.model import BPEModel, CorpusFile, CorpusInfo, Merge, explicit_ids_problem
-from bpe_desktop.core.options import MAX_COUNT, option_specs
-
-FORMAT = "bpe-desktop/model"
-VERSION = 2
+from bpe_desktop.core.formatting import format_bytes
+from bpe_desktop.core.model import BPEModel
+from bpe_desktop.core.model_file_checks import (  # noqa: F401 (the layout, re-exported)
+    CORPUS_FILE_KEYS,
+    CORPUS_KEYS,
+    CORPUS_KINDS,
+    FORMAT,
+    MIGRATIONS,
+    REQUIRED_KEYS,
+    RUNTIME_ONLY_KEYS,
+    SPECIAL_KEYS,
+    TOP_KEYS,
+    VERSION,
+    _error,
+    _no_constant,
+    _no_duplicates,
+    migrate,
+    validate,
+)
+from bpe_desktop.core.model_file_writer import (
+    _chunks,
+    _copy_mode,
+    _create_temp,
+    _fsync_dir,
+    _naming,
+)
 
 #: Files larger than this are refused without being read.
 MAX_FILE_SIZE = 2 * 1024**3
 
-#: Keys of the top-level object, in the order they are written.
-TOP_KEYS = ("format", "version", "app_version", "created", "config", "alphabet", "merges",
-            "ids", "corpus", "words", "description")
-REQUIRED_KEYS = ("format", "version", "config", "alphabet", "merges")
-#: TrainConfig fields that describe the machine, not the model: never stored.
-RUNTIME_ONLY_KEYS = tuple(name for name, spec in option_specs(TrainConfig).items()
-                          if not spec.stored)
-CORPUS_KINDS = ("files", "word-count-files", "texts", "word-counts", "imported")
-CORPUS_KEYS = ("kind", "files", "total_words", "distinct_words", "characters",
-               "unknown_characters")
-CORPUS_FILE_KEYS = ("path", "size", "sha256")
-SPECIAL_KEYS = ("piece", "id", "role")
-
-_SURROGATE = re.compile("[\ud800-\udfff]")
-_SHA256 = re.compile(r"[0-9a-fA-F]{64}")
 _CREATED_KEY = "model_file.created"  # where a loaded model remembers its time (BPEModel._cache)
 
 
@@ -205,7 +206,7 @@ def model_problem(model: BPEModel) -> tuple[str | None, str] | None:
 def _problem(data: dict[str, Any]) -> tuple[str | None, str] | None:
     try:
         with _gc_paused():
-            _validate(data, build=False)
+            validate(data, build=False)
     except ModelFileError as exc:
         return exc.where, str(exc)
     return None
@@ -286,105 +287,6 @@ def _now() -> str:
     return now.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def _create_temp(directory: str, base: str) -> tuple[str, int]:
-    """A new file beside the target (mode 0666 less the umask, like a plain open)."""
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
-    for _ in range(100):
-        name = os.path.join(directory, f".{base}.{secrets.token_hex(6)}.tmp")
-        try:
-            return name, os.open(name, flags, 0o666)
-        except FileExistsError:
-            continue
-    raise FileExistsError(f"could not create a temporary file in {directory}")
-
-
-def _copy_mode(target: str, tmp: str) -> None:
-    """Replacing a file keeps its permissions."""
-    try:
-        mode = os.stat(target).st_mode
-    except OSError:
-        return
-    try:
-        os.chmod(tmp, mode & 0o7777)
-    except OSError:
-        pass
-
-
-def _fsync_dir(directory: str) -> None:
-    """Make the rename itself durable (POSIX; a no-op where directories can't be opened)."""
-    if os.name != "posix":
-        return
-    try:
-        fd = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
-
-
-def _naming(exc: OSError, target: str) -> OSError:
-    """``exc`` as the same OSError type, its message naming the target file."""
-    if exc.filename == target:
-        return exc
-    try:
-        if exc.errno is not None and exc.strerror:
-            new = type(exc)(exc.errno, exc.strerror, target)
-        else:
-            new = type(exc)(f"cannot write {target}: {exc}")
-    except Exception:  # an OSError subclass with an unusual constructor
-        return exc
-    return new
-
-
-_ENCODER = json.JSONEncoder(ensure_ascii=False, allow_nan=False)
-
-
-def _json(value: Any) -> str:
-    return _ENCODER.encode(value)
-
-
-def _quoted(text: str) -> str:
-    """``text`` as a JSON string for a message: readable, but lone surrogates escaped."""
-    return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", _json(text))
-
-
-def _chunks(data: Mapping[str, Any]) -> Iterator[str]:
-    """The file text in pieces: one list item per line, nested objects one key per line."""
-    yield "{\n"
-    keys = list(data)
-    for i, key in enumerate(keys):
-        end = ",\n" if i < len(keys) - 1 else "\n"
-        yield f" {_json(key)}: "
-        yield from _value(data[key], 1)
-        yield end
-    yield "}\n"
-
-
-def _value(value: Any, depth: int) -> Iterator[str]:
-    pad = " " * (depth + 1)
-    if isinstance(value, dict) and value:
-        yield "{\n"
-        items = list(value.items())
-        for i, (k, v) in enumerate(items):
-            yield f"{pad}{_json(k)}: "
-            yield from _value(v, depth + 1)
-            yield ",\n" if i < len(items) - 1 else "\n"
-        yield " " * depth + "}"
-    elif isinstance(value, list) and value:
-        # Lists of scalars or small rows: one item per line, each item on one line.
-        yield "[\n"
-        last = len(value) - 1
-        for i, item in enumerate(value):
-            yield pad + _json(item) + (",\n" if i < last else "\n")
-        yield " " * depth + "]"
-    else:
-        yield _json(value)
-
-
 # ---------------------------------------------------------------------------------------
 # Reading
 # ---------------------------------------------------------------------------------------
@@ -401,12 +303,12 @@ def load_model(path: str | os.PathLike[str]) -> BPEModel:
     with open(name, "rb") as fh:
         size = os.fstat(fh.fileno()).st_size
         if size > MAX_FILE_SIZE:
-            raise _error(name, None, f"the file is {_size(size)}, larger than the "
-                         f"{_size(MAX_FILE_SIZE)} a model file may have; refusing to read it")
+            raise _error(name, None, f"the file is {format_bytes(size)}, larger than the "
+                         f"{format_bytes(MAX_FILE_SIZE)} a model file may have; refusing to read it")
         _check_memory(name, size)
         raw = fh.read(MAX_FILE_SIZE + 1)
     if len(raw) > MAX_FILE_SIZE:  # grew while we looked
-        raise _error(name, None, f"the file is larger than {_size(MAX_FILE_SIZE)}; "
+        raise _error(name, None, f"the file is larger than {format_bytes(MAX_FILE_SIZE)}; "
                      "refusing to read it")
     # One step at a time, dropping each stage's input, so that a large file is held in
     # memory once as bytes, text and parsed JSON at most two at a time.
@@ -437,7 +339,7 @@ LOAD_MEMORY_PER_BYTE = 25
 
 
 def _check_memory(path: str, size: int) -> None:
-    from bpe_desktop.core.memory import available_memory, format_bytes
+    from bpe_desktop.core.memory import available_memory
 
     free = available_memory()
     need = size * LOAD_MEMORY_PER_BYTE
@@ -521,7 +423,7 @@ def model_from_dict(data: Any, *, path: str | None = None) -> BPEModel:
     Older versions are upgraded first (:func:`migrate`).
     """
     try:
-        fields = _validate(data)
+        fields = validate(data)
     except ModelFileError as exc:
         raise _error(path, exc.where, str(exc)) from None
     model = BPEModel(**fields["model"])
@@ -536,381 +438,3 @@ def model_from_dict(data: Any, *, path: str | None = None) -> BPEModel:
 def created_time(model: BPEModel) -> str | None:
     """When ``model`` was made, as stored in its file (None if not loaded or not saved)."""
     return model._cache.get(_CREATED_KEY)
-
-
-def _v1_to_v2(data: dict[str, Any]) -> dict[str, Any]:
-    """Version 2 added ``ids``; a version 1 model numbers its tokens in the usual order."""
-    return {**data, "version": 2}
-
-
-#: Upgrades from version N to N+1, keyed by N: ``MIGRATIONS[1]`` turns a version 1 dict
-#: into a version 2 dict.
-MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {1: _v1_to_v2}
-
-
-def migrate(data: dict[str, Any], version: int) -> dict[str, Any]:
-    """Bring a file's top-level dict from ``version`` up to :data:`VERSION`.
-
-    To add version N+1: bump :data:`VERSION`, register ``MIGRATIONS[N]`` returning a
-    new dict with ``"version": N+1``, and validate only the current layout in
-    :func:`_validate`.
-    """
-    while version < VERSION:
-        step = MIGRATIONS.get(version)
-        if step is None:
-            raise _Invalid("version", f"version {version} files can no longer be read")
-        data = step(data)
-        version += 1
-    return data
-
-
-# -- validation -------------------------------------------------------------------------
-
-
-class _Invalid(ModelFileError):
-    """A validation failure at a JSON path (``where``); the message is the bare problem."""
-
-    def __init__(self, where: str | None, problem: str) -> None:
-        super().__init__(problem, where=where)
-
-
-def _error(path: str | None, where: str | None, problem: str) -> ModelFileError:
-    prefix = "".join(f"{p}: " for p in (path, where) if p)
-    return ModelFileError(prefix + problem, path=path, where=where)
-
-
-def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in out:
-            raise _Invalid(None, f"the key {key!r} appears twice in one JSON object")
-        out[key] = value
-    return out
-
-
-def _no_constant(name: str) -> Any:
-    raise _Invalid(None, f"not valid JSON: {name} is not a JSON number")
-
-
-def _kind(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, int):
-        return "a whole number"
-    if isinstance(value, float):
-        if math.isnan(value):
-            return "NaN (not a number)"
-        return "a number with a fraction" if math.isfinite(value) else "an infinite number"
-    if isinstance(value, list):
-        return "a list"
-    if isinstance(value, dict):
-        return "an object"
-    return type(value).__name__
-
-
-def _text(where: str, value: Any, *, allow_empty: bool = True) -> str:
-    if not isinstance(value, str):
-        raise _Invalid(where, f"expected a string, found {_kind(value)}")
-    if not allow_empty and not value:
-        raise _Invalid(where, "the string is empty")
-    bad = _SURROGATE.search(value)
-    if bad:
-        raise _Invalid(where, f"contains U+{ord(bad.group()):04X}, a lone surrogate "
-                       "that is not a Unicode character")
-    return value
-
-
-def _whole(where: str, value: Any, *, minimum: int, maximum: int = MAX_COUNT) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise _Invalid(where, f"expected a whole number, found {_kind(value)}")
-    if not minimum <= value <= maximum:
-        raise _Invalid(where, f"{value} is out of range ({minimum} to {maximum})")
-    return value
-
-
-def _list(where: str, value: Any) -> list:
-    if not isinstance(value, list):
-        raise _Invalid(where, f"expected a list, found {_kind(value)}")
-    return value
-
-
-def _object(where: str, value: Any, keys: tuple[str, ...], required: tuple[str, ...]) -> dict:
-    if not isinstance(value, dict):
-        raise _Invalid(where, f"expected an object, found {_kind(value)}")
-    unknown = [k for k in value if k not in keys]
-    if unknown:
-        raise _Invalid(where, f"unknown key {unknown[0]!r} (expected {', '.join(keys)})")
-    for k in required:
-        if k not in value:
-            raise _Invalid(where, f"the key {k!r} is missing")
-    return value
-
-
-def _validate(data: Any, *, build: bool = True) -> dict[str, Any]:
-    """Check a parsed file; return the BPEModel keyword arguments and the created time.
-
-    With ``build=False`` (checking before a save) the Merge objects are not made.
-    """
-    if not isinstance(data, dict):
-        raise _Invalid(None, f"not a model file: the JSON is {_kind(data)}, not an object")
-    if "format" not in data:
-        raise _Invalid(None, f"not a BPE Desktop model file: there is no \"format\" key "
-                       f"(expected \"format\": \"{FORMAT}\")")
-    fmt = data["format"]
-    if fmt != FORMAT:
-        shown = repr(fmt) if isinstance(fmt, str) else _kind(fmt)
-        raise _Invalid("format", f"not a BPE Desktop model file: the format is {shown}, "
-                       f"expected {FORMAT!r}")
-    if "version" not in data:
-        raise _Invalid(None, "the key 'version' is missing")
-    version = data["version"]
-    if isinstance(version, bool) or not isinstance(version, int):
-        raise _Invalid("version", f"expected a whole number, found {_kind(version)}")
-    if version > VERSION:
-        raise _Invalid("version", f"version {version} is newer than this BPE Desktop "
-                       f"understands ({VERSION}); update BPE Desktop to open this model")
-    if version < 1:
-        raise _Invalid("version", f"version {version} is not a valid version")
-    data = migrate(data, version)
-    unknown = [k for k in data if k not in TOP_KEYS]
-    if unknown:
-        raise _Invalid(None, f"unknown key {unknown[0]!r} in the model file")
-    for k in REQUIRED_KEYS:
-        if k not in data:
-            raise _Invalid(None, f"the key {k!r} is missing")
-
-    if "app_version" in data:
-        _text("app_version", data["app_version"])
-    created = data.get("created")
-    if created is not None:
-        _text("created", created)
-        try:
-            _dt.datetime.fromisoformat(created)
-        except ValueError:
-            raise _Invalid("created", f"{created!r} is not an ISO 8601 date and time") from None
-
-    config = _config(data["config"])
-
-    alphabet = _list("alphabet", data["alphabet"])
-    # token -> where it was first defined: its alphabet index (an int), or the merges
-    # item (the JSON list itself, so that millions of merges need no extra objects).
-    defined: dict[str, Any] = {}
-    for i, sym in enumerate(alphabet):
-        where = f"alphabet[{i}]"
-        _text(where, sym, allow_empty=False)
-        if sym in defined:
-            raise _Invalid(where, f"{sym!r} is listed twice (also "
-                           f"{_origin(defined[sym], ())})")
-        defined[sym] = i
-
-    raw_merges = _list("merges", data["merges"])
-    merges: list[Any] = []
-    # A pair can only repeat if its result exists already: the first merge of a pair
-    # defines its result, so only pairs of redundant merges (whose result existed
-    # before) need remembering besides ``defined``.
-    redundant: set[tuple[str, str]] = set()
-    for rank, item in enumerate(raw_merges):
-        # Fast path (every valid merge): a defined token is a checked, non-empty string.
-        if type(item) is list and len(item) == 3:
-            left, right, count = item
-            if (type(left) is str and left in defined and type(right) is str
-                    and right in defined and (count is None or (
-                        type(count) is int and 0 <= count <= MAX_COUNT))):
-                result = left + right
-                first = defined.setdefault(result, item)
-                if first is item or not (_same_pair(first, left, right)
-                                         or (left, right) in redundant):
-                    if first is not item:
-                        redundant.add((left, right))
-                    merges.append(Merge(left, right, count) if build else None)
-                    continue
-        where = f"merges[{rank}]"
-        left, right, count = _check_merge(where, item, defined)
-        first = defined.setdefault(left + right, item)
-        if first is not item:
-            if _same_pair(first, left, right) or (left, right) in redundant:
-                earlier = next(i for i, m in enumerate(raw_merges)
-                               if m[0] == left and m[1] == right)
-                raise _Invalid(where, f"the merge {left!r} + {right!r} is listed twice "
-                               f"(also merges[{earlier}])")
-            redundant.add((left, right))
-        merges.append(Merge(left, right, count) if build else None)
-
-    specials = config.special_tokens
-    size = len(defined) + len(specials)
-    for i, tok in enumerate(specials):
-        where = f"config.special_tokens[{i}]"
-        if tok.piece in defined:
-            origin = _origin(defined[tok.piece], raw_merges)
-            raise _Invalid(f"{where}.piece", f"the special token {tok.piece!r} is also an "
-                           f"ordinary token ({origin})")
-        if tok.id >= size:
-            raise _Invalid(f"{where}.id", f"the special token {tok.piece!r} has id {tok.id}, "
-                           f"but the vocabulary has only {size} tokens")
-
-    ids = data.get("ids")
-    if ids is not None:
-        found = explicit_ids_problem(_list("ids", ids), len(defined),
-                                     [t.id for t in specials])
-        if found is not None:
-            index, problem = found
-            raise _Invalid("ids" if index is None else f"ids[{index}]", problem)
-        ids = tuple(ids)
-
-    corpus = _corpus(data.get("corpus"))
-
-    raw_words = _list("words", data.get("words", []))
-    words: list[tuple[str, int]] = []
-    seen_words: dict[str, int] = {}
-    for i, item in enumerate(raw_words):
-        if type(item) is list and len(item) == 2:
-            word, count = item
-            if (type(word) is str and word and word not in seen_words
-                    and type(count) is int and 1 <= count <= MAX_COUNT
-                    and not _SURROGATE.search(word)):
-                seen_words[word] = i
-                words.append((word, count))
-                continue
-        word, count = _check_word(f"words[{i}]", item, seen_words)
-        seen_words[word] = i
-        words.append((word, count))
-
-    description = _text("description", data.get("description", ""))
-
-    return {
-        "created": created,
-        "model": {
-            "config": config,
-            "alphabet": tuple(alphabet),
-            "merges": tuple(merges) if build else (),
-            "corpus": corpus,
-            "words": tuple(words),
-            "description": description,
-            "ids": ids,
-        },
-    }
-
-
-def _origin(first: Any, raw_merges: list) -> str:
-    """Where a token was defined (an error message's "also ..."): found by identity."""
-    if type(first) is int:
-        return f"alphabet[{first}]"
-    return f"merges[{next(i for i, m in enumerate(raw_merges) if m is first)}]"
-
-
-def _same_pair(first: Any, left: str, right: str) -> bool:
-    """Whether the merges item ``first`` (or an alphabet index) is ``left + right``."""
-    return type(first) is list and first[0] == left and first[1] == right
-
-
-def _check_merge(where: str, item: Any, defined: Mapping[str, Any]
-                 ) -> tuple[str, str, int | None]:
-    """The thorough check of one merge's shape, sides and count (not its uniqueness)."""
-    if not isinstance(item, list) or len(item) != 3:
-        found = f"{len(item)} items" if isinstance(item, list) else _kind(item)
-        raise _Invalid(where, f"expected [left, right, count], found {found}")
-    left, right, count = item
-    for j, side in ((0, left), (1, right)):
-        _text(f"{where}[{j}]", side, allow_empty=False)
-        if side not in defined:
-            raise _Invalid(f"{where}[{j}]", f"{side!r} is not a token defined before this "
-                           "merge (the alphabet or an earlier merge's result)")
-    if count is not None:
-        _whole(f"{where}[2]", count, minimum=0)
-    return left, right, count
-
-
-def _check_word(where: str, item: Any, seen_words: Mapping[str, int]) -> tuple[str, int]:
-    """The thorough check of one words entry: error or (word, count)."""
-    if not isinstance(item, list) or len(item) != 2:
-        found = f"{len(item)} items" if isinstance(item, list) else _kind(item)
-        raise _Invalid(where, f"expected [word, count], found {found}")
-    word = _text(f"{where}[0]", item[0], allow_empty=False)
-    count = _whole(f"{where}[1]", item[1], minimum=1)
-    if word in seen_words:
-        raise _Invalid(f"{where}[0]", f"the word {word!r} is listed twice "
-                       f"(also words[{seen_words[word]}])")
-    return word, count
-
-
-def _config(value: Any) -> TrainConfig:
-    if not isinstance(value, dict):
-        raise _Invalid("config", f"expected an object, found {_kind(value)}")
-    known = [f for f in TrainConfig.__dataclass_fields__ if f not in RUNTIME_ONLY_KEYS]
-    for key in value:
-        if key not in known and key not in RUNTIME_ONLY_KEYS:
-            shown = f"config.{key}" if key.isidentifier() else f"config[{_quoted(key)}]"
-            raise _Invalid(shown, "unknown training option")
-    kwargs = {k: v for k, v in value.items() if k not in RUNTIME_ONLY_KEYS}
-    # Each option alone first, so that an error names its field.
-    for key, v in kwargs.items():
-        where = f"config.{key}"
-        if key == "special_tokens":
-            kwargs[key] = _specials(v)
-            continue
-        if key == "initial_alphabet" and isinstance(v, str):
-            _text(where, v)
-        alone: dict[str, Any] = {key: v, "special_tokens": ()}
-        if key == "pretokenizer" and isinstance(v, str) and v in BOUNDARY_OF_PRETOKENIZER:
-            alone["boundary"] = BOUNDARY_OF_PRETOKENIZER[v]
-        try:
-            TrainConfig(**alone)
-        except ConfigError as exc:
-            raise _Invalid(where, str(exc)) from None
-    try:
-        return TrainConfig(**kwargs)
-    except ConfigError as exc:  # options that are fine alone but not together
-        raise _Invalid("config", str(exc)) from None
-
-
-def _specials(value: Any) -> tuple[SpecialToken, ...]:
-    out = []
-    for i, item in enumerate(_list("config.special_tokens", value)):
-        where = f"config.special_tokens[{i}]"
-        _object(where, item, SPECIAL_KEYS, SPECIAL_KEYS)
-        _text(f"{where}.piece", item["piece"], allow_empty=False)
-        _whole(f"{where}.id", item["id"], minimum=0, maximum=MAX_SPECIAL_ID)
-        _text(f"{where}.role", item["role"])
-        try:
-            out.append(SpecialToken(item["piece"], item["id"], item["role"]))
-        except ConfigError as exc:
-            raise _Invalid(where, str(exc)) from None
-    try:
-        TrainConfig(special_tokens=tuple(out))
-    except ConfigError as exc:  # ids, pieces or roles shared between tokens
-        raise _Invalid("config.special_tokens", str(exc)) from None
-    return tuple(out)
-
-
-def _corpus(value: Any) -> CorpusInfo | None:
-    if value is None:
-        return None
-    _object("corpus", value, CORPUS_KEYS, CORPUS_KEYS)
-    kind = _text("corpus.kind", value["kind"])
-    if kind not in CORPUS_KINDS:
-        raise _Invalid("corpus.kind", f"{kind!r} is not one of {', '.join(CORPUS_KINDS)}")
-    files = []
-    for i, item in enumerate(_list("corpus.files", value["files"])):
-        where = f"corpus.files[{i}]"
-        _object(where, item, CORPUS_FILE_KEYS, CORPUS_FILE_KEYS)
-        file_path = _text(f"{where}.path", item["path"])
-        size = _whole(f"{where}.size", item["size"], minimum=0)
-        digest = _text(f"{where}.sha256", item["sha256"])
-        if digest and not _SHA256.fullmatch(digest):
-            raise _Invalid(f"{where}.sha256", "expected 64 hexadecimal digits (or \"\")")
-        files.append(CorpusFile(path=file_path, size=size, sha256=digest))
-    numbers = {k: _whole(f"corpus.{k}", value[k], minimum=0) for k in CORPUS_KEYS[2:]}
-    return CorpusInfo(kind=kind, files=tuple(files), **numbers)
-
-
-def _size(n: int) -> str:
-    if n < 1024:
-        return f"{n} bytes"
-    for unit, scale in (("GiB", 1024**3), ("MiB", 1024**2), ("KiB", 1024)):
-        if n >= scale:
-            return f"{n / scale:.1f} {unit}".replace(".0 ", " ")
-    return f"{n} bytes"

@@ -15,8 +15,8 @@ from bpe_desktop.core.memory import (
     available_memory,
     corpus_text_bytes,
     estimate_distinct_words,
-    format_bytes,
 )
+from bpe_desktop.core.formatting import format_bytes
 
 REPEATED = b"the cat sat on the mat and the dog sat on the log\n"
 

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bpe_desktop.core import model_file
+from bpe_desktop.core import model_file, model_file_writer
 from bpe_desktop.core.config import SpecialToken, TrainConfig
 from bpe_desktop.core.errors import ModelFileError
 from bpe_desktop.core.model import BPEModel, CorpusFile, CorpusInfo, Merge
@@ -257,7 +257,7 @@ def test_non_os_error_while_writing_leaves_old_file(old_file, monkeypatch):
     def broken(value):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(model_file, "_json", broken)
+    monkeypatch.setattr(model_file_writer, "_json", broken)
     with pytest.raises(KeyboardInterrupt):
         save_model(small_model(), old_file)
     assert old_file.read_bytes() == b"previous contents\n"

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any, Container, Iterable, Mapping, Sequence
 
 from bpe_desktop.core import model_file as _model_file
+from bpe_desktop.core import model_file_checks as _checks
 from bpe_desktop.core.config import MAX_VOCAB, SpecialToken, TrainConfig
 from bpe_desktop.core.errors import ConfigError, ModelFileError
 from bpe_desktop.core.model import BPEModel, CorpusFile, CorpusInfo, Merge, explicit_ids_problem
@@ -185,7 +186,7 @@ def import_error(path: str | os.PathLike, where: str | None, problem: str) -> Mo
 
 def quoted(token: str) -> str:
     """A token as a JSON string for a message or a JSON path, lone surrogates escaped."""
-    return _model_file._quoted(token)
+    return _checks._quoted(token)
 
 
 def read_bytes(path: str | os.PathLike, *, limit: int = _model_file.MAX_FILE_SIZE) -> bytes:
@@ -260,7 +261,7 @@ def check_id(path: str | os.PathLike, where: str, value: Any) -> int:
 
 def json_kind(value: Any) -> str:
     """What a parsed JSON value is, for messages ("a string", "null", ...)."""
-    return _model_file._kind(value)
+    return _checks._kind(value)
 
 
 def source_info(paths: Iterable[str | os.PathLike]) -> CorpusInfo:

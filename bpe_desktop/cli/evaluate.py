@@ -11,6 +11,8 @@ import json
 import os
 import sys
 
+from bpe_desktop.cli._common import EXIT_OK, CliError
+from bpe_desktop.cli.options import whole_number
 from bpe_desktop.core.evaluation.gold import GOLD_FORMATS
 from bpe_desktop.core.evaluation.parity import PARITY_MODES
 from bpe_desktop.core.evaluation.sweep import DEFAULT_SWEEP_POINTS
@@ -20,7 +22,7 @@ from bpe_desktop.core.formats import FORMATS
 MODEL_FORMATS = ("model", *(n for n, f in FORMATS.items() if f.can_import))
 
 
-def add_parser(sub: argparse._SubParsersAction, int_arg) -> None:
+def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "evaluate", help="score a tokenizer: morphology, fertility, parity, vocabulary size",
         description="Score a model (ours or any imported format) against gold morph "
@@ -45,7 +47,7 @@ def add_parser(sub: argparse._SubParsersAction, int_arg) -> None:
     p.add_argument("--parity-mode", choices=PARITY_MODES, default="document",
                    help="document: ratio of whole texts (default); lines: mean ratio of "
                    "aligned lines")
-    p.add_argument("--sweep", nargs="?", type=int_arg(2), const=DEFAULT_SWEEP_POINTS,
+    p.add_argument("--sweep", nargs="?", type=whole_number(2), const=DEFAULT_SWEEP_POINTS,
                    default=0, metavar="N",
                    help=f"also evaluate N vocabulary sizes (default {DEFAULT_SWEEP_POINTS}), "
                    "log-spaced from the alphabet to the full model")
@@ -54,7 +56,6 @@ def add_parser(sub: argparse._SubParsersAction, int_arg) -> None:
 
 
 def cmd_evaluate(args: argparse.Namespace) -> int:
-    from bpe_desktop.cli import EXIT_OK, CliError
     from bpe_desktop.core.evaluation import EvaluationRequest, evaluate, read_gold
 
     if not (args.gold or args.text or args.parallel):
@@ -82,7 +83,6 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
 
 
 def _load(path: str, fmt: str):
-    from bpe_desktop.cli import CliError
     from bpe_desktop.core.model_file import load_model
 
     if not os.path.exists(path):

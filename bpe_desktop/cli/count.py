@@ -13,15 +13,24 @@ import os
 import sys
 import time
 
-from bpe_desktop import cli
-from bpe_desktop.cli_options import add_train_options, config_from_args, whole_number
+from bpe_desktop.cli._common import (
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    PROG,
+    CliError,
+    _check_output,
+    _fail,
+    _in_worker,
+)
+from bpe_desktop.cli.options import add_train_options, config_from_args, whole_number
+from bpe_desktop.cli.progress import ProgressBar
 from bpe_desktop.core.errors import TrainingCancelled
 
 #: The training options that decide what a word is (the others only matter when merging).
 TEXT_OPTIONS = ("pretokenizer", "normalize", "lowercase", "threads")
 
 
-def add_parser(sub) -> None:
+def add_parser(sub: argparse._SubParsersAction) -> None:
     from bpe_desktop.core.cluster import DEFAULT_PARTITION_BYTES
 
     p = sub.add_parser(
@@ -56,7 +65,7 @@ def add_parser(sub) -> None:
     p.set_defaults(run=cmd_count)
 
 
-class CountProgressBar(cli.ProgressBar):
+class CountProgressBar(ProgressBar):
     """The training progress bar, fed :class:`CountProgress` (bytes, words, partitions)."""
 
     def __call__(self, p) -> None:  # type: ignore[override]
@@ -77,18 +86,18 @@ def cmd_count(args: argparse.Namespace) -> int:
     from bpe_desktop.core.training import CancelToken
 
     config = config_from_args(args)
-    cli._check_output(args.output, [i for i in args.inputs if os.path.isfile(i)])
+    _check_output(args.output, [i for i in args.inputs if os.path.isfile(i)])
     progress = None if args.quiet else CountProgressBar(sys.stderr)
     started = time.perf_counter()
     if args.dask and args.merge:
-        raise cli.CliError("--merge runs locally (it is streamed); leave out --dask")
+        raise CliError("--merge runs locally (it is streamed); leave out --dask")
     if args.dask and not cluster.dask_available():
-        raise cli.CliError(cluster.INSTALL_HINT)
+        raise CliError(cluster.INSTALL_HINT)
     try:
         if args.dask:
             with cluster.connect(args.dask) as client:
                 if not args.quiet:
-                    sys.stderr.write(f"{cli.PROG}: Dask dashboard: {client.dashboard_link}\n")
+                    sys.stderr.write(f"{PROG}: Dask dashboard: {client.dashboard_link}\n")
                 table = cluster.count_on_dask(
                     args.inputs, config, client, partition_bytes=args.partition_size,
                     errors=args.encoding_errors, on_progress=progress)
@@ -102,10 +111,10 @@ def cmd_count(args: argparse.Namespace) -> int:
                 def work():
                     return counting.count_words(args.inputs, config, errors=args.encoding_errors,
                                                 on_progress=progress, cancel=cancel)
-            table = cli._in_worker(work, cancel)
+            table = _in_worker(work, cancel)
     except TrainingCancelled:
-        cli._fail("counting cancelled; nothing was written")
-        return cli.EXIT_INTERRUPTED
+        _fail("counting cancelled; nothing was written")
+        return EXIT_INTERRUPTED
     finally:
         if progress:
             progress.clear()
@@ -116,4 +125,4 @@ def cmd_count(args: argparse.Namespace) -> int:
             hint = f" (to count on a cluster: {cluster.INSTALL_COMMAND}, then --dask)"
         print(f"{table.distinct_words:,} distinct words, {table.total_count:,} in all, "
               f"{time.perf_counter() - started:.1f} s; saved {args.output}{hint}")
-    return cli.EXIT_OK
+    return EXIT_OK

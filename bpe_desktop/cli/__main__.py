@@ -1,0 +1,5 @@
+"""``python -m bpe_desktop.cli`` is the same as the ``bpe-desktop`` command."""
+
+from bpe_desktop.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,136 @@
+"""What every ``bpe-desktop`` command shares: exit statuses, the one-line error, output
+checks, reading text input, and running work on a thread that Ctrl-C cancels."""
+
+from __future__ import annotations
+
+import gzip
+import os
+import sys
+import threading
+import zlib
+from typing import IO, Callable, Iterator, Sequence
+
+from bpe_desktop.core.errors import TrainingCancelled
+
+PROG = "bpe-desktop"
+EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+ISSUES_HINT = "this is a bug in BPE Desktop; please report it"
+
+
+class CliError(Exception):
+    """A user error found by the command line itself (the message is the whole story)."""
+
+
+def _fail(message: str) -> None:
+    one_line = " ".join(str(message).split()) or "failed"
+    sys.stderr.write(f"{PROG}: error: {one_line}\n")
+    sys.stderr.flush()
+
+
+def _os_message(exc: OSError) -> str:
+    if exc.filename is not None and exc.strerror:
+        where = f"{exc.filename}"
+        if exc.filename2 is not None:
+            where += f" -> {exc.filename2}"
+        return f"{where}: {exc.strerror}"
+    return str(exc)
+
+
+def _silence_stdout() -> None:
+    """After a closed pipe: stop Python complaining when it flushes stdout at exit."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        pass
+
+
+def _wait(finished: threading.Event) -> None:
+    # Not Thread.join: on Python 3.11 a join interrupted by Ctrl-C can return while the
+    # thread still runs, and exiting then kills the engine mid-call.
+    while not finished.wait(0.2):
+        pass
+
+
+def _check_output(output: str, inputs: Sequence[str]) -> None:
+    """Fail before training, not after, when the model could not be saved."""
+    if os.path.isdir(output):
+        raise CliError(f"{output}: is a directory; give a file name for the model")
+    directory = os.path.dirname(os.path.abspath(output))
+    if not os.path.isdir(directory):
+        raise CliError(f"{output}: the folder {directory} does not exist")
+    if not os.access(directory, os.W_OK):
+        raise CliError(f"{output}: the folder {directory} is not writable")
+    if os.path.exists(output):
+        for name in inputs:
+            try:
+                if os.path.samefile(name, output):
+                    raise CliError(f"{output}: is also a corpus file; refusing to overwrite it")
+            except OSError:
+                continue
+
+
+def _in_worker(work: Callable[[], object], cancel) -> object:
+    """Run ``work`` on a thread so that Ctrl-C stays responsive and cancels it."""
+    outcome: dict[str, object] = {}
+    finished = threading.Event()
+
+    def run() -> None:
+        try:
+            outcome["result"] = work()
+        except BaseException as exc:  # handed to the main thread
+            outcome["error"] = exc
+        finally:
+            finished.set()
+
+    threading.Thread(target=run, name="bpe-worker", daemon=True).start()
+    try:
+        _wait(finished)
+    except KeyboardInterrupt:
+        cancel.cancel()
+        try:
+            _wait(finished)
+        except KeyboardInterrupt:  # a second Ctrl-C: don't wait for the engine
+            pass
+        raise TrainingCancelled("cancelled") from None
+    if "error" in outcome:
+        raise outcome["error"]  # type: ignore[misc]
+    return outcome["result"]
+
+
+def _open_input(name: str) -> IO[bytes]:
+    if name == "-":
+        buffer = getattr(sys.stdin, "buffer", None)
+        if buffer is None:  # a text-only stdin (tests): re-encode
+            import io
+
+            return io.BytesIO(sys.stdin.read().encode("utf-8"))
+        return buffer
+    if os.path.isdir(name):
+        raise CliError(f"{name}: is a directory")
+    if name.endswith(".gz"):
+        return gzip.open(name, "rb")
+    return open(name, "rb")
+
+
+def _lines(name: str) -> Iterator[tuple[int, str]]:
+    """(line number, text without its line break), decoded as UTF-8."""
+    label = "standard input" if name == "-" else name
+    stream = _open_input(name)
+    try:
+        for number, raw in enumerate(stream, 1):
+            if raw.endswith(b"\n"):
+                raw = raw[:-1]
+                if raw.endswith(b"\r"):
+                    raw = raw[:-1]
+            try:
+                yield number, raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                raise CliError(f"{label} line {number}: not valid UTF-8 "
+                               f"(byte 0x{raw[exc.start]:02x} at column {exc.start + 1})"
+                               ) from None
+    except (gzip.BadGzipFile, EOFError, zlib.error) as exc:
+        raise CliError(f"{label}: not a readable gzip file ({exc})") from None
+    finally:
+        if stream is not getattr(sys.stdin, "buffer", None):
+            stream.close()

@@ -1,0 +1,118 @@
+"""``bpe-desktop encode`` and ``decode``: text to tokens and back, line by line."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Iterator
+
+from bpe_desktop.cli._common import EXIT_OK, CliError, _lines
+from bpe_desktop.core.errors import EncodeError
+from bpe_desktop.core.model_file import load_model
+from bpe_desktop.core.tokenizer import MODES
+
+#: Lines encoded per engine call.
+BATCH_LINES = 10_000
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "encode", help="split text into tokens",
+        description="Encode text line by line: one output line per input line, tokens "
+        "separated by single spaces.",
+    )
+    p.add_argument("-m", "--model", required=True, metavar="MODEL")
+    p.add_argument("--ids", action="store_true", help="print token ids instead of pieces")
+    p.add_argument("--mode", choices=MODES, default="merges",
+                   help="merges: apply merges by rank (default); greedy: longest match")
+    p.add_argument("input", nargs="?", default="-", metavar="FILE",
+                   help="text to encode (default: standard input)")
+    p.set_defaults(run=cmd_encode)
+
+
+    # -- decode -------------------------------------------------------------------------
+    p = sub.add_parser(
+        "decode", help="turn token ids (or pieces) back into text",
+        description="Decode lines of whitespace-separated token ids (or pieces) to text.",
+    )
+    p.add_argument("-m", "--model", required=True, metavar="MODEL")
+    p.add_argument("--pieces", action="store_true", help="the input holds pieces, not ids")
+    p.add_argument("input", nargs="?", default="-", metavar="FILE",
+                   help="ids to decode (default: standard input)")
+    p.set_defaults(run=cmd_decode)
+
+
+def _batches(name: str) -> Iterator[list[tuple[int, str]]]:
+    size = BATCH_LINES  # read at each call, so that a test can make batches small
+    batch: list[tuple[int, str]] = []
+    for item in _lines(name):
+        batch.append(item)
+        if len(batch) >= size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
+def cmd_encode(args: argparse.Namespace) -> int:
+    import numpy as np
+
+    model = load_model(args.model)
+    tok = model.tokenizer()
+    # id -> output text, indexed with each line's id array (faster than a Python loop)
+    shown = [str(i) for i in range(model.vocab_size)] if args.ids else model.pieces
+    table = np.array(shown, dtype=object)
+    label = "standard input" if args.input == "-" else args.input
+    out = sys.stdout
+    for batch in _batches(args.input):
+        texts = [text for _, text in batch]
+        try:
+            encoded = tok.encode_batch(texts, mode=args.mode)
+        except EncodeError as exc:
+            _encode_error(tok, batch, args.mode, label, exc)
+        lines = [" ".join(table[arr].tolist()) for arr in encoded]
+        if not args.ids and model.config.boundary == "eow-suffix" and tok.unk_id() >= 0:
+            # A word-final <unk> hides the word's </w>: show it as <unk></w>.
+            for k, arr in enumerate(encoded):
+                if (arr == tok.unk_id()).any():
+                    lines[k] = " ".join(tok.encode_as_pieces(texts[k], mode=args.mode))
+        out.write("".join(line + "\n" for line in lines))
+    out.flush()
+    return EXIT_OK
+
+
+def _encode_error(tok, batch, mode: str, label: str, exc: EncodeError):
+    """Find which line of a failed batch is at fault, and say so."""
+    for number, text in batch:
+        try:
+            tok.encode(text, mode=mode)
+        except EncodeError as line_exc:
+            raise CliError(f"{label} line {number}: {line_exc}") from None
+    raise exc
+
+
+def cmd_decode(args: argparse.Namespace) -> int:
+    model = load_model(args.model)
+    tok = model.tokenizer()
+    label = "standard input" if args.input == "-" else args.input
+    out = sys.stdout
+    for batch in _batches(args.input):
+        lines = []
+        for number, text in batch:
+            fields = text.split()
+            try:
+                if args.pieces:
+                    lines.append(tok.decode_pieces(fields))
+                else:
+                    lines.append(tok.decode([_token_id(f) for f in fields]))
+            except (EncodeError, CliError) as exc:
+                raise CliError(f"{label} line {number}: {exc}") from None
+        out.write("".join(line + "\n" for line in lines))
+    out.flush()
+    return EXIT_OK
+
+
+def _token_id(text: str) -> int:
+    if not text.isascii() or not text.isdigit():
+        raise CliError(f"{text!r} is not a token id (a whole number >= 0)")
+    return int(text)

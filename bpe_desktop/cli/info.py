@@ -1,0 +1,70 @@
+"""``bpe-desktop info``: a model's summary, or its merges."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from bpe_desktop.cli._common import EXIT_OK
+from bpe_desktop.core.model_file import created_time, load_model
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "info", help="describe a model",
+        description="Summarize a model; with --merges, list its merges instead.",
+    )
+    p.add_argument("-m", "--model", required=True, metavar="MODEL")
+    p.add_argument("--merges", action="store_true",
+                   help="print left<TAB>right<TAB>count per merge, in rank order")
+    p.set_defaults(run=cmd_info)
+
+
+def cmd_info(args: argparse.Namespace) -> int:
+    model = load_model(args.model)
+    out = sys.stdout
+    if args.merges:
+        out.writelines(
+            f"{m.left}\t{m.right}\t{'' if m.count is None else m.count}\n" for m in model.merges
+        )
+        out.flush()
+        return EXIT_OK
+    cfg = model.config
+    specials = cfg.special_tokens
+    merged = model.vocab_size - len(specials) - len(model.alphabet)
+    rows = [
+        ("model", args.model),
+        ("created", created_time(model) or "unknown"),
+        ("vocabulary", f"{model.vocab_size:,} tokens ({len(specials):,} special, "
+                       f"{len(model.alphabet):,} alphabet, {merged:,} from merges)"),
+        ("merges", f"{len(model.merges):,}"),
+    ]
+    if model.description:
+        rows.append(("description", model.description))
+    target = (f"vocab_size={cfg.vocab_size}" if cfg.vocab_size is not None else
+              f"merges={cfg.merges}" if cfg.merges is not None else "no target (until exhausted)")
+    rows.append(("training", f"{target}, min_frequency={cfg.min_frequency}"))
+    rows.append(("pre-tokenizer", f"{cfg.pretokenizer}, boundary {cfg.boundary}, "
+                                  f"ties {cfg.ties}"))
+    rows.append(("text", f"normalize {cfg.normalize}"
+                         + (", lowercase" if cfg.lowercase else "")
+                         + (f", character coverage {cfg.character_coverage}"
+                            if cfg.character_coverage != 1 else "")
+                         + (f", initial alphabet {cfg.initial_alphabet!r}"
+                            if cfg.initial_alphabet else "")))
+    rows.append(("special tokens", ", ".join(f"{t.piece} = {t.id} ({t.role})"
+                                             for t in specials) or "none"))
+    c = model.corpus
+    if c is None:
+        rows.append(("corpus", "unknown"))
+    else:
+        rows.append(("corpus", f"{c.kind}: {c.total_words:,} words ({c.distinct_words:,} "
+                               f"distinct), {c.characters:,} characters, "
+                               f"{c.unknown_characters:,} unknown"))
+        for f in c.files:
+            digest = f"sha256 {f.sha256}" if f.sha256 else "no checksum"
+            rows.append(("  file", f"{f.path} ({f.size:,} bytes, {digest})"))
+    width = max(len(k) for k, _ in rows)
+    out.writelines(f"{k + ':':<{width + 1}} {v}\n" for k, v in rows)
+    out.flush()
+    return EXIT_OK

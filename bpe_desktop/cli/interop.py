@@ -1,0 +1,147 @@
+"""``bpe-desktop export`` and ``import``: models in other tools' formats."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from bpe_desktop.cli._common import (
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    CliError,
+    _check_output,
+    _fail,
+    _in_worker,
+    _lines,
+)
+from bpe_desktop.cli.options import whole_number
+from bpe_desktop.cli.progress import ProgressBar
+from bpe_desktop.core.errors import TrainingCancelled
+from bpe_desktop.core.formats import FORMATS
+from bpe_desktop.core.model_file import load_model, save_model
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "export", help="write a model in another tool's format",
+        description="Write a model as a Hugging Face tokenizer.json (hf), GPT-2 vocab.json + "
+        "merges.txt (gpt2: -o is a folder, a prefix, or the vocab.json name), subword-nmt "
+        "codes, a sentencepiece .model, tiktoken ranks (plus PATH.json with the pattern "
+        "and special tokens), fastBPE codes (left right count), a YouTokenToMe model or a "
+        "vocabulary list (vocab: piece, id, count). A model whose settings a format "
+        "cannot express is refused, with the reason.",
+    )
+    p.add_argument("-m", "--model", required=True, metavar="MODEL")
+    p.add_argument("--format", required=True, choices=tuple(FORMATS), dest="format")
+    p.add_argument("-o", "--output", required=True, metavar="PATH", help="where to write")
+    p.add_argument("--legacy-merges", action="store_true",
+                   help="hf: write merges as \"left right\" strings (for old readers)")
+    p.add_argument("--no-settings", action="store_true",
+                   help="tiktoken: do not write PATH.json (pattern and special tokens)")
+    p.add_argument("--with-vocab", action="store_true",
+                   help="fastbpe: also write the vocabulary file PATH.vocab (token count)")
+    p.add_argument("--verify", metavar="FILE",
+                   help="then load the files with the format's own library and compare its "
+                   "segmentation of each line of FILE with this model's (exit 1 on a "
+                   "difference)")
+    p.add_argument("--verify-lines", type=whole_number(1), metavar="N",
+                   help="verify on the first N lines of FILE only")
+    p.add_argument("-q", "--quiet", action="store_true", help="no summary")
+    p.set_defaults(run=cmd_export)
+
+    p = sub.add_parser(
+        "import", help="read another tool's tokenizer as a model",
+        description="Read a tokenizer written by another tool (its merges, vocabulary, "
+        "special tokens and text settings) and save it as a BPE Desktop model. Formats "
+        "store no merge counts; --recount fills them in by replaying the merges over a "
+        "corpus.",
+    )
+    p.add_argument("--format", required=True, dest="format",
+                   choices=tuple(n for n, f in FORMATS.items() if f.can_import))
+    p.add_argument("path", metavar="PATH",
+                   help="the file (gpt2: the folder, either file, or the prefix)")
+    p.add_argument("-o", "--output", required=True, metavar="MODEL",
+                   help="where to write the model (JSON)")
+    p.add_argument("--recount", nargs="+", metavar="CORPUS",
+                   help="corpus files (UTF-8, may be .gz) to count the merges on")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress or summary")
+    p.set_defaults(run=cmd_import)
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from bpe_desktop.core.formats import export_model, verify_export
+
+    options: dict[str, object] = {}
+    if args.legacy_merges:
+        if args.format != "hf":
+            raise CliError("--legacy-merges is an option of --format hf")
+        options["legacy_merges"] = True
+    if args.no_settings:
+        if args.format != "tiktoken":
+            raise CliError("--no-settings is an option of --format tiktoken")
+        options["sidecar"] = False
+    if args.with_vocab:
+        if args.format != "fastbpe":
+            raise CliError("--with-vocab is an option of --format fastbpe")
+        options["vocab"] = True
+    if args.verify_lines is not None and args.verify is None:
+        raise CliError("--verify-lines needs --verify FILE")
+    if os.path.exists(args.output) and os.path.exists(args.model) and \
+            os.path.samefile(args.output, args.model):
+        raise CliError(f"{args.output}: is the model file itself; refusing to overwrite it")
+    model = load_model(args.model)
+    sample = None
+    if args.verify is not None:  # read before writing: a bad FILE leaves nothing behind
+        limit = args.verify_lines
+        sample = []
+        for number, text in _lines(args.verify):
+            if limit is not None and number > limit:
+                break
+            sample.append(text)
+    paths = export_model(model, args.format, args.output, **options)
+    if not args.quiet:
+        print("wrote " + ", ".join(str(p) for p in paths))
+    if sample is not None:
+        result = verify_export(model, args.format, paths, sample)
+        if result.first_mismatch is not None:
+            line, ours, theirs = result.first_mismatch
+            raise CliError(f"{result.summary()}; the files were written, but the first line "
+                           f"that differs is {line!r}: BPE Desktop {ours} vs "
+                           f"{result.library} {theirs}")
+        if not args.quiet:
+            print(result.summary())
+    return EXIT_OK
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    from bpe_desktop.core.formats import import_model, recount
+    from bpe_desktop.core.training import CancelToken, Corpus
+
+    if not os.path.exists(args.path):
+        raise CliError(f"{args.path}: no such file")
+    corpus_files = args.recount or []
+    for name in corpus_files:
+        if not os.path.isfile(name):
+            raise CliError(f"{name}: no such corpus file")
+    _check_output(args.output, [args.path, *corpus_files])
+    model = import_model(args.format, args.path)
+    if corpus_files:
+        progress = None if args.quiet else ProgressBar(sys.stderr)
+        cancel = CancelToken()
+        try:
+            model = _in_worker(lambda: recount(model, Corpus.from_files(corpus_files),
+                                               progress=progress, cancel=cancel), cancel)
+        except TrainingCancelled:
+            _fail("recounting cancelled; nothing was written")
+            return EXIT_INTERRUPTED
+        finally:
+            if progress:
+                progress.clear()
+    save_model(model, args.output)
+    if not args.quiet:
+        counted = " with counts" if corpus_files else ""
+        print(f"{len(model.merges):,} merges{counted}, vocabulary of {model.vocab_size:,} "
+              f"tokens; saved {args.output}")
+        print(model.description)
+    return EXIT_OK

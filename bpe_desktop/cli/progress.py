@@ -1,0 +1,80 @@
+"""The progress line of long commands (train, import --recount, count) on standard error."""
+
+from __future__ import annotations
+
+import shutil
+import threading
+import time
+from types import SimpleNamespace
+from typing import TextIO
+
+from bpe_desktop.cli._common import PROG
+from bpe_desktop.core.eta import StageEta, stage_eta
+from bpe_desktop.core.formatting import describe_progress
+
+
+class ProgressBar:
+    """Training progress on a stream: a redrawn line on a terminal, else a line now and then.
+
+    Called from the training thread with :class:`~bpe_desktop.core.training.Progress`.
+    """
+
+    TTY_INTERVAL = 0.1
+    PLAIN_INTERVAL = 5.0
+    BAR_WIDTH = 20
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+        try:
+            self.tty = stream.isatty()
+        except (AttributeError, ValueError):
+            self.tty = False
+        self._last = 0.0
+        self._stage = None
+        self._eta = StageEta()
+        self._drawn = False
+        self._lock = threading.Lock()
+
+    def __call__(self, p) -> None:
+        now = time.monotonic()
+        new_stage = p.stage != self._stage
+        if new_stage:
+            self._stage = p.stage
+        eta = stage_eta(self._eta, p)
+        interval = self.TTY_INTERVAL if self.tty else self.PLAIN_INTERVAL
+        if not new_stage and now - self._last < interval:
+            return
+        self._last = now
+        # The last line shows the finished state (100 %, N/N), not the stage's first report.
+        line = self.describe(p, eta) if p.stage != "done" else self.describe_finished(p)
+        with self._lock:
+            try:
+                if self.tty:
+                    width = shutil.get_terminal_size((80, 24)).columns - 1
+                    self.stream.write("\r" + line[:width] + "\x1b[K")
+                    self._drawn = True
+                else:
+                    self.stream.write(f"{PROG}: {line}\n")
+                self.stream.flush()
+            except (OSError, ValueError):
+                pass
+
+    def describe(self, p, eta: float | None = None) -> str:
+        return describe_progress(p, eta, bar_width=self.BAR_WIDTH if self.tty else 0)
+
+    def describe_finished(self, p) -> str:
+        """The merging stage as it ended: every merge done, whatever the target was."""
+        finished = SimpleNamespace(**{**vars(p), "stage": "merging",
+                                      "merges_target": p.merges_done})
+        finished.fraction = 1.0
+        return self.describe(finished)
+
+    def clear(self) -> None:
+        with self._lock:
+            if self.tty and self._drawn:
+                try:
+                    self.stream.write("\r\x1b[K")
+                    self.stream.flush()
+                except (OSError, ValueError):
+                    pass
+                self._drawn = False

@@ -1,0 +1,106 @@
+"""``bpe-desktop train``: learn a model from text files or word-count tables."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+
+from bpe_desktop.cli._common import (
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    PROG,
+    CliError,
+    _check_output,
+    _fail,
+    _in_worker,
+)
+from bpe_desktop.cli.options import add_train_options, config_from_args
+from bpe_desktop.cli.progress import ProgressBar
+from bpe_desktop.core.errors import TrainingCancelled
+from bpe_desktop.core.formatting import describe_config, format_bytes
+from bpe_desktop.core.model_file import save_model
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "train", help="learn a BPE model from text files",
+        description="Learn a BPE model from text files (plain or .gz) and save it as JSON. "
+        "A --preset sets defaults; options given explicitly override them.",
+    )
+    p.add_argument("files", nargs="+", metavar="FILE", help="corpus files (UTF-8, may be .gz)")
+    p.add_argument("-o", "--output", required=True, metavar="MODEL",
+                   help="where to write the model (JSON)")
+    p.add_argument("--word-counts", action="store_true",
+                   help="the files are word<TAB>count tables, not running text (several "
+                   "are summed; made by 'bpe-desktop count' or any other tool)")
+    add_train_options(p)
+    p.add_argument("--encoding-errors", choices=("strict", "replace"), default="strict",
+                   help="invalid UTF-8: stop with an error (strict, default) or use U+FFFD")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress or summary")
+    p.set_defaults(run=cmd_train)
+
+
+def cmd_train(args: argparse.Namespace) -> int:
+    from bpe_desktop.core.training import CancelToken, Corpus, train
+
+    config = config_from_args(args)
+    for name in args.files:
+        if not os.path.exists(name):
+            raise CliError(f"{name}: no such file")
+        if os.path.isdir(name):
+            raise CliError(f"{name}: is a directory, not a corpus file")
+    _check_output(args.output, args.files)
+    # Warn (and go on) before a run that may not fit in memory, not an hour into it.
+    from bpe_desktop.core.memory import estimate_training_memory
+
+    memory = estimate_training_memory(args.files, config, word_counts=args.word_counts)
+    if memory.warning:
+        sys.stderr.write(f"{PROG}: warning: {memory.warning}\n")
+        sys.stderr.flush()
+    corpus = Corpus.from_files(args.files, word_counts=args.word_counts,
+                               errors=args.encoding_errors)
+    if not args.quiet:
+        size = sum(os.path.getsize(name) for name in args.files)
+        sys.stderr.write(f"{PROG}: training on {len(args.files)} file(s), "
+                         f"{format_bytes(size)}: {describe_config(config)}\n")
+        sys.stderr.flush()
+    progress = None if args.quiet else ProgressBar(sys.stderr)
+    cancel = CancelToken()
+    on_progress = progress
+    if os.environ.get(HOLD_FOR_CANCEL_ENV) == "1":
+        on_progress = _held_until_cancelled(progress, cancel)
+    started = time.perf_counter()
+    try:
+        result = _in_worker(
+            lambda: train(corpus, config, on_progress=on_progress, cancel=cancel), cancel)
+    except TrainingCancelled:
+        _fail("training cancelled; nothing was written")
+        return EXIT_INTERRUPTED
+    finally:
+        if progress:
+            progress.clear()
+    model = result.model  # type: ignore[attr-defined]
+    save_model(model, args.output)
+    seconds = time.perf_counter() - started
+    if not args.quiet:
+        print(f"{len(model.merges):,} merges, vocabulary of {model.vocab_size:,} tokens, "
+              f"{seconds:.1f} s; saved {args.output}")
+    return EXIT_OK
+
+
+#: Test hook: training stops at its first merging report until it is cancelled, so a
+#: test of Ctrl-C cannot be outrun by a machine fast enough to finish first.
+HOLD_FOR_CANCEL_ENV = "BPE_DESKTOP_TEST_HOLD_FOR_CANCEL"
+
+
+def _held_until_cancelled(progress, cancel):
+    def on_progress(p) -> None:
+        if progress is not None:
+            progress(p)
+        if p.stage == "merging":
+            while not cancel.cancelled:
+                time.sleep(0.01)
+
+    return on_progress

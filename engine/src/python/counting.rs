@@ -1,0 +1,94 @@
+//! `count_words`: counting a corpus's words without training, into a `WordCountTable`.
+
+use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, Mutex};
+
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+use super::options::{parse_source, text_rules};
+use super::training::{progress_dict, CancelFlag};
+use super::{config_error, engine, guard};
+use crate::error::EngineError;
+use crate::progress::{Progress, Reporter};
+
+/// Counted words in first-seen order (kept in Rust; written out in slices).
+#[pyclass(module = "bpe_desktop._engine", frozen)]
+pub(super) struct WordCountTable(crate::corpus::WordCounts);
+
+#[pymethods]
+impl WordCountTable {
+    fn __len__(&self) -> PyResult<usize> {
+        guard(|| Ok(self.0.len()))
+    }
+
+    /// Sum of all counts (a Python int: it may exceed 2^64).
+    fn total(&self) -> PyResult<u128> {
+        guard(|| Ok(self.0.counts.iter().map(|&c| c as u128).sum()))
+    }
+
+    /// (path, size, sha256) of each file read.
+    fn files(&self) -> PyResult<Vec<(PathBuf, u64, String)>> {
+        guard(|| Ok(self.0.files.iter().map(|f| (f.path.clone(), f.size, f.sha256.clone())).collect()))
+    }
+
+    /// (word, count) of entries `start..stop`.
+    fn items(&self, start: usize, stop: usize) -> PyResult<Vec<(String, u64)>> {
+        guard(|| {
+            let stop = stop.min(self.0.len());
+            Ok((start.min(stop)..stop).map(|i| (self.0.words.get(i).to_string(), self.0.counts[i])).collect())
+        })
+    }
+
+    /// Entries `start..stop` as escaped table lines, the header first when `header`.
+    fn lines(&self, py: Python<'_>, start: usize, stop: usize, header: bool) -> PyResult<String> {
+        guard(|| Ok(py.detach(|| crate::corpus::table::escaped_lines(&self.0, start, stop, header))))
+    }
+}
+
+/// Count the words of a corpus (as training would, with the text rules of `config`, a
+/// `TrainConfig`), on `threads` threads, without training. Progress and cancellation as
+/// for `train`.
+#[pyfunction]
+#[pyo3(signature = (source, config, threads, progress=None, cancel=None))]
+pub(super) fn count_words(
+    py: Python<'_>,
+    source: &Bound<'_, PyDict>,
+    config: &Bound<'_, PyAny>,
+    threads: usize,
+    progress: Option<Py<PyAny>>,
+    cancel: Option<Py<CancelFlag>>,
+) -> PyResult<WordCountTable> {
+    guard(|| {
+        let source = parse_source(py, source)?;
+        let rules = text_rules(config)?;
+        if !(1..=crate::MAX_THREADS).contains(&threads) {
+            return config_error(py, format!("threads must be from 1 to {}; got {threads}", crate::MAX_THREADS));
+        }
+        let flag: Option<Arc<AtomicBool>> = cancel.map(|c| c.get().0.clone());
+        let callback_error: Mutex<Option<PyErr>> = Mutex::new(None);
+        let result = py.detach(|| {
+            let mut call = |p: &Progress| -> bool {
+                let Some(cb) = progress.as_ref() else { return true };
+                Python::attach(|py| match progress_dict(py, p).and_then(|d| cb.call1(py, (d,))) {
+                    Ok(_) => true,
+                    Err(e) => {
+                        *callback_error.lock().unwrap_or_else(|p| p.into_inner()) = Some(e);
+                        false
+                    }
+                })
+            };
+            let mut reporter = Reporter::new(Some(&mut call), flag.as_deref());
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .map_err(|e| EngineError::Config(format!("cannot start {threads} worker threads: {e}")))?;
+            crate::corpus::count_words(source, &rules, &pool, &mut reporter)
+        });
+        if let Some(err) = callback_error.into_inner().unwrap_or_else(|p| p.into_inner()) {
+            return Err(err);
+        }
+        Ok(WordCountTable(engine(py, result)?))
+    })
+}

@@ -1,0 +1,182 @@
+//! `train`: the training entry point, its cancellation flag, progress reports and the
+//! table of trained words.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList};
+
+use super::options::{parse_source, train_settings};
+use super::{engine, guard};
+use crate::progress::{Progress, Reporter};
+use crate::symbols::{WordTable, UNK};
+use crate::run_training;
+
+/// A cancellation flag shared between Python threads and the engine.
+#[pyclass(module = "bpe_desktop._engine", frozen)]
+pub(super) struct CancelFlag(pub(super) Arc<AtomicBool>);
+
+#[pymethods]
+impl CancelFlag {
+    #[new]
+    fn new() -> PyResult<Self> {
+        guard(|| Ok(CancelFlag(Arc::new(AtomicBool::new(false)))))
+    }
+    fn cancel(&self) -> PyResult<()> {
+        guard(|| {
+            self.0.store(true, Ordering::Relaxed);
+            Ok(())
+        })
+    }
+    fn is_cancelled(&self) -> PyResult<bool> {
+        guard(|| Ok(self.0.load(Ordering::Relaxed)))
+    }
+}
+
+/// The training words with their final segmentation (kept in Rust; read on demand).
+#[pyclass(module = "bpe_desktop._engine", frozen)]
+pub(super) struct WordTableView {
+    table: WordTable,
+    tokens: Vec<String>,
+    /// How a character outside the alphabet is shown (the model's unknown token).
+    unk_piece: String,
+}
+
+#[pymethods]
+impl WordTableView {
+    fn __len__(&self) -> PyResult<usize> {
+        guard(|| Ok(self.table.len()))
+    }
+
+    /// The `n` most frequent words as (word, count); ties in first-seen order.
+    fn top(&self, py: Python<'_>, n: usize) -> PyResult<Vec<(String, u64)>> {
+        guard(|| {
+            let table = &self.table;
+            // Selecting among ~1M words takes tens of ms: without the GIL, so a GUI thread
+            // waiting for it is not stalled. The order is total (ties by index), so an
+            // unstable selection and sort give the same list as a stable sort.
+            let order = py.detach(|| {
+                let by_count = |a: &usize, b: &usize| table.counts[*b].cmp(&table.counts[*a]).then(a.cmp(b));
+                let mut order: Vec<usize> = (0..table.len()).collect();
+                if n < order.len() {
+                    order.select_nth_unstable_by(n, by_count);
+                    order.truncate(n);
+                }
+                order.sort_unstable_by(by_count);
+                order
+            });
+            Ok(order.into_iter().map(|i| (table.words.get(i).to_string(), table.counts[i])).collect())
+        })
+    }
+
+    /// (word, count, pieces) in first-seen order.
+    #[pyo3(signature = (limit=None))]
+    fn segmentations(&self, limit: Option<usize>) -> PyResult<Vec<(String, u64, Vec<String>)>> {
+        guard(|| {
+            let n = limit.unwrap_or(usize::MAX).min(self.table.len());
+            Ok((0..n)
+                .map(|w| {
+                    let pieces = self
+                        .table
+                        .symbols(w)
+                        .iter()
+                        .map(|&s| if s == UNK { self.unk_piece.clone() } else { self.tokens[s as usize].clone() })
+                        .collect();
+                    (self.table.words.get(w).to_string(), self.table.counts[w], pieces)
+                })
+                .collect())
+        })
+    }
+}
+
+pub(super) fn progress_dict<'py>(py: Python<'py>, p: &Progress) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    d.set_item("stage", p.stage.name())?;
+    d.set_item("bytes_done", p.bytes_done)?;
+    d.set_item("bytes_total", p.bytes_total)?;
+    d.set_item("words", p.words)?;
+    d.set_item("merges_done", p.merges_done)?;
+    d.set_item("merges_target", p.merges_target)?;
+    d.set_item("pair", p.pair.clone())?;
+    d.set_item("count", p.count)?;
+    d.set_item("elapsed", p.elapsed)?;
+    d.set_item("new_counts", PyList::new(py, &p.new_counts)?)?;
+    Ok(d)
+}
+
+/// Train a model. Returns a dict: alphabet, merges [(left, right, count)], words, stats.
+#[pyfunction]
+#[pyo3(signature = (source, config, progress=None, cancel=None))]
+pub(super) fn train<'py>(
+    py: Python<'py>,
+    source: &Bound<'py, PyDict>,
+    config: &Bound<'py, PyAny>,
+    progress: Option<Py<PyAny>>,
+    cancel: Option<Py<CancelFlag>>,
+) -> PyResult<Bound<'py, PyDict>> {
+    guard(|| train_guarded(py, source, config, progress, cancel))
+}
+
+fn train_guarded<'py>(
+    py: Python<'py>,
+    source: &Bound<'py, PyDict>,
+    config: &Bound<'py, PyAny>,
+    progress: Option<Py<PyAny>>,
+    cancel: Option<Py<CancelFlag>>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let source = parse_source(py, source)?;
+    let (settings, unk_piece) = train_settings(py, config)?;
+    let unk_piece = unk_piece.unwrap_or_else(|| "\u{fffd}".into());
+    let flag: Option<Arc<AtomicBool>> = cancel.map(|c| c.get().0.clone());
+    let callback_error: Mutex<Option<PyErr>> = Mutex::new(None);
+    let result = py.detach(|| {
+        let mut call = |p: &Progress| -> bool {
+            let Some(cb) = progress.as_ref() else { return true };
+            Python::attach(|py| {
+                let outcome = progress_dict(py, p).and_then(|d| cb.call1(py, (d,)));
+                match outcome {
+                    Ok(_) => true,
+                    Err(e) => {
+                        *callback_error.lock().unwrap_or_else(|p| p.into_inner()) = Some(e);
+                        false
+                    }
+                }
+            })
+        };
+        let mut reporter = Reporter::new(Some(&mut call), flag.as_deref());
+        run_training(source, &settings, &mut reporter)
+    });
+    if let Some(err) = callback_error.into_inner().unwrap_or_else(|p| p.into_inner()) {
+        return Err(err); // the callback raised: propagate its exception
+    }
+    let out = engine(py, result)?;
+    let trained = out.trained;
+    let tokens = &trained.tokens;
+    let d = PyDict::new(py);
+    d.set_item("alphabet", &tokens[..trained.alphabet_len])?;
+    let merges: Vec<(&str, &str, u64)> = trained
+        .merges
+        .iter()
+        .map(|m| (tokens[m.left as usize].as_str(), tokens[m.right as usize].as_str(), m.count))
+        .collect();
+    d.set_item("merges", merges)?;
+    let files = PyList::empty(py);
+    for f in &out.files {
+        let fd = PyDict::new(py);
+        fd.set_item("path", f.path.as_os_str())?;
+        fd.set_item("size", f.size)?;
+        fd.set_item("sha256", &f.sha256)?;
+        files.append(fd)?;
+    }
+    d.set_item("files", files)?;
+    d.set_item("total_words", out.total_words)?;
+    d.set_item("distinct_words", trained.words.len())?;
+    d.set_item("characters", out.characters)?;
+    d.set_item("unknown_characters", out.unknown_characters)?;
+    d.set_item("count_seconds", out.count_seconds)?;
+    d.set_item("merge_seconds", out.merge_seconds)?;
+    let view = WordTableView { table: trained.words, tokens: trained.tokens, unk_piece };
+    d.set_item("words", Py::new(py, view)?)?;
+    Ok(d)
+}
