@@ -78,3 +78,15 @@ def describe_progress(p, eta: float | None = None, *, bar_width: int = 0) -> str
     if eta is not None and fraction is not None and fraction < 1:
         parts.append(f"ETA {format_duration(eta)}")
     return "  ".join(parts)
+
+
+def format_seconds(seconds: float) -> str:
+    """A time span in words, for a log or a label: ``3 s``, ``1 min 15 s``, ``3 h 02 min``."""
+    seconds = max(0, int(round(seconds)))
+    if seconds < 60:
+        return f"{seconds} s"
+    minutes, seconds = divmod(seconds, 60)
+    if minutes < 60:
+        return f"{minutes} min {seconds:02d} s"
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours} h {minutes:02d} min"

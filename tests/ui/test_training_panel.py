@@ -12,11 +12,12 @@ from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
 from PySide6.QtGui import QDropEvent
 
 from bpe_desktop.core import PRESETS, Corpus, TrainConfig, train
+from bpe_desktop.core.formatting import format_seconds
 from bpe_desktop.core.memory import MemoryEstimate
 from bpe_desktop.ui.common import dialogs
 from bpe_desktop.ui.training import panel as training_panel
 from bpe_desktop.ui.training.options import CUSTOM, PRESET_LABELS, TrainingOptions
-from bpe_desktop.ui.training.panel import TrainingPanel, format_seconds
+from bpe_desktop.ui.training.panel import TrainingPanel
 from tests.shared_data import corpus_path
 
 

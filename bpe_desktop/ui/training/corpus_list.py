@@ -17,20 +17,12 @@ from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTreeWidget, QTree
 
 from bpe_desktop.core.counting import table_stats
 from bpe_desktop.core.errors import CorpusError
+from bpe_desktop.core.formatting import format_bytes
 from bpe_desktop.ui.common.workers import JobRunner
 
 # Files taken from a dropped folder; anything else there (images, archives) is skipped.
 TEXT_SUFFIXES = {".txt", ".text", ".gz", ".tsv", ".tok", ".raw", ".md", ".csv", ".conllu", ""}
 _CHUNK = 4 << 20
-
-
-def human_size(size: int) -> str:
-    value = float(size)
-    for unit in ("bytes", "KB", "MB", "GB"):
-        if value < 1000 or unit == "GB":
-            return f"{int(value)} {unit}" if unit == "bytes" else f"{value:.1f} {unit}"
-        value /= 1000
-    return f"{size} bytes"
 
 
 def count_lines(path: str, cancel) -> int:
@@ -177,7 +169,7 @@ class CorpusList(QTreeWidget):
         item.setToolTip(0, path)
         try:
             size = os.path.getsize(path)
-            item.setText(1, human_size(size))
+            item.setText(1, format_bytes(size))
             item.setData(1, Qt.ItemDataRole.UserRole, size)
         except OSError as exc:
             item.setText(1, "missing")

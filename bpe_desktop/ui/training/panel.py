@@ -36,13 +36,14 @@ from bpe_desktop.core import (
     train,
 )
 from bpe_desktop.core.eta import StageEta, stage_eta
+from bpe_desktop.core.formatting import describe_config, format_bytes, format_seconds
 from bpe_desktop.core.memory import MemoryEstimate, estimate_training_memory
 from bpe_desktop.core.training import REPLACEABLE_REASONS
 from bpe_desktop.paths import resource_path
 from bpe_desktop.ui.common import dialogs
 from bpe_desktop.ui.common.settings import Settings
 from bpe_desktop.ui.common.workers import JobError, JobRunner
-from bpe_desktop.ui.training.corpus_list import CorpusList, human_size
+from bpe_desktop.ui.training.corpus_list import CorpusList
 from bpe_desktop.ui.training.options import TrainingOptions
 from bpe_desktop.ui.training.plot import MergeCountPlot
 
@@ -86,17 +87,6 @@ def examples() -> list[Example]:
                 (str(resource_path("examples", "botchan.txt")),), False,
                 TrainConfig(vocab_size=2000)),
     ]
-
-
-def format_seconds(seconds: float) -> str:
-    seconds = max(0, int(round(seconds)))
-    if seconds < 60:
-        return f"{seconds} s"
-    minutes, seconds = divmod(seconds, 60)
-    if minutes < 60:
-        return f"{minutes} min {seconds:02d} s"
-    hours, minutes = divmod(minutes, 60)
-    return f"{hours} h {minutes:02d} min"
 
 
 class TrainingPanel(QWidget):
@@ -285,8 +275,8 @@ class TrainingPanel(QWidget):
         self.plot.clear_counts()
         self.progress_bar.setValue(0)
         self._started_at = time.monotonic()
-        self.log(f"Training on {len(paths)} file(s), {human_size(self.corpus.total_size())}: "
-                 f"{_describe(config)}")
+        self.log(f"Training on {len(paths)} file(s), {format_bytes(self.corpus.total_size())}: "
+                 f"{describe_config(config)}")
         self._run = (corpus, config)
         self.stage_label.setText("Estimating the memory needed…")
         self.progress_bar.setRange(0, 0)
@@ -356,7 +346,7 @@ class TrainingPanel(QWidget):
             if p.pair is not None:
                 detail += f" — last: {p.pair[0]} + {p.pair[1]} ({p.count:,})"
         else:
-            detail = f"{human_size(p.bytes_done)} of {human_size(p.bytes_total)}, {p.words:,} words"
+            detail = f"{format_bytes(p.bytes_done)} of {format_bytes(p.bytes_total)}, {p.words:,} words"
         eta = stage_eta(self._eta, p)
         left = f" — about {format_seconds(eta)} left" if eta is not None else ""
         return f"{stage}: {detail}{left}"
@@ -519,14 +509,3 @@ def _lower_this_thread_priority() -> None:
         os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 10)
     except (AttributeError, OSError):  # not Linux, or not allowed: only a nicety
         pass
-
-
-def _describe(config: TrainConfig) -> str:
-    if config.vocab_size is not None:
-        stop = f"vocabulary {config.vocab_size:,}"
-    elif config.merges is not None:
-        stop = f"{config.merges:,} merges"
-    else:
-        stop = "until no pair repeats"
-    return (f"{stop}, words: {config.pretokenizer}, boundary: {config.boundary}, "
-            f"ties: {config.ties}, minimum count {config.min_frequency}")
