@@ -176,7 +176,6 @@ fn count_texts(
         }
     }
     flush(&mut batch, &mut wc, reporter)?;
-    drop(flush);
     add_tables(counted, &mut wc)?;
     Ok(wc.finish(Vec::new()))
 }
