@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Training benchmark: BPE Desktop against HF tokenizers, sentencepiece and subword-nmt.
+"""Training benchmark: BPE Desktop against HF tokenizers, sentencepiece, YouTokenToMe and subword-nmt.
 
 Every training runs in a fresh Python process. The parent measures
 
@@ -19,7 +19,14 @@ ours-spm / spm        sentencepiece-style words (``▁`` prefix); spm ``model_ty
                       identity normalization, no script/number splitting
 ours-snmt / snmt      subword-nmt preset; ``learn_bpe(num_symbols=vocab,
                       min_frequency=2)``; small corpora only (pure Python, slow)
+ours-gpt2 / yttm      YouTokenToMe ``BPE.train(vocab_size=vocab, n_threads=threads)``
+                      (its own whitespace words with a ``▁`` prefix; speed only)
+ours-default / spm,   the default settings (``TrainConfig()``: whitespace words,
+yttm, hf              ``</w>``, first-seen ties) against the three fast peers
 ====================  ==========================================================
+
+YouTokenToMe installs with ``pip install "cython<3" wheel setuptools`` then
+``pip install --no-build-isolation youtokentome``.
 
 Examples::
 
@@ -64,8 +71,11 @@ TOOLS = {
     "spm": dict(ours=False, pair=None),
     "ours-snmt": dict(ours=True, pair="snmt"),
     "snmt": dict(ours=False, pair=None, slow=True, small_only=True),
+    "yttm": dict(ours=False, pair=None),
+    "ours-default": dict(ours=True, pair="spm"),
 }
-PAIRS = [("ours-gpt2", "hf"), ("ours-spm", "spm"), ("ours-snmt", "snmt")]
+PAIRS = [("ours-gpt2", "hf"), ("ours-spm", "spm"), ("ours-snmt", "snmt"), ("ours-gpt2", "yttm"),
+         ("ours-default", "spm"), ("ours-default", "yttm"), ("ours-default", "hf")]
 
 
 # =========================================================================================
@@ -103,6 +113,8 @@ def _ours_config(core, tool: str, vocab: int, threads: int):
     if tool == "ours-snmt":
         return TrainConfig.preset("subword-nmt", merges=vocab, min_frequency=2,
                                   special_tokens=(), threads=threads)
+    if tool == "ours-default":
+        return TrainConfig(vocab_size=vocab, threads=threads)
     raise ValueError(tool)
 
 
@@ -160,6 +172,19 @@ def worker(tool: str, corpus: str, vocab: int, threads: int, result_path: str) -
         out["merges"] = len(merged)
         out["pieces_sha"] = _digest(merged)
         out["vocab_size"] = sp.get_piece_size()
+    elif tool == "yttm":
+        import youtokentome as yttm
+
+        with tempfile.TemporaryDirectory() as tmp:
+            model = os.path.join(tmp, "m.yttm")
+            t0 = time.perf_counter()
+            bpe = yttm.BPE.train(data=corpus, model=model, vocab_size=vocab, n_threads=threads)
+            out["train"] = time.perf_counter() - t0
+        pieces = [p for p in bpe.vocab() if not (p.startswith("<") and p.endswith(">"))]
+        merged = [p for p in pieces if len(p) > 1]
+        out["merges"] = len(merged)
+        out["pieces_sha"] = _digest(merged)
+        out["vocab_size"] = bpe.vocab_size()
     elif tool == "snmt":
         import codecs
 
@@ -243,7 +268,7 @@ def warm(path: Path) -> None:
 
 def _versions() -> dict:
     out = {"python": platform.python_version()}
-    for mod in ("tokenizers", "sentencepiece", "subword_nmt"):
+    for mod in ("tokenizers", "sentencepiece", "youtokentome", "subword_nmt"):
         try:
             m = __import__(mod)
             out[mod] = getattr(m, "__version__", "?")

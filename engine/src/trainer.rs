@@ -40,10 +40,13 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use crate::error::Result;
 use crate::progress::{Progress, Reporter, Stage};
 use crate::symbols::{WordTable, UNK};
-use long_words::LongWords;
+use long_words::{prefetch, LongWords};
 
 /// Words with at least this many symbols take the linked-list path.
 const LONG_WORD: usize = 64;
+
+/// How many words ahead a merge fetches a word's symbols (twice that: its span).
+const PREFETCH_WORDS: usize = 8;
 
 pub use crate::options::Ties;
 
@@ -96,6 +99,40 @@ struct PairStat {
     banned: bool,
 }
 
+/// A small direct-mapped cache of `pair_index` (pair key -> pair number). One merge
+/// touches the same few neighbouring pairs in word after word, and the full index (millions
+/// of pairs) misses the processor cache on most look-ups. Always exact: the index only
+/// ever grows and never renumbers a pair, so a cached number stays right.
+struct PairCache {
+    slots: Vec<(u64, u32)>,
+}
+
+impl PairCache {
+    const BITS: u32 = 10;
+    /// No pair has this key (token ids stay far below u32::MAX).
+    const FREE: u64 = u64::MAX;
+
+    fn new() -> Self {
+        PairCache { slots: vec![(Self::FREE, 0); 1 << Self::BITS] }
+    }
+
+    #[inline]
+    fn slot(k: u64) -> usize {
+        (k.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - Self::BITS)) as usize
+    }
+
+    #[inline]
+    fn get(&self, k: u64) -> Option<u32> {
+        let (key, idx) = self.slots[Self::slot(k)];
+        (key == k).then_some(idx)
+    }
+
+    #[inline]
+    fn put(&mut self, k: u64, idx: u32) {
+        self.slots[Self::slot(k)] = (k, idx);
+    }
+}
+
 #[derive(Debug, Clone, Copy)]
 struct Entry {
     count: u64,
@@ -111,6 +148,8 @@ struct Trainer<'a> {
     token_chars: Vec<u32>,
     token_index: FxHashMap<String, u32>,
     pair_index: FxHashMap<u64, u32>,
+    /// Recent `pair_index` look-ups, direct-mapped (see [`PairCache`]).
+    pair_cache: PairCache,
     pairs: Vec<PairStat>,
     heap: Vec<Entry>,
     ranks: FxHashMap<u64, (u32, u32)>,
@@ -163,6 +202,7 @@ impl<'a> Trainer<'a> {
             token_chars,
             token_index,
             pair_index: FxHashMap::default(),
+            pair_cache: PairCache::new(),
             pairs: Vec::new(),
             heap: Vec::new(),
             ranks: FxHashMap::default(),
@@ -189,7 +229,15 @@ impl<'a> Trainer<'a> {
             return None;
         }
         let next = self.pairs.len() as u32;
-        let idx = *self.pair_index.entry(key(l, r)).or_insert(next);
+        let k = key(l, r);
+        let idx = match self.pair_cache.get(k) {
+            Some(idx) => idx,
+            None => {
+                let idx = *self.pair_index.entry(k).or_insert(next);
+                self.pair_cache.put(k, idx);
+                idx
+            }
+        };
         if idx == next {
             self.pairs.push(PairStat { left: l, right: r, sorted: true, ..Default::default() });
         }
@@ -222,7 +270,15 @@ impl<'a> Trainer<'a> {
         if l == UNK || r == UNK {
             return;
         }
-        let idx = self.pair_index[&key(l, r)];
+        let k = key(l, r);
+        let idx = match self.pair_cache.get(k) {
+            Some(idx) => idx,
+            None => {
+                let idx = self.pair_index[&k];
+                self.pair_cache.put(k, idx);
+                idx
+            }
+        };
         let st = &mut self.pairs[idx as usize];
         debug_assert!(st.count >= n, "pair count underflow");
         st.count -= n;
@@ -504,7 +560,20 @@ impl<'a> Trainer<'a> {
         let mut affected = std::mem::take(&mut self.pairs[idx as usize].postings);
         affected.sort_unstable();
         affected.dedup();
-        for &w in &affected {
+        for (k, &w) in affected.iter().enumerate() {
+            // Words are visited far apart in memory: fetch a word's span and count some
+            // words ahead, then (with its start in cache) its symbols.
+            if let Some(&ahead) = affected.get(k + 2 * PREFETCH_WORDS) {
+                let ahead = ahead as usize;
+                prefetch(&self.words.starts[ahead]);
+                prefetch(&self.words.lens[ahead]);
+                prefetch(&self.words.counts[ahead]);
+            }
+            if let Some(&near) = affected.get(k + PREFETCH_WORDS) {
+                if let Some(sym) = self.words.syms.get(self.words.starts[near as usize]) {
+                    prefetch(sym);
+                }
+            }
             if duplicate {
                 self.rewrite_word(w, a, b, c);
             } else {

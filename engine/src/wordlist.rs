@@ -29,6 +29,11 @@ impl WordList {
         &self.text[start..self.ends[i]]
     }
 
+    /// Where word `i`'s end is kept (for a prefetch hint: reading it locates the text).
+    pub fn end_slot(&self, i: usize) -> *const usize {
+        &self.ends[i]
+    }
+
     pub fn len(&self) -> usize {
         self.ends.len()
     }

@@ -6,6 +6,7 @@
 //! basis of the `first-seen` tie-break and of deterministic output. In-memory texts are
 //! cut into blocks the same way, so one huge text is counted in parallel too.
 
+mod block;
 mod counter;
 pub mod reader;
 pub mod table;
@@ -17,14 +18,14 @@ use std::sync::mpsc::RecvTimeoutError;
 use std::sync::Arc;
 
 use rayon::prelude::*;
-use rustc_hash::FxHashMap;
 
 use crate::wordlist::WordList;
+use block::BlockWords;
 use counter::Counter;
 
 use crate::error::{shown, CorpusFault, CorpusProblem, EngineError, Result};
 use crate::progress::{Progress, Reporter, Stage, REPORT_INTERVAL};
-use crate::text::TextRules;
+use crate::text::{PreTokenizer, TextRules};
 
 use reader::{cut_point, decode_block, may_cut_before, plan_files, spawn_reader, with_line, Block, Limits};
 
@@ -166,12 +167,11 @@ fn count_texts(
     let mut done = 0u64;
     let mut batch: Vec<&str> = Vec::new();
     let mut batch_bytes = 0usize;
+    let mut counted: Vec<Result<Counted>> = Vec::new(); // counted, not yet added
     let mut flush = |batch: &mut Vec<&str>, wc: &mut Counter, reporter: &mut Reporter| -> Result<()> {
         reporter.check_cancel()?;
-        let tables: Vec<Counted> = pool.install(|| batch.par_iter().map(|t| count_text(t, rules)).collect());
-        for table in tables {
-            table.add_to(wc)?;
-        }
+        let previous = std::mem::take(&mut counted);
+        counted = count_overlapped(pool, batch, |t| Ok(count_text(t, rules)), previous, wc)?;
         done += batch.iter().map(|t| t.len() as u64).sum::<u64>();
         batch.clear();
         if reporter.due() {
@@ -191,42 +191,66 @@ fn count_texts(
         }
     }
     flush(&mut batch, &mut wc, reporter)?;
+    add_tables(counted, &mut wc)?;
     Ok(wc.finish(Vec::new()))
 }
 
 /// One piece of text, normalized, with its distinct words (as byte ranges into it) and
-/// their counts in first-seen order. Ranges, not strings: no allocation per word.
+/// their counts in first-seen order. Ranges, not strings: no allocation per word. Each
+/// word's [`counter::hash`] is computed here, in parallel, for the serial [`Counter`].
 struct Counted {
     text: String,
     words: Vec<(usize, usize, u64)>,
+    hashes: Vec<u64>,
 }
 
 impl Counted {
     fn add_to(&self, wc: &mut Counter) -> Result<()> {
-        for &(start, end, count) in &self.words {
-            wc.add(&self.text[start..end], count)?;
-        }
-        Ok(())
+        let words: Vec<(&str, u64, u64)> = self
+            .words
+            .iter()
+            .zip(&self.hashes)
+            .map(|(&(start, end, count), &h)| (&self.text[start..end], h, count))
+            .collect();
+        wc.add_all(&words)
     }
+}
+
+/// Add counted tables to `wc` in order; the first error (in block order) wins.
+fn add_tables(tables: Vec<Result<Counted>>, wc: &mut Counter) -> Result<()> {
+    for table in tables {
+        table?.add_to(wc)?;
+    }
+    Ok(())
+}
+
+/// Count `items` in parallel while `previous` (the tables of the batch before) is added
+/// to `wc` on another thread: adding is serial (it numbers the words), so overlapping it
+/// with counting keeps both cores busy. Returns this batch's tables.
+fn count_overlapped<T: Sync>(
+    pool: &rayon::ThreadPool,
+    items: &[T],
+    count: impl Fn(&T) -> Result<Counted> + Sync,
+    previous: Vec<Result<Counted>>,
+    wc: &mut Counter,
+) -> Result<Vec<Result<Counted>>> {
+    let (tables, added) =
+        pool.install(|| rayon::join(|| items.par_iter().map(&count).collect(), || add_tables(previous, wc)));
+    added.map(|()| tables)
 }
 
 /// Normalize, pre-tokenize and count one piece of text.
 fn count_text(text: &str, rules: &TextRules) -> Counted {
     let text: Cow<str> = if text.contains('\r') { text.replace("\r\n", "\n").into() } else { text.into() };
     let normalized = rules.normalize(&text).into_owned();
-    let base = normalized.as_ptr() as usize;
-    let mut index: FxHashMap<&str, u32> = FxHashMap::default();
-    let mut words: Vec<(usize, usize, u64)> = Vec::new();
-    rules.split_words(&normalized, &mut |w| match index.get(w) {
-        Some(&i) => words[i as usize].2 += 1,
-        None => {
-            index.insert(w, words.len() as u32);
-            let start = w.as_ptr() as usize - base;
-            words.push((start, start + w.len(), 1));
-        }
-    });
-    drop(index);
-    Counted { text: normalized, words }
+    let mut table = BlockWords::for_text(normalized.len());
+    match rules.pretokenizer {
+        // The default pre-tokenizer, split without decoding every character.
+        PreTokenizer::Whitespace => block::split_whitespace(&normalized, &mut |w| table.add(&normalized, w)),
+        _ => rules.split_words(&normalized, &mut |w| table.add(&normalized, w)),
+    }
+    let (words, hashes) = table.finish();
+    Counted { text: normalized, words, hashes }
 }
 
 fn reading_progress(stage: Stage, done: u64, total: u64, words: usize) -> Progress {
@@ -254,6 +278,7 @@ pub fn count_files(
     let batch = pool.current_num_threads().max(1) * 2;
     let (rx, reader) = spawn_reader(files, read.clone(), batch, limits);
     let mut wc = Counter::default();
+    let mut counted: Vec<Result<Counted>> = Vec::new(); // counted, not yet added
     let progress = |wc: &Counter| reading_progress(Stage::Reading, read.load(Ordering::Relaxed), total, wc.len());
     let outcome = (|| -> Result<()> {
         loop {
@@ -275,17 +300,15 @@ pub fn count_files(
                     }
                 }
             }
-            let tables: Vec<Result<Counted>> =
-                pool.install(|| blocks.par_iter().map(|b| count_block(b, paths, rules, lossy)).collect());
+            let previous = std::mem::take(&mut counted);
+            counted = count_overlapped(pool, &blocks, |b| count_block(b, paths, rules, lossy), previous, &mut wc)?;
             drop(blocks);
-            for table in tables {
-                table?.add_to(&mut wc)?;
-            }
             reporter.check_cancel()?;
             if reporter.due() {
                 reporter.send(progress(&wc))?;
             }
             if let Some(end) = stop {
+                add_tables(std::mem::take(&mut counted), &mut wc)?;
                 return end;
             }
         }

@@ -35,7 +35,7 @@ const PREFETCH_AHEAD: usize = 8;
 
 /// Start loading the cache line holding `x` (a hint; nothing on other platforms).
 #[inline(always)]
-fn prefetch<T>(x: &T) {
+pub(super) fn prefetch<T>(x: &T) {
     #[cfg(target_arch = "x86_64")]
     // SAFETY: a prefetch never faults, and the pointer comes from a reference.
     unsafe {
