@@ -20,12 +20,13 @@ from types import SimpleNamespace
 from typing import IO, Callable, Iterator, Sequence, TextIO
 
 from bpe_desktop import __version__
+from bpe_desktop.cli_compare import probability
 from bpe_desktop.cli_options import add_train_options, config_from_args, whole_number
 from bpe_desktop.core.errors import BpeError, EncodeError, TrainingCancelled
 from bpe_desktop.core.eta import StageEta, stage_eta
 from bpe_desktop.core.formats import FORMATS
 from bpe_desktop.core.model_file import created_time, load_model, save_model
-from bpe_desktop.core.tokenizer import MODES
+from bpe_desktop.core.tokenizer import MAX_SEED, MODES
 
 PROG = "bpe-desktop"
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
@@ -178,6 +179,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--ids", action="store_true", help="print token ids instead of pieces")
     p.add_argument("--mode", choices=MODES, default="merges",
                    help="merges: apply merges by rank (default); greedy: longest match")
+    p.add_argument("--dropout", type=probability, default=0.0, metavar="P",
+                   help="BPE-dropout: skip each applicable merge with probability P "
+                   "(0: ordinary encoding, default; 1: single symbols; merges mode)")
+    p.add_argument("--seed", type=whole_number(0, MAX_SEED), metavar="S",
+                   help="seed of the dropout sample (line n uses S + n - 1); default: random")
     p.add_argument("input", nargs="?", default="-", metavar="FILE",
                    help="text to encode (default: standard input)")
     p.set_defaults(run=cmd_encode)
@@ -222,6 +228,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="tiktoken: do not write PATH.json (pattern and special tokens)")
     p.add_argument("--with-vocab", action="store_true",
                    help="fastbpe: also write the vocabulary file PATH.vocab (token count)")
+    p.add_argument("--dropout", type=probability, metavar="P",
+                   help="hf: write BPE-dropout P into the model (Hugging Face then samples)")
     p.add_argument("--verify", metavar="FILE",
                    help="then load the files with the format's own library and compare its "
                    "segmentation of each line of FILE with this model's (exit 1 on a "
@@ -252,6 +260,9 @@ def build_parser() -> argparse.ArgumentParser:
     from bpe_desktop.cli_evaluate import add_parser as add_evaluate
 
     add_evaluate(sub, whole_number)
+    from bpe_desktop.cli_compare import add_parser as add_compare
+
+    add_compare(sub)
     return parser
 
 
@@ -501,8 +512,14 @@ def _batches(name: str, size: int = BATCH_LINES) -> Iterator[list[tuple[int, str
 def cmd_encode(args: argparse.Namespace) -> int:
     import numpy as np
 
+    if args.dropout and args.mode != "merges":
+        raise CliError("--dropout applies to --mode merges only")
+    if args.seed is not None and not args.dropout:
+        raise CliError("--seed needs --dropout P (above 0)")
     model = load_model(args.model)
     tok = model.tokenizer()
+    if args.dropout:
+        return _encode_sampled(tok, args)
     # id -> output text, indexed with each line's id array (faster than a Python loop)
     shown = [str(i) for i in range(model.vocab_size)] if args.ids else model.pieces
     table = np.array(shown, dtype=object)
@@ -520,6 +537,31 @@ def cmd_encode(args: argparse.Namespace) -> int:
             for k, arr in enumerate(encoded):
                 if (arr == tok.unk_id()).any():
                     lines[k] = " ".join(tok.encode_as_pieces(texts[k], mode=args.mode))
+        out.write("".join(line + "\n" for line in lines))
+    out.flush()
+    return EXIT_OK
+
+
+def _encode_sampled(tok, args: argparse.Namespace) -> int:
+    """BPE-dropout samples, line n drawn from seed S + n - 1 (reproducible per line)."""
+    import secrets
+
+    base = args.seed if args.seed is not None else secrets.randbits(64)
+    label = "standard input" if args.input == "-" else args.input
+    out = sys.stdout
+    for batch in _batches(args.input):
+        lines = []
+        for number, text in batch:
+            seed = (base + number - 1) % (MAX_SEED + 1)
+            try:
+                if args.ids:
+                    lines.append(" ".join(map(str, tok.encode(text, dropout=args.dropout,
+                                                              seed=seed))))
+                else:
+                    lines.append(" ".join(tok.encode_as_pieces(text, dropout=args.dropout,
+                                                               seed=seed)))
+            except EncodeError as exc:
+                raise CliError(f"{label} line {number}: {exc}") from None
         out.write("".join(line + "\n" for line in lines))
     out.flush()
     return EXIT_OK
@@ -638,6 +680,10 @@ def cmd_export(args: argparse.Namespace) -> int:
         if args.format != "fastbpe":
             raise CliError("--with-vocab is an option of --format fastbpe")
         options["vocab"] = True
+    if args.dropout is not None:
+        if args.format != "hf":
+            raise CliError("--dropout is an option of --format hf")
+        options["dropout"] = args.dropout
     if args.verify_lines is not None and args.verify is None:
         raise CliError("--verify-lines needs --verify FILE")
     if os.path.exists(args.output) and os.path.exists(args.model) and \

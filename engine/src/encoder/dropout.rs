@@ -2,8 +2,8 @@
 //!
 //! Candidate merges are taken one occurrence at a time, lowest (rank, position) first;
 //! each is skipped with probability p. A skipped candidate is set aside and comes back
-//! as soon as some other merge is applied (the word changed, so it is a fresh chance);
-//! the word is done when every candidate left has been skipped. p = 0 is ordinary
+//! as soon as a later candidate is not skipped (as in HF's `Word::merge_all`, even when
+//! that one turns out stale); the word is done when every candidate left was skipped. p = 0 is ordinary
 //! encoding, p = 1 leaves the word's initial symbols.
 //!
 //! The random numbers come from SplitMix64 seeded per call, so a sample is reproducible
@@ -75,8 +75,13 @@ impl Encoder {
         }
         let mut skipped: Vec<Reverse<(u32, usize)>> = Vec::new();
         while let Some(Reverse((rank, i))) = heap.pop() {
-            // Stale entries (merged away, or the pair changed) are dropped before drawing,
-            // so only real candidates consume random numbers.
+            // As HF: draw first, and any entry not skipped gives the skipped ones back,
+            // even a stale one (merged away, or its pair changed) that is then dropped.
+            if dropout.skip() {
+                skipped.push(Reverse((rank, i)));
+                continue;
+            }
+            heap.extend(skipped.drain(..));
             if !alive[i] || next[i] >= n {
                 continue;
             }
@@ -85,11 +90,6 @@ impl Encoder {
                 Some(&(r, c)) if r == rank => c,
                 _ => continue,
             };
-            if dropout.skip() {
-                skipped.push(Reverse((rank, i)));
-                continue;
-            }
-            heap.extend(skipped.drain(..));
             sym[i] = c;
             alive[j] = false;
             next[i] = next[j];
