@@ -66,6 +66,7 @@ from bpe_desktop.ui.codec_encoding import (  # noqa: F401 (the panel's helpers, 
     format_ids,
     parse_ids,
 )
+from bpe_desktop.ui.compare.dropout_box import DropoutSamplesBox
 from bpe_desktop.ui.piece_view import (
     THIN_SPACE,
     PieceDocument,
@@ -294,6 +295,7 @@ class CodecPanel(QWidget):
                 dialogs.show_error(self, "Cannot encode with this model", str(exc))
                 self._model = None
         self._set_enabled(self._model is not None)
+        self.dropout_box.set_model(self._model)
         self.decoded_edit.clear()
         self._set_label(self.decode_label, "")
         self._encode_now()
@@ -434,6 +436,10 @@ class CodecPanel(QWidget):
         right = QSplitter(Qt.Orientation.Vertical)
         right.addWidget(self._build_decode())
         right.addWidget(self._build_steps())
+        # BPE-dropout samples of the text, drawn again after each encoding of it
+        self.dropout_box = DropoutSamplesBox(self._current_text)
+        self.encoded.connect(self.dropout_box.text_changed)
+        right.addWidget(self.dropout_box)
         right.setStretchFactor(1, 2)
         split = QSplitter(Qt.Orientation.Horizontal)
         split.addWidget(left)
