@@ -64,6 +64,8 @@ class MainWindow(QMainWindow):
         self.evaluate.use_model.connect(self.document.set_imported)
 
         self.interop = InteropMenus(self)
+        self.codec.dropout_box.export_requested.connect(
+            lambda p: self.interop.export("hf", dropout=p))
         self.interop.running_changed.connect(self._on_running_changed)
         self.autosave = Autosave(self.document, self)
         self.autosave.failed.connect(self._show_status)

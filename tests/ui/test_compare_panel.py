@@ -253,3 +253,19 @@ def test_resample_draws_new_reproducible_samples(codec, qtbot, toy):
     assert box.seed != before
     for _, pieces in box.samples:
         assert tok.decode_pieces(pieces) == text
+
+
+def test_dropout_box_exports_tokenizer_json_with_its_p(window, ui, qtbot, tmp_path):
+    import json
+
+    model = train(Corpus.from_files([str(BOTCHAN)]),
+                  TrainConfig.preset("subword-nmt", merges=200)).model
+    window.document.set_imported(model)
+    box = window.codec.dropout_box
+    box.set_probability(0.3)
+    ui.save_path = str(tmp_path / "tokenizer.json")
+    with qtbot.waitSignal(window.interop.done, timeout=60_000):
+        box.export_button.click()
+    written = json.loads(Path(ui.save_path).read_text(encoding="utf-8"))
+    assert written["model"]["dropout"] == pytest.approx(0.3)
+    assert ui.errors == []

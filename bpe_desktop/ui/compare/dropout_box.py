@@ -33,6 +33,8 @@ DEFAULT_SAMPLES, MAX_SAMPLES = 5, 20
 SLIDER_STEPS = 100
 #: Wait this long after typing before sampling again.
 DEBOUNCE_MS = 300
+#: Seeds drawn for Resample: short enough to read and type.
+SEED_BITS = 31
 #: The samples' view may shrink to this height (px).
 MIN_VIEW_HEIGHT = 24
 
@@ -42,12 +44,14 @@ class DropoutSamplesBox(QGroupBox):
 
     #: Emitted after the samples were drawn again.
     sampled = Signal()
+    #: "Export tokenizer.json with this p…": the main window exports (hf) with p.
+    export_requested = Signal(float)
 
     def __init__(self, text_source: Callable[[], str], parent=None) -> None:
         super().__init__("BPE-dropout samples", parent)
         self._text_source = text_source
         self._model: BPEModel | None = None
-        self.seed = secrets.randbits(63)
+        self.seed = secrets.randbits(SEED_BITS)
         #: (token count, pieces) of each sample shown.
         self.samples: list[tuple[int, list[str]]] = []
         self.slider = QSlider(Qt.Orientation.Horizontal)
@@ -65,6 +69,11 @@ class DropoutSamplesBox(QGroupBox):
         self.resample_button = QPushButton("Resample")
         self.resample_button.setToolTip("Draw new samples (a new seed)")
         self.resample_button.clicked.connect(self.resample)
+        self.export_button = QPushButton("Export…")
+        self.export_button.setToolTip("Export a Hugging Face tokenizer.json that applies "
+                                      "BPE-dropout with this p when loaded")
+        self.export_button.clicked.connect(
+            lambda: self.export_requested.emit(self.probability))
         self.seed_label = QLabel()
         self.seed_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.view = QPlainTextEdit()
@@ -82,6 +91,7 @@ class DropoutSamplesBox(QGroupBox):
         row.addWidget(self.count_spin)
         row.addWidget(self.resample_button)
         row.addWidget(self.seed_label)
+        row.addWidget(self.export_button)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 4, 6, 4)
         layout.addLayout(row)
@@ -100,7 +110,7 @@ class DropoutSamplesBox(QGroupBox):
         being built: the owner calls :meth:`text_changed` once the text is encoded)."""
         self._timer.stop()
         self._model = model
-        for w in (self.slider, self.count_spin, self.resample_button):
+        for w in (self.slider, self.count_spin, self.resample_button, self.export_button):
             w.setEnabled(model is not None)
         self.samples = []
         self.view.setPlainText("")
@@ -110,7 +120,7 @@ class DropoutSamplesBox(QGroupBox):
         self._timer.start()
 
     def resample(self) -> None:
-        self.seed = secrets.randbits(63)
+        self.seed = secrets.randbits(SEED_BITS)
         self.resample_same_seed()
 
     def resample_same_seed(self) -> None:
