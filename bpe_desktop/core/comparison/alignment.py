@@ -190,17 +190,16 @@ def _cuts(model: BPEModel, tok, words: list[str]) -> list[Cut]:
     flat = ids.tolist()
     segmenter = Segmenter(model)
     config, pieces = model.config, model.pieces
-    ranks: dict[int, int | None] = {}
+    made: dict[int, Token] = {}  # one Token per id, shared by every word using it
     out, start = [], 0
     for word, n in zip(words, lengths.tolist()):
         word_ids = flat[start:start + n]
         start += n
         seg = segmenter.segment(word_ids)
         for i in word_ids:
-            if i not in ranks:
-                ranks[i] = model.token_info(i).rank
-        tokens = tuple(Token(display_piece(pieces[i], config), i, ranks[i])
-                       for i in word_ids)
+            if i not in made:
+                made[i] = Token(display_piece(pieces[i], config), i, model.token_info(i).rank)
+        tokens = tuple(made[i] for i in word_ids)
         out.append(Cut(tokens, _surface_pieces(word, seg), seg.boundaries, seg.inside_at,
                        seg.length))
     return out
