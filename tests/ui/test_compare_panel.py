@@ -216,6 +216,8 @@ def codec(qtbot, toy):
     widget = CodecPanel()
     qtbot.addWidget(widget)
     widget.set_model(toy)
+    assert not widget.dropout_box.isChecked()  # folded until asked for
+    widget.dropout_box.setChecked(True)
     with qtbot.waitSignal(widget.dropout_box.sampled, timeout=10_000):
         widget.set_text("lowest newest widest lower")
     return widget
@@ -253,6 +255,9 @@ def test_resample_draws_new_reproducible_samples(codec, qtbot, toy):
     assert box.seed != before
     for _, pieces in box.samples:
         assert tok.decode_pieces(pieces) == text
+    box.setChecked(False)  # folded: nothing is sampled
+    box.resample_button.click()
+    assert box.samples == [] and not box.content.isVisible()
 
 
 def test_dropout_box_exports_tokenizer_json_with_its_p(window, ui, qtbot, tmp_path):
@@ -262,6 +267,7 @@ def test_dropout_box_exports_tokenizer_json_with_its_p(window, ui, qtbot, tmp_pa
                   TrainConfig.preset("subword-nmt", merges=200)).model
     window.document.set_imported(model)
     box = window.codec.dropout_box
+    box.setChecked(True)
     box.set_probability(0.3)
     ui.save_path = str(tmp_path / "tokenizer.json")
     with qtbot.waitSignal(window.interop.done, timeout=60_000):

@@ -1,6 +1,7 @@
 """BPE-dropout samples of the Encode/Decode panel's text: a slider and Resample.
 
-The box draws ``samples`` segmentations of the text's first :data:`SAMPLE_CHARS`
+The box is checkable and starts unchecked (folded: no sampling, no room taken). Checked,
+it draws ``samples`` segmentations of the text's first :data:`SAMPLE_CHARS`
 characters with dropout p (the slider), sample k from seed ``seed + k``; *Resample*
 picks a new seed. Each sample shows its token count and pieces. Sampling is quick (a
 few thousand characters), so it runs on the GUI thread, after a short pause in typing.
@@ -21,6 +22,7 @@ from PySide6.QtWidgets import (
     QSlider,
     QSpinBox,
     QVBoxLayout,
+    QWidget,
 )
 
 from bpe_desktop.core import BpeError, BPEModel
@@ -84,6 +86,7 @@ class DropoutSamplesBox(QGroupBox):
         self._timer.setSingleShot(True)
         self._timer.setInterval(DEBOUNCE_MS)
         self._timer.timeout.connect(self.resample_same_seed)
+        self.content = QWidget()
         row = QHBoxLayout()
         row.addWidget(QLabel("p"))
         row.addWidget(self.slider, 1)
@@ -92,10 +95,17 @@ class DropoutSamplesBox(QGroupBox):
         row.addWidget(self.resample_button)
         row.addWidget(self.seed_label)
         row.addWidget(self.export_button)
+        inner = QVBoxLayout(self.content)
+        inner.setContentsMargins(0, 0, 0, 0)
+        inner.addLayout(row)
+        inner.addWidget(self.view, 1)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 4, 6, 4)
-        layout.addLayout(row)
-        layout.addWidget(self.view, 1)
+        layout.addWidget(self.content)
+        self.setCheckable(True)
+        self.setChecked(False)
+        self.content.hide()
+        self.toggled.connect(self._on_toggled)
         self.set_model(None)
 
     @property
@@ -116,8 +126,18 @@ class DropoutSamplesBox(QGroupBox):
         self.view.setPlainText("")
 
     def text_changed(self) -> None:
-        """The text changed: sample again once typing pauses."""
-        self._timer.start()
+        """The text changed: sample again once typing pauses (when unfolded)."""
+        if self.isChecked():
+            self._timer.start()
+
+    def _on_toggled(self, on: bool) -> None:
+        self.content.setVisible(on)
+        if on:
+            self.resample_same_seed()
+        else:
+            self._timer.stop()
+            self.samples = []
+            self.view.clear()
 
     def resample(self) -> None:
         self.seed = secrets.randbits(SEED_BITS)
@@ -131,6 +151,8 @@ class DropoutSamplesBox(QGroupBox):
         self.seed_label.setToolTip("Sample k is drawn from seed + k - 1: the same seed and "
                                    "p give the same samples")
         self.samples = []
+        if not self.isChecked():
+            return
         text = self._text_source()[:SAMPLE_CHARS] if self._model is not None else ""
         if not text.strip():
             self.view.setPlainText("" if self._model is None else

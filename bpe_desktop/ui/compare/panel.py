@@ -270,7 +270,8 @@ class ComparePanel(QWidget):
     def _build_words(self) -> QWidget:
         self.words_model = AlignedWordsModel(self)
         self.words_view = _table(self.words_model)
-        self.hide_identical_check = QCheckBox("Hide words every tokenizer cuts alike")
+        self.hide_identical_check = QCheckBox("Hide identical")
+        self.hide_identical_check.setToolTip("Hide the words every tokenizer cuts alike")
         self.hide_identical_check.toggled.connect(self.words_model.set_hide_identical)
         self.words_label = QLabel()
         page = QWidget()
@@ -281,8 +282,8 @@ class ComparePanel(QWidget):
         top.addWidget(self.words_label)
         layout.addLayout(top)
         layout.addWidget(self.words_view, 1)
-        layout.addWidget(QLabel("Highlighted: cut differently from the first tokenizer. "
-                                "Hover a cell for each token's id and merge rank."))
+        layout.addWidget(_hint("Highlighted: cut differently from the first tokenizer. "
+                               "Hover a cell for each token's id and merge rank."))
         return page
 
     def _build_summary(self) -> QWidget:
@@ -293,8 +294,8 @@ class ComparePanel(QWidget):
         self.scatter = LineTokensScatter()
         page = QWidget()
         layout = QVBoxLayout(page)
-        layout.addWidget(QLabel("<b>Pairs</b> (B's boundaries against A's; overlap of "
-                                "the vocabularies)"))
+        layout.addWidget(_hint("<b>Pairs</b> (B's boundaries against A's; overlap of "
+                               "the vocabularies)"))
         layout.addWidget(_table(self.pair_model), 1)
         layout.addWidget(QLabel("<b>Text statistics</b> (as in Evaluate)"))
         layout.addWidget(_table(self.metrics_model), 2)
@@ -326,8 +327,8 @@ class ComparePanel(QWidget):
         layout.addLayout(top)
         layout.addWidget(self.overlap_label)
         layout.addWidget(_table(self.overlap_model), 1)
-        layout.addWidget(QLabel("Pieces are compared as the text they stand for: ▁x, "
-                                "x</w> and GPT-2's Ġx are all x."))
+        layout.addWidget(_hint("Pieces are compared as the text they stand for: ▁x, "
+                               "x</w> and GPT-2's Ġx are all x."))
         return page
 
     # -- slots --------------------------------------------------------------------------------
@@ -453,6 +454,13 @@ class ComparePanel(QWidget):
         self.status_label.setText(text)
         if text:
             self.status_message.emit(text)
+
+
+def _hint(text: str) -> QLabel:
+    """A label that wraps (so its text never sets the panel's minimum width)."""
+    label = QLabel(text)
+    label.setWordWrap(True)
+    return label
 
 
 def _table(model) -> QTableView:
