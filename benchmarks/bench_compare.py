@@ -64,11 +64,11 @@ def main() -> int:
         corpus = Corpus.from_files([str(CORPORA_DIR / "ud_english.txt")])
         big = train(corpus, TrainConfig.preset(preset, vocab_size=args.vocab)).model
         small = train(corpus, TrainConfig.preset(preset, vocab_size=args.vocab // 4)).model
-        t_compare = best(lambda: compare([("big", big), ("small", small)], lines),
+        t_compare = best(lambda b=big, s=small: compare([("big", b), ("small", s)], lines),
                          args.repeat)
         tok = big.tokenizer()
-        t_plain = best(lambda: tok.encode(text), args.repeat)
-        t_drop = best(lambda: tok.encode(text, dropout=0.1, seed=1), args.repeat)
+        t_plain = best(lambda t=tok: t.encode(text), args.repeat)
+        t_drop = best(lambda t=tok: t.encode(text, dropout=0.1, seed=1), args.repeat)
         peer = "–"
         if not args.no_peer and preset != "sennrich":  # hf cannot hold eow-symbol
             from tokenizers import Tokenizer
@@ -77,7 +77,7 @@ def main() -> int:
                 path = Path(tmp) / "tokenizer.json"
                 export_model(big, "hf", path, dropout=0.1)
                 hf = Tokenizer.from_file(str(path))
-            t_hf = best(lambda: hf.encode(text, add_special_tokens=False), args.repeat)
+            t_hf = best(lambda h=hf: h.encode(text, add_special_tokens=False), args.repeat)
             peer = f"{mb / t_hf:.1f}"
         print(f"| {preset} | {big.vocab_size:,} / {small.vocab_size:,} | {t_compare:.2f} | "
               f"{mb / t_plain:.1f} | {mb / t_drop:.1f} | {peer} |")

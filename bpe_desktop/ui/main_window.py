@@ -12,8 +12,8 @@ from bpe_desktop.core import BpeError, TrainResult
 from bpe_desktop.ui import dialogs, theme
 from bpe_desktop.ui.autosave import Autosave, offer_recovery
 from bpe_desktop.ui.codec_panel import CodecPanel
-from bpe_desktop.ui.document import ModelDocument
 from bpe_desktop.ui.compare import ComparePanel
+from bpe_desktop.ui.document import ModelDocument
 from bpe_desktop.ui.evaluate import EvaluatePanel
 from bpe_desktop.ui.help_dialogs import show_about, show_quick_start
 from bpe_desktop.ui.icons import action_icon, panel_icon

@@ -15,7 +15,8 @@ from bpe_desktop.core.errors import ConfigError, EncodeError
 from bpe_desktop.core.tokenizer import MAX_SEED
 
 BOTCHAN = Path(__file__).resolve().parents[2] / "bpe_desktop/resources/examples/botchan.txt"
-SETTINGS = dict(deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = {"deadline": None, "derandomize": True,
+            "suppress_health_check": [HealthCheck.too_slow]}
 PRESETS = ("sennrich", "subword-nmt", "gpt2", "sentencepiece")
 LINES = BOTCHAN.read_text(encoding="utf-8").splitlines()
 #: Words of the training text, plus characters no preset saw (unknown, or bytes).

@@ -22,6 +22,7 @@ Definitions (the help page states the same; tests pin them by hand-computed case
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
@@ -210,7 +211,7 @@ def _surface_pieces(word: str, seg: Segmentation) -> tuple[str, ...]:
     if seg.inside or seg.length != len(word):
         return seg.pieces
     cuts = [0, *sorted(seg.boundaries), len(word)]
-    return tuple(word[a:b] for a, b in zip(cuts, cuts[1:]))
+    return tuple(word[a:b] for a, b in itertools.pairwise(cuts))
 
 
 def _check(cancelled: Callable[[], bool] | None) -> None:

@@ -37,9 +37,7 @@ def normalized_piece(piece: str, model: BPEModel) -> str | None:
             return "".join(f"<0x{b:02X}>" for b in data)
     else:
         text = surface_text(piece, cfg)
-    if text.startswith(" "):
-        text = text[1:]
-    return text or None
+    return text.removeprefix(" ") or None
 
 
 def vocabulary_texts(model: BPEModel) -> dict[str, tuple[str, ...]]:
