@@ -7,9 +7,11 @@ import sys
 from typing import Iterator
 
 from bpe_desktop.cli._common import EXIT_OK, CliError, _lines
+from bpe_desktop.cli.compare import probability
+from bpe_desktop.cli.options import whole_number
 from bpe_desktop.core.errors import EncodeError
 from bpe_desktop.core.model_file import load_model
-from bpe_desktop.core.tokenizer import MODES
+from bpe_desktop.core.tokenizer import MAX_SEED, MODES
 
 #: Lines encoded per engine call.
 BATCH_LINES = 10_000
@@ -25,6 +27,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--ids", action="store_true", help="print token ids instead of pieces")
     p.add_argument("--mode", choices=MODES, default="merges",
                    help="merges: apply merges by rank (default); greedy: longest match")
+    p.add_argument("--dropout", type=probability, default=0.0, metavar="P",
+                   help="BPE-dropout: skip each applicable merge with probability P "
+                   "(0: ordinary encoding, default; 1: single symbols; merges mode)")
+    p.add_argument("--seed", type=whole_number(0, MAX_SEED), metavar="S",
+                   help="seed of the dropout sample (line n uses S + n - 1); default: random")
     p.add_argument("input", nargs="?", default="-", metavar="FILE",
                    help="text to encode (default: standard input)")
     p.set_defaults(run=cmd_encode)
@@ -57,8 +64,14 @@ def _batches(name: str) -> Iterator[list[tuple[int, str]]]:
 def cmd_encode(args: argparse.Namespace) -> int:
     import numpy as np
 
+    if args.dropout and args.mode != "merges":
+        raise CliError("--dropout applies to --mode merges only")
+    if args.seed is not None and not args.dropout:
+        raise CliError("--seed needs --dropout P (above 0)")
     model = load_model(args.model)
     tok = model.tokenizer()
+    if args.dropout:
+        return _encode_sampled(tok, args)
     # id -> output text, indexed with each line's id array (faster than a Python loop)
     shown = [str(i) for i in range(model.vocab_size)] if args.ids else model.pieces
     table = np.array(shown, dtype=object)
@@ -76,6 +89,31 @@ def cmd_encode(args: argparse.Namespace) -> int:
             for k, arr in enumerate(encoded):
                 if (arr == tok.unk_id()).any():
                     lines[k] = " ".join(tok.encode_as_pieces(texts[k], mode=args.mode))
+        out.write("".join(line + "\n" for line in lines))
+    out.flush()
+    return EXIT_OK
+
+
+def _encode_sampled(tok, args: argparse.Namespace) -> int:
+    """BPE-dropout samples, line n drawn from seed S + n - 1 (reproducible per line)."""
+    import secrets
+
+    base = args.seed if args.seed is not None else secrets.randbits(64)
+    label = "standard input" if args.input == "-" else args.input
+    out = sys.stdout
+    for batch in _batches(args.input):
+        lines = []
+        for number, text in batch:
+            seed = (base + number - 1) % (MAX_SEED + 1)
+            try:
+                if args.ids:
+                    lines.append(" ".join(map(str, tok.encode(text, dropout=args.dropout,
+                                                              seed=seed))))
+                else:
+                    lines.append(" ".join(tok.encode_as_pieces(text, dropout=args.dropout,
+                                                               seed=seed)))
+            except EncodeError as exc:
+                raise CliError(f"{label} line {number}: {exc}") from None
         out.write("".join(line + "\n" for line in lines))
     out.flush()
     return EXIT_OK

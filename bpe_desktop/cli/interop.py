@@ -15,6 +15,7 @@ from bpe_desktop.cli._common import (
     _in_worker,
     _lines,
 )
+from bpe_desktop.cli.compare import probability
 from bpe_desktop.cli.options import whole_number
 from bpe_desktop.cli.progress import ProgressBar
 from bpe_desktop.core.errors import TrainingCancelled
@@ -41,6 +42,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="tiktoken: do not write PATH.json (pattern and special tokens)")
     p.add_argument("--with-vocab", action="store_true",
                    help="fastbpe: also write the vocabulary file PATH.vocab (token count)")
+    p.add_argument("--dropout", type=probability, metavar="P",
+                   help="hf: write BPE-dropout P into the model (Hugging Face then samples)")
     p.add_argument("--verify", metavar="FILE",
                    help="then load the files with the format's own library and compare its "
                    "segmentation of each line of FILE with this model's (exit 1 on a "
@@ -85,6 +88,10 @@ def cmd_export(args: argparse.Namespace) -> int:
         if args.format != "fastbpe":
             raise CliError("--with-vocab is an option of --format fastbpe")
         options["vocab"] = True
+    if args.dropout is not None:
+        if args.format != "hf":
+            raise CliError("--dropout is an option of --format hf")
+        options["dropout"] = args.dropout
     if args.verify_lines is not None and args.verify is None:
         raise CliError("--verify-lines needs --verify FILE")
     if os.path.exists(args.output) and os.path.exists(args.model) and \

@@ -10,6 +10,11 @@ Two segmentation modes:
     Greedy longest match (seed 002's ``tokenize``): from the left of each word, take the
     longest vocabulary token that matches, then continue after it.
 
+BPE-dropout (Provilkov et al. 2020): ``dropout=p`` with ``merges`` mode skips each
+applicable merge with probability p, as HF tokenizers' ``BPE(dropout=p)`` (p = 0 is
+ordinary encoding, p = 1 leaves single symbols). ``seed`` fixes the sample; without one
+each call draws a fresh seed. Every sample decodes to the text.
+
 A character outside the vocabulary becomes the unknown token (byte-level models never
 need one); with the ``fuse_unk`` option a run of them in a word becomes one. Without an
 unknown token such a character is an :class:`EncodeError`.
@@ -27,6 +32,7 @@ the ids stay theirs. Ids alone then cannot tell that a word ended there, and
 
 from __future__ import annotations
 
+import secrets
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Iterable, Sequence
 
@@ -40,6 +46,8 @@ if TYPE_CHECKING:
     from bpe_desktop.core.model import BPEModel
 
 MODES = ("merges", "greedy")
+#: The largest seed (the engine's generator takes 64 bits).
+MAX_SEED = 2**64 - 1
 
 
 @dataclass(frozen=True)
@@ -134,24 +142,28 @@ class Tokenizer:
     # -- encoding -------------------------------------------------------------------------
 
     def encode(self, text: str, *, mode: str = "merges", add_bos: bool = False,
-               add_eos: bool = False) -> list[int]:
-        """Text to ids."""
-        ids = self._encode_array(text, mode).tolist()
+               add_eos: bool = False, dropout: float = 0.0,
+               seed: int | None = None) -> list[int]:
+        """Text to ids (a BPE-dropout sample when ``dropout`` > 0; see the module notes)."""
+        ids = self._encode_array(text, mode, dropout, seed).tolist()
         return self._wrap(ids, add_bos, add_eos)
 
     encode_as_ids = encode
 
-    def encode_as_pieces(self, text: str, *, mode: str = "merges") -> list[str]:
+    def encode_as_pieces(self, text: str, *, mode: str = "merges", dropout: float = 0.0,
+                         seed: int | None = None) -> list[str]:
         """Text to pieces; a word-final unknown token keeps the word end (``<unk></w>``)."""
-        ids = self._encode_array(text, mode).tolist()
+        seed = _resolve_seed(dropout, seed)
+        ids = self._encode_array(text, mode, dropout, seed).tolist()
         if self._unk_id is None or self._unk_id not in ids or not self._marks_word_ends:
             pieces = self.model.pieces
             return [pieces[i] for i in ids]
-        return list(self.encoding(text, mode=mode).pieces)
+        return list(self.encoding(text, mode=mode, dropout=dropout, seed=seed).pieces)
 
-    def encoding(self, text: str, *, mode: str = "merges") -> Encoding:
+    def encoding(self, text: str, *, mode: str = "merges", dropout: float = 0.0,
+                 seed: int | None = None) -> Encoding:
         """Text to an :class:`Encoding`: ids, words and word ends, pieces that keep them."""
-        words = self.encode_words(text, mode=mode)
+        words = self.encode_words(text, mode=mode, dropout=dropout, seed=seed)
         ids: list[int] = []
         ends: list[int] = []
         pieces: list[str] = []
@@ -195,10 +207,12 @@ class Tokenizer:
         lengths = np.fromiter((len(b) >> 2 for b in raw), dtype=np.int64, count=len(raw))
         return _ids_array(b"".join(raw)), lengths
 
-    def encode_words(self, text: str, *, mode: str = "merges") -> list[tuple[str, list[int]]]:
+    def encode_words(self, text: str, *, mode: str = "merges", dropout: float = 0.0,
+                     seed: int | None = None) -> list[tuple[str, list[int]]]:
         """The text's words (as the pre-tokenizer cuts them) with their ids."""
         _check_mode(mode)
-        return _native.call(self._native.encode_words, text, mode == "greedy")
+        return _native.call(self._native.encode_words, text, mode == "greedy",
+                            *_dropout_args(dropout, seed))
 
     def merge_steps(self, word: str) -> list[MergeStep]:
         """Seed 000's encode loop for one word, step by step (first step: the symbols)."""
@@ -253,11 +267,13 @@ class Tokenizer:
 
     # -- helpers --------------------------------------------------------------------------
 
-    def _encode_array(self, text: str, mode: str) -> np.ndarray:
+    def _encode_array(self, text: str, mode: str, dropout: float = 0.0,
+                      seed: int | None = None) -> np.ndarray:
         _check_mode(mode)
         if not isinstance(text, str):
             raise EncodeError("encode takes a string")
-        raw = _native.call(self._native.encode, text, mode == "greedy")
+        raw = _native.call(self._native.encode, text, mode == "greedy",
+                           *_dropout_args(dropout, seed))
         return _ids_array(raw)
 
     def _wrap(self, ids: list[int], add_bos: bool, add_eos: bool) -> list[int]:
@@ -287,3 +303,20 @@ def _ids_array(raw: bytes) -> np.ndarray:
 def _check_mode(mode: str) -> None:
     if mode not in MODES:
         raise EncodeError(f"mode must be one of {', '.join(MODES)}; got {mode!r}")
+
+
+def _resolve_seed(dropout: float, seed: int | None) -> int:
+    """The seed to use: the caller's, or a fresh one when sampling without one."""
+    if seed is None:
+        return secrets.randbits(64) if dropout else 0
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MAX_SEED:
+        raise EncodeError(f"seed must be an integer from 0 to {MAX_SEED}; got {seed!r}")
+    return seed
+
+
+def _dropout_args(dropout: float, seed: int | None) -> tuple[float, int]:
+    """Checked (dropout, seed) for the engine."""
+    if isinstance(dropout, bool) or not isinstance(dropout, (int, float)) \
+            or not 0.0 <= dropout <= 1.0:
+        raise EncodeError(f"dropout must be a number from 0 to 1; got {dropout!r}")
+    return float(dropout), _resolve_seed(dropout, seed)

@@ -15,6 +15,9 @@ use crate::error::{EngineError, Result};
 use crate::text::{byte_to_char_table, Boundary, TextRules, BOW, EOW};
 use crate::trainer::merge_all;
 
+mod dropout;
+pub use dropout::Dropout;
+
 /// Words longer than this (in symbols) use the heap encoder.
 const LONG_WORD: usize = 48;
 /// Per-call word cache bound.
@@ -149,22 +152,34 @@ impl Encoder {
 
     /// Encode one word (a pre-token) to ids.
     pub fn encode_word(&self, word: &str, greedy: bool) -> Result<Vec<u32>> {
-        let mut syms = self.symbols(word)?;
-        if self.fuse_unk {
-            // The unknown token is never part of a merge, so fusing before merging gives
-            // the same result as after, on fewer symbols.
-            if let Some(u) = self.unk {
-                syms.dedup_by(|b, a| *a == u && *b == u);
-            }
-        }
+        let syms = self.symbols_to_merge(word)?;
         if greedy {
             return Ok(self.longest_match(&syms));
         }
         if syms.len() > LONG_WORD {
             return Ok(self.merge_long(&syms));
         }
+        let mut syms = syms;
         self.merge_short(&mut syms);
         Ok(syms)
+    }
+
+    /// A word's symbols, a run of unknowns fused into one with `fuse_unk`: the unknown
+    /// token is never part of a merge, so fusing before merging gives the same result as
+    /// after, on fewer symbols.
+    fn symbols_to_merge(&self, word: &str) -> Result<Vec<u32>> {
+        let mut syms = self.symbols(word)?;
+        if self.fuse_unk {
+            if let Some(u) = self.unk {
+                syms.dedup_by(|b, a| *a == u && *b == u);
+            }
+        }
+        Ok(syms)
+    }
+
+    /// One word's symbols merged with dropout.
+    fn sample_word(&self, word: &str, dropout: &mut Dropout) -> Result<Vec<u32>> {
+        Ok(self.merge_dropout(&self.symbols_to_merge(word)?, dropout))
     }
 
     fn lowest_pair(&self, syms: &[u32]) -> Option<(u32, u32, u32, u32)> {
@@ -289,13 +304,47 @@ impl Encoder {
         Ok(out)
     }
 
+    /// Encode text with BPE-dropout (see `dropout`); the same seed gives the same sample,
+    /// and dropout 0 is [`Encoder::encode`].
+    pub fn encode_sampled(&self, text: &str, greedy: bool, dropout: &mut Dropout) -> Result<Vec<u32>> {
+        let mut out = Vec::with_capacity(text.len() / 3);
+        self.for_each_word_with(text, greedy, Some(dropout), &mut |_, ids| out.extend_from_slice(ids))?;
+        Ok(out)
+    }
+
     pub fn for_each_word(&self, text: &str, greedy: bool, f: &mut dyn FnMut(&str, &[u32])) -> Result<()> {
+        self.for_each_word_with(text, greedy, None, f)
+    }
+
+    /// Each word with its ids; with dropout above 0 every occurrence is sampled anew
+    /// (no cache), words in text order, so one seed fixes the whole sample.
+    pub fn for_each_word_with(
+        &self,
+        text: &str,
+        greedy: bool,
+        mut dropout: Option<&mut Dropout>,
+        f: &mut dyn FnMut(&str, &[u32]),
+    ) -> Result<()> {
+        if dropout.as_ref().is_some_and(|d| d.probability() > 0.0) {
+            if greedy {
+                return Err(EngineError::Config("dropout applies to merge-rank encoding, not greedy longest match".into()));
+            }
+        } else {
+            dropout = None;
+        }
         let text = if text.contains('\r') { std::borrow::Cow::Owned(text.replace("\r\n", "\n")) } else { std::borrow::Cow::Borrowed(text) };
         let normalized = self.rules.normalize(&text);
         let mut cache: FxHashMap<&str, Vec<u32>> = FxHashMap::default();
         let mut error = None;
         self.rules.split_for_encoding(&normalized, &mut |w| {
             if error.is_some() {
+                return;
+            }
+            if let Some(d) = dropout.as_deref_mut() {
+                match self.sample_word(w, d) {
+                    Ok(ids) => f(w, &ids),
+                    Err(e) => error = Some(e),
+                }
                 return;
             }
             if let Some(ids) = cache.get(w) {
@@ -416,7 +465,7 @@ mod tests {
         TextRules { normalization: Normalization::None, lowercase: false, pretokenizer: PreTokenizer::Whitespace, boundary }
     }
 
-    fn toy() -> Encoder {
+    pub(super) fn toy() -> Encoder {
         // a b </w> ; merges: a+a -> aa, aa+a -> aaa, b+</w> -> b</w>
         let pieces: Vec<String> = ["<unk>", "</w>", "a", "b", "aa", "aaa", "b</w>"].iter().map(|s| s.to_string()).collect();
         let merges = [(2, 2, 4), (4, 2, 5), (3, 1, 6)];

@@ -21,7 +21,7 @@ from bpe_desktop.core.config import (
 from bpe_desktop.paths import resource_path
 
 PAGES = ("quickstart.md", "training-options.md", "model-files.md", "command-line.md",
-         "evaluation.md")
+         "evaluation.md", "comparison.md")
 _LINK = re.compile(r"!?\[[^\]]*\]\(([^)\s]+)\)")
 
 
@@ -108,3 +108,19 @@ def test_evaluation_page_defines_every_measure_and_gold_format():
     from bpe_desktop.core.evaluation.vocabulary import INTERMEDIATE_SHARE
 
     assert f"{INTERMEDIATE_SHARE:.0%} of their count when merged" in text
+
+
+def test_comparison_page_defines_every_measure_and_json_key():
+    from bpe_desktop.core.comparison import CATEGORIES
+    from bpe_desktop.ui.compare.dropout_box import SAMPLE_CHARS
+
+    text = _read("comparison.md")
+    for measure in ("hit", "precision", "recall", "F1", "Identical words", "skipped",
+                    "Tokens per line", "Boundary agreement", "in both", "only in A",
+                    "only in B", "p", "seed"):
+        assert f"**{measure}**" in text, measure
+    spans = _code_spans(text)
+    keys = ("agreement_precision", "agreement_recall", "agreement_f1", "identical_words",
+            "tokens_a", "tokens_b", "words", "skipped", "overlap", *CATEGORIES)
+    assert sorted(set(keys) - spans) == []
+    assert f"first {SAMPLE_CHARS:,} characters" in text

@@ -31,6 +31,8 @@ class Segmentation:
     inside: int
     #: the word's length in code points as the model sees it (after normalization).
     length: int
+    #: where the ``inside`` boundaries fall, as byte offsets (to compare two models).
+    inside_at: frozenset[int] = frozenset()
 
     @property
     def predicted(self) -> int:
@@ -100,12 +102,13 @@ class Segmenter:
         for cp, ch in enumerate(text):
             starts[b] = cp
             b += len(ch.encode("utf-8"))  # the word's bytes are valid UTF-8
-        cuts, inside, offset = set(), 0, 0
+        cuts, inside, offset = set(), set(), 0
         for chunk in chunks[:-1]:
             offset += len(chunk)
             if offset in starts:
                 cuts.add(starts[offset])
             else:
-                inside += 1
+                inside.add(offset)
         pieces = tuple(c.decode("utf-8", errors="replace") for c in chunks)
-        return Segmentation(pieces, frozenset(cuts), inside, len(text))
+        return Segmentation(pieces, frozenset(cuts), len(inside), len(text),
+                            frozenset(inside))

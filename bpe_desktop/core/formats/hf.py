@@ -45,7 +45,8 @@ LETTERS_KEEP = r"[\p{Alphabetic}\p{M}]+|[^\p{White_Space}\p{Alphabetic}\p{M}]"
 #: ``sentencepiece``: words are separated by spaces and line breaks.
 SENTENCEPIECE_SPLIT = r"[ \n\r]+"
 
-EXPORT_OPTIONS = ("legacy_merges",)
+#: ``dropout``: the BPE-dropout probability written into the model (None or 0: none).
+EXPORT_OPTIONS = ("legacy_merges", "dropout")
 
 _kind = _common.json_kind
 
@@ -53,8 +54,12 @@ _kind = _common.json_kind
 # -- export -----------------------------------------------------------------------------
 
 
-def problem(model: BPEModel, *, legacy_merges: bool = False) -> str | None:
+def problem(model: BPEModel, *, legacy_merges: bool = False,
+            dropout: float | None = None) -> str | None:
     cfg = model.config
+    if dropout is not None and (isinstance(dropout, bool) or not isinstance(dropout, (int, float))
+                                or not 0.0 <= dropout <= 1.0):
+        return f"the dropout must be a number from 0 to 1; got {dropout!r}"
     if cfg.boundary == "eow-symbol":
         return ("tokenizer.json cannot hold a separate end-of-word symbol: Hugging Face "
                 "glues </w> to the last character of a word (end_of_word_suffix), while "
@@ -81,7 +86,8 @@ def problem(model: BPEModel, *, legacy_merges: bool = False) -> str | None:
     return None
 
 
-def tokenizer_dict(model: BPEModel, *, legacy_merges: bool = False) -> dict[str, Any]:
+def tokenizer_dict(model: BPEModel, *, legacy_merges: bool = False,
+                   dropout: float | None = None) -> dict[str, Any]:
     """The ``tokenizer.json`` object, keys in the order ``tokenizers`` writes them."""
     cfg = model.config
     specials = sorted(cfg.special_tokens, key=lambda t: t.id)
@@ -104,7 +110,7 @@ def tokenizer_dict(model: BPEModel, *, legacy_merges: bool = False) -> dict[str,
         "decoder": _decoder(cfg),
         "model": {
             "type": "BPE",
-            "dropout": None,
+            "dropout": float(dropout) if dropout else None,
             "unk_token": unk.piece if unk is not None else None,
             "continuing_subword_prefix": None,
             "end_of_word_suffix": EOW if cfg.boundary == "eow-suffix" else None,
@@ -117,16 +123,17 @@ def tokenizer_dict(model: BPEModel, *, legacy_merges: bool = False) -> dict[str,
     }
 
 
-def dumps(model: BPEModel, *, legacy_merges: bool = False) -> str:
+def dumps(model: BPEModel, *, legacy_merges: bool = False,
+          dropout: float | None = None) -> str:
     # indent=2 and ", "/": " as serde_json's pretty printer; no final newline, as it.
-    return json.dumps(tokenizer_dict(model, legacy_merges=legacy_merges),
+    return json.dumps(tokenizer_dict(model, legacy_merges=legacy_merges, dropout=dropout),
                       ensure_ascii=False, indent=2)
 
 
-def export(model: BPEModel, path: str | os.PathLike, *, legacy_merges: bool = False
-           ) -> list[Path]:
-    return _common.write_files([(Path(path), dumps(model, legacy_merges=legacy_merges)
-                                 .encode("utf-8"))])
+def export(model: BPEModel, path: str | os.PathLike, *, legacy_merges: bool = False,
+           dropout: float | None = None) -> list[Path]:
+    return _common.write_files([(Path(path), dumps(model, legacy_merges=legacy_merges,
+                                                   dropout=dropout).encode("utf-8"))])
 
 
 def _normalizer(cfg: TrainConfig) -> dict[str, Any] | None:

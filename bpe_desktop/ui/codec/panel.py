@@ -80,6 +80,7 @@ from bpe_desktop.ui.codec.step_through import STEP_WORD_LIMIT, StepThrough
 from bpe_desktop.ui.common import dialogs
 from bpe_desktop.ui.common.background import LatestJob
 from bpe_desktop.ui.common.workers import JobError
+from bpe_desktop.ui.compare.dropout_box import DropoutSamplesBox
 
 log = logging.getLogger(__name__)
 
@@ -154,6 +155,7 @@ class CodecPanel(StepThrough, DecodeBox, StatsGrid, QWidget):
                 dialogs.show_error(self, "Cannot encode with this model", str(exc))
                 self._model = None
         self._set_enabled(self._model is not None)
+        self.dropout_box.set_model(self._model)
         self.decoded_edit.clear()
         self._set_label(self.decode_label, "")
         self._encode_now()
@@ -294,6 +296,10 @@ class CodecPanel(StepThrough, DecodeBox, StatsGrid, QWidget):
         right = QSplitter(Qt.Orientation.Vertical)
         right.addWidget(self._build_decode())
         right.addWidget(self._build_steps())
+        # BPE-dropout samples of the text, drawn again after each encoding of it
+        self.dropout_box = DropoutSamplesBox(self._current_text)
+        self.encoded.connect(self.dropout_box.text_changed)
+        right.addWidget(self.dropout_box)
         right.setStretchFactor(1, 2)
         split = QSplitter(Qt.Orientation.Horizontal)
         split.addWidget(left)

@@ -42,6 +42,7 @@ HELP_PAGES = {
     "model-files.md": "Model files",
     "command-line.md": "Command line",
     "evaluation.md": "Evaluation",
+    "comparison.md": "Comparison and BPE-dropout",
 }
 #: Screenshots wider than this are shown scaled down to it (pixels).
 MAX_IMAGE_WIDTH = 640

@@ -192,8 +192,10 @@ class InteropMenus(QObject):
         self._report(f"Vocabulary table exported to {path}.")
         return True
 
-    def export(self, fmt: str, path: str | None = None) -> bool:
-        """Export the current model as ``fmt``, asking for ``path`` when not given.
+    def export(self, fmt: str, path: str | None = None, *, dropout: float | None = None
+               ) -> bool:
+        """Export the current model as ``fmt``, asking for ``path`` when not given
+        (``dropout``: the BPE-dropout value an ``hf`` file carries).
 
         Refuses (with the reason and a remedy) a model the format cannot express, before
         asking for a file, so nothing is ever written for it.
@@ -215,7 +217,7 @@ class InteropMenus(QObject):
                                              info.file_filter, info.default_name)
         if not path:
             return False
-        options = {}
+        options = {} if dropout is None else {"dropout": dropout}
         if info.optional_file:
             option, question = info.optional_file
             options[option] = dialogs.ask_yes_no(self.window, f"Export {_label(fmt)}",

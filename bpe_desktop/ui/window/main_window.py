@@ -1,4 +1,4 @@
-"""The main window: four panels, menus and shortcuts, the open model and its file."""
+"""The main window: five panels, menus and shortcuts, the open model and its file."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from bpe_desktop.ui.codec.panel import CodecPanel
 from bpe_desktop.ui.common import dialogs, theme
 from bpe_desktop.ui.common.icons import action_icon, panel_icon
 from bpe_desktop.ui.common.settings import Settings
+from bpe_desktop.ui.compare import ComparePanel
 from bpe_desktop.ui.evaluate import EvaluatePanel
 from bpe_desktop.ui.training.panel import TrainingPanel
 from bpe_desktop.ui.vocabulary.panel import VocabPanel
@@ -39,18 +40,20 @@ class MainWindow(QMainWindow):
         self.vocab = VocabPanel()
         self.codec = CodecPanel()
         self.evaluate = EvaluatePanel()
+        self.compare = ComparePanel()
         self.tabs = QTabWidget()
         self.tabs.setDocumentMode(True)
         self.tabs.addTab(self.training, panel_icon("training"), "&Training")
         self.tabs.addTab(self.vocab, panel_icon("vocabulary"), "&Vocabulary")
         self.tabs.addTab(self.codec, panel_icon("encode"), "&Encode / Decode")
         self.tabs.addTab(self.evaluate, panel_icon("evaluate"), "Eva&luate")
+        self.tabs.addTab(self.compare, panel_icon("compare"), "Com&pare")
         self.setCentralWidget(self.tabs)
 
         self.model_label = QLabel()
         self.setStatusBar(ElidingStatusBar(self))
         self.statusBar().addPermanentWidget(self.model_label)
-        for panel in (self.training, self.vocab, self.codec, self.evaluate):
+        for panel in (self.training, self.vocab, self.codec, self.evaluate, self.compare):
             panel.status_message.connect(self._show_status)
 
         self.document.model_changed.connect(self._on_model_changed)
@@ -61,6 +64,8 @@ class MainWindow(QMainWindow):
         self.evaluate.use_model.connect(self.document.set_imported)
 
         self.interop = InteropMenus(self)
+        self.codec.dropout_box.export_requested.connect(
+            lambda p: self.interop.export("hf", dropout=p))
         self.interop.running_changed.connect(self._on_running_changed)
         self.autosave = Autosave(self.document, self)
         self.autosave.failed.connect(self._show_status)
@@ -126,7 +131,8 @@ class MainWindow(QMainWindow):
         training.addAction(self.cancel_action)
 
         view = bar.addMenu("&View")
-        for index, name in enumerate(("Training", "Vocabulary", "Encode / Decode", "Evaluate")):
+        for index, name in enumerate(("Training", "Vocabulary", "Encode / Decode", "Evaluate",
+                                  "Compare")):
             view.addAction(self._action(f"&{name}", lambda _=False, i=index:
                                         self.tabs.setCurrentIndex(i), f"Ctrl+{index + 1}"))
         view.addSeparator()
@@ -290,6 +296,7 @@ class MainWindow(QMainWindow):
         self.vocab.set_model(model)
         self.codec.set_model(model)
         self.evaluate.set_model(model)
+        self.compare.set_model(model)
         has_model = model is not None
         for action in (self.save_action, self.save_as_action):
             action.setEnabled(has_model)
@@ -357,7 +364,7 @@ class MainWindow(QMainWindow):
         self.training.shutdown()  # cancels a running training and waits for its thread
         self.interop.shutdown()
         self.autosave.close()  # saved, or discarded knowingly: the copy is not needed
-        for panel in (self.vocab, self.codec, self.evaluate):
+        for panel in (self.vocab, self.codec, self.evaluate, self.compare):
             shutdown = getattr(panel, "shutdown", None)
             if shutdown is not None:
                 shutdown()

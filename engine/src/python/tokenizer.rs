@@ -9,7 +9,7 @@ use rustc_hash::FxHashMap;
 
 use super::options::text_rules;
 use super::{config_error, engine, extract, extract_items, guard};
-use crate::encoder::{Encoder, SpecialRole};
+use crate::encoder::{Dropout, Encoder, SpecialRole};
 use crate::error::EngineError;
 use crate::text::{Boundary, Normalization, PreTokenizer, TextRules};
 
@@ -54,11 +54,21 @@ impl PyTokenizer {
     }
 
     /// Ids as little-endian u32 bytes (wrapped as a NumPy array on the Python side).
-    fn encode<'py>(&self, py: Python<'py>, text: &Bound<'py, PyAny>, greedy: bool) -> PyResult<Bound<'py, PyBytes>> {
+    /// With `dropout` above 0, a BPE-dropout sample drawn from `seed` (merges mode only).
+    #[pyo3(signature = (text, greedy, dropout=0.0, seed=0))]
+    fn encode<'py>(
+        &self,
+        py: Python<'py>,
+        text: &Bound<'py, PyAny>,
+        greedy: bool,
+        dropout: f64,
+        seed: u64,
+    ) -> PyResult<Bound<'py, PyBytes>> {
         guard(|| {
             let enc = self.0.clone();
             let text = text_arg(text, "text")?;
-            let ids = py.detach(move || enc.encode(&text, greedy));
+            let mut sampler = engine(py, Dropout::new(dropout, seed))?;
+            let ids = py.detach(move || enc.encode_sampled(&text, greedy, &mut sampler));
             Ok(ids_bytes(py, &engine(py, ids)?))
         })
     }
@@ -94,13 +104,22 @@ impl PyTokenizer {
     }
 
     /// (word, ids) for each word of the text, as the pre-tokenizer cuts it.
-    fn encode_words(&self, py: Python<'_>, text: &Bound<'_, PyAny>, greedy: bool) -> PyResult<Vec<(String, Vec<u32>)>> {
+    #[pyo3(signature = (text, greedy, dropout=0.0, seed=0))]
+    fn encode_words(
+        &self,
+        py: Python<'_>,
+        text: &Bound<'_, PyAny>,
+        greedy: bool,
+        dropout: f64,
+        seed: u64,
+    ) -> PyResult<Vec<(String, Vec<u32>)>> {
         guard(|| {
             let text = text_arg(text, "text")?;
             let enc = self.0.clone();
+            let mut sampler = engine(py, Dropout::new(dropout, seed))?;
             let words = py.detach(move || {
                 let mut out = Vec::new();
-                enc.for_each_word(&text, greedy, &mut |w, ids| out.push((w.to_string(), ids.to_vec())))
+                enc.for_each_word_with(&text, greedy, Some(&mut sampler), &mut |w, ids| out.push((w.to_string(), ids.to_vec())))
                     .map(|_| out)
             });
             engine(py, words)

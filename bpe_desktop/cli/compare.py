@@ -1,0 +1,107 @@
+"""``bpe-desktop compare``: two to four tokenizers on the same text, side by side.
+
+Shares everything with the Compare panel through :mod:`bpe_desktop.core.comparison`;
+this module only parses options and prints (readable tables, or one JSON object). It
+also holds the ``--dropout`` argument type of ``encode`` and ``export``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+
+from bpe_desktop.core.comparison import MAX_TOKENIZERS, MIN_TOKENIZERS, model_formats
+
+
+def probability(text: str) -> float:
+    """An argparse type: a number from 0 to 1 (BPE-dropout)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not 0.0 <= value <= 1.0:  # also refuses nan
+        raise argparse.ArgumentTypeError(f"must be from 0 to 1; got {text}")
+    return value
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "compare", help="compare tokenizers on the same text",
+        description=f"Compare {MIN_TOKENIZERS} to {MAX_TOKENIZERS} tokenizers (ours or any "
+        "imported format) on a text: boundary agreement of each pair (B's cuts against "
+        "A's, as the morphology metrics), the share of words cut identically, token "
+        "counts, vocabulary overlap with markers normalised, and the evaluation's text "
+        "statistics. Definitions: Help > Comparison.",
+    )
+    p.add_argument("-m", "--model", action="append", required=True, metavar="MODEL",
+                   dest="models", help="a tokenizer (repeat: 2 to 4)")
+    p.add_argument("--format", action="append", default=[], choices=model_formats(),
+                   dest="formats", metavar="FMT",
+                   help="how to read each MODEL, in order (default: model, a BPE Desktop "
+                   f"model file; choices: {', '.join(model_formats())}); one --format "
+                   "applies to every MODEL")
+    p.add_argument("--text", action="append", required=True, metavar="FILE",
+                   help="the text, read line by line (repeatable)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(run=cmd_compare)
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    from bpe_desktop.cli._common import EXIT_OK, CliError
+    from bpe_desktop.core.comparison import compare, open_model, read_text_lines
+
+    models = args.models
+    if not MIN_TOKENIZERS <= len(models) <= MAX_TOKENIZERS:
+        raise CliError(f"give {MIN_TOKENIZERS} to {MAX_TOKENIZERS} models (-m); "
+                       f"got {len(models)}")
+    formats = args.formats or ["model"]
+    if len(formats) == 1:
+        formats = formats * len(models)
+    if len(formats) != len(models):
+        raise CliError(f"give one --format for all models or one per model; got "
+                       f"{len(formats)} for {len(models)} models")
+    for name in [*models, *args.text]:
+        if not os.path.exists(name):
+            raise CliError(f"{name}: no such file")
+    loaded = [(name, open_model(m, f))
+              for name, m, f in zip(display_names(models), models, formats)]
+    result = compare(loaded, read_text_lines(args.text))
+    if args.json:
+        json.dump(result.to_json(), sys.stdout, ensure_ascii=False, indent=1)
+        sys.stdout.write("\n")
+    else:
+        sys.stdout.write(format_comparison(result))
+    sys.stdout.flush()
+    return EXIT_OK
+
+
+def display_names(paths: list[str]) -> list[str]:
+    """Each model's file name; the whole path where file names clash, numbered where
+    the same path is given twice."""
+    bases = [os.path.basename(p.rstrip("/\\")) or p for p in paths]
+    names = [b if bases.count(b) == 1 else p for b, p in zip(bases, paths)]
+    return [n if names.count(n) == 1 else f"{n} #{k}" for k, n in enumerate(names, 1)]
+
+
+def format_comparison(result) -> str:
+    from bpe_desktop.cli.evaluate import _table
+
+    names = result.names
+    out = []
+    head = ("measure", *names)
+    stats = [s.summary() for s in result.stats]
+    rows = [("vocab_size", *result.vocab_sizes)]
+    rows += [(key, *(s[key] for s in stats)) for key in stats[0]]
+    out.append(_table("Tokenizers", head, rows))
+    rows = []
+    for p, o in zip(result.pairs, result.overlaps):
+        ov = o.summary()
+        rows.append((f"{p.a} → {p.b}", p.precision, p.recall, p.f1, p.identical_share,
+                     p.skipped, p.tokens_a, p.tokens_b, ov["both"], ov["only_a"],
+                     ov["only_b"]))
+    out.append(_table("Pairs (B against A)", ("A → B", "precision", "recall", "F1",
+                                              "identical", "skipped", "tokens A",
+                                              "tokens B", "both", "only A", "only B"), rows))
+    return "\n".join(out)

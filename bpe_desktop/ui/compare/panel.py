@@ -1,0 +1,473 @@
+"""The Compare panel: 2–4 tokenizers on the same text, side by side.
+
+Tokenizers: the open model, saved model files and every importable format. Compare runs
+the core's :func:`~bpe_desktop.core.comparison.compare` in a worker thread (Cancel);
+results: the words aligned one per row (cells cut differently from the first tokenizer
+highlighted, identical words can be hidden, hovering a cell lists its tokens with id and
+rank), the pair summaries and the evaluation's metrics side by side, a scatter plot of
+tokens per line, and the vocabulary overlap lists of a pair (CSV export).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from PySide6.QtCore import Qt, Signal, Slot
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QCheckBox,
+    QComboBox,
+    QGroupBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QListWidget,
+    QPlainTextEdit,
+    QProgressBar,
+    QPushButton,
+    QSplitter,
+    QTableView,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from bpe_desktop.core import BpeError, BPEModel
+from bpe_desktop.core.comparison import (
+    MAX_TOKENIZERS,
+    MIN_TOKENIZERS,
+    MODEL_FORMAT,
+    Comparison,
+    compare,
+    open_model,
+    read_text_lines,
+)
+from bpe_desktop.core.formats import FORMATS
+from bpe_desktop.ui.common import dialogs
+from bpe_desktop.ui.common.workers import JobError, JobRunner
+from bpe_desktop.ui.compare.plots import LineTokensScatter
+from bpe_desktop.ui.compare.table_models import (
+    PAIR_HEADERS,
+    AlignedWordsModel,
+    OverlapModel,
+    metrics_table,
+    overlap_categories,
+    pair_rows,
+)
+from bpe_desktop.ui.evaluate.table_models import RowsModel
+
+TEXT_FILTER = "Text files (*.txt *.tsv);;All files (*)"
+MODEL_FILTER = "BPE Desktop models (*.json);;All files (*)"
+CURRENT_NAME = "current model"
+
+
+@dataclass
+class Source:
+    """A tokenizer to compare: a model in memory, or a file read when comparing."""
+
+    name: str
+    model: BPEModel | None = None
+    path: str | None = None
+    fmt: str = MODEL_FORMAT
+
+    def load(self) -> BPEModel:
+        return self.model if self.model is not None else open_model(self.path, self.fmt)
+
+
+class ComparePanel(QWidget):
+    status_message = Signal(str)
+    #: A comparison finished and its results are shown.
+    compared = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._current: BPEModel | None = None
+        self.sources: list[Source] = []
+        self.text_path: str | None = None
+        self.comparison: Comparison | None = None
+        self.runner = JobRunner(self)
+        self.runner.progressed.connect(lambda stage: self.progress.setFormat(stage))
+        self.runner.finished.connect(self._on_finished)
+        self.runner.failed.connect(self._on_failed)
+        self.runner.cancelled.connect(lambda: self._set_status("Comparison cancelled."))
+        self.runner.stopped.connect(lambda: self._set_running(False))
+        self._build()
+        self.set_model(None)
+
+    # -- public API -------------------------------------------------------------------------
+
+    def set_model(self, model: BPEModel | None) -> None:
+        """The main window's open model, offered by *Add current model*; an entry that
+        was the previous current model follows it."""
+        self._current = model
+        for s in self.sources:
+            if s.name == CURRENT_NAME:
+                s.model = model
+        self.sources = [s for s in self.sources if s.name != CURRENT_NAME or s.model]
+        self._refresh_sources()
+
+    def add_current(self) -> bool:
+        if self._current is None or any(s.name == CURRENT_NAME for s in self.sources):
+            return False
+        return self.add_source(Source(CURRENT_NAME, model=self._current))
+
+    def add_model(self, name: str, model: BPEModel) -> bool:
+        return self.add_source(Source(self._unique(name), model=model))
+
+    def add_file(self, path: str, fmt: str = MODEL_FORMAT) -> bool:
+        """Add a model file (``model``) or any importable format's file; read on Compare."""
+        name = os.path.basename(os.path.normpath(path)) or path
+        return self.add_source(Source(self._unique(name), path=path, fmt=fmt))
+
+    def add_source(self, source: Source) -> bool:
+        if len(self.sources) >= MAX_TOKENIZERS:
+            self._set_status(f"At most {MAX_TOKENIZERS} tokenizers can be compared.")
+            return False
+        self.sources.append(source)
+        self._refresh_sources()
+        return True
+
+    def remove_source(self, index: int) -> None:
+        if 0 <= index < len(self.sources):
+            del self.sources[index]
+            self._refresh_sources()
+
+    def set_text(self, text: str) -> None:
+        self.text_path = None
+        self.text_edit.setPlainText(text)
+        self._show_text_file()
+
+    def set_text_file(self, path: str | None) -> None:
+        """Compare on a file's lines (instead of the typed text); None: the typed text."""
+        self.text_path = path
+        self._show_text_file()
+
+    def start(self) -> None:
+        if self.runner.running:
+            return
+        if len(self.sources) < MIN_TOKENIZERS:
+            self._set_status(f"Add at least {MIN_TOKENIZERS} tokenizers first.")
+            return
+        sources, path = list(self.sources), self.text_path
+        typed = self.text_edit.toPlainText()
+        if path is None and not typed.strip():
+            self._set_status("Type a text or open a text file first.")
+            return
+
+        def job(report, cancel):
+            report("reading the tokenizers", force=True)
+            models = [(s.name, s.load()) for s in sources]
+            report("reading the text", force=True)
+            lines = read_text_lines([path]) if path is not None else typed.splitlines()
+            report("comparing", force=True)
+            return compare(models, lines, cancelled=lambda: cancel.cancelled)
+
+        self.runner.start(job)
+        self._set_running(True)
+
+    def cancel(self) -> None:
+        self.runner.cancel()
+
+    def shutdown(self) -> None:
+        self.runner.shutdown()
+
+    def set_hide_identical(self, hide: bool) -> None:
+        self.hide_identical_check.setChecked(hide)
+
+    def select_pair(self, index: int) -> None:
+        """Show pair ``index`` (in ``comparison.pairs`` order) in the plot and overlap."""
+        self.pair_combo.setCurrentIndex(index)
+
+    def select_category(self, category: str) -> None:
+        self.category_combo.setCurrentIndex(self.category_combo.findData(category))
+
+    def export_overlap_csv(self, path: str) -> None:
+        self.overlap_model.to_csv(path)
+
+    # -- building -----------------------------------------------------------------------------
+
+    def _build(self) -> None:
+        tokenizers = QGroupBox(f"Tokenizers ({MIN_TOKENIZERS}–{MAX_TOKENIZERS}; the first is A)")
+        self.source_list = QListWidget()
+        self.source_list.setMaximumHeight(110)
+        self.add_current_button = QPushButton("Add current model")
+        self.add_current_button.clicked.connect(self.add_current)
+        self.add_file_button = QPushButton("Add model file…")
+        self.add_file_button.clicked.connect(self._ask_add_file)
+        self.format_combo = QComboBox()
+        for name, info in FORMATS.items():
+            if info.can_import:
+                self.format_combo.addItem(info.label.rstrip("…"), name)
+        self.import_button = QPushButton("Import…")
+        self.import_button.setToolTip("Add a tokenizer written by another tool, in the "
+                                      "format chosen on the left")
+        self.import_button.clicked.connect(self._ask_import)
+        self.remove_button = QPushButton("Remove")
+        self.remove_button.clicked.connect(
+            lambda: self.remove_source(self.source_list.currentRow()))
+        row1, row2 = QHBoxLayout(), QHBoxLayout()
+        row1.addWidget(self.add_current_button)
+        row1.addWidget(self.add_file_button)
+        row1.addWidget(self.remove_button)
+        row2.addWidget(self.format_combo, 1)
+        row2.addWidget(self.import_button)
+        box = QVBoxLayout(tokenizers)
+        box.addWidget(self.source_list)
+        box.addLayout(row1)
+        box.addLayout(row2)
+
+        text_box = QGroupBox("Text")
+        self.text_edit = QPlainTextEdit()
+        self.text_edit.setPlaceholderText("Type or paste text here, or open a text file")
+        self.open_text_button = QPushButton("Open text file…")
+        self.open_text_button.clicked.connect(self._ask_text_file)
+        self.clear_file_button = QPushButton("Use typed text")
+        self.clear_file_button.clicked.connect(lambda: self.set_text_file(None))
+        self.text_file_label = QLabel()
+        self.text_file_label.setWordWrap(True)
+        file_row = QHBoxLayout()
+        file_row.addWidget(self.open_text_button)
+        file_row.addWidget(self.clear_file_button)
+        tb = QVBoxLayout(text_box)
+        tb.addWidget(self.text_edit, 1)
+        tb.addLayout(file_row)
+        tb.addWidget(self.text_file_label)
+
+        self.compare_button = QPushButton("Compare")
+        self.compare_button.setDefault(True)
+        self.compare_button.clicked.connect(self.start)
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.clicked.connect(self.cancel)
+        self.progress = QProgressBar()
+        self.progress.setRange(0, 0)
+        self.status_label = QLabel()
+        self.status_label.setWordWrap(True)
+        run_row = QHBoxLayout()
+        run_row.addWidget(self.compare_button)
+        run_row.addWidget(self.cancel_button)
+        run_row.addWidget(self.progress, 1)
+        left = QWidget()
+        ll = QVBoxLayout(left)
+        ll.addWidget(tokenizers)
+        ll.addWidget(text_box, 1)
+        ll.addLayout(run_row)
+        ll.addWidget(self.status_label)
+
+        self.results = QTabWidget()
+        self.results.addTab(self._build_words(), "Words")
+        self.results.addTab(self._build_summary(), "Summary")
+        self.results.addTab(self._build_vocabulary(), "Vocabulary")
+        splitter = QSplitter(Qt.Orientation.Horizontal)
+        splitter.addWidget(left)
+        splitter.addWidget(self.results)
+        splitter.setStretchFactor(1, 1)
+        layout = QVBoxLayout(self)
+        layout.addWidget(splitter)
+        self._show_text_file()
+        self._set_running(False)
+
+    def _build_words(self) -> QWidget:
+        self.words_model = AlignedWordsModel(self)
+        self.words_view = _table(self.words_model)
+        self.hide_identical_check = QCheckBox("Hide identical")
+        self.hide_identical_check.setToolTip("Hide the words every tokenizer cuts alike")
+        self.hide_identical_check.toggled.connect(self.words_model.set_hide_identical)
+        self.words_label = QLabel()
+        page = QWidget()
+        layout = QVBoxLayout(page)
+        top = QHBoxLayout()
+        top.addWidget(self.hide_identical_check)
+        top.addStretch(1)
+        top.addWidget(self.words_label)
+        layout.addLayout(top)
+        layout.addWidget(self.words_view, 1)
+        layout.addWidget(_hint("Highlighted: cut differently from the first tokenizer. "
+                               "Hover a cell for each token's id and merge rank."))
+        return page
+
+    def _build_summary(self) -> QWidget:
+        self.pair_model = RowsModel(PAIR_HEADERS, self)
+        self.metrics_model = RowsModel(("measure",), self)
+        self.pair_combo = QComboBox()
+        self.pair_combo.currentIndexChanged.connect(self._show_pair)
+        self.scatter = LineTokensScatter()
+        page = QWidget()
+        layout = QVBoxLayout(page)
+        layout.addWidget(_hint("<b>Pairs</b> (B's boundaries against A's; overlap of "
+                               "the vocabularies)"))
+        layout.addWidget(_table(self.pair_model), 1)
+        layout.addWidget(QLabel("<b>Text statistics</b> (as in Evaluate)"))
+        layout.addWidget(_table(self.metrics_model), 2)
+        row = QHBoxLayout()
+        row.addWidget(QLabel("<b>Tokens per line</b> for the pair"))
+        row.addWidget(self.pair_combo, 1)
+        layout.addLayout(row)
+        layout.addWidget(self.scatter, 3)
+        return page
+
+    def _build_vocabulary(self) -> QWidget:
+        self.overlap_model = OverlapModel(self)
+        self.overlap_pair_combo = QComboBox()
+        self.overlap_pair_combo.currentIndexChanged.connect(self._show_overlap)
+        self.category_combo = QComboBox()
+        for key, label in overlap_categories():
+            self.category_combo.addItem(label, key)
+        self.category_combo.currentIndexChanged.connect(
+            lambda: self.overlap_model.set_category(self.category_combo.currentData()))
+        self.overlap_label = QLabel()
+        export = QPushButton("Export CSV…")
+        export.clicked.connect(self._ask_export_csv)
+        page = QWidget()
+        layout = QVBoxLayout(page)
+        top = QHBoxLayout()
+        top.addWidget(self.overlap_pair_combo, 1)
+        top.addWidget(self.category_combo)
+        top.addWidget(export)
+        layout.addLayout(top)
+        layout.addWidget(self.overlap_label)
+        layout.addWidget(_table(self.overlap_model), 1)
+        layout.addWidget(_hint("Pieces are compared as the text they stand for: ▁x, "
+                               "x</w> and GPT-2's Ġx are all x."))
+        return page
+
+    # -- slots --------------------------------------------------------------------------------
+
+    @Slot(object)
+    def _on_finished(self, comparison: Comparison) -> None:
+        self.comparison = comparison
+        self.words_model.set_comparison(comparison)
+        self.pair_model.set_rows(pair_rows(comparison))
+        headers, rows = metrics_table(comparison)
+        self.metrics_model.headers = headers
+        self.metrics_model.set_rows(rows)
+        labels = [f"{p.a} → {p.b}" for p in comparison.pairs]
+        for combo in (self.pair_combo, self.overlap_pair_combo):
+            combo.blockSignals(True)
+            combo.clear()
+            combo.addItems(labels)
+            combo.blockSignals(False)
+        self._show_pair(0)
+        self._show_overlap(0)
+        words = len(comparison.alignment.occurrences)
+        self.words_label.setText(f"{words:,} words, {len(comparison.alignment.words):,} "
+                                 "distinct")
+        self._set_status(f"Compared {len(comparison.names)} tokenizers on {words:,} words.")
+        self.compared.emit()
+
+    @Slot(object)
+    def _on_failed(self, error: JobError) -> None:
+        if isinstance(error.exception, (BpeError, OSError)):
+            self._set_status(f"Comparison failed: {error.message}")
+            dialogs.show_error(self, "Cannot compare", error.message)
+        else:
+            dialogs.show_error(self, "Comparison failed", error.message, error.details)
+
+    def _show_pair(self, index: int) -> None:
+        c = self.comparison
+        if c is None or not 0 <= index < len(c.pairs):
+            self.scatter.clear_counts()
+            return
+        i, j = c.pair_indices[index]
+        self.scatter.set_counts(c.names[i], c.names[j], c.alignment.line_tokens[i],
+                                c.alignment.line_tokens[j])
+
+    def _show_overlap(self, index: int) -> None:
+        c = self.comparison
+        overlap = c.overlaps[index] if c is not None and 0 <= index < len(c.overlaps) else None
+        self.overlap_model.set_overlap(overlap)
+        if overlap is None:
+            self.overlap_label.setText("")
+            return
+        s = overlap.summary()
+        self.overlap_label.setText(f"{s['both']:,} in both, {s['only_a']:,} only in "
+                                   f"{overlap.a}, {s['only_b']:,} only in {overlap.b}")
+
+    def _ask_add_file(self) -> None:
+        for path in dialogs.ask_open_paths(self, "Add model files", "model", MODEL_FILTER,
+                                           multiple=True):
+            self.add_file(path)
+
+    def _ask_import(self) -> None:
+        fmt = self.format_combo.currentData()
+        info = FORMATS[fmt]
+        for path in dialogs.ask_open_paths(self, f"Add {info.label.rstrip('…')}", "import",
+                                           f"{info.file_filter};;All files (*)"):
+            self.add_file(os.path.dirname(path) if info.writes_folder else path, fmt)
+
+    def _ask_text_file(self) -> None:
+        paths = dialogs.ask_open_paths(self, "Open a text to compare on", "text", TEXT_FILTER)
+        if paths:
+            self.set_text_file(paths[0])
+
+    def _ask_export_csv(self) -> None:
+        category = self.category_combo.currentData()
+        path = dialogs.ask_save_path(self, "Export the list as CSV", "export",
+                                     "CSV files (*.csv)", f"vocabulary-{category}.csv")
+        if not path:
+            return
+        try:
+            self.export_overlap_csv(path)
+        except OSError as exc:
+            dialogs.show_error(self, "Cannot export", str(exc))
+            return
+        self._set_status(f"Wrote {path}")
+
+    # -- helpers ------------------------------------------------------------------------------
+
+    def _unique(self, name: str) -> str:
+        taken = {s.name for s in self.sources}
+        candidate, n = name, 2
+        while candidate in taken:
+            candidate, n = f"{name} ({n})", n + 1
+        return candidate
+
+    def _refresh_sources(self) -> None:
+        self.source_list.clear()
+        for k, s in enumerate(self.sources):
+            where = "" if s.path is None else f" — {s.path}" + (
+                f" ({s.fmt})" if s.fmt != MODEL_FORMAT else "")
+            self.source_list.addItem(f"{'ABCD'[k]}: {s.name}{where}")
+        full = len(self.sources) >= MAX_TOKENIZERS
+        self.add_current_button.setEnabled(
+            not full and self._current is not None
+            and not any(s.name == CURRENT_NAME for s in self.sources))
+        for b in (self.add_file_button, self.import_button):
+            b.setEnabled(not full)
+        self.remove_button.setEnabled(bool(self.sources))
+        self._set_running(self.runner.running)
+
+    def _show_text_file(self) -> None:
+        path = self.text_path
+        self.text_edit.setEnabled(path is None)
+        self.clear_file_button.setEnabled(path is not None)
+        self.text_file_label.setText("" if path is None else f"Comparing on the lines of {path}")
+
+    def _set_running(self, running: bool) -> None:
+        self.compare_button.setEnabled(not running and len(self.sources) >= MIN_TOKENIZERS)
+        self.cancel_button.setEnabled(running)
+        self.progress.setVisible(running)
+        if not running:
+            self.progress.setFormat("")
+
+    def _set_status(self, text: str) -> None:
+        self.status_label.setText(text)
+        if text:
+            self.status_message.emit(text)
+
+
+def _hint(text: str) -> QLabel:
+    """A label that wraps (so its text never sets the panel's minimum width)."""
+    label = QLabel(text)
+    label.setWordWrap(True)
+    return label
+
+
+def _table(model) -> QTableView:
+    view = QTableView()
+    view.setModel(model)
+    view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+    view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+    view.horizontalHeader().setStretchLastSection(True)
+    view.verticalHeader().hide()
+    return view

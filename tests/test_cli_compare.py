@@ -1,0 +1,164 @@
+"""``bpe-desktop compare``, ``encode --dropout/--seed`` and ``export --dropout``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from bpe_desktop import cli
+from bpe_desktop.core import Corpus, TrainConfig, save_model, train
+from bpe_desktop.core.formats import export_model
+
+BOTCHAN = Path(__file__).resolve().parents[1] / "bpe_desktop/resources/examples/botchan.txt"
+
+
+def run(capsys, *argv):
+    status = cli.main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+@pytest.fixture(scope="module")
+def toy():
+    return train(Corpus.from_word_counts({"low": 5, "lower": 2, "newest": 6, "widest": 3,
+                                          "happier": 2}), TrainConfig(merges=10)).model
+
+
+@pytest.fixture
+def files(tmp_path, toy):
+    full, short, text = tmp_path / "full.json", tmp_path / "short.json", tmp_path / "t.txt"
+    save_model(toy, full)
+    save_model(toy.truncated(3), short)
+    text.write_text("lowest newer\nwidest low lowest\n", encoding="utf-8")
+    return full, short, text
+
+
+def test_json_pair_summary_of_two_truncations(capsys, files):
+    full, short, text = files
+    status, out, err = run(capsys, "compare", "-m", full, "-m", short, "--text", text,
+                           "--json")
+    assert status == 0 and err == ""
+    pair = json.loads(out)["pairs"][0]
+    # hand-computed in tests/core/comparison/test_alignment.py
+    assert (pair["a"], pair["b"]) == ("full.json", "short.json")
+    assert pair["agreement_precision"] == pytest.approx(6 / 15)
+    assert pair["agreement_recall"] == 1.0
+    assert pair["agreement_f1"] == pytest.approx(0.8 / 1.4)
+    assert pair["identical_words"] == pytest.approx(0.2)
+    assert (pair["tokens_a"], pair["tokens_b"]) == (12, 22)
+    assert pair["overlap"] == {"both": 15, "only_a": 6, "only_b": 0}
+
+
+def test_tables_name_every_tokenizer_and_pair(capsys, files):
+    full, short, text = files
+    status, out, _ = run(capsys, "compare", "-m", full, "-m", short, "-m", full,
+                         "--text", text)
+    assert status == 0
+    assert "full.json #1" in out and "full.json #3" in out
+    assert "fertility" in out and "0.4000" in out  # precision of full -> short
+
+
+def test_imported_format_against_its_source_agrees_fully(capsys, tmp_path):
+    model = train(Corpus.from_files([str(BOTCHAN)]),
+                  TrainConfig.preset("sentencepiece", vocab_size=500)).model
+    ours, spm = tmp_path / "m.json", tmp_path / "m.model"
+    save_model(model, ours)
+    export_model(model, "sentencepiece", spm)
+    status, out, _ = run(capsys, "compare", "-m", ours, "-m", spm, "--format", "model",
+                         "--format", "sentencepiece", "--text", BOTCHAN, "--json")
+    assert status == 0
+    pair = json.loads(out)["pairs"][0]
+    assert pair["agreement_f1"] == 1.0 and pair["identical_words"] == 1.0
+    assert pair["overlap"]["only_a"] == pair["overlap"]["only_b"] == 0
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["-m", "{full}"], "2 to 4 models"),
+    (["-m", "{full}", "-m", "{short}", "--format", "model", "--format", "hf",
+      "--format", "hf"], "one --format"),
+    (["-m", "{full}", "-m", "{missing}"], "no such file"),
+])
+def test_bad_arguments_are_named(capsys, files, tmp_path, argv, message):
+    full, short, text = files
+    names = {"full": full, "short": short, "missing": tmp_path / "nope.json"}
+    status, _, err = run(capsys, "compare", *[a.format(**names) for a in argv],
+                         "--text", text)
+    assert status != 0 and message in err
+
+
+def test_bad_text_names_file_and_line(capsys, files, tmp_path):
+    full, short, _ = files
+    bad = tmp_path / "bad.txt"
+    bad.write_bytes(b"low\nlow \xff\n")
+    status, _, err = run(capsys, "compare", "-m", full, "-m", short, "--text", bad)
+    assert status != 0 and "bad.txt line 2" in err and "Traceback" not in err
+
+
+def test_encode_dropout_is_reproducible_and_decodes(capsys, tmp_path):
+    model = train(Corpus.from_files([str(BOTCHAN)]),
+                  TrainConfig.preset("subword-nmt", merges=400)).model
+    path, text = tmp_path / "m.json", tmp_path / "t.txt"
+    save_model(model, path)
+    lines = BOTCHAN.read_text(encoding="utf-8").splitlines()[20:30]
+    text.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    plain = run(capsys, "encode", "-m", path, text)[1]
+    assert run(capsys, "encode", "-m", path, "--dropout", "0", text)[1] == plain
+    first = run(capsys, "encode", "-m", path, "--dropout", "0.3", "--seed", "5", text)[1]
+    again = run(capsys, "encode", "-m", path, "--dropout", "0.3", "--seed", "5", text)[1]
+    other = run(capsys, "encode", "-m", path, "--dropout", "0.3", "--seed", "6", text)[1]
+    assert first == again != other != plain
+    assert len(first.split()) > len(plain.split())
+    tok = model.tokenizer()
+    for line, pieces in zip(lines, first.splitlines()):
+        assert tok.decode_pieces(pieces.split()) == " ".join(line.split())
+    ids = run(capsys, "encode", "-m", path, "--dropout", "0.3", "--seed", "5", "--ids",
+              text)[1]
+    assert [[tok.id_to_piece(int(i)) for i in ln.split()] for ln in ids.splitlines()] == \
+        [ln.split() for ln in first.splitlines()]
+    single = run(capsys, "encode", "-m", path, "--dropout", "1", text)[1]
+    assert single == run(capsys, "encode", "-m", _saved(model.truncated(0), tmp_path),
+                         text)[1]
+
+
+def _saved(model, tmp_path):
+    path = tmp_path / "none.json"
+    save_model(model, path)
+    return path
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--dropout", "1.5"], "from 0 to 1"),
+    (["--seed", "3"], "--seed needs --dropout"),
+    (["--dropout", "0.2", "--mode", "greedy"], "merges only"),
+])
+def test_encode_dropout_bad_arguments(capsys, files, argv, message):
+    full, _, text = files
+    status, _, err = run(capsys, "encode", "-m", full, *argv, text)
+    assert status != 0 and message in err
+
+
+def test_export_hf_carries_dropout(capsys, tmp_path):
+    model = train(Corpus.from_files([str(BOTCHAN)]),
+                  TrainConfig.preset("subword-nmt", merges=300)).model
+    path = tmp_path / "m.json"
+    save_model(model, path)
+    out = tmp_path / "tokenizer.json"
+    status, stdout, _ = run(capsys, "export", "-m", path, "--format", "hf", "--dropout",
+                            "0.25", "-o", out, "--verify", BOTCHAN, "--verify-lines", "200")
+    assert status == 0 and "100%" in stdout
+    assert json.loads(out.read_text(encoding="utf-8"))["model"]["dropout"] == 0.25
+    from tokenizers import Tokenizer
+
+    peer = Tokenizer.from_file(str(out))
+    assert peer.model.dropout == pytest.approx(0.25)
+    # p = 1 is deterministic: Hugging Face and BPE Desktop both give the symbols
+    status, _, _ = run(capsys, "export", "-m", path, "--format", "hf", "--dropout", "1",
+                       "-o", out)
+    peer = Tokenizer.from_file(str(out))
+    line = BOTCHAN.read_text(encoding="utf-8").splitlines()[40]
+    assert peer.encode(line).ids == model.tokenizer().encode(line, dropout=1.0, seed=0)
+    status, _, err = run(capsys, "export", "-m", path, "--format", "subword-nmt",
+                         "--dropout", "0.1", "-o", tmp_path / "codes")
+    assert status != 0 and "--dropout is an option of --format hf" in err
