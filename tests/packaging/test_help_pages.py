@@ -112,7 +112,7 @@ def test_evaluation_page_defines_every_measure_and_gold_format():
 
 def test_comparison_page_defines_every_measure_and_json_key():
     from bpe_desktop.core.comparison import CATEGORIES
-    from bpe_desktop.ui.compare.dropout_box import SAMPLE_CHARS
+    from bpe_desktop.ui.codec.dropout_box import SAMPLE_CHARS
 
     text = _read("comparison.md")
     for measure in ("hit", "precision", "recall", "F1", "Identical words", "skipped",

@@ -63,6 +63,7 @@ from bpe_desktop.ui.codec.decode_box import (
     DecodeBox,
     monospace,
 )
+from bpe_desktop.ui.codec.dropout_box import DropoutSamplesBox
 from bpe_desktop.ui.codec.jobs import (
     EncodeRequest,
     EncodeResult,
@@ -80,7 +81,6 @@ from bpe_desktop.ui.codec.step_through import STEP_WORD_LIMIT, StepThrough
 from bpe_desktop.ui.common import dialogs
 from bpe_desktop.ui.common.background import LatestJob
 from bpe_desktop.ui.common.workers import JobError
-from bpe_desktop.ui.compare.dropout_box import DropoutSamplesBox
 
 log = logging.getLogger(__name__)
 
