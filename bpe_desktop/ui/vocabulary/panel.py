@@ -49,6 +49,7 @@ from bpe_desktop.core.vocab_table import (
     COL_BYTES,
     COL_CHARS,
     COL_COUNT,
+    COL_FINAL,
     COL_ID,
     COL_KIND,
     COL_LEFT,
@@ -551,7 +552,7 @@ def _loading_job(model: BPEModel, filter_spec: tuple, sort: tuple[int, bool]):
 
 #: Column widths in digits' widths.
 _COLUMN_CHARS = {COL_ID: 7, COL_PIECE: 18, COL_KIND: 8, COL_CHARS: 6, COL_BYTES: 6, COL_RANK: 7,
-                 COL_COUNT: 11, COL_LEFT: 12, COL_RIGHT: 12}
+                 COL_COUNT: 11, COL_LEFT: 12, COL_RIGHT: 12, COL_FINAL: 11}
 #: Where the table/details split the user chose is kept (QSettings key).
 SPLITTER_KEY = "vocabulary/splitter"
 
