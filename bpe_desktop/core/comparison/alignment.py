@@ -27,6 +27,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from bpe_desktop.core.errors import TrainingCancelled
+from bpe_desktop.core.evaluation.morphology import BoundaryScores
 from bpe_desktop.core.evaluation.segments import Segmentation, Segmenter
 from bpe_desktop.core.model import BPEModel
 from bpe_desktop.core.pieces import display_piece
@@ -87,7 +88,7 @@ class Occurrence:
 
 
 @dataclass(frozen=True)
-class PairSummary:
+class PairSummary(BoundaryScores):
     """B against A (see the module docstring)."""
 
     a: str
@@ -104,19 +105,6 @@ class PairSummary:
     @property
     def compared(self) -> int:
         return self.words - self.skipped
-
-    @property
-    def precision(self) -> float:
-        return self.hits / self.predicted if self.predicted else 0.0
-
-    @property
-    def recall(self) -> float:
-        return self.hits / self.gold if self.gold else 0.0
-
-    @property
-    def f1(self) -> float:
-        p, r = self.precision, self.recall
-        return 2 * p * r / (p + r) if p + r else 0.0
 
     @property
     def identical_share(self) -> float:

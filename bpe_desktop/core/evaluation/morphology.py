@@ -30,6 +30,30 @@ from bpe_desktop.core.evaluation.segments import Segmentation, Segmenter
 from bpe_desktop.core.model import BPEModel
 
 
+class BoundaryScores:
+    """Boundary precision, recall and F1 from micro-averaged counts: **precision** = Σ hits
+    / Σ predicted, **recall** = Σ hits / Σ gold, **F1** their harmonic mean, each 0 when
+    undefined. The morphology results and the comparison's pair summaries (B's cuts
+    against A's) share these definitions."""
+
+    hits: int
+    predicted: int
+    gold: int
+
+    @property
+    def precision(self) -> float:
+        return self.hits / self.predicted if self.predicted else 0.0
+
+    @property
+    def recall(self) -> float:
+        return self.hits / self.gold if self.gold else 0.0
+
+    @property
+    def f1(self) -> float:
+        p, r = self.precision, self.recall
+        return 2 * p * r / (p + r) if p + r else 0.0
+
+
 @dataclass(frozen=True)
 class WordResult:
     """One gold word: gold (chosen analysis) against predicted boundaries."""
@@ -63,7 +87,7 @@ class WordResult:
 
 
 @dataclass(frozen=True)
-class MorphologyResult:
+class MorphologyResult(BoundaryScores):
     """Scores of one tokenizer on one gold set (see the module docstring)."""
 
     name: str
@@ -82,19 +106,6 @@ class MorphologyResult:
     @property
     def skipped(self) -> int:
         return self.skipped_not_surface + self.skipped_normalization
-
-    @property
-    def precision(self) -> float:
-        return self.hits / self.predicted if self.predicted else 0.0
-
-    @property
-    def recall(self) -> float:
-        return self.hits / self.gold if self.gold else 0.0
-
-    @property
-    def f1(self) -> float:
-        p, r = self.precision, self.recall
-        return 2 * p * r / (p + r) if p + r else 0.0
 
     def summary(self) -> dict:
         """The JSON section of the command line (``morphology.<name>``)."""
