@@ -27,12 +27,13 @@
 //! same either way (`long_word_tests` checks both paths against each other); the price
 //! is 8 more bytes per symbol of a long word.
 
+mod choice;
 mod long_words;
 #[cfg(test)]
 mod long_word_tests;
 
 use std::cell::Cell;
-use std::cmp::{Ordering, Reverse};
+use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 use rustc_hash::{FxHashMap, FxHashSet};
@@ -328,156 +329,6 @@ impl<'a> Trainer<'a> {
             }
         }
         Ok(())
-    }
-
-    /// Char offset of the first occurrence of (l, r) in the short word w.
-    fn find_in_word(&self, w: u32, l: u32, r: u32) -> Option<u32> {
-        let syms = self.words.symbols(w as usize);
-        let mut offset = 0u32;
-        for i in 1..syms.len() {
-            if syms[i - 1] == l && syms[i] == r {
-                self.tally(i);
-                return Some(offset);
-            }
-            if syms[i - 1] != UNK {
-                offset += self.token_chars[syms[i - 1] as usize];
-            } else {
-                offset += 1;
-            }
-        }
-        self.tally(syms.len());
-        None
-    }
-
-    /// The pair's earliest occurrence: word << 32 | (char offset in a short word, slot
-    /// in a long one). Only positions within one word are ever compared, and both
-    /// orders agree there. u64::MAX if none.
-    fn first_pos(&mut self, idx: u32) -> u64 {
-        let short = self.first_short_pos(idx);
-        if self.pairs[idx as usize].spots == 0 {
-            short
-        } else {
-            short.min(self.first_long_pos(idx))
-        }
-    }
-
-    fn first_short_pos(&mut self, idx: u32) -> u64 {
-        let st = &self.pairs[idx as usize];
-        let (l, r) = (st.left, st.right);
-        if st.sorted {
-            let mut k = st.head as usize;
-            while k < st.postings.len() {
-                let w = st.postings[k];
-                if let Some(off) = self.find_in_word(w, l, r) {
-                    self.pairs[idx as usize].head = k as u32;
-                    return ((w as u64) << 32) | off as u64;
-                }
-                k += 1;
-            }
-            u64::MAX
-        } else {
-            let mut best = u64::MAX;
-            for &w in &st.postings {
-                if ((w as u64) << 32) < best {
-                    if let Some(off) = self.find_in_word(w, l, r) {
-                        best = best.min(((w as u64) << 32) | off as u64);
-                    }
-                }
-            }
-            best
-        }
-    }
-
-    fn entry(&mut self, idx: u32) -> Entry {
-        let pos = if self.opts.ties == Ties::FirstSeen { self.first_pos(idx) } else { 0 };
-        Entry { count: self.pairs[idx as usize].count, pos, pair: idx }
-    }
-
-    // -- the heap (a binary max-heap under the tie rule) ---------------------------------
-
-    /// Greater means better.
-    fn cmp(&self, a: &Entry, b: &Entry) -> Ordering {
-        a.count.cmp(&b.count).then_with(|| {
-            let (pa, pb) = (&self.pairs[a.pair as usize], &self.pairs[b.pair as usize]);
-            match self.opts.ties {
-                Ties::FirstSeen => b.pos.cmp(&a.pos),
-                Ties::Codepoint => (pb.left, pb.right).cmp(&(pa.left, pa.right)),
-                Ties::Lexicographic => (&self.tokens[pa.left as usize], &self.tokens[pa.right as usize])
-                    .cmp(&(&self.tokens[pb.left as usize], &self.tokens[pb.right as usize])),
-            }
-        })
-    }
-
-    fn push(&mut self, e: Entry) {
-        self.heap.push(e);
-        let mut i = self.heap.len() - 1;
-        while i > 0 {
-            let p = (i - 1) / 2;
-            if self.cmp(&self.heap[i], &self.heap[p]) != Ordering::Greater {
-                break;
-            }
-            self.heap.swap(i, p);
-            i = p;
-        }
-    }
-
-    fn pop(&mut self) -> Option<Entry> {
-        let n = self.heap.len();
-        if n == 0 {
-            return None;
-        }
-        self.heap.swap(0, n - 1);
-        let top = self.heap.pop();
-        let n = self.heap.len();
-        let mut i = 0;
-        loop {
-            let (l, r) = (2 * i + 1, 2 * i + 2);
-            let mut best = i;
-            if l < n && self.cmp(&self.heap[l], &self.heap[best]) == Ordering::Greater {
-                best = l;
-            }
-            if r < n && self.cmp(&self.heap[r], &self.heap[best]) == Ordering::Greater {
-                best = r;
-            }
-            if best == i {
-                break;
-            }
-            self.heap.swap(i, best);
-            i = best;
-        }
-        top
-    }
-
-    /// The best live pair, or None when no pair reaches the minimum frequency.
-    fn next_best(&mut self) -> Option<u32> {
-        while let Some(e) = self.pop() {
-            let st = &self.pairs[e.pair as usize];
-            if st.merged || st.banned || st.count < self.opts.min_frequency {
-                continue;
-            }
-            if st.count != e.count {
-                let count = st.count;
-                self.push(Entry { count, ..e }); // still an optimistic snapshot
-                continue;
-            }
-            if self.opts.ties == Ties::FirstSeen {
-                let pos = self.first_pos(e.pair);
-                if pos != e.pos {
-                    self.push(Entry { pos, ..e });
-                    continue;
-                }
-            }
-            let st = &self.pairs[e.pair as usize];
-            if !self.specials.is_empty() {
-                let joined = format!("{}{}", self.tokens[st.left as usize], self.tokens[st.right as usize]);
-                if self.specials.contains(&joined) {
-                    self.pairs[e.pair as usize].banned = true;
-                    continue;
-                }
-            }
-            return Some(e.pair);
-        }
-        None
     }
 
     // -- the loop -------------------------------------------------------------------------

@@ -44,7 +44,7 @@ BPE_TYPE = 2  # TrainerSpec.ModelType
 # Field numbers (sentencepiece_model.proto).
 MODEL_PIECES, MODEL_TRAINER, MODEL_NORMALIZER = 1, 2, 3
 PIECE_TEXT, PIECE_SCORE, PIECE_TYPE = 1, 2, 3
-TRAINER_MODEL_TYPE, TRAINER_VOCAB_SIZE, TRAINER_WS_SUFFIX, TRAINER_BYTE_FALLBACK = 3, 4, 24, 35
+TRAINER_MODEL_TYPE, TRAINER_VOCAB_SIZE, TRAINER_WS_SUFFIX = 3, 4, 24
 TRAINER_IDS = {"unk": 40, "bos": 41, "eos": 42, "pad": 43}
 TRAINER_PIECES = {"unk": 45, "bos": 46, "eos": 47, "pad": 48}
 TRAINER_ID_DEFAULTS = {"unk": 0, "bos": 1, "eos": 2, "pad": -1}

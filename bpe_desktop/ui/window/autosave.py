@@ -34,7 +34,7 @@ from bpe_desktop.ui.common.workers import JobError, JobRunner
 from bpe_desktop.ui.window.document import ModelDocument
 
 if TYPE_CHECKING:
-    from bpe_desktop.ui.window.main_window import MainWindow
+    from bpe_desktop.ui.window.host import WindowHost
 
 log = logging.getLogger(__name__)
 
@@ -262,7 +262,7 @@ def pending_recoveries(folder: Path | None = None) -> list[Recovery]:
     return found
 
 
-def offer_recovery(window: MainWindow) -> bool:
+def offer_recovery(window: WindowHost) -> bool:
     """At startup: offer the newest autosave left by a crash; True if one was recovered.
 
     Declined autosaves are deleted; one that cannot be read is deleted with a log entry

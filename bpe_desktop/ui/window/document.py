@@ -26,8 +26,6 @@ class ModelDocument(QObject):
         self.model: BPEModel | None = None
         self.path: str | None = None
         self.dirty = False
-        #: The training run that produced the model (word segmentations), if any.
-        self.train_result: TrainResult | None = None
 
     @property
     def display_name(self) -> str:
@@ -49,28 +47,28 @@ class ModelDocument(QObject):
         return f"{stem or 'model'}-{size}.json"
 
     def new(self) -> None:
-        self._replace(None, None, dirty=False, result=None)
+        self._replace(None, None, dirty=False)
 
     def set_trained(self, result: TrainResult) -> None:
         """A finished training run becomes the current, unsaved model."""
-        self._replace(result.model, None, dirty=True, result=result)
+        self._replace(result.model, None, dirty=True)
 
     def set_imported(self, model: BPEModel) -> None:
         """A model read from another tool's format: current, untitled and unsaved."""
-        self._replace(model, None, dirty=True, result=None)
+        self._replace(model, None, dirty=True)
 
     def set_recovered(self, model: BPEModel) -> None:
         """An autosaved model offered back after a crash: untitled and still unsaved."""
-        self._replace(model, None, dirty=True, result=None)
+        self._replace(model, None, dirty=True)
 
     def set_edited(self, model: BPEModel) -> None:
         """The open model changed in place (e.g. recounted): same file, now unsaved."""
-        self._replace(model, self.path, dirty=True, result=None)
+        self._replace(model, self.path, dirty=True)
 
     def open(self, path: str) -> BPEModel:
         """Load a model file; on any error nothing changes and the error propagates."""
         model = load_model(path)
-        self._replace(model, os.path.abspath(path), dirty=False, result=None)
+        self._replace(model, os.path.abspath(path), dirty=False)
         return model
 
     def save(self, path: str | None = None) -> str:
@@ -86,9 +84,8 @@ class ModelDocument(QObject):
         self.state_changed.emit()
         return self.path
 
-    def _replace(self, model: BPEModel | None, path: str | None, *, dirty: bool,
-                 result: TrainResult | None) -> None:
-        self.model, self.path, self.dirty, self.train_result = model, path, dirty, result
+    def _replace(self, model: BPEModel | None, path: str | None, *, dirty: bool) -> None:
+        self.model, self.path, self.dirty = model, path, dirty
         self.model_changed.emit(model)
         self.state_changed.emit()
 

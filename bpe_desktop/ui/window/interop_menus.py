@@ -25,7 +25,7 @@ from bpe_desktop.ui.common import dialogs
 from bpe_desktop.ui.common.workers import JobError, JobRunner
 
 if TYPE_CHECKING:
-    from bpe_desktop.ui.window.main_window import MainWindow
+    from bpe_desktop.ui.window.host import WindowHost
 
 VERIFY_LINES = 1000
 #: Lines read per wanted sample line before a file is given up on (mostly blank files).
@@ -103,7 +103,7 @@ class InteropMenus(QObject):
     #: A job failed (JobError) after its error was shown.
     failed = Signal(object)
 
-    def __init__(self, window: MainWindow) -> None:
+    def __init__(self, window: WindowHost) -> None:
         super().__init__(window)
         self.window = window
         self.runner = JobRunner(self)
@@ -185,7 +185,7 @@ class InteropMenus(QObject):
     def export_table(self, path: str) -> bool:
         """The table's visible rows, in view order (quick: it is the view's own data)."""
         try:
-            self.window.vocab.export_table_csv(path)
+            self.window.export_vocabulary_table(path)
         except OSError as exc:
             dialogs.show_error(self.window, "Export failed", f"{path}: {exc.strerror or exc}")
             return False
@@ -265,7 +265,7 @@ class InteropMenus(QObject):
 
     def import_path(self, fmt: str, path: str) -> bool:
         """Read another tool's tokenizer; it opens as a new, unsaved model."""
-        if self._busy() or self.window.training.running or not self.window.maybe_save(
+        if self._busy() or self.window.is_training() or not self.window.maybe_save(
                 self.window.BEFORE_IMPORTING):
             return False
         def job(report, cancel) -> ImportDone:
@@ -290,7 +290,7 @@ class InteropMenus(QObject):
     def recount(self, paths: list[str]) -> bool:
         """Replay the current model's merges over ``paths`` to fill in their counts."""
         model = self.window.document.model
-        if model is None or self._busy() or self.window.training.running:
+        if model is None or self._busy() or self.window.is_training():
             return False
         corpus = Corpus.from_files(paths)
 

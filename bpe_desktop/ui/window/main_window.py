@@ -184,6 +184,12 @@ class MainWindow(QMainWindow):
     BEFORE_IMPORTING = "the imported model replaces it"
     BEFORE_RECOVERING = "the recovered model replaces it"
 
+    def is_training(self) -> bool:
+        return self.training.running
+
+    def export_vocabulary_table(self, path: str) -> None:
+        self.vocab.export_table_csv(path)
+
     def maybe_save(self, before: str) -> bool:
         """Before the model is replaced or the window closes: True to go on.
 
