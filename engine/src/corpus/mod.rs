@@ -444,4 +444,52 @@ mod tests {
         }
         assert!(pieces.iter().any(|p| p.len() > 300), "the long word stays whole");
     }
+
+    /// Words and counts in first-seen order, the plain way.
+    fn reference(text: &str, rules: &TextRules) -> Vec<(String, u64)> {
+        let mut order: Vec<(String, u64)> = Vec::new();
+        let mut index: std::collections::HashMap<String, usize> = Default::default();
+        rules.split_words(text, &mut |w| match index.get(w) {
+            Some(&i) => order[i].1 += 1,
+            None => {
+                index.insert(w.to_string(), order.len());
+                order.push((w.to_string(), 1));
+            }
+        });
+        order
+    }
+
+    fn listed(wc: &WordCounts) -> Vec<(String, u64)> {
+        wc.words.iter().map(str::to_string).zip(wc.counts.iter().copied()).collect()
+    }
+
+    /// Many small blocks, counted in overlapped batches on several threads, give the
+    /// words in first-seen order with the counts of one sequential pass.
+    #[test]
+    fn overlapped_batches_keep_first_seen_order() {
+        let text: String = (0..4000)
+            .map(|i| format!("w{} \u{a0}v{}\u{2003}x{}\n", (i * 7919) % 1500, i % 13, i / 3))
+            .collect();
+        for pretokenizer in [PreTokenizer::Whitespace, PreTokenizer::Gpt2] {
+            let rules = TextRules {
+                normalization: crate::text::Normalization::None,
+                lowercase: false,
+                pretokenizer,
+                boundary: crate::text::Boundary::None,
+            };
+            let want = reference(&text, &rules);
+            let path = std::env::temp_dir().join(format!("bpe-overlap-{}-{pretokenizer:?}.txt", std::process::id()));
+            std::fs::write(&path, &text).unwrap();
+            for threads in [1, 2, 3] {
+                let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+                let limits = Limits { block: 64, unbroken: 1 << 20 };
+                let files = count_files(&[path.clone()], &rules, false, &pool, &mut Reporter::silent(), limits);
+                assert_eq!(listed(&files.unwrap()), want, "files, {threads} threads");
+                let texts = count_texts(&[text.clone(), text.clone()], &rules, &pool, &mut Reporter::silent());
+                let doubled: Vec<(String, u64)> = want.iter().map(|(w, n)| (w.clone(), 2 * n)).collect();
+                assert_eq!(listed(&texts.unwrap()), doubled, "texts, {threads} threads");
+            }
+            std::fs::remove_file(&path).unwrap();
+        }
+    }
 }
