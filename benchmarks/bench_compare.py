@@ -20,7 +20,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from common import CORPORA_DIR, ROOT
+from common import CORPORA_DIR, ROOT, require_corpora
 
 sys.path.insert(0, str(ROOT))
 
@@ -53,6 +53,7 @@ def main() -> int:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--no-peer", action="store_true")
     args = ap.parse_args()
+    require_corpora()
     lines = first_megabyte()
     text = "\n".join(lines)
     mb = len(text.encode()) / 1e6

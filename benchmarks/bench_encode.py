@@ -46,7 +46,7 @@ import sys
 import time
 from pathlib import Path
 
-from common import CACHE, CORPORA_DIR, RESULTS, ROOT  # noqa: E402
+from common import CACHE, CORPORA_DIR, RESULTS, ROOT, require_corpora  # noqa: E402
 
 GPT2_PAT = r"""'(?:[sdmt]|ll|ve|re)| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
 
@@ -391,6 +391,7 @@ def main(argv=None) -> int:
     ap.add_argument("--hf-cache", help=argparse.SUPPRESS)
     ap.add_argument("--train-files", nargs="*", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
+    require_corpora()
 
     if args.worker:
         worker(args)

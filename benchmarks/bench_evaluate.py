@@ -19,7 +19,7 @@ import sys
 import time
 from dataclasses import replace
 
-from common import CORPORA_DIR, ROOT
+from common import CORPORA_DIR, ROOT, require_corpora
 
 sys.path.insert(0, str(ROOT))
 
@@ -59,6 +59,7 @@ def main() -> int:
     ap.add_argument("--points", type=int, default=20)
     ap.add_argument("--repeat", type=int, default=3)
     args = ap.parse_args()
+    require_corpora()
     lines = first_megabyte()
     gold = read_gold(CORPORA_DIR / "morph" / "eng.word.dev.tsv")
     gold = replace(gold, words=gold.words[:GOLD_WORDS], not_surface=0)

@@ -34,7 +34,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import numpy as np  # noqa: E402
-from common import CACHE, CORPORA_DIR, RESULTS, isolate_app_state  # noqa: E402
+from common import CACHE, CORPORA_DIR, RESULTS, isolate_app_state, require_corpora  # noqa: E402
 
 
 #: The 100,000-token model bench_gui_table.py trains on gutenberg-100M and caches.
@@ -235,6 +235,7 @@ def main(argv=None) -> int:
     ap.add_argument("--threads", type=int, default=0, help="0 = all cores")
     ap.add_argument("--idle", type=float, default=3.0, help="seconds of idle baseline")
     args = ap.parse_args(argv)
+    require_corpora()
     load_before = os.getloadavg()
     record = run(args.corpus, args.vocab, args.threads, args.idle)
     record["load_before"], record["load_after"] = load_before, os.getloadavg()

@@ -44,7 +44,7 @@ import time
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-from common import CACHE, CORPORA_DIR, RESULTS, ROOT, isolate_app_state  # noqa: E402
+from common import CACHE, CORPORA_DIR, RESULTS, ROOT, isolate_app_state, require_corpora  # noqa: E402
 
 try:
     import bpe_desktop.ui  # noqa: F401  (PySide6 before pyqtgraph)
@@ -234,6 +234,7 @@ def main(argv=None) -> int:
                     help="random merges instead of a model trained on gutenberg-100M")
     ap.add_argument("--out", type=str, default=str(RESULTS / "gui_table.json"))
     args = ap.parse_args(argv)
+    require_corpora()
 
     app = QApplication.instance() or QApplication([])
     isolate_app_state()  # the user's settings and data stay out of the measurement

@@ -52,7 +52,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from common import CACHE, CORPORA_DIR, ROOT, add_child_options, comma_list  # noqa: E402
+from common import CACHE, CORPORA_DIR, ROOT, add_child_options, comma_list, require_corpora  # noqa: E402
 from common import run_child  # noqa: E402
 
 #: name -> (source file, kind). "gz" corpora are decompressed once into CACHE for the peers.
@@ -372,6 +372,7 @@ def main(argv=None) -> int:
                     help="do not also time ours reading the .gz file directly")
     add_child_options(ap)
     args = ap.parse_args(argv)
+    require_corpora()
 
     if args.worker:
         worker(args.worker, args.corpus_file, args.vocab, args.threads, args.result)

@@ -22,12 +22,19 @@ RESULTS = HERE / "results"
 #: The benchmarks need the large corpora, which do not ship with the repository (the tests
 #: read their own small copies in tests/data).
 CORPORA_DIR = Path(os.environ.get("BPE_DESKTOP_CORPORA") or ROOT.parent / "shared" / "corpora")
-if not CORPORA_DIR.is_dir():
-    raise SystemExit(
-        f"benchmarks: the corpora folder {CORPORA_DIR} does not exist; the benchmarks read the "
-        "large corpora (gutenberg-100M.txt.gz and others, see benchmarks/README.md) from there. "
-        "Set BPE_DESKTOP_CORPORA to the folder that holds them."
-    )
+
+
+def require_corpora() -> Path:
+    """The corpora folder, or a clear stop when it is missing (called by each benchmark's
+    main, not on import: the tests import these modules without the corpora)."""
+    if not CORPORA_DIR.is_dir():
+        raise SystemExit(
+            f"benchmarks: the corpora folder {CORPORA_DIR} does not exist; the benchmarks "
+            "read the large corpora (gutenberg-100M.txt.gz and others, see "
+            "benchmarks/README.md) from there. Set BPE_DESKTOP_CORPORA to the folder that "
+            "holds them."
+        )
+    return CORPORA_DIR
 
 
 def isolate_app_state() -> Path:

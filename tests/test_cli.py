@@ -606,7 +606,11 @@ def test_subprocess_sigint_cancels(tmp_path, corpus):
     proc = subprocess.Popen(
         [sys.executable, "-m", "bpe_desktop", "train", corpus, "-o", model_path,
          "--min-frequency", "1", "--threads", "1"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+        # As a program started from a terminal: a test run launched in the background
+        # (as CI may launch it) inherits SIGINT ignored, and Python then installs no
+        # KeyboardInterrupt handler in the child.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         # wait until the merging stage has started (its first progress line), then Ctrl-C
         seen = []

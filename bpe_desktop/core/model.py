@@ -88,6 +88,10 @@ class BPEModel:
     description: str = ""
     #: Explicit ids of the ordinary tokens (see the module's notes), or None.
     ids: tuple[int, ...] | None = None
+    #: Each token's count (by id) in the final segmentation of every training word, each
+    #: word weighted by its count, as training ends; None when not known (an import, a
+    #: truncated or recounted model, a file written before this was kept).
+    final_counts: tuple[int, ...] | None = None
     _cache: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
     # -- vocabulary ---------------------------------------------------------------------
@@ -231,7 +235,8 @@ class BPEModel:
         tokens = tuple(dataclasses.replace(t, id=new_ids.get(t.piece, t.id))
                        for t in self.config.special_tokens)
         config = self.config.replace(merges=merges, vocab_size=None, special_tokens=tokens)
-        cut = dataclasses.replace(self, config=config, merges=self.merges[:merges])
+        cut = dataclasses.replace(self, config=config, merges=self.merges[:merges],
+                                  final_counts=None)
         if not moved:  # the same ids: the vocabulary is a prefix (spares the sweep work)
             cut.__dict__["pieces"] = self.pieces[:size]
             ids = self.merge_ids()

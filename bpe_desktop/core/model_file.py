@@ -36,6 +36,10 @@ with exactly these keys, in this order:
                   the id of each ordinary token, in the order alphabet, then merged
                   tokens in order of creation; with the special tokens' ids they are
                   0 .. size-1, each once. Written as ``null`` when ids follow that order.
+``final_counts``  ``null``, or each token's count (by id, specials 0) in the final
+                  segmentation of every training word, each word weighted by its count,
+                  as training ended (integers from 0 to 2**64-1, one per token). ``null``
+                  for imported, truncated and recounted models.
 ``corpus``        provenance, or ``null``: ``{"kind", "files", "total_words",
                   "distinct_words", "characters", "unknown_characters"}``; ``kind`` is one of
                   files, word-count-files, texts, word-counts, imported; ``files`` a list of
@@ -238,6 +242,7 @@ def _as_dict(model: BPEModel, created: str) -> dict[str, Any]:
         "alphabet": list(model.alphabet),
         "merges": [[m.left, m.right, m.count] for m in model.merges],
         "ids": list(model.ids) if model.ids is not None else None,
+        "final_counts": list(model.final_counts) if model.final_counts is not None else None,
         "corpus": corpus,
         "words": [[w, c] for w, c in model.words],
         "description": model.description,

@@ -28,7 +28,7 @@ VERSION = 2
 
 #: Keys of the top-level object, in the order they are written.
 TOP_KEYS = ("format", "version", "app_version", "created", "config", "alphabet", "merges",
-            "ids", "corpus", "words", "description")
+            "ids", "final_counts", "corpus", "words", "description")
 REQUIRED_KEYS = ("format", "version", "config", "alphabet", "merges")
 #: TrainConfig fields that describe the machine, not the model: never stored.
 RUNTIME_ONLY_KEYS = tuple(name for name, spec in option_specs(TrainConfig).items()
@@ -268,6 +268,19 @@ def validate(data: Any, *, build: bool = True) -> dict[str, Any]:
             raise _Invalid("ids" if index is None else f"ids[{index}]", problem)
         ids = tuple(ids)
 
+    final_counts = data.get("final_counts")
+    if final_counts is not None:
+        size = len(defined) + len(specials)
+        raw_final = _list("final_counts", final_counts)
+        if len(raw_final) != size:
+            raise _Invalid("final_counts", f"has {len(raw_final)} counts for a vocabulary of "
+                           f"{size} tokens")
+        for i, count in enumerate(raw_final):
+            if type(count) is not int or not 0 <= count <= MAX_COUNT:
+                raise _Invalid(f"final_counts[{i}]", "must be a whole number from 0 to "
+                               f"{MAX_COUNT}; got {count!r}")
+        final_counts = tuple(raw_final)
+
     corpus = _corpus(data.get("corpus"))
 
     raw_words = _list("words", data.get("words", []))
@@ -298,6 +311,7 @@ def validate(data: Any, *, build: bool = True) -> dict[str, Any]:
             "words": tuple(words),
             "description": description,
             "ids": ids,
+            "final_counts": final_counts,
         },
     }
 

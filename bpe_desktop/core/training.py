@@ -21,6 +21,7 @@ Exactness rules (see ``engine/src/trainer.rs`` for the implementation):
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import time
 from dataclasses import dataclass, field
@@ -238,9 +239,24 @@ def train(
         corpus=_corpus_info(corpus, raw),
         words=tuple(raw["words"].top(config.keep_words)),
     )
+    model = dataclasses.replace(model, final_counts=_final_counts(model, raw["words"]))
     timings = {"counting": raw["count_seconds"], "merging": raw["merge_seconds"],
                "total": total}
     return TrainResult(model=model, timings=timings, _words=raw["words"])
+
+
+def _final_counts(model: BPEModel, words) -> tuple[int, ...] | None:
+    """Each token's count (by id) in the final segmentation of every training word; None
+    for a run whose special tokens do not fit its vocabulary (recount's counting pass,
+    which trains no merges, with an imported model's ids)."""
+    try:
+        ids, size = model.piece_ids, model.vocab_size
+    except ConfigError:
+        return None
+    final = [0] * size
+    for piece, count in words.final_counts():
+        final[ids[piece]] = count
+    return tuple(final)
 
 
 def _progress_from_engine(raw: dict) -> Progress:

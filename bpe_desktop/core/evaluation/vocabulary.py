@@ -3,9 +3,10 @@
 A token's **final frequency** is how often it occurs when the training words are
 encoded with the whole model (each word weighted by its count) — not the pair's count
 when it was merged: "ab" merged 500 times may later be absorbed into "abc" and occur
-only 3 times in the end. The model file keeps the most frequent training words
-(``keep_words``); when it keeps them all, the frequencies are exact, otherwise they are
-those of the kept words.
+only 3 times in the end. Training counts them over every training word and the model file
+keeps them (``final_counts``); for a model without them (an import, a truncated model, an
+older file) they are counted over the kept training words (``keep_words``), exact when it
+keeps them all.
 
 An **intermediate** token (the "junk" Picky BPE and Scaffold-BPE remove) is a merged
 token whose final frequency is below :data:`INTERMEDIATE_SHARE` of its count when it
@@ -24,8 +25,11 @@ INTERMEDIATE_SHARE = 0.1
 
 
 def final_frequencies(model: BPEModel) -> np.ndarray | None:
-    """Each token's count in the final segmentation of the kept training words (int64,
-    indexed by id); None when the model keeps no training words."""
+    """Each token's count in the final segmentation of the training words (int64, indexed
+    by id): the trainer's count over every word when the model has it, else over the kept
+    training words; None when it has neither."""
+    if model.final_counts is not None:
+        return np.array(model.final_counts, dtype=np.int64)
     if not model.words:
         return None
     cfg = model.config
@@ -41,7 +45,10 @@ def final_frequencies(model: BPEModel) -> np.ndarray | None:
 
 
 def final_frequencies_exact(model: BPEModel) -> bool:
-    """Whether the kept training words are all of them (so the frequencies are exact)."""
+    """Whether the final frequencies cover every training word (the trainer's count, or
+    kept training words that are all of them)."""
+    if model.final_counts is not None:
+        return True
     return model.corpus is not None and len(model.words) >= model.corpus.distinct_words
 
 

@@ -70,6 +70,26 @@ impl WordTableView {
         })
     }
 
+    /// How often each token occurs in the final segmentation of every training word (each
+    /// word weighted by its count), as (piece, count) for the tokens that occur.
+    fn final_counts(&self, py: Python<'_>) -> PyResult<Vec<(String, u64)>> {
+        guard(|| {
+            let table = &self.table;
+            let counts = py.detach(|| {
+                let mut counts = vec![0u64; self.tokens.len()];
+                for w in 0..table.len() {
+                    for &s in table.symbols(w) {
+                        if s != UNK {
+                            counts[s as usize] = counts[s as usize].saturating_add(table.counts[w]);
+                        }
+                    }
+                }
+                counts
+            });
+            Ok(self.tokens.iter().zip(counts).filter(|(_, c)| *c > 0).map(|(t, c)| (t.clone(), c)).collect())
+        })
+    }
+
     /// (word, count, pieces) in first-seen order.
     #[pyo3(signature = (limit=None))]
     fn segmentations(&self, limit: Option<usize>) -> PyResult<Vec<(String, u64, Vec<String>)>> {
