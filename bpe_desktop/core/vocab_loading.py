@@ -39,7 +39,8 @@ class LoadedTable:
 class LoadedWords:
     model: BPEModel
     usage: TokenUsage | None  # None: the model keeps no training words
-    #: each token's frequency in the final segmentation of the kept words (None: no words)
+    #: each token's frequency in the final segmentation of the training words (the model's
+    #: final_counts, else over the kept words; None: neither)
     final: np.ndarray | None = None
     plots: dict[str, PlotSeries] = field(default_factory=dict)
 
@@ -72,4 +73,8 @@ def load_words(table: LoadedTable, tokenizer: Tokenizer | None = None,
     usage = TokenUsage(model, tokenizer, breathe) if model.words else None
     plots = {which: compute_plot(which, model, table.columns, lambda: usage, breathe)
              for which in PLOTS}
-    return LoadedWords(model, usage, usage.frequencies() if usage else None, plots)
+    if model.final_counts is not None:  # the trainer's count over every training word
+        final = np.array(model.final_counts, dtype=np.int64)
+    else:
+        final = usage.frequencies() if usage else None
+    return LoadedWords(model, usage, final, plots)
