@@ -17,10 +17,9 @@ from __future__ import annotations
 import argparse
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-from common import CORPORA_DIR, ROOT, require_corpora
+from common import CORPORA_DIR, ROOT, best, first_megabyte, require_corpora
 
 sys.path.insert(0, str(ROOT))
 
@@ -28,22 +27,6 @@ from bpe_desktop.core import Corpus, TrainConfig, train
 from bpe_desktop.core.comparison import compare
 from bpe_desktop.core.formats import export_model
 
-TEXT_BYTES = 1_000_000
-
-
-def first_megabyte() -> list[str]:
-    data = (CORPORA_DIR / "tinyshakespeare.txt").read_bytes()[:TEXT_BYTES]
-    return data[: data.rfind(b"\n") + 1].decode("utf-8").splitlines()
-
-
-def best(fn, repeat: int) -> float:
-    fn()  # warm-up
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return min(times)
 
 
 def main() -> int:

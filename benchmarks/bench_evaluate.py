@@ -16,10 +16,9 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 from dataclasses import replace
 
-from common import CORPORA_DIR, ROOT, require_corpora
+from common import CORPORA_DIR, ROOT, best, first_megabyte, require_corpora
 
 sys.path.insert(0, str(ROOT))
 
@@ -33,23 +32,7 @@ from bpe_desktop.core.evaluation import (
     sweep_merge_counts,
 )
 
-TEXT_BYTES = 1_000_000
 GOLD_WORDS = 2_000
-
-
-def first_megabyte() -> list[str]:
-    data = (CORPORA_DIR / "tinyshakespeare.txt").read_bytes()[:TEXT_BYTES]
-    return data[: data.rfind(b"\n") + 1].decode("utf-8").splitlines()
-
-
-def best(fn, repeat: int) -> float:
-    fn()  # warm-up
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return min(times)
 
 
 def main() -> int:

@@ -118,3 +118,24 @@ def run_child(cmd: list[str], env: dict, log_path: Path, timeout: float) -> dict
     finally:
         os.unlink(result_path)
     return rec
+
+
+#: How much text the evaluation and comparison benchmarks read.
+TEXT_BYTES = 1_000_000
+
+
+def first_megabyte() -> list[str]:
+    """The first megabyte of tiny-shakespeare, whole lines."""
+    data = (require_corpora() / "tinyshakespeare.txt").read_bytes()[:TEXT_BYTES]
+    return data[: data.rfind(b"\n") + 1].decode("utf-8").splitlines()
+
+
+def best(fn, repeat: int) -> float:
+    """The best of ``repeat`` timed calls, after one warm-up call."""
+    fn()
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return min(times)

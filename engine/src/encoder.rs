@@ -252,20 +252,36 @@ impl Encoder {
                 if !alive[i] {
                     continue;
                 }
-                let p = prev[i];
-                if p < n && alive[p] {
-                    if let Some(&(r, _)) = self.ranks.get(&key(sym[p], sym[i])) {
-                        heap.push(Reverse((r, p)));
-                    }
-                }
-                if next[i] < n {
-                    if let Some(&(r, _)) = self.ranks.get(&key(sym[i], sym[next[i]])) {
-                        heap.push(Reverse((r, i)));
-                    }
-                }
+                self.push_neighbour_pairs(&mut heap, &sym, &prev, &next, &alive, i);
             }
         }
         (0..n).filter(|&i| alive[i]).map(|i| sym[i]).collect()
+    }
+
+    /// After symbol `i` of a linked word changed, queue its pairs with both neighbours
+    /// (by rank; stale entries are skipped when popped). Shared by the long-word merge
+    /// and the dropout merge.
+    fn push_neighbour_pairs(
+        &self,
+        heap: &mut BinaryHeap<Reverse<(u32, usize)>>,
+        sym: &[u32],
+        prev: &[usize],
+        next: &[usize],
+        alive: &[bool],
+        i: usize,
+    ) {
+        let n = sym.len();
+        let p = prev[i];
+        if p < n && alive[p] {
+            if let Some(&(r, _)) = self.ranks.get(&key(sym[p], sym[i])) {
+                heap.push(Reverse((r, p)));
+            }
+        }
+        if next[i] < n {
+            if let Some(&(r, _)) = self.ranks.get(&key(sym[i], sym[next[i]])) {
+                heap.push(Reverse((r, i)));
+            }
+        }
     }
 
     /// Greedy longest match over the word's symbols (seed 002's `tokenize`).

@@ -45,6 +45,19 @@ class JobError:
     def message(self) -> str:
         return str(self.exception) or type(self.exception).__name__
 
+    @property
+    def by_input(self) -> bool:
+        """Bad input or a file problem (a documented BpeError, an OSError): the message says
+        it all. Anything else is a bug, whose traceback is worth showing."""
+        from bpe_desktop.core.errors import BpeError
+
+        return isinstance(self.exception, (BpeError, OSError))
+
+    @property
+    def details_if_bug(self) -> str | None:
+        """The traceback for the details box, only when the failure is not the input's."""
+        return None if self.by_input else self.details
+
 
 class Worker(QObject):
     """Runs one job in its thread; never lets an exception escape."""

@@ -33,7 +33,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from bpe_desktop.core import BpeError, BPEModel
+from bpe_desktop.core import BPEModel
 from bpe_desktop.core.comparison import (
     MAX_TOKENIZERS,
     MIN_TOKENIZERS,
@@ -357,11 +357,10 @@ class ComparePanel(QWidget):
 
     @Slot(object)
     def _on_failed(self, error: JobError) -> None:
-        if isinstance(error.exception, (BpeError, OSError)):
+        if error.by_input:
             self._set_status(f"Comparison failed: {error.message}")
-            dialogs.show_error(self, "Cannot compare", error.message)
-        else:
-            dialogs.show_error(self, "Comparison failed", error.message, error.details)
+        dialogs.show_error(self, "Cannot compare" if error.by_input else "Comparison failed",
+                           error.message, error.details_if_bug)
 
     def _show_pair(self, index: int) -> None:
         c = self.comparison

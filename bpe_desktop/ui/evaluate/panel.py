@@ -35,7 +35,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from bpe_desktop.core import BpeError, BPEModel
+from bpe_desktop.core import BPEModel
 from bpe_desktop.core.evaluation import (
     DEFAULT_SWEEP_POINTS,
     GOLD_FORMATS,
@@ -426,11 +426,10 @@ class EvaluatePanel(QWidget):
 
     @Slot(object)
     def _on_failed(self, error: JobError) -> None:
-        if isinstance(error.exception, (BpeError, OSError)):
+        if error.by_input:
             self._set_status(f"Evaluation failed: {error.message}")
-            dialogs.show_error(self, "Cannot evaluate", error.message)
-        else:
-            dialogs.show_error(self, "Evaluation failed", error.message, error.details)
+        dialogs.show_error(self, "Cannot evaluate" if error.by_input else "Evaluation failed",
+                           error.message, error.details_if_bug)
 
     def _set_status(self, text: str) -> None:
         self.status_label.setText(text)

@@ -413,8 +413,7 @@ class TrainingPanel(QWidget):
             else:
                 self.failed.emit(error)
             return
-        details = None if isinstance(error.exception, BpeError) else error.details
-        dialogs.show_error(self, "Training failed", error.message, details)
+        dialogs.show_error(self, "Training failed", error.message, error.details_if_bug)
         self.failed.emit(error)
 
     def _ask_replacement(self, exc: CorpusError) -> bool:

@@ -354,12 +354,11 @@ class InteropMenus(QObject):
 
     @Slot(object)
     def _on_failed(self, error: JobError) -> None:
-        expected = isinstance(error.exception, (BpeError, OSError))
-        message = _error_text(error.exception) if expected else error.message
+        message = _error_text(error.exception) if error.by_input else error.message
         self.window.statusBar().showMessage(f"{self._job_title}: {message}", 15000)
         dialogs.show_error(self.window, self._job_title,
                            f"{message}\n{self._kept}",
-                           None if expected else error.details)
+                           error.details_if_bug)
         self.failed.emit(error)
 
     @Slot()

@@ -96,17 +96,7 @@ impl Encoder {
             if next[j] < n {
                 prev[next[j]] = i;
             }
-            let p = prev[i];
-            if p < n && alive[p] {
-                if let Some(&(r, _)) = self.ranks.get(&key(sym[p], sym[i])) {
-                    heap.push(Reverse((r, p)));
-                }
-            }
-            if next[i] < n {
-                if let Some(&(r, _)) = self.ranks.get(&key(sym[i], sym[next[i]])) {
-                    heap.push(Reverse((r, i)));
-                }
-            }
+            self.push_neighbour_pairs(&mut heap, &sym, &prev, &next, &alive, i);
         }
         (0..n).filter(|&i| alive[i]).map(|i| sym[i]).collect()
     }
