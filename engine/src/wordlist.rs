@@ -1,36 +1,68 @@
-//! Many short strings in one buffer: 8 bytes of overhead per string where a `String`
-//! costs 24 plus a heap block (32 or more). Corpora have millions of distinct words.
+//! Many short strings in one buffer: 4 bytes of overhead per string where a `String`
+//! costs 24 plus a heap block (32 or more). Corpora have millions of distinct words, and
+//! issue 13's tables 100 million: each byte per word is 100 MB.
+
+/// Bits of a word's end kept per word. Unit tests use few, so that every test crosses
+/// many of the wraps that a text over 4 GiB crosses in production.
+#[cfg(not(test))]
+const END_BITS: u32 = 32;
+#[cfg(test)]
+const END_BITS: u32 = 5;
+const END_MASK: usize = (1 << END_BITS) - 1;
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct WordList {
     text: String,
-    /// End of each word in `text` (the start is the previous end).
-    ends: Vec<usize>,
+    /// Low [`END_BITS`] bits of the end of each word in `text` (the start is the
+    /// previous end).
+    ends: Vec<u32>,
+    /// `wraps[k]` is the first word whose end is at least `(k + 1) << END_BITS`: the
+    /// high bits of the ends, empty until the text passes 4 GiB.
+    wraps: Vec<usize>,
 }
 
 impl WordList {
     pub fn with_capacity(words: usize, bytes: usize) -> Self {
-        WordList { text: String::with_capacity(bytes), ends: Vec::with_capacity(words) }
+        WordList { text: String::with_capacity(bytes), ends: Vec::with_capacity(words), wraps: Vec::new() }
     }
 
     pub fn push(&mut self, word: &str) {
         self.text.push_str(word);
-        self.ends.push(self.text.len());
+        self.push_end();
     }
 
     /// Append a word given as characters (no temporary string).
     pub fn push_chars(&mut self, chars: impl Iterator<Item = char>) {
         self.text.extend(chars);
-        self.ends.push(self.text.len());
+        self.push_end();
+    }
+
+    fn push_end(&mut self) {
+        let end = self.text.len();
+        while self.wraps.len() < end >> END_BITS {
+            self.wraps.push(self.ends.len());
+        }
+        self.ends.push((end & END_MASK) as u32);
+    }
+
+    /// Where word `i` ends in `text`.
+    #[inline]
+    fn end(&self, i: usize) -> usize {
+        let low = self.ends[i] as usize;
+        if self.wraps.is_empty() {
+            return low;
+        }
+        let high = self.wraps.partition_point(|&first| first <= i);
+        high << END_BITS | low
     }
 
     pub fn get(&self, i: usize) -> &str {
-        let start = if i == 0 { 0 } else { self.ends[i - 1] };
-        &self.text[start..self.ends[i]]
+        let start = if i == 0 { 0 } else { self.end(i - 1) };
+        &self.text[start..self.end(i)]
     }
 
     /// Where word `i`'s end is kept (for a prefetch hint: reading it locates the text).
-    pub fn end_slot(&self, i: usize) -> *const usize {
+    pub fn end_slot(&self, i: usize) -> *const u32 {
         &self.ends[i]
     }
 
@@ -54,6 +86,7 @@ impl WordList {
     pub fn shrink_to_fit(&mut self) {
         self.text.shrink_to_fit();
         self.ends.shrink_to_fit();
+        self.wraps.shrink_to_fit();
     }
 }
 
@@ -77,5 +110,30 @@ mod tests {
         list.push_chars("ĠxĊ".chars());
         assert_eq!(list.iter().collect::<Vec<_>>(), ["", "a", "héllo", "", "ĠxĊ"]);
         assert_eq!((list.len(), list.text_len()), (5, 1 + 6 + 5));
+    }
+
+    /// Ends past the kept bits (4 GiB in production, 32 bytes here), by short words
+    /// and by words longer than a whole wrap, at and across the boundaries.
+    #[test]
+    fn ends_past_the_kept_bits_come_back_exactly() {
+        let span = 1usize << END_BITS;
+        let mut words: Vec<String> = Vec::new();
+        for i in 0..400 {
+            words.push("x".repeat(i % 7));
+            if i % 50 == 0 {
+                words.push("L".repeat(3 * span + i % 5)); // spans several wraps at once
+            }
+            if i % 90 == 0 {
+                words.push("y".repeat(span - 1));
+                words.push(String::new());
+            }
+        }
+        let list: WordList = words.iter().map(String::as_str).collect();
+        assert!(list.text_len() > 20 * span, "the test crosses many wraps");
+        assert_eq!(list.len(), words.len());
+        for (i, w) in words.iter().enumerate() {
+            assert_eq!(list.get(i), w, "word {i}");
+        }
+        assert_eq!(list.text_len(), words.iter().map(String::len).sum::<usize>());
     }
 }
