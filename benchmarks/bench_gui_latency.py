@@ -18,7 +18,11 @@ Then, in the same window, the heavy things a user does with a large model:
     QT_QPA_PLATFORM=offscreen python3 benchmarks/bench_gui_latency.py [--corpus FILE] [--vocab 32000]
 
 Goal: p99 lateness <= 16 ms (one frame at 60 Hz). The machine's load is printed: other
-processes on the same cores delay the timer too.
+processes on the same cores delay the timer too. So each phase also reports the GUI
+thread's own longest pass through the event loop (one ``processEvents`` call, or a user
+action such as setting the model): its wall time and its CPU time (``time.thread_time``,
+which neither GIL waits nor other processes' use of the cores inflate). A late tick with a
+short GUI pass was waiting for the GIL (a worker) or for a core (the machine's load).
 """
 
 from __future__ import annotations
@@ -81,6 +85,63 @@ class LatencyProbe:
             self._arm()
 
 
+class GilHolders:
+    """Which code keeps the GIL long (``--holders``; a diagnostic that perturbs a little).
+
+    A thread sleeps 1 ms at a time; when taking the GIL back afterwards took longer than
+    ``threshold``, another thread held it all along, and that thread's current line (where
+    it let go) is the code that held it. The longest waits are kept per place.
+    """
+
+    def __init__(self, threshold: float = 0.004) -> None:
+        import threading
+
+        self.threshold = threshold
+        self.waits: dict[str, list[float]] = {}
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True, name="gil-holders")
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def _run(self) -> None:
+        import threading
+
+        me = threading.get_ident()
+        names = {t.ident: t.name for t in threading.enumerate()}
+        while not self._stop.is_set():
+            before = time.perf_counter()
+            time.sleep(0.001)
+            waited = time.perf_counter() - before - 0.001
+            if waited < self.threshold:
+                continue
+            for ident, frame in sys._current_frames().items():
+                if ident != me:
+                    where = self._where(frame)
+                    name = names.get(ident) or threading._active.get(ident, "?")
+                    key = f"{getattr(name, 'name', name)}: {where}"
+                    self.waits.setdefault(key, []).append(waited)
+
+    @staticmethod
+    def _where(frame) -> str:
+        """The innermost frames of the project's code (or the innermost frame)."""
+        ours = []
+        while frame is not None and len(ours) < 3:
+            code = frame.f_code
+            if "bpe_desktop" in code.co_filename or frame.f_back is None:
+                ours.append(f"{Path(code.co_filename).name}:{frame.f_lineno} {code.co_name}")
+            frame = frame.f_back
+        return " < ".join(ours)
+
+    def report(self, top: int = 25) -> str:
+        rows = sorted(self.waits.items(), key=lambda kv: -max(kv[1]))[:top]
+        return "\n".join(f"{max(w) * 1000:7.1f} ms max, {len(w):4d}x  {k}" for k, w in rows)
+
+
 def stats(lateness_s) -> dict:
     a = np.asarray(lateness_s) * 1000
     if not len(a):
@@ -90,15 +151,44 @@ def stats(lateness_s) -> dict:
             "max_ms": float(a.max())}
 
 
+#: The GUI thread's passes: (end time, wall s, CPU s) of each processEvents call or action.
+GUI_PASSES: list[tuple[float, float, float]] = []
+
+
+def _gui_pass(work) -> None:
+    """Run ``work()`` on the GUI thread, recording its wall and CPU time (unless it ran
+    passes of its own, e.g. keystrokes with the event loop between them)."""
+    before = len(GUI_PASSES)
+    wall, cpu = time.perf_counter(), time.thread_time()
+    work()
+    end = time.perf_counter()
+    if len(GUI_PASSES) == before:
+        GUI_PASSES.append((end, end - wall, time.thread_time() - cpu))
+
+
 def _spin(app, seconds: float = 0.0, until=None, timeout: float = 120.0) -> bool:
     """Run the event loop for ``seconds``, or until ``until()`` (False on timeout)."""
     end = time.perf_counter() + (timeout if until is not None else seconds)
     while time.perf_counter() < end:
         if until is not None and until():
             return True
-        app.processEvents()
+        _gui_pass(app.processEvents)
         time.sleep(0.0005)
     return until is None
+
+
+def gui_stats(start: float, end: float) -> dict:
+    """The longest GUI-thread passes that ended in [start, end): wall and CPU ms."""
+    passes = [(w, c) for t, w, c in GUI_PASSES if start <= t < end]
+    if not passes:
+        return {}
+    return {"gui_max_wall_ms": max(w for w, _ in passes) * 1000,
+            "gui_max_cpu_ms": max(c for _, c in passes) * 1000,
+            "gui_passes_over_5ms": sum(1 for w, _ in passes if w > 0.005)}
+
+
+def with_gui(record: dict, start: float, end: float) -> dict:
+    return {**record, **gui_stats(start, end)}
 
 
 def _panels_ready(window) -> bool:
@@ -126,7 +216,9 @@ def run(corpus: str, vocab: int, threads: int, idle_seconds: float) -> dict:
 
     # idle baseline
     probe.start()
+    idle_start = time.perf_counter()
     _spin(app, idle_seconds)
+    idle_end = time.perf_counter()
     probe.stop()
     idle = [late for _, late in probe.samples]
     probe.samples.clear()
@@ -143,13 +235,14 @@ def run(corpus: str, vocab: int, threads: int, idle_seconds: float) -> dict:
         if u.progress.stage == "merging" else None)
     probe.start()
     marks["start"] = time.perf_counter()
-    window.train()
+    _gui_pass(window.train)
     _spin(app, until=lambda: bool(done), timeout=3600)
     # keep measuring while the panels take the new model (in the background), and after
     _spin(app, until=lambda: _panels_ready(window))
     marks["panels_ready"] = time.perf_counter()
     _spin(app, 0.5)
     probe.stop()
+    marks["end"] = time.perf_counter()
     result = done[0]
     if not hasattr(result, "model"):
         raise SystemExit(f"training failed: {result.message}")
@@ -162,10 +255,15 @@ def run(corpus: str, vocab: int, threads: int, idle_seconds: float) -> dict:
         "threads": threads or os.cpu_count(),
         "train_seconds": marks["trained"] - marks["start"],
         "panels_ready_seconds": marks["panels_ready"] - marks["trained"],
-        "idle": stats(idle),
-        "whole_run": stats([lt for t, lt in samples if marks["start"] <= t < marks["trained"]]),
-        "reading_counting": stats(counting), "merging": stats(merging),
-        "handing_model_to_panels": stats(after),
+        "idle": with_gui(stats(idle), idle_start, idle_end),
+        "whole_run": with_gui(
+            stats([lt for t, lt in samples if marks["start"] <= t < marks["trained"]]),
+            marks["start"], marks["trained"]),
+        "reading_counting": with_gui(stats(counting), marks["start"],
+                                     marks.get("merging", marks["trained"])),
+        "merging": with_gui(stats(merging), marks.get("merging", marks["trained"]),
+                            marks["trained"]),
+        "handing_model_to_panels": with_gui(stats(after), marks["trained"], marks["end"]),
     }
     record.update(_heavy_uses(app, window, corpus))
     window.close_discarding()
@@ -177,13 +275,13 @@ def _measured(app, action, until) -> dict:
     probe = LatencyProbe()
     probe.start()
     start = time.perf_counter()
-    action()
+    _gui_pass(action)
     finished = _spin(app, until=until)
     seconds = time.perf_counter() - start
     _spin(app, 0.5)
     probe.stop()
     return {**stats([late for _, late in probe.samples]), "seconds": seconds,
-            "finished": finished}
+            "finished": finished, **gui_stats(start, time.perf_counter())}
 
 
 def _heavy_uses(app, window, corpus: str) -> dict:
@@ -218,7 +316,7 @@ def _heavy_uses(app, window, corpus: str) -> dict:
         codec.input_edit.moveCursor(QTextCursor.MoveOperation.End)
         encoded.clear()
         for key in "and then":
-            QTest.keyClick(codec.input_edit, key)
+            _gui_pass(lambda k=key: QTest.keyClick(codec.input_edit, k))
             _spin(app, 0.15)
 
     # Keys 150 ms apart: each restarts the debounce, so the text is encoded after the last.
@@ -234,8 +332,13 @@ def main(argv=None) -> int:
     ap.add_argument("--vocab", type=int, default=32_000)
     ap.add_argument("--threads", type=int, default=0, help="0 = all cores")
     ap.add_argument("--idle", type=float, default=3.0, help="seconds of idle baseline")
+    ap.add_argument("--holders", action="store_true",
+                    help="also list the code that kept the GIL longest (perturbs a little)")
     args = ap.parse_args(argv)
     require_corpora()
+    holders = GilHolders() if args.holders else None
+    if holders:
+        holders.start()
     load_before = os.getloadavg()
     record = run(args.corpus, args.vocab, args.threads, args.idle)
     record["load_before"], record["load_after"] = load_before, os.getloadavg()
@@ -248,13 +351,19 @@ def main(argv=None) -> int:
           f"ready {record['panels_ready_seconds']:.1f} s later; then a 100k-token model "
           f"and a 1 MB text. 1-min load before/after {load_before[0]:.2f}/"
           f"{record['load_after'][0]:.2f}.\n")
-    print("| phase | ticks | p50 ms | p95 ms | p99 ms | max ms |")
-    print("|---|---:|---:|---:|---:|---:|")
+    print("| phase | ticks | p50 ms | p95 ms | p99 ms | max ms "
+          "| longest GUI pass ms (CPU ms) | GUI passes > 5 ms |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
     for phase in PHASES:
         s = record.get(phase, {})
         if s.get("ticks"):
             print(f"| {phase.replace('_', ' ')} | {s['ticks']} | {s['p50_ms']:.2f} | "
-                  f"{s['p95_ms']:.2f} | {s['p99_ms']:.2f} | {s['max_ms']:.2f} |")
+                  f"{s['p95_ms']:.2f} | {s['p99_ms']:.2f} | {s['max_ms']:.2f} | "
+                  f"{s.get('gui_max_wall_ms', 0):.1f} ({s.get('gui_max_cpu_ms', 0):.1f}) | "
+                  f"{s.get('gui_passes_over_5ms', 0)} |")
+    if holders:
+        holders.stop()
+        print("\nLongest GIL holds (the holder's line when it let go):\n" + holders.report())
     print(f"\nwritten to {out}")
     return 0
 
