@@ -28,6 +28,7 @@ short GUI pass was waiting for the GIL (a worker) or for a core (the machine's l
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import sys
@@ -86,60 +87,93 @@ class LatencyProbe:
 
 
 class GilHolders:
-    """Which code keeps the GIL long (``--holders``; a diagnostic that perturbs a little).
+    """Which worker code kept the GUI thread waiting for the GIL (``--holders``; reading
+    every thread's CPU time around each pass costs the GUI thread ~0.1 ms a pass).
 
-    A thread sleeps 1 ms at a time; when taking the GIL back afterwards took longer than
-    ``threshold``, another thread held it all along, and that thread's current line (where
-    it let go) is the code that held it. The longest waits are kept per place.
+    After a GUI pass that waited longer than ``threshold`` (for the GIL or a lock), the
+    holder is the thread running Python, other than the GUI thread, that used the most CPU
+    meanwhile (Linux: ``/proc/self/task/*/schedstat``); its current line, where it let go,
+    names the code. The longest waits are kept per place.
     """
 
-    def __init__(self, threshold: float = 0.004) -> None:
-        import threading
-
+    def __init__(self, threshold: float = 0.008) -> None:
         self.threshold = threshold
         self.waits: dict[str, list[float]] = {}
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True, name="gil-holders")
+        self._cpu: dict[int, int] = {}
+        #: Python thread id -> (native id, name) of each thread that ran a job.
+        self._threads: dict[int, tuple[int, str]] = {}
 
-    def start(self) -> None:
-        self._thread.start()
-
-    def stop(self) -> None:
-        self._stop.set()
-        self._thread.join()
-
-    def _run(self) -> None:
+    def install(self) -> None:
         import threading
 
+        from bpe_desktop.ui.common import workers
+
+        # QThreads are unknown to `threading` (and their ids are reused): each job notes
+        # its thread's native id.
+        init = workers.Worker.__init__
+        threads = self._threads
+
+        def named_init(worker, job, *args, **kwargs) -> None:
+            def named_job(report, cancel):
+                threads[threading.get_ident()] = (threading.get_native_id(),
+                                                  getattr(job, "__qualname__", "job"))
+                return job(report, cancel)
+
+            init(worker, named_job, *args, **kwargs)
+
+        workers.Worker.__init__ = named_init
+
+    @staticmethod
+    def _cpu_ns() -> dict[int, int]:
+        out = {}
+        for tid in os.listdir("/proc/self/task"):
+            try:
+                with open(f"/proc/self/task/{tid}/schedstat") as f:
+                    out[int(tid)] = int(f.read().split()[0])
+            except (OSError, ValueError, IndexError):
+                pass
+        return out
+
+    def before_pass(self) -> None:
+        self._cpu = self._cpu_ns()
+
+    def after_pass(self, blocked: float) -> None:
+        import threading
+
+        if blocked < self.threshold:
+            return
+        used = {tid: ns - self._cpu.get(tid, 0) for tid, ns in self._cpu_ns().items()}
+        frames = sys._current_frames()
         me = threading.get_ident()
-        names = {t.ident: t.name for t in threading.enumerate()}
-        while not self._stop.is_set():
-            before = time.perf_counter()
-            time.sleep(0.001)
-            waited = time.perf_counter() - before - 0.001
-            if waited < self.threshold:
-                continue
-            for ident, frame in sys._current_frames().items():
-                if ident != me:
-                    where = self._where(frame)
-                    name = names.get(ident) or threading._active.get(ident, "?")
-                    key = f"{getattr(name, 'name', name)}: {where}"
-                    self.waits.setdefault(key, []).append(waited)
+        known = {t.ident: (t.native_id, t.name) for t in threading.enumerate()}
+        known.update(self._threads)
+        python = {known[ident]: ident for ident in frames if ident != me and ident in known}
+        holder = max(python, key=lambda native: used.get(native[0], 0), default=None)
+        if holder is None:
+            key = "no other thread running Python"
+        else:
+            key = (f"{holder[1]} ({used.get(holder[0], 0) / 1e6:.0f} ms CPU): "
+                   f"{self._where(frames[python[holder]])}")
+        self.waits.setdefault(key, []).append(blocked)
 
     @staticmethod
     def _where(frame) -> str:
-        """The innermost frames of the project's code (or the innermost frame)."""
-        ours = []
-        while frame is not None and len(ours) < 3:
+        """The innermost frame and the project's innermost frames."""
+        out = []
+        while frame is not None and len(out) < 4:
             code = frame.f_code
-            if "bpe_desktop" in code.co_filename or frame.f_back is None:
-                ours.append(f"{Path(code.co_filename).name}:{frame.f_lineno} {code.co_name}")
+            if not out or "bpe_desktop" in code.co_filename:
+                out.append(f"{Path(code.co_filename).name}:{frame.f_lineno} {code.co_name}")
             frame = frame.f_back
-        return " < ".join(ours)
+        return " < ".join(out)
 
     def report(self, top: int = 25) -> str:
         rows = sorted(self.waits.items(), key=lambda kv: -max(kv[1]))[:top]
         return "\n".join(f"{max(w) * 1000:7.1f} ms max, {len(w):4d}x  {k}" for k, w in rows)
+
+
+#: Set by --holders.
+HOLDERS: GilHolders | None = None
 
 
 def stats(lateness_s) -> dict:
@@ -151,19 +185,47 @@ def stats(lateness_s) -> dict:
             "max_ms": float(a.max())}
 
 
-#: The GUI thread's passes: (end time, wall s, CPU s) of each processEvents call or action.
-GUI_PASSES: list[tuple[float, float, float]] = []
+#: The GUI thread's passes: (end time, wall, CPU, run-queue wait) in seconds, one per
+#: processEvents call (with the loop's short sleep) or user action.
+GUI_PASSES: list[tuple[float, float, float, float]] = []
+#: The nominal sleep between two processEvents calls of _spin.
+LOOP_SLEEP = 0.0005
 
 
-def _gui_pass(work) -> None:
-    """Run ``work()`` on the GUI thread, recording its wall and CPU time (unless it ran
-    passes of its own, e.g. keystrokes with the event loop between them)."""
+def _thread_times() -> tuple[float, float]:
+    """This thread's CPU time and time spent runnable but waiting for a core (Linux's
+    schedstat; elsewhere CPU time only): what the machine's load adds to a pass."""
+    try:
+        with open("/proc/thread-self/schedstat") as f:
+            cpu_ns, queued_ns = f.read().split()[:2]
+        return int(cpu_ns) / 1e9, int(queued_ns) / 1e9
+    except (OSError, ValueError):
+        return time.thread_time(), 0.0
+
+
+def _gui_pass(work, nominal: float = 0.0) -> None:
+    """Run ``work()`` on the GUI thread, recording its wall time, CPU time and run-queue
+    wait (unless it ran passes of its own, e.g. keystrokes with the loop between them).
+    What is left of the wall time (less ``nominal``, a sleep it was meant to take) is
+    waiting: for the GIL, held by a worker, or for a lock."""
     before = len(GUI_PASSES)
-    wall, cpu = time.perf_counter(), time.thread_time()
+    if HOLDERS:
+        HOLDERS.before_pass()
+    cpu, queued = _thread_times()
+    wall = time.perf_counter()
     work()
     end = time.perf_counter()
     if len(GUI_PASSES) == before:
-        GUI_PASSES.append((end, end - wall, time.thread_time() - cpu))
+        cpu_end, queued_end = _thread_times()
+        GUI_PASSES.append((end, end - wall - nominal, cpu_end - cpu, queued_end - queued))
+        if HOLDERS:
+            w, c, q = GUI_PASSES[-1][1:]
+            HOLDERS.after_pass(w - c - q)
+
+
+def _loop_pass(app) -> None:
+    app.processEvents()
+    time.sleep(LOOP_SLEEP)  # lets go of the GIL; taking it back may wait for a worker
 
 
 def _spin(app, seconds: float = 0.0, until=None, timeout: float = 120.0) -> bool:
@@ -172,19 +234,23 @@ def _spin(app, seconds: float = 0.0, until=None, timeout: float = 120.0) -> bool
     while time.perf_counter() < end:
         if until is not None and until():
             return True
-        _gui_pass(app.processEvents)
-        time.sleep(0.0005)
+        _gui_pass(lambda: _loop_pass(app), LOOP_SLEEP)
     return until is None
 
 
 def gui_stats(start: float, end: float) -> dict:
-    """The longest GUI-thread passes that ended in [start, end): wall and CPU ms."""
-    passes = [(w, c) for t, w, c in GUI_PASSES if start <= t < end]
+    """The GUI thread's passes that ended in [start, end): the longest one (wall ms), the
+    longest CPU time of one (the GUI thread's own work), the longest wait for the GIL or a
+    lock (wall - CPU - run queue: a worker's hold), the longest wait for a core."""
+    passes = [p[1:] for p in GUI_PASSES if start <= p[0] < end]
     if not passes:
         return {}
-    return {"gui_max_wall_ms": max(w for w, _ in passes) * 1000,
-            "gui_max_cpu_ms": max(c for _, c in passes) * 1000,
-            "gui_passes_over_5ms": sum(1 for w, _ in passes if w > 0.005)}
+    blocked = [max(0.0, w - c - q) for w, c, q in passes]
+    return {"gui_max_wall_ms": max(w for w, _, _ in passes) * 1000,
+            "gui_max_cpu_ms": max(c for _, c, _ in passes) * 1000,
+            "gui_max_blocked_ms": max(blocked) * 1000,
+            "gui_max_queued_ms": max(q for _, _, q in passes) * 1000,
+            "gui_passes_over_5ms": sum(1 for w, _, _ in passes if w > 0.005)}
 
 
 def with_gui(record: dict, start: float, end: float) -> dict:
@@ -202,8 +268,14 @@ def start_app():
 
     app = create_application()
     isolate_app_state()
+    # As bpe_desktop.app.main: garbage collected on the GUI thread, what the start made
+    # kept out of its passes.
+    from bpe_desktop.ui.common.collector import GuiThreadCollector
+
+    app._benchmark_collector = GuiThreadCollector(app)
     window = MainWindow()
     window.show()
+    gc.freeze()
     return app, window
 
 
@@ -336,9 +408,10 @@ def main(argv=None) -> int:
                     help="also list the code that kept the GIL longest (perturbs a little)")
     args = ap.parse_args(argv)
     require_corpora()
-    holders = GilHolders() if args.holders else None
-    if holders:
-        holders.start()
+    global HOLDERS
+    if args.holders:
+        HOLDERS = GilHolders()
+        HOLDERS.install()
     load_before = os.getloadavg()
     record = run(args.corpus, args.vocab, args.threads, args.idle)
     record["load_before"], record["load_after"] = load_before, os.getloadavg()
@@ -351,19 +424,19 @@ def main(argv=None) -> int:
           f"ready {record['panels_ready_seconds']:.1f} s later; then a 100k-token model "
           f"and a 1 MB text. 1-min load before/after {load_before[0]:.2f}/"
           f"{record['load_after'][0]:.2f}.\n")
-    print("| phase | ticks | p50 ms | p95 ms | p99 ms | max ms "
-          "| longest GUI pass ms (CPU ms) | GUI passes > 5 ms |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    print("| phase | ticks | p50 ms | p95 ms | p99 ms | max ms | longest GUI pass ms "
+          "| its longest CPU ms | longest GIL/lock wait ms | longest wait for a core ms |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for phase in PHASES:
         s = record.get(phase, {})
         if s.get("ticks"):
             print(f"| {phase.replace('_', ' ')} | {s['ticks']} | {s['p50_ms']:.2f} | "
                   f"{s['p95_ms']:.2f} | {s['p99_ms']:.2f} | {s['max_ms']:.2f} | "
-                  f"{s.get('gui_max_wall_ms', 0):.1f} ({s.get('gui_max_cpu_ms', 0):.1f}) | "
-                  f"{s.get('gui_passes_over_5ms', 0)} |")
-    if holders:
-        holders.stop()
-        print("\nLongest GIL holds (the holder's line when it let go):\n" + holders.report())
+                  f"{s.get('gui_max_wall_ms', 0):.1f} | {s.get('gui_max_cpu_ms', 0):.1f} | "
+                  f"{s.get('gui_max_blocked_ms', 0):.1f} | {s.get('gui_max_queued_ms', 0):.1f} |")
+    if HOLDERS:
+        print("\nLongest waits of the GUI thread for the GIL or a lock, by the thread that "
+              "held it (its line when it let go):\n" + HOLDERS.report())
     print(f"\nwritten to {out}")
     return 0
 

@@ -1,4 +1,4 @@
-"""Cyclic garbage collection on the GUI thread only.
+"""Cyclic garbage collection on the GUI thread only, in passes short enough not to stall it.
 
 Python's collector runs in whichever thread happens to allocate when a threshold is
 crossed. When that is a worker thread and the garbage holds Qt objects (a closed dialog,
@@ -8,6 +8,17 @@ holds while it waits for one of those mutexes — both threads stop for good (se
 tests: a worker importing a model collected an earlier window's menu while the GUI thread
 painted a plot). So automatic collection is switched off and a timer on the GUI thread
 collects instead, by the same per-generation thresholds.
+
+A pass walks every object of the generations it collects, holding the GIL: ~0.7 µs an
+object, so 100-150 ms for a process holding a 100,000-token model (its merges alone are
+100,000 objects). Such batches arrive all at once, made by a worker (a trained or loaded
+model, a vocabulary's table, a long text's encoding) and live as long as they are shown;
+their objects hold strings and numbers, no reference cycles. So when the young generation
+has grown by more than :data:`FREEZE_OVER` objects since the last pass, the collector does
+not walk them (again and again, as they age) but moves them to the permanent generation
+(``gc.freeze()``, which takes no time): reference counting still frees them, only cyclic
+garbage among them would outlive its cycle. A model's one cycle (with its cached
+tokenizer) is broken when the model is replaced (``BPEModel.release_tokenizer``).
 """
 
 from __future__ import annotations
@@ -20,6 +31,11 @@ from bpe_desktop.core import chunked
 
 #: How often the GUI thread looks at the allocation counts.
 INTERVAL_MS = 500
+#: A young generation grown by more objects than this (a pass over it would take more
+#: than ~5 ms) is frozen instead of walked.
+FREEZE_OVER = 8_000
+#: What :meth:`GuiThreadCollector.collect_due` returns when it froze the young objects.
+FROZEN = "frozen"
 
 
 class GuiThreadCollector(QObject):
@@ -32,13 +48,17 @@ class GuiThreadCollector(QObject):
         self._timer.timeout.connect(self.collect_due)
         self._timer.start(INTERVAL_MS)
 
-    def collect_due(self) -> int | None:
+    def collect_due(self) -> int | str | None:
         """Collect the oldest generation whose count is past its threshold, as the automatic
-        collector would have; nothing while a background job has collection paused (see
+        collector would have, or freeze a large batch of new objects (:data:`FROZEN`);
+        nothing while a background job has collection paused (see
         :func:`bpe_desktop.core.chunked.collector_paused`). Returns the generation."""
         if chunked.collection_paused():
             return None
         counts, thresholds = gc.get_count(), gc.get_threshold()
+        if counts[0] > FREEZE_OVER:
+            gc.freeze()
+            return FROZEN
         due = [g for g in range(3) if counts[g] > thresholds[g]]
         if not due:
             return None
