@@ -75,11 +75,14 @@ def test_a_paused_job_holds_collection_back(gui_thread_collector):
     del junk
 
 
-def test_a_large_batch_of_new_objects_is_frozen_not_walked(gui_thread_collector):
+def test_a_large_batch_of_new_objects_is_frozen_not_walked(gui_thread_collector,
+                                                           monkeypatch):
     """Objects made in one go (a model, a table) leave the collector's passes; reference
     counting still frees them, and small batches are collected as before."""
+    from bpe_desktop.ui.common import collector
     from bpe_desktop.ui.common.collector import FREEZE_OVER, FROZEN
 
+    monkeypatch.setattr(collector, "_user_is_here", lambda: True)
     gc.collect()
     frozen_before = gc.get_freeze_count()
     try:
@@ -120,5 +123,31 @@ def test_a_replaced_model_is_freed_without_the_cyclic_collector(qapp, botchan_mo
         document.set_imported(botchan_model)
         assert ref() is None
         assert botchan_model.tokenizer().encode("a cat")  # the new one still works
+    finally:
+        gc.unfreeze()
+
+
+def test_what_was_frozen_is_collected_once_the_user_is_away(gui_thread_collector,
+                                                            monkeypatch):
+    """Cyclic garbage frozen with a batch is not lost: when no window of the application
+    is active, everything is collected in one pass and what lives is frozen again."""
+    from bpe_desktop.ui.common import collector
+    from bpe_desktop.ui.common.collector import FREEZE_OVER, FROZEN, THAWED
+
+    here = [True]
+    monkeypatch.setattr(collector, "_user_is_here", lambda: here[0])
+    gc.collect()
+    try:
+        cycle = _Cycle()
+        garbage, alive = weakref.ref(cycle), [[i] for i in range(FREEZE_OVER + 1_000)]
+        del cycle  # garbage in a reference cycle, young when the batch is frozen
+        assert gui_thread_collector.collect_due() == FROZEN
+        assert gui_thread_collector.collect_due() != THAWED  # the user is still here
+        assert garbage() is not None
+        here[0] = False
+        assert gui_thread_collector.collect_due() == THAWED
+        assert garbage() is None
+        assert gc.get_freeze_count() >= len(alive)  # the living are frozen again
+        assert gui_thread_collector.collect_due() != THAWED  # nothing new frozen since
     finally:
         gc.unfreeze()
