@@ -62,7 +62,7 @@ impl WordTableView {
             // Selecting among ~1M words takes tens of ms: without the GIL, so a GUI thread
             // waiting for it is not stalled. The order is total (ties by index), so an
             // unstable selection and sort give the same list as a stable sort.
-            let packed = py.detach(|| {
+            let (words, counts) = py.detach(|| {
                 let by_count = |a: &usize, b: &usize| table.counts[*b].cmp(&table.counts[*a]).then(a.cmp(b));
                 let mut order: Vec<usize> = (0..table.len()).collect();
                 if n < order.len() {
@@ -73,7 +73,6 @@ impl WordTableView {
                 let words = Packed::strings(order.iter().map(|&i| table.words.get(i)));
                 (words, ne_bytes_u64(order.iter().map(|&i| table.counts[i])))
             });
-            let (words, counts) = packed;
             Ok((words.text_bytes(py), words.ends_bytes(py), PyBytes::new(py, &counts)))
         })
     }
