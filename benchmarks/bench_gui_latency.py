@@ -18,12 +18,17 @@ Then, in the same window, the heavy things a user does with a large model:
     QT_QPA_PLATFORM=offscreen python3 benchmarks/bench_gui_latency.py [--corpus FILE] [--vocab 32000]
 
 Goal: p99 lateness <= 16 ms (one frame at 60 Hz). The machine's load is printed: other
-processes on the same cores delay the timer too.
+processes on the same cores delay the timer too. So each phase also reports the GUI
+thread's own longest pass through the event loop (one ``processEvents`` call, or a user
+action such as setting the model): its wall time and its CPU time (``time.thread_time``,
+which neither GIL waits nor other processes' use of the cores inflate). A late tick with a
+short GUI pass was waiting for the GIL (a worker) or for a core (the machine's load).
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import sys
@@ -81,6 +86,138 @@ class LatencyProbe:
             self._arm()
 
 
+class GilHolders:
+    """Which worker code kept the GUI thread waiting for the GIL (``--holders``; reading
+    every thread's CPU time around each pass costs the GUI thread ~0.1 ms a pass).
+
+    After a GUI pass that waited longer than ``threshold`` (for the GIL or a lock), the
+    holder is the thread running Python, other than the GUI thread, that used the most CPU
+    meanwhile (Linux: ``/proc/self/task/*/schedstat``); its current line, where it let go,
+    names the code. The longest waits are kept per place.
+    """
+
+    def __init__(self, threshold: float = 0.008) -> None:
+        self.threshold = threshold
+        self.waits: dict[str, list[float]] = {}
+        self._cpu: dict[int, int] = {}
+        #: Python thread id -> (native id, name) of each thread that ran a job.
+        self._threads: dict[int, tuple[int, str]] = {}
+
+    def install(self) -> None:
+        import threading
+
+        from bpe_desktop.ui.common import workers
+
+        # QThreads are unknown to `threading` (and their ids are reused): each job notes
+        # its thread's native id.
+        init = workers.Worker.__init__
+        threads = self._threads
+
+        def named_init(worker, job, *args, **kwargs) -> None:
+            def named_job(report, cancel):
+                threads[threading.get_ident()] = (threading.get_native_id(),
+                                                  getattr(job, "__qualname__", "job"))
+                return job(report, cancel)
+
+            init(worker, named_job, *args, **kwargs)
+
+        workers.Worker.__init__ = named_init
+
+    @staticmethod
+    def _cpu_ns() -> dict[int, int]:
+        out = {}
+        for tid in os.listdir("/proc/self/task"):
+            try:
+                with open(f"/proc/self/task/{tid}/schedstat") as f:
+                    out[int(tid)] = int(f.read().split()[0])
+            except (OSError, ValueError, IndexError):
+                pass
+        return out
+
+    def before_pass(self) -> None:
+        self._cpu = self._cpu_ns()
+
+    def after_pass(self, blocked: float) -> None:
+        import threading
+
+        if blocked < self.threshold:
+            return
+        used = {tid: ns - self._cpu.get(tid, 0) for tid, ns in self._cpu_ns().items()}
+        frames = sys._current_frames()
+        me = threading.get_ident()
+        known = {t.ident: (t.native_id, t.name) for t in threading.enumerate()}
+        known.update(self._threads)
+        python = {known[ident]: ident for ident in frames if ident != me and ident in known}
+        holder = max(python, key=lambda native: used.get(native[0], 0), default=None)
+        if holder is None:
+            key = "no other thread running Python"
+        else:
+            key = (f"{holder[1]} ({used.get(holder[0], 0) / 1e6:.0f} ms CPU): "
+                   f"{self._where(frames[python[holder]])}")
+        self.waits.setdefault(key, []).append(blocked)
+
+    @staticmethod
+    def _where(frame) -> str:
+        """The innermost frame and the project's innermost frames."""
+        out = []
+        while frame is not None and len(out) < 4:
+            code = frame.f_code
+            if not out or "bpe_desktop" in code.co_filename:
+                out.append(f"{Path(code.co_filename).name}:{frame.f_lineno} {code.co_name}")
+            frame = frame.f_back
+        return " < ".join(out)
+
+    def report(self, top: int = 25) -> str:
+        rows = sorted(self.waits.items(), key=lambda kv: -max(kv[1]))[:top]
+        return "\n".join(f"{max(w) * 1000:7.1f} ms max, {len(w):4d}x  {k}" for k, w in rows)
+
+
+class SlowCallbacks:
+    """The GUI thread's longest Python callbacks (``--holders``): each call that Qt makes
+    into Python from the event loop (a slot, an event handler, a timer's function), timed
+    by a profile hook on the GUI thread (which slows the Python it runs a little)."""
+
+    def __init__(self, threshold: float = 0.004) -> None:
+        self.threshold = threshold
+        self.calls: dict[str, list[tuple[float, float]]] = {}  # name -> [(wall, CPU)]
+        self._open: dict[int, tuple[float, float]] = {}
+
+    def install(self) -> None:
+        sys.setprofile(self._hook)
+
+    def remove(self) -> None:
+        sys.setprofile(None)
+
+    def _hook(self, frame, event, _arg) -> None:
+        if event not in ("call", "return"):
+            return
+        caller = frame.f_back
+        if caller is None or caller.f_code is not _loop_pass.__code__:
+            return  # not called by Qt from the event loop
+        if event == "call":
+            self._open[id(frame)] = (time.perf_counter(), time.thread_time())
+            return
+        start = self._open.pop(id(frame), None)
+        if start is None:
+            return
+        wall, cpu = time.perf_counter() - start[0], time.thread_time() - start[1]
+        if wall >= self.threshold:
+            code = frame.f_code
+            name = f"{code.co_qualname} ({Path(code.co_filename).name}:{code.co_firstlineno})"
+            self.calls.setdefault(name, []).append((wall, cpu))
+
+    def report(self, top: int = 20) -> str:
+        rows = sorted(self.calls.items(), key=lambda kv: -max(c for _, c in kv[1]))[:top]
+        return "\n".join(
+            f"{max(c for _, c in v) * 1000:7.1f} ms CPU max ({max(w for w, _ in v) * 1000:.1f}"
+            f" ms wall), {len(v):4d}x  {k}" for k, v in rows)
+
+
+#: Set by --holders.
+HOLDERS: GilHolders | None = None
+CALLBACKS: SlowCallbacks | None = None
+
+
 def stats(lateness_s) -> dict:
     a = np.asarray(lateness_s) * 1000
     if not len(a):
@@ -90,15 +227,76 @@ def stats(lateness_s) -> dict:
             "max_ms": float(a.max())}
 
 
+#: The GUI thread's passes: (end time, wall, CPU, run-queue wait) in seconds, one per
+#: processEvents call (with the loop's short sleep) or user action.
+GUI_PASSES: list[tuple[float, float, float, float]] = []
+#: The nominal sleep between two processEvents calls of _spin.
+LOOP_SLEEP = 0.0005
+
+
+def _thread_times() -> tuple[float, float]:
+    """This thread's CPU time and time spent runnable but waiting for a core (Linux's
+    schedstat; elsewhere CPU time only): what the machine's load adds to a pass."""
+    try:
+        with open("/proc/thread-self/schedstat") as f:
+            cpu_ns, queued_ns = f.read().split()[:2]
+        return int(cpu_ns) / 1e9, int(queued_ns) / 1e9
+    except (OSError, ValueError):
+        return time.thread_time(), 0.0
+
+
+def _gui_pass(work, nominal: float = 0.0) -> None:
+    """Run ``work()`` on the GUI thread, recording its wall time, CPU time and run-queue
+    wait (unless it ran passes of its own, e.g. keystrokes with the loop between them).
+    What is left of the wall time (less ``nominal``, a sleep it was meant to take) is
+    waiting: for the GIL, held by a worker, or for a lock."""
+    before = len(GUI_PASSES)
+    if HOLDERS:
+        HOLDERS.before_pass()
+    cpu, queued = _thread_times()
+    wall = time.perf_counter()
+    work()
+    end = time.perf_counter()
+    if len(GUI_PASSES) == before:
+        cpu_end, queued_end = _thread_times()
+        GUI_PASSES.append((end, end - wall - nominal, cpu_end - cpu, queued_end - queued))
+        if HOLDERS:
+            w, c, q = GUI_PASSES[-1][1:]
+            HOLDERS.after_pass(w - c - q)
+
+
+def _loop_pass(app) -> None:
+    app.processEvents()
+    time.sleep(LOOP_SLEEP)  # lets go of the GIL; taking it back may wait for a worker
+
+
 def _spin(app, seconds: float = 0.0, until=None, timeout: float = 120.0) -> bool:
     """Run the event loop for ``seconds``, or until ``until()`` (False on timeout)."""
     end = time.perf_counter() + (timeout if until is not None else seconds)
     while time.perf_counter() < end:
         if until is not None and until():
             return True
-        app.processEvents()
-        time.sleep(0.0005)
+        _gui_pass(lambda: _loop_pass(app), LOOP_SLEEP)
     return until is None
+
+
+def gui_stats(start: float, end: float) -> dict:
+    """The GUI thread's passes that ended in [start, end): the longest one (wall ms), the
+    longest CPU time of one (the GUI thread's own work), the longest wait for the GIL or a
+    lock (wall - CPU - run queue: a worker's hold), the longest wait for a core."""
+    passes = [p[1:] for p in GUI_PASSES if start <= p[0] < end]
+    if not passes:
+        return {}
+    blocked = [max(0.0, w - c - q) for w, c, q in passes]
+    return {"gui_max_wall_ms": max(w for w, _, _ in passes) * 1000,
+            "gui_max_cpu_ms": max(c for _, c, _ in passes) * 1000,
+            "gui_max_blocked_ms": max(blocked) * 1000,
+            "gui_max_queued_ms": max(q for _, _, q in passes) * 1000,
+            "gui_passes_over_5ms": sum(1 for w, _, _ in passes if w > 0.005)}
+
+
+def with_gui(record: dict, start: float, end: float) -> dict:
+    return {**record, **gui_stats(start, end)}
 
 
 def _panels_ready(window) -> bool:
@@ -112,8 +310,14 @@ def start_app():
 
     app = create_application()
     isolate_app_state()
+    # As bpe_desktop.app.main: garbage collected on the GUI thread, what the start made
+    # kept out of its passes.
+    from bpe_desktop.ui.common.collector import GuiThreadCollector
+
+    app._benchmark_collector = GuiThreadCollector(app)
     window = MainWindow()
     window.show()
+    gc.freeze()
     return app, window
 
 
@@ -124,9 +328,13 @@ def run(corpus: str, vocab: int, threads: int, idle_seconds: float) -> dict:
     panel = window.training
     probe = LatencyProbe()
 
-    # idle baseline
+    # idle baseline, once the window has been laid out and painted (its first pass, ~25 ms
+    # of the GUI thread's CPU, is the application's start, not idling)
+    _spin(app, 1.0)
     probe.start()
+    idle_start = time.perf_counter()
     _spin(app, idle_seconds)
+    idle_end = time.perf_counter()
     probe.stop()
     idle = [late for _, late in probe.samples]
     probe.samples.clear()
@@ -143,13 +351,14 @@ def run(corpus: str, vocab: int, threads: int, idle_seconds: float) -> dict:
         if u.progress.stage == "merging" else None)
     probe.start()
     marks["start"] = time.perf_counter()
-    window.train()
+    _gui_pass(window.train)
     _spin(app, until=lambda: bool(done), timeout=3600)
     # keep measuring while the panels take the new model (in the background), and after
     _spin(app, until=lambda: _panels_ready(window))
     marks["panels_ready"] = time.perf_counter()
     _spin(app, 0.5)
     probe.stop()
+    marks["end"] = time.perf_counter()
     result = done[0]
     if not hasattr(result, "model"):
         raise SystemExit(f"training failed: {result.message}")
@@ -162,10 +371,15 @@ def run(corpus: str, vocab: int, threads: int, idle_seconds: float) -> dict:
         "threads": threads or os.cpu_count(),
         "train_seconds": marks["trained"] - marks["start"],
         "panels_ready_seconds": marks["panels_ready"] - marks["trained"],
-        "idle": stats(idle),
-        "whole_run": stats([lt for t, lt in samples if marks["start"] <= t < marks["trained"]]),
-        "reading_counting": stats(counting), "merging": stats(merging),
-        "handing_model_to_panels": stats(after),
+        "idle": with_gui(stats(idle), idle_start, idle_end),
+        "whole_run": with_gui(
+            stats([lt for t, lt in samples if marks["start"] <= t < marks["trained"]]),
+            marks["start"], marks["trained"]),
+        "reading_counting": with_gui(stats(counting), marks["start"],
+                                     marks.get("merging", marks["trained"])),
+        "merging": with_gui(stats(merging), marks.get("merging", marks["trained"]),
+                            marks["trained"]),
+        "handing_model_to_panels": with_gui(stats(after), marks["trained"], marks["end"]),
     }
     record.update(_heavy_uses(app, window, corpus))
     window.close_discarding()
@@ -177,13 +391,13 @@ def _measured(app, action, until) -> dict:
     probe = LatencyProbe()
     probe.start()
     start = time.perf_counter()
-    action()
+    _gui_pass(action)
     finished = _spin(app, until=until)
     seconds = time.perf_counter() - start
     _spin(app, 0.5)
     probe.stop()
     return {**stats([late for _, late in probe.samples]), "seconds": seconds,
-            "finished": finished}
+            "finished": finished, **gui_stats(start, time.perf_counter())}
 
 
 def _heavy_uses(app, window, corpus: str) -> dict:
@@ -218,7 +432,7 @@ def _heavy_uses(app, window, corpus: str) -> dict:
         codec.input_edit.moveCursor(QTextCursor.MoveOperation.End)
         encoded.clear()
         for key in "and then":
-            QTest.keyClick(codec.input_edit, key)
+            _gui_pass(lambda k=key: QTest.keyClick(codec.input_edit, k))
             _spin(app, 0.15)
 
     # Keys 150 ms apart: each restarts the debounce, so the text is encoded after the last.
@@ -234,8 +448,15 @@ def main(argv=None) -> int:
     ap.add_argument("--vocab", type=int, default=32_000)
     ap.add_argument("--threads", type=int, default=0, help="0 = all cores")
     ap.add_argument("--idle", type=float, default=3.0, help="seconds of idle baseline")
+    ap.add_argument("--holders", action="store_true",
+                    help="also list the code that kept the GIL longest (perturbs a little)")
     args = ap.parse_args(argv)
     require_corpora()
+    global HOLDERS, CALLBACKS
+    if args.holders:
+        HOLDERS, CALLBACKS = GilHolders(), SlowCallbacks()
+        HOLDERS.install()
+        CALLBACKS.install()
     load_before = os.getloadavg()
     record = run(args.corpus, args.vocab, args.threads, args.idle)
     record["load_before"], record["load_after"] = load_before, os.getloadavg()
@@ -248,13 +469,23 @@ def main(argv=None) -> int:
           f"ready {record['panels_ready_seconds']:.1f} s later; then a 100k-token model "
           f"and a 1 MB text. 1-min load before/after {load_before[0]:.2f}/"
           f"{record['load_after'][0]:.2f}.\n")
-    print("| phase | ticks | p50 ms | p95 ms | p99 ms | max ms |")
-    print("|---|---:|---:|---:|---:|---:|")
+    print("| phase | ticks | p50 ms | p95 ms | p99 ms | max ms | longest GUI pass ms "
+          "| its longest CPU ms | longest GIL/lock wait ms | longest wait for a core ms |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for phase in PHASES:
         s = record.get(phase, {})
         if s.get("ticks"):
             print(f"| {phase.replace('_', ' ')} | {s['ticks']} | {s['p50_ms']:.2f} | "
-                  f"{s['p95_ms']:.2f} | {s['p99_ms']:.2f} | {s['max_ms']:.2f} |")
+                  f"{s['p95_ms']:.2f} | {s['p99_ms']:.2f} | {s['max_ms']:.2f} | "
+                  f"{s.get('gui_max_wall_ms', 0):.1f} | {s.get('gui_max_cpu_ms', 0):.1f} | "
+                  f"{s.get('gui_max_blocked_ms', 0):.1f} | {s.get('gui_max_queued_ms', 0):.1f} |")
+    if CALLBACKS:
+        CALLBACKS.remove()
+        print("\nLongest GUI-thread callbacks (Python called from the event loop), by CPU "
+              "time:\n" + CALLBACKS.report())
+    if HOLDERS:
+        print("\nLongest waits of the GUI thread for the GIL or a lock, by the thread that "
+              "held it (its line when it let go):\n" + HOLDERS.report())
     print(f"\nwritten to {out}")
     return 0
 

@@ -66,7 +66,7 @@ from bpe_desktop.core import (  # noqa: E402
     train,
 )
 from bpe_desktop.core.vocab_loading import load_table, load_words  # noqa: E402
-from bpe_desktop.core.vocab_table import HEADERS, VocabTableModel  # noqa: E402
+from bpe_desktop.ui.vocabulary.table_model import HEADERS, VocabTableModel  # noqa: E402
 
 GOAL_MS = 50.0
 ASC, DESC = Qt.SortOrder.AscendingOrder, Qt.SortOrder.DescendingOrder

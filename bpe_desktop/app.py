@@ -76,8 +76,18 @@ def install_crash_guard(log_path: str) -> None:
     sys.excepthook = hook
 
 
+#: How long a thread running Python keeps the GIL while another waits for it (CPython's
+#: default is 5 ms). Background jobs run Python beside the GUI thread; with two or three of
+#: them busy at once (a model's table, its plots, the export checks, an autosave) the GUI
+#: thread waited several 5 ms turns for each event: 30-60 ms stalls. 1 ms turns keep
+#: those waits within a frame; the jobs lose little (measured in NOTES-gui.md).
+GIL_SWITCH_INTERVAL = 0.001
+
+
 def create_application(argv: Sequence[str] = ()):  # -> QApplication
     from PySide6.QtWidgets import QApplication
+
+    sys.setswitchinterval(GIL_SWITCH_INTERVAL)
 
     import bpe_desktop.ui  # noqa: F401  (PySide6 before pyqtgraph)
 

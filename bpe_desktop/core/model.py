@@ -271,6 +271,12 @@ class BPEModel:
             tok = self._cache["tokenizer"] = Tokenizer(self)
         return tok
 
+    def release_tokenizer(self) -> None:
+        """Forget the cached tokenizer (built again if asked for). It refers back to the
+        model: a model that built one is otherwise freed only by the cyclic collector,
+        which the desktop application keeps away from a large model's objects."""
+        self._cache.pop("tokenizer", None)
+
 
 def explicit_ids_problem(ids, ordinary: int, special_ids) -> tuple[int | None, str] | None:
     """Why ``ids`` cannot number ``ordinary`` tokens beside ``special_ids``, or None.

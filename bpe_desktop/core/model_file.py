@@ -166,6 +166,12 @@ from bpe_desktop.core.model_file_writer import (
 #: Files larger than this are refused without being read.
 MAX_FILE_SIZE = 2 * 1024**3
 
+#: Bytes buffered before each write to the file. Every write call lets go of the GIL and
+#: takes it straight back; done thousands of times (the default 8 KiB buffer) while the
+#: GUI thread waits for the GIL, the GUI thread's timed wait never asks for it (each
+#: release restarts that wait), so it starved for 100-200 ms during an autosave of a
+#: 100,000-token model. A few large writes leave it waiting for one switch interval.
+WRITE_BUFFER = 1 << 20
 _CREATED_KEY = "model_file.created"  # where a loaded model remembers its time (BPEModel._cache)
 
 
@@ -269,7 +275,7 @@ def save_model(model: BPEModel, path: str | os.PathLike[str], *,
     tmp: str | None = None
     try:
         tmp, fd = _create_temp(directory, os.path.basename(real))
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n", buffering=WRITE_BUFFER) as fh:
             fh.writelines(_chunks(data))
             fh.flush()
             os.fsync(fh.fileno())

@@ -232,20 +232,26 @@ def train(
         cancel._flag if cancel is not None else None,
     )
     total = time.perf_counter() - started
+    # The engine hands large results over packed (it builds no Python objects while holding
+    # the GIL); they are unpacked here in plain bytecode, which a GUI thread can interrupt.
+    tokens = _unpack_strings(raw["tokens"], raw["token_ends"])
+    left, right = _numbers(raw["merge_left"], "I"), _numbers(raw["merge_right"], "I")
+    counts = _numbers(raw["merge_counts"], "Q")
+    words, word_ends, word_counts = raw["words"].top(config.keep_words)
     model = BPEModel(
         config=config,
-        alphabet=tuple(raw["alphabet"]),
-        merges=tuple(Merge(l, r, c) for l, r, c in raw["merges"]),
+        alphabet=tuple(tokens[:raw["alphabet_len"]]),
+        merges=tuple(Merge(tokens[l], tokens[r], c) for l, r, c in zip(left, right, counts)),
         corpus=_corpus_info(corpus, raw),
-        words=tuple(raw["words"].top(config.keep_words)),
+        words=tuple(zip(_unpack_strings(words, word_ends), _numbers(word_counts, "Q"))),
     )
-    model = dataclasses.replace(model, final_counts=_final_counts(model, raw["words"]))
+    model = dataclasses.replace(model, final_counts=_final_counts(model, tokens, raw["words"]))
     timings = {"counting": raw["count_seconds"], "merging": raw["merge_seconds"],
                "total": total}
     return TrainResult(model=model, timings=timings, _words=raw["words"])
 
 
-def _final_counts(model: BPEModel, words) -> tuple[int, ...] | None:
+def _final_counts(model: BPEModel, tokens: list[str], words) -> tuple[int, ...] | None:
     """Each token's count (by id) in the final segmentation of every training word; None
     for a run whose special tokens do not fit its vocabulary (recount's counting pass,
     which trains no merges, with an imported model's ids)."""
@@ -254,9 +260,25 @@ def _final_counts(model: BPEModel, words) -> tuple[int, ...] | None:
     except ConfigError:
         return None
     final = [0] * size
-    for piece, count in words.final_counts():
-        final[ids[piece]] = count
+    for piece, count in zip(tokens, _numbers(words.final_counts(), "Q")):
+        if count:
+            final[ids[piece]] = count
     return tuple(final)
+
+
+def _numbers(packed: bytes, kind: str) -> list[int]:
+    """Native-endian unsigned integers (``kind``: "I" 32-bit, "Q" 64-bit) as a list."""
+    return memoryview(packed).cast(kind).tolist()
+
+
+def _unpack_strings(text: bytes, ends: bytes) -> list[str]:
+    """Strings packed back to back, with each one's end counted in code points."""
+    whole = text.decode("utf-8")
+    out, start = [], 0
+    for end in _numbers(ends, "Q"):
+        out.append(whole[start:end])
+        start = end
+    return out
 
 
 def _progress_from_engine(raw: dict) -> Progress:

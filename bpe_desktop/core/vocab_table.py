@@ -150,12 +150,14 @@ class VocabColumns:
         cached = self._sort_keys.get("piece_order")
         if cached is None:
             # NumPy compares fixed-width strings by code point, as Python does, and sorts
-            # them without the GIL (Python's sorted() would hold it for ~0.2 s).
-            parts = []
-            for part in chunks(self.display, 5000):
-                parts.append(np.array(part, dtype=str))
+            # them without the GIL (Python's sorted() would hold it for ~0.2 s). The array
+            # is filled a chunk at a time at its final width: joining chunks of different
+            # widths (np.concatenate) held the GIL for 60 ms at 100,000 pieces.
+            width = max(map_chunked(len, self.display, breathe), default=0)
+            texts = np.empty(len(self.display), dtype=f"<U{max(width, 1)}")
+            for start in range(0, len(self.display), 5000):
+                texts[start:start + 5000] = self.display[start:start + 5000]
                 breathe()
-            texts = np.concatenate(parts) if parts else np.empty(0, dtype=str)
             order = np.argsort(texts, kind="stable")
             cached = np.empty(len(self), dtype=np.int64)
             cached[order] = np.arange(len(self), dtype=np.int64)

@@ -612,6 +612,29 @@ def test_a_short_text_replaces_a_long_one_still_encoding(qtbot, panel, toy_model
     assert panel.input_edit.toPlainText() == "newest" and not panel.input_edit.isReadOnly()
 
 
+def test_a_long_result_is_shown_in_turns_and_a_newer_text_stops_them(qtbot, panel,
+                                                                      toy_model, monkeypatch):
+    """The input document, then the pieces, each in its own turn of the event loop: a
+    text set in between drops the rest of the older result."""
+    results, turns = [], []
+    panel.encoded.connect(lambda: results.append(panel.ids))
+    install, show = panel._install_input, panel._show_result
+
+    def install_then_type(document) -> None:
+        install(document)
+        turns.append("input")
+        panel.set_text("newest")  # before the next step's timer fires
+
+    monkeypatch.setattr(panel, "_install_input", install_then_type)
+    monkeypatch.setattr(panel, "_show_result", lambda r: (turns.append("pieces"), show(r)))
+    panel.set_text("lowest " * 30_000)
+    qtbot.waitUntil(lambda: bool(turns) and not panel.is_busy(), timeout=60_000)
+    qtbot.wait(50)  # the dropped steps' timer, had they not been dropped
+    assert turns == ["input"]
+    assert results == [toy_model.tokenizer().encode("newest")]
+    assert panel.input_edit.toPlainText() == "newest"
+
+
 def test_a_result_for_text_typed_over_since_is_dropped(qtbot, panel, toy_model, monkeypatch):
     monkeypatch.setattr(codec_panel, "DEBOUNCE_MS", 0)
     results = []

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import sys
 import threading
 import weakref
 
@@ -19,6 +20,7 @@ class _Cycle(QObject):
 
 def test_automatic_collection_is_off_and_the_gui_thread_collects(qtbot, gui_thread_collector):
     assert not gc.isenabled()
+    gc.collect()  # counts from zero: earlier tests' objects are not a batch to freeze
     ran = []
 
     def watch(phase, info):
@@ -32,7 +34,7 @@ def test_automatic_collection_is_off_and_the_gui_thread_collects(qtbot, gui_thre
     gc.callbacks.append(watch)
     try:
         # Kept alive: the count is allocations less deallocations.
-        junk = [[] for _ in range(gc.get_threshold()[0] + 10)]  # past generation 0's threshold
+        junk = [[] for _ in range(gc.get_threshold()[0] + 500)]  # past generation 0's threshold
         qtbot.waitUntil(lambda: bool(ran), timeout=5_000)  # the timer collected, unasked
         del junk
     finally:
@@ -71,3 +73,81 @@ def test_a_paused_job_holds_collection_back(gui_thread_collector):
         assert gui_thread_collector.collect_due() is None
     assert gui_thread_collector.collect_due() == 0
     del junk
+
+
+def test_a_large_batch_of_new_objects_is_frozen_not_walked(gui_thread_collector,
+                                                           monkeypatch):
+    """Objects made in one go (a model, a table) leave the collector's passes; reference
+    counting still frees them, and small batches are collected as before."""
+    from bpe_desktop.ui.common import collector
+    from bpe_desktop.ui.common.collector import FREEZE_OVER, FROZEN
+
+    monkeypatch.setattr(collector, "_user_is_here", lambda: True)
+    gc.collect()
+    frozen_before = gc.get_freeze_count()
+    try:
+        batch = [[i] for i in range(FREEZE_OVER + 1_000)]
+        assert gui_thread_collector.collect_due() == FROZEN
+        assert gc.get_freeze_count() >= frozen_before + len(batch)
+        probe = weakref.ref(_Cycle())  # made after the freeze: collected as before
+        item = batch[5]
+        del batch  # frozen objects are still freed by reference counting
+        assert sys.getrefcount(item) == 2  # only `item` (and the call's argument) hold it
+        junk = [[] for _ in range(gc.get_threshold()[0] + 500)]
+        assert gui_thread_collector.collect_due() == 0  # a small batch: collected as before
+        del junk
+        assert probe() is None  # the cycle made after the freeze was collected
+    finally:
+        gc.unfreeze()
+
+
+def test_a_replaced_model_is_freed_without_the_cyclic_collector(qapp, botchan_model):
+    """A model that built its tokenizer (which refers back to it) is freed by reference
+    counting once the document replaces it, so freezing it never keeps it alive."""
+    from bpe_desktop.core import load_model, save_model
+    from bpe_desktop.ui.window.document import ModelDocument
+
+    document = ModelDocument()
+    gc.disable()
+    try:
+        import tempfile
+        with tempfile.TemporaryDirectory() as folder:
+            path = f"{folder}/m.json"
+            save_model(botchan_model, path)
+            old = load_model(path)
+        old.tokenizer().encode("a cat")
+        document.set_imported(old)
+        ref = weakref.ref(old)
+        del old
+        gc.freeze()  # as the GUI-thread collector may have done meanwhile
+        document.set_imported(botchan_model)
+        assert ref() is None
+        assert botchan_model.tokenizer().encode("a cat")  # the new one still works
+    finally:
+        gc.unfreeze()
+
+
+def test_what_was_frozen_is_collected_once_the_user_is_away(gui_thread_collector,
+                                                            monkeypatch):
+    """Cyclic garbage frozen with a batch is not lost: when no window of the application
+    is active, everything is collected in one pass and what lives is frozen again."""
+    from bpe_desktop.ui.common import collector
+    from bpe_desktop.ui.common.collector import FREEZE_OVER, FROZEN, THAWED
+
+    here = [True]
+    monkeypatch.setattr(collector, "_user_is_here", lambda: here[0])
+    gc.collect()
+    try:
+        cycle = _Cycle()
+        garbage, alive = weakref.ref(cycle), [[i] for i in range(FREEZE_OVER + 1_000)]
+        del cycle  # garbage in a reference cycle, young when the batch is frozen
+        assert gui_thread_collector.collect_due() == FROZEN
+        assert gui_thread_collector.collect_due() != THAWED  # the user is still here
+        assert garbage() is not None
+        here[0] = False
+        assert gui_thread_collector.collect_due() == THAWED
+        assert garbage() is None
+        assert gc.get_freeze_count() >= len(alive)  # the living are frozen again
+        assert gui_thread_collector.collect_due() != THAWED  # nothing new frozen since
+    finally:
+        gc.unfreeze()

@@ -160,8 +160,9 @@ def test_vocabulary_list_and_table_exports(window, qtbot, ui, results, tmp_path)
     ("subword-nmt", "youtokentome", "sentencepiece preset"),
 ])
 def test_a_model_the_format_cannot_hold_is_refused_and_nothing_written(
-        window, ui, results, tmp_path, model_name, fmt, remedy):
+        window, qtbot, ui, results, tmp_path, model_name, fmt, remedy):
     window.document.set_trained(results[model_name])
+    qtbot.waitUntil(lambda: not window.interop.checking_exports)
     ui.save_path = str(tmp_path / "never.out")
     ui.folder = str(tmp_path)
     before = sorted(tmp_path.iterdir())
@@ -185,18 +186,37 @@ def test_a_model_the_format_cannot_hold_is_refused_and_nothing_written(
     assert window.interop.export_actions["vocab"].isEnabled()
 
 
-def test_export_entries_follow_the_model(window, results):
-    """Each model change re-decides which formats are offered."""
+def test_export_entries_follow_the_model(window, qtbot, results):
+    """Each model change re-decides which formats are offered (in a worker)."""
     actions = window.interop.export_actions
     window.document.set_trained(results["sennrich"])  # `</w>` as its own symbol
+    qtbot.waitUntil(lambda: not window.interop.checking_exports)
     assert not actions["hf"].isEnabled() and "eow-suffix" in actions["hf"].toolTip()
     assert actions["vocab"].isEnabled()
     window.document.set_trained(results["subword-nmt"])
+    qtbot.waitUntil(lambda: not window.interop.checking_exports)
     assert actions["hf"].isEnabled() and actions["hf"].statusTip() == ""
     assert not actions["sentencepiece"].isEnabled()
     for fmt, action in actions.items():
         problem = formats.export_problem(window.document.model, fmt)
         assert action.isEnabled() == (problem is None)
+
+
+def test_a_superseded_export_check_never_shows(window, qtbot, results):
+    """A model replaced while its formats are being checked: only the newest model's
+    verdicts reach the menu, and a model closed meanwhile leaves every entry offered."""
+    actions = window.interop.export_actions
+    window.document.set_trained(results["subword-nmt"])
+    window.document.set_trained(results["sennrich"])  # before the first check ends
+    qtbot.waitUntil(lambda: not window.interop.checking_exports)
+    for fmt, action in actions.items():
+        assert action.isEnabled() == (formats.export_problem(results["sennrich"].model, fmt)
+                                      is None)
+    assert not actions["hf"].isEnabled()
+    window.document.set_trained(results["subword-nmt"])
+    window.document.new()
+    qtbot.waitUntil(lambda: not window.interop.checking_exports)
+    assert all(action.isEnabled() for action in actions.values())
 
 
 @pytest.mark.parametrize("model_name, fmt", [

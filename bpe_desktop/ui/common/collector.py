@@ -1,4 +1,4 @@
-"""Cyclic garbage collection on the GUI thread only.
+"""Cyclic garbage collection on the GUI thread only, in passes short enough not to stall it.
 
 Python's collector runs in whichever thread happens to allocate when a threshold is
 crossed. When that is a worker thread and the garbage holds Qt objects (a closed dialog,
@@ -8,18 +8,41 @@ holds while it waits for one of those mutexes — both threads stop for good (se
 tests: a worker importing a model collected an earlier window's menu while the GUI thread
 painted a plot). So automatic collection is switched off and a timer on the GUI thread
 collects instead, by the same per-generation thresholds.
+
+A pass walks every object of the generations it collects, holding the GIL: ~0.7 µs an
+object, so 100-150 ms for a process holding a 100,000-token model (its merges alone are
+100,000 objects). Such batches arrive all at once, made by a worker (a trained or loaded
+model, a vocabulary's table, a long text's encoding) and live as long as they are shown;
+their objects hold strings and numbers, no reference cycles. So when the young generation
+has grown by more than :data:`FREEZE_OVER` objects since the last pass, the collector does
+not walk them (again and again, as they age) but moves them to the permanent generation
+(``gc.freeze()``, which takes no time): reference counting still frees them, only cyclic
+garbage among them escapes (a model and its cached tokenizer refer to each other; the
+document breaks that cycle when it replaces its model, ``BPEModel.release_tokenizer``,
+but other panels' and temporary models keep theirs). So once the user has left the
+application (another window is active, or it is hidden), everything frozen is handed back
+and collected in one full pass, and what is still alive frozen again: the stall then
+happens while nobody is looking.
 """
 
 from __future__ import annotations
 
 import gc
 
-from PySide6.QtCore import QObject, QTimer
+from PySide6.QtCore import QObject, Qt, QTimer
+from PySide6.QtGui import QGuiApplication
 
 from bpe_desktop.core import chunked
 
 #: How often the GUI thread looks at the allocation counts.
 INTERVAL_MS = 500
+#: A young generation grown by more objects than this (a pass over it would take more
+#: than ~5 ms) is frozen instead of walked.
+FREEZE_OVER = 8_000
+#: What :meth:`GuiThreadCollector.collect_due` returns when it froze the young objects,
+#: and when it collected everything frozen (the user away).
+FROZEN = "frozen"
+THAWED = "thawed"
 
 
 class GuiThreadCollector(QObject):
@@ -28,24 +51,47 @@ class GuiThreadCollector(QObject):
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         gc.disable()
+        self._froze = False  # objects frozen since the last full pass over them
         self._timer = QTimer(self)
         self._timer.timeout.connect(self.collect_due)
         self._timer.start(INTERVAL_MS)
 
-    def collect_due(self) -> int | None:
+    def collect_due(self) -> int | str | None:
         """Collect the oldest generation whose count is past its threshold, as the automatic
-        collector would have; nothing while a background job has collection paused (see
-        :func:`bpe_desktop.core.chunked.collector_paused`). Returns the generation."""
+        collector would have, or freeze a large batch of new objects (:data:`FROZEN`), or,
+        the user away, collect what was frozen (:data:`THAWED`); nothing while a background
+        job has collection paused (see :func:`bpe_desktop.core.chunked.collector_paused`).
+        Returns the generation, or what it did instead."""
         if chunked.collection_paused():
             return None
+        if self._froze and not _user_is_here():
+            self.collect_frozen()
+            return THAWED
         counts, thresholds = gc.get_count(), gc.get_threshold()
+        if counts[0] > FREEZE_OVER:
+            gc.freeze()
+            self._froze = True
+            return FROZEN
         due = [g for g in range(3) if counts[g] > thresholds[g]]
         if not due:
             return None
         gc.collect(due[-1])
         return due[-1]
 
+    def collect_frozen(self) -> None:
+        """Collect everything, what was frozen included, then freeze what is still alive:
+        one full pass (100-300 ms with a large model)."""
+        gc.unfreeze()
+        gc.collect()
+        gc.freeze()
+        self._froze = False
+
     def stop(self) -> None:
         """Hand collection back to Python."""
         self._timer.stop()
         gc.enable()
+
+
+def _user_is_here() -> bool:
+    """Whether one of the application's windows is the active one."""
+    return QGuiApplication.applicationState() == Qt.ApplicationState.ApplicationActive

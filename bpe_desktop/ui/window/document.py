@@ -85,6 +85,9 @@ class ModelDocument(QObject):
         return self.path
 
     def _replace(self, model: BPEModel | None, path: str | None, *, dirty: bool) -> None:
+        old = self.model
+        if old is not None and old is not model:
+            old.release_tokenizer()  # its one reference cycle (see ui.common.collector)
         self.model, self.path, self.dirty = model, path, dirty
         self.model_changed.emit(model)
         self.state_changed.emit()

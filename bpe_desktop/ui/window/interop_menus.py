@@ -20,8 +20,10 @@ from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMenu
 
 from bpe_desktop.core import BpeError, BPEModel, Corpus, Progress, formats
+from bpe_desktop.core.chunked import Superseded
 from bpe_desktop.core.formats import Verification
 from bpe_desktop.ui.common import dialogs
+from bpe_desktop.ui.common.background import LatestJob
 from bpe_desktop.ui.common.workers import JobError, JobRunner
 
 if TYPE_CHECKING:
@@ -120,6 +122,13 @@ class InteropMenus(QObject):
         self.import_menu = QMenu("&Import", window)
         self.export_menu = QMenu("&Export", window)
         self.export_actions: dict[str, QAction] = {}
+        #: Which formats the current model cannot take, decided in the background (the
+        #: checks walk every merge: hundreds of ms for a 100,000-token model).
+        self._export_checks = LatestJob(self)
+        self._export_checks.finished.connect(self._show_export_problems)
+        self._export_checks.failed.connect(self._on_check_failed)
+        self._problems_model: BPEModel | None = None
+        self._problems: dict[str, str | None] = {}
         self._fill()
 
     def _fill(self) -> None:
@@ -139,14 +148,59 @@ class InteropMenus(QObject):
     @Slot()
     def _explain_exports(self) -> None:
         """A format the current model cannot take is disabled, its tooltip and status tip
-        saying why (the formats module's own check, so the rules live in one place)."""
+        saying why (the formats module's own check, so the rules live in one place). The
+        checks run in a worker; until they end every entry is offered, and
+        :meth:`export` checks again before anything is written."""
         model = self.window.document.model
+        self._problems_model, self._problems = None, {}
+        self._show_problems({})
+        if model is None:
+            self._export_checks.discard()
+            return
+        fmts = tuple(self.export_actions)
+
+        def job(report, cancel) -> tuple[BPEModel, dict[str, str | None]]:
+            problems = {}
+            for fmt in fmts:
+                if cancel.cancelled:
+                    raise Superseded
+                problems[fmt] = formats.export_problem(model, fmt)
+            return model, problems
+
+        self._export_checks.submit(job)
+
+    @property
+    def checking_exports(self) -> bool:
+        """Whether the export entries still wait for the current model's checks."""
+        return self._export_checks.busy
+
+    @Slot(object)
+    def _show_export_problems(self, result) -> None:
+        model, problems = result
+        if model is self.window.document.model:
+            self._problems_model, self._problems = model, problems
+            self._show_problems(problems)
+
+    @Slot(object)
+    def _on_check_failed(self, error: JobError) -> None:
+        # An unexpected error in a check: the entries stay offered, and export() runs the
+        # same check again (and reports it) when one is chosen.
+        self.window.statusBar().showMessage(
+            f"Could not check the export formats: {error.message}", 8000)
+
+    def _show_problems(self, problems: dict[str, str | None]) -> None:
         for fmt, action in self.export_actions.items():
-            problem = formats.export_problem(model, fmt) if model is not None else None
+            problem = problems.get(fmt)
             tip = f"Not possible for this model: {problem}" if problem else ""
             action.setEnabled(problem is None)
             action.setStatusTip(tip)
             action.setToolTip(tip or action.text().replace("&", "").rstrip("…"))
+
+    def _export_problem(self, model: BPEModel, fmt: str) -> str | None:
+        """The background check's verdict when it is for ``model``, else the check now."""
+        if model is self._problems_model and fmt in self._problems:
+            return self._problems[fmt]
+        return formats.export_problem(model, fmt)
 
     @property
     def running(self) -> bool:
@@ -156,6 +210,7 @@ class InteropMenus(QObject):
         self.runner.cancel()
 
     def shutdown(self) -> None:
+        self._export_checks.shutdown()
         self.runner.shutdown()
 
     def _start(self, title: str, status: str, job, *,
@@ -204,7 +259,7 @@ class InteropMenus(QObject):
         if model is None or self._busy():
             return False
         info = formats.FORMATS[fmt]
-        problem = formats.export_problem(model, fmt)
+        problem = self._export_problem(model, fmt)
         if problem:
             dialogs.show_error(self.window, "Cannot export",
                                f"This model cannot be exported as {_label(fmt)}: {problem}.")

@@ -1,0 +1,57 @@
+"""The trained result crosses from the engine packed (strings back to back with their ends
+in code points, numbers as bytes): unpacked, it is the same as the engine's word table
+read another way (``word_segmentations``, built directly as Python objects)."""
+
+from __future__ import annotations
+
+import sys
+from collections import Counter
+
+import pytest
+
+from bpe_desktop.core import Corpus, TrainConfig, train
+from bpe_desktop.core.training import _numbers, _unpack_strings
+
+TEXTS = [
+    "naïve café 東京 東京都 über straße 🙂🙂 a\u0301 e\u0301e\u0301 " * 3,
+    "ᄀ ᄀ ᄀ 𝔘𝔫𝔦𝔠𝔬𝔡𝔢 𝔘𝔫𝔦 तुम तुम्हारा " * 4,
+    "plain ascii words words words and more words",
+]
+
+
+def test_packed_strings_round_trip_with_characters_of_every_width():
+    items = ["a", "é", "東京", "🙂", "a\u0301", "x" * 1000, "Ġthe"]
+    text = "".join(items).encode("utf-8")
+    ends, total = [], 0
+    for item in items:
+        total += len(item)
+        ends.append(total)
+    packed_ends = b"".join(e.to_bytes(8, sys.byteorder) for e in ends)  # as the engine packs
+    assert _unpack_strings(text, packed_ends) == items
+    assert _unpack_strings(b"", b"") == []
+    assert _numbers(b"", "Q") == []
+
+
+@pytest.mark.parametrize("preset", ["default", "gpt2", "sennrich"])
+def test_unpacked_result_matches_the_word_table(preset):
+    cfg = TrainConfig.preset(preset, vocab_size=300) if preset != "default" else \
+        TrainConfig(vocab_size=300)
+    result = train(Corpus.from_texts(TEXTS), cfg)
+    model = result.model
+    rows = result.word_segmentations()
+    # the kept words: the most frequent, ties in first-seen order
+    expected = sorted(((s.word, s.count) for s in rows), key=lambda wc: -wc[1])
+    assert list(model.words) == expected[: cfg.keep_words]
+    # every merge names tokens that exist, and their results are the model's pieces
+    pieces = set(model.pieces)
+    assert all(m.left in pieces and m.right in pieces and m.result in pieces
+               for m in model.merges)
+    # final counts: each piece of each word's final segmentation, weighted by its count
+    by_piece = Counter()
+    for s in rows:
+        for p in s.pieces:
+            by_piece[p] += s.count
+    ids = model.piece_ids
+    assert {p: model.final_counts[ids[p]] for p in by_piece if p in ids} == \
+        {p: c for p, c in by_piece.items() if p in ids}
+    assert sum(model.final_counts) == sum(c for p, c in by_piece.items() if p in ids)
