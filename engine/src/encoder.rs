@@ -15,23 +15,27 @@ use crate::error::{EngineError, Result};
 use crate::text::{byte_to_char_table, Boundary, TextRules, BOW, EOW};
 use crate::trainer::merge_all;
 
+mod cache;
 mod dropout;
+mod pairs;
+pub use cache::{cached_words, CACHED_WORD_BYTES, CACHE_WORDS};
 pub use dropout::Dropout;
+use pairs::{PairTable, NO_RANK};
 
 /// Words longer than this (in symbols) use the heap encoder.
 const LONG_WORD: usize = 48;
-/// Per-call word cache bound.
-const CACHE_LIMIT: usize = 1 << 16;
 
 pub use crate::options::SpecialRole;
 
 pub struct Encoder {
+    /// Identity of this encoder's word caches (see `cache`).
+    id: u64,
     rules: TextRules,
     pieces: Vec<String>,
     /// Non-special pieces -> id.
     index: FxHashMap<String, u32>,
     /// (left, right) -> (rank, result).
-    ranks: FxHashMap<u64, (u32, u32)>,
+    ranks: PairTable,
     unk: Option<u32>,
     specials: FxHashMap<u32, SpecialRole>,
     /// Symbol id of each character, and of each character with `</w>` glued on.
@@ -44,10 +48,6 @@ pub struct Encoder {
     /// A run of unknown symbols in a word becomes one unknown token (sentencepiece, HF
     /// `fuse_unk`); otherwise each unknown character is one.
     fuse_unk: bool,
-}
-
-fn key(l: u32, r: u32) -> u64 {
-    ((l as u64) << 32) | r as u64
 }
 
 impl Encoder {
@@ -66,12 +66,12 @@ impl Encoder {
                 index.insert(p.clone(), i as u32);
             }
         }
-        let mut ranks = FxHashMap::default();
+        let mut ranks = PairTable::with_capacity(merges.len());
         for (rank, &(l, r, res)) in merges.iter().enumerate() {
-            if l >= n || r >= n || res >= n {
+            if l >= n || r >= n || res >= n || rank as u32 >= NO_RANK {
                 return Err(EngineError::Config(format!("merge {rank} refers to an id outside the vocabulary")));
             }
-            ranks.entry(key(l, r)).or_insert((rank as u32, res));
+            ranks.insert_first(l, r, rank as u32, res);
         }
         if let Some(u) = unk {
             if u >= n {
@@ -106,7 +106,12 @@ impl Encoder {
             t
         });
         let max_piece_chars = pieces.iter().map(|p| p.chars().count()).max().unwrap_or(1);
-        Ok(Encoder { rules, pieces, index, ranks, unk, specials, char_ids, final_char_ids, marker_id, byte_ids, byte_chars, max_piece_chars, fuse_unk })
+        Ok(Encoder { id: cache::new_encoder_id(), rules, pieces, index, ranks, unk, specials, char_ids, final_char_ids, marker_id, byte_ids, byte_chars, max_piece_chars, fuse_unk })
+    }
+
+    /// This encoder's identity in the per-thread word caches (for tests of the cache).
+    pub fn cache_id(&self) -> u64 {
+        self.id
     }
 
     pub fn pieces(&self) -> &[String] {
@@ -185,7 +190,7 @@ impl Encoder {
     fn lowest_pair(&self, syms: &[u32]) -> Option<(u32, u32, u32, u32)> {
         let mut best: Option<(u32, u32, u32, u32)> = None;
         for i in 1..syms.len() {
-            if let Some(&(rank, c)) = self.ranks.get(&key(syms[i - 1], syms[i])) {
+            if let Some((rank, c)) = self.ranks.get(syms[i - 1], syms[i]) {
                 if best.is_none_or(|(r, ..)| rank < r) {
                     best = Some((rank, syms[i - 1], syms[i], c));
                 }
@@ -194,10 +199,50 @@ impl Encoder {
         best
     }
 
+    /// Seed 000's loop in place: `rank[i]` holds the rank of pair (i, i + 1), and after
+    /// merging every occurrence of the lowest pair left to right only the pairs next to a
+    /// merged symbol are looked up again. Words of at most `LONG_WORD` symbols.
     fn merge_short(&self, syms: &mut Vec<u32>) {
-        while let Some((_, a, b, c)) = self.lowest_pair(syms) {
-            *syms = merge_all(syms, a, b, c);
+        let mut n = syms.len();
+        debug_assert!(n <= LONG_WORD);
+        if n < 2 {
+            return;
         }
+        let mut rank = [NO_RANK; LONG_WORD];
+        for i in 0..n - 1 {
+            rank[i] = self.ranks.rank(syms[i], syms[i + 1]);
+        }
+        loop {
+            let (mut best, mut at) = (NO_RANK, 0);
+            for (i, &r) in rank[..n - 1].iter().enumerate() {
+                if r < best {
+                    (best, at) = (r, i);
+                }
+            }
+            if best == NO_RANK {
+                break;
+            }
+            // A rank names one pair, so `rank[i] == best` is "pair i is the lowest pair".
+            let merged_sym = self.ranks.get(syms[at], syms[at + 1]).map_or(syms[at], |(_, c)| c);
+            let (mut read, mut write, mut prev_merged) = (at, at, false);
+            while read < n {
+                let merged = read + 1 < n && rank[read] == best;
+                let s = if merged { merged_sym } else { syms[read] };
+                syms[write] = s;
+                if write > 0 {
+                    // Reads of `rank` stay at or after `read - 1`, writes before it.
+                    rank[write - 1] = if merged || prev_merged { self.ranks.rank(syms[write - 1], s) } else { rank[read - 1] };
+                }
+                prev_merged = merged;
+                read += if merged { 2 } else { 1 };
+                write += 1;
+            }
+            n = write;
+            if n < 2 {
+                break;
+            }
+        }
+        syms.truncate(n);
     }
 
     /// The same result as `merge_short` in O(n log n): a linked list and a heap.
@@ -209,7 +254,7 @@ impl Encoder {
         let mut alive = vec![true; n];
         let mut heap: BinaryHeap<Reverse<(u32, usize)>> = BinaryHeap::new();
         for i in 0..n.saturating_sub(1) {
-            if let Some(&(rank, _)) = self.ranks.get(&key(sym[i], sym[i + 1])) {
+            if let Some((rank, _)) = self.ranks.get(sym[i], sym[i + 1]) {
                 heap.push(Reverse((rank, i)));
             }
         }
@@ -217,8 +262,8 @@ impl Encoder {
             if !alive[i] || next[i] >= n {
                 return None;
             }
-            match self.ranks.get(&key(sym[i], sym[next[i]])) {
-                Some(&(r, c)) if r == rank => Some(c),
+            match self.ranks.get(sym[i], sym[next[i]]) {
+                Some((r, c)) if r == rank => Some(c),
                 _ => None,
             }
         };
@@ -273,12 +318,12 @@ impl Encoder {
         let n = sym.len();
         let p = prev[i];
         if p < n && alive[p] {
-            if let Some(&(r, _)) = self.ranks.get(&key(sym[p], sym[i])) {
+            if let Some((r, _)) = self.ranks.get(sym[p], sym[i]) {
                 heap.push(Reverse((r, p)));
             }
         }
         if next[i] < n {
-            if let Some(&(r, _)) = self.ranks.get(&key(sym[i], sym[next[i]])) {
+            if let Some((r, _)) = self.ranks.get(sym[i], sym[next[i]]) {
                 heap.push(Reverse((r, i)));
             }
         }
@@ -313,11 +358,17 @@ impl Encoder {
         out
     }
 
-    /// Encode text: normalize, cut into words, encode each (cached within this call).
+    /// Encode text: normalize, cut into words, encode each (see `cache` for the words
+    /// kept across calls).
     pub fn encode(&self, text: &str, greedy: bool) -> Result<Vec<u32>> {
         let mut out = Vec::with_capacity(text.len() / 3);
-        self.for_each_word(text, greedy, &mut |_, ids| out.extend_from_slice(ids))?;
+        self.encode_into(text, greedy, &mut out)?;
         Ok(out)
+    }
+
+    /// [`Encoder::encode`], appending to `out` (many texts into one buffer).
+    pub fn encode_into(&self, text: &str, greedy: bool, out: &mut Vec<u32>) -> Result<()> {
+        self.for_each_word(text, greedy, &mut |_, ids| out.extend_from_slice(ids))
     }
 
     /// Encode text with BPE-dropout (see `dropout`); the same seed gives the same sample,
@@ -350,32 +401,35 @@ impl Encoder {
         }
         let text = if text.contains('\r') { std::borrow::Cow::Owned(text.replace("\r\n", "\n")) } else { std::borrow::Cow::Borrowed(text) };
         let normalized = self.rules.normalize(&text);
-        let mut cache: FxHashMap<&str, Vec<u32>> = FxHashMap::default();
         let mut error = None;
-        self.rules.split_for_encoding(&normalized, &mut |w| {
-            if error.is_some() {
-                return;
-            }
-            if let Some(d) = dropout.as_deref_mut() {
-                match self.sample_word(w, d) {
-                    Ok(ids) => f(w, &ids),
-                    Err(e) => error = Some(e),
-                }
-                return;
-            }
-            if let Some(ids) = cache.get(w) {
-                f(w, ids);
-                return;
-            }
-            match self.encode_word(w, greedy) {
-                Ok(ids) => {
-                    f(w, &ids);
-                    if cache.len() < CACHE_LIMIT {
-                        cache.insert(w, ids);
+        if let Some(d) = dropout {
+            self.rules.split_for_encoding(&normalized, &mut |w| {
+                if error.is_none() {
+                    match self.sample_word(w, d) {
+                        Ok(ids) => f(w, &ids),
+                        Err(e) => error = Some(e),
                     }
                 }
-                Err(e) => error = Some(e),
-            }
+            });
+            return error.map_or(Ok(()), Err);
+        }
+        cache::with_cache(self.id, greedy, |cache| {
+            self.rules.split_for_encoding(&normalized, &mut |w| {
+                if error.is_some() {
+                    return;
+                }
+                if let Some(ids) = cache.get(w) {
+                    f(w, ids);
+                    return;
+                }
+                match self.encode_word(w, greedy) {
+                    Ok(ids) => {
+                        f(w, &ids);
+                        cache.insert(w, &ids);
+                    }
+                    Err(e) => error = Some(e),
+                }
+            })
         });
         error.map_or(Ok(()), Err)
     }
@@ -472,6 +526,13 @@ impl Encoder {
     }
 }
 
+impl Drop for Encoder {
+    fn drop(&mut self) {
+        // Other threads' caches of this encoder age out as they cache other encoders.
+        cache::forget(self.id);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -490,16 +551,78 @@ mod tests {
         Encoder::new(rules(Boundary::EowSymbol), pieces, &merges, Some(0), specials, false).unwrap()
     }
 
+    /// Seed 000's loop as written: the reference for both merge paths.
+    fn reference_merge(e: &Encoder, syms: &[u32]) -> Vec<u32> {
+        let mut syms = syms.to_vec();
+        while let Some((_, a, b, c)) = e.lowest_pair(&syms) {
+            syms = merge_all(&syms, a, b, c);
+        }
+        syms
+    }
+
     #[test]
     fn short_and_long_paths_agree() {
         let e = toy();
         for n in 1..200 {
             let word = "a".repeat(n) + "b";
             let syms = e.symbols(&word).unwrap();
+            if syms.len() <= LONG_WORD {
+                let mut short = syms.clone();
+                e.merge_short(&mut short);
+                assert_eq!(short, reference_merge(&e, &syms), "n = {n}");
+            }
+            assert_eq!(e.merge_long(&syms), reference_merge(&e, &syms), "n = {n}");
+        }
+    }
+
+    #[test]
+    fn in_place_merge_matches_the_reference_on_random_merges() {
+        // Symbols a..d, then 60 random merges of existing tokens (any order of ranks).
+        let mut pieces: Vec<String> = ["<unk>", "</w>", "a", "b", "c", "d"].iter().map(|s| s.to_string()).collect();
+        let mut merges = Vec::new();
+        let mut x: u64 = 99;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        for _ in 0..60 {
+            let n = pieces.len() as u64;
+            let (l, r) = (2 + next() % (n - 2), 2 + next() % (n - 2));
+            let piece = format!("{}{}", pieces[l as usize], pieces[r as usize]);
+            merges.push((l as u32, r as u32, pieces.len() as u32));
+            pieces.push(piece);
+        }
+        let mut specials = FxHashMap::default();
+        specials.insert(0, SpecialRole::Unk);
+        let e = Encoder::new(rules(Boundary::None), pieces, &merges, Some(0), specials, false).unwrap();
+        for _ in 0..3000 {
+            let len = 1 + (next() % LONG_WORD as u64) as usize;
+            let syms: Vec<u32> = (0..len).map(|_| 2 + (next() % 4) as u32).collect();
             let mut short = syms.clone();
             e.merge_short(&mut short);
-            assert_eq!(short, e.merge_long(&syms), "n = {n}");
+            let want = reference_merge(&e, &syms);
+            assert_eq!(short, want, "{syms:?}");
+            assert_eq!(e.merge_long(&syms), want, "{syms:?}");
         }
+    }
+
+    #[test]
+    fn cached_words_give_the_same_ids_across_calls() {
+        let e = toy();
+        let text = "aaab ab aaaaab b aaab";
+        let first = e.encode(text, false).unwrap();
+        assert!(cached_words(e.cache_id(), false) > 0);
+        for _ in 0..3 {
+            assert_eq!(e.encode(text, false).unwrap(), first);
+        }
+        // The greedy mode has its own cache: its ids differ here.
+        assert_eq!(e.encode("aaaab", true).unwrap(), vec![5, 2, 6]);
+        assert_eq!(e.encode("aaaab", false).unwrap(), vec![4, 4, 6]);
+        let id = e.cache_id();
+        drop(e);
+        assert_eq!(cached_words(id, false), 0);
     }
 
     #[test]

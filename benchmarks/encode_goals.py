@@ -1,0 +1,176 @@
+"""Issue 17's encoding goals, measured as users call the tokenizer (``bench_encode.py --goals``).
+
+One process holds our ``gpt2``-preset tokenizer and a tiktoken ``Encoding`` built from our
+exported model (its ids are our ids), so every ratio against tiktoken comes from the same
+run under the same load. Texts: the gutenberg slice and the UD files of five scripts.
+
+Modes (one thread unless stated; UTF-8 input bytes / best-of-N seconds):
+
+=================  ==========================================================
+lines              ``tok.encode_batch(lines, threads=1)``, one text per line
+chunks             ``tok.encode_batch(chunks, threads=1)``, 128 KiB chunks
+chunks x2          the same with ``threads=2`` (speed-up = x2 ÷ x1, wall clock)
+whole              ``tok.encode_to_numpy(text)``, one call
+loop               ``[tok.encode(line) for line in lines]``
+tiktoken loop      ``[enc.encode_ordinary(line) for line in lines]``
+=================  ==========================================================
+
+Single-thread rates are given both by wall clock and by the process's CPU time: on a
+machine shared with other work the CPU time is the steadier figure (a descheduled thread
+uses none), so the verdicts of the one-thread goals use it. Ids are checked identical to
+tiktoken's for lines, loop and whole text.
+
+Worst cases: ``"a" * N``, N random ASCII letters, and N bytes without spaces of each UD
+script, each one ``encode_to_numpy`` call at N = 0.5 MB and 1 MB (linear: the time
+ratio stays near 2), timed against tiktoken in the same run.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import string
+import time
+
+#: goal name -> (minimum, unit); each stated once here.
+GOALS = {
+    "lines MB/s": (60.0, "MB/s"),
+    "chunks MB/s": (100.0, "MB/s"),
+    "whole MB/s": (150.0, "MB/s"),
+    "loop ÷ tiktoken loop": (2.0, "×"),
+    "2 threads ÷ 1 thread": (1.8, "×"),
+}
+UD_SCRIPTS = ("ud_english", "ud_german", "ud_russian", "ud_hindi", "ud_japanese")
+WORST_SIZES = (500_000, 1_000_000)
+
+
+def _best(fn, repeat: int) -> tuple[float, float, object]:
+    """(best wall s, best CPU s, last result) over ``repeat`` timed runs after a warm-up."""
+    result = fn()
+    walls, cpus = [], []
+    for _ in range(repeat):
+        w0, c0 = time.perf_counter(), time.process_time()
+        result = fn()
+        cpus.append(time.process_time() - c0)
+        walls.append(time.perf_counter() - w0)
+    return min(walls), min(cpus), result
+
+
+def _flat(arrays) -> list[int]:
+    out: list[int] = []
+    for a in arrays:
+        out.extend(int(i) for i in a)
+    return out
+
+
+def measure_text(name: str, text: str, tok, enc, chunks_of, chunk_kb: int, repeat: int) -> dict:
+    lines = text.splitlines(keepends=True)
+    chunks = chunks_of(text, chunk_kb * 1024)
+    nbytes = len(text.encode("utf-8"))
+    row: dict = {"text": name, "mb": nbytes / 1e6, "lines": len(lines)}
+    modes = {
+        "lines": lambda: tok.encode_batch(lines, threads=1),
+        "chunks": lambda: tok.encode_batch(chunks, threads=1),
+        "chunks x2": lambda: tok.encode_batch(chunks, threads=2),
+        "whole": lambda: tok.encode_to_numpy(text),
+        "loop": lambda: [tok.encode(line) for line in lines],
+        "tiktoken loop": lambda: [enc.encode_ordinary(line) for line in lines],
+        "tiktoken whole": lambda: enc.encode_ordinary(text),
+    }
+    results = {}
+    for mode, fn in modes.items():
+        wall, cpu, results[mode] = _best(fn, repeat)
+        row[mode] = {"wall_mb_s": nbytes / 1e6 / wall, "cpu_mb_s": nbytes / 1e6 / cpu}
+    per_line = results["tiktoken loop"]
+    row["same ids"] = {
+        "lines": _flat(results["lines"]) == _flat(per_line),
+        "loop": _flat(results["loop"]) == _flat(per_line),
+        "whole": [int(i) for i in results["whole"]] == results["tiktoken whole"],
+        "chunks": _flat(results["chunks"]) == _flat(results["chunks x2"]),
+    }
+    return row
+
+
+def worst_inputs(size: int, ud_texts: dict[str, str]) -> dict[str, str]:
+    rng = random.Random(0)
+    out = {"a*N": "a" * size,
+           "random letters": "".join(rng.choices(string.ascii_letters, k=size))}
+    for name, text in ud_texts.items():
+        joined = "".join(text.split())
+        data = (joined * (size // max(1, len(joined.encode("utf-8"))) + 1)).encode("utf-8")
+        out[f"{name} no spaces"] = data[:size].decode("utf-8", errors="ignore")
+    return out
+
+
+def measure_worst(tok, enc, ud_texts: dict[str, str]) -> list[dict]:
+    rows = []
+    by_size = {size: worst_inputs(size, ud_texts) for size in WORST_SIZES}
+    for name in by_size[WORST_SIZES[0]]:
+        row = {"input": name}
+        for size in WORST_SIZES:
+            text = by_size[size][name]
+            wall, cpu, ids = _best(lambda: tok.encode_to_numpy(text), 1)
+            _, tcpu, tids = _best(lambda: enc.encode_ordinary(text), 1)
+            row[size] = {"cpu_s": cpu, "tiktoken_cpu_s": tcpu,
+                         "same_ids": [int(i) for i in ids] == tids}
+        small, large = (row[s]["cpu_s"] for s in WORST_SIZES)
+        row["growth"] = large / small if small else float("inf")
+        rows.append(row)
+    return rows
+
+
+def verdicts(rows: list[dict]) -> list[tuple[str, str, float, str]]:
+    """(goal, text, value, verdict) for every goal and text."""
+    out = []
+    for r in rows:
+        values = {
+            "lines MB/s": r["lines"]["cpu_mb_s"],
+            "chunks MB/s": r["chunks"]["cpu_mb_s"],
+            "whole MB/s": r["whole"]["cpu_mb_s"],
+            "loop ÷ tiktoken loop": r["loop"]["cpu_mb_s"] / r["tiktoken loop"]["cpu_mb_s"],
+            "2 threads ÷ 1 thread": r["chunks x2"]["wall_mb_s"] / r["chunks"]["wall_mb_s"],
+        }
+        for goal, value in values.items():
+            minimum, _ = GOALS[goal]
+            out.append((goal, r["text"], value, "met" if value >= minimum else "NOT met"))
+    return out
+
+
+def render(rows: list[dict], worst: list[dict], load: tuple[float, float]) -> str:
+    modes = ("lines", "chunks", "chunks x2", "whole", "loop", "tiktoken loop", "tiktoken whole")
+    lines = [f"Goals run: 1-min load before/after {load[0]:.2f}/{load[1]:.2f}, "
+             f"{os.cpu_count()} CPUs. MB/s as wall / CPU time.", "",
+             "| text | MB | " + " | ".join(modes) + " | same ids |",
+             "|---|---:|" + "---:|" * len(modes) + "---|"]
+    for r in rows:
+        cells = [f"{r[m]['wall_mb_s']:.1f} / {r[m]['cpu_mb_s']:.1f}" for m in modes]
+        same = "yes" if all(r["same ids"].values()) else \
+            "**no**: " + ",".join(k for k, v in r["same ids"].items() if not v)
+        lines.append(f"| {r['text']} | {r['mb']:.2f} | " + " | ".join(cells) + f" | {same} |")
+    lines += ["", "| goal | text | value | minimum | verdict |", "|---|---|---:|---:|---|"]
+    for goal, text, value, verdict in verdicts(rows):
+        minimum, unit = GOALS[goal]
+        lines.append(f"| {goal} | {text} | {value:.2f} | {minimum:g} {unit} | {verdict} |")
+    if worst:
+        a, b = WORST_SIZES
+        lines += ["", f"Worst cases (one encode_to_numpy call, CPU s; growth = t({b / 1e6:g} MB) "
+                  f"÷ t({a / 1e6:g} MB), 2 = linear):", "",
+                  f"| input | ours {a / 1e6:g} MB | ours {b / 1e6:g} MB | growth | "
+                  f"tiktoken {b / 1e6:g} MB | ours ÷ tiktoken | same ids |",
+                  "|---|---:|---:|---:|---:|---:|---|"]
+        for w in worst:
+            same = "yes" if all(w[s]["same_ids"] for s in WORST_SIZES) else "**no**"
+            ours, theirs = w[b]["cpu_s"], w[b]["tiktoken_cpu_s"]
+            lines.append(f"| {w['input']} | {w[a]['cpu_s']:.3f} | {ours:.3f} | "
+                         f"{w['growth']:.2f} | {theirs:.3f} | {ours / theirs:.2f}× | {same} |")
+    return "\n".join(lines)
+
+
+def run(tok, enc, texts: dict[str, str], chunks_of, chunk_kb: int, repeat: int,
+        worst: bool) -> tuple[str, dict]:
+    load_before = os.getloadavg()
+    rows = [measure_text(n, t, tok, enc, chunks_of, chunk_kb, repeat) for n, t in texts.items()]
+    ud = {n: t for n, t in texts.items() if n in UD_SCRIPTS}
+    worst_rows = measure_worst(tok, enc, ud) if worst else []
+    load = (load_before[0], os.getloadavg()[0])
+    return render(rows, worst_rows, load), {"rows": rows, "worst": worst_rows, "load": load}
