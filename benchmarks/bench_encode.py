@@ -378,9 +378,9 @@ def run_goals(args) -> int:
     paths = prepare_texts(names, args.gutenberg_mb)
     train = [CORPORA_DIR / f"{n.strip()}.txt" for n in args.train_on.split(",") if n.strip()]
     model = build_ours([str(p) for p in train], args.vocab)
-    tok, enc = model.tokenizer(), tiktoken_from_model(model)
+    enc = tiktoken_from_model(model)
     texts = {(p.stem if p.parent != CACHE else "gutenberg"): read_text(p) for p in paths}
-    md, data = encode_goals.run(tok, enc, texts, chunks_of, args.chunk_kb, args.repeat,
+    md, data = encode_goals.run(model.tokenizer, enc, texts, chunks_of, args.chunk_kb, args.repeat,
                                 not args.no_worst)
     print(md)
     args.out.mkdir(parents=True, exist_ok=True)

@@ -111,6 +111,7 @@ class Tokenizer:
             self._unk_id,
             specials,
         )
+        self._encode_list = self._native.encode_list
 
     # -- sizes and lookups (sentencepiece names) ------------------------------------------
 
@@ -150,11 +151,11 @@ class Tokenizer:
                add_eos: bool = False, dropout: float = 0.0,
                seed: int | None = None) -> list[int]:
         """Text to ids (a BPE-dropout sample when ``dropout`` > 0; see the module notes)."""
-        if mode == "merges" and type(text) is str and type(dropout) is float \
-                and dropout == 0.0 and seed is None and not add_bos and not add_eos:
+        if mode == "merges" and type(dropout) is float and dropout == 0.0 and seed is None \
+                and not add_bos and not add_eos:
             # The common call, in one engine call that builds the list (per-call cost
-            # matters: users encode many short texts this way).
-            return self._native.encode_list(text, False)
+            # matters: users encode many short texts this way). It refuses a non-str.
+            return self._encode_list(text, False)
         ids = self._encode_array(text, mode, dropout, seed).tolist()
         return self._wrap(ids, add_bos, add_eos)
 

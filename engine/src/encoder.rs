@@ -6,6 +6,7 @@
 //! linked list, taking every occurrence of the lowest rank as one batch, so the result
 //! is the same and the cost is O(n log n).
 
+use std::borrow::Cow;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
@@ -368,7 +369,16 @@ impl Encoder {
 
     /// [`Encoder::encode`], appending to `out` (many texts into one buffer).
     pub fn encode_into(&self, text: &str, greedy: bool, out: &mut Vec<u32>) -> Result<()> {
-        self.for_each_word(text, greedy, &mut |_, ids| out.extend_from_slice(ids))
+        self.cached_words(&self.prepared(text), greedy, |_, ids| out.extend_from_slice(ids))
+    }
+
+    /// Text as it is cut into words: CRLF as LF, then normalized.
+    fn prepared<'a>(&self, text: &'a str) -> Cow<'a, str> {
+        if text.contains('\r') {
+            Cow::Owned(self.rules.normalize(&text.replace("\r\n", "\n")).into_owned())
+        } else {
+            self.rules.normalize(text)
+        }
     }
 
     /// Encode text with BPE-dropout (see `dropout`); the same seed gives the same sample,
@@ -399,10 +409,9 @@ impl Encoder {
         } else {
             dropout = None;
         }
-        let text = if text.contains('\r') { std::borrow::Cow::Owned(text.replace("\r\n", "\n")) } else { std::borrow::Cow::Borrowed(text) };
-        let normalized = self.rules.normalize(&text);
-        let mut error = None;
+        let normalized = self.prepared(text);
         if let Some(d) = dropout {
+            let mut error = None;
             self.rules.split_for_encoding(&normalized, &mut |w| {
                 if error.is_none() {
                     match self.sample_word(w, d) {
@@ -413,8 +422,15 @@ impl Encoder {
             });
             return error.map_or(Ok(()), Err);
         }
+        self.cached_words(&normalized, greedy, f)
+    }
+
+    /// Each word of normalized text with its ids, through this thread's word cache
+    /// (generic, so that the per-word step inlines).
+    fn cached_words(&self, normalized: &str, greedy: bool, mut f: impl FnMut(&str, &[u32])) -> Result<()> {
+        let mut error = None;
         cache::with_cache(self.id, greedy, |cache| {
-            self.rules.split_for_encoding(&normalized, &mut |w| {
+            self.rules.split_for_encoding(normalized, &mut |w| {
                 if error.is_some() {
                     return;
                 }

@@ -26,42 +26,99 @@ pub fn new_encoder_id() -> u64 {
     NEXT_ENCODER.fetch_add(1, Ordering::Relaxed)
 }
 
+/// Up to 7 bytes as one integer: the bytes (little-endian) with the length in the top
+/// byte, so it names exactly one byte string. Read with at most three loads (they overlap
+/// and agree where they do), without a byte loop or a `memcpy` call.
+#[inline]
+fn pack7(b: &[u8]) -> u64 {
+    let n = b.len();
+    debug_assert!(n <= 7);
+    let load4 = |i: usize| u32::from_le_bytes(b[i..i + 4].try_into().expect("4 bytes")) as u64;
+    let bytes = match n {
+        0 => 0,
+        1..=3 => b[0] as u64 | (b[n / 2] as u64) << (8 * (n / 2)) | (b[n - 1] as u64) << (8 * (n - 1)),
+        _ => load4(0) | load4(n - 4) << (8 * (n - 4)),
+    };
+    bytes | (n as u64) << 56
+}
+
+/// A word by length class: most words fit in one or two integers, hashed and compared
+/// without a `memcmp` call, in small entries (16 or 24 bytes) that keep the cache compact.
+enum Key<'a> {
+    Upto7(u64),
+    Upto15(u64, u64),
+    Long(&'a [u8]),
+}
+
+#[inline]
+fn key_of(b: &[u8]) -> Key<'_> {
+    match b.len() {
+        0..=7 => Key::Upto7(pack7(b)),
+        8..=15 => Key::Upto15(u64::from_le_bytes(b[..8].try_into().expect("8 bytes")), pack7(&b[8..])),
+        _ => Key::Long(b),
+    }
+}
+
+/// Marks a cached word of one token, kept in the entry itself: (id, SINGLE).
+const SINGLE: u32 = u32::MAX;
+
 #[derive(Default)]
 pub struct WordCache {
-    /// word -> (start, length) in `ids`.
-    words: FxHashMap<Box<[u8]>, (u32, u32)>,
+    /// word -> (start, length) in `ids`, or (id, SINGLE); by length class (see `Key`).
+    upto7: FxHashMap<u64, (u32, u32)>,
+    upto15: FxHashMap<(u64, u64), (u32, u32)>,
+    long: FxHashMap<Box<[u8]>, (u32, u32)>,
     ids: Vec<u32>,
 }
 
 impl WordCache {
     #[inline]
     pub fn get(&self, word: &str) -> Option<&[u32]> {
-        self.words.get(word.as_bytes()).map(|&(s, n)| &self.ids[s as usize..(s + n) as usize])
+        let found = match key_of(word.as_bytes()) {
+            Key::Upto7(k) => self.upto7.get(&k),
+            Key::Upto15(a, b) => self.upto15.get(&(a, b)),
+            Key::Long(b) => self.long.get(b),
+        };
+        found.map(|place| match place.1 {
+            SINGLE => std::slice::from_ref(&place.0),
+            n => &self.ids[place.0 as usize..(place.0 + n) as usize],
+        })
     }
 
     pub fn insert(&mut self, word: &str, ids: &[u32]) {
         if word.len() > CACHED_WORD_BYTES {
             return;
         }
-        if self.words.len() >= CACHE_WORDS {
-            self.words.clear();
+        if self.len() >= CACHE_WORDS {
+            self.upto7.clear();
+            self.upto15.clear();
+            self.long.clear();
             self.ids.clear();
         }
-        let start = self.ids.len() as u32;
-        self.ids.extend_from_slice(ids);
-        self.words.insert(word.as_bytes().into(), (start, ids.len() as u32));
+        let place = if let [id] = ids {
+            (*id, SINGLE) // most words are one token: no second memory access on a hit
+        } else {
+            self.ids.extend_from_slice(ids);
+            ((self.ids.len() - ids.len()) as u32, ids.len() as u32)
+        };
+        match key_of(word.as_bytes()) {
+            Key::Upto7(k) => self.upto7.insert(k, place),
+            Key::Upto15(a, b) => self.upto15.insert((a, b), place),
+            Key::Long(b) => self.long.insert(b.into(), place),
+        };
     }
 
     pub fn len(&self) -> usize {
-        self.words.len()
+        self.upto7.len() + self.upto15.len() + self.long.len()
     }
 }
 
-type Key = (u64, bool);
+/// (encoder, greedy): whose cache.
+type CacheOwner = (u64, bool);
 
 thread_local! {
     /// Most recently used last.
-    static CACHES: RefCell<Vec<(Key, WordCache)>> = const { RefCell::new(Vec::new()) };
+    static CACHES: RefCell<Vec<(CacheOwner, WordCache)>> = const { RefCell::new(Vec::new()) };
 }
 
 /// Run `f` with this thread's cache for (encoder, greedy). Re-entered on the same thread
@@ -109,6 +166,47 @@ pub fn cached_words(encoder: u64, greedy: bool) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn short_keys_name_one_word() {
+        // Words over a small alphabet up to 16 bytes (sampled), incl. repeats and NUL.
+        let mut seen: FxHashMap<(u64, u64), Vec<u8>> = FxHashMap::default();
+        let alphabet = [b'a', 0u8, 0xff];
+        let mut x: u64 = 5;
+        for n in 0..=16usize {
+            for _ in 0..4000 {
+                let w: Vec<u8> = (0..n)
+                    .map(|_| {
+                        x ^= x << 13;
+                        x ^= x >> 7;
+                        x ^= x << 17;
+                        alphabet[(x % 3) as usize]
+                    })
+                    .collect();
+                let k = match key_of(&w) {
+                    Key::Upto7(a) => (a, u64::MAX), // never a pack7 value: apart from Upto15
+                    Key::Upto15(a, b) => (a, b),
+                    Key::Long(b) => {
+                        assert_eq!(b.len(), 16);
+                        continue;
+                    }
+                };
+                assert_eq!(seen.entry(k).or_insert_with(|| w.clone()), &w);
+            }
+        }
+        assert_eq!(pack7(b"abc"), u64::from_le_bytes(*b"abc\0\0\0\0\x03"));
+        assert_eq!(pack7(b"abcdef"), u64::from_le_bytes(*b"abcdef\0\x06"));
+        let mut cache = WordCache::default();
+        cache.insert(&"a".repeat(9), &[9]);
+        cache.insert(&"a".repeat(10), &[10]);
+        cache.insert(&"a".repeat(40), &[40, 41]);
+        cache.insert("", &[]);
+        assert_eq!(cache.get(&"a".repeat(9)), Some(&[9][..]));
+        assert_eq!(cache.get(&"a".repeat(10)), Some(&[10][..]));
+        assert_eq!(cache.get(&"a".repeat(40)), Some(&[40, 41][..]));
+        assert_eq!(cache.get(""), Some(&[][..]));
+        assert_eq!(cache.get(&"a".repeat(11)), None);
+    }
 
     #[test]
     fn bounded_in_words_and_length() {
