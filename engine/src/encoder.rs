@@ -369,7 +369,10 @@ impl Encoder {
 
     /// [`Encoder::encode`], appending to `out` (many texts into one buffer).
     pub fn encode_into(&self, text: &str, greedy: bool, out: &mut Vec<u32>) -> Result<()> {
-        self.cached_words(&self.prepared(text), greedy, |_, ids| out.extend_from_slice(ids))
+        self.cached_words(&self.prepared(text), greedy, |_, ids| match ids {
+            [id] => out.push(*id), // most words: no `memcpy` call
+            _ => out.extend_from_slice(ids),
+        })
     }
 
     /// Text as it is cut into words: CRLF as LF, then normalized.

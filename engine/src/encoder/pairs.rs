@@ -25,9 +25,10 @@ fn key(left: u32, right: u32) -> u64 {
 }
 
 impl PairTable {
-    /// A table for `capacity` pairs, at most half full.
+    /// A table for `capacity` pairs, at most a quarter full (a miss then ends within
+    /// about one slot: pairs that are not merges are most lookups on unusual text).
     pub fn with_capacity(capacity: usize) -> Self {
-        let size = (capacity.max(4) * 2).next_power_of_two();
+        let size = (capacity.max(4) * 4).next_power_of_two();
         PairTable { slots: vec![Slot { key: EMPTY, rank: NO_RANK, result: 0 }; size], shift: 64 - size.trailing_zeros(), len: 0 }
     }
 
@@ -39,7 +40,7 @@ impl PairTable {
     /// Adds (left, right) -> (rank, result) unless the pair is already there (the first
     /// merge of a pair wins). Returns whether it was added.
     pub fn insert_first(&mut self, left: u32, right: u32, rank: u32, result: u32) -> bool {
-        if (self.len + 1) * 2 > self.slots.len() {
+        if (self.len + 1) * 4 > self.slots.len() {
             self.grow();
         }
         let k = key(left, right);
