@@ -60,8 +60,10 @@ fn maybe_detached<T: Send>(py: Python<'_>, bytes: usize, work: impl FnOnce() -> 
 
 /// Worker pools by thread count, built once: a pool built per call would cost thread
 /// starts on every call and lose the workers' word caches.
+type Pools = Mutex<Vec<(usize, Arc<rayon::ThreadPool>)>>;
+
 fn pool(threads: usize) -> crate::error::Result<Arc<rayon::ThreadPool>> {
-    static POOLS: OnceLock<Mutex<Vec<(usize, Arc<rayon::ThreadPool>)>>> = OnceLock::new();
+    static POOLS: OnceLock<Pools> = OnceLock::new();
     let mut pools = POOLS.get_or_init(Default::default).lock().unwrap_or_else(|e| e.into_inner());
     if let Some((_, p)) = pools.iter().find(|(n, _)| *n == threads) {
         return Ok(p.clone());
