@@ -368,6 +368,31 @@ def render_worst(results: list[dict]) -> str:
     return "\n".join(lines)
 
 
+def run_goals(args) -> int:
+    """Issue 17's goals in this process: ours and tiktoken (from our model) side by side."""
+    import encode_goals
+
+    names = args.texts or ["gutenberg", *encode_goals.UD_SCRIPTS]
+    if args.quick:
+        names = [n for n in names if n != "gutenberg"]
+    paths = prepare_texts(names, args.gutenberg_mb)
+    train = [CORPORA_DIR / f"{n.strip()}.txt" for n in args.train_on.split(",") if n.strip()]
+    model = build_ours([str(p) for p in train], args.vocab)
+    enc = tiktoken_from_model(model)
+    texts = {(p.stem if p.parent != CACHE else "gutenberg"): read_text(p) for p in paths}
+    md, data = encode_goals.run(model.tokenizer, enc, texts, chunks_of, args.chunk_kb, args.repeat,
+                                not args.no_worst)
+    print(md)
+    args.out.mkdir(parents=True, exist_ok=True)
+    out_path = args.out / f"encode-goals-{time.strftime('%Y%m%d-%H%M%S')}.json"
+    with open(out_path, "w") as f:
+        json.dump({"benchmark": "encode-goals", "vocab": args.vocab, "repeat": args.repeat,
+                   "platform": platform.platform(), **data, "markdown": md}, f, indent=1,
+                  default=str)
+    print(f"\nresults: {out_path}", file=sys.stderr)
+    return 0
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--vocab", type=int, default=32000)
@@ -383,6 +408,8 @@ def main(argv=None) -> int:
     ap.add_argument("--no-worst", action="store_true", help="skip the worst-case inputs")
     ap.add_argument("--quick", action="store_true", help="no gutenberg slice")
     ap.add_argument("--timeout", type=float, default=900)
+    ap.add_argument("--goals", action="store_true",
+                    help="measure issue 17's encoding goals (see encode_goals.py) instead")
     ap.add_argument("--out", type=Path, default=RESULTS)
     # internal
     ap.add_argument("--worker", help=argparse.SUPPRESS)
@@ -397,6 +424,8 @@ def main(argv=None) -> int:
         worker(args)
         return 0
 
+    if args.goals:
+        return run_goals(args)
     tools = [t.strip() for t in args.tools.split(",") if t.strip()]
     for t in tools:
         if t not in TOOLS:

@@ -87,7 +87,12 @@ class Encoding:
 
 
 class Tokenizer:
-    """Encoder and decoder for one :class:`BPEModel`. Thread-safe; calls release the GIL."""
+    """Encoder and decoder for one :class:`BPEModel`. Thread-safe; calls on texts of a few
+    KiB or more release the GIL (shorter ones take less time than releasing it would).
+
+    Words once encoded are cached per thread across calls (bounded; the same ids as
+    without the cache), so many short texts cost little more than one long one.
+    """
 
     def __init__(self, model: BPEModel) -> None:
         self.model = model
@@ -106,6 +111,7 @@ class Tokenizer:
             self._unk_id,
             specials,
         )
+        self._encode_list = self._native.encode_list
 
     # -- sizes and lookups (sentencepiece names) ------------------------------------------
 
@@ -145,6 +151,11 @@ class Tokenizer:
                add_eos: bool = False, dropout: float = 0.0,
                seed: int | None = None) -> list[int]:
         """Text to ids (a BPE-dropout sample when ``dropout`` > 0; see the module notes)."""
+        if mode == "merges" and type(dropout) is float and dropout == 0.0 and seed is None \
+                and not add_bos and not add_eos:
+            # The common call, in one engine call that builds the list (per-call cost
+            # matters: users encode many short texts this way). It refuses a non-str.
+            return self._encode_list(text, False)
         ids = self._encode_array(text, mode, dropout, seed).tolist()
         return self._wrap(ids, add_bos, add_eos)
 
@@ -189,12 +200,9 @@ class Tokenizer:
     def encode_batch(self, texts: Sequence[str], *, mode: str = "merges",
                      threads: int = 0) -> list[np.ndarray]:
         """Encode many texts in parallel; one ``uint32`` array per text."""
-        _check_mode(mode)
-        texts = list(texts)
-        if not all(isinstance(t, str) for t in texts):
-            raise EncodeError("encode_batch takes a list of strings")
-        raw = _native.call(self._native.encode_batch, texts, mode == "greedy", threads)
-        return [_ids_array(b) for b in raw]
+        ids, ends = self._encode_batch(texts, mode, threads)
+        starts = [0, *ends]
+        return [ids[a:b] for a, b in zip(starts, ends)]  # views of one array
 
     def encode_batch_flat(self, texts: Sequence[str], *, mode: str = "merges",
                           threads: int = 0) -> tuple[np.ndarray, np.ndarray]:
@@ -202,10 +210,8 @@ class Tokenizer:
         text's token count (no array per text: the fast path for many short texts)."""
         import numpy as np
 
-        _check_mode(mode)
-        raw = _native.call(self._native.encode_batch, list(texts), mode == "greedy", threads)
-        lengths = np.fromiter((len(b) >> 2 for b in raw), dtype=np.int64, count=len(raw))
-        return _ids_array(b"".join(raw)), lengths
+        ids, ends = self._encode_batch(texts, mode, threads)
+        return ids, np.diff(np.asarray(ends, dtype=np.int64), prepend=0)
 
     def encode_words(self, text: str, *, mode: str = "merges", dropout: float = 0.0,
                      seed: int | None = None) -> list[tuple[str, list[int]]]:
@@ -275,6 +281,15 @@ class Tokenizer:
         raw = _native.call(self._native.encode, text, mode == "greedy",
                            *_dropout_args(dropout, seed))
         return _ids_array(raw)
+
+    def _encode_batch(self, texts: Sequence[str], mode: str,
+                      threads: int) -> tuple[np.ndarray, list[int]]:
+        """All texts' ids in one array, and the end of each text's ids in it."""
+        _check_mode(mode)
+        if not isinstance(texts, (list, tuple)):
+            texts = list(texts)
+        raw, ends = _native.call(self._native.encode_batch, texts, mode == "greedy", threads)
+        return _ids_array(raw), ends
 
     def _wrap(self, ids: list[int], add_bos: bool, add_eos: bool) -> list[int]:
         if add_bos:

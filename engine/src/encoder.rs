@@ -6,8 +6,7 @@
 //! linked list, taking every occurrence of the lowest rank as one batch, so the result
 //! is the same and the cost is O(n log n).
 
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use std::borrow::Cow;
 
 use rustc_hash::FxHashMap;
 
@@ -15,23 +14,28 @@ use crate::error::{EngineError, Result};
 use crate::text::{byte_to_char_table, Boundary, TextRules, BOW, EOW};
 use crate::trainer::merge_all;
 
+mod cache;
 mod dropout;
+mod merge;
+mod pairs;
+pub use cache::{cached_words, CACHED_WORD_BYTES, CACHE_WORDS};
 pub use dropout::Dropout;
+use pairs::{PairTable, NO_RANK};
 
 /// Words longer than this (in symbols) use the heap encoder.
 const LONG_WORD: usize = 48;
-/// Per-call word cache bound.
-const CACHE_LIMIT: usize = 1 << 16;
 
 pub use crate::options::SpecialRole;
 
 pub struct Encoder {
+    /// Identity of this encoder's word caches (see `cache`).
+    id: u64,
     rules: TextRules,
     pieces: Vec<String>,
     /// Non-special pieces -> id.
     index: FxHashMap<String, u32>,
     /// (left, right) -> (rank, result).
-    ranks: FxHashMap<u64, (u32, u32)>,
+    ranks: PairTable,
     unk: Option<u32>,
     specials: FxHashMap<u32, SpecialRole>,
     /// Symbol id of each character, and of each character with `</w>` glued on.
@@ -44,10 +48,6 @@ pub struct Encoder {
     /// A run of unknown symbols in a word becomes one unknown token (sentencepiece, HF
     /// `fuse_unk`); otherwise each unknown character is one.
     fuse_unk: bool,
-}
-
-fn key(l: u32, r: u32) -> u64 {
-    ((l as u64) << 32) | r as u64
 }
 
 impl Encoder {
@@ -66,12 +66,12 @@ impl Encoder {
                 index.insert(p.clone(), i as u32);
             }
         }
-        let mut ranks = FxHashMap::default();
+        let mut ranks = PairTable::with_capacity(merges.len());
         for (rank, &(l, r, res)) in merges.iter().enumerate() {
-            if l >= n || r >= n || res >= n {
+            if l >= n || r >= n || res >= n || rank as u32 >= NO_RANK {
                 return Err(EngineError::Config(format!("merge {rank} refers to an id outside the vocabulary")));
             }
-            ranks.entry(key(l, r)).or_insert((rank as u32, res));
+            ranks.insert_first(l, r, rank as u32, res);
         }
         if let Some(u) = unk {
             if u >= n {
@@ -106,7 +106,12 @@ impl Encoder {
             t
         });
         let max_piece_chars = pieces.iter().map(|p| p.chars().count()).max().unwrap_or(1);
-        Ok(Encoder { rules, pieces, index, ranks, unk, specials, char_ids, final_char_ids, marker_id, byte_ids, byte_chars, max_piece_chars, fuse_unk })
+        Ok(Encoder { id: cache::new_encoder_id(), rules, pieces, index, ranks, unk, specials, char_ids, final_char_ids, marker_id, byte_ids, byte_chars, max_piece_chars, fuse_unk })
+    }
+
+    /// This encoder's identity in the per-thread word caches (for tests of the cache).
+    pub fn cache_id(&self) -> u64 {
+        self.id
     }
 
     pub fn pieces(&self) -> &[String] {
@@ -182,108 +187,6 @@ impl Encoder {
         Ok(self.merge_dropout(&self.symbols_to_merge(word)?, dropout))
     }
 
-    fn lowest_pair(&self, syms: &[u32]) -> Option<(u32, u32, u32, u32)> {
-        let mut best: Option<(u32, u32, u32, u32)> = None;
-        for i in 1..syms.len() {
-            if let Some(&(rank, c)) = self.ranks.get(&key(syms[i - 1], syms[i])) {
-                if best.is_none_or(|(r, ..)| rank < r) {
-                    best = Some((rank, syms[i - 1], syms[i], c));
-                }
-            }
-        }
-        best
-    }
-
-    fn merge_short(&self, syms: &mut Vec<u32>) {
-        while let Some((_, a, b, c)) = self.lowest_pair(syms) {
-            *syms = merge_all(syms, a, b, c);
-        }
-    }
-
-    /// The same result as `merge_short` in O(n log n): a linked list and a heap.
-    fn merge_long(&self, syms: &[u32]) -> Vec<u32> {
-        let n = syms.len();
-        let mut sym = syms.to_vec();
-        let mut next: Vec<usize> = (1..=n).collect(); // n = none
-        let mut prev: Vec<usize> = (0..n).map(|i| i.wrapping_sub(1)).collect(); // MAX = none
-        let mut alive = vec![true; n];
-        let mut heap: BinaryHeap<Reverse<(u32, usize)>> = BinaryHeap::new();
-        for i in 0..n.saturating_sub(1) {
-            if let Some(&(rank, _)) = self.ranks.get(&key(sym[i], sym[i + 1])) {
-                heap.push(Reverse((rank, i)));
-            }
-        }
-        let valid = |sym: &[u32], next: &[usize], alive: &[bool], rank: u32, i: usize| -> Option<u32> {
-            if !alive[i] || next[i] >= n {
-                return None;
-            }
-            match self.ranks.get(&key(sym[i], sym[next[i]])) {
-                Some(&(r, c)) if r == rank => Some(c),
-                _ => None,
-            }
-        };
-        let mut batch: Vec<usize> = Vec::new();
-        while let Some(Reverse((rank, first))) = heap.pop() {
-            batch.clear();
-            batch.push(first);
-            while let Some(&Reverse((r, i))) = heap.peek() {
-                if r != rank {
-                    break;
-                }
-                batch.push(i);
-                heap.pop();
-            }
-            batch.sort_unstable();
-            batch.dedup();
-            let mut touched: Vec<usize> = Vec::new();
-            for &i in &batch {
-                // Positions are checked at the moment of merging, left to right.
-                let Some(c) = valid(&sym, &next, &alive, rank, i) else { continue };
-                let j = next[i];
-                sym[i] = c;
-                alive[j] = false;
-                next[i] = next[j];
-                if next[j] < n {
-                    prev[next[j]] = i;
-                }
-                touched.push(i);
-            }
-            for &i in &touched {
-                if !alive[i] {
-                    continue;
-                }
-                self.push_neighbour_pairs(&mut heap, &sym, &prev, &next, &alive, i);
-            }
-        }
-        (0..n).filter(|&i| alive[i]).map(|i| sym[i]).collect()
-    }
-
-    /// After symbol `i` of a linked word changed, queue its pairs with both neighbours
-    /// (by rank; stale entries are skipped when popped). Shared by the long-word merge
-    /// and the dropout merge.
-    fn push_neighbour_pairs(
-        &self,
-        heap: &mut BinaryHeap<Reverse<(u32, usize)>>,
-        sym: &[u32],
-        prev: &[usize],
-        next: &[usize],
-        alive: &[bool],
-        i: usize,
-    ) {
-        let n = sym.len();
-        let p = prev[i];
-        if p < n && alive[p] {
-            if let Some(&(r, _)) = self.ranks.get(&key(sym[p], sym[i])) {
-                heap.push(Reverse((r, p)));
-            }
-        }
-        if next[i] < n {
-            if let Some(&(r, _)) = self.ranks.get(&key(sym[i], sym[next[i]])) {
-                heap.push(Reverse((r, i)));
-            }
-        }
-    }
-
     /// Greedy longest match over the word's symbols (seed 002's `tokenize`).
     fn longest_match(&self, syms: &[u32]) -> Vec<u32> {
         let mut out = Vec::with_capacity(syms.len());
@@ -313,11 +216,29 @@ impl Encoder {
         out
     }
 
-    /// Encode text: normalize, cut into words, encode each (cached within this call).
+    /// Encode text: normalize, cut into words, encode each (see `cache` for the words
+    /// kept across calls).
     pub fn encode(&self, text: &str, greedy: bool) -> Result<Vec<u32>> {
         let mut out = Vec::with_capacity(text.len() / 3);
-        self.for_each_word(text, greedy, &mut |_, ids| out.extend_from_slice(ids))?;
+        self.encode_into(text, greedy, &mut out)?;
         Ok(out)
+    }
+
+    /// [`Encoder::encode`], appending to `out` (many texts into one buffer).
+    pub fn encode_into(&self, text: &str, greedy: bool, out: &mut Vec<u32>) -> Result<()> {
+        self.cached_words(&self.prepared(text), greedy, |_, ids| match ids {
+            [id] => out.push(*id), // most words: no `memcpy` call
+            _ => out.extend_from_slice(ids),
+        })
+    }
+
+    /// Text as it is cut into words: CRLF as LF, then normalized.
+    fn prepared<'a>(&self, text: &'a str) -> Cow<'a, str> {
+        if text.contains('\r') {
+            Cow::Owned(self.rules.normalize(&text.replace("\r\n", "\n")).into_owned())
+        } else {
+            self.rules.normalize(text)
+        }
     }
 
     /// Encode text with BPE-dropout (see `dropout`); the same seed gives the same sample,
@@ -348,34 +269,43 @@ impl Encoder {
         } else {
             dropout = None;
         }
-        let text = if text.contains('\r') { std::borrow::Cow::Owned(text.replace("\r\n", "\n")) } else { std::borrow::Cow::Borrowed(text) };
-        let normalized = self.rules.normalize(&text);
-        let mut cache: FxHashMap<&str, Vec<u32>> = FxHashMap::default();
-        let mut error = None;
-        self.rules.split_for_encoding(&normalized, &mut |w| {
-            if error.is_some() {
-                return;
-            }
-            if let Some(d) = dropout.as_deref_mut() {
-                match self.sample_word(w, d) {
-                    Ok(ids) => f(w, &ids),
-                    Err(e) => error = Some(e),
-                }
-                return;
-            }
-            if let Some(ids) = cache.get(w) {
-                f(w, ids);
-                return;
-            }
-            match self.encode_word(w, greedy) {
-                Ok(ids) => {
-                    f(w, &ids);
-                    if cache.len() < CACHE_LIMIT {
-                        cache.insert(w, ids);
+        let normalized = self.prepared(text);
+        if let Some(d) = dropout {
+            let mut error = None;
+            self.rules.split_for_encoding(&normalized, &mut |w| {
+                if error.is_none() {
+                    match self.sample_word(w, d) {
+                        Ok(ids) => f(w, &ids),
+                        Err(e) => error = Some(e),
                     }
                 }
-                Err(e) => error = Some(e),
-            }
+            });
+            return error.map_or(Ok(()), Err);
+        }
+        self.cached_words(&normalized, greedy, f)
+    }
+
+    /// Each word of normalized text with its ids, through this thread's word cache
+    /// (generic, so that the per-word step inlines).
+    fn cached_words(&self, normalized: &str, greedy: bool, mut f: impl FnMut(&str, &[u32])) -> Result<()> {
+        let mut error = None;
+        cache::with_cache(self.id, greedy, |cache| {
+            self.rules.split_for_encoding(normalized, &mut |w| {
+                if error.is_some() {
+                    return;
+                }
+                if let Some(ids) = cache.get(w) {
+                    f(w, ids);
+                    return;
+                }
+                match self.encode_word(w, greedy) {
+                    Ok(ids) => {
+                        f(w, &ids);
+                        cache.insert(w, &ids);
+                    }
+                    Err(e) => error = Some(e),
+                }
+            })
         });
         error.map_or(Ok(()), Err)
     }
@@ -472,12 +402,19 @@ impl Encoder {
     }
 }
 
+impl Drop for Encoder {
+    fn drop(&mut self) {
+        // Other threads' caches of this encoder age out as they cache other encoders.
+        cache::forget(self.id);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::text::{Normalization, PreTokenizer};
 
-    fn rules(boundary: Boundary) -> TextRules {
+    pub(super) fn rules(boundary: Boundary) -> TextRules {
         TextRules { normalization: Normalization::None, lowercase: false, pretokenizer: PreTokenizer::Whitespace, boundary }
     }
 
@@ -491,15 +428,20 @@ mod tests {
     }
 
     #[test]
-    fn short_and_long_paths_agree() {
+    fn cached_words_give_the_same_ids_across_calls() {
         let e = toy();
-        for n in 1..200 {
-            let word = "a".repeat(n) + "b";
-            let syms = e.symbols(&word).unwrap();
-            let mut short = syms.clone();
-            e.merge_short(&mut short);
-            assert_eq!(short, e.merge_long(&syms), "n = {n}");
+        let text = "aaab ab aaaaab b aaab";
+        let first = e.encode(text, false).unwrap();
+        assert!(cached_words(e.cache_id(), false) > 0);
+        for _ in 0..3 {
+            assert_eq!(e.encode(text, false).unwrap(), first);
         }
+        // The greedy mode has its own cache: its ids differ here.
+        assert_eq!(e.encode("aaaab", true).unwrap(), vec![5, 2, 6]);
+        assert_eq!(e.encode("aaaab", false).unwrap(), vec![4, 4, 6]);
+        let id = e.cache_id();
+        drop(e);
+        assert_eq!(cached_words(id, false), 0);
     }
 
     #[test]

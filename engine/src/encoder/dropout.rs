@@ -12,7 +12,7 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use super::{key, Encoder};
+use super::Encoder;
 use crate::error::{EngineError, Result};
 
 /// The skip probability and the random stream of one encoding call.
@@ -69,7 +69,7 @@ impl Encoder {
         let mut alive = vec![true; n];
         let mut heap: BinaryHeap<Reverse<(u32, usize)>> = BinaryHeap::new();
         for i in 0..n.saturating_sub(1) {
-            if let Some(&(rank, _)) = self.ranks.get(&key(sym[i], sym[i + 1])) {
+            if let Some((rank, _)) = self.ranks.get(sym[i], sym[i + 1]) {
                 heap.push(Reverse((rank, i)));
             }
         }
@@ -86,8 +86,8 @@ impl Encoder {
                 continue;
             }
             let j = next[i];
-            let c = match self.ranks.get(&key(sym[i], sym[j])) {
-                Some(&(r, c)) if r == rank => c,
+            let c = match self.ranks.get(sym[i], sym[j]) {
+                Some((r, c)) if r == rank => c,
                 _ => continue,
             };
             sym[i] = c;

@@ -1,10 +1,11 @@
 //! `Tokenizer`: encoding and decoding with a model's vocabulary and merges, and the
 //! pre-tokenizer on its own (for tests).
 
-use std::sync::Arc;
+use std::borrow::Cow;
+use std::sync::{Arc, Mutex, OnceLock};
 
 use pyo3::prelude::*;
-use pyo3::types::PyBytes;
+use pyo3::types::{PyBytes, PyList, PyString};
 use rustc_hash::FxHashMap;
 
 use super::options::text_rules;
@@ -17,16 +18,93 @@ use crate::text::{Boundary, Normalization, PreTokenizer, TextRules};
 #[pyclass(module = "bpe_desktop._engine", frozen, name = "Tokenizer")]
 pub(super) struct PyTokenizer(Arc<Encoder>);
 
+/// Texts shorter than this are encoded holding the GIL: releasing and taking it back
+/// would cost more than encoding them (a few microseconds at most).
+const RELEASE_GIL_BYTES: usize = 4096;
+
 fn ids_bytes<'py>(py: Python<'py>, ids: &[u32]) -> Bound<'py, PyBytes> {
-    let mut raw = Vec::with_capacity(ids.len() * 4);
-    for id in ids {
-        raw.extend_from_slice(&id.to_le_bytes());
+    #[cfg(target_endian = "little")]
+    {
+        // SAFETY: u32 has no padding and any alignment suits u8; the bytes are already LE.
+        let raw = unsafe { std::slice::from_raw_parts(ids.as_ptr().cast::<u8>(), std::mem::size_of_val(ids)) };
+        PyBytes::new(py, raw)
     }
-    PyBytes::new(py, &raw)
+    #[cfg(not(target_endian = "little"))]
+    {
+        let raw: Vec<u8> = ids.iter().flat_map(|id| id.to_le_bytes()).collect();
+        PyBytes::new(py, &raw)
+    }
 }
 
 fn text_arg(value: &Bound<'_, PyAny>, what: &str) -> PyResult<String> {
     extract(value, what, "EncodeError")
+}
+
+/// The text of a `str`, borrowed without a copy when it can be (Python strings are
+/// immutable and `value` keeps it alive); otherwise as [`text_arg`] converts or refuses it.
+fn borrowed_text<'a>(value: &'a Bound<'_, PyAny>, what: &str) -> PyResult<Cow<'a, str>> {
+    match value.cast::<PyString>().ok().map(|s| s.to_str()) {
+        Some(Ok(text)) => Ok(Cow::Borrowed(text)),
+        _ => text_arg(value, what).map(Cow::Owned),
+    }
+}
+
+/// Encode with the GIL released when the text is long enough for that to pay.
+fn maybe_detached<T: Send>(py: Python<'_>, bytes: usize, work: impl FnOnce() -> T + Send) -> T {
+    if bytes < RELEASE_GIL_BYTES {
+        work()
+    } else {
+        py.detach(work)
+    }
+}
+
+/// Worker pools by thread count, built once: a pool built per call would cost thread
+/// starts on every call and lose the workers' word caches.
+type Pools = Mutex<Vec<(usize, Arc<rayon::ThreadPool>)>>;
+
+fn pool(threads: usize) -> crate::error::Result<Arc<rayon::ThreadPool>> {
+    static POOLS: OnceLock<Pools> = OnceLock::new();
+    let mut pools = POOLS.get_or_init(Default::default).lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((_, p)) = pools.iter().find(|(n, _)| *n == threads) {
+        return Ok(p.clone());
+    }
+    let built = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .map_err(|e| EngineError::Config(format!("cannot start {threads} worker threads: {e}")))?;
+    let built = Arc::new(built);
+    pools.push((threads, built.clone()));
+    Ok(built)
+}
+
+/// All texts' ids in one buffer, with the end of each text's ids in it.
+fn encode_many(enc: &Encoder, texts: &[&str], greedy: bool, threads: usize) -> crate::error::Result<(Vec<u32>, Vec<usize>)> {
+    use rayon::prelude::*;
+    let run_group = |group: &[&str]| -> crate::error::Result<(Vec<u32>, Vec<usize>)> {
+        let mut ids = Vec::with_capacity(group.iter().map(|t| t.len() / 4).sum());
+        let mut ends = Vec::with_capacity(group.len());
+        for t in group {
+            enc.encode_into(t, greedy, &mut ids)?;
+            ends.push(ids.len());
+        }
+        Ok((ids, ends))
+    };
+    if threads == 1 || texts.len() <= 1 {
+        return run_group(texts); // on the calling thread: no hand-over, its cache stays warm
+    }
+    let workers = if threads == 0 { rayon::current_num_threads() } else { threads };
+    // Several groups per worker so that uneven texts still share out.
+    let group = texts.len().div_ceil(workers * 16).max(1);
+    let run = || texts.par_chunks(group).map(run_group).collect::<crate::error::Result<Vec<_>>>();
+    let parts = if threads == 0 { run() } else { pool(threads)?.install(run) }?;
+    let mut ids = Vec::with_capacity(parts.iter().map(|(i, _)| i.len()).sum());
+    let mut ends = Vec::with_capacity(texts.len());
+    for (part_ids, part_ends) in parts {
+        let base = ids.len();
+        ends.extend(part_ends.into_iter().map(|e| e + base));
+        ids.extend_from_slice(&part_ids);
+    }
+    Ok((ids, ends))
 }
 
 #[pymethods]
@@ -65,14 +143,26 @@ impl PyTokenizer {
         seed: u64,
     ) -> PyResult<Bound<'py, PyBytes>> {
         guard(|| {
-            let enc = self.0.clone();
-            let text = text_arg(text, "text")?;
+            let enc = &self.0;
+            let text = borrowed_text(text, "text")?;
             let mut sampler = engine(py, Dropout::new(dropout, seed))?;
-            let ids = py.detach(move || enc.encode_sampled(&text, greedy, &mut sampler));
+            let ids = maybe_detached(py, text.len(), || enc.encode_sampled(&text, greedy, &mut sampler));
             Ok(ids_bytes(py, &engine(py, ids)?))
         })
     }
 
+    /// Ids as a list of ints: the fast path of `Tokenizer.encode` (no dropout).
+    fn encode_list<'py>(&self, py: Python<'py>, text: &Bound<'py, PyAny>, greedy: bool) -> PyResult<Bound<'py, PyList>> {
+        guard(|| {
+            let enc = &self.0;
+            let text = borrowed_text(text, "text")?;
+            let ids = maybe_detached(py, text.len(), || enc.encode(&text, greedy));
+            PyList::new(py, engine(py, ids)?)
+        })
+    }
+
+    /// All texts' ids as little-endian u32 bytes in one buffer, and where each text's ids
+    /// end in it (in ids).
     #[pyo3(signature = (texts, greedy, threads=0))]
     fn encode_batch<'py>(
         &self,
@@ -80,26 +170,22 @@ impl PyTokenizer {
         texts: &Bound<'py, PyAny>,
         greedy: bool,
         threads: usize,
-    ) -> PyResult<Vec<Bound<'py, PyBytes>>> {
+    ) -> PyResult<(Bound<'py, PyBytes>, Vec<usize>)> {
         guard(|| {
-            use rayon::prelude::*;
             if threads > crate::MAX_THREADS {
                 return config_error(py, format!("threads must be from 0 to {}; got {threads}", crate::MAX_THREADS));
             }
-            let texts: Vec<String> = extract_items(texts, "text", "EncodeError")?;
-            let enc = self.0.clone();
-            let results: crate::error::Result<Vec<Vec<u32>>> = py.detach(move || {
-                let run = || texts.par_iter().map(|t| enc.encode(t, greedy)).collect();
-                if threads == 0 {
-                    run()
-                } else {
-                    match rayon::ThreadPoolBuilder::new().num_threads(threads).build() {
-                        Ok(pool) => pool.install(run),
-                        Err(e) => Err(EngineError::Config(format!("cannot start {threads} worker threads: {e}"))),
-                    }
-                }
-            });
-            Ok(engine(py, results)?.iter().map(|ids| ids_bytes(py, ids)).collect())
+            let items: Vec<Bound<'py, PyAny>> = extract(texts, "text", "EncodeError")?;
+            let texts = items
+                .iter()
+                .enumerate()
+                .map(|(i, t)| borrowed_text(t, &format!("text {i}")))
+                .collect::<PyResult<Vec<Cow<'_, str>>>>()?;
+            let texts: Vec<&str> = texts.iter().map(|t| t.as_ref()).collect();
+            let enc = &self.0;
+            let bytes = texts.iter().map(|t| t.len()).sum();
+            let (ids, ends) = engine(py, maybe_detached(py, bytes, || encode_many(enc, &texts, greedy, threads)))?;
+            Ok((ids_bytes(py, &ids), ends))
         })
     }
 
