@@ -32,6 +32,7 @@ the ids stay theirs. Ids alone then cannot tell that a word ended there, and
 
 from __future__ import annotations
 
+import itertools
 import secrets
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Iterable, Sequence
@@ -46,6 +47,10 @@ if TYPE_CHECKING:
     from bpe_desktop.core.model import BPEModel
 
 MODES = ("merges", "greedy")
+
+#: Values converted per NumPy call when packing a model for the engine: a whole 100k-token
+#: model in one call held the GIL for 10-20 ms, stalling the GUI thread.
+_PACK_SLICE = 32_768
 #: The largest seed (the engine's generator takes 64 bits).
 MAX_SEED = 2**64 - 1
 
@@ -104,10 +109,12 @@ class Tokenizer:
         self._bos = cfg.special("bos")
         self._eos = cfg.special("eos")
         self._pad = cfg.special("pad")
+        pieces = model.pieces
         self._native = _native.engine().Tokenizer(
             cfg,  # the engine reads its text rules (normalize ... boundary) itself
-            list(model.pieces),
-            merges,
+            "".join(pieces),
+            _u32_bytes(itertools.accumulate(map(len, pieces)), len(pieces)),  # ends
+            _u32_bytes(itertools.chain.from_iterable(merges), 3 * len(merges)),
             self._unk_id,
             specials,
         )
@@ -335,3 +342,15 @@ def _dropout_args(dropout: float, seed: int | None) -> tuple[float, int]:
             or not 0.0 <= dropout <= 1.0:
         raise EncodeError(f"dropout must be a number from 0 to 1; got {dropout!r}")
     return float(dropout), _resolve_seed(dropout, seed)
+
+
+def _u32_bytes(values: Iterable[int], count: int) -> bytes:
+    """``count`` values as native-endian u32 bytes, converted a slice at a time."""
+    import numpy as np
+
+    out = np.empty(count, dtype=np.uint32)
+    it = iter(values)
+    for start in range(0, count, _PACK_SLICE):
+        n = min(_PACK_SLICE, count - start)
+        out[start:start + n] = np.fromiter(it, dtype=np.uint32, count=n)
+    return out.tobytes()

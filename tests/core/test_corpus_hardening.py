@@ -545,8 +545,9 @@ def test_tokenizer_arguments_are_documented_errors():
         tok._native.decode([10**6])
     with pytest.raises(ConfigError, match="threads must be from 0 to 1024"):
         tok._native.encode_batch(["a"], False, 5000)
-    with pytest.raises(ConfigError, match="piece 1"):
-        type(tok._native)(TrainConfig(boundary="none"), ["a", "\udc80"], [], None, {})
+    with pytest.raises(ConfigError, match="pieces"):
+        type(tok._native)(TrainConfig(boundary="none"), "a\udc80", b"\1\0\0\0\2\0\0\0", b"",
+                          None, {})
 
 
 # -- panics -----------------------------------------------------------------------------------

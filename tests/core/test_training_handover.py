@@ -55,3 +55,40 @@ def test_unpacked_result_matches_the_word_table(preset):
     assert {p: model.final_counts[ids[p]] for p in by_piece if p in ids} == \
         {p: c for p, c in by_piece.items() if p in ids}
     assert sum(model.final_counts) == sum(c for p, c in by_piece.items() if p in ids)
+
+
+# -- the other direction: a model's pieces and merges packed for the engine's Tokenizer ---
+
+def _native_tokenizer(cfg, text: str, ends: list[int], merges: bytes = b""):
+    import numpy as np
+
+    from bpe_desktop.core import _native
+
+    return _native.engine().Tokenizer(cfg, text, np.array(ends, dtype=np.uint32).tobytes(),
+                                      merges, None, {})
+
+
+def test_packed_tokenizer_input_keeps_every_piece_at_its_id():
+    """Pieces of 1-4 UTF-8 bytes and combining marks: each id decodes to its own piece
+    (a unpacking off by one character would shift every later piece)."""
+    text = "é東 🙂a a\u0301 é東 🙂a Ġthe Ġthe " * 5
+    model = train(Corpus.from_texts([text]), TrainConfig(vocab_size=40)).model
+    tok = model.tokenizer()
+    ids = tok.encode(text)
+    assert tok.decode(ids) == text.strip()
+    assert [tok.id_to_piece(i) for i in ids] == [model.pieces[i] for i in ids]
+    for i, piece in enumerate(model.pieces):
+        assert tok.decode([i]) == piece.removesuffix("</w>")
+
+
+@pytest.mark.parametrize(("text", "ends", "merges", "message"), [
+    ("abc", [1, 2], b"", "longer than their ends say"),
+    ("abc", [1, 4], b"", "piece 1 ends at character 4, past"),
+    ("abc", [2, 1, 3], b"", "piece 1 ends at character 1, before its start 2"),
+    ("abc", [1, 2, 3], b"\0" * 5, "merges: 5 bytes is not a whole number of id triples"),
+])
+def test_malformed_packed_tokenizer_input_is_a_config_error(text, ends, merges, message):
+    from bpe_desktop.core.errors import ConfigError
+
+    with pytest.raises(ConfigError, match=message):
+        _native_tokenizer(TrainConfig(), text, ends, merges)
