@@ -125,7 +125,8 @@ impl<'a> Trainer<'a> {
         top
     }
 
-    /// The best live pair, or None when no pair reaches the minimum frequency.
+    /// The best live pair, or None when no pair reaches the minimum frequency or the
+    /// tracked pairs must be counted again first (`retrack_to` is then set).
     pub(super) fn next_best(&mut self) -> Option<u32> {
         while let Some(e) = self.pop() {
             let st = &self.pairs[e.pair as usize];
@@ -152,8 +153,12 @@ impl<'a> Trainer<'a> {
                     continue;
                 }
             }
+            if self.needs_retrack(Some(e.count)) {
+                return None; // an untracked pair may count as much (see `tracking`)
+            }
             return Some(e.pair);
         }
+        self.needs_retrack(None);
         None
     }
 }
