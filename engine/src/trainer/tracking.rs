@@ -62,6 +62,9 @@ impl Tuning {
     }
 }
 
+/// `each_pair`'s word number for a long word (its pairs have no postings).
+const LONG: u32 = u32::MAX;
+
 fn partition(k: u64, parts: u64) -> u64 {
     (k.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 32) % parts
 }
@@ -154,7 +157,7 @@ impl<'a> Trainer<'a> {
         self.gained.clear();
         self.step = step;
         for st in &mut self.pairs {
-            st.postings.shrink_to_fit(); // growth slack is most of their memory
+            st.postings.shrink_to_fit(); // growth slack is most of their memory (if not reserved)
         }
         for idx in 0..self.pairs.len() as u32 {
             if self.pairs[idx as usize].count >= self.opts.min_frequency {
@@ -165,21 +168,33 @@ impl<'a> Trainer<'a> {
         Ok(())
     }
 
-    /// Put every pair counting at least `floor` into the index (with a zero count),
-    /// counting all pairs one hash partition at a time. A partition holding more than
-    /// `partition_pairs` distinct pairs starts it over with four times the partitions.
+    /// Put every pair counting at least `floor` into the index (with a zero count and
+    /// room for its postings), counting all pairs one hash partition at a time. A
+    /// partition holding more than `partition_pairs` distinct pairs starts it over with
+    /// four times the partitions.
     fn select_pairs(&mut self, floor: u64, reporter: &mut Reporter) -> Result<()> {
+        /// A pair's count, how many short words hold it, and the last of them.
+        #[derive(Default)]
+        struct Tally {
+            count: u64,
+            words: u32,
+            last: u32,
+        }
         'over: loop {
             let parts = self.partitions;
             for part in 0..parts {
                 reporter.check_cancel()?;
-                let mut counts: FxHashMap<u64, u64> = FxHashMap::default();
+                let mut tallies: FxHashMap<u64, Tally> = FxHashMap::default();
                 let limit = self.tuning.partition_pairs;
-                let complete = self.each_pair(|k, n| {
+                let complete = self.each_pair(|k, n, w| {
                     if partition(k, parts) == part {
-                        *counts.entry(k).or_insert(0) += n;
+                        let t = tallies.entry(k).or_default();
+                        t.count += n;
+                        if w != LONG && (t.words == 0 || t.last != w) {
+                            (t.words, t.last) = (t.words + 1, w);
+                        }
                     }
-                    counts.len() <= limit
+                    tallies.len() <= limit
                 });
                 if !complete {
                     self.pairs = Vec::new();
@@ -187,11 +202,12 @@ impl<'a> Trainer<'a> {
                     self.partitions = parts * 4;
                     continue 'over;
                 }
-                for (k, n) in counts {
-                    if n >= floor {
+                for (k, t) in tallies {
+                    if t.count >= floor {
                         let idx = self.pairs.len() as u32;
                         let (left, right) = ((k >> 32) as u32, k as u32);
-                        self.pairs.push(PairStat { left, right, sorted: true, ..Default::default() });
+                        let postings = Vec::with_capacity(t.words as usize);
+                        self.pairs.push(PairStat { left, right, sorted: true, postings, ..Default::default() });
                         self.pair_index.insert(k, idx);
                     }
                 }
@@ -200,9 +216,10 @@ impl<'a> Trainer<'a> {
         }
     }
 
-    /// Call f(pair key, word count) for every adjacent pair in every word (in long words
-    /// their current tokens), until it returns false; whether it never did.
-    fn each_pair(&self, mut f: impl FnMut(u64, u64) -> bool) -> bool {
+    /// Call f(pair key, word count, word number or `LONG`) for every adjacent pair in
+    /// every word (in long words their current tokens), until it returns false; whether
+    /// it never did.
+    fn each_pair(&self, mut f: impl FnMut(u64, u64, u32) -> bool) -> bool {
         let longs = self.long_word_numbers();
         let mut long_words_seen = 0;
         for w in 0..self.words.len() {
@@ -212,7 +229,7 @@ impl<'a> Trainer<'a> {
             }
             let n = self.words.counts[w];
             for p in self.words.symbols(w).windows(2) {
-                if p[0] != UNK && p[1] != UNK && !f(key(p[0], p[1]), n) {
+                if p[0] != UNK && p[1] != UNK && !f(key(p[0], p[1]), n, w as u32) {
                     return false;
                 }
             }
@@ -220,7 +237,7 @@ impl<'a> Trainer<'a> {
         for (li, &w) in longs.iter().enumerate() {
             let n = self.words.counts[w as usize];
             for p in self.long_word_symbols(li).windows(2) {
-                if p[0] != UNK && p[1] != UNK && !f(key(p[0], p[1]), n) {
+                if p[0] != UNK && p[1] != UNK && !f(key(p[0], p[1]), n, LONG) {
                     return false;
                 }
             }
