@@ -31,6 +31,7 @@ mod choice;
 mod long_words;
 #[cfg(test)]
 mod long_word_tests;
+mod postings;
 mod tracking;
 #[cfg(test)]
 mod tracking_tests;
@@ -45,6 +46,7 @@ use crate::error::Result;
 use crate::progress::{Progress, Reporter, Stage};
 use crate::symbols::{WordTable, UNK};
 use long_words::{prefetch, LongWords};
+use postings::Postings;
 use tracking::Tuning;
 
 /// Words with at least this many symbols take the linked-list path.
@@ -92,14 +94,11 @@ struct PairStat {
     left: u32,
     right: u32,
     count: u64,
-    postings: Vec<u32>,
-    /// postings[..head] are known stale (only tracked while sorted).
-    head: u32,
+    postings: Postings,
     /// The step that last increased the count (dedups the "gained" list).
     touched: u32,
     /// 1 + index of the pair's occurrences in long words in `Trainer::spots`; 0: none yet.
     spots: u32,
-    sorted: bool,
     merged: bool,
     banned: bool,
 }
@@ -303,17 +302,7 @@ impl<'a> Trainer<'a> {
     /// A new occurrence of (l, r) in the short word w.
     fn inc(&mut self, l: u32, r: u32, w: u32, n: u64) {
         let Some(idx) = self.count_up(l, r, n) else { return };
-        let st = &mut self.pairs[idx as usize];
-        match st.postings.last() {
-            Some(&last) if last == w => {}
-            Some(&last) => {
-                if w < last {
-                    st.sorted = false;
-                }
-                st.postings.push(w);
-            }
-            None => st.postings.push(w),
-        }
+        self.pairs[idx as usize].postings.push(w);
     }
 
     /// A tracked pair (l, r) may have a better key now: list it as gained.
@@ -351,9 +340,7 @@ impl<'a> Trainer<'a> {
         st.count -= n;
         if st.count == 0 {
             // No occurrence is left: its postings are all stale. Free them.
-            st.postings = Vec::new();
-            st.head = 0;
-            st.sorted = true;
+            st.postings = Postings::new();
             if st.spots != 0 {
                 self.spots[st.spots as usize - 1] = BinaryHeap::new();
             }
@@ -446,7 +433,7 @@ impl<'a> Trainer<'a> {
         };
         self.ranks.insert(key(a, b), (rank, c));
         self.duplicate_step = duplicate; // (see `new_pair`)
-        let mut affected = std::mem::take(&mut self.pairs[idx as usize].postings);
+        let mut affected = std::mem::take(&mut self.pairs[idx as usize].postings).words();
         affected.sort_unstable();
         affected.dedup();
         for (k, &w) in affected.iter().enumerate() {
@@ -475,7 +462,6 @@ impl<'a> Trainer<'a> {
         let st = &mut self.pairs[idx as usize];
         debug_assert_eq!(st.count, 0, "a merged pair must have no occurrences left");
         st.merged = true;
-        st.postings = Vec::new();
         let gained = std::mem::take(&mut self.gained);
         for &g in &gained {
             if self.pairs[g as usize].count >= self.opts.min_frequency && !self.pairs[g as usize].merged {

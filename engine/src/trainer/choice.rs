@@ -41,20 +41,20 @@ impl<'a> Trainer<'a> {
     pub(super) fn first_short_pos(&mut self, idx: u32) -> u64 {
         let st = &self.pairs[idx as usize];
         let (l, r) = (st.left, st.right);
-        if st.sorted {
-            let mut k = st.head as usize;
-            while k < st.postings.len() {
-                let w = st.postings[k];
-                if let Some(off) = self.find_in_word(w, l, r) {
-                    self.pairs[idx as usize].head = k as u32;
-                    return ((w as u64) << 32) | off as u64;
+        if st.postings.is_sorted() {
+            let mut found = None;
+            for coded in st.postings.from_head() {
+                if let Some(off) = self.find_in_word(coded.2, l, r) {
+                    found = Some((coded, off));
+                    break;
                 }
-                k += 1;
             }
-            u64::MAX
+            let Some((coded, off)) = found else { return u64::MAX };
+            self.pairs[idx as usize].postings.set_head(coded);
+            ((coded.2 as u64) << 32) | off as u64
         } else {
             let mut best = u64::MAX;
-            for &w in &st.postings {
+            for w in st.postings.iter() {
                 if ((w as u64) << 32) < best {
                     if let Some(off) = self.find_in_word(w, l, r) {
                         best = best.min(((w as u64) << 32) | off as u64);

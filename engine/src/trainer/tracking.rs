@@ -23,6 +23,7 @@ use std::mem;
 
 use rustc_hash::FxHashMap;
 
+use super::postings::{coded_len, Postings};
 use super::{key, PairCache, PairStat, Trainer, LONG_WORD};
 use crate::error::Result;
 use crate::progress::{Reporter, Stage};
@@ -173,11 +174,11 @@ impl<'a> Trainer<'a> {
     /// partition holding more than `partition_pairs` distinct pairs starts it over with
     /// four times the partitions.
     fn select_pairs(&mut self, floor: u64, reporter: &mut Reporter) -> Result<()> {
-        /// A pair's count, how many short words hold it, and the last of them.
+        /// A pair's count, the bytes of its postings, and the last word in them.
         #[derive(Default)]
         struct Tally {
             count: u64,
-            words: u32,
+            bytes: u32,
             last: u32,
         }
         'over: loop {
@@ -190,8 +191,8 @@ impl<'a> Trainer<'a> {
                     if partition(k, parts) == part {
                         let t = tallies.entry(k).or_default();
                         t.count += n;
-                        if w != LONG && (t.words == 0 || t.last != w) {
-                            (t.words, t.last) = (t.words + 1, w);
+                        if w != LONG && (t.bytes == 0 || t.last != w) {
+                            (t.bytes, t.last) = (t.bytes + coded_len(t.last, w) as u32, w);
                         }
                     }
                     tallies.len() <= limit
@@ -206,8 +207,8 @@ impl<'a> Trainer<'a> {
                     if t.count >= floor {
                         let idx = self.pairs.len() as u32;
                         let (left, right) = ((k >> 32) as u32, k as u32);
-                        let postings = Vec::with_capacity(t.words as usize);
-                        self.pairs.push(PairStat { left, right, sorted: true, postings, ..Default::default() });
+                        let postings = Postings::with_capacity(t.bytes as usize);
+                        self.pairs.push(PairStat { left, right, postings, ..Default::default() });
                         self.pair_index.insert(k, idx);
                     }
                 }
@@ -258,7 +259,7 @@ impl<'a> Trainer<'a> {
             self.slack = self.slack.max(*gain);
             return None;
         }
-        let st = PairStat { left: l, right: r, sorted: true, ..Default::default() };
+        let st = PairStat { left: l, right: r, ..Default::default() };
         let idx = match self.free.pop() {
             Some(idx) => {
                 self.pairs[idx as usize] = st;
