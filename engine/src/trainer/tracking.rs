@@ -48,7 +48,7 @@ pub(super) struct Tuning {
     pub prune_from_words: usize,
     /// The first floor (None: from the table's size).
     pub first_floor: Option<u64>,
-    /// How many distinct pairs one partition of a re-count may hold.
+    /// How many distinct pairs one partition of a re-count may hold (about 25 bytes each).
     pub partition_pairs: usize,
 }
 
@@ -58,7 +58,7 @@ impl Tuning {
             long_from: LONG_WORD,
             prune_from_words: PRUNE_FROM_WORDS,
             first_floor: None,
-            partition_pairs: (words.len() / 4).max(1 << 20),
+            partition_pairs: (words.len() / 16).max(1 << 18),
         }
     }
 }
@@ -185,8 +185,9 @@ impl<'a> Trainer<'a> {
             let parts = self.partitions;
             for part in 0..parts {
                 reporter.check_cancel()?;
-                let mut tallies: FxHashMap<u64, Tally> = FxHashMap::default();
                 let limit = self.tuning.partition_pairs;
+                // Sized once: growing would hold the old and the new table at the peak.
+                let mut tallies: FxHashMap<u64, Tally> = FxHashMap::with_capacity_and_hasher(limit + 1, Default::default());
                 let complete = self.each_pair(|k, n, w| {
                     if partition(k, parts) == part {
                         let t = tallies.entry(k).or_default();

@@ -31,7 +31,7 @@ proptest! {
         (a, words, opts) in case(),
         long_from in prop::sample::select(vec![3usize, 8, usize::MAX]),
         first_floor in prop::sample::select(vec![2u64, 3, 5, 40, u64::MAX / 2]),
-        partition_pairs in prop::sample::select(vec![1usize, 4, 1 << 20]),
+        partition_pairs in prop::sample::select(vec![1usize, 4, 1 << 10]),
     ) {
         let (all, _) = run_tuned(ALPHABETS[a], &words, &opts, every_pair(usize::MAX));
         RECOUNT.set(true);
