@@ -69,9 +69,9 @@ WARN_FRACTION = 0.8
 #:
 #: Word-count tables (``word_counts=True``) take ``per_table_word`` instead of
 #: ``per_word``: the merge loop then tracks only the pairs that can still be merged
-#: (engine 2026-11), and ``benchmarks/bench_word_tables.py`` measured peaks of 121 and
-#: 120 bytes per word (10 M and 30 M distinct 9-letter words); 80 + 8 x 9 = 152 keeps
-#: those estimates about a third above. Text corpora were not re-measured with it.
+#: (engine 2026-11), and ``benchmarks/bench_word_tables.py`` measured peaks of 113 and
+#: 107 bytes per word (10 M and 30 M distinct 9-letter words); 80 + 8 x 9 = 152 keeps
+#: those estimates 35-42% above. Text corpora were not re-measured with it.
 MEMORY_MODEL = {"base": 40_000_000, "per_word": 300, "per_table_word": 80, "per_word_byte": 8}
 
 #: How much of the corpus is read to count distinct words (4 MB: the extrapolation to
@@ -133,7 +133,7 @@ def estimate_table_words(sample: bytes, text_bytes: int) -> tuple[int, int]:
     """Distinct words of word-count tables (sampled as for text) and their bytes: a table
     lists each word once, so its lines; tables that share words are counted as if they
     did not (an upper bound). Measured (``benchmarks/bench_word_tables.py``): a table of
-    10 million 9-letter words peaks at about 121 bytes per word; :data:`MEMORY_MODEL`
+    10 million 9-letter words peaks at about 113 bytes per word; :data:`MEMORY_MODEL`
     gives 152 for it."""
     lines = [line for line in sample.split(b"\n") if b"\t" in line]
     if not lines:
