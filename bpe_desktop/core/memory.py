@@ -66,7 +66,13 @@ WARN_FRACTION = 0.8
 #: counting); re-measured: gutenberg 100 MB 146 / 62 MB, distinct 50 MB 1,583 / 1,720 MB
 #: (default / gpt2). ``per_word`` went from 380 to 300 bytes, which keeps every estimate
 #: above those peaks (distinct 50 MB: 1,964 MB; gutenberg 100 MB: 192 MB).
-MEMORY_MODEL = {"base": 40_000_000, "per_word": 300, "per_word_byte": 8}
+#:
+#: Word-count tables (``word_counts=True``) take ``per_table_word`` instead of
+#: ``per_word``: the merge loop then tracks only the pairs that can still be merged
+#: (engine 2026-11), and ``benchmarks/bench_word_tables.py`` measured peaks of 113 and
+#: 107 bytes per word (10 M and 30 M distinct 9-letter words); 80 + 8 x 9 = 152 keeps
+#: those estimates 35-42% above. Text corpora were not re-measured with it.
+MEMORY_MODEL = {"base": 40_000_000, "per_word": 300, "per_table_word": 80, "per_word_byte": 8}
 
 #: How much of the corpus is read to count distinct words (4 MB: the extrapolation to
 #: 100 MB of gutenberg is then within 4%; from 1 MB it is 34% high).
@@ -109,8 +115,8 @@ def estimate_training_memory(
     estimate = estimate_table_words if word_counts else estimate_distinct_words
     words, word_bytes = estimate(_sample(paths, sizes), text_bytes)
     model = MEMORY_MODEL
-    needed = int(model["base"] + model["per_word"] * words
-                 + model["per_word_byte"] * word_bytes)
+    per_word = model["per_table_word"] if word_counts else model["per_word"]
+    needed = int(model["base"] + per_word * words + model["per_word_byte"] * word_bytes)
     available = available_memory()
     warning = None
     if available is not None and needed > WARN_FRACTION * available:
@@ -127,8 +133,8 @@ def estimate_table_words(sample: bytes, text_bytes: int) -> tuple[int, int]:
     """Distinct words of word-count tables (sampled as for text) and their bytes: a table
     lists each word once, so its lines; tables that share words are counted as if they
     did not (an upper bound). Measured (``benchmarks/bench_word_tables.py``): a table of
-    10 million 9-letter words peaks at about 250 bytes per word; :data:`MEMORY_MODEL`
-    gives 372 for it."""
+    10 million 9-letter words peaks at about 113 bytes per word; :data:`MEMORY_MODEL`
+    gives 152 for it."""
     lines = [line for line in sample.split(b"\n") if b"\t" in line]
     if not lines:
         return 0, 0

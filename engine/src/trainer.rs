@@ -2,13 +2,15 @@
 //!
 //! State: every distinct word as a symbol sequence (one arena) with its count; for
 //! every adjacent pair its count (u64) and the words it occurs in ("postings",
-//! appended, never eagerly cleaned); a max-heap of candidate pairs.
+//! appended, never eagerly cleaned, varint-coded: `postings`); a max-heap of candidate
+//! pairs. On large tables only the pairs that can still be the best are tracked
+//! (`tracking`), which bounds the memory of all that by the words, not their pairs.
 //!
 //! Each step pops the best valid pair, rewrites the words it occurs in left to right
 //! without overlap, and updates only the neighbouring pairs' counts. The heap is lazy:
 //! an entry is a snapshot that is never worse than the pair's true key, because an
 //! existing pair only loses occurrences, except after a duplicate merge, which pushes
-//! a fresh entry for every pair that gained. A popped entry is checked against the
+//! a fresh entry for every pair that gained or may have moved earlier in a word. A popped entry is checked against the
 //! live key and re-pushed if stale.
 //!
 //! Keys: count first; then the tie rule. `first-seen` compares the position of the
@@ -31,6 +33,10 @@ mod choice;
 mod long_words;
 #[cfg(test)]
 mod long_word_tests;
+mod postings;
+mod tracking;
+#[cfg(test)]
+mod tracking_tests;
 
 use std::cell::Cell;
 use std::cmp::Reverse;
@@ -42,6 +48,8 @@ use crate::error::Result;
 use crate::progress::{Progress, Reporter, Stage};
 use crate::symbols::{WordTable, UNK};
 use long_words::{prefetch, LongWords};
+use postings::Postings;
+use tracking::Tuning;
 
 /// Words with at least this many symbols take the linked-list path.
 const LONG_WORD: usize = 64;
@@ -88,22 +96,20 @@ struct PairStat {
     left: u32,
     right: u32,
     count: u64,
-    postings: Vec<u32>,
-    /// postings[..head] are known stale (only tracked while sorted).
-    head: u32,
+    postings: Postings,
     /// The step that last increased the count (dedups the "gained" list).
     touched: u32,
     /// 1 + index of the pair's occurrences in long words in `Trainer::spots`; 0: none yet.
     spots: u32,
-    sorted: bool,
     merged: bool,
     banned: bool,
 }
 
 /// A small direct-mapped cache of `pair_index` (pair key -> pair number). One merge
 /// touches the same few neighbouring pairs in word after word, and the full index (millions
-/// of pairs) misses the processor cache on most look-ups. Always exact: the index only
-/// ever grows and never renumbers a pair, so a cached number stays right.
+/// of pairs) misses the processor cache on most look-ups. Always exact: the index never
+/// renumbers a pair, and a pair leaving it is forgotten here too, so a cached number
+/// stays right.
 struct PairCache {
     slots: Vec<(u64, u32)>,
 }
@@ -131,6 +137,15 @@ impl PairCache {
     #[inline]
     fn put(&mut self, k: u64, idx: u32) {
         self.slots[Self::slot(k)] = (k, idx);
+    }
+
+    /// The pair left the index (its number may be reused).
+    #[inline]
+    fn forget(&mut self, k: u64) {
+        let slot = &mut self.slots[Self::slot(k)];
+        if slot.0 == k {
+            *slot = (Self::FREE, 0);
+        }
     }
 }
 
@@ -165,6 +180,27 @@ struct Trainer<'a> {
     spots: Vec<BinaryHeap<Reverse<u32>>>,
     /// Symbols and positions visited (scans, occurrence lists): bounds the work in tests.
     work: Cell<u64>,
+    tuning: Tuning,
+    /// Pairs counting less than this need not be tracked (see `tracking`); at most 1:
+    /// every pair is.
+    floor: u64,
+    /// Untracked pairs that duplicate merges may have added to: how much at most.
+    gains: FxHashMap<u64, u64>,
+    /// The largest of `gains`.
+    slack: u64,
+    /// Pairs created in this step (only while some pairs are untracked).
+    born: Vec<u32>,
+    /// Numbers of pairs that left the index, for reuse.
+    free: Vec<u32>,
+    duplicate_step: bool,
+    /// While re-counting: count only the pairs already in the index.
+    frozen: bool,
+    /// Set by `next_best` when the tracked pairs cannot tell the best: re-track from this floor.
+    retrack_to: Option<u64>,
+    /// How many hash partitions re-tracking counts in (grows when one overflows).
+    partitions: u64,
+    /// The most pair numbers in use after a step (`pairs` minus `free`).
+    most_pairs: usize,
 }
 
 pub fn train(
@@ -173,27 +209,30 @@ pub fn train(
     opts: &MergeOptions,
     reporter: &mut Reporter,
 ) -> Result<Trained> {
-    train_counting_work(alphabet, words, opts, reporter, LONG_WORD).map(|(trained, _)| trained)
+    let tuning = Tuning::for_table(&words);
+    train_tuned(alphabet, words, opts, reporter, tuning).map(|(trained, ..)| trained)
 }
 
-/// [`train`] with the long-word threshold given; also returns the work done.
-fn train_counting_work(
+/// [`train`] with the long-word and pair-tracking thresholds given; also returns the work
+/// done and the most pair numbers in use at once.
+fn train_tuned(
     alphabet: Vec<String>,
     words: WordTable,
     opts: &MergeOptions,
     reporter: &mut Reporter,
-    long_from: usize,
-) -> Result<(Trained, u64)> {
-    let mut t = Trainer::new(alphabet, words, opts, long_from);
+    tuning: Tuning,
+) -> Result<(Trained, u64, usize)> {
+    let mut t = Trainer::new(alphabet, words, opts, tuning);
     t.count_initial_pairs(reporter)?;
     let alphabet_len = t.tokens.len();
     let merges = t.run(reporter)?;
     t.compact_long_words();
-    Ok((Trained { tokens: t.tokens, alphabet_len, merges, words: t.words }, t.work.get()))
+    let most_pairs = t.most_pairs;
+    Ok((Trained { tokens: t.tokens, alphabet_len, merges, words: t.words }, t.work.get(), most_pairs))
 }
 
 impl<'a> Trainer<'a> {
-    fn new(alphabet: Vec<String>, words: WordTable, opts: &'a MergeOptions, long_from: usize) -> Self {
+    fn new(alphabet: Vec<String>, words: WordTable, opts: &'a MergeOptions, tuning: Tuning) -> Self {
         let token_chars = alphabet.iter().map(|s| s.chars().count() as u32).collect();
         let token_index = alphabet.iter().enumerate().map(|(i, s)| (s.clone(), i as u32)).collect();
         Trainer {
@@ -210,10 +249,21 @@ impl<'a> Trainer<'a> {
             specials: opts.specials.iter().cloned().collect(),
             step: 0,
             gained: Vec::new(),
-            long_from,
+            long_from: tuning.long_from,
             long: LongWords::default(),
             spots: Vec::new(),
             work: Cell::new(0),
+            tuning,
+            floor: 0,
+            gains: FxHashMap::default(),
+            slack: 0,
+            born: Vec::new(),
+            free: Vec::new(),
+            duplicate_step: false,
+            frozen: false,
+            retrack_to: None,
+            partitions: 1,
+            most_pairs: 0,
         }
     }
 
@@ -223,25 +273,25 @@ impl<'a> Trainer<'a> {
 
     // -- pair bookkeeping --------------------------------------------------------------
 
-    /// Count n more occurrences of (l, r); its index, or None for a pair never counted.
+    /// Count n more occurrences of (l, r); its index, or None for a pair never counted
+    /// or left untracked.
     #[inline]
     fn count_up(&mut self, l: u32, r: u32, n: u64) -> Option<u32> {
         if l == UNK || r == UNK {
             return None;
         }
-        let next = self.pairs.len() as u32;
         let k = key(l, r);
         let idx = match self.pair_cache.get(k) {
             Some(idx) => idx,
             None => {
-                let idx = *self.pair_index.entry(k).or_insert(next);
+                let idx = match self.pair_index.get(&k) {
+                    Some(&idx) => idx,
+                    None => self.new_pair(l, r, n)?,
+                };
                 self.pair_cache.put(k, idx);
                 idx
             }
         };
-        if idx == next {
-            self.pairs.push(PairStat { left: l, right: r, sorted: true, ..Default::default() });
-        }
         let st = &mut self.pairs[idx as usize];
         st.count += n;
         if st.touched != self.step {
@@ -254,16 +304,20 @@ impl<'a> Trainer<'a> {
     /// A new occurrence of (l, r) in the short word w.
     fn inc(&mut self, l: u32, r: u32, w: u32, n: u64) {
         let Some(idx) = self.count_up(l, r, n) else { return };
-        let st = &mut self.pairs[idx as usize];
-        match st.postings.last() {
-            Some(&last) if last == w => {}
-            Some(&last) => {
-                if w < last {
-                    st.sorted = false;
-                }
-                st.postings.push(w);
+        self.pairs[idx as usize].postings.push(w);
+    }
+
+    /// A tracked pair (l, r) may have a better key now: list it as gained.
+    fn touch(&mut self, l: u32, r: u32) {
+        if l == UNK || r == UNK {
+            return;
+        }
+        if let Some(&idx) = self.pair_index.get(&key(l, r)) {
+            let st = &mut self.pairs[idx as usize];
+            if st.touched != self.step {
+                st.touched = self.step;
+                self.gained.push(idx);
             }
-            None => st.postings.push(w),
         }
     }
 
@@ -275,7 +329,10 @@ impl<'a> Trainer<'a> {
         let idx = match self.pair_cache.get(k) {
             Some(idx) => idx,
             None => {
-                let idx = self.pair_index[&k];
+                let Some(&idx) = self.pair_index.get(&k) else {
+                    debug_assert!(self.floor > 1, "a tracked pair is missing");
+                    return; // untracked: its bound stays an upper bound
+                };
                 self.pair_cache.put(k, idx);
                 idx
             }
@@ -285,50 +342,11 @@ impl<'a> Trainer<'a> {
         st.count -= n;
         if st.count == 0 {
             // No occurrence is left: its postings are all stale. Free them.
-            st.postings = Vec::new();
-            st.head = 0;
-            st.sorted = true;
+            st.postings = Postings::new();
             if st.spots != 0 {
                 self.spots[st.spots as usize - 1] = BinaryHeap::new();
             }
         }
-    }
-
-    fn count_initial_pairs(&mut self, reporter: &mut Reporter) -> Result<()> {
-        self.step = u32::MAX; // nothing is "gained" during set-up
-        self.add_long_words(reporter)?;
-        let mut long_words_seen = 0;
-        for w in 0..self.words.len() {
-            if w % 4096 == 0 {
-                reporter.check_cancel()?;
-                if reporter.due() {
-                    let mut p = self.progress(&[], Vec::new());
-                    p.stage = Stage::Counting;
-                    reporter.send(p)?;
-                }
-            }
-            if self.long_word_numbers().get(long_words_seen) == Some(&(w as u32)) {
-                long_words_seen += 1; // counted already
-                continue;
-            }
-            let (s, n, c) = (self.words.starts[w], self.words.lens[w] as usize, self.words.counts[w]);
-            for i in 1..n {
-                let (l, r) = (self.words.syms[s + i - 1], self.words.syms[s + i]);
-                self.inc(l, r, w as u32, c);
-            }
-        }
-        self.gained.clear();
-        self.step = 0;
-        for st in &mut self.pairs {
-            st.postings.shrink_to_fit(); // growth slack is most of their memory
-        }
-        for idx in 0..self.pairs.len() as u32 {
-            if self.pairs[idx as usize].count >= self.opts.min_frequency {
-                let e = self.entry(idx);
-                self.push(e);
-            }
-        }
-        Ok(())
     }
 
     // -- the loop -------------------------------------------------------------------------
@@ -356,7 +374,15 @@ impl<'a> Trainer<'a> {
             {
                 break;
             }
-            let Some(idx) = self.next_best() else { break };
+            let Some(idx) = self.next_best() else {
+                match self.retrack_to.take() {
+                    Some(floor) => {
+                        self.track_pairs(floor, reporter)?;
+                        continue;
+                    }
+                    None => break,
+                }
+            };
             let record = self.merge(idx, merges.len() as u32);
             merges.push(record);
             #[cfg(test)]
@@ -408,7 +434,8 @@ impl<'a> Trainer<'a> {
             }
         };
         self.ranks.insert(key(a, b), (rank, c));
-        let mut affected = std::mem::take(&mut self.pairs[idx as usize].postings);
+        self.duplicate_step = duplicate; // (see `new_pair`)
+        let mut affected = std::mem::take(&mut self.pairs[idx as usize].postings).words();
         affected.sort_unstable();
         affected.dedup();
         for (k, &w) in affected.iter().enumerate() {
@@ -432,10 +459,11 @@ impl<'a> Trainer<'a> {
             }
         }
         self.merge_in_long_words(idx, a, b, c, duplicate);
+        self.duplicate_step = false;
+        self.drop_born_below_floor();
         let st = &mut self.pairs[idx as usize];
         debug_assert_eq!(st.count, 0, "a merged pair must have no occurrences left");
         st.merged = true;
-        st.postings = Vec::new();
         let gained = std::mem::take(&mut self.gained);
         for &g in &gained {
             if self.pairs[g as usize].count >= self.opts.min_frequency && !self.pairs[g as usize].merged {
@@ -444,6 +472,7 @@ impl<'a> Trainer<'a> {
             }
         }
         self.gained = gained;
+        self.most_pairs = self.most_pairs.max(self.pairs.len() - self.free.len());
         MergeRecord { left: a, right: b, result: c, count }
     }
 
@@ -489,22 +518,44 @@ impl<'a> Trainer<'a> {
         self.words.lens[wi] = out as u32;
     }
 
-    /// After a duplicate merge: recount the whole word around a full re-encoding.
+    /// After a duplicate merge: re-encode the whole word and count the pairs it lost and
+    /// gained. A pair in the word before and after keeps its count and its posting, so an
+    /// untracked one (see `tracking`) gains nothing.
     fn rewrite_word(&mut self, w: u32, a: u32, b: u32, c: u32) {
         let wi = w as usize;
         let (s, n, cnt) = (self.words.starts[wi], self.words.lens[wi] as usize, self.words.counts[wi]);
         self.tally(n);
-        for i in 1..n {
-            let (l, r) = (self.words.syms[s + i - 1], self.words.syms[s + i]);
-            self.dec(l, r, cnt);
-        }
-        let mut seq: Vec<u32> = self.words.syms[s..s + n].to_vec();
-        seq = merge_all(&seq, a, b, c);
+        let old: Vec<u32> = self.words.syms[s..s + n].to_vec();
+        let mut seq = merge_all(&old, a, b, c);
         reduce(&mut seq, &self.ranks);
         self.words.syms[s..s + seq.len()].copy_from_slice(&seq);
         self.words.lens[wi] = seq.len() as u32;
-        for i in 1..seq.len() {
-            self.inc(seq[i - 1], seq[i], w, cnt);
+        let pairs = |syms: &[u32]| {
+            let mut p: Vec<(u32, u32)> = syms.windows(2).map(|p| (p[0], p[1])).collect();
+            p.sort_unstable();
+            p
+        };
+        let (before, after) = (pairs(&old), pairs(&seq));
+        let (mut i, mut j) = (0, 0);
+        while i < before.len() || j < after.len() {
+            let lost = match (before.get(i), after.get(j)) {
+                (Some(&(l, r)), Some(y)) if (l, r) == *y => {
+                    self.touch(l, r); // its first occurrence may have moved
+                    (i, j) = (i + 1, j + 1);
+                    continue;
+                }
+                (Some(x), Some(y)) => x < y,
+                (x, _) => x.is_some(),
+            };
+            if lost {
+                let (l, r) = before[i];
+                self.dec(l, r, cnt);
+                i += 1;
+            } else {
+                let (l, r) = after[j];
+                self.inc(l, r, w, cnt);
+                j += 1;
+            }
         }
     }
 }
@@ -542,54 +593,4 @@ pub fn reduce(seq: &mut Vec<u32>, ranks: &FxHashMap<u64, (u32, u32)>) {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn table(words: &[(&[u32], u64)]) -> WordTable {
-        let mut t = WordTable::default();
-        for (syms, count) in words {
-            t.words.push("");
-            t.counts.push(*count);
-            t.starts.push(t.syms.len());
-            t.lens.push(syms.len() as u32);
-            t.syms.extend_from_slice(syms);
-        }
-        t
-    }
-
-    fn opts(ties: Ties) -> MergeOptions {
-        MergeOptions { min_frequency: 1, vocab_size: None, max_merges: None, ties, specials: vec![] }
-    }
-
-    #[test]
-    fn runs_merge_left_to_right_and_count_overlaps() {
-        // "aaaaa" x10 and "bc" x25: overlapping counts give (a,a)=40 > (b,c)=25.
-        let alphabet = vec!["a".into(), "b".into(), "c".into()];
-        let t = table(&[(&[0, 0, 0, 0, 0], 10), (&[1, 2], 25)]);
-        let out = train(alphabet, t, &opts(Ties::FirstSeen), &mut Reporter::silent()).unwrap();
-        assert_eq!(out.merges[0], MergeRecord { left: 0, right: 0, result: 3, count: 40 });
-        // "aa aa a": (aa, aa) is now 10, so (b, c) = 25 comes next.
-        assert_eq!(out.merges[1], MergeRecord { left: 1, right: 2, result: 4, count: 25 });
-        assert_eq!(out.merges[2], MergeRecord { left: 3, right: 3, result: 5, count: 10 });
-        assert_eq!(out.words.symbols(0).len(), 1); // finally one token "aaaaa"
-    }
-
-    #[test]
-    fn merged_pair_counts_stay_consistent() {
-        // Every count must equal a full recount after each merge (checked by debug asserts).
-        let alphabet = vec!["a".into(), "b".into()];
-        let t = table(&[(&[0, 1, 0, 1, 0, 0, 0, 1], 3), (&[1, 1, 1, 1], 2), (&[0, 1, 1, 0], 5)]);
-        let out = train(alphabet, t, &opts(Ties::Codepoint), &mut Reporter::silent()).unwrap();
-        assert!(!out.merges.is_empty());
-    }
-
-    #[test]
-    fn cancel_flag_stops() {
-        use std::sync::atomic::AtomicBool;
-        let flag = AtomicBool::new(true);
-        let alphabet = vec!["a".into(), "b".into()];
-        let t = table(&[(&[0, 1], 3)]);
-        let mut rep = Reporter::new(None, Some(&flag));
-        assert!(train(alphabet, t, &opts(Ties::Codepoint), &mut rep).is_err());
-    }
-}
+mod tests;

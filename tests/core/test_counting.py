@@ -218,5 +218,6 @@ def test_memory_estimate_of_tables_follows_their_lines(tmp_path):
     table = tmp_path / "t.tsv"
     table.write_text(body, encoding="utf-8")
     needed = estimate_training_memory([table], TrainConfig(), word_counts=True).bytes_needed
-    assert needed == (MEMORY_MODEL["base"] + MEMORY_MODEL["per_word"] * 1000
+    assert needed == (MEMORY_MODEL["base"] + MEMORY_MODEL["per_table_word"] * 1000
                       + MEMORY_MODEL["per_word_byte"] * 6000)
+    assert needed == 40_000_000 + 80 * 1000 + 8 * 6000  # by hand

@@ -41,20 +41,20 @@ impl<'a> Trainer<'a> {
     pub(super) fn first_short_pos(&mut self, idx: u32) -> u64 {
         let st = &self.pairs[idx as usize];
         let (l, r) = (st.left, st.right);
-        if st.sorted {
-            let mut k = st.head as usize;
-            while k < st.postings.len() {
-                let w = st.postings[k];
-                if let Some(off) = self.find_in_word(w, l, r) {
-                    self.pairs[idx as usize].head = k as u32;
-                    return ((w as u64) << 32) | off as u64;
+        if st.postings.is_sorted() {
+            let mut found = None;
+            for coded in st.postings.from_head() {
+                if let Some(off) = self.find_in_word(coded.2, l, r) {
+                    found = Some((coded, off));
+                    break;
                 }
-                k += 1;
             }
-            u64::MAX
+            let Some((coded, off)) = found else { return u64::MAX };
+            self.pairs[idx as usize].postings.set_head(coded);
+            ((coded.2 as u64) << 32) | off as u64
         } else {
             let mut best = u64::MAX;
-            for &w in &st.postings {
+            for w in st.postings.iter() {
                 if ((w as u64) << 32) < best {
                     if let Some(off) = self.find_in_word(w, l, r) {
                         best = best.min(((w as u64) << 32) | off as u64);
@@ -125,7 +125,8 @@ impl<'a> Trainer<'a> {
         top
     }
 
-    /// The best live pair, or None when no pair reaches the minimum frequency.
+    /// The best live pair, or None when no pair reaches the minimum frequency or the
+    /// tracked pairs must be counted again first (`retrack_to` is then set).
     pub(super) fn next_best(&mut self) -> Option<u32> {
         while let Some(e) = self.pop() {
             let st = &self.pairs[e.pair as usize];
@@ -152,8 +153,12 @@ impl<'a> Trainer<'a> {
                     continue;
                 }
             }
+            if self.needs_retrack(Some(e.count)) {
+                return None; // an untracked pair may count as much (see `tracking`)
+            }
             return Some(e.pair);
         }
+        self.needs_retrack(None);
         None
     }
 }

@@ -6,17 +6,19 @@ use std::cell::Cell;
 use proptest::prelude::*;
 use rustc_hash::FxHashMap;
 
-use super::{key, train_counting_work, MergeOptions, Ties, Trained, Trainer};
+use super::tracking::Tuning;
+use super::{key, train_tuned, MergeOptions, Ties, Trained, Trainer};
 use crate::progress::Reporter;
 use crate::symbols::{WordTable, UNK};
 
 thread_local! {
     /// Whether this thread's trainings recount every pair after every merge.
-    static RECOUNT: Cell<bool> = const { Cell::new(false) };
+    pub(super) static RECOUNT: Cell<bool> = const { Cell::new(false) };
 }
 
 impl Trainer<'_> {
-    /// With `RECOUNT` on: every pair's count equals a full recount of the words.
+    /// With `RECOUNT` on: every tracked pair's count equals a full recount of the words,
+    /// and every other pair's is within its bound (see `tracking`).
     pub(super) fn check_counts(&self) {
         if !RECOUNT.get() {
             return;
@@ -35,10 +37,15 @@ impl Trainer<'_> {
         for (k, &idx) in &self.pair_index {
             assert_eq!(self.pairs[idx as usize].count, counts.get(k).copied().unwrap_or(0), "pair {k:x}");
         }
+        for (k, &n) in &counts {
+            if !self.pair_index.contains_key(k) {
+                assert!(n <= self.untracked_bound(*k), "untracked pair {k:x} counts {n}");
+            }
+        }
     }
 }
 
-fn table(words: &[(Vec<u32>, u64)]) -> WordTable {
+pub(super) fn table(words: &[(Vec<u32>, u64)]) -> WordTable {
     let mut t = WordTable::default();
     for (syms, count) in words {
         t.words.push("");
@@ -51,17 +58,23 @@ fn table(words: &[(Vec<u32>, u64)]) -> WordTable {
 }
 
 fn run(alphabet: &[&str], words: &[(Vec<u32>, u64)], opts: &MergeOptions, long_from: usize) -> (Trained, u64) {
-    let alphabet = alphabet.iter().map(|s| s.to_string()).collect();
-    train_counting_work(alphabet, table(words), opts, &mut Reporter::silent(), long_from).unwrap()
+    let tuning = Tuning { long_from, ..Tuning::for_table(&WordTable::default()) };
+    run_tuned(alphabet, words, opts, tuning)
 }
 
-fn segmentations(t: &Trained) -> Vec<Vec<u32>> {
+pub(super) fn run_tuned(alphabet: &[&str], words: &[(Vec<u32>, u64)], opts: &MergeOptions, tuning: Tuning) -> (Trained, u64) {
+    let alphabet = alphabet.iter().map(|s| s.to_string()).collect();
+    let (trained, work, _) = train_tuned(alphabet, table(words), opts, &mut Reporter::silent(), tuning).unwrap();
+    (trained, work)
+}
+
+pub(super) fn segmentations(t: &Trained) -> Vec<Vec<u32>> {
     (0..t.words.len()).map(|w| t.words.symbols(w).to_vec()).collect()
 }
 
 /// Alphabets whose tokens concatenate to other tokens make duplicate merges (and the
 /// re-encoding after them) frequent.
-const ALPHABETS: [&[&str]; 3] =
+pub(super) const ALPHABETS: [&[&str]; 3] =
     [&["a", "b", "c", "d"], &["a", "ab", "b", "bc", "c"], &["a", "aa", "aaa", "b", "ba", "c", "cab"]];
 
 fn word(symbols: u32) -> impl Strategy<Value = Vec<u32>> {
@@ -72,7 +85,7 @@ fn word(symbols: u32) -> impl Strategy<Value = Vec<u32>> {
     ]
 }
 
-fn case() -> impl Strategy<Value = (usize, Vec<(Vec<u32>, u64)>, MergeOptions)> {
+pub(super) fn case() -> impl Strategy<Value = (usize, Vec<(Vec<u32>, u64)>, MergeOptions)> {
     (0..ALPHABETS.len()).prop_flat_map(|a| {
         let n = ALPHABETS[a].len() as u32;
         let words = prop::collection::vec((word(n), 1..4u64), 1..7);

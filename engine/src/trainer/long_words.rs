@@ -82,9 +82,9 @@ impl LongWords {
 }
 
 impl Trainer<'_> {
-    /// Take on the words of at least `long_from` symbols as long words and count their
-    /// pairs, while the global slot numbers fit in 32 bits (longer ones stay short).
-    pub(super) fn add_long_words(&mut self, reporter: &mut Reporter) -> Result<()> {
+    /// Take on the words of at least `long_from` symbols as long words, while the global
+    /// slot numbers fit in 32 bits (longer ones stay short).
+    pub(super) fn link_long_words(&mut self) {
         let (mut word, mut base) = (Vec::new(), Vec::new());
         let mut slots = 1; // the gap before the first word
         for (w, &n) in self.words.lens.iter().enumerate() {
@@ -97,7 +97,7 @@ impl Trainer<'_> {
             slots += n + 1;
         }
         if word.is_empty() {
-            return Ok(());
+            return;
         }
         let mut link = Vec::with_capacity(slots);
         link.push(GAP);
@@ -106,14 +106,17 @@ impl Trainer<'_> {
             link.push(GAP);
         }
         self.long = LongWords { word, base, link };
+    }
+
+    /// Count the pairs of the long words' current tokens, with their spots.
+    pub(super) fn count_long_words(&mut self, reporter: &mut Reporter) -> Result<()> {
         // Count first, so that every spot heap is allocated once, at its final size.
         let mut spots_needed: Vec<u32> = Vec::new();
         for li in 0..self.long.word.len() {
             reporter.check_cancel()?;
-            let (s, n, cnt) = self.word_span(li);
-            for i in 1..n {
-                let (l, r) = (self.words.syms[s + i - 1], self.words.syms[s + i]);
-                if let Some(idx) = self.count_up(l, r, cnt) {
+            let cnt = self.words.counts[self.long.word[li] as usize];
+            for p in self.long_word_tokens(li).windows(2) {
+                if let Some(idx) = self.count_up(p[0].1, p[1].1, cnt) {
                     if spots_needed.len() <= idx as usize {
                         spots_needed.resize(idx as usize + 1, 0);
                     }
@@ -129,13 +132,13 @@ impl Trainer<'_> {
         }
         drop(spots_needed);
         for li in 0..self.long.word.len() {
-            let (s, n, _) = self.word_span(li);
-            let b = self.long.base[li];
-            for i in 1..n {
-                let (l, r) = (self.words.syms[s + i - 1], self.words.syms[s + i]);
+            for p in self.long_word_tokens(li).windows(2) {
+                let ((g, l), (_, r)) = (p[0], p[1]);
                 if l != UNK && r != UNK {
-                    let st = &self.pairs[self.pair_index[&key(l, r)] as usize];
-                    self.spots[st.spots as usize - 1].push(Reverse(b + i as u32 - 1));
+                    if let Some(&idx) = self.pair_index.get(&key(l, r)) {
+                        let k = self.pairs[idx as usize].spots as usize;
+                        self.spots[k - 1].push(Reverse(g));
+                    }
                 }
             }
         }
@@ -311,10 +314,15 @@ impl Trainer<'_> {
 
     /// Long word li's current symbols.
     pub(super) fn long_word_symbols(&self, li: usize) -> Vec<u32> {
+        self.long_word_tokens(li).into_iter().map(|(_, sym)| sym).collect()
+    }
+
+    /// Long word li's current tokens: (global slot, symbol).
+    fn long_word_tokens(&self, li: usize) -> Vec<(u32, u32)> {
         let mut out = Vec::new();
         let mut g = Some(self.long.base[li]);
         while let Some(p) = g {
-            out.push(self.sym(li, p));
+            out.push((p, self.sym(li, p)));
             g = self.long.next(p);
         }
         out

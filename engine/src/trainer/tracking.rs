@@ -1,0 +1,307 @@
+//! Which pairs are tracked: on large tables, only those that can still be the best.
+//!
+//! Most distinct pairs have tiny counts (merges create them inside rare words), yet each
+//! tracked pair costs statistics, an index entry, postings and heap entries. So on
+//! tables of at least `prune_from_words` words, only pairs counting at least a floor T
+//! are tracked. This stays exact:
+//!
+//! * an untracked pair counted less than T when it was left out, and a pair's count
+//!   only falls, except in a duplicate merge; what a duplicate merge adds to an
+//!   untracked pair is summed in `gains` (an upper bound), whose largest is `slack`;
+//! * any other merge creates only pairs with its new token, all of them in that step,
+//!   so their counts are complete at its end: those below T are dropped then;
+//! * so while the best tracked pair counts at least T + slack, no untracked pair counts
+//!   as much, and it is the true best, under every tie rule;
+//! * when it counts less, T is lowered and the tracked set counted again from the words
+//!   (`track_pairs`), in hash partitions so that the count of all pairs never needs
+//!   memory for all of them at once.
+//!
+//! T at most 1 tracks every pair: the path for smaller tables, as before.
+
+use std::collections::BinaryHeap;
+use std::mem;
+
+use rustc_hash::FxHashMap;
+
+use super::postings::{coded_len, Postings};
+use super::{key, PairCache, PairStat, Trainer, LONG_WORD};
+use crate::error::Result;
+use crate::progress::{Reporter, Stage};
+use crate::symbols::{WordTable, UNK};
+
+/// Tables with at least this many words track only pairs above a floor.
+const PRUNE_FROM_WORDS: usize = 1 << 19;
+
+/// The first floor: this share of all word occurrences (so that the first merges never
+/// need a re-count).
+const FIRST_FLOOR_SHARE: u64 = 1 << 16;
+
+/// Each re-count lowers the floor to the best count over this.
+const FLOOR_DIVISOR: u64 = 4;
+
+/// Thresholds of the merge loop (fixed in `train`; tests vary them).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Tuning {
+    /// Words with at least this many symbols take the linked-list path.
+    pub long_from: usize,
+    /// Tables with at least this many words track only pairs above a floor.
+    pub prune_from_words: usize,
+    /// The first floor (None: from the table's size).
+    pub first_floor: Option<u64>,
+    /// How many distinct pairs one partition of a re-count may hold (about 25 bytes each).
+    pub partition_pairs: usize,
+}
+
+impl Tuning {
+    pub(super) fn for_table(words: &WordTable) -> Self {
+        Tuning {
+            long_from: LONG_WORD,
+            prune_from_words: PRUNE_FROM_WORDS,
+            first_floor: None,
+            partition_pairs: (words.len() / 16).max(1 << 18),
+        }
+    }
+}
+
+/// `each_pair`'s word number for a long word (its pairs have no postings).
+const LONG: u32 = u32::MAX;
+
+fn partition(k: u64, parts: u64) -> u64 {
+    (k.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 32) % parts
+}
+
+impl<'a> Trainer<'a> {
+    fn min_floor(&self) -> u64 {
+        self.opts.min_frequency.max(1)
+    }
+
+    /// The floor for a re-count when the best tracked pair counts `best`: the same if
+    /// only the gains of duplicate merges were in the way.
+    pub(super) fn lower_floor(&self, best: u64) -> u64 {
+        if best >= self.floor {
+            return self.floor;
+        }
+        (best / FLOOR_DIVISOR).max(self.min_floor())
+    }
+
+    /// Whether the tracked pairs can no longer tell the best one, whose count is `best`
+    /// (None: no tracked pair is left); if so, the floor to re-count from is noted.
+    pub(super) fn needs_retrack(&mut self, best: Option<u64>) -> bool {
+        if self.floor <= 1 {
+            return false;
+        }
+        let limit = self.floor.saturating_add(self.slack);
+        let needed = match best {
+            Some(count) => count < limit,
+            None => limit > self.min_floor(),
+        };
+        if needed {
+            self.retrack_to = Some(self.lower_floor(best.unwrap_or(self.floor - 1)));
+        }
+        needed
+    }
+
+    pub(super) fn count_initial_pairs(&mut self, reporter: &mut Reporter) -> Result<()> {
+        self.link_long_words();
+        let occurrences: u128 = self.words.counts.iter().map(|&c| c as u128).sum();
+        let floor = if self.words.len() >= self.tuning.prune_from_words {
+            let share = (occurrences / FIRST_FLOOR_SHARE as u128).min(u64::MAX as u128) as u64;
+            self.tuning.first_floor.unwrap_or(share).max(self.min_floor())
+        } else {
+            0
+        };
+        self.track_pairs(floor, reporter)
+    }
+
+    /// Count the pairs again from the words, tracking those counting at least `floor`
+    /// (every pair if it is at most 1), and fill the heap.
+    pub(super) fn track_pairs(&mut self, floor: u64, reporter: &mut Reporter) -> Result<()> {
+        self.floor = floor;
+        self.pairs = Vec::new();
+        self.pair_index = FxHashMap::default();
+        self.pair_cache = PairCache::new();
+        self.heap = Vec::new();
+        self.spots = Vec::new();
+        self.gains = FxHashMap::default();
+        self.slack = 0;
+        self.born.clear();
+        self.free.clear();
+        let step = self.step;
+        self.step = u32::MAX; // nothing is "gained" while counting
+        if floor > 1 {
+            self.select_pairs(floor, reporter)?;
+            self.frozen = true;
+        }
+        self.count_long_words(reporter)?;
+        let initial = step == 0;
+        let mut long_words_seen = 0;
+        for w in 0..self.words.len() {
+            if w % 4096 == 0 {
+                reporter.check_cancel()?;
+                if initial && reporter.due() {
+                    let mut p = self.progress(&[], Vec::new());
+                    p.stage = Stage::Counting;
+                    reporter.send(p)?;
+                }
+            }
+            if self.long_word_numbers().get(long_words_seen) == Some(&(w as u32)) {
+                long_words_seen += 1; // counted already
+                continue;
+            }
+            let (s, n, c) = (self.words.starts[w], self.words.lens[w] as usize, self.words.counts[w]);
+            for i in 1..n {
+                let (l, r) = (self.words.syms[s + i - 1], self.words.syms[s + i]);
+                self.inc(l, r, w as u32, c);
+            }
+        }
+        self.frozen = false;
+        self.gained.clear();
+        self.step = step;
+        for st in &mut self.pairs {
+            st.postings.shrink_to_fit(); // growth slack is most of their memory (if not reserved)
+        }
+        for idx in 0..self.pairs.len() as u32 {
+            if self.pairs[idx as usize].count >= self.opts.min_frequency {
+                let e = self.entry(idx);
+                self.push(e);
+            }
+        }
+        Ok(())
+    }
+
+    /// Put every pair counting at least `floor` into the index (with a zero count and
+    /// room for its postings), counting all pairs one hash partition at a time. A
+    /// partition holding more than `partition_pairs` distinct pairs starts it over with
+    /// four times the partitions.
+    fn select_pairs(&mut self, floor: u64, reporter: &mut Reporter) -> Result<()> {
+        /// A pair's count, the bytes of its postings, and the last word in them.
+        #[derive(Default)]
+        struct Tally {
+            count: u64,
+            bytes: u32,
+            last: u32,
+        }
+        'over: loop {
+            let parts = self.partitions;
+            for part in 0..parts {
+                reporter.check_cancel()?;
+                let limit = self.tuning.partition_pairs;
+                // Sized once: growing would hold the old and the new table at the peak.
+                let mut tallies: FxHashMap<u64, Tally> = FxHashMap::with_capacity_and_hasher(limit + 1, Default::default());
+                let complete = self.each_pair(|k, n, w| {
+                    if partition(k, parts) == part {
+                        let t = tallies.entry(k).or_default();
+                        t.count += n;
+                        if w != LONG && (t.bytes == 0 || t.last != w) {
+                            (t.bytes, t.last) = (t.bytes + coded_len(t.last, w) as u32, w);
+                        }
+                    }
+                    tallies.len() <= limit
+                });
+                if !complete {
+                    self.pairs = Vec::new();
+                    self.pair_index = FxHashMap::default();
+                    self.partitions = parts * 4;
+                    continue 'over;
+                }
+                for (k, t) in tallies {
+                    if t.count >= floor {
+                        let idx = self.pairs.len() as u32;
+                        let (left, right) = ((k >> 32) as u32, k as u32);
+                        let postings = Postings::with_capacity(t.bytes as usize);
+                        self.pairs.push(PairStat { left, right, postings, ..Default::default() });
+                        self.pair_index.insert(k, idx);
+                    }
+                }
+            }
+            return Ok(());
+        }
+    }
+
+    /// Call f(pair key, word count, word number or `LONG`) for every adjacent pair in
+    /// every word (in long words their current tokens), until it returns false; whether
+    /// it never did.
+    fn each_pair(&self, mut f: impl FnMut(u64, u64, u32) -> bool) -> bool {
+        let longs = self.long_word_numbers();
+        let mut long_words_seen = 0;
+        for w in 0..self.words.len() {
+            if longs.get(long_words_seen) == Some(&(w as u32)) {
+                long_words_seen += 1;
+                continue;
+            }
+            let n = self.words.counts[w];
+            for p in self.words.symbols(w).windows(2) {
+                if p[0] != UNK && p[1] != UNK && !f(key(p[0], p[1]), n, w as u32) {
+                    return false;
+                }
+            }
+        }
+        for (li, &w) in longs.iter().enumerate() {
+            let n = self.words.counts[w as usize];
+            for p in self.long_word_symbols(li).windows(2) {
+                if p[0] != UNK && p[1] != UNK && !f(key(p[0], p[1]), n, LONG) {
+                    return false;
+                }
+            }
+        }
+        true
+    }
+
+    /// A pair not in the index occurs (n times): its new number, or None if it stays
+    /// untracked: while re-counting, and in a duplicate merge, which notes the gain.
+    pub(super) fn new_pair(&mut self, l: u32, r: u32, n: u64) -> Option<u32> {
+        if self.frozen {
+            return None;
+        }
+        let k = key(l, r);
+        if self.duplicate_step && self.floor > 1 {
+            let gain = self.gains.entry(k).or_insert(0);
+            *gain += n;
+            self.slack = self.slack.max(*gain);
+            return None;
+        }
+        let st = PairStat { left: l, right: r, ..Default::default() };
+        let idx = match self.free.pop() {
+            Some(idx) => {
+                self.pairs[idx as usize] = st;
+                idx
+            }
+            None => {
+                self.pairs.push(st);
+                self.pairs.len() as u32 - 1
+            }
+        };
+        self.pair_index.insert(k, idx);
+        if self.floor > 1 {
+            self.born.push(idx);
+        }
+        Some(idx)
+    }
+
+    /// At the end of a merge: the pairs it created counting less than the floor leave.
+    pub(super) fn drop_born_below_floor(&mut self) {
+        let mut born = mem::take(&mut self.born);
+        for &idx in &born {
+            let st = &self.pairs[idx as usize];
+            if st.count >= self.floor {
+                continue;
+            }
+            let k = key(st.left, st.right);
+            self.pair_index.remove(&k);
+            self.pair_cache.forget(k);
+            if st.spots != 0 {
+                self.spots[st.spots as usize - 1] = BinaryHeap::new();
+            }
+            // `merged` keeps it out of the heap until the number is reused.
+            self.pairs[idx as usize] = PairStat { merged: true, ..Default::default() };
+            self.free.push(idx);
+        }
+        born.clear();
+        self.born = born;
+    }
+
+    #[cfg(test)]
+    pub(super) fn untracked_bound(&self, k: u64) -> u64 {
+        self.floor.saturating_sub(1) + self.gains.get(&k).copied().unwrap_or(0)
+    }
+}
