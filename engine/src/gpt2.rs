@@ -147,31 +147,111 @@ fn run_end(b: &[u8], mut j: usize, cls: u8) -> usize {
     j
 }
 
+/// Bit `k` set if byte `j + k` is an ASCII letter, for the 16 bytes from `j`
+/// (`j + 16 <= b.len()`). SSE2 is part of x86-64.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn ascii_letters16(b: &[u8], j: usize) -> u32 {
+    use std::arch::x86_64::*;
+    let chunk = &b[j..j + 16];
+    // SAFETY: the load reads exactly the 16 bytes of `chunk`.
+    unsafe {
+        let v = _mm_loadu_si128(chunk.as_ptr().cast());
+        // Setting bit 5 maps 'A'..='Z' onto 'a'..='z' and nothing else there; then an
+        // unsigned `x - 'a' <= 25`.
+        let folded = _mm_sub_epi8(_mm_or_si128(v, _mm_set1_epi8(0x20)), _mm_set1_epi8(b'a' as i8));
+        let letters = _mm_cmpeq_epi8(_mm_min_epu8(folded, _mm_set1_epi8(25)), folded);
+        _mm_movemask_epi8(letters) as u32
+    }
+}
+
+/// End of the run of letters (`\p{L}`) starting at `j`: ASCII letters 16 at a time,
+/// other chars decoded only where the ASCII letters stop.
+#[inline(always)]
+fn letters_end(b: &[u8], mut j: usize) -> usize {
+    loop {
+        #[cfg(target_arch = "x86_64")]
+        while j + 16 <= b.len() {
+            let not_letters = !ascii_letters16(b, j) & 0xffff;
+            if not_letters != 0 {
+                j += not_letters.trailing_zeros() as usize;
+                break;
+            }
+            j += 16;
+        }
+        while j < b.len() && b[j].is_ascii_alphabetic() {
+            j += 1;
+        }
+        if j < b.len() && b[j] >= 0x80 {
+            let (c, w) = decode_multibyte(b, j);
+            if class_of_non_ascii(c) == L {
+                j += w;
+                continue;
+            }
+        }
+        return j;
+    }
+}
+
+/// End of the run of class `k` (any class but whitespace) starting at `j`.
+#[inline(always)]
+fn class_run_end(b: &[u8], j: usize, k: u8) -> usize {
+    if k == L {
+        letters_end(b, j)
+    } else {
+        run_end(b, j, k)
+    }
+}
+
 /// End of the token for a whitespace run starting at `i` (`b[i..]` starts with whitespace):
-/// `\s+(?!\S)|\s+`.
-#[inline]
-fn whitespace_end(b: &[u8], i: usize) -> usize {
+/// `\s+(?!\S)|\s+`. With `per_line`, a `\n` ends the text the pattern sees (see
+/// [`split_gpt2_lines`]).
+#[inline(always)]
+fn whitespace_end(b: &[u8], i: usize, per_line: bool) -> usize {
     let mut j = i;
     let mut last = i; // start of the last whitespace char seen
     while j < b.len() {
-        let (k, w) = class_at(b, j);
-        if k != S {
-            // Followed by non-whitespace: `\s+(?!\S)` backtracks off the last char if the run
-            // has at least two chars; otherwise `\s+` takes the single char.
-            return if last > i { last } else { j };
+        let byte = b[j];
+        let w = match BYTE_CLASS[byte as usize] {
+            S => 1,
+            NA => {
+                let (c, w) = decode_multibyte(b, j);
+                if class_of_non_ascii(c) != S {
+                    break;
+                }
+                w
+            }
+            _ => break,
+        };
+        if per_line && byte == b'\n' {
+            // The line's end, which `(?!\S)` accepts: the whole run is the token.
+            return j + 1;
         }
         last = j;
         j += w;
     }
-    // Whitespace up to the end of the text: `(?!\S)` holds at the end.
-    j
+    if j < b.len() {
+        // Followed by non-whitespace: `\s+(?!\S)` backtracks off the last char if the run
+        // has at least two chars; otherwise `\s+` takes the single char.
+        if last > i {
+            last
+        } else {
+            j
+        }
+    } else {
+        // Whitespace up to the end of the text: `(?!\S)` holds at the end.
+        j
+    }
 }
 
 /// End of the pre-token starting at `i` (`i < text.len()`).
-#[inline]
-fn token_end(b: &[u8], i: usize) -> usize {
-    match b[i] {
-        b'\'' => {
+#[inline(always)]
+fn token_end(b: &[u8], i: usize, per_line: bool) -> usize {
+    let b0 = b[i];
+    match BYTE_CLASS[b0 as usize] {
+        L => letters_end(b, i + 1),
+        N => run_end(b, i + 1, N),
+        O if b0 == b'\'' => {
             // 's|'t|'re|'ve|'m|'ll|'d  (case-sensitive), else ' is an "other" char.
             match (b.get(i + 1), b.get(i + 2)) {
                 (Some(b's' | b't' | b'm' | b'd'), _) => i + 2,
@@ -179,24 +259,39 @@ fn token_end(b: &[u8], i: usize) -> usize {
                 _ => run_end(b, i + 1, O),
             }
         }
-        b' ' => {
+        O => run_end(b, i + 1, O),
+        S if b0 == b' ' => {
             // ` ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+` with the space, if a non-space follows.
             if i + 1 < b.len() {
                 let (k, w) = class_at(b, i + 1);
                 if k != S {
-                    return run_end(b, i + 1 + w, k);
+                    return class_run_end(b, i + 1 + w, k);
                 }
             }
-            whitespace_end(b, i)
+            whitespace_end(b, i, per_line)
         }
+        S => whitespace_end(b, i, per_line),
         _ => {
-            let (k, w) = class_at(b, i);
-            if k == S {
-                whitespace_end(b, i)
-            } else {
-                run_end(b, i + w, k)
+            let (c, w) = decode_multibyte(b, i);
+            match class_of_non_ascii(c) {
+                S => whitespace_end(b, i, per_line),
+                k => class_run_end(b, i + w, k),
             }
         }
+    }
+}
+
+#[inline(always)]
+fn split<'a>(text: &'a str, per_line: bool, emit: &mut impl FnMut(&'a str)) {
+    let b = text.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        let end = token_end(b, i, per_line);
+        debug_assert!(end > i && text.is_char_boundary(end));
+        // SAFETY: every token ends where a char ends (a run of whole chars, or the text's
+        // end), so both bounds are char boundaries.
+        emit(unsafe { text.get_unchecked(i..end) });
+        i = end;
     }
 }
 
@@ -206,19 +301,20 @@ fn token_end(b: &[u8], i: usize) -> usize {
 /// `'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+`.
 /// Linear time, no allocation.
 pub fn split_gpt2<'a>(text: &'a str, mut emit: impl FnMut(&'a str)) {
-    let b = text.as_bytes();
-    let mut i = 0;
-    while i < b.len() {
-        let end = token_end(b, i);
-        debug_assert!(end > i && text.is_char_boundary(end));
-        emit(&text[i..end]);
-        i = end;
-    }
+    split(text, false, &mut emit)
+}
+
+/// [`split_gpt2`] of each `\n`-terminated line of `text` on its own, as HF tokenizers
+/// trains: the same tokens as on the whole text except that a whitespace run ends after
+/// its first `\n`, whole (the line's end satisfies `(?!\S)`). One pass, no line search.
+pub fn split_gpt2_lines<'a>(text: &'a str, mut emit: impl FnMut(&'a str)) {
+    split(text, true, &mut emit)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
 
     fn split(text: &str) -> Vec<&str> {
         let mut v = Vec::new();
@@ -582,6 +678,55 @@ mod tests {
             assert_eq!(got.concat(), s);
             assert!(got.iter().all(|t| !t.is_empty()));
             assert_eq!(got, reference(&s), "input {s:?}");
+            assert_eq!(split_lines(&s), reference_lines(&s), "lines of {s:?}");
+        }
+    }
+
+    fn split_lines(text: &str) -> Vec<&str> {
+        let mut v = Vec::new();
+        split_gpt2_lines(text, |t| v.push(t));
+        v
+    }
+
+    /// The pattern applied to each `\n`-terminated line on its own.
+    fn reference_lines(text: &str) -> Vec<String> {
+        text.split_inclusive('\n').flat_map(reference).collect()
+    }
+
+    #[test]
+    fn per_line_splitting_restarts_after_each_newline() {
+        // Expectations from Python's `regex.findall` (of each line, then of the whole text).
+        assert_eq!(split_lines("a \n\n  b\n"), ["a", " \n", "\n", " ", " b", "\n"]);
+        assert_eq!(split_gpt2_whole("a \n\n  b\n"), ["a", " \n\n ", " b", "\n"]);
+        assert_eq!(split_lines("x\t\u{a0}\ny \u{3000}\n"), ["x", "\t\u{a0}\n", "y", " \u{3000}\n"]);
+    }
+
+    fn split_gpt2_whole(text: &str) -> Vec<&str> {
+        split(text)
+    }
+
+    /// Text made of pieces where the lexer's fast paths meet its slow ones: single chars
+    /// of every class, and long runs of ASCII letters (the 16-byte scan) mixed with
+    /// non-ASCII letters, marks and spaces.
+    fn piece() -> impl Strategy<Value = String> {
+        prop_oneof![
+            3 => prop::sample::select(ALPHABET).prop_map(String::from),
+            1 => any::<char>().prop_map(String::from),
+            2 => "[a-zA-Z]{1,40}",
+            1 => "[a-zé日ſ\u{301}]{1,40}",
+            1 => "[ \n\t\u{a0}\u{3000}]{1,4}",
+            1 => "[0-9٣]{1,20}",
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(4000))]
+
+        #[test]
+        fn proptest_against_reference(pieces in prop::collection::vec(piece(), 0..24)) {
+            let text = pieces.concat();
+            prop_assert_eq!(split(&text), reference(&text));
+            prop_assert_eq!(split_lines(&text), reference_lines(&text));
         }
     }
 
