@@ -3,11 +3,11 @@
 //! range with its hash (handed on to the serial [`super::counter::Counter`], which then
 //! never hashes again), and a byte-level splitter for the `whitespace` pre-tokenizer.
 
-use super::counter::hash;
+use super::counter::{hash, short_hash, SHORT};
 
 /// Words of at most this many bytes are kept in their slot itself (most words are): a
 /// lookup then reads no memory but the slot.
-const INLINE: usize = 8;
+const INLINE: usize = SHORT;
 
 /// One lookup slot. `key`: a short word's bytes (little-endian, zero-padded), else its
 /// hash. `meta`: the hash's bits 40..64, the word's length (capped at 255) in bits 32..40,
@@ -52,40 +52,51 @@ impl BlockWords {
     /// Count one occurrence of `word`, which lies in `text` (`word` is a sub-slice of it).
     #[inline(always)]
     pub fn add(&mut self, text: &str, word: &str) {
-        let h = hash(word);
         let start = word.as_ptr() as usize - text.as_ptr() as usize;
         let len = word.len();
-        let key = if len <= INLINE { inline_key(text.as_bytes(), start, len) } else { h };
+        let (key, h) = if len <= INLINE {
+            let key = inline_key(text.as_bytes(), start, len);
+            (key, short_hash(key, len))
+        } else {
+            let h = hash(word);
+            (h, h)
+        };
         let tag = (h & !0xff_ffff_ffff) | ((len.min(255) as u64) << 32);
-        self.look_up(text, Lookup { start, end: start + len, hash: h, key, tag });
-    }
-
-    /// Count the word of `p`, adding it if new.
-    #[inline(always)]
-    fn look_up(&mut self, text: &str, p: Lookup) {
+        let word = Lookup { start, end: start + len, hash: h, key, tag };
         let mask = self.slots.len() - 1;
-        let mut i = p.hash as usize & mask;
+        let mut i = h as usize & mask;
         loop {
             let slot = self.slots[i];
             if slot.meta == 0 {
                 break;
             }
-            if slot.key == p.key && slot.meta & !0xffff_ffff == p.tag {
+            if slot.key == key && slot.meta & !0xffff_ffff == tag {
                 let id = (slot.meta & 0xffff_ffff) as usize - 1;
-                if p.end - p.start <= INLINE || {
-                    let (start, end) = self.words[id];
-                    same(&text.as_bytes()[start..end], &text.as_bytes()[p.start..p.end])
-                } {
+                if len <= INLINE || self.same_as(text, id, &word) {
                     self.counts[id] += 1;
                     return;
                 }
             }
             i = (i + 1) & mask;
         }
-        self.words.push((p.start, p.end));
+        self.insert(word, i);
+    }
+
+    /// Whether word `id` has the bytes of `word` (a longer word whose slot matched).
+    #[inline(never)]
+    fn same_as(&self, text: &str, id: usize, word: &Lookup) -> bool {
+        let (start, end) = self.words[id];
+        same(&text.as_bytes()[start..end], &text.as_bytes()[word.start..word.end])
+    }
+
+    /// Add a new word at free slot `i`. Out of line: [`Self::add`] stays small enough to
+    /// be inlined into the pre-tokenizer's loop.
+    #[inline(never)]
+    fn insert(&mut self, word: Lookup, i: usize) {
+        self.words.push((word.start, word.end));
         self.counts.push(1);
-        self.hashes.push(p.hash);
-        self.slots[i] = Slot { key: p.key, meta: p.tag | self.words.len() as u64 };
+        self.hashes.push(word.hash);
+        self.slots[i] = Slot { key: word.key, meta: word.tag | self.words.len() as u64 };
         if self.words.len() * 4 > self.slots.len() * 3 {
             self.grow();
         }
@@ -113,13 +124,23 @@ impl BlockWords {
     }
 }
 
+/// The low `len` bytes of a `u64`, for `len` from 0 to 8.
+const KEEP: [u64; 9] = {
+    let mut keep = [u64::MAX; 9];
+    let mut len = 0;
+    while len < 8 {
+        keep[len] = (1u64 << (8 * len)) - 1;
+        len += 1;
+    }
+    keep
+};
+
 /// The `len <= 8` bytes at `start`, little-endian and zero-padded to 8.
-#[inline]
+#[inline(always)]
 fn inline_key(bytes: &[u8], start: usize, len: usize) -> u64 {
-    let keep = if len == 8 { u64::MAX } else { (1u64 << (8 * len)) - 1 };
     match bytes.get(start..start + 8) {
         // One unaligned load and a mask, away from the text's end.
-        Some(eight) => u64::from_le_bytes(eight.try_into().unwrap()) & keep,
+        Some(eight) => u64::from_le_bytes(eight.try_into().unwrap()) & KEEP[len],
         None => {
             let mut padded = [0u8; 8];
             padded[..len].copy_from_slice(&bytes[start..start + len]);
