@@ -21,6 +21,7 @@ ours-snmt / snmt      subword-nmt preset; ``learn_bpe(num_symbols=vocab,
                       min_frequency=2)``; small corpora only (pure Python, slow)
 ours-gpt2 / yttm      YouTokenToMe ``BPE.train(vocab_size=vocab, n_threads=threads)``
                       (its own whitespace words with a ``▁`` prefix; speed only)
+ours-gpt2 / spm       speed only: the goal is against the faster of spm and yttm
 ours-default / spm,   the default settings (``TrainConfig()``: whitespace words,
 yttm, hf              ``</w>``, first-seen ties) against the three fast peers
 ====================  ==========================================================
@@ -84,7 +85,8 @@ TOOLS = {
     "ours-default": dict(ours=True, pair="spm"),
 }
 PAIRS = [("ours-gpt2", "hf"), ("ours-spm", "spm"), ("ours-snmt", "snmt"), ("ours-gpt2", "yttm"),
-         ("ours-default", "spm"), ("ours-default", "yttm"), ("ours-default", "hf")]
+         ("ours-gpt2", "spm"), ("ours-default", "spm"), ("ours-default", "yttm"),
+         ("ours-default", "hf")]
 
 
 # =========================================================================================
@@ -375,7 +377,7 @@ def main(argv=None) -> int:
     ap.add_argument("--vocab", type=int, default=32000)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--corpora", default=",".join(DEFAULT_CORPORA),
-                    help=f"comma list of {', '.join(CORPORA + GENERATED_CORPORA)}")
+                    help=f"comma list of {', '.join(tuple(CORPORA) + GENERATED_CORPORA)}")
     ap.add_argument("--tools", default=",".join(TOOLS), help=f"comma list of {', '.join(TOOLS)}")
     ap.add_argument("--quick", action="store_true", help="small corpora only")
     ap.add_argument("--skip-slow", action="store_true", help="do not run subword-nmt")
