@@ -21,6 +21,7 @@ ours-snmt / snmt      subword-nmt preset; ``learn_bpe(num_symbols=vocab,
                       min_frequency=2)``; small corpora only (pure Python, slow)
 ours-gpt2 / yttm      YouTokenToMe ``BPE.train(vocab_size=vocab, n_threads=threads)``
                       (its own whitespace words with a ``▁`` prefix; speed only)
+ours-gpt2 / spm       speed only: the goal is against the faster of spm and yttm
 ours-default / spm,   the default settings (``TrainConfig()``: whitespace words,
 yttm, hf              ``</w>``, first-seen ties) against the three fast peers
 ====================  ==========================================================
@@ -34,6 +35,12 @@ Examples::
     python benchmarks/bench_train.py --tools hf,spm       # peers only
     python benchmarks/bench_train.py --corpora gutenberg --repeat 1
     python benchmarks/bench_train.py                      # everything, best of 3
+    python benchmarks/bench_train.py --corpora gutenberg,gutenberg-1g --repeat 1 \
+        --tools ours-default,ours-gpt2,spm,yttm,hf --no-gz   # 100 MB and 1 GB (~12 min)
+
+``gutenberg-1g`` is the 1 GB corpus of ``bench_large_corpus.py`` (the 100 MB text ten
+times, a quarter of the lines of each copy altered), written once into the cache; it is
+not run unless named.
 
 The Markdown table goes to stdout; all raw runs go to ``benchmarks/results/train-*.json``.
 """
@@ -62,6 +69,9 @@ CORPORA = {
     "gutenberg": "gutenberg-100M.txt.gz",
 }
 SMALL_CORPORA = ("tinyshakespeare", "ud_english")
+#: Made from ``gutenberg`` by bench_large_corpus.make_1gb; only run when named.
+GENERATED_CORPORA = ("gutenberg-1g",)
+DEFAULT_CORPORA = tuple(CORPORA)
 
 #: tool -> (is ours, peer it is compared with / None, slow)
 TOOLS = {
@@ -75,7 +85,8 @@ TOOLS = {
     "ours-default": dict(ours=True, pair="spm"),
 }
 PAIRS = [("ours-gpt2", "hf"), ("ours-spm", "spm"), ("ours-snmt", "snmt"), ("ours-gpt2", "yttm"),
-         ("ours-default", "spm"), ("ours-default", "yttm"), ("ours-default", "hf")]
+         ("ours-gpt2", "spm"), ("ours-default", "spm"), ("ours-default", "yttm"),
+         ("ours-default", "hf")]
 
 
 # =========================================================================================
@@ -241,6 +252,10 @@ def _tail(path: Path, n: int = 6) -> str:
 
 
 def prepare_corpus(name: str) -> Path:
+    if name == "gutenberg-1g":
+        from bench_large_corpus import make_1gb  # that module imports this one
+
+        return make_1gb(prepare_corpus("gutenberg"), "lines")
     src = CORPORA_DIR / CORPORA[name]
     if not src.is_file():
         raise SystemExit(f"missing corpus {src} (set BPE_DESKTOP_CORPORA)")
@@ -361,8 +376,8 @@ def main(argv=None) -> int:
     ap.add_argument("--repeat", type=int, default=3, help="runs per (corpus, tool); best kept")
     ap.add_argument("--vocab", type=int, default=32000)
     ap.add_argument("--threads", type=int, default=2)
-    ap.add_argument("--corpora", default=",".join(CORPORA),
-                    help=f"comma list of {', '.join(CORPORA)}")
+    ap.add_argument("--corpora", default=",".join(DEFAULT_CORPORA),
+                    help=f"comma list of {', '.join(tuple(CORPORA) + GENERATED_CORPORA)}")
     ap.add_argument("--tools", default=",".join(TOOLS), help=f"comma list of {', '.join(TOOLS)}")
     ap.add_argument("--quick", action="store_true", help="small corpora only")
     ap.add_argument("--skip-slow", action="store_true", help="do not run subword-nmt")
@@ -378,7 +393,7 @@ def main(argv=None) -> int:
         worker(args.worker, args.corpus_file, args.vocab, args.threads, args.result)
         return 0
 
-    corpora = comma_list(ap, args.corpora, CORPORA, "corpus")
+    corpora = comma_list(ap, args.corpora, tuple(CORPORA) + GENERATED_CORPORA, "corpus")
     tools = comma_list(ap, args.tools, TOOLS, "tool")
     if args.quick:
         corpora = [c for c in corpora if c in SMALL_CORPORA]
@@ -394,7 +409,7 @@ def main(argv=None) -> int:
             if TOOLS[t].get("small_only") and c not in SMALL_CORPORA:
                 continue
             plan.append((c, path, t))
-            src = CORPORA_DIR / CORPORA[c]
+            src = CORPORA_DIR / CORPORA.get(c, "")
             if TOOLS[t]["ours"] and src.suffix == ".gz" and not args.no_gz:
                 warm(src)
                 plan.append((c + ".gz", src, t))

@@ -6,7 +6,7 @@ use std::borrow::Cow;
 use unicode_general_category::{get_general_category, GeneralCategory};
 use unicode_normalization::UnicodeNormalization;
 
-use crate::gpt2::split_gpt2;
+use crate::gpt2::{split_gpt2, split_gpt2_lines};
 
 pub const EOW: &str = "</w>";
 pub const BOW: &str = "\u{2581}";
@@ -79,11 +79,7 @@ impl TextRules {
                 .filter(|w| !w.is_empty())
                 .for_each(&mut *emit),
             PreTokenizer::Letters => split_letters(text, emit),
-            PreTokenizer::Gpt2 if per_line => {
-                for line in text.split_inclusive('\n') {
-                    split_gpt2(line, &mut *emit);
-                }
-            }
+            PreTokenizer::Gpt2 if per_line => split_gpt2_lines(text, &mut *emit),
             PreTokenizer::Gpt2 => split_gpt2(text, &mut *emit),
         }
     }

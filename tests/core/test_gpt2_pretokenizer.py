@@ -36,7 +36,7 @@ _engine = pytest.importorskip("bpe_desktop._engine")
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-from tests.shared_data import corpus_path  # noqa: E402
+from tests.shared_data import DATA_DIR, corpus_path  # noqa: E402
 
 GPT2_PATTERN = (
     r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
@@ -170,6 +170,23 @@ def test_corpus_lines(corpus_text):
 
 def test_corpus_whole_file(corpus_text):
     assert_same(corpus_text)
+
+
+#: Every text file shipped in tests/data (UDHR translations in seven scripts, morphology
+#: word lists, the treebank samples), whole and line by line.
+DATA_FILES = sorted(p for p in DATA_DIR.rglob("*") if p.suffix in (".txt", ".tsv"))
+
+
+@pytest.mark.parametrize("path", DATA_FILES, ids=lambda p: str(p.relative_to(DATA_DIR)))
+def test_every_data_file(path):
+    text = path.read_bytes().decode("utf-8")
+    assert_same(text)
+    n_bad, examples = count_mismatches(text.splitlines(keepends=True))
+    assert n_bad == 0, f"{n_bad} lines differ, e.g. {examples!r}"
+
+
+def test_data_files_are_found():
+    assert len(DATA_FILES) >= 10
 
 
 # --------------------------------------------------------------------------------------------

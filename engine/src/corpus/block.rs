@@ -3,53 +3,101 @@
 //! range with its hash (handed on to the serial [`super::counter::Counter`], which then
 //! never hashes again), and a byte-level splitter for the `whitespace` pre-tokenizer.
 
-use super::counter::hash;
+use super::counter::{hash, short_hash, SHORT};
+
+/// Words of at most this many bytes are kept in their slot itself (most words are): a
+/// lookup then reads no memory but the slot.
+const INLINE: usize = SHORT;
+
+/// One lookup slot. `key`: a short word's bytes (little-endian, zero-padded), else its
+/// hash. `meta`: the hash's bits 40..64, the word's length (capped at 255) in bits 32..40,
+/// then 1 + index into `words` (0: a free slot). A short word matches on `key` and `meta`'s
+/// high half alone (bytes and length fix it); a longer one is then compared byte by byte.
+#[derive(Clone, Copy, Default)]
+struct Slot {
+    key: u64,
+    meta: u64,
+}
+
+/// A word being looked up: byte range, hash, and its [`Slot`] fields.
+#[derive(Clone, Copy)]
+struct Lookup {
+    start: usize,
+    end: usize,
+    hash: u64,
+    key: u64,
+    tag: u64,
+}
 
 /// The distinct words of one text in first-seen order: `(start, end, count)` byte ranges
 /// into it, and their hashes.
-#[derive(Debug, Default)]
+#[derive(Default)]
 pub struct BlockWords {
-    words: Vec<(usize, usize, u64)>,
+    words: Vec<(usize, usize)>,
+    /// Apart from `words`: the one field touched on every lookup, packed densely.
+    counts: Vec<u64>,
     hashes: Vec<u64>,
-    /// The hash's high half, then 1 + index into `words` (0: a free slot): most lookups
-    /// that miss are settled in the slot itself. Kept at most half full.
-    slots: Vec<u64>,
+    /// Kept at most three quarters full (smaller is faster: it stays in the cache).
+    slots: Vec<Slot>,
 }
 
 impl BlockWords {
     /// A table sized for about `bytes` of text (English has a distinct word per ~50 bytes
     /// of a 1 MB block; the table grows if a text has more).
     pub fn for_text(bytes: usize) -> Self {
-        let slots = (bytes / 16).clamp(256, 1 << 20).next_power_of_two();
-        BlockWords { words: Vec::new(), hashes: Vec::new(), slots: vec![0; slots] }
+        let slots = (bytes / 32).clamp(256, 1 << 20).next_power_of_two();
+        BlockWords { slots: vec![Slot::default(); slots], ..Default::default() }
     }
 
     /// Count one occurrence of `word`, which lies in `text` (`word` is a sub-slice of it).
-    #[inline]
+    #[inline(always)]
     pub fn add(&mut self, text: &str, word: &str) {
-        let h = hash(word);
-        let tag = h & !0xffff_ffff;
+        let start = word.as_ptr() as usize - text.as_ptr() as usize;
+        let len = word.len();
+        let (key, h) = if len <= INLINE {
+            let key = inline_key(text.as_bytes(), start, len);
+            (key, short_hash(key, len))
+        } else {
+            let h = hash(word);
+            (h, h)
+        };
+        let tag = (h & !0xff_ffff_ffff) | ((len.min(255) as u64) << 32);
+        let word = Lookup { start, end: start + len, hash: h, key, tag };
         let mask = self.slots.len() - 1;
         let mut i = h as usize & mask;
         loop {
             let slot = self.slots[i];
-            if slot == 0 {
+            if slot.meta == 0 {
                 break;
             }
-            if slot & !0xffff_ffff == tag {
-                let entry = &mut self.words[(slot & 0xffff_ffff) as usize - 1];
-                if same(&text.as_bytes()[entry.0..entry.1], word.as_bytes()) {
-                    entry.2 += 1;
+            if slot.key == key && slot.meta & !0xffff_ffff == tag {
+                let id = (slot.meta & 0xffff_ffff) as usize - 1;
+                if len <= INLINE || self.same_as(text, id, &word) {
+                    self.counts[id] += 1;
                     return;
                 }
             }
             i = (i + 1) & mask;
         }
-        let start = word.as_ptr() as usize - text.as_ptr() as usize;
-        self.words.push((start, start + word.len(), 1));
-        self.hashes.push(h);
-        self.slots[i] = tag | self.words.len() as u64;
-        if self.words.len() * 2 > self.slots.len() {
+        self.insert(word, i);
+    }
+
+    /// Whether word `id` has the bytes of `word` (a longer word whose slot matched).
+    #[inline(never)]
+    fn same_as(&self, text: &str, id: usize, word: &Lookup) -> bool {
+        let (start, end) = self.words[id];
+        same(&text.as_bytes()[start..end], &text.as_bytes()[word.start..word.end])
+    }
+
+    /// Add a new word at free slot `i`. Out of line: [`Self::add`] stays small enough to
+    /// be inlined into the pre-tokenizer's loop.
+    #[inline(never)]
+    fn insert(&mut self, word: Lookup, i: usize) {
+        self.words.push((word.start, word.end));
+        self.counts.push(1);
+        self.hashes.push(word.hash);
+        self.slots[i] = Slot { key: word.key, meta: word.tag | self.words.len() as u64 };
+        if self.words.len() * 4 > self.slots.len() * 3 {
             self.grow();
         }
     }
@@ -57,20 +105,47 @@ impl BlockWords {
     fn grow(&mut self) {
         let capacity = self.slots.len() * 2;
         let mask = capacity - 1;
-        let mut slots = vec![0u64; capacity];
-        for (k, &h) in self.hashes.iter().enumerate() {
-            let mut i = h as usize & mask;
-            while slots[i] != 0 {
+        let mut slots = vec![Slot::default(); capacity];
+        for slot in self.slots.iter().filter(|s| s.meta != 0) {
+            let mut i = self.hashes[(slot.meta & 0xffff_ffff) as usize - 1] as usize & mask;
+            while slots[i].meta != 0 {
                 i = (i + 1) & mask;
             }
-            slots[i] = (h & !0xffff_ffff) | (k as u64 + 1);
+            slots[i] = *slot;
         }
         self.slots = slots;
     }
 
     /// The words and hashes (the lookup slots are dropped).
     pub fn finish(self) -> (Vec<(usize, usize, u64)>, Vec<u64>) {
-        (self.words, self.hashes)
+        let words = self.words.iter().zip(&self.counts).map(|(&(start, end), &count)| (start, end, count));
+        let words = words.collect();
+        (words, self.hashes)
+    }
+}
+
+/// The low `len` bytes of a `u64`, for `len` from 0 to 8.
+const KEEP: [u64; 9] = {
+    let mut keep = [u64::MAX; 9];
+    let mut len = 0;
+    while len < 8 {
+        keep[len] = (1u64 << (8 * len)) - 1;
+        len += 1;
+    }
+    keep
+};
+
+/// The `len <= 8` bytes at `start`, little-endian and zero-padded to 8.
+#[inline(always)]
+fn inline_key(bytes: &[u8], start: usize, len: usize) -> u64 {
+    match bytes.get(start..start + 8) {
+        // One unaligned load and a mask, away from the text's end.
+        Some(eight) => u64::from_le_bytes(eight.try_into().unwrap()) & KEEP[len],
+        None => {
+            let mut padded = [0u8; 8];
+            padded[..len].copy_from_slice(&bytes[start..start + len]);
+            u64::from_le_bytes(padded)
+        }
     }
 }
 
@@ -236,6 +311,34 @@ mod tests {
             }
         }
         assert!(!same(b"ab", b"abc"));
+    }
+
+    fn counted(text: &str, words: &[&str]) -> Vec<(String, u64)> {
+        let mut table = BlockWords::for_text(text.len());
+        // `words` are sub-slices of `text`, found by position.
+        for w in words {
+            table.add(text, w);
+        }
+        let (words, hashes) = table.finish();
+        assert!(words.iter().zip(&hashes).all(|(&(s, e, _), &h)| hash(&text[s..e]) == h));
+        words.into_iter().map(|(s, e, n)| (text[s..e].to_string(), n)).collect()
+    }
+
+    #[test]
+    fn words_kept_in_their_slot_differ_by_length_and_every_byte() {
+        // Words of up to 8 bytes are compared by their zero-padded bytes and length: NULs,
+        // near-equal words, words ending at the text's end (no 8-byte load there). Every
+        // substring of 1 to 10 bytes, against a plain map in first-seen order.
+        let text = "a\0a\0\0abcdefghabcdefghiabcdefgiabcdefgha\0";
+        let words: Vec<&str> = (1..=10).flat_map(|len| (0..=text.len() - len).map(move |s| &text[s..s + len])).collect();
+        let mut want: Vec<(String, u64)> = Vec::new();
+        for w in &words {
+            match want.iter_mut().find(|(x, _)| x == w) {
+                Some((_, n)) => *n += 1,
+                None => want.push((w.to_string(), 1)),
+            }
+        }
+        assert_eq!(counted(text, &words), want);
     }
 
     #[test]
