@@ -464,10 +464,48 @@ def _concatenate(arrays: list[np.ndarray], breathe=no_breath) -> np.ndarray:
 
 @dataclass(frozen=True)
 class FilterMask:
-    """The rows a filter keeps (None: all), and the filter they were computed for."""
+    """The rows a filter keeps (None: all), and the filter they were computed for;
+    ``error`` says why the filter was refused (an invalid regex: ``mask`` is then None)."""
 
     spec: tuple
     mask: np.ndarray | None
+    error: str | None = None
+
+
+def make_filter_spec(text: str = "", *, regex: bool = False, case_sensitive: bool = False,
+                     min_length: int | None = None, max_length: int | None = None,
+                     intermediate: bool = False) -> tuple:
+    """The filter as :func:`compute_mask` takes it (a hashable, comparable tuple)."""
+    return (text, regex, case_sensitive, min_length, max_length, intermediate)
+
+
+def spec_error(spec: tuple) -> str | None:
+    """Why ``spec`` cannot be applied (its regex does not compile), or None."""
+    text, regex = spec[0], spec[1]
+    if text and regex:
+        try:
+            re.compile(text)
+        except re.error as exc:
+            return _regex_error(exc)
+    return None
+
+
+def _regex_error(exc: re.error) -> str:
+    return f"Invalid regular expression: {exc}"
+
+
+def filter_mask(columns: VocabColumns, text_filter: TextFilter, spec: tuple) -> FilterMask:
+    """:func:`compute_mask` for ``spec``, an invalid regex reported in ``error``.
+
+    Safe in a worker thread while the GUI thread reads the same table: it only reads
+    ``columns`` (pass a shallow copy, so that ``final`` cannot change under it) and
+    ``text_filter``'s texts; the one thing it writes is the filter's last-result cache,
+    replaced as a whole tuple that holds true for its own needle whoever wrote it last.
+    """
+    try:
+        return FilterMask(spec, compute_mask(columns, text_filter, spec))
+    except re.error as exc:
+        return FilterMask(spec, None, _regex_error(exc))
 
 
 def compute_mask(columns: VocabColumns, text_filter: TextFilter, spec: tuple):
