@@ -35,6 +35,7 @@ class TableFilter(QObject):
         super().__init__(parent)
         self._table = table
         self._settings: dict = {}
+        self._waiting = False  # a result is still to be applied
         self._jobs = LatestJob(self)
         self._jobs.finished.connect(self._on_finished)
         self._jobs.failed.connect(self._on_failed)
@@ -42,7 +43,7 @@ class TableFilter(QObject):
     @property
     def busy(self) -> bool:
         """A filter is being computed in the background (``applied`` follows)."""
-        return self._jobs.busy
+        return self._waiting
 
     def apply(self, settings: dict, *, inline: bool = False) -> None:
         """Filter with ``settings``: at once for a small table, no table yet or
@@ -50,28 +51,32 @@ class TableFilter(QObject):
         self._settings = settings
         table = self._table
         if inline or table.columns is None or table.total_count() <= INLINE_FILTER_ROWS:
-            self._jobs.discard()
+            self.discard()
             table.set_filter(**settings)
             self.applied.emit()
             return
         job = table.filter_job(make_filter_spec(**settings))
+        self._waiting = True
         self._jobs.submit(lambda _report, _cancel: job())
 
     def finish(self) -> None:
         """Compute a filter still running in the background here and now."""
-        if self._jobs.busy:
+        if self._waiting:
             self.apply(self._settings, inline=True)
 
     def discard(self) -> None:
         """Drop a filter still being computed: nothing more arrives."""
+        self._waiting = False
         self._jobs.discard()
 
     def shutdown(self) -> None:
         """Cancel and wait for the worker thread (the panel is closing)."""
+        self._waiting = False
         self._jobs.shutdown()
 
     @Slot(object)
     def _on_finished(self, result: FilterResult) -> None:
+        self._waiting = False
         if not self._table.apply_filter_result(result):
             self.apply(self._settings)  # the table changed meanwhile: filter the new one
             return
@@ -79,4 +84,5 @@ class TableFilter(QObject):
 
     @Slot(object)
     def _on_failed(self, error: JobError) -> None:
+        self._waiting = False
         self.failed.emit(error.message)
