@@ -9,7 +9,8 @@ import threading
 import numpy as np
 import pytest
 
-from bpe_desktop.core import Corpus, TrainConfig, train
+from bpe_desktop.core import Corpus, TrainConfig, train, vocab_table
+from bpe_desktop.core.chunked import Superseded
 from bpe_desktop.core.vocab_table import (
     TextFilter,
     TokenUsage,
@@ -117,3 +118,35 @@ def test_threads_sharing_a_text_filter_get_exact_results(table):
     for t in threads:
         t.join()
     assert wrong == []
+
+
+@pytest.mark.parametrize("spec", SPECS + [make_filter_spec("then"),
+                                          make_filter_spec("q[^u]", regex=True)])
+def test_breathing_between_chunks_changes_nothing(table, spec, monkeypatch):
+    columns, text_filter = table
+    monkeypatch.setattr(vocab_table, "CHUNK", 37)
+    calls = []
+    result = filter_mask(columns, text_filter, spec, lambda: calls.append(1))
+    expected = compute_mask(columns, TextFilter(columns), spec)
+    assert ids(result.mask, len(columns)) == ids(expected, len(columns))
+    if spec[0] and not spec[1]:  # a substring: once per chunk of tokens (or candidates)
+        assert len(calls) >= 1
+        if spec[0] == "the":
+            assert len(calls) >= len(columns) // 37
+
+
+def test_a_superseded_filter_leaves_the_text_filter_exact(table, monkeypatch):
+    """A worker's job stops where its breather raises; the next filter is still exact."""
+    columns, text_filter = table
+    monkeypatch.setattr(vocab_table, "CHUNK", 37)
+    filter_mask(columns, text_filter, make_filter_spec("t"))
+
+    def superseded():
+        raise Superseded
+
+    with pytest.raises(Superseded):
+        filter_mask(columns, text_filter, make_filter_spec("th"), superseded)
+    for needle in ("the", "th", "e"):
+        got = filter_mask(columns, text_filter, make_filter_spec(needle)).mask
+        expected = compute_mask(columns, TextFilter(columns), make_filter_spec(needle))
+        assert ids(got, len(columns)) == ids(expected, len(columns))

@@ -14,6 +14,7 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelInd
 from PySide6.QtGui import QFont
 
 from bpe_desktop.core import BPEModel
+from bpe_desktop.core.chunked import no_breath
 from bpe_desktop.core.pieces import piece_bytes
 from bpe_desktop.core.vocab_table import (
     _NUMBERS,
@@ -172,19 +173,21 @@ class VocabTableModel(QAbstractTableModel):
         self._show_filtered(result)
         return self.filter_error
 
-    def filter_job(self, spec: tuple) -> Callable[[], FilterResult]:
+    def filter_job(self, spec: tuple) -> Callable[..., FilterResult]:
         """The filter ``spec`` (see :func:`make_filter_spec`) as a function to run in a
         worker thread, then give to :meth:`apply_filter_result` on the GUI thread.
 
         The function reads a snapshot of the current table (a shallow copy of the columns:
         their arrays are never changed in place, and ``final`` is fixed), so the GUI
-        thread may keep showing, sorting and replacing the table meanwhile.
+        thread may keep showing, sorting and replacing the table meanwhile. It takes an
+        optional ``breathe`` (see :mod:`bpe_desktop.core.chunked`).
         """
         if self._cols is None:
             raise ValueError("no table to filter")
         columns, text_filter = copy.copy(self._cols), self._text_filter
         generation = self._generation
-        return lambda: FilterResult(generation, filter_mask(columns, text_filter, spec))
+        return lambda breathe=no_breath: FilterResult(
+            generation, filter_mask(columns, text_filter, spec, breathe))
 
     def apply_filter_result(self, result: FilterResult) -> bool:
         """Show the rows a :meth:`filter_job` found (a model reset; the current sort is
