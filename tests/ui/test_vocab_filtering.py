@@ -207,3 +207,25 @@ def test_select_token_and_export_wait_for_a_pending_filter(qtbot, panel, model, 
     panel.export_table_csv(str(tmp_path / "t.csv"))
     lines = (tmp_path / "t.csv").read_text(encoding="utf-8").splitlines()
     assert len(lines) == 1 + len(expected_ids(model, text="then"))
+
+
+def test_final_frequencies_refilter_only_an_intermediate_filter(model, monkeypatch):
+    vm = VocabTableModel()
+    vm.set_bpe_model(model)
+    vm.set_filter("the")
+    shown = vm.visible_ids().tolist()
+    computed = []
+    compute = vm._compute_mask
+    monkeypatch.setattr(vm, "_compute_mask", lambda *spec: computed.append(spec) or
+                        compute(*spec))
+    final = TokenUsage(model).frequencies()
+    vm.set_final(final)
+    assert computed == [] and vm.visible_ids().tolist() == shown
+    vm.set_filter("the", intermediate=True)
+    vm.set_final(final)
+    assert computed[-1] == make_filter_spec("the", intermediate=True)
+    expected = VocabTableModel()
+    expected.set_bpe_model(model)
+    expected.set_final(final)
+    expected.set_filter("the", intermediate=True)
+    assert vm.visible_ids().tolist() == expected.visible_ids().tolist()

@@ -222,7 +222,8 @@ class VocabTableModel(QAbstractTableModel):
         self._cols._sort_keys.pop(COL_FINAL, None)
         self.beginResetModel()
         self._generation += 1
-        self._mask = self._compute_mask(*self._filter)
+        if self._filter[-1]:  # only the intermediate filter reads the final frequencies
+            self._mask = self._compute_mask(*self._filter)
         self._rows = self._ordered_rows()
         self.endResetModel()
 
