@@ -324,7 +324,7 @@ class TextFilter:
             starts = np.concatenate(([0], np.cumsum(lengths)[:-1])).tolist()
             self._lines = ("\n".join(columns.display), starts)
 
-    def substring(self, needle: str, case_sensitive: bool) -> np.ndarray:
+    def substring(self, needle: str, case_sensitive: bool, breathe=no_breath) -> np.ndarray:
         """Ids (ascending) with a field containing ``needle``."""
         if not case_sensitive:
             needle = needle.casefold()
@@ -333,31 +333,35 @@ class TextFilter:
         last = self._last
         if last is not None and last[1] == case_sensitive and last[0] in needle:
             candidates = last[2]  # refining: only what matched the shorter needle
-            found = np.fromiter((needle in hay[i] for i in candidates.tolist()),
-                                dtype=bool, count=len(candidates))
-            ids = candidates[found]
+            ids = candidates[_flags(needle, [hay[i] for i in candidates.tolist()], breathe)]
         else:
-            ids = np.flatnonzero(np.fromiter((needle in h for h in hay), dtype=bool,
-                                             count=len(hay)))
+            ids = np.flatnonzero(_flags(needle, hay, breathe))
+        # One tuple, replaced whole: a thread reading it meanwhile sees a true cache entry.
         self._last = (needle, case_sensitive, ids)
         return ids
 
-    def regex(self, text: str, case_sensitive: bool) -> np.ndarray:
+    def regex(self, text: str, case_sensitive: bool, breathe=no_breath) -> np.ndarray:
         """Ids whose readable piece ``re.search`` finds ``text`` in; raises ``re.error``."""
         flags = 0 if case_sensitive else re.IGNORECASE
         pattern = re.compile(text, flags)
         if self._lines is not None and _line_safe(text) and self._rare(pattern):
-            return self._scan_lines(re.compile(text, flags | re.MULTILINE), pattern)
-        found = map(pattern.search, self._display)
-        return np.flatnonzero(np.fromiter(map(bool, found), dtype=bool,
-                                          count=len(self._display)))
+            return self._scan_lines(re.compile(text, flags | re.MULTILINE), pattern, breathe)
+        # A chunk at a time: a map of C functions runs no bytecode, so over all pieces it
+        # would hold the GIL for ~20 ms; between chunks another thread (the GUI) may run.
+        search, display, found = pattern.search, self._display, []
+        for start in range(0, len(display), CHUNK):
+            found.append(np.fromiter(map(bool, map(search, display[start:start + CHUNK])),
+                                     dtype=bool))
+            breathe()
+        return np.flatnonzero(np.concatenate(found)) if found else np.empty(0, np.int64)
 
     def _rare(self, pattern: re.Pattern) -> bool:
         """Whether few tokens match (judged on a sample of ~1,000)."""
         sample = self._display[::max(1, len(self._display) // 1000)]
         return sum(1 for s in sample if pattern.search(s)) < 0.3 * len(sample)
 
-    def _scan_lines(self, pattern: re.Pattern, alone: re.Pattern) -> np.ndarray:
+    def _scan_lines(self, pattern: re.Pattern, alone: re.Pattern,
+                    breathe=no_breath) -> np.ndarray:
         """Search all readable pieces as one text, one line each, jumping to the next
         line after each hit: one C-level scan instead of a Python call per token.
 
@@ -377,7 +381,17 @@ class TextFilter:
             if row + 1 >= n:
                 break
             pos = starts[row + 1]
+            breathe()
         return np.asarray(hits, dtype=np.int64)
+
+
+def _flags(needle: str, hay: list[str], breathe) -> np.ndarray:
+    """Which of ``hay`` contain ``needle`` (a bool array), breathing between chunks."""
+    parts = []
+    for start in range(0, len(hay), CHUNK):
+        parts.append(np.fromiter((needle in h for h in hay[start:start + CHUNK]), dtype=bool))
+        breathe()
+    return np.concatenate(parts) if parts else np.zeros(0, dtype=bool)
 
 
 def _line_safe(text: str) -> bool:
@@ -464,13 +478,54 @@ def _concatenate(arrays: list[np.ndarray], breathe=no_breath) -> np.ndarray:
 
 @dataclass(frozen=True)
 class FilterMask:
-    """The rows a filter keeps (None: all), and the filter they were computed for."""
+    """The rows a filter keeps (None: all), and the filter they were computed for;
+    ``error`` says why the filter was refused (an invalid regex: ``mask`` is then None)."""
 
     spec: tuple
     mask: np.ndarray | None
+    error: str | None = None
 
 
-def compute_mask(columns: VocabColumns, text_filter: TextFilter, spec: tuple):
+def make_filter_spec(text: str = "", *, regex: bool = False, case_sensitive: bool = False,
+                     min_length: int | None = None, max_length: int | None = None,
+                     intermediate: bool = False) -> tuple:
+    """The filter as :func:`compute_mask` takes it (a hashable, comparable tuple)."""
+    return (text, regex, case_sensitive, min_length, max_length, intermediate)
+
+
+def spec_error(spec: tuple) -> str | None:
+    """Why ``spec`` cannot be applied (its regex does not compile), or None."""
+    text, regex = spec[0], spec[1]
+    if text and regex:
+        try:
+            re.compile(text)
+        except re.error as exc:
+            return _regex_error(exc)
+    return None
+
+
+def _regex_error(exc: re.error) -> str:
+    return f"Invalid regular expression: {exc}"
+
+
+def filter_mask(columns: VocabColumns, text_filter: TextFilter, spec: tuple,
+                breathe=no_breath) -> FilterMask:
+    """:func:`compute_mask` for ``spec``, an invalid regex reported in ``error``.
+
+    Safe in a worker thread while the GUI thread reads the same table: it only reads
+    ``columns`` (pass a shallow copy, so that ``final`` cannot change under it) and
+    ``text_filter``'s texts; the one thing it writes is the filter's last-result cache,
+    replaced as a whole tuple that holds true for its own needle whoever wrote it last.
+    ``breathe`` (see :mod:`bpe_desktop.core.chunked`) is called between chunks of tokens.
+    """
+    try:
+        return FilterMask(spec, compute_mask(columns, text_filter, spec, breathe))
+    except re.error as exc:
+        return FilterMask(spec, None, _regex_error(exc))
+
+
+def compute_mask(columns: VocabColumns, text_filter: TextFilter, spec: tuple,
+                 breathe=no_breath):
     """Which tokens the filter ``spec`` (text, regex, case_sensitive, min_length,
     max_length, intermediate) keeps: a bool array, or None when it keeps all. Raises
     ``re.error``. ``intermediate`` keeps only intermediate tokens (none while the final
@@ -479,9 +534,9 @@ def compute_mask(columns: VocabColumns, text_filter: TextFilter, spec: tuple):
     mask = None
     if text:
         if regex:
-            ids = text_filter.regex(text, case_sensitive)
+            ids = text_filter.regex(text, case_sensitive, breathe)
         else:
-            ids = text_filter.substring(text, case_sensitive)
+            ids = text_filter.substring(text, case_sensitive, breathe)
         mask = np.zeros(len(columns), dtype=bool)
         mask[ids] = True
     if min_length is not None:

@@ -10,6 +10,10 @@ build (100,000 tokens), so :meth:`VocabPanel.set_model` builds them in a worker 
 stays usable and its settings apply when the table arrives. The table arrives first, the
 training words and plots after; ``ready`` is emitted when all of it is in. Small models
 (the toy example) are built at once, in ``set_model``.
+
+What the user types in the filter bar is filtered in a second worker for a large table
+(:mod:`filtering`): a newer keystroke supersedes an older one, the GUI thread only swaps
+the resulting rows in, and ``filtered`` is emitted then.
 """
 
 from __future__ import annotations
@@ -65,6 +69,7 @@ from bpe_desktop.ui.common import dialogs
 from bpe_desktop.ui.common.background import LatestJob
 from bpe_desktop.ui.common.settings import Settings
 from bpe_desktop.ui.common.workers import JobError
+from bpe_desktop.ui.vocabulary.filtering import TableFilter
 from bpe_desktop.ui.vocabulary.merge_tree_view import MAX_WORDS, MergeTreeView, TokenWordsView
 from bpe_desktop.ui.vocabulary.plots import PLOTS, VocabPlots
 from bpe_desktop.ui.vocabulary.table_model import VocabTableModel
@@ -85,6 +90,8 @@ class VocabPanel(QWidget):
     #: The model given to set_model is fully shown (table, training words, plots); emitted
     #: on the GUI thread, also for set_model(None) and for models loaded at once.
     ready = Signal()
+    #: The filter bar's settings were applied to the table (or refused: an invalid regex).
+    filtered = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -99,6 +106,9 @@ class VocabPanel(QWidget):
         self._jobs.progressed.connect(self._on_table_loaded)
         self._jobs.finished.connect(self._on_loaded)
         self._jobs.failed.connect(self._on_load_failed)
+        self._filter = TableFilter(self.table_model, self)
+        self._filter.applied.connect(self._after_filter)
+        self._filter.failed.connect(self._on_filter_failed)
         self.splitter = splitter = QSplitter(Qt.Orientation.Horizontal, self)
         splitter.addWidget(self._build_table_side())
         splitter.addWidget(self._build_details_side())
@@ -273,6 +283,10 @@ class VocabPanel(QWidget):
         follows once it is shown.
         """
         self._jobs.discard()
+        if self._filter.busy:  # what was typed applies to the new model
+            self._filter.discard()
+            self.table_model.set_columns(None, None, None)
+            self._apply_filter()  # at once: there are no rows
         self._model = model
         self._table = None
         self._usage = None
@@ -299,8 +313,10 @@ class VocabPanel(QWidget):
         return self._loading
 
     def shutdown(self) -> None:
-        """Stop loading and wait for the worker thread (the window is closing)."""
+        """Stop loading and filtering and wait for the worker threads (the window is
+        closing)."""
         self._jobs.shutdown()
+        self._filter.shutdown()
 
     def closeEvent(self, event) -> None:  # noqa: N802 (Qt override)
         self.shutdown()  # a panel shown on its own (tests): no thread may outlive it
@@ -313,8 +329,10 @@ class VocabPanel(QWidget):
     def export_table_csv(self, path: str) -> None:
         """Write the visible rows, in view order, as UTF-8 CSV (raises OSError).
 
-        While the model is loading, it is loaded here first (so the rows are there)."""
+        While the model is loading, it is loaded here first (so the rows are there), and
+        a filter still being computed is computed here."""
         self._finish_loading()
+        self._filter.finish()
         with open(path, "w", encoding="utf-8", newline="") as f:
             self.table_model.write_csv(f)
 
@@ -332,8 +350,10 @@ class VocabPanel(QWidget):
 
     def select_token(self, token: int) -> bool:
         """Select ``token``'s row (False when it is filtered out). While the model is
-        loading, its table is loaded here first (wait for ``ready`` to avoid that)."""
+        loading, its table is loaded here first (wait for ``ready`` to avoid that), and a
+        filter still being computed is computed here (wait for ``filtered``)."""
         self._finish_loading(words=False)
+        self._filter.finish()
         row = self.table_model.row_of(token)
         if row is None:
             return False
@@ -419,18 +439,32 @@ class VocabPanel(QWidget):
 
     # -- filtering ---------------------------------------------------------------------------
 
+    def is_filtering(self) -> bool:
+        """Whether a filter is being computed in the background (``filtered`` follows)."""
+        return self._filter.busy
+
     def _apply_filter(self) -> None:
-        keep = self._token
-        error = self.table_model.set_filter(
-            self.filter_edit.text(), regex=self.regex_check.isChecked(),
+        self._filter.apply(dict(
+            text=self.filter_edit.text(), regex=self.regex_check.isChecked(),
             case_sensitive=self.case_check.isChecked(),
             min_length=self.min_length.value() or None,
             max_length=self.max_length.value() or None,
-            intermediate=self.intermediate_check.isChecked())
+            intermediate=self.intermediate_check.isChecked()))
+
+    @Slot()
+    def _after_filter(self) -> None:
+        """The filter was applied or refused: its error, the selection, the count."""
+        error = self.table_model.filter_error
         self._show_filter_error(error)
-        if error is None and keep is not None:
-            self._reselect(keep)
+        if error is None and self._token is not None:
+            self._reselect(self._token)
         self._update_count()
+        self.filtered.emit()
+
+    @Slot(str)
+    def _on_filter_failed(self, message: str) -> None:
+        self.status_message.emit(f"Could not filter the vocabulary: {message}")
+        self.filtered.emit()
 
     def _show_filter_error(self, error: str | None) -> None:
         self.filter_edit.setStyleSheet(_ERROR_STYLE if error else "")

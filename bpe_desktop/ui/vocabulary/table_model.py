@@ -3,8 +3,10 @@
 
 from __future__ import annotations
 
+import copy
 import csv
-import re
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import IO
 
 import numpy as np
@@ -12,6 +14,7 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelInd
 from PySide6.QtGui import QFont
 
 from bpe_desktop.core import BPEModel
+from bpe_desktop.core.chunked import no_breath
 from bpe_desktop.core.pieces import piece_bytes
 from bpe_desktop.core.vocab_table import (
     _NUMBERS,
@@ -37,7 +40,10 @@ from bpe_desktop.core.vocab_table import (
     VocabColumns,
     build_columns,
     compute_mask,
+    filter_mask,
+    make_filter_spec,
     piece_tooltip,
+    spec_error,
 )
 
 #: A role giving each cell's raw value (int, str or None), e.g. for tests and exporters.
@@ -58,6 +64,14 @@ _RIGHT = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
 # =========================================================================================
 
 
+@dataclass(frozen=True)
+class FilterResult:
+    """What a :meth:`VocabTableModel.filter_job` computed, for the table it was made on."""
+
+    generation: int  # the model's table when the job was made (see apply_filter_result)
+    mask: FilterMask
+
+
 class VocabTableModel(QAbstractTableModel):
     """Tokens of one BPEModel; ``sort`` and the filters work on an index array."""
 
@@ -70,8 +84,11 @@ class VocabTableModel(QAbstractTableModel):
         self._mask: np.ndarray | None = None  # None: every token passes
         self._sort_column = -1
         self._descending = False
-        self._filter = ("", False, False, None, None, False)
+        self._filter = make_filter_spec()
         self.filter_error: str | None = None
+        # Bumped whenever the rows a filter sees change (another table, final frequencies):
+        # a filter computed in a worker before that no longer applies.
+        self._generation = 0
         self._special_font = QFont()
         self._special_font.setItalic(True)
 
@@ -94,6 +111,7 @@ class VocabTableModel(QAbstractTableModel):
         not changed since, else the filter is applied again here.
         """
         self.beginResetModel()
+        self._generation += 1
         self._model = model
         self._cols = columns
         self._text_filter = text_filter
@@ -145,24 +163,51 @@ class VocabTableModel(QAbstractTableModel):
         :class:`TextFilter`). Returns an error message for an invalid regex; the filter
         then stays as it was and ``filter_error`` holds the message.
         """
-        spec = (text, regex, case_sensitive, min_length, max_length, intermediate)
-        try:
-            if self._cols is not None:
-                mask = self._compute_mask(*spec)
-            else:  # no rows yet (loading): still refuse a pattern that cannot compile
-                mask = None
-                if text and regex:
-                    re.compile(text)
-        except re.error as exc:
-            self.filter_error = f"Invalid regular expression: {exc}"
-            return self.filter_error
-        self.filter_error = None
-        self._filter = spec
+        spec = make_filter_spec(text, regex=regex, case_sensitive=case_sensitive,
+                                min_length=min_length, max_length=max_length,
+                                intermediate=intermediate)
+        if self._cols is not None:
+            result = filter_mask(self._cols, self._text_filter, spec)
+        else:  # no rows yet (loading): still refuse a pattern that cannot compile
+            result = FilterMask(spec, None, spec_error(spec))
+        self._show_filtered(result)
+        return self.filter_error
+
+    def filter_job(self, spec: tuple) -> Callable[..., FilterResult]:
+        """The filter ``spec`` (see :func:`make_filter_spec`) as a function to run in a
+        worker thread, then give to :meth:`apply_filter_result` on the GUI thread.
+
+        The function reads a snapshot of the current table (a shallow copy of the columns:
+        their arrays are never changed in place, and ``final`` is fixed), so the GUI
+        thread may keep showing, sorting and replacing the table meanwhile. It takes an
+        optional ``breathe`` (see :mod:`bpe_desktop.core.chunked`).
+        """
+        if self._cols is None:
+            raise ValueError("no table to filter")
+        columns, text_filter = copy.copy(self._cols), self._text_filter
+        generation = self._generation
+        return lambda breathe=no_breath: FilterResult(
+            generation, filter_mask(columns, text_filter, spec, breathe))
+
+    def apply_filter_result(self, result: FilterResult) -> bool:
+        """Show the rows a :meth:`filter_job` found (a model reset; the current sort is
+        kept). False, and nothing changes, when the table was replaced or its final
+        frequencies arrived since the job was made. An invalid regex sets
+        ``filter_error`` and keeps the filter as it was."""
+        if result.generation != self._generation:
+            return False
+        self._show_filtered(result.mask)
+        return True
+
+    def _show_filtered(self, result: FilterMask) -> None:
+        self.filter_error = result.error
+        if result.error is not None:
+            return
+        self._filter = result.spec
         self.beginResetModel()
-        self._mask = mask
+        self._mask = result.mask
         self._rows = self._ordered_rows()
         self.endResetModel()
-        return None
 
     def _compute_mask(self, *spec):
         return compute_mask(self._cols, self._text_filter, spec)
@@ -176,7 +221,9 @@ class VocabTableModel(QAbstractTableModel):
             del self._cols._perms[key]
         self._cols._sort_keys.pop(COL_FINAL, None)
         self.beginResetModel()
-        self._mask = self._compute_mask(*self._filter)
+        self._generation += 1
+        if self._filter[-1]:  # only the intermediate filter reads the final frequencies
+            self._mask = self._compute_mask(*self._filter)
         self._rows = self._ordered_rows()
         self.endResetModel()
 

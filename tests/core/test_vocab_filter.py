@@ -1,0 +1,152 @@
+"""The vocabulary table's synchronous, Qt-free filter (core.vocab_table.filter_mask), which
+the GUI runs in a worker thread on a snapshot of the columns."""
+
+from __future__ import annotations
+
+import copy
+import threading
+
+import numpy as np
+import pytest
+
+from bpe_desktop.core import Corpus, TrainConfig, train, vocab_table
+from bpe_desktop.core.chunked import Superseded
+from bpe_desktop.core.vocab_table import (
+    TextFilter,
+    TokenUsage,
+    build_columns,
+    compute_mask,
+    filter_mask,
+    make_filter_spec,
+    spec_error,
+)
+
+TEXT = ("the cat sat on the mat. there, then, they went; the thing is\n"
+        "lower newest widest low lowest ThE End\n") * 30
+
+
+@pytest.fixture(scope="module")
+def model():
+    return train(Corpus.from_texts([TEXT]), TrainConfig.preset("gpt2", vocab_size=400)).model
+
+
+@pytest.fixture
+def table(model):
+    columns = build_columns(model)
+    return columns, TextFilter(columns)
+
+
+SPECS = [
+    make_filter_spec(),
+    make_filter_spec("the"),
+    make_filter_spec("The", case_sensitive=True),
+    make_filter_spec(" th"),
+    make_filter_spec("^␣th.*$", regex=True),
+    make_filter_spec("e", regex=True),
+    make_filter_spec(min_length=2, max_length=4),
+    make_filter_spec("e", min_length=3),
+]
+
+
+def ids(mask, n) -> list[int]:
+    return list(range(n)) if mask is None else np.flatnonzero(mask).tolist()
+
+
+def test_make_filter_spec_order():
+    assert make_filter_spec() == ("", False, False, None, None, False)
+    assert make_filter_spec("a", regex=True, case_sensitive=True, min_length=1,
+                            max_length=2, intermediate=True) == ("a", True, True, 1, 2, True)
+
+
+@pytest.mark.parametrize("spec", SPECS)
+def test_filter_mask_equals_compute_mask(table, spec):
+    columns, text_filter = table
+    result = filter_mask(columns, text_filter, spec)
+    assert result.spec == spec and result.error is None
+    expected = compute_mask(columns, TextFilter(columns), spec)
+    assert ids(result.mask, len(columns)) == ids(expected, len(columns))
+
+
+def test_filter_mask_matches_by_hand(table):
+    columns, text_filter = table
+    result = filter_mask(columns, text_filter, make_filter_spec("the"))
+    by_hand = [i for i in range(len(columns))
+               if any("the" in f.casefold() for f in (columns.display[i], columns.surface[i],
+                                                       columns.pieces[i]))]
+    assert ids(result.mask, len(columns)) == by_hand != []
+
+
+def test_invalid_regex_is_reported_not_raised(table):
+    columns, text_filter = table
+    spec = make_filter_spec("the(", regex=True)
+    result = filter_mask(columns, text_filter, spec)
+    assert result.mask is None and result.error.startswith("Invalid regular expression")
+    assert spec_error(spec) == result.error
+    assert spec_error(make_filter_spec("the(")) is None  # a substring: any text is fine
+    assert spec_error(make_filter_spec("the$", regex=True)) is None
+
+
+def test_a_snapshot_keeps_the_final_frequencies_it_was_taken_with(model, table):
+    columns, text_filter = table
+    snapshot = copy.copy(columns)
+    spec = make_filter_spec(intermediate=True)
+    columns.final = TokenUsage(model).frequencies()  # what the GUI thread does meanwhile
+    assert ids(filter_mask(snapshot, text_filter, spec).mask, len(columns)) == []
+    assert filter_mask(columns, text_filter, spec).mask.any()
+
+
+def test_threads_sharing_a_text_filter_get_exact_results(table):
+    """The filter's last-result cache is shared by the GUI and the worker thread."""
+    columns, text_filter = table
+    needles = ["t", "th", "the", "ther", "e", "en", "end", "l", "lo", "low"]
+    expected = {n: ids(compute_mask(columns, TextFilter(columns), make_filter_spec(n)),
+                       len(columns)) for n in needles}
+    wrong: list[str] = []
+
+    def run(order):
+        for _ in range(20):
+            for n in order:
+                got = ids(filter_mask(columns, text_filter, make_filter_spec(n)).mask,
+                          len(columns))
+                if got != expected[n]:
+                    wrong.append(n)
+
+    threads = [threading.Thread(target=run, args=(needles,)),
+               threading.Thread(target=run, args=(needles[::-1],))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert wrong == []
+
+
+@pytest.mark.parametrize("spec", SPECS + [make_filter_spec("then"),
+                                          make_filter_spec("q[^u]", regex=True)])
+def test_breathing_between_chunks_changes_nothing(table, spec, monkeypatch):
+    columns, text_filter = table
+    monkeypatch.setattr(vocab_table, "CHUNK", 37)
+    calls = []
+    result = filter_mask(columns, text_filter, spec, lambda: calls.append(1))
+    expected = compute_mask(columns, TextFilter(columns), spec)
+    assert ids(result.mask, len(columns)) == ids(expected, len(columns))
+    if spec[0] and not spec[1]:  # a substring: once per chunk of tokens (or candidates)
+        assert len(calls) >= 1
+        if spec[0] == "the":
+            assert len(calls) >= len(columns) // 37
+
+
+def test_a_superseded_filter_leaves_the_text_filter_exact(table, monkeypatch):
+    """A worker's job stops where its breather raises; the next filter is still exact."""
+    columns, text_filter = table
+    monkeypatch.setattr(vocab_table, "CHUNK", 37)
+    filter_mask(columns, text_filter, make_filter_spec("t"))
+
+    def superseded():
+        raise Superseded
+
+    with pytest.raises(Superseded):
+        filter_mask(columns, text_filter, make_filter_spec("th"), superseded)
+    for needle in ("the", "th", "e"):
+        got = filter_mask(columns, text_filter, make_filter_spec(needle)).mask
+        expected = compute_mask(columns, TextFilter(columns), make_filter_spec(needle))
+        assert ids(got, len(columns)) == ids(expected, len(columns))
