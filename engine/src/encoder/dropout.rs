@@ -10,8 +10,8 @@
 //! from its seed alone (no dependency on a global generator or on threads).
 
 use std::cmp::Reverse;
-use std::collections::BinaryHeap;
 
+use super::merge::LinkedWord;
 use super::Encoder;
 use crate::error::{EngineError, Result};
 
@@ -63,16 +63,7 @@ impl Encoder {
     /// Merge a word's symbols with dropout (a linked list and a heap of candidates).
     pub(super) fn merge_dropout(&self, syms: &[u32], dropout: &mut Dropout) -> Vec<u32> {
         let n = syms.len();
-        let mut sym = syms.to_vec();
-        let mut next: Vec<usize> = (1..=n).collect(); // n = none
-        let mut prev: Vec<usize> = (0..n).map(|i| i.wrapping_sub(1)).collect(); // MAX = none
-        let mut alive = vec![true; n];
-        let mut heap: BinaryHeap<Reverse<(u32, usize)>> = BinaryHeap::new();
-        for i in 0..n.saturating_sub(1) {
-            if let Some((rank, _)) = self.ranks.get(sym[i], sym[i + 1]) {
-                heap.push(Reverse((rank, i)));
-            }
-        }
+        let LinkedWord { mut sym, mut next, mut prev, mut alive, mut heap } = self.linked_word(syms);
         let mut skipped: Vec<Reverse<(u32, usize)>> = Vec::new();
         while let Some(Reverse((rank, i))) = heap.pop() {
             // As HF: draw first, and any entry not skipped gives the skipped ones back,

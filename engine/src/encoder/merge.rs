@@ -8,7 +8,35 @@ use std::collections::BinaryHeap;
 use super::pairs::NO_RANK;
 use super::{Encoder, LONG_WORD};
 
+/// A word as a doubly linked list of symbols (`next[i] == n`, `prev[i] == usize::MAX`:
+/// none) with a min-heap of its mergeable pairs by (rank, position); stale entries are
+/// skipped when popped. Shared by the long-word merge and the dropout merge.
+pub(super) struct LinkedWord {
+    pub sym: Vec<u32>,
+    pub next: Vec<usize>,
+    pub prev: Vec<usize>,
+    pub alive: Vec<bool>,
+    pub heap: BinaryHeap<Reverse<(u32, usize)>>,
+}
+
 impl Encoder {
+    pub(super) fn linked_word(&self, syms: &[u32]) -> LinkedWord {
+        let n = syms.len();
+        let mut heap = BinaryHeap::new();
+        for i in 0..n.saturating_sub(1) {
+            if let Some((rank, _)) = self.ranks.get(syms[i], syms[i + 1]) {
+                heap.push(Reverse((rank, i)));
+            }
+        }
+        LinkedWord {
+            sym: syms.to_vec(),
+            next: (1..=n).collect(),
+            prev: (0..n).map(|i| i.wrapping_sub(1)).collect(),
+            alive: vec![true; n],
+            heap,
+        }
+    }
+
     pub(super) fn lowest_pair(&self, syms: &[u32]) -> Option<(u32, u32, u32, u32)> {
         let mut best: Option<(u32, u32, u32, u32)> = None;
         for i in 1..syms.len() {
@@ -70,16 +98,7 @@ impl Encoder {
     /// The same result as `merge_short` in O(n log n): a linked list and a heap.
     pub(super) fn merge_long(&self, syms: &[u32]) -> Vec<u32> {
         let n = syms.len();
-        let mut sym = syms.to_vec();
-        let mut next: Vec<usize> = (1..=n).collect(); // n = none
-        let mut prev: Vec<usize> = (0..n).map(|i| i.wrapping_sub(1)).collect(); // MAX = none
-        let mut alive = vec![true; n];
-        let mut heap: BinaryHeap<Reverse<(u32, usize)>> = BinaryHeap::new();
-        for i in 0..n.saturating_sub(1) {
-            if let Some((rank, _)) = self.ranks.get(sym[i], sym[i + 1]) {
-                heap.push(Reverse((rank, i)));
-            }
-        }
+        let LinkedWord { mut sym, mut next, mut prev, mut alive, mut heap } = self.linked_word(syms);
         let valid = |sym: &[u32], next: &[usize], alive: &[bool], rank: u32, i: usize| -> Option<u32> {
             if !alive[i] || next[i] >= n {
                 return None;

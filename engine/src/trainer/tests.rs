@@ -3,15 +3,8 @@
 use super::*;
 
 fn table(words: &[(&[u32], u64)]) -> WordTable {
-    let mut t = WordTable::default();
-    for (syms, count) in words {
-        t.words.push("");
-        t.counts.push(*count);
-        t.starts.push(t.syms.len());
-        t.lens.push(syms.len() as u32);
-        t.syms.extend_from_slice(syms);
-    }
-    t
+    let owned: Vec<(Vec<u32>, u64)> = words.iter().map(|(syms, count)| (syms.to_vec(), *count)).collect();
+    super::long_word_tests::table(&owned)
 }
 
 fn opts(ties: Ties) -> MergeOptions {
