@@ -41,12 +41,17 @@ fn text_arg(value: &Bound<'_, PyAny>, what: &str) -> PyResult<String> {
 }
 
 /// The text of a `str`, borrowed without a copy when it can be (Python strings are
-/// immutable and `value` keeps it alive); otherwise as [`text_arg`] converts or refuses it.
-fn borrowed_text<'a>(value: &'a Bound<'_, PyAny>, what: &str) -> PyResult<Cow<'a, str>> {
+/// immutable and `value` keeps it alive); otherwise converted, or refused as `class`.
+fn borrowed_str<'a>(value: &'a Bound<'_, PyAny>, what: &str, class: &str) -> PyResult<Cow<'a, str>> {
     match value.cast::<PyString>().ok().map(|s| s.to_str()) {
         Some(Ok(text)) => Ok(Cow::Borrowed(text)),
-        _ => text_arg(value, what).map(Cow::Owned),
+        _ => extract(value, what, class).map(Cow::Owned),
     }
+}
+
+/// A text to encode (see [`borrowed_str`]); a bad one is an `EncodeError`.
+fn borrowed_text<'a>(value: &'a Bound<'_, PyAny>, what: &str) -> PyResult<Cow<'a, str>> {
+    borrowed_str(value, what, "EncodeError")
 }
 
 /// Encode with the GIL released when the text is long enough for that to pay.
@@ -168,10 +173,7 @@ impl PyTokenizer {
     ) -> PyResult<Self> {
         guard(|| {
             let rules = text_rules(config)?;
-            let text: Cow<str> = match pieces.cast::<PyString>().ok().map(|s| s.to_str()) {
-                Some(Ok(text)) => Cow::Borrowed(text),
-                _ => Cow::Owned(extract(pieces, "pieces", "ConfigError")?),
-            };
+            let text = borrowed_str(pieces, "pieces", "ConfigError")?;
             let ends = piece_ends;
             let unk: Option<u32> = extract(unk, "unknown token id", "ConfigError")?;
             let roles: FxHashMap<u32, SpecialRole> = extract(specials, "special tokens", "ConfigError")?;
