@@ -6,7 +6,7 @@ use bpe_engine::corpus::{count_words, Source};
 use bpe_engine::progress::Reporter;
 use bpe_engine::symbols::symbolize;
 use bpe_engine::text::{Boundary, Normalization, PreTokenizer, TextRules};
-use bpe_engine::trainer::{train, MergeOptions, Ties};
+use bpe_engine::trainer::{most_tokens, train, MergeOptions, Ties};
 
 fn cpu() -> f64 {
     let mut ru: libc_rusage = unsafe { std::mem::zeroed() };
@@ -33,11 +33,11 @@ fn main() {
     let wc = count_words(Source::Files { paths: vec![args[1].clone().into()], word_counts: false, lossy: false }, &rules, &pool, &mut Reporter::silent()).unwrap();
     println!("count: {:.2}s wall {:.2}s cpu, {} words, peak {} MB", t.elapsed().as_secs_f64(), cpu() - c, wc.len(), rss_mb());
     let (t, c) = (Instant::now(), cpu());
-    let s = pool.install(|| symbolize(wc, &rules, 1.0, ""));
-    println!("symbolize: {:.2}s wall {:.2}s cpu, peak {} MB", t.elapsed().as_secs_f64(), cpu() - c, rss_mb());
-    let (t, c) = (Instant::now(), cpu());
     let max_merges = std::env::var("MAX_MERGES").ok().map(|v| v.parse().unwrap());
     let opts = MergeOptions { min_frequency: 1, vocab_size: Some(32000), max_merges, ties: Ties::Codepoint, specials: vec![] };
+    let s = pool.install(|| symbolize(wc, &rules, 1.0, "", |alphabet| most_tokens(&opts, alphabet)));
+    println!("symbolize: {:.2}s wall {:.2}s cpu, peak {} MB", t.elapsed().as_secs_f64(), cpu() - c, rss_mb());
+    let (t, c) = (Instant::now(), cpu());
     let out = train(s.alphabet, s.table, &opts, &mut Reporter::silent()).unwrap();
     println!("merge: {:.2}s wall {:.2}s cpu, {} merges, peak {} MB", t.elapsed().as_secs_f64(), cpu() - c, out.merges.len(), rss_mb());
 }

@@ -101,7 +101,9 @@ pub fn run_training(source: Source, settings: &TrainSettings, reporter: &mut Rep
     counting.words = words.len() as u64;
     reporter.send(counting)?;
     let symbolized = pool.install(|| {
-        symbols::symbolize(words, &settings.rules, settings.character_coverage, &settings.initial_alphabet)
+        symbols::symbolize(words, &settings.rules, settings.character_coverage, &settings.initial_alphabet, |alphabet| {
+            trainer::most_tokens(&settings.merge, alphabet)
+        })
     });
     reporter.check_cancel()?;
     release_free_memory();
@@ -119,9 +121,11 @@ pub fn run_training(source: Source, settings: &TrainSettings, reporter: &mut Rep
     })
 }
 
-/// Counting allocates in the worker threads' malloc arenas, which the merge loop (on
-/// this thread) cannot reuse; hand their free pages back so the peak does not add up.
-fn release_free_memory() {
+/// Hand free pages of every malloc arena back to the system. Counting allocates in the
+/// worker threads' arenas, which the merge loop (on this thread) cannot reuse, and the
+/// merge loop frees its first postings in small blocks (see `trainer`): so that the
+/// peak does not add up.
+pub(crate) fn release_free_memory() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     unsafe {
         libc::malloc_trim(0);

@@ -10,23 +10,64 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::corpus::WordCounts;
 use crate::text::{byte_to_char_table, Boundary, TextRules, BOW, EOW};
-use crate::wordlist::WordList;
+use crate::wordlist::{Offsets, WordList};
 
 /// The symbol standing for a character outside the alphabet.
 pub const UNK: u32 = u32::MAX;
 
+/// How a symbol id is stored in a word table: as u16 when every id that training can
+/// make fits (see [`narrow_fits`]), which halves the largest store of a big table, else
+/// as u32. Code outside the store works with u32 ids: `id` widens (keeping [`UNK`] and
+/// the two ids below it, which mark slots), `of` narrows.
+pub trait Sym: Copy + Eq + Default + Send + Sync + std::fmt::Debug + 'static {
+    fn id(self) -> u32;
+    fn of(id: u32) -> Self;
+}
+
+impl Sym for u32 {
+    #[inline(always)]
+    fn id(self) -> u32 {
+        self
+    }
+    #[inline(always)]
+    fn of(id: u32) -> Self {
+        id
+    }
+}
+
+impl Sym for u16 {
+    #[inline(always)]
+    fn id(self) -> u32 {
+        // The top two values stand for UNK and UNK - 1.
+        if self >= NARROW_RESERVED { self as u32 | 0xFFFF_0000 } else { self as u32 }
+    }
+    #[inline(always)]
+    fn of(id: u32) -> Self {
+        id as u16 // UNK and UNK - 1 keep their low bits
+    }
+}
+
+/// The first u16 value that is not a token id.
+const NARROW_RESERVED: u16 = u16::MAX - 1;
+
+/// Whether ids below `tokens` fit the u16 store.
+pub fn narrow_fits(tokens: u64) -> bool {
+    tokens <= NARROW_RESERVED as u64
+}
+
 /// Words as symbol-id sequences in one arena, with their counts, in first-seen order.
 #[derive(Debug, Clone, Default)]
-pub struct WordTable {
+pub struct WordTable<S: Sym = u32> {
     /// The word as trained (byte-level words in GPT-2 characters), without markers.
     pub words: WordList,
     pub counts: Vec<u64>,
-    pub syms: Vec<u32>,
-    pub starts: Vec<usize>,
+    pub syms: Vec<S>,
+    /// Where each word's symbols start in `syms` (a word keeps its span as it shrinks).
+    pub starts: Offsets,
     pub lens: Vec<u32>,
 }
 
-impl WordTable {
+impl<S: Sym> WordTable<S> {
     pub fn len(&self) -> usize {
         self.words.len()
     }
@@ -35,22 +76,108 @@ impl WordTable {
         self.words.is_empty()
     }
 
-    pub fn symbols(&self, w: usize) -> &[u32] {
-        &self.syms[self.starts[w]..self.starts[w] + self.lens[w] as usize]
+    #[inline]
+    pub fn start(&self, w: usize) -> usize {
+        self.starts.get(w)
+    }
+
+    pub fn symbols(&self, w: usize) -> &[S] {
+        let s = self.start(w);
+        &self.syms[s..s + self.lens[w] as usize]
+    }
+
+    /// Word `w`'s symbol ids.
+    pub fn ids(&self, w: usize) -> impl Iterator<Item = u32> + '_ {
+        self.symbols(w).iter().map(|s| s.id())
+    }
+
+    /// The id at arena index `at`.
+    #[inline(always)]
+    pub fn sym(&self, at: usize) -> u32 {
+        self.syms[at].id()
+    }
+
+    #[inline(always)]
+    pub fn set_sym(&mut self, at: usize, id: u32) {
+        self.syms[at] = S::of(id);
+    }
+
+    /// Append a word given as symbol ids.
+    pub fn push(&mut self, word: &str, count: u64, ids: &[u32]) {
+        self.words.push(word);
+        self.counts.push(count);
+        self.starts.push(self.syms.len());
+        self.lens.push(ids.len() as u32);
+        self.syms.extend(ids.iter().map(|&id| S::of(id)));
+    }
+}
+
+/// A word table in whichever store its ids need.
+#[derive(Debug, Clone)]
+pub enum AnyTable {
+    Narrow(WordTable<u16>),
+    Wide(WordTable<u32>),
+}
+
+impl Default for AnyTable {
+    fn default() -> Self {
+        AnyTable::Wide(WordTable::default())
+    }
+}
+
+/// `$body` with `$t` bound to the table, whichever its store.
+#[macro_export]
+macro_rules! with_table {
+    ($table:expr, $t:ident => $body:expr) => {
+        match $table {
+            $crate::symbols::AnyTable::Narrow($t) => $body,
+            $crate::symbols::AnyTable::Wide($t) => $body,
+        }
+    };
+}
+
+impl AnyTable {
+    pub fn len(&self) -> usize {
+        with_table!(self, t => t.len())
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    pub fn words(&self) -> &WordList {
+        with_table!(self, t => &t.words)
+    }
+
+    pub fn counts(&self) -> &[u64] {
+        with_table!(self, t => &t.counts)
+    }
+
+    /// Word `w`'s symbol ids.
+    pub fn ids(&self, w: usize) -> Vec<u32> {
+        with_table!(self, t => t.ids(w).collect())
     }
 }
 
 #[derive(Debug, Clone)]
 pub struct Symbolized {
     pub alphabet: Vec<String>,
-    pub table: WordTable,
+    pub table: AnyTable,
     /// Characters in the corpus (each occurrence weighted by its word's count).
     pub characters: u128,
     /// Of those, how many became the unknown symbol.
     pub unknown_characters: u128,
 }
 
-pub fn symbolize(wc: WordCounts, rules: &TextRules, coverage: f64, initial_alphabet: &str) -> Symbolized {
+/// The words as symbol sequences; `most_tokens` bounds, given the alphabet's size, how
+/// many tokens training can make (None: no bound), which picks the store.
+pub fn symbolize(
+    wc: WordCounts,
+    rules: &TextRules,
+    coverage: f64,
+    initial_alphabet: &str,
+    most_tokens: impl FnOnce(usize) -> Option<u64>,
+) -> Symbolized {
     let byte_level = rules.pretokenizer.byte_level();
     let WordCounts { words, counts, .. } = wc;
     let words: WordList = if byte_level {
@@ -162,34 +289,41 @@ pub fn symbolize(wc: WordCounts, rules: &TextRules, coverage: f64, initial_alpha
     // 4. Words as symbol ids, written straight into one arena (in parallel, in chunks).
     let marked = usize::from(marker.is_some());
     let lens: Vec<u32> = ids().map(|i| (words.get(i).chars().count() + marked) as u32).collect();
-    let mut starts = Vec::with_capacity(lens.len());
+    let bow = marker.filter(|_| rules.boundary == Boundary::BowPrefix);
+    let eow = marker.filter(|_| rules.boundary == Boundary::EowSymbol);
+    let word_ids = |w: usize| {
+        let text = words.get(w);
+        let last = text.chars().next_back().map_or(usize::MAX, |c| text.len() - c.len_utf8());
+        let (char_id, final_id) = (&char_id, &final_id);
+        bow.into_iter()
+            .chain(text.char_indices().map(move |(at, c)| {
+                let table = if suffix && at == last { final_id } else { char_id };
+                table.get(&c).copied().unwrap_or(UNK)
+            }))
+            .chain(eow)
+    };
+    let table = if most_tokens(alphabet.len()).is_some_and(narrow_fits) {
+        let (syms, starts) = arena::<u16, _>(&lens, word_ids);
+        AnyTable::Narrow(WordTable { words, counts, syms, starts, lens })
+    } else {
+        let (syms, starts) = arena::<u32, _>(&lens, word_ids);
+        AnyTable::Wide(WordTable { words, counts, syms, starts, lens })
+    };
+    Symbolized { alphabet, table, characters, unknown_characters }
+}
+
+/// Every word's ids (`word_ids`, `lens[w]` of them) back to back, and where each starts.
+fn arena<S: Sym, I: Iterator<Item = u32>>(lens: &[u32], word_ids: impl Fn(usize) -> I + Sync) -> (Vec<S>, Offsets) {
+    let mut starts = Offsets::with_capacity(lens.len());
     let mut total = 0usize;
-    for &n in &lens {
+    for &n in lens {
         starts.push(total);
         total += n as usize;
     }
-    let mut syms = vec![0u32; total];
-    let write = |w: usize, out: &mut [u32]| {
-        let mut k = 0;
-        let mut put = |id: u32| {
-            out[k] = id;
-            k += 1;
-        };
-        if rules.boundary == Boundary::BowPrefix {
-            marker.into_iter().for_each(&mut put);
-        }
-        let mut chars = words.get(w).chars().peekable();
-        while let Some(c) = chars.next() {
-            let table = if suffix && chars.peek().is_none() { &final_id } else { &char_id };
-            put(table.get(&c).copied().unwrap_or(UNK));
-        }
-        if rules.boundary == Boundary::EowSymbol {
-            marker.into_iter().for_each(&mut put);
-        }
-    };
+    let mut syms = vec![S::default(); total];
     const CHUNK: usize = 1 << 14;
-    let mut regions: Vec<(usize, &mut [u32])> = Vec::with_capacity(lens.len() / CHUNK + 1);
-    let mut rest: &mut [u32] = &mut syms;
+    let mut regions: Vec<(usize, &mut [S])> = Vec::with_capacity(lens.len() / CHUNK + 1);
+    let mut rest: &mut [S] = &mut syms;
     for first in (0..lens.len()).step_by(CHUNK) {
         let end = (first + CHUNK).min(lens.len());
         let size: usize = lens[first..end].iter().map(|&n| n as usize).sum();
@@ -198,12 +332,49 @@ pub fn symbolize(wc: WordCounts, rules: &TextRules, coverage: f64, initial_alpha
         rest = tail;
     }
     regions.into_par_iter().for_each(|(first, region)| {
-        let base = starts[first];
+        // The ids drive the zip, so that a word's end takes no slot of the next one.
+        let mut out = region.iter_mut();
         for w in first..(first + CHUNK).min(lens.len()) {
-            let at = starts[w] - base;
-            write(w, &mut region[at..at + lens[w] as usize]);
+            for (id, slot) in word_ids(w).zip(out.by_ref()) {
+                *slot = S::of(id);
+            }
         }
     });
-    let table = WordTable { words, counts, syms, starts, lens };
-    Symbolized { alphabet, table, characters, unknown_characters }
+    (syms, starts)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::text::{Normalization, PreTokenizer};
+
+    #[test]
+    fn narrow_ids_keep_the_marks() {
+        for id in [0, 1, 0xFFFD, UNK, UNK - 1] {
+            assert_eq!(u16::of(id).id(), id);
+        }
+        assert!(narrow_fits(0xFFFE) && !narrow_fits(0xFFFF));
+    }
+
+    /// A bound on the tokens picks the u16 store; the ids are the same in both.
+    #[test]
+    fn both_stores_hold_the_same_ids() {
+        let rules = TextRules {
+            normalization: Normalization::None,
+            lowercase: false,
+            pretokenizer: PreTokenizer::Whitespace,
+            boundary: Boundary::EowSymbol,
+        };
+        let words: WordList = ["low", "lowest", "", "né", "x"].into_iter().collect();
+        let wc = || WordCounts { words: words.clone(), counts: vec![5, 2, 1, 3, 1], files: vec![] };
+        let wide = symbolize(wc(), &rules, 0.9, "", |_| None);
+        let narrow = symbolize(wc(), &rules, 0.9, "", |alphabet| Some(alphabet as u64 + 100));
+        assert!(matches!(wide.table, AnyTable::Wide(_)) && matches!(narrow.table, AnyTable::Narrow(_)));
+        assert_eq!(wide.alphabet, narrow.alphabet);
+        for w in 0..words.len() {
+            assert_eq!(wide.table.ids(w), narrow.table.ids(w), "word {w}");
+        }
+        assert_eq!(wide.table.ids(4), [UNK, wide.alphabet.iter().position(|s| s == EOW).unwrap() as u32], "coverage 0.9 drops x");
+        assert_eq!(narrow.table.ids(0).len(), 4, "l o w </w>");
+    }
 }

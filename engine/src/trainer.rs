@@ -31,6 +31,7 @@
 
 mod choice;
 mod long_words;
+mod pair_cache;
 #[cfg(test)]
 mod long_word_tests;
 mod postings;
@@ -46,8 +47,9 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::error::Result;
 use crate::progress::{Progress, Reporter, Stage};
-use crate::symbols::{WordTable, UNK};
+use crate::symbols::{AnyTable, Sym, WordTable, UNK};
 use long_words::{prefetch, LongWords};
+use pair_cache::PairCache;
 use postings::Postings;
 use tracking::Tuning;
 
@@ -56,6 +58,13 @@ const LONG_WORD: usize = 64;
 
 /// How many words ahead a merge fetches a word's symbols (twice that: its span).
 const PREFETCH_WORDS: usize = 8;
+
+/// Hand freed memory back to the system after this many bytes of postings were freed.
+/// The first postings are most of the merge loop's memory and are freed as their pairs
+/// merge, in small blocks all over the heap, which the allocator neither reuses well
+/// nor returns: without this, the peak on a 10 M-word table grew by 11 bytes per word
+/// during merging (a trim costs a few ms).
+const TRIM_AFTER: usize = 32 << 20;
 
 pub use crate::options::Ties;
 
@@ -84,7 +93,7 @@ pub struct Trained {
     pub alphabet_len: usize,
     pub merges: Vec<MergeRecord>,
     /// The words with their final segmentation.
-    pub words: WordTable,
+    pub words: AnyTable,
 }
 
 fn key(l: u32, r: u32) -> u64 {
@@ -105,50 +114,6 @@ struct PairStat {
     banned: bool,
 }
 
-/// A small direct-mapped cache of `pair_index` (pair key -> pair number). One merge
-/// touches the same few neighbouring pairs in word after word, and the full index (millions
-/// of pairs) misses the processor cache on most look-ups. Always exact: the index never
-/// renumbers a pair, and a pair leaving it is forgotten here too, so a cached number
-/// stays right.
-struct PairCache {
-    slots: Vec<(u64, u32)>,
-}
-
-impl PairCache {
-    const BITS: u32 = 10;
-    /// No pair has this key (token ids stay far below u32::MAX).
-    const FREE: u64 = u64::MAX;
-
-    fn new() -> Self {
-        PairCache { slots: vec![(Self::FREE, 0); 1 << Self::BITS] }
-    }
-
-    #[inline]
-    fn slot(k: u64) -> usize {
-        (k.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - Self::BITS)) as usize
-    }
-
-    #[inline]
-    fn get(&self, k: u64) -> Option<u32> {
-        let (key, idx) = self.slots[Self::slot(k)];
-        (key == k).then_some(idx)
-    }
-
-    #[inline]
-    fn put(&mut self, k: u64, idx: u32) {
-        self.slots[Self::slot(k)] = (k, idx);
-    }
-
-    /// The pair left the index (its number may be reused).
-    #[inline]
-    fn forget(&mut self, k: u64) {
-        let slot = &mut self.slots[Self::slot(k)];
-        if slot.0 == k {
-            *slot = (Self::FREE, 0);
-        }
-    }
-}
-
 #[derive(Debug, Clone, Copy)]
 struct Entry {
     count: u64,
@@ -157,9 +122,9 @@ struct Entry {
     pair: u32,
 }
 
-struct Trainer<'a> {
+struct Trainer<'a, S: Sym> {
     opts: &'a MergeOptions,
-    words: WordTable,
+    words: WordTable<S>,
     tokens: Vec<String>,
     token_chars: Vec<u32>,
     token_index: FxHashMap<String, u32>,
@@ -201,38 +166,56 @@ struct Trainer<'a> {
     partitions: u64,
     /// The most pair numbers in use after a step (`pairs` minus `free`).
     most_pairs: usize,
+    /// Bytes of postings freed since memory was last handed back (see [`TRIM_AFTER`]).
+    freed: usize,
 }
 
-pub fn train(
-    alphabet: Vec<String>,
-    words: WordTable,
-    opts: &MergeOptions,
-    reporter: &mut Reporter,
-) -> Result<Trained> {
-    let tuning = Tuning::for_table(&words);
-    train_tuned(alphabet, words, opts, reporter, tuning).map(|(trained, ..)| trained)
+pub fn train(alphabet: Vec<String>, words: AnyTable, opts: &MergeOptions, reporter: &mut Reporter) -> Result<Trained> {
+    match words {
+        AnyTable::Narrow(words) => {
+            let tuning = Tuning::for_table(&words);
+            let (trained, words, ..) = train_tuned(alphabet, words, opts, reporter, tuning)?;
+            Ok(Trained { words: AnyTable::Narrow(words), ..trained })
+        }
+        AnyTable::Wide(words) => {
+            let tuning = Tuning::for_table(&words);
+            let (trained, words, ..) = train_tuned(alphabet, words, opts, reporter, tuning)?;
+            Ok(Trained { words: AnyTable::Wide(words), ..trained })
+        }
+    }
 }
 
-/// [`train`] with the long-word and pair-tracking thresholds given; also returns the work
-/// done and the most pair numbers in use at once.
-fn train_tuned(
+/// The most tokens (alphabet and merges) training can make from an alphabet of
+/// `alphabet` symbols, if bounded.
+pub fn most_tokens(opts: &MergeOptions, alphabet: usize) -> Option<u64> {
+    let alphabet = alphabet as u64;
+    let by_merges = opts.max_merges.map(|m| alphabet.saturating_add(m));
+    let by_vocab = opts.vocab_size.map(|v| v.max(alphabet));
+    by_merges.into_iter().chain(by_vocab).min()
+}
+
+/// [`train`] with the long-word and pair-tracking thresholds given; returns the words
+/// apart from the rest (`Trained::words` left empty), the work done and the most pair
+/// numbers in use at once.
+fn train_tuned<S: Sym>(
     alphabet: Vec<String>,
-    words: WordTable,
+    words: WordTable<S>,
     opts: &MergeOptions,
     reporter: &mut Reporter,
     tuning: Tuning,
-) -> Result<(Trained, u64, usize)> {
+) -> Result<(Trained, WordTable<S>, u64, usize)> {
     let mut t = Trainer::new(alphabet, words, opts, tuning);
     t.count_initial_pairs(reporter)?;
     let alphabet_len = t.tokens.len();
     let merges = t.run(reporter)?;
     t.compact_long_words();
     let most_pairs = t.most_pairs;
-    Ok((Trained { tokens: t.tokens, alphabet_len, merges, words: t.words }, t.work.get(), most_pairs))
+    let trained = Trained { tokens: t.tokens, alphabet_len, merges, words: AnyTable::default() };
+    Ok((trained, t.words, t.work.get(), most_pairs))
 }
 
-impl<'a> Trainer<'a> {
-    fn new(alphabet: Vec<String>, words: WordTable, opts: &'a MergeOptions, tuning: Tuning) -> Self {
+impl<'a, S: Sym> Trainer<'a, S> {
+    fn new(alphabet: Vec<String>, words: WordTable<S>, opts: &'a MergeOptions, tuning: Tuning) -> Self {
         let token_chars = alphabet.iter().map(|s| s.chars().count() as u32).collect();
         let token_index = alphabet.iter().enumerate().map(|(i, s)| (s.clone(), i as u32)).collect();
         Trainer {
@@ -264,6 +247,7 @@ impl<'a> Trainer<'a> {
             retrack_to: None,
             partitions: 1,
             most_pairs: 0,
+            freed: 0,
         }
     }
 
@@ -342,7 +326,7 @@ impl<'a> Trainer<'a> {
         st.count -= n;
         if st.count == 0 {
             // No occurrence is left: its postings are all stale. Free them.
-            st.postings = Postings::new();
+            self.freed += std::mem::take(&mut st.postings).capacity();
             if st.spots != 0 {
                 self.spots[st.spots as usize - 1] = BinaryHeap::new();
             }
@@ -384,6 +368,10 @@ impl<'a> Trainer<'a> {
                 }
             };
             let record = self.merge(idx, merges.len() as u32);
+            if self.freed >= TRIM_AFTER {
+                crate::release_free_memory();
+                self.freed = 0;
+            }
             merges.push(record);
             #[cfg(test)]
             self.check_counts();
@@ -435,7 +423,10 @@ impl<'a> Trainer<'a> {
         };
         self.ranks.insert(key(a, b), (rank, c));
         self.duplicate_step = duplicate; // (see `new_pair`)
-        let mut affected = std::mem::take(&mut self.pairs[idx as usize].postings).words();
+        let postings = std::mem::take(&mut self.pairs[idx as usize].postings);
+        self.freed += postings.capacity();
+        let mut affected = postings.words();
+        drop(postings);
         affected.sort_unstable();
         affected.dedup();
         for (k, &w) in affected.iter().enumerate() {
@@ -443,12 +434,12 @@ impl<'a> Trainer<'a> {
             // words ahead, then (with its start in cache) its symbols.
             if let Some(&ahead) = affected.get(k + 2 * PREFETCH_WORDS) {
                 let ahead = ahead as usize;
-                prefetch(&self.words.starts[ahead]);
+                prefetch(self.words.starts.slot(ahead));
                 prefetch(&self.words.lens[ahead]);
                 prefetch(&self.words.counts[ahead]);
             }
             if let Some(&near) = affected.get(k + PREFETCH_WORDS) {
-                if let Some(sym) = self.words.syms.get(self.words.starts[near as usize]) {
+                if let Some(sym) = self.words.syms.get(self.words.start(near as usize)) {
                     prefetch(sym);
                 }
             }
@@ -479,15 +470,15 @@ impl<'a> Trainer<'a> {
     /// The usual case: merge (a, b) -> c in word w, updating only neighbouring pairs.
     fn merge_in_word(&mut self, w: u32, a: u32, b: u32, c: u32) {
         let wi = w as usize;
-        let (s, n, cnt) = (self.words.starts[wi], self.words.lens[wi] as usize, self.words.counts[wi]);
+        let (s, n, cnt) = (self.words.start(wi), self.words.lens[wi] as usize, self.words.counts[wi]);
         self.tally(n);
         let (mut i, mut out) = (0usize, 0usize);
         let mut last_was_merge = false;
         while i < n {
-            let sym = self.words.syms[s + i];
-            if sym == a && i + 1 < n && self.words.syms[s + i + 1] == b {
+            let sym = self.words.sym(s + i);
+            if sym == a && i + 1 < n && self.words.sym(s + i + 1) == b {
                 if out > 0 {
-                    let new_prev = self.words.syms[s + out - 1];
+                    let new_prev = self.words.sym(s + out - 1);
                     if !last_was_merge {
                         // Unchanged left neighbour: (prev, a) becomes (prev, c).
                         self.dec(new_prev, a, cnt);
@@ -496,20 +487,20 @@ impl<'a> Trainer<'a> {
                     self.inc(new_prev, c, w, cnt);
                 }
                 if i + 2 < n {
-                    let next = self.words.syms[s + i + 2];
+                    let next = self.words.sym(s + i + 2);
                     self.dec(b, next, cnt);
-                    let next_merges = next == a && i + 3 < n && self.words.syms[s + i + 3] == b;
+                    let next_merges = next == a && i + 3 < n && self.words.sym(s + i + 3) == b;
                     if !next_merges {
                         self.inc(c, next, w, cnt);
                     }
                 }
                 self.dec(a, b, cnt);
-                self.words.syms[s + out] = c;
+                self.words.set_sym(s + out, c);
                 out += 1;
                 i += 2;
                 last_was_merge = true;
             } else {
-                self.words.syms[s + out] = sym;
+                self.words.set_sym(s + out, sym);
                 out += 1;
                 i += 1;
                 last_was_merge = false;
@@ -523,12 +514,14 @@ impl<'a> Trainer<'a> {
     /// untracked one (see `tracking`) gains nothing.
     fn rewrite_word(&mut self, w: u32, a: u32, b: u32, c: u32) {
         let wi = w as usize;
-        let (s, n, cnt) = (self.words.starts[wi], self.words.lens[wi] as usize, self.words.counts[wi]);
+        let (s, n, cnt) = (self.words.start(wi), self.words.lens[wi] as usize, self.words.counts[wi]);
         self.tally(n);
-        let old: Vec<u32> = self.words.syms[s..s + n].to_vec();
+        let old: Vec<u32> = self.words.ids(wi).collect();
         let mut seq = merge_all(&old, a, b, c);
         reduce(&mut seq, &self.ranks);
-        self.words.syms[s..s + seq.len()].copy_from_slice(&seq);
+        for (k, &id) in seq.iter().enumerate() {
+            self.words.set_sym(s + k, id);
+        }
         self.words.lens[wi] = seq.len() as u32;
         let pairs = |syms: &[u32]| {
             let mut p: Vec<(u32, u32)> = syms.windows(2).map(|p| (p[0], p[1])).collect();

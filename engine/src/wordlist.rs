@@ -2,7 +2,7 @@
 //! costs 24 plus a heap block (32 or more). Corpora have millions of distinct words, and
 //! issue 13's tables 100 million: each byte per word is 100 MB.
 
-/// Bits of a word's end kept per word. Unit tests use few, so that every test crosses
+/// Bits of an offset kept per entry. Unit tests use few, so that every test crosses
 /// many of the wraps that a text over 4 GiB crosses in production.
 #[cfg(not(test))]
 const END_BITS: u32 = 32;
@@ -10,45 +10,32 @@ const END_BITS: u32 = 32;
 const END_BITS: u32 = 5;
 const END_MASK: usize = (1 << END_BITS) - 1;
 
+/// A non-decreasing sequence of offsets (below 2^64) in 4 bytes each: the low
+/// [`END_BITS`] bits per entry, and for the high bits the entries where they change.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct WordList {
-    text: String,
-    /// Low [`END_BITS`] bits of the end of each word in `text` (the start is the
-    /// previous end).
-    ends: Vec<u32>,
-    /// `wraps[k]` is the first word whose end is at least `(k + 1) << END_BITS`: the
-    /// high bits of the ends, empty until the text passes 4 GiB.
+pub struct Offsets {
+    low: Vec<u32>,
+    /// `wraps[k]` is the first entry that is at least `(k + 1) << END_BITS`: empty until
+    /// an offset reaches 4 GiB (of text, or of symbols).
     wraps: Vec<usize>,
 }
 
-impl WordList {
-    pub fn with_capacity(words: usize, bytes: usize) -> Self {
-        WordList { text: String::with_capacity(bytes), ends: Vec::with_capacity(words), wraps: Vec::new() }
+impl Offsets {
+    pub fn with_capacity(n: usize) -> Self {
+        Offsets { low: Vec::with_capacity(n), wraps: Vec::new() }
     }
 
-    pub fn push(&mut self, word: &str) {
-        self.text.push_str(word);
-        self.push_end();
-    }
-
-    /// Append a word given as characters (no temporary string).
-    pub fn push_chars(&mut self, chars: impl Iterator<Item = char>) {
-        self.text.extend(chars);
-        self.push_end();
-    }
-
-    fn push_end(&mut self) {
-        let end = self.text.len();
-        while self.wraps.len() < end >> END_BITS {
-            self.wraps.push(self.ends.len());
+    /// Append `offset`, which is at least the last one.
+    pub fn push(&mut self, offset: usize) {
+        while self.wraps.len() < offset >> END_BITS {
+            self.wraps.push(self.low.len());
         }
-        self.ends.push((end & END_MASK) as u32);
+        self.low.push((offset & END_MASK) as u32);
     }
 
-    /// Where word `i` ends in `text`.
     #[inline]
-    fn end(&self, i: usize) -> usize {
-        let low = self.ends[i] as usize;
+    pub fn get(&self, i: usize) -> usize {
+        let low = self.low[i] as usize;
         if self.wraps.is_empty() {
             return low;
         }
@@ -56,14 +43,56 @@ impl WordList {
         high << END_BITS | low
     }
 
+    /// Where entry `i` is kept (for a prefetch hint).
+    pub fn slot(&self, i: usize) -> &u32 {
+        &self.low[i]
+    }
+
+    pub fn len(&self) -> usize {
+        self.low.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.low.is_empty()
+    }
+
+    pub fn shrink_to_fit(&mut self) {
+        self.low.shrink_to_fit();
+        self.wraps.shrink_to_fit();
+    }
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct WordList {
+    text: String,
+    /// Where each word ends in `text` (the start is the previous end).
+    ends: Offsets,
+}
+
+impl WordList {
+    pub fn with_capacity(words: usize, bytes: usize) -> Self {
+        WordList { text: String::with_capacity(bytes), ends: Offsets::with_capacity(words) }
+    }
+
+    pub fn push(&mut self, word: &str) {
+        self.text.push_str(word);
+        self.ends.push(self.text.len());
+    }
+
+    /// Append a word given as characters (no temporary string).
+    pub fn push_chars(&mut self, chars: impl Iterator<Item = char>) {
+        self.text.extend(chars);
+        self.ends.push(self.text.len());
+    }
+
     pub fn get(&self, i: usize) -> &str {
-        let start = if i == 0 { 0 } else { self.end(i - 1) };
-        &self.text[start..self.end(i)]
+        let start = if i == 0 { 0 } else { self.ends.get(i - 1) };
+        &self.text[start..self.ends.get(i)]
     }
 
     /// Where word `i`'s end is kept (for a prefetch hint: reading it locates the text).
     pub fn end_slot(&self, i: usize) -> *const u32 {
-        &self.ends[i]
+        self.ends.slot(i)
     }
 
     pub fn len(&self) -> usize {
@@ -86,7 +115,6 @@ impl WordList {
     pub fn shrink_to_fit(&mut self) {
         self.text.shrink_to_fit();
         self.ends.shrink_to_fit();
-        self.wraps.shrink_to_fit();
     }
 }
 

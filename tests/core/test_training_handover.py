@@ -57,6 +57,14 @@ def test_unpacked_result_matches_the_word_table(preset):
     assert sum(model.final_counts) == sum(c for p, c in by_piece.items() if p in ids)
 
 
+@pytest.mark.parametrize("keep", [0, 1, 3, 4, 6, 100])
+def test_kept_words_are_the_most_frequent_with_ties_in_first_seen_order(keep):
+    # counts: late 3, b 2, a 2, c 2, d 1, e 1 — the cut falls inside runs of ties
+    text = "late d b a late c b a e c late"
+    result = train(Corpus.from_texts([text]), TrainConfig(vocab_size=40, keep_words=keep))
+    expected = [("late", 3), ("b", 2), ("a", 2), ("c", 2), ("d", 1), ("e", 1)]
+    assert list(result.model.words) == expected[:keep]
+
 # -- the other direction: a model's pieces and merges packed for the engine's Tokenizer ---
 
 def _native_tokenizer(cfg, text: str, ends: list[int], merges: bytes = b""):

@@ -4,20 +4,21 @@
 use std::cmp::Ordering;
 
 use super::{Entry, Ties, Trainer};
-use crate::symbols::UNK;
+use crate::symbols::{Sym, UNK};
 
-impl<'a> Trainer<'a> {
+impl<'a, S: Sym> Trainer<'a, S> {
     /// Char offset of the first occurrence of (l, r) in the short word w.
     pub(super) fn find_in_word(&self, w: u32, l: u32, r: u32) -> Option<u32> {
         let syms = self.words.symbols(w as usize);
         let mut offset = 0u32;
         for i in 1..syms.len() {
-            if syms[i - 1] == l && syms[i] == r {
+            let left = syms[i - 1].id();
+            if left == l && syms[i].id() == r {
                 self.tally(i);
                 return Some(offset);
             }
-            if syms[i - 1] != UNK {
-                offset += self.token_chars[syms[i - 1] as usize];
+            if left != UNK {
+                offset += self.token_chars[left as usize];
             } else {
                 offset += 1;
             }

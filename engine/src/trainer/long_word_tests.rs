@@ -9,14 +9,14 @@ use rustc_hash::FxHashMap;
 use super::tracking::Tuning;
 use super::{key, train_tuned, MergeOptions, Ties, Trained, Trainer};
 use crate::progress::Reporter;
-use crate::symbols::{WordTable, UNK};
+use crate::symbols::{AnyTable, Sym, WordTable, UNK};
 
 thread_local! {
     /// Whether this thread's trainings recount every pair after every merge.
     pub(super) static RECOUNT: Cell<bool> = const { Cell::new(false) };
 }
 
-impl Trainer<'_> {
+impl<S: Sym> Trainer<'_, S> {
     /// With `RECOUNT` on: every tracked pair's count equals a full recount of the words,
     /// and every other pair's is within its bound (see `tracking`).
     pub(super) fn check_counts(&self) {
@@ -28,7 +28,7 @@ impl Trainer<'_> {
         for w in 0..self.words.len() {
             let seq = match long.get(&(w as u32)) {
                 Some(&li) => self.long_word_symbols(li),
-                None => self.words.symbols(w).to_vec(),
+                None => self.words.ids(w).collect(),
             };
             for pair in seq.windows(2).filter(|p| p[0] != UNK && p[1] != UNK) {
                 *counts.entry(key(pair[0], pair[1])).or_default() += self.words.counts[w];
@@ -45,31 +45,37 @@ impl Trainer<'_> {
     }
 }
 
-pub(super) fn table(words: &[(Vec<u32>, u64)]) -> WordTable {
+pub(super) fn table<S: Sym>(words: &[(Vec<u32>, u64)]) -> WordTable<S> {
     let mut t = WordTable::default();
     for (syms, count) in words {
-        t.words.push("");
-        t.counts.push(*count);
-        t.starts.push(t.syms.len());
-        t.lens.push(syms.len() as u32);
-        t.syms.extend_from_slice(syms);
+        t.push("", *count, syms);
     }
     t
 }
 
 fn run(alphabet: &[&str], words: &[(Vec<u32>, u64)], opts: &MergeOptions, long_from: usize) -> (Trained, u64) {
-    let tuning = Tuning { long_from, ..Tuning::for_table(&WordTable::default()) };
+    let tuning = Tuning { long_from, ..Tuning::for_table(&WordTable::<u32>::default()) };
     run_tuned(alphabet, words, opts, tuning)
 }
 
 pub(super) fn run_tuned(alphabet: &[&str], words: &[(Vec<u32>, u64)], opts: &MergeOptions, tuning: Tuning) -> (Trained, u64) {
+    run_stored::<u32>(alphabet, words, opts, tuning)
+}
+
+/// [`run_tuned`] with the symbols stored as `S`.
+fn run_stored<S: Sym>(alphabet: &[&str], words: &[(Vec<u32>, u64)], opts: &MergeOptions, tuning: Tuning) -> (Trained, u64) {
     let alphabet = alphabet.iter().map(|s| s.to_string()).collect();
-    let (trained, work, _) = train_tuned(alphabet, table(words), opts, &mut Reporter::silent(), tuning).unwrap();
-    (trained, work)
+    let (trained, words, work, _) = train_tuned(alphabet, table::<S>(words), opts, &mut Reporter::silent(), tuning).unwrap();
+    // Segmentations compare as ids, whatever the store.
+    let words = (0..words.len()).fold(WordTable::<u32>::default(), |mut t, w| {
+        t.push("", words.counts[w], &words.ids(w).collect::<Vec<_>>());
+        t
+    });
+    (Trained { words: AnyTable::Wide(words), ..trained }, work)
 }
 
 pub(super) fn segmentations(t: &Trained) -> Vec<Vec<u32>> {
-    (0..t.words.len()).map(|w| t.words.symbols(w).to_vec()).collect()
+    (0..t.words.len()).map(|w| t.words.ids(w)).collect()
 }
 
 /// Alphabets whose tokens concatenate to other tokens make duplicate merges (and the
@@ -112,6 +118,18 @@ proptest! {
         prop_assert_eq!(&short.merges, &long.merges);
         prop_assert_eq!(&short.tokens, &long.tokens);
         prop_assert_eq!(segmentations(&short), segmentations(&long));
+    }
+
+    /// Symbols stored as u16 (unknown characters and dead slots included) train exactly
+    /// like u32 ones, on both paths.
+    #[test]
+    fn narrow_symbols_train_exactly_like_wide_ones((a, words, opts) in case(), long_from in prop::sample::select(vec![3usize, usize::MAX])) {
+        let tuning = Tuning { long_from, ..Tuning::for_table(&WordTable::<u32>::default()) };
+        let (wide, _) = run_stored::<u32>(ALPHABETS[a], &words, &opts, tuning);
+        let (narrow, _) = run_stored::<u16>(ALPHABETS[a], &words, &opts, tuning);
+        prop_assert_eq!(&wide.merges, &narrow.merges);
+        prop_assert_eq!(&wide.tokens, &narrow.tokens);
+        prop_assert_eq!(segmentations(&wide), segmentations(&narrow));
     }
 }
 

@@ -22,7 +22,7 @@ use std::collections::BinaryHeap;
 use super::{key, Trainer};
 use crate::error::Result;
 use crate::progress::Reporter;
-use crate::symbols::UNK;
+use crate::symbols::{Sym, UNK};
 
 /// The link of a gap slot.
 const GAP: u32 = u32::MAX;
@@ -81,7 +81,7 @@ impl LongWords {
     }
 }
 
-impl Trainer<'_> {
+impl<S: Sym> Trainer<'_, S> {
     /// Take on the words of at least `long_from` symbols as long words, while the global
     /// slot numbers fit in 32 bits (longer ones stay short).
     pub(super) fn link_long_words(&mut self) {
@@ -148,16 +148,16 @@ impl Trainer<'_> {
     /// Long word li's arena start, initial length and count.
     fn word_span(&self, li: usize) -> (usize, usize, u64) {
         let w = self.long.word[li] as usize;
-        (self.words.starts[w], self.words.lens[w] as usize, self.words.counts[w])
+        (self.words.start(w), self.words.lens[w] as usize, self.words.counts[w])
     }
 
     /// The arena index of global slot g of long word li.
     fn at(&self, li: usize, g: u32) -> usize {
-        self.words.starts[self.long.word[li] as usize] + (g - self.long.base[li]) as usize
+        self.words.start(self.long.word[li] as usize) + (g - self.long.base[li]) as usize
     }
 
     fn sym(&self, li: usize, g: u32) -> u32 {
-        self.words.syms[self.at(li, g)]
+        self.words.sym(self.at(li, g))
     }
 
     /// Whether (l, r) still occurs at slot g of long word li.
@@ -256,8 +256,8 @@ impl Trainer<'_> {
             }
             self.dec(a, b, cnt);
             let (at_p, at_q) = (self.at(li, p), self.at(li, q));
-            self.words.syms[at_p] = c;
-            self.words.syms[at_q] = DEAD;
+            self.words.set_sym(at_p, c);
+            self.words.set_sym(at_q, DEAD);
             self.long.link[p as usize] = end;
             self.long.link[end as usize - 1] = p;
             last_merged = Some(p);
@@ -333,7 +333,9 @@ impl Trainer<'_> {
         for li in 0..self.long.word.len() {
             let symbols = self.long_word_symbols(li);
             let (s, _, _) = self.word_span(li);
-            self.words.syms[s..s + symbols.len()].copy_from_slice(&symbols);
+            for (k, &id) in symbols.iter().enumerate() {
+                self.words.set_sym(s + k, id);
+            }
             self.words.lens[self.long.word[li] as usize] = symbols.len() as u32;
         }
         self.long = LongWords::default();

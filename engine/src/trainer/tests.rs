@@ -2,9 +2,9 @@
 
 use super::*;
 
-fn table(words: &[(&[u32], u64)]) -> WordTable {
+fn table(words: &[(&[u32], u64)]) -> AnyTable {
     let owned: Vec<(Vec<u32>, u64)> = words.iter().map(|(syms, count)| (syms.to_vec(), *count)).collect();
-    super::long_word_tests::table(&owned)
+    AnyTable::Wide(super::long_word_tests::table(&owned))
 }
 
 fn opts(ties: Ties) -> MergeOptions {
@@ -21,7 +21,7 @@ fn runs_merge_left_to_right_and_count_overlaps() {
     // "aa aa a": (aa, aa) is now 10, so (b, c) = 25 comes next.
     assert_eq!(out.merges[1], MergeRecord { left: 1, right: 2, result: 4, count: 25 });
     assert_eq!(out.merges[2], MergeRecord { left: 3, right: 3, result: 5, count: 10 });
-    assert_eq!(out.words.symbols(0).len(), 1); // finally one token "aaaaa"
+    assert_eq!(out.words.ids(0).len(), 1); // finally one token "aaaaa"
 }
 
 #[test]

@@ -27,7 +27,7 @@ use super::postings::{coded_len, Postings};
 use super::{key, PairCache, PairStat, Trainer, LONG_WORD};
 use crate::error::Result;
 use crate::progress::{Reporter, Stage};
-use crate::symbols::{WordTable, UNK};
+use crate::symbols::{Sym, WordTable, UNK};
 
 /// Tables with at least this many words track only pairs above a floor.
 const PRUNE_FROM_WORDS: usize = 1 << 19;
@@ -53,7 +53,7 @@ pub(super) struct Tuning {
 }
 
 impl Tuning {
-    pub(super) fn for_table(words: &WordTable) -> Self {
+    pub(super) fn for_table<S: Sym>(words: &WordTable<S>) -> Self {
         Tuning {
             long_from: LONG_WORD,
             prune_from_words: PRUNE_FROM_WORDS,
@@ -70,7 +70,7 @@ fn partition(k: u64, parts: u64) -> u64 {
     (k.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 32) % parts
 }
 
-impl<'a> Trainer<'a> {
+impl<'a, S: Sym> Trainer<'a, S> {
     fn min_floor(&self) -> u64 {
         self.opts.min_frequency.max(1)
     }
@@ -126,6 +126,7 @@ impl<'a> Trainer<'a> {
         self.slack = 0;
         self.born.clear();
         self.free.clear();
+        crate::release_free_memory(); // the pairs' state just dropped
         let step = self.step;
         self.step = u32::MAX; // nothing is "gained" while counting
         if floor > 1 {
@@ -148,9 +149,9 @@ impl<'a> Trainer<'a> {
                 long_words_seen += 1; // counted already
                 continue;
             }
-            let (s, n, c) = (self.words.starts[w], self.words.lens[w] as usize, self.words.counts[w]);
+            let (s, n, c) = (self.words.start(w), self.words.lens[w] as usize, self.words.counts[w]);
             for i in 1..n {
-                let (l, r) = (self.words.syms[s + i - 1], self.words.syms[s + i]);
+                let (l, r) = (self.words.sym(s + i - 1), self.words.sym(s + i));
                 self.inc(l, r, w as u32, c);
             }
         }
@@ -231,7 +232,8 @@ impl<'a> Trainer<'a> {
             }
             let n = self.words.counts[w];
             for p in self.words.symbols(w).windows(2) {
-                if p[0] != UNK && p[1] != UNK && !f(key(p[0], p[1]), n, w as u32) {
+                let (l, r) = (p[0].id(), p[1].id());
+                if l != UNK && r != UNK && !f(key(l, r), n, w as u32) {
                     return false;
                 }
             }

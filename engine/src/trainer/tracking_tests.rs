@@ -10,7 +10,7 @@ use crate::progress::Reporter;
 use crate::symbols::WordTable;
 
 fn every_pair(long_from: usize) -> Tuning {
-    Tuning { long_from, prune_from_words: usize::MAX, ..Tuning::for_table(&WordTable::default()) }
+    Tuning { long_from, prune_from_words: usize::MAX, ..Tuning::for_table(&WordTable::<u32>::default()) }
 }
 
 fn pruned(long_from: usize, first_floor: u64, partition_pairs: usize) -> Tuning {
@@ -64,7 +64,7 @@ fn zipf_words(n: usize, symbols: u32) -> Vec<(Vec<u32>, u64)> {
 
 fn train_with(alphabet: &[&str], words: &[(Vec<u32>, u64)], opts: &MergeOptions, tuning: Tuning) -> (Trained, usize) {
     let alphabet = alphabet.iter().map(|s| s.to_string()).collect();
-    let (trained, _, most_pairs) = train_tuned(alphabet, table(words), opts, &mut Reporter::silent(), tuning).unwrap();
+    let (trained, _, _, most_pairs) = train_tuned(alphabet, table::<u32>(words), opts, &mut Reporter::silent(), tuning).unwrap();
     (trained, most_pairs)
 }
 
@@ -90,7 +90,7 @@ fn a_zipf_table_trains_exactly_with_far_fewer_pairs_tracked() {
 #[test]
 fn the_default_tuning_tracks_every_pair_of_small_tables() {
     let words = zipf_words(500, 4);
-    let tuning = Tuning::for_table(&table(&words));
+    let tuning = Tuning::for_table(&table::<u32>(&words));
     assert!(tuning.prune_from_words > words.len());
     let opts = MergeOptions { min_frequency: 2, vocab_size: None, max_merges: Some(100), ties: Ties::FirstSeen, specials: vec![] };
     let (all, _) = train_with(ALPHABETS[0], &words, &opts, every_pair(usize::MAX));
