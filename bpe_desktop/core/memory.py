@@ -68,11 +68,13 @@ WARN_FRACTION = 0.8
 #: above those peaks (distinct 50 MB: 1,964 MB; gutenberg 100 MB: 192 MB).
 #:
 #: Word-count tables (``word_counts=True``) take ``per_table_word`` instead of
-#: ``per_word``: the merge loop then tracks only the pairs that can still be merged
-#: (engine 2026-11), and ``benchmarks/bench_word_tables.py`` measured peaks of 113 and
-#: 107 bytes per word (10 M and 30 M distinct 9-letter words); 80 + 8 x 9 = 152 keeps
-#: those estimates 35-42% above. Text corpora were not re-measured with it.
-MEMORY_MODEL = {"base": 40_000_000, "per_word": 300, "per_table_word": 80, "per_word_byte": 8}
+#: ``per_word``: the merge loop then tracks only the pairs that can still be merged, and
+#: the symbols are stored in 16 bits when the vocabulary fits (engine 2026-11).
+#: ``benchmarks/bench_word_tables.py`` measured peaks of 70, 68 and 67 bytes per word
+#: (10 M, 30 M and 100 M distinct 9-letter words); 25 + 8 x 9 = 97 keeps those estimates
+#: 39-45% above (and above the 32-bit store's ~20 more bytes per word, for vocabularies
+#: over 65,534 tokens). Text corpora were not re-measured with it.
+MEMORY_MODEL = {"base": 40_000_000, "per_word": 300, "per_table_word": 25, "per_word_byte": 8}
 
 #: How much of the corpus is read to count distinct words (4 MB: the extrapolation to
 #: 100 MB of gutenberg is then within 4%; from 1 MB it is 34% high).

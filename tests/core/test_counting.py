@@ -220,4 +220,4 @@ def test_memory_estimate_of_tables_follows_their_lines(tmp_path):
     needed = estimate_training_memory([table], TrainConfig(), word_counts=True).bytes_needed
     assert needed == (MEMORY_MODEL["base"] + MEMORY_MODEL["per_table_word"] * 1000
                       + MEMORY_MODEL["per_word_byte"] * 6000)
-    assert needed == 40_000_000 + 80 * 1000 + 8 * 6000  # by hand
+    assert needed == 40_000_000 + 25 * 1000 + 8 * 6000  # by hand
