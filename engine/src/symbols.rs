@@ -17,8 +17,8 @@ pub const UNK: u32 = u32::MAX;
 
 /// How a symbol id is stored in a word table: as u16 when every id that training can
 /// make fits (see [`narrow_fits`]), which halves the largest store of a big table, else
-/// as u32. Code outside the store works with u32 ids: `id` widens (keeping [`UNK`] and
-/// the two ids below it, which mark slots), `of` narrows.
+/// as u32. Code outside the store works with u32 ids: `id` widens and `of` narrows,
+/// keeping [`UNK`] and the id below it (the trainer's mark of a dead slot).
 pub trait Sym: Copy + Eq + Default + Send + Sync + std::fmt::Debug + 'static {
     fn id(self) -> u32;
     fn of(id: u32) -> Self;
