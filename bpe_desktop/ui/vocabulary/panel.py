@@ -19,7 +19,6 @@ the resulting rows in, and ``filtered`` is emitted then.
 from __future__ import annotations
 
 import os
-import time
 
 from PySide6.QtCore import QByteArray, QModelIndex, Qt, Signal, Slot
 from PySide6.QtWidgets import (
@@ -40,13 +39,7 @@ from PySide6.QtWidgets import (
 )
 
 from bpe_desktop.core import BPEModel
-from bpe_desktop.core.chunked import (
-    INLINE_WORK,
-    Breather,
-    collector_paused,
-    model_work,
-    shared_tokenizer,
-)
+from bpe_desktop.core.chunked import INLINE_WORK, model_work
 from bpe_desktop.core.evaluation.vocabulary import INTERMEDIATE_SHARE
 from bpe_desktop.core.vocab_loading import LoadedTable, LoadedWords, load_table, load_words
 from bpe_desktop.core.vocab_table import (
@@ -70,6 +63,7 @@ from bpe_desktop.ui.common.background import LatestJob
 from bpe_desktop.ui.common.settings import Settings
 from bpe_desktop.ui.common.workers import JobError
 from bpe_desktop.ui.vocabulary.filtering import TableFilter
+from bpe_desktop.ui.vocabulary.loading import loading_job
 from bpe_desktop.ui.vocabulary.merge_tree_view import MAX_WORDS, MergeTreeView, TokenWordsView
 from bpe_desktop.ui.vocabulary.plots import PLOTS, VocabPlots
 from bpe_desktop.ui.vocabulary.table_model import VocabTableModel
@@ -77,9 +71,6 @@ from bpe_desktop.ui.vocabulary.table_model import VocabTableModel
 _ERROR_STYLE = "QLineEdit { border: 2px solid #d9480f; }"
 MAX_LENGTH = 9999
 LOADING = "Loading vocabulary…"
-#: Seconds the loading job leaves the GUI thread to paint on its own: before it starts,
-#: and after it hands the table over.
-TABLE_PAINT_PAUSE = 0.1
 
 
 class VocabPanel(QWidget):
@@ -305,7 +296,7 @@ class VocabPanel(QWidget):
         self.table_model.set_columns(None, None, None)
         self.plots.set_loading(LOADING)
         self._after_table()
-        self._jobs.submit(_loading_job(model, self.table_model.filter_spec(),
+        self._jobs.submit(loading_job(model, self.table_model.filter_spec(),
                                        self._sort_key()))
 
     def is_loading(self) -> bool:
@@ -563,25 +554,6 @@ class VocabPanel(QWidget):
             dialogs.show_error(self, "Export failed", f"Could not write {path}: {exc}")
             return
         self.status_message.emit(f"Exported the {PLOTS[which]} plot to {os.path.basename(path)}")
-
-
-def _loading_job(model: BPEModel, filter_spec: tuple, sort: tuple[int, bool]):
-    """The worker's function: the table first (sent as progress), then the words."""
-
-    def job(report, cancel):
-        breathe = Breather(cancel)
-        # The GUI thread first paints the loading state (its plots call into Python for
-        # every axis label): without this thread competing for the GIL.
-        time.sleep(TABLE_PAINT_PAUSE)
-        with collector_paused():
-            table = load_table(model, filter_spec, sort, breathe)
-            report(table, force=True)
-            # Let the GUI thread swap the table in and paint it without competing for the
-            # GIL: each cell it paints calls back into Python.
-            time.sleep(TABLE_PAINT_PAUSE)
-            return load_words(table, shared_tokenizer(model), breathe)
-
-    return job
 
 
 #: Column widths in digits' widths.
