@@ -36,10 +36,7 @@ from PySide6.QtWidgets import (
 )
 
 from bpe_desktop.core import BpeError, BPEModel, MergeStep, Tokenizer
-from bpe_desktop.core.chunked import (
-    INLINE_WORK,
-    model_work,
-)
+from bpe_desktop.core.chunked import INLINE_WORK, model_work
 from bpe_desktop.core.encoding_view import (  # noqa: F401 (the panel's helpers, re-exported)
     SHOW_LIMIT,
     DecodeResult,
@@ -57,25 +54,10 @@ from bpe_desktop.core.encoding_view import (  # noqa: F401 (the panel's helpers,
     parse_ids,
 )
 from bpe_desktop.core.pieces import display_piece
-from bpe_desktop.ui.codec.decode_box import (
-    ERROR_STYLE,
-    OK_STYLE,
-    DecodeBox,
-    monospace,
-)
+from bpe_desktop.ui.codec.decode_box import ERROR_STYLE, OK_STYLE, DecodeBox, monospace
 from bpe_desktop.ui.codec.dropout_box import DropoutSamplesBox
-from bpe_desktop.ui.codec.jobs import (
-    EncodeRequest,
-    EncodeResult,
-    encode_job,
-    shown_ids_text,
-)
-from bpe_desktop.ui.codec.piece_view import (
-    THIN_SPACE,
-    PieceDocument,
-    PieceStyle,
-    PieceView,
-)
+from bpe_desktop.ui.codec.jobs import EncodeRequest, EncodeResult, encode_job, shown_ids_text
+from bpe_desktop.ui.codec.piece_view import THIN_SPACE, PieceDocument, PieceStyle, PieceView
 from bpe_desktop.ui.codec.stats_grid import StatsGrid
 from bpe_desktop.ui.codec.step_through import STEP_WORD_LIMIT, StepThrough
 from bpe_desktop.ui.common import dialogs
