@@ -102,7 +102,6 @@ class Tokenizer:
     def __init__(self, model: BPEModel) -> None:
         self.model = model
         cfg = model.config
-        merges = model.merge_ids()
         specials = {t.id: t.role for t in cfg.special_tokens}
         unk = cfg.special("unk")
         self._unk_id = unk.id if unk else None
@@ -110,11 +109,13 @@ class Tokenizer:
         self._eos = cfg.special("eos")
         self._pad = cfg.special("pad")
         pieces = model.pieces
+        parts, part_ends = model.packed_merges()  # ids looked up by the engine
         self._native = _native.engine().Tokenizer(
             cfg,  # the engine reads its text rules (normalize ... boundary) itself
             "".join(pieces),
             _u32_bytes(itertools.accumulate(map(len, pieces)), len(pieces)),  # ends
-            _u32_bytes(itertools.chain.from_iterable(merges), 3 * len(merges)),
+            parts,
+            part_ends.tobytes(),
             self._unk_id,
             specials,
         )
