@@ -119,7 +119,7 @@ def test_autosave_of_a_discarded_model_never_happens(qtbot, busy, toy_model, mon
 
 def test_export_checks_wait_for_the_panels(window, qtbot, toy_model, monkeypatch):
     loading = Flag(True)
-    monkeypatch.setattr(window.vocab, "is_loading", loading)
+    monkeypatch.setattr(window.vocab, "is_loading", loading)  # as while it loads
     window.document.set_imported(toy_model)
     qtbot.wait(300)
     actions = window.interop.export_actions
@@ -129,3 +129,17 @@ def test_export_checks_wait_for_the_panels(window, qtbot, toy_model, monkeypatch
     qtbot.waitUntil(lambda: not window.interop.checking_exports, timeout=10_000)
     # the toy model is not byte-level: the GPT-2 format cannot take it
     assert not actions["gpt2"].isEnabled() and actions["subword-nmt"].isEnabled()
+
+
+def test_export_checks_wait_for_a_running_autosave(window, qtbot, toy_model, monkeypatch):
+    """Work that can wait runs one job at a time (two workers running Python beside the
+    GUI thread make it wait for both)."""
+    writing = Flag(True)
+    monkeypatch.setattr(type(window.autosave), "writing", property(lambda self: writing()))
+    assert window.background_busy()
+    window.document.set_imported(toy_model)
+    qtbot.wait(300)
+    assert window.interop.checking_exports and not window.interop.checks_running
+    writing.value = False
+    qtbot.waitUntil(lambda: not window.interop.checking_exports, timeout=10_000)
+    assert not window.interop.export_actions["gpt2"].isEnabled()  # checked: not byte-level

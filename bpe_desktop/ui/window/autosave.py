@@ -122,7 +122,8 @@ class Autosave(QObject):
 
     def __init__(self, document: ModelDocument, parent: QObject | None = None, *,
                  busy: Callable[[], bool] | None = None) -> None:
-        """``busy``: whether the panels are still taking a model over (the write waits)."""
+        """``busy``: whether the panels are still taking a model over, or other work
+        runs in the background (the write waits)."""
         super().__init__(parent)
         self.document = document
         folder = autosave_dir()
@@ -158,6 +159,11 @@ class Autosave(QObject):
     def busy(self) -> bool:
         """A write runs, or waits for the panels."""
         return self._runner.running or self._idle.pending
+
+    @property
+    def writing(self) -> bool:
+        """A write runs now (not merely waits for its turn)."""
+        return self._runner.running
 
     @Slot()
     def sync(self) -> None:

@@ -127,7 +127,7 @@ class InteropMenus(QObject):
         self._export_checks = LatestJob(self)
         self._export_checks.finished.connect(self._show_export_problems)
         self._export_checks.failed.connect(self._on_check_failed)
-        self._checks_due = WhenIdle(window.panels_busy, self)
+        self._checks_due = WhenIdle(window.background_busy, self)
         self._problems_model: BPEModel | None = None
         self._problems: dict[str, str | None] = {}
         self._fill()
@@ -176,6 +176,11 @@ class InteropMenus(QObject):
     def checking_exports(self) -> bool:
         """Whether the export entries still wait for the current model's checks."""
         return self._checks_due.pending or self._export_checks.busy
+
+    @property
+    def checks_running(self) -> bool:
+        """The export checks run now (not merely wait for their turn)."""
+        return self._export_checks.busy
 
     @Slot(object)
     def _show_export_problems(self, result) -> None:
