@@ -99,6 +99,9 @@ class GilHolders:
     def __init__(self, threshold: float = 0.008) -> None:
         self.threshold = threshold
         self.waits: dict[str, list[float]] = {}
+        #: Waits of at least this long also list every thread that used CPU meanwhile.
+        self.busy_threshold = 0.030
+        self.long_waits: list[tuple[float, list[str]]] = []
         self._cpu: dict[int, int] = {}
         #: Python thread id -> (native id, name) of each thread that ran a job.
         self._threads: dict[int, tuple[int, str]] = {}
@@ -155,6 +158,24 @@ class GilHolders:
             key = (f"{holder[1]} ({used.get(holder[0], 0) / 1e6:.0f} ms CPU): "
                    f"{self._where(frames[python[holder]])}")
         self.waits.setdefault(key, []).append(blocked)
+        if blocked >= self.busy_threshold:
+            # Every thread that ran meanwhile, by name: a job that has just returned (and
+            # so shows no Python frame any more) is still named by the job it ran.
+            names = {native: name for native, name in known.values()}
+            busy = sorted(((ns, tid) for tid, ns in used.items()
+                           if ns >= 1e6 and tid != threading.get_native_id()), reverse=True)
+            self.long_waits.append((blocked, [
+                f"{names.get(tid) or self._comm(tid)} {ns / 1e6:.0f} ms CPU"
+                f"{'' if tid in {n for n, _ in python} else ' (no Python frame now)'}"
+                for ns, tid in busy]))
+
+    @staticmethod
+    def _comm(tid: int) -> str:
+        try:
+            with open(f"/proc/self/task/{tid}/comm") as f:
+                return f"thread {tid} ({f.read().strip()})"
+        except OSError:
+            return f"thread {tid}"
 
     @staticmethod
     def _where(frame) -> str:
@@ -169,7 +190,11 @@ class GilHolders:
 
     def report(self, top: int = 25) -> str:
         rows = sorted(self.waits.items(), key=lambda kv: -max(kv[1]))[:top]
-        return "\n".join(f"{max(w) * 1000:7.1f} ms max, {len(w):4d}x  {k}" for k, w in rows)
+        text = "\n".join(f"{max(w) * 1000:7.1f} ms max, {len(w):4d}x  {k}" for k, w in rows)
+        for blocked, busy in sorted(self.long_waits, reverse=True)[:top]:
+            text += (f"\n{blocked * 1000:7.1f} ms wait; threads that ran meanwhile: "
+                     f"{'; '.join(busy) or 'none'}")
+        return text
 
 
 class SlowCallbacks:

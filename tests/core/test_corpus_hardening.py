@@ -546,8 +546,11 @@ def test_tokenizer_arguments_are_documented_errors():
     with pytest.raises(ConfigError, match="threads must be from 0 to 1024"):
         tok._native.encode_batch(["a"], False, 5000)
     with pytest.raises(ConfigError, match="pieces"):
-        type(tok._native)(TrainConfig(boundary="none"), "a\udc80", b"\1\0\0\0\2\0\0\0", b"",
-                          None, {})
+        type(tok._native)(TrainConfig(boundary="none"), "a\udc80", b"\1\0\0\0\2\0\0\0", "",
+                          b"", None, {})
+    with pytest.raises(ConfigError, match="merge parts"):
+        type(tok._native)(TrainConfig(boundary="none"), "ab", b"\1\0\0\0\2\0\0\0",
+                          "a\udc80", b"\1\0\0\0\2\0\0\0", None, {})
 
 
 # -- panics -----------------------------------------------------------------------------------

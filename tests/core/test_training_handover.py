@@ -67,13 +67,22 @@ def test_kept_words_are_the_most_frequent_with_ties_in_first_seen_order(keep):
 
 # -- the other direction: a model's pieces and merges packed for the engine's Tokenizer ---
 
-def _native_tokenizer(cfg, text: str, ends: list[int], merges: bytes = b""):
+def _u32(values) -> bytes:
     import numpy as np
 
+    return np.array(values, dtype=np.uint32).tobytes()
+
+
+def _native_tokenizer(cfg, text: str, ends: list[int], merge_parts: str = "",
+                      part_ends: list[int] | None = None):
+    """The engine's Tokenizer on packed pieces and merge parts; the parts' ends default to
+    one character each."""
     from bpe_desktop.core import _native
 
-    return _native.engine().Tokenizer(cfg, text, np.array(ends, dtype=np.uint32).tobytes(),
-                                      merges, None, {})
+    if part_ends is None:
+        part_ends = list(range(1, len(merge_parts) + 1))
+    return _native.engine().Tokenizer(cfg, text, _u32(ends), merge_parts, _u32(part_ends),
+                                      None, {})
 
 
 def test_packed_tokenizer_input_keeps_every_piece_at_its_id():
@@ -90,13 +99,47 @@ def test_packed_tokenizer_input_keeps_every_piece_at_its_id():
 
 
 @pytest.mark.parametrize(("text", "ends", "merges", "message"), [
-    ("abc", [1, 2], b"", "longer than their ends say"),
-    ("abc", [1, 4], b"", "piece 1 ends at character 4, past"),
-    ("abc", [2, 1, 3], b"", "piece 1 ends at character 1, before its start 2"),
-    ("abc", [1, 2, 3], b"\0" * 5, "merges: 5 bytes is not a whole number of id triples"),
+    ("abc", [1, 2], "", "longer than their ends say"),
+    ("abc", [1, 4], "", "piece 1 ends at character 4, past"),
+    ("abc", [2, 1, 3], "", "piece 1 ends at character 1, before its start 2"),
+    ("abc", [1, 2, 3], "abc", "merges: 3 parts is not a whole number of pairs"),
 ])
 def test_malformed_packed_tokenizer_input_is_a_config_error(text, ends, merges, message):
     from bpe_desktop.core.errors import ConfigError
 
     with pytest.raises(ConfigError, match=message):
         _native_tokenizer(TrainConfig(), text, ends, merges)
+
+
+def test_merges_cross_as_their_pieces_and_truncations_reuse_them():
+    """Merges cross as their pieces' text, l0 r0 l1 r1 ... (the engine looks the ids up
+    without the GIL); a truncated model slices its parent's packing and encodes as the
+    same model built afresh."""
+    from bpe_desktop.core import BPEModel
+
+    text = "é東 🙂a a\u0301 é東 🙂a Ġthe Ġthe low lower lowest newer wider " * 20
+    model = train(Corpus.from_texts([text]), TrainConfig(vocab_size=60)).model
+    for cut in (model, model.truncated(7), model.truncated(0)):
+        parts, ends = cut.packed_merges()
+        starts = [0, *ends[:-1]]
+        assert [parts[a:b] for a, b in zip(starts, ends)] == \
+            [p for m in cut.merges for p in (m.left, m.right)]
+        fresh = BPEModel(cut.config, cut.alphabet, cut.merges)
+        assert cut.tokenizer().encode(text) == fresh.tokenizer().encode(text)
+        assert fresh.packed_merges()[0] == parts
+
+
+def test_merges_naming_an_unknown_piece_or_a_piece_twice_are_refused_as_before():
+    from bpe_desktop.core.errors import ConfigError, EncodeError
+
+    cfg = TrainConfig()
+    # "a", "b", "ab": merge (a, c) names "c", no token; Python's repr names it
+    with pytest.raises(EncodeError, match=r"^merge 1 refers to unknown token 'c'$"):
+        _native_tokenizer(cfg, "abab", [1, 2, 4], "abac")
+    with pytest.raises(EncodeError, match=r"^merge 0 refers to unknown token 'ab'$"):
+        _native_tokenizer(cfg, "ab", [1, 2], "ab")  # the result "ab" is no token
+    with pytest.raises(EncodeError, match=r"unknown token 'x\\n'"):
+        _native_tokenizer(cfg, "ab", [1, 2], "x\nb", [2, 3])
+    with pytest.raises(ConfigError, match=r"token 'a' occurs twice in the vocabulary "
+                                          r"\(ids 0 and 2\)"):
+        _native_tokenizer(cfg, "aba", [1, 2, 3])

@@ -1,14 +1,16 @@
 """Background jobs of which only the newest matters (the current model, the current text):
 :class:`LatestJob` runs them in a :class:`~bpe_desktop.ui.common.workers.JobRunner` thread;
 submitting while one runs cancels it, and its result never arrives. The work itself is cut
-into chunks with :mod:`bpe_desktop.core.chunked`.
+into chunks with :mod:`bpe_desktop.core.chunked`. :class:`WhenIdle` holds back work that
+can wait until the panels have shown a new model.
 """
 
 from __future__ import annotations
 
-from typing import Any
+import time
+from typing import Any, Callable
 
-from PySide6.QtCore import QObject, Signal, Slot
+from PySide6.QtCore import QObject, QTimer, Signal, Slot
 
 from bpe_desktop.ui.common.workers import Job, JobError, JobRunner
 
@@ -111,3 +113,56 @@ class LatestJob(QObject):
     def _on_progressed(self, payload: Any) -> None:
         if self._wanted and self._pending is None:
             self.progressed.emit(payload)
+
+
+class WhenIdle(QObject):
+    """Runs work that can wait (an autosave, the export checks) once nothing else runs.
+
+    A worker's Python competes with the GUI thread for the GIL, and with two workers
+    running Python the GUI thread waits for both: showing a 100,000-token model, the
+    autosave and the export checks beside the vocabulary's loading job kept it waiting
+    60-160 ms at a time. So :meth:`request` calls ``action`` only once ``busy()`` (the
+    panels loading, or other such work running) is False, checked every ``poll_ms``, or
+    after ``limit_ms`` at the latest (a panel that is always busy must not put it off
+    for ever). A newer request replaces a waiting one.
+    """
+
+    def __init__(self, busy: Callable[[], bool], parent: QObject | None = None, *,
+                 poll_ms: int = 100, limit_ms: int = 10_000) -> None:
+        super().__init__(parent)
+        self._busy = busy
+        self._limit = limit_ms / 1000
+        self._action: Callable[[], None] | None = None
+        self._since = 0.0
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(poll_ms)
+        self._timer.timeout.connect(self._try)
+
+    @property
+    def pending(self) -> bool:
+        """A request is waiting for the panels."""
+        return self._action is not None
+
+    def request(self, action: Callable[[], None]) -> None:
+        """Call ``action`` now if nothing is busy, else once nothing is (see the class); a
+        request that replaces a waiting one keeps its deadline."""
+        if self._action is None:
+            self._since = time.monotonic()
+        self._action = action
+        self._try()
+
+    def cancel(self) -> None:
+        self._action = None
+        self._timer.stop()
+
+    @Slot()
+    def _try(self) -> None:
+        action = self._action
+        if action is None:
+            return
+        if self._busy() and time.monotonic() - self._since < self._limit:
+            self._timer.start()
+            return
+        self._action = None
+        action()

@@ -23,13 +23,14 @@ import socket
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 from PySide6.QtCore import QLockFile, QObject, QTimer, Signal, Slot
 
 from bpe_desktop.core import BpeError, BPEModel, load_model, save_model
 from bpe_desktop.paths import user_data_dir
 from bpe_desktop.ui.common import dialogs
+from bpe_desktop.ui.common.background import WhenIdle
 from bpe_desktop.ui.common.workers import JobError, JobRunner
 from bpe_desktop.ui.window.document import ModelDocument
 
@@ -119,7 +120,10 @@ class Autosave(QObject):
     #: Writing failed (payload: a sentence for the status bar); the model stays open.
     failed = Signal(str)
 
-    def __init__(self, document: ModelDocument, parent: QObject | None = None) -> None:
+    def __init__(self, document: ModelDocument, parent: QObject | None = None, *,
+                 busy: Callable[[], bool] | None = None) -> None:
+        """``busy``: whether the panels are still taking a model over, or other work
+        runs in the background (the write waits)."""
         super().__init__(parent)
         self.document = document
         folder = autosave_dir()
@@ -140,10 +144,11 @@ class Autosave(QObject):
         #: A model whose write failed: not retried until the document changes model.
         self._failed_for: BPEModel | None = None
         self._closed = False
-        # A new model is written a moment after it arrives, not while the panels are
+        # A new model is written a moment after it arrives, and not while the panels are
         # still taking it over: saving is pure Python and would compete for the GIL.
         self._due = QTimer(self, singleShot=True, interval=DELAY_MS)
-        self._due.timeout.connect(self._write_due)
+        self._idle = WhenIdle(busy or (lambda: False), self)
+        self._due.timeout.connect(lambda: self._idle.request(self._write_due))
         document.state_changed.connect(self.sync)
 
     @property
@@ -152,6 +157,12 @@ class Autosave(QObject):
 
     @property
     def busy(self) -> bool:
+        """A write runs, or waits for the panels."""
+        return self._runner.running or self._idle.pending
+
+    @property
+    def writing(self) -> bool:
+        """A write runs now (not merely waits for its turn)."""
         return self._runner.running
 
     @Slot()
@@ -160,6 +171,7 @@ class Autosave(QObject):
         wanted = self._wanted()
         if wanted is None:
             self._due.stop()
+            self._idle.cancel()
             if not self._closed and not self._runner.running:
                 self._written = self._failed_for = None
                 _remove(self.path)
@@ -211,6 +223,7 @@ class Autosave(QObject):
         """The window closes: the user saved or chose to discard, so the copy goes."""
         self._closed = True
         self._due.stop()
+        self._idle.cancel()
         self._runner.shutdown()
         _remove(self.path)
         self._lock.unlock()

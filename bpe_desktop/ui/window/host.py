@@ -2,8 +2,8 @@
 
 The import/export menus and crash recovery act on the open model and talk to the user,
 but they do not reach into the panels: the main window offers them this small interface
-(the model's document, the unsaved-work question, a status line, whether training runs,
-the vocabulary table's export) and nothing else, so a panel can change without them.
+(the model's document, the unsaved-work question, a status line, whether training runs
+or background work, the vocabulary table's export) and nothing else, so a panel can change without them.
 """
 
 from __future__ import annotations
@@ -30,6 +30,11 @@ class WindowHost(Protocol):
 
     def is_training(self) -> bool:
         """Whether a training run is under way (its result would replace the model)."""
+
+    def background_busy(self) -> bool:
+        """Whether the panels are still taking the model over in the background, or work
+        that could wait runs (the autosave, the export checks): more work that can wait,
+        waits (see :class:`~bpe_desktop.ui.common.background.WhenIdle`)."""
 
     def export_vocabulary_table(self, path: str) -> None:
         """Write the vocabulary table's visible rows as CSV (raises OSError)."""

@@ -23,7 +23,7 @@ from bpe_desktop.core import BpeError, BPEModel, Corpus, Progress, formats
 from bpe_desktop.core.chunked import Superseded
 from bpe_desktop.core.formats import Verification
 from bpe_desktop.ui.common import dialogs
-from bpe_desktop.ui.common.background import LatestJob
+from bpe_desktop.ui.common.background import LatestJob, WhenIdle
 from bpe_desktop.ui.common.workers import JobError, JobRunner
 
 if TYPE_CHECKING:
@@ -127,6 +127,7 @@ class InteropMenus(QObject):
         self._export_checks = LatestJob(self)
         self._export_checks.finished.connect(self._show_export_problems)
         self._export_checks.failed.connect(self._on_check_failed)
+        self._checks_due = WhenIdle(window.background_busy, self)
         self._problems_model: BPEModel | None = None
         self._problems: dict[str, str | None] = {}
         self._fill()
@@ -155,6 +156,7 @@ class InteropMenus(QObject):
         self._problems_model, self._problems = None, {}
         self._show_problems({})
         if model is None:
+            self._checks_due.cancel()
             self._export_checks.discard()
             return
         fmts = tuple(self.export_actions)
@@ -167,11 +169,17 @@ class InteropMenus(QObject):
                 problems[fmt] = formats.export_problem(model, fmt)
             return model, problems
 
-        self._export_checks.submit(job)
+        self._export_checks.discard()  # an older model's result must not arrive meanwhile
+        self._checks_due.request(lambda: self._export_checks.submit(job))
 
     @property
     def checking_exports(self) -> bool:
         """Whether the export entries still wait for the current model's checks."""
+        return self._checks_due.pending or self._export_checks.busy
+
+    @property
+    def checks_running(self) -> bool:
+        """The export checks run now (not merely wait for their turn)."""
         return self._export_checks.busy
 
     @Slot(object)
@@ -210,6 +218,7 @@ class InteropMenus(QObject):
         self.runner.cancel()
 
     def shutdown(self) -> None:
+        self._checks_due.cancel()
         self._export_checks.shutdown()
         self.runner.shutdown()
 

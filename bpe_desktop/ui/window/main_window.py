@@ -67,7 +67,7 @@ class MainWindow(QMainWindow):
         self.codec.dropout_box.export_requested.connect(
             lambda p: self.interop.export("hf", dropout=p))
         self.interop.running_changed.connect(self._on_running_changed)
-        self.autosave = Autosave(self.document, self)
+        self.autosave = Autosave(self.document, self, busy=self.background_busy)
         self.autosave.failed.connect(self._show_status)
         self._build_menus()
         self._restore_window()
@@ -186,6 +186,12 @@ class MainWindow(QMainWindow):
 
     def is_training(self) -> bool:
         return self.training.running
+
+    def background_busy(self) -> bool:
+        # One thing at a time: two workers running Python beside the GUI thread make it
+        # wait for both (the export checks and the autosave together: 70 ms).
+        return (self.vocab.is_loading() or self.codec.is_busy() or self.autosave.writing
+                or self.interop.checks_running)
 
     def export_vocabulary_table(self, path: str) -> None:
         self.vocab.export_table_csv(path)

@@ -9,7 +9,7 @@ use pyo3::types::{PyBytes, PyList, PyString};
 use rustc_hash::FxHashMap;
 
 use super::options::text_rules;
-use super::{config_error, engine, extract, extract_items, guard};
+use super::{config_error, engine, extract, extract_items, guard, to_py_err};
 use crate::encoder::{Dropout, Encoder, SpecialRole};
 use crate::error::EngineError;
 use crate::text::{Boundary, Normalization, PreTokenizer, TextRules};
@@ -146,44 +146,98 @@ fn unpack_strings(text: &str, ends: &[u8]) -> Result<Vec<String>, String> {
     Ok(out)
 }
 
-/// (left, right, result) triples (see `PyTokenizer::new`).
-fn unpack_merges(raw: &[u8]) -> Result<Vec<(u32, u32, u32)>, String> {
-    if raw.len() % 12 != 0 {
-        return Err(format!("merges: {} bytes is not a whole number of id triples", raw.len()));
+/// Why a model's merges could not be turned into ids (see [`resolve_merges`]); the
+/// pieces are named in Python's spelling once the GIL is back.
+enum Unresolved {
+    Malformed(String),
+    /// A piece occurs twice (a special token equals a corpus symbol): its two ids.
+    Twice(String, u32, u32),
+    /// Merge `rank` names a piece (its left, right or result) that is no token.
+    Unknown(usize, String),
+}
+
+/// (left, right, result) ids of each merge: `parts` holds every merge's left and right
+/// in rank order (l0 r0 l1 r1 ...), the result being the two run together, each looked up
+/// among all the pieces (special tokens too). The same ids and the same first problem as
+/// `BPEModel.piece_ids` and a lookup of each merge's parts in rank order.
+fn resolve_merges(pieces: &[String], parts: &[String]) -> Result<Vec<(u32, u32, u32)>, Unresolved> {
+    if parts.len() % 2 != 0 {
+        return Err(Unresolved::Malformed(format!("merges: {} parts is not a whole number of pairs", parts.len())));
     }
-    let ids: Vec<u32> = ne_u32s(raw, "merges")?.collect();
-    Ok(ids.chunks_exact(3).map(|m| (m[0], m[1], m[2])).collect())
+    let mut ids: FxHashMap<&str, u32> = FxHashMap::default();
+    ids.reserve(pieces.len());
+    for (i, p) in pieces.iter().enumerate() {
+        if let Some(&first) = ids.get(p.as_str()) {
+            return Err(Unresolved::Twice(p.clone(), first, i as u32));
+        }
+        ids.insert(p, i as u32);
+    }
+    let mut joined = String::new();
+    let mut out = Vec::with_capacity(parts.len() / 2);
+    for (rank, pair) in parts.chunks_exact(2).enumerate() {
+        let id = |piece: &str| ids.get(piece).copied().ok_or_else(|| Unresolved::Unknown(rank, piece.to_string()));
+        let (left, right) = (id(&pair[0])?, id(&pair[1])?);
+        joined.clear();
+        joined.push_str(&pair[0]);
+        joined.push_str(&pair[1]);
+        out.push((left, right, id(&joined)?));
+    }
+    Ok(out)
+}
+
+/// The Python exception for an [`Unresolved`] merge table (the GIL held: pieces are
+/// shown as Python's `repr` shows them, as the Python-side checks did).
+fn unresolved_error(py: Python<'_>, problem: Unresolved) -> PyErr {
+    let repr = |piece: &str| -> String {
+        PyString::new(py, piece).repr().map(|r| r.to_string()).unwrap_or_else(|_| format!("{piece:?}"))
+    };
+    let err = match problem {
+        Unresolved::Malformed(m) => EngineError::Config(m),
+        Unresolved::Twice(p, first, second) => EngineError::Config(format!(
+            "token {} occurs twice in the vocabulary (ids {first} and {second}): a special token equals a corpus symbol",
+            repr(&p)
+        )),
+        Unresolved::Unknown(rank, p) => EngineError::Encode(format!("merge {rank} refers to unknown token {}", repr(&p))),
+    };
+    to_py_err(py, err)
 }
 
 #[pymethods]
 impl PyTokenizer {
     /// `pieces`: every piece's text back to back (a str) with `piece_ends`, each piece's
-    /// end in characters as native-endian u32; `merges`: (left, right, result) ids as
-    /// native-endian u32 triples. Packed, so that a 100k-token model crosses in a few
-    /// copies: converting 100k strings and tuples held the GIL for ~36 ms.
+    /// end in characters as native-endian u32; `merge_parts`: every merge's left and right
+    /// piece back to back in rank order (l0 r0 l1 r1 ...), with `merge_part_ends` likewise.
+    /// Packed, so that a 100k-token model crosses in a few copies, and the merges' ids are
+    /// looked up here without the GIL: converting 100k strings and tuples held the GIL for
+    /// ~36 ms, and looking the ids up in Python took ~90 ms of it.
     #[new]
+    #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
         config: &Bound<'_, PyAny>,
         pieces: &Bound<'_, PyAny>,
         piece_ends: &[u8],
-        merges: &[u8],
+        merge_parts: &Bound<'_, PyAny>,
+        merge_part_ends: &[u8],
         unk: &Bound<'_, PyAny>,
         specials: &Bound<'_, PyAny>,
     ) -> PyResult<Self> {
         guard(|| {
             let rules = text_rules(config)?;
             let text = borrowed_str(pieces, "pieces", "ConfigError")?;
-            let ends = piece_ends;
+            let parts_text = borrowed_str(merge_parts, "merge parts", "ConfigError")?;
             let unk: Option<u32> = extract(unk, "unknown token id", "ConfigError")?;
             let roles: FxHashMap<u32, SpecialRole> = extract(specials, "special tokens", "ConfigError")?;
             let fuse_unk: bool = extract(&config.getattr("fuse_unk")?, "fuse_unk", "ConfigError")?;
-            // Unpacking and building the merge tables (~90 ms at 100k tokens): without the GIL.
-            let enc = py.detach(move || {
-                let pieces = unpack_strings(&text, ends).map_err(EngineError::Config)?;
-                let merges = unpack_merges(merges).map_err(EngineError::Config)?;
-                Encoder::new(rules, pieces, &merges, unk, roles, fuse_unk)
+            // Unpacking, looking the merges up and building the merge tables (~90 ms at
+            // 100k tokens): without the GIL.
+            let built = py.detach(move || {
+                let pieces = unpack_strings(&text, piece_ends).map_err(Unresolved::Malformed)?;
+                let parts = unpack_strings(&parts_text, merge_part_ends).map_err(Unresolved::Malformed)?;
+                let merges = resolve_merges(&pieces, &parts)?;
+                Ok(Encoder::new(rules, pieces, &merges, unk, roles, fuse_unk))
             });
+            let enc = built.map_err(|problem| unresolved_error(py, problem))?;
             Ok(PyTokenizer(Arc::new(engine(py, enc)?)))
         })
     }

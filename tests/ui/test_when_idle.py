@@ -1,0 +1,146 @@
+"""Work that waits until the panels have taken a model over (issue 17: the autosave and
+the export checks beside the vocabulary's loading job kept the GUI thread waiting for the
+GIL 60-160 ms at a time)."""
+
+from __future__ import annotations
+
+import pytest
+
+from bpe_desktop.ui.common.background import WhenIdle
+from bpe_desktop.ui.window.autosave import Autosave
+from bpe_desktop.ui.window.document import ModelDocument
+
+#: The ``ui`` (recorded dialogs) and ``window`` fixtures.
+pytest_plugins = ["tests.ui.window_fixtures"]
+
+
+class Flag:
+    def __init__(self, value: bool) -> None:
+        self.value = value
+
+    def __call__(self) -> bool:
+        return self.value
+
+
+@pytest.fixture
+def busy():
+    return Flag(True)
+
+
+def test_runs_at_once_when_nothing_is_busy(qtbot):
+    calls = []
+    idle = WhenIdle(lambda: False)
+    idle.request(lambda: calls.append(1))
+    assert calls == [1] and not idle.pending
+
+
+def test_waits_while_busy_then_runs_once(qtbot, busy):
+    calls = []
+    idle = WhenIdle(busy, poll_ms=5)
+    idle.request(lambda: calls.append(1))
+    qtbot.wait(50)
+    assert calls == [] and idle.pending
+    busy.value = False
+    qtbot.waitUntil(lambda: calls == [1], timeout=2000)
+    assert not idle.pending
+    qtbot.wait(30)
+    assert calls == [1]
+
+
+def test_a_newer_request_replaces_the_waiting_one(qtbot, busy):
+    calls = []
+    idle = WhenIdle(busy, poll_ms=5)
+    idle.request(lambda: calls.append("old"))
+    idle.request(lambda: calls.append("new"))
+    busy.value = False
+    qtbot.waitUntil(lambda: calls == ["new"], timeout=2000)
+
+
+def test_cancel_drops_the_waiting_request(qtbot, busy):
+    calls = []
+    idle = WhenIdle(busy, poll_ms=5)
+    idle.request(lambda: calls.append(1))
+    idle.cancel()
+    busy.value = False
+    qtbot.wait(50)
+    assert calls == [] and not idle.pending
+
+
+def test_runs_after_the_limit_even_if_still_busy(qtbot, busy):
+    calls = []
+    idle = WhenIdle(busy, poll_ms=5, limit_ms=60)
+    idle.request(lambda: calls.append(1))
+    assert calls == []
+    qtbot.waitUntil(lambda: calls == [1], timeout=2000)
+    assert busy()  # it did not wait for the panels
+
+
+def test_a_replacing_request_keeps_the_first_ones_deadline(qtbot, busy):
+    calls = []
+    idle = WhenIdle(busy, poll_ms=5, limit_ms=1000)
+    idle.request(lambda: calls.append("old"))
+    qtbot.wait(300)
+    idle.request(lambda: calls.append("new"))
+    # due 1 s after the first request (~700 ms from now), not 1 s from now
+    qtbot.waitUntil(lambda: calls == ["new"], timeout=850)
+
+
+def test_autosave_waits_for_the_panels(qtbot, busy, toy_model, monkeypatch):
+    monkeypatch.setattr("bpe_desktop.ui.window.autosave.DELAY_MS", 10)
+    document = ModelDocument()
+    autosave = Autosave(document, busy=busy)
+    try:
+        document.set_imported(toy_model)
+        qtbot.wait(300)
+        assert not autosave.exists and autosave.busy  # due, held back
+        busy.value = False
+        with qtbot.waitSignal(autosave.saved, timeout=10_000):
+            pass
+        assert autosave.exists and not autosave.busy
+    finally:
+        autosave.close()
+
+
+def test_autosave_of_a_discarded_model_never_happens(qtbot, busy, toy_model, monkeypatch):
+    monkeypatch.setattr("bpe_desktop.ui.window.autosave.DELAY_MS", 10)
+    document = ModelDocument()
+    autosave = Autosave(document, busy=busy)
+    try:
+        document.set_imported(toy_model)
+        qtbot.wait(100)
+        assert autosave.busy
+        document.new()  # nothing unsaved any more
+        assert not autosave.busy
+        busy.value = False
+        qtbot.wait(300)
+        assert not autosave.exists
+    finally:
+        autosave.close()
+
+
+def test_export_checks_wait_for_the_panels(window, qtbot, toy_model, monkeypatch):
+    loading = Flag(True)
+    monkeypatch.setattr(window.vocab, "is_loading", loading)  # as while it loads
+    window.document.set_imported(toy_model)
+    qtbot.wait(300)
+    actions = window.interop.export_actions
+    assert window.interop.checking_exports
+    assert all(a.isEnabled() for a in actions.values())  # offered until checked
+    loading.value = False
+    qtbot.waitUntil(lambda: not window.interop.checking_exports, timeout=10_000)
+    # the toy model is not byte-level: the GPT-2 format cannot take it
+    assert not actions["gpt2"].isEnabled() and actions["subword-nmt"].isEnabled()
+
+
+def test_export_checks_wait_for_a_running_autosave(window, qtbot, toy_model, monkeypatch):
+    """Work that can wait runs one job at a time (two workers running Python beside the
+    GUI thread make it wait for both)."""
+    writing = Flag(True)
+    monkeypatch.setattr(type(window.autosave), "writing", property(lambda self: writing()))
+    assert window.background_busy()
+    window.document.set_imported(toy_model)
+    qtbot.wait(300)
+    assert window.interop.checking_exports and not window.interop.checks_running
+    writing.value = False
+    qtbot.waitUntil(lambda: not window.interop.checking_exports, timeout=10_000)
+    assert not window.interop.export_actions["gpt2"].isEnabled()  # checked: not byte-level
