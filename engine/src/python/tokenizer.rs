@@ -22,18 +22,21 @@ pub(super) struct PyTokenizer(Arc<Encoder>);
 /// would cost more than encoding them (a few microseconds at most).
 const RELEASE_GIL_BYTES: usize = 4096;
 
-fn ids_bytes<'py>(py: Python<'py>, ids: &[u32]) -> Bound<'py, PyBytes> {
+/// Ids as little-endian u32 bytes: the ids' own memory on a little-endian machine.
+fn le_bytes(ids: &[u32]) -> Cow<'_, [u8]> {
     #[cfg(target_endian = "little")]
     {
         // SAFETY: u32 has no padding and any alignment suits u8; the bytes are already LE.
-        let raw = unsafe { std::slice::from_raw_parts(ids.as_ptr().cast::<u8>(), std::mem::size_of_val(ids)) };
-        PyBytes::new(py, raw)
+        Cow::Borrowed(unsafe { std::slice::from_raw_parts(ids.as_ptr().cast::<u8>(), std::mem::size_of_val(ids)) })
     }
     #[cfg(not(target_endian = "little"))]
     {
-        let raw: Vec<u8> = ids.iter().flat_map(|id| id.to_le_bytes()).collect();
-        PyBytes::new(py, &raw)
+        Cow::Owned(ids.iter().flat_map(|id| id.to_le_bytes()).collect())
     }
+}
+
+fn ids_bytes<'py>(py: Python<'py>, ids: &[u32]) -> Bound<'py, PyBytes> {
+    PyBytes::new(py, &le_bytes(ids))
 }
 
 fn text_arg(value: &Bound<'_, PyAny>, what: &str) -> PyResult<String> {
@@ -102,9 +105,7 @@ fn parts_bytes<'py>(py: Python<'py>, parts: &[Vec<u32>]) -> PyResult<Bound<'py, 
     PyBytes::new_with(py, len, |out| {
         let mut at = 0;
         for part in parts {
-            for (dst, id) in out[at..at + 4 * part.len()].chunks_exact_mut(4).zip(part) {
-                dst.copy_from_slice(&id.to_le_bytes());
-            }
+            out[at..at + 4 * part.len()].copy_from_slice(&le_bytes(part));
             at += 4 * part.len();
         }
         Ok(())
