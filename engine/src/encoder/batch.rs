@@ -19,9 +19,10 @@ use crate::corpus::reader::may_cut_before as may_cut_before_space;
 use crate::error::{EngineError, Result};
 
 /// A batch shorter than this (bytes of text) is encoded on the calling thread alone: waking
-/// a helper costs about as much as encoding the first tens of KiB (measured by
-/// `benchmarks/encode_pieces.py`).
-pub const MIN_SHARED_BYTES: usize = 32 * 1024;
+/// a helper and waiting for its last piece cost ~50 µs, as much as encoding 20–40 KiB.
+/// (`benchmarks/encode_pieces.py`, second core free: two threads ÷ one at 48 KiB 1.4–1.6×
+/// at best but ~1× at the median, at 64 KiB 1.6–1.75× and 1.5–1.6×.)
+pub const MIN_SHARED_BYTES: usize = 64 * 1024;
 /// No piece is shorter than this: a piece's own cost (a buffer, a cache lookup) stays
 /// well under 1% of encoding it.
 pub const MIN_PIECE_BYTES: usize = 8 * 1024;
