@@ -9,7 +9,8 @@ Modes (one thread unless stated; UTF-8 input bytes / best-of-N seconds):
 =================  ==========================================================
 lines              ``tok.encode_batch(lines, threads=1)``, one text per line
 chunks             ``tok.encode_batch(chunks, threads=1)``, 128 KiB chunks
-chunks x2          the same with ``threads=2`` (speed-up = x2 ÷ x1, wall clock)
+chunks x2          the same with ``threads=2`` (speed-up = x2 ÷ x1, wall clock; the two
+                   timed in turn in each round, so both see the same load)
 whole              ``tok.encode_to_numpy(text)``, one call
 loop               ``[tok.encode(line) for line in lines]``
 tiktoken loop      ``[enc.encode_ordinary(line) for line in lines]``
@@ -68,6 +69,22 @@ def _best(fn, repeat: int) -> tuple[float, float, object]:
     return min(walls), min(cpus), result
 
 
+def _best_interleaved(fns: dict, repeat: int) -> dict:
+    """:func:`_best` for several modes timed in turn within each round, so that a change of
+    the machine's load falls on all of them alike (the 2-thread ratio compares two modes)."""
+    results = {mode: fn() for mode, fn in fns.items()}
+    walls = {mode: [] for mode in fns}
+    cpus = {mode: [] for mode in fns}
+    for _ in range(repeat):
+        for mode, fn in fns.items():
+            results[mode] = None
+            w0, c0 = time.perf_counter(), time.process_time()
+            results[mode] = fn()
+            cpus[mode].append(time.process_time() - c0)
+            walls[mode].append(time.perf_counter() - w0)
+    return {mode: (min(walls[mode]), min(cpus[mode]), results[mode]) for mode in fns}
+
+
 def _digest(sequences) -> str:
     """A digest of id sequences and their lengths: equal digests, equal ids."""
     import hashlib
@@ -102,10 +119,13 @@ def measure_text(name: str, text: str, new_tok, enc, chunks_of, chunk_kb: int,
     if nbytes < 2_000_000:
         repeat *= 5  # small texts take milliseconds: more runs for a steady best
     tok = new_tok()
+    paired = _best_interleaved({"chunks": lambda: tok.encode_batch(chunks, threads=1),
+                                "chunks x2": lambda: tok.encode_batch(chunks, threads=2)},
+                               repeat * 4 if nbytes < 2_000_000 else repeat)  # < 1 ms each
     modes = {
         "lines": lambda: tok.encode_batch(lines, threads=1),
-        "chunks": lambda: tok.encode_batch(chunks, threads=1),
-        "chunks x2": lambda: tok.encode_batch(chunks, threads=2),
+        "chunks": None,
+        "chunks x2": None,
         "whole": lambda: tok.encode_to_numpy(text),
         "loop": lambda: [tok.encode(line) for line in lines],
         "tiktoken loop": lambda: [enc.encode_ordinary(line) for line in lines],
@@ -113,7 +133,7 @@ def measure_text(name: str, text: str, new_tok, enc, chunks_of, chunk_kb: int,
     }
     results = {}
     for mode, fn in modes.items():
-        wall, cpu, result = _best(fn, repeat)
+        wall, cpu, result = paired.pop(mode) if fn is None else _best(fn, repeat)
         # Digested at once: results kept alive would slow the next modes' collector.
         results[mode] = _digest(result if mode in LISTS else [result])
         result = None

@@ -14,8 +14,10 @@ use crate::error::{EngineError, Result};
 use crate::text::{byte_to_char_table, Boundary, TextRules, BOW, EOW};
 use crate::trainer::merge_all;
 
+pub mod batch;
 mod cache;
 mod dropout;
+mod lent;
 mod merge;
 mod pairs;
 pub use cache::{cached_words, CACHED_WORD_BYTES, CACHE_WORDS};

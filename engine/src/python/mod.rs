@@ -175,6 +175,9 @@ fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("MAX_THREADS", crate::MAX_THREADS)?;
     m.add("MAX_VOCAB", crate::MAX_VOCAB)?;
+    // Where `encode_batch` starts sharing work between threads, and its smallest piece.
+    m.add("ENCODE_SHARED_MIN_BYTES", crate::encoder::batch::MIN_SHARED_BYTES)?;
+    m.add("ENCODE_PIECE_MIN_BYTES", crate::encoder::batch::MIN_PIECE_BYTES)?;
     let values = PyDict::new(m.py());
     for (option, names) in crate::options::all_option_values() {
         values.set_item(option, names.to_vec())?;

@@ -10,7 +10,7 @@ use rustc_hash::FxHashMap;
 
 use super::options::text_rules;
 use super::{config_error, engine, extract, extract_items, guard, to_py_err};
-use crate::encoder::{Dropout, Encoder, SpecialRole};
+use crate::encoder::{batch, Dropout, Encoder, SpecialRole};
 use crate::error::EngineError;
 use crate::text::{Boundary, Normalization, PreTokenizer, TextRules};
 
@@ -22,18 +22,21 @@ pub(super) struct PyTokenizer(Arc<Encoder>);
 /// would cost more than encoding them (a few microseconds at most).
 const RELEASE_GIL_BYTES: usize = 4096;
 
-fn ids_bytes<'py>(py: Python<'py>, ids: &[u32]) -> Bound<'py, PyBytes> {
+/// Ids as little-endian u32 bytes: the ids' own memory on a little-endian machine.
+fn le_bytes(ids: &[u32]) -> Cow<'_, [u8]> {
     #[cfg(target_endian = "little")]
     {
         // SAFETY: u32 has no padding and any alignment suits u8; the bytes are already LE.
-        let raw = unsafe { std::slice::from_raw_parts(ids.as_ptr().cast::<u8>(), std::mem::size_of_val(ids)) };
-        PyBytes::new(py, raw)
+        Cow::Borrowed(unsafe { std::slice::from_raw_parts(ids.as_ptr().cast::<u8>(), std::mem::size_of_val(ids)) })
     }
     #[cfg(not(target_endian = "little"))]
     {
-        let raw: Vec<u8> = ids.iter().flat_map(|id| id.to_le_bytes()).collect();
-        PyBytes::new(py, &raw)
+        Cow::Owned(ids.iter().flat_map(|id| id.to_le_bytes()).collect())
     }
+}
+
+fn ids_bytes<'py>(py: Python<'py>, ids: &[u32]) -> Bound<'py, PyBytes> {
+    PyBytes::new(py, &le_bytes(ids))
 }
 
 fn text_arg(value: &Bound<'_, PyAny>, what: &str) -> PyResult<String> {
@@ -82,34 +85,31 @@ fn pool(threads: usize) -> crate::error::Result<Arc<rayon::ThreadPool>> {
     Ok(built)
 }
 
-/// All texts' ids in one buffer, with the end of each text's ids in it.
-fn encode_many(enc: &Encoder, texts: &[&str], greedy: bool, threads: usize) -> crate::error::Result<(Vec<u32>, Vec<usize>)> {
-    use rayon::prelude::*;
-    let run_group = |group: &[&str]| -> crate::error::Result<(Vec<u32>, Vec<usize>)> {
-        let mut ids = Vec::with_capacity(group.iter().map(|t| t.len() / 4).sum());
-        let mut ends = Vec::with_capacity(group.len());
-        for t in group {
-            enc.encode_into(t, greedy, &mut ids)?;
-            ends.push(ids.len());
+/// The helpers that share a batch with the calling thread: `threads - 1` of them (0: one
+/// per core, as rayon counts them), none for one thread.
+fn helpers(threads: usize) -> crate::error::Result<Option<Arc<rayon::ThreadPool>>> {
+    let threads = if threads == 0 { rayon::current_num_threads() } else { threads };
+    if threads <= 1 {
+        return Ok(None);
+    }
+    pool(threads - 1).map(Some)
+}
+
+/// The ids of `parts`, joined, as little-endian u32 bytes: written straight into the bytes
+/// object (joining them first would copy every id once more).
+fn parts_bytes<'py>(py: Python<'py>, parts: &[Vec<u32>]) -> PyResult<Bound<'py, PyBytes>> {
+    if let [ids] = parts {
+        return Ok(ids_bytes(py, ids));
+    }
+    let len = parts.iter().map(|p| 4 * p.len()).sum();
+    PyBytes::new_with(py, len, |out| {
+        let mut at = 0;
+        for part in parts {
+            out[at..at + 4 * part.len()].copy_from_slice(&le_bytes(part));
+            at += 4 * part.len();
         }
-        Ok((ids, ends))
-    };
-    if threads == 1 || texts.len() <= 1 {
-        return run_group(texts); // on the calling thread: no hand-over, its cache stays warm
-    }
-    let workers = if threads == 0 { rayon::current_num_threads() } else { threads };
-    // Several groups per worker so that uneven texts still share out.
-    let group = texts.len().div_ceil(workers * 16).max(1);
-    let run = || texts.par_chunks(group).map(run_group).collect::<crate::error::Result<Vec<_>>>();
-    let parts = if threads == 0 { run() } else { pool(threads)?.install(run) }?;
-    let mut ids = Vec::with_capacity(parts.iter().map(|(i, _)| i.len()).sum());
-    let mut ends = Vec::with_capacity(texts.len());
-    for (part_ids, part_ends) in parts {
-        let base = ids.len();
-        ends.extend(part_ends.into_iter().map(|e| e + base));
-        ids.extend_from_slice(&part_ids);
-    }
-    Ok((ids, ends))
+        Ok(())
+    })
 }
 
 fn ne_u32s<'a>(raw: &'a [u8], what: &str) -> Result<impl Iterator<Item = u32> + 'a, String> {
@@ -295,8 +295,10 @@ impl PyTokenizer {
             let texts: Vec<&str> = texts.iter().map(|t| t.as_ref()).collect();
             let enc = &self.0;
             let bytes = texts.iter().map(|t| t.len()).sum();
-            let (ids, ends) = engine(py, maybe_detached(py, bytes, || encode_many(enc, &texts, greedy, threads)))?;
-            Ok((ids_bytes(py, &ids), ends))
+            let helpers = engine(py, helpers(threads))?;
+            let encoded = maybe_detached(py, bytes, || batch::encode_batch(enc, &texts, greedy, helpers.as_deref()));
+            let encoded = engine(py, encoded)?;
+            Ok((parts_bytes(py, &encoded.parts)?, encoded.ends))
         })
     }
 

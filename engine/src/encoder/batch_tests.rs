@@ -1,0 +1,198 @@
+use rustc_hash::FxHashMap;
+
+use super::*;
+use crate::encoder::tests::toy;
+use crate::encoder::SpecialRole;
+use crate::options::{Boundary, Normalization, PreTokenizer};
+use crate::text::TextRules;
+
+fn helpers() -> rayon::ThreadPool {
+    rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap()
+}
+
+/// An encoder whose only purpose is to cut words: every character is unknown.
+fn word_cutter(rules: TextRules) -> Encoder {
+    let pieces = vec!["<unk>".to_string(), "a".to_string()];
+    let mut specials = FxHashMap::default();
+    specials.insert(0, SpecialRole::Unk);
+    Encoder::new(rules, pieces, &[], Some(0), specials, false).unwrap()
+}
+
+/// The words of `text`, appended back to back, with each one's length.
+fn words_into(enc: &Encoder, text: &str, out: &mut (String, Vec<usize>)) {
+    enc.for_each_word(text, false, &mut |w, _| {
+        out.0.push_str(w);
+        out.1.push(w.len());
+    })
+    .unwrap();
+}
+
+/// Every position where [`may_cut_before`] allows a cut.
+fn all_cuts(text: &str) -> Vec<usize> {
+    let mut cuts = Vec::new();
+    let mut at = 0;
+    while let Some(c) = next_cut(text, at) {
+        cuts.push(c);
+        at = c + 1;
+    }
+    assert_eq!(cuts, (0..=text.len()).filter(|&i| may_cut_before(text, i)).collect::<Vec<_>>());
+    cuts
+}
+
+/// Each code point in `chars` in contexts around spaces, newlines, CRLF and a final sigma.
+fn contexts(chars: impl Iterator<Item = char>) -> String {
+    chars.map(|c| format!("{c}a{c} Σ{c}\n{c}Σ {c}{c}\n\n{c}\r\n{c}  {c}\n b{c}\n'{c} ")).collect()
+}
+
+/// The text cut at every allowed position gives the words of the whole text.
+fn assert_cuts_exact(enc: &Encoder, text: &str) {
+    let mut pieces = Default::default();
+    let mut start = 0;
+    for cut in all_cuts(text) {
+        words_into(enc, &text[start..cut], &mut pieces);
+        start = cut;
+    }
+    words_into(enc, &text[start..], &mut pieces);
+    let mut whole = Default::default();
+    words_into(enc, text, &mut whole);
+    assert!(pieces == whole, "{:?}", enc.rules);
+}
+
+fn code_points(step: usize) -> impl Iterator<Item = char> {
+    (0..=0x10FFFFu32).step_by(step).filter_map(char::from_u32)
+}
+
+#[test]
+fn cuts_never_change_words_for_any_code_point_under_gpt2() {
+    for (normalization, lowercase) in [(Normalization::None, false), (Normalization::Nfkc, true)] {
+        let enc = word_cutter(TextRules { normalization, lowercase, pretokenizer: PreTokenizer::Gpt2, boundary: Boundary::None });
+        let all: Vec<char> = code_points(1).collect();
+        for group in all.chunks(4096) {
+            assert_cuts_exact(&enc, &contexts(group.iter().copied()));
+        }
+    }
+}
+
+#[test]
+fn cuts_never_change_words_under_every_rule() {
+    let sample: Vec<char> = code_points(97).chain("\u{a8}\u{1fbd}\u{3000}\u{a0}\u{2028}\u{85}\t\x0b\x1c".chars()).collect();
+    let text = contexts(sample.into_iter());
+    for &pretokenizer in PreTokenizer::ALL {
+        for &normalization in Normalization::ALL {
+            for lowercase in [false, true] {
+                // (Word markers do not change where words are cut.)
+                let rules = TextRules { normalization, lowercase, pretokenizer, boundary: Boundary::None };
+                assert_cuts_exact(&word_cutter(rules), &text);
+            }
+        }
+    }
+}
+
+#[test]
+fn where_cuts_fall() {
+    let cuts = |t: &str| all_cuts(t);
+    assert_eq!(cuts("ab cd"), [2]);
+    assert_eq!(cuts("ab  cd"), [2]); // not between the spaces
+    assert_eq!(cuts("ab\ncd"), [3]);
+    assert_eq!(cuts("ab \ncd\n\nef\r\ngh\n ij"), [2]); // " \n", "\n\n", CRLF, "\n " are kept
+    assert_eq!(cuts("abc"), Vec::<usize>::new());
+    assert_eq!(cuts("日本\n語 x"), [7, 10]);
+    assert_eq!(next_cut("ab cd ef", 3), Some(5));
+    assert_eq!(next_cut("ab cd", 3), None);
+}
+
+fn sequential(enc: &Encoder, texts: &[&str], greedy: bool) -> Result<(Vec<u32>, Vec<usize>)> {
+    let mut ids = Vec::new();
+    let mut ends = Vec::new();
+    for t in texts {
+        enc.encode_into(t, greedy, &mut ids)?;
+        ends.push(ids.len());
+    }
+    Ok((ids, ends))
+}
+
+fn assert_same_as_sequential(enc: &Encoder, texts: &[&str], pool: &rayon::ThreadPool) {
+    for greedy in [false, true] {
+        let want = sequential(enc, texts, greedy).unwrap();
+        for helpers in [None, Some(pool)] {
+            let got = encode_batch(enc, texts, greedy, helpers).unwrap();
+            assert_eq!((got.joined(), got.ends.clone()), want, "greedy {greedy}, helpers {}", helpers.is_some());
+            assert_eq!(got.len(), want.0.len());
+        }
+    }
+}
+
+/// Texts of `n` bytes made of words of the toy's alphabet, cut points every few bytes.
+fn toy_text(n: usize, seed: usize) -> String {
+    let words = ["aaab", "ab", "aaaaab", "b", "a", "aa"];
+    let seps = [" ", "\n", "  ", "\r\n", " \n", "\n "];
+    let mut s = String::with_capacity(n + 8);
+    let mut k = seed;
+    while s.len() < n {
+        s.push_str(words[k % words.len()]);
+        s.push_str(seps[(k / 7) % seps.len()]);
+        k = k.wrapping_mul(2654435761).wrapping_add(12345) >> 3;
+    }
+    s.truncate(n);
+    s
+}
+
+#[test]
+fn batches_of_every_shape_give_the_sequential_ids() {
+    let enc = toy();
+    let pool = helpers();
+    let m = MIN_PIECE_BYTES;
+    let s = MIN_SHARED_BYTES;
+    let sizes = [0, 1, 5, m - 1, m, m + 1, 2 * m - 1, 2 * m, 2 * m + 1, s - 1, s, s + 1, 3 * m + m / 2, 10 * m + 3, 40 * m];
+    let owned: Vec<String> = sizes.iter().enumerate().map(|(i, &n)| toy_text(n, i)).collect();
+    // One text of each size alone, all together, and uneven mixes.
+    for t in &owned {
+        assert_same_as_sequential(&enc, &[t.as_str()], &pool);
+    }
+    let all: Vec<&str> = owned.iter().map(String::as_str).collect();
+    assert_same_as_sequential(&enc, &all, &pool);
+    let reversed: Vec<&str> = all.iter().rev().copied().collect();
+    assert_same_as_sequential(&enc, &reversed, &pool);
+    let many_small: Vec<String> = (0..3000).map(|i| toy_text(i % 40, i)).collect();
+    let many: Vec<&str> = many_small.iter().map(String::as_str).chain([all[all.len() - 1]]).collect();
+    assert_same_as_sequential(&enc, &many, &pool);
+}
+
+#[test]
+fn texts_without_a_cut_point_stay_whole() {
+    let enc = toy();
+    let pool = helpers();
+    let long = "a".repeat(5 * MIN_PIECE_BYTES);
+    let spaced = format!("{long} {long}");
+    assert_same_as_sequential(&enc, &[&long, "ab", &spaced], &pool);
+    let (segments, pieces) = plan(&[&long], MIN_PIECE_BYTES);
+    assert_eq!((segments.len(), pieces.len()), (1, 1));
+}
+
+#[test]
+fn long_texts_are_cut_into_pieces_near_the_size() {
+    let text = toy_text(10 * MIN_PIECE_BYTES, 3);
+    let (segments, pieces) = plan(&[&text], MIN_PIECE_BYTES);
+    assert!(segments.len() >= 8, "{} segments", segments.len());
+    assert_eq!(pieces.len(), segments.len());
+    assert_eq!(segments.iter().map(|s| s.text).collect::<String>(), text);
+    assert!(segments.iter().all(|s| s.text.len() < 2 * MIN_PIECE_BYTES));
+    assert_eq!(segments.iter().filter(|s| s.closes).count(), 1);
+}
+
+#[test]
+fn the_first_error_in_text_order_is_reported() {
+    // No unknown token: an unknown character is an error naming it.
+    let pieces: Vec<String> = ["a", "b", " "].iter().map(|s| s.to_string()).collect();
+    let rules = TextRules { normalization: Normalization::None, lowercase: false, pretokenizer: PreTokenizer::Whitespace, boundary: Boundary::None };
+    let enc = Encoder::new(rules, pieces, &[], None, FxHashMap::default(), false).unwrap();
+    let clean = toy_text(6 * MIN_PIECE_BYTES, 1).replace('\r', "");
+    let bad = |c: char| format!("{}{c}{}", &clean[..3 * MIN_PIECE_BYTES], &clean[3 * MIN_PIECE_BYTES..]);
+    let (x, y) = (bad('x'), bad('y'));
+    let pool = helpers();
+    for texts in [vec![clean.as_str(), x.as_str(), y.as_str()], vec![y.as_str(), x.as_str()]] {
+        let want = sequential(&enc, &texts, false).unwrap_err();
+        let got = encode_batch(&enc, &texts, false, Some(&pool)).unwrap_err();
+        assert_eq!(got.to_string(), want.to_string());
+    }
+}
