@@ -34,6 +34,9 @@ mod long_words;
 #[cfg(test)]
 mod long_word_tests;
 mod postings;
+mod rewrite;
+#[cfg(test)]
+mod rewrite_tests;
 mod tracking;
 #[cfg(test)]
 mod tracking_tests;
@@ -42,13 +45,15 @@ use std::cell::Cell;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
+use rayon::ThreadPool;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::error::Result;
 use crate::progress::{Progress, Reporter, Stage};
 use crate::symbols::{WordTable, UNK};
-use long_words::{prefetch, LongWords};
+use long_words::LongWords;
 use postings::Postings;
+use rewrite::Changes;
 use tracking::Tuning;
 
 /// Words with at least this many symbols take the linked-list path.
@@ -201,6 +206,14 @@ struct Trainer<'a> {
     partitions: u64,
     /// The most pair numbers in use after a step (`pairs` minus `free`).
     most_pairs: usize,
+    /// Threads for rewriting the words of large merges (see `rewrite`); None: this one.
+    pool: Option<&'a ThreadPool>,
+    /// Whether a run of words owns a run of the arena (see `rewrite`).
+    in_arena_order: bool,
+    /// Per part of a merge's words, what rewriting them changed (kept for reuse).
+    changes: Vec<Changes>,
+    /// The words a merge visits (kept for reuse).
+    affected: Vec<u32>,
 }
 
 pub fn train(
@@ -213,6 +226,19 @@ pub fn train(
     train_tuned(alphabet, words, opts, reporter, tuning).map(|(trained, ..)| trained)
 }
 
+/// [`train`], rewriting the words of large merges on the pool's threads too (the same
+/// result).
+pub fn train_on(
+    pool: &ThreadPool,
+    alphabet: Vec<String>,
+    words: WordTable,
+    opts: &MergeOptions,
+    reporter: &mut Reporter,
+) -> Result<Trained> {
+    let tuning = Tuning { parts: pool.current_num_threads(), ..Tuning::for_table(&words) };
+    train_in(alphabet, words, opts, reporter, tuning, Some(pool)).map(|(trained, ..)| trained)
+}
+
 /// [`train`] with the long-word and pair-tracking thresholds given; also returns the work
 /// done and the most pair numbers in use at once.
 fn train_tuned(
@@ -222,7 +248,20 @@ fn train_tuned(
     reporter: &mut Reporter,
     tuning: Tuning,
 ) -> Result<(Trained, u64, usize)> {
+    train_in(alphabet, words, opts, reporter, tuning, None)
+}
+
+/// [`train_tuned`], with the pool for large merges (see `rewrite`).
+fn train_in(
+    alphabet: Vec<String>,
+    words: WordTable,
+    opts: &MergeOptions,
+    reporter: &mut Reporter,
+    tuning: Tuning,
+    pool: Option<&ThreadPool>,
+) -> Result<(Trained, u64, usize)> {
     let mut t = Trainer::new(alphabet, words, opts, tuning);
+    t.pool = pool;
     t.count_initial_pairs(reporter)?;
     let alphabet_len = t.tokens.len();
     let merges = t.run(reporter)?;
@@ -264,7 +303,17 @@ impl<'a> Trainer<'a> {
             retrack_to: None,
             partitions: 1,
             most_pairs: 0,
+            pool: None,
+            in_arena_order: false,
+            changes: Vec::new(),
+            affected: Vec::new(),
         }
+        .with_arena_order()
+    }
+
+    fn with_arena_order(mut self) -> Self {
+        self.in_arena_order = self.words_in_arena_order();
+        self
     }
 
     fn tally(&self, visited: usize) {
@@ -435,29 +484,21 @@ impl<'a> Trainer<'a> {
         };
         self.ranks.insert(key(a, b), (rank, c));
         self.duplicate_step = duplicate; // (see `new_pair`)
-        let mut affected = std::mem::take(&mut self.pairs[idx as usize].postings).words();
-        affected.sort_unstable();
-        affected.dedup();
-        for (k, &w) in affected.iter().enumerate() {
-            // Words are visited far apart in memory: fetch a word's span and count some
-            // words ahead, then (with its start in cache) its symbols.
-            if let Some(&ahead) = affected.get(k + 2 * PREFETCH_WORDS) {
-                let ahead = ahead as usize;
-                prefetch(&self.words.starts[ahead]);
-                prefetch(&self.words.lens[ahead]);
-                prefetch(&self.words.counts[ahead]);
-            }
-            if let Some(&near) = affected.get(k + PREFETCH_WORDS) {
-                if let Some(sym) = self.words.syms.get(self.words.starts[near as usize]) {
-                    prefetch(sym);
-                }
-            }
-            if duplicate {
-                self.rewrite_word(w, a, b, c);
-            } else {
-                self.merge_in_word(w, a, b, c);
-            }
+        let postings = std::mem::take(&mut self.pairs[idx as usize].postings);
+        let mut affected = std::mem::take(&mut self.affected);
+        affected.clear();
+        affected.extend(postings.iter());
+        if !postings.is_sorted() {
+            affected.sort_unstable();
+            affected.dedup();
         }
+        drop(postings);
+        if duplicate {
+            self.reencode_words(&affected, a, b, c);
+        } else {
+            self.merge_new_token(&affected, a, b, c, self.pool);
+        }
+        self.affected = affected;
         self.merge_in_long_words(idx, a, b, c, duplicate);
         self.duplicate_step = false;
         self.drop_born_below_floor();
@@ -474,48 +515,6 @@ impl<'a> Trainer<'a> {
         self.gained = gained;
         self.most_pairs = self.most_pairs.max(self.pairs.len() - self.free.len());
         MergeRecord { left: a, right: b, result: c, count }
-    }
-
-    /// The usual case: merge (a, b) -> c in word w, updating only neighbouring pairs.
-    fn merge_in_word(&mut self, w: u32, a: u32, b: u32, c: u32) {
-        let wi = w as usize;
-        let (s, n, cnt) = (self.words.starts[wi], self.words.lens[wi] as usize, self.words.counts[wi]);
-        self.tally(n);
-        let (mut i, mut out) = (0usize, 0usize);
-        let mut last_was_merge = false;
-        while i < n {
-            let sym = self.words.syms[s + i];
-            if sym == a && i + 1 < n && self.words.syms[s + i + 1] == b {
-                if out > 0 {
-                    let new_prev = self.words.syms[s + out - 1];
-                    if !last_was_merge {
-                        // Unchanged left neighbour: (prev, a) becomes (prev, c).
-                        self.dec(new_prev, a, cnt);
-                    }
-                    // After a merge the old (b, a) was already removed as the right side.
-                    self.inc(new_prev, c, w, cnt);
-                }
-                if i + 2 < n {
-                    let next = self.words.syms[s + i + 2];
-                    self.dec(b, next, cnt);
-                    let next_merges = next == a && i + 3 < n && self.words.syms[s + i + 3] == b;
-                    if !next_merges {
-                        self.inc(c, next, w, cnt);
-                    }
-                }
-                self.dec(a, b, cnt);
-                self.words.syms[s + out] = c;
-                out += 1;
-                i += 2;
-                last_was_merge = true;
-            } else {
-                self.words.syms[s + out] = sym;
-                out += 1;
-                i += 1;
-                last_was_merge = false;
-            }
-        }
-        self.words.lens[wi] = out as u32;
     }
 
     /// After a duplicate merge: re-encode the whole word and count the pairs it lost and

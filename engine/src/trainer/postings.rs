@@ -69,6 +69,21 @@ impl Postings {
         self.last = w;
     }
 
+    /// Append all of `other`'s words (as if pushed one by one): only its first word is
+    /// coded again, the rest are differences already.
+    pub(super) fn append(&mut self, other: Postings) {
+        if self.bytes.is_empty() && self.head == 0 {
+            *self = other;
+            return;
+        }
+        let Some((_, _, first)) = other.coded_from(0, 0).nth(0) else { return };
+        let rest = other.coded_from(0, 0).nth(1).map_or(other.bytes.len(), |(at, _, _)| at as usize);
+        self.push(first);
+        self.bytes.extend_from_slice(&other.bytes[rest..]);
+        self.last = other.last;
+        self.sorted &= other.sorted;
+    }
+
     pub(super) fn shrink_to_fit(&mut self) {
         self.bytes.shrink_to_fit();
     }
@@ -78,6 +93,7 @@ impl Postings {
         self.coded_from(0, 0).map(|(_, _, w)| w)
     }
 
+    #[cfg(test)]
     pub(super) fn words(&self) -> Vec<u32> {
         self.iter().collect()
     }
@@ -135,6 +151,23 @@ mod tests {
         assert_eq!(p.words(), vec![0, 5, 200, 70_000, 3, u32::MAX, 0, 1]);
         assert_eq!(p.bytes.len(), bytes);
         assert!(!p.is_sorted());
+    }
+
+    #[test]
+    fn appending_a_list_equals_pushing_its_words() {
+        let lists: [&[u32]; 5] = [&[], &[7], &[7, 9, 300], &[2, 1_000_000, 5], &[9, 9, 12]];
+        for x in lists {
+            for y in lists {
+                let (mut pushed, mut appended, mut other) = (Postings::new(), Postings::new(), Postings::new());
+                x.iter().chain(y).for_each(|&w| pushed.push(w));
+                x.iter().for_each(|&w| appended.push(w));
+                y.iter().for_each(|&w| other.push(w));
+                appended.append(other);
+                assert_eq!(appended.words(), pushed.words(), "{x:?} then {y:?}");
+                assert_eq!(appended.bytes, pushed.bytes);
+                assert_eq!((appended.last, appended.sorted), (pushed.last, pushed.sorted));
+            }
+        }
     }
 
     #[test]
