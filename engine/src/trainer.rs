@@ -31,6 +31,7 @@
 
 mod choice;
 mod long_words;
+mod pair_cache;
 #[cfg(test)]
 mod long_word_tests;
 mod postings;
@@ -52,6 +53,7 @@ use crate::error::Result;
 use crate::progress::{Progress, Reporter, Stage};
 use crate::symbols::{WordTable, UNK};
 use long_words::LongWords;
+use pair_cache::PairCache;
 use postings::Postings;
 use rewrite::Changes;
 use tracking::Tuning;
@@ -108,50 +110,6 @@ struct PairStat {
     spots: u32,
     merged: bool,
     banned: bool,
-}
-
-/// A small direct-mapped cache of `pair_index` (pair key -> pair number). One merge
-/// touches the same few neighbouring pairs in word after word, and the full index (millions
-/// of pairs) misses the processor cache on most look-ups. Always exact: the index never
-/// renumbers a pair, and a pair leaving it is forgotten here too, so a cached number
-/// stays right.
-struct PairCache {
-    slots: Vec<(u64, u32)>,
-}
-
-impl PairCache {
-    const BITS: u32 = 10;
-    /// No pair has this key (token ids stay far below u32::MAX).
-    const FREE: u64 = u64::MAX;
-
-    fn new() -> Self {
-        PairCache { slots: vec![(Self::FREE, 0); 1 << Self::BITS] }
-    }
-
-    #[inline]
-    fn slot(k: u64) -> usize {
-        (k.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - Self::BITS)) as usize
-    }
-
-    #[inline]
-    fn get(&self, k: u64) -> Option<u32> {
-        let (key, idx) = self.slots[Self::slot(k)];
-        (key == k).then_some(idx)
-    }
-
-    #[inline]
-    fn put(&mut self, k: u64, idx: u32) {
-        self.slots[Self::slot(k)] = (k, idx);
-    }
-
-    /// The pair left the index (its number may be reused).
-    #[inline]
-    fn forget(&mut self, k: u64) {
-        let slot = &mut self.slots[Self::slot(k)];
-        if slot.0 == k {
-            *slot = (Self::FREE, 0);
-        }
-    }
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -371,21 +329,31 @@ impl<'a> Trainer<'a> {
     }
 
     fn dec(&mut self, l: u32, r: u32, n: u64) {
+        if let Some(idx) = self.tracked(l, r) {
+            self.dec_at(idx, n);
+        }
+    }
+
+    /// The number of the pair (l, r), None if it is not tracked (or holds `UNK`).
+    #[inline]
+    fn tracked(&mut self, l: u32, r: u32) -> Option<u32> {
         if l == UNK || r == UNK {
-            return;
+            return None;
         }
         let k = key(l, r);
-        let idx = match self.pair_cache.get(k) {
-            Some(idx) => idx,
-            None => {
-                let Some(&idx) = self.pair_index.get(&k) else {
-                    debug_assert!(self.floor > 1, "a tracked pair is missing");
-                    return; // untracked: its bound stays an upper bound
-                };
-                self.pair_cache.put(k, idx);
-                idx
-            }
+        if let Some(idx) = self.pair_cache.get(k) {
+            return Some(idx);
+        }
+        let Some(&idx) = self.pair_index.get(&k) else {
+            debug_assert!(self.floor > 1, "a tracked pair is missing");
+            return None; // untracked: its bound stays an upper bound
         };
+        self.pair_cache.put(k, idx);
+        Some(idx)
+    }
+
+    /// Pair number idx lost n occurrences.
+    fn dec_at(&mut self, idx: u32, n: u64) {
         let st = &mut self.pairs[idx as usize];
         debug_assert!(st.count >= n, "pair count underflow");
         st.count -= n;

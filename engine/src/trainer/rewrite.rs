@@ -29,6 +29,8 @@ pub(super) struct Changes {
     gained_at: FxHashMap<u64, usize>,
     /// Symbols scanned (see `Trainer::work`).
     visited: u64,
+    /// The tracked pairs of `lost` with their losses (while applying).
+    found: Vec<(u32, u64)>,
 }
 
 impl Changes {
@@ -225,8 +227,16 @@ impl Trainer<'_> {
     fn apply(&mut self, out: &mut Changes) {
         self.tally(out.visited as usize);
         out.visited = 0;
+        // Find every pair first, then count: their cache misses overlap.
+        out.found.clear();
         for (k, n) in out.lost.drain() {
-            self.dec((k >> 32) as u32, k as u32, n);
+            if let Some(idx) = self.tracked((k >> 32) as u32, k as u32) {
+                prefetch(&self.pairs[idx as usize]);
+                out.found.push((idx, n));
+            }
+        }
+        for &(idx, n) in &out.found {
+            self.dec_at(idx, n);
         }
         for (k, n, words) in out.gained.drain(..) {
             if let Some(idx) = self.count_up((k >> 32) as u32, k as u32, n) {
