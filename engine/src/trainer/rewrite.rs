@@ -161,46 +161,53 @@ impl Trainer<'_> {
         let parts = self.parts_for(affected.len());
         let mut changes = std::mem::take(&mut self.changes);
         changes.resize_with(parts.max(changes.len()), Changes::default);
-        {
-            let words = &mut self.words;
-            let m = Merge { starts: &words.starts, counts: &words.counts, a, b, c };
-            let mut split = Vec::with_capacity(parts);
-            let (mut syms, mut lens): (&mut [u32], &mut [u32]) = (&mut words.syms, &mut words.lens);
-            let mut first = 0usize; // the word `syms` and `lens` start at
-            for p in 0..parts {
-                let chunk = &affected[p * affected.len() / parts..(p + 1) * affected.len() / parts];
-                let (part_syms, part_lens) = if p + 1 < parts {
-                    // The next part starts at its first word.
-                    let next = affected[(p + 1) * affected.len() / parts] as usize;
-                    let (part_syms, rest) = std::mem::take(&mut syms).split_at_mut(m.starts[next] - m.starts[first]);
-                    syms = rest;
-                    let (part_lens, rest) = std::mem::take(&mut lens).split_at_mut(next - first);
-                    lens = rest;
-                    (part_syms, part_lens)
-                } else {
-                    (std::mem::take(&mut syms), std::mem::take(&mut lens))
-                };
-                split.push(Part { words: chunk, first, syms: part_syms, lens: part_lens });
-                if p + 1 < parts {
-                    first = affected[(p + 1) * affected.len() / parts] as usize;
+        // The words leave the trainer meanwhile, so that the changes can go in while
+        // other parts are still being rewritten.
+        let mut words = std::mem::take(&mut self.words);
+        let m = Merge { starts: &words.starts, counts: &words.counts, a, b, c };
+        let mut split = Vec::with_capacity(parts);
+        let (mut syms, mut lens): (&mut [u32], &mut [u32]) = (&mut words.syms, &mut words.lens);
+        let mut first = 0usize; // the word `syms` and `lens` start at
+        for p in 0..parts {
+            let chunk = &affected[p * affected.len() / parts..(p + 1) * affected.len() / parts];
+            let start = first;
+            let (part_syms, part_lens) = if p + 1 < parts {
+                // The next part starts at its first word.
+                let next = affected[(p + 1) * affected.len() / parts] as usize;
+                let (part_syms, rest) = std::mem::take(&mut syms).split_at_mut(m.starts[next] - m.starts[first]);
+                syms = rest;
+                let (part_lens, rest) = std::mem::take(&mut lens).split_at_mut(next - first);
+                lens = rest;
+                first = next;
+                (part_syms, part_lens)
+            } else {
+                (std::mem::take(&mut syms), std::mem::take(&mut lens))
+            };
+            split.push(Part { words: chunk, first: start, syms: part_syms, lens: part_lens });
+        }
+        let (here_out, others_out) = changes[..parts].split_first_mut().expect("at least one part");
+        let mut split = split.into_iter();
+        let here = split.next().expect("at least one part");
+        match pool {
+            // This thread rewrites the first part and applies its changes while the pool's
+            // threads rewrite the others.
+            Some(pool) if parts > 1 => pool.in_place_scope(|s| {
+                for (part, out) in split.zip(others_out.iter_mut()) {
+                    s.spawn(move |_| rewrite_part(part, m, out));
                 }
-            }
-            let mut jobs = split.into_iter().zip(changes.iter_mut());
-            match pool {
-                // This thread rewrites the first part while the pool's threads take the others.
-                Some(pool) if parts > 1 => pool.in_place_scope(|s| {
-                    let (here, here_out) = jobs.next().expect("at least one part");
-                    for (part, out) in jobs {
-                        s.spawn(move |_| rewrite_part(part, m, out));
-                    }
-                    rewrite_part(here, m, here_out);
-                }),
-                _ => jobs.for_each(|(part, out)| rewrite_part(part, m, out)),
+                rewrite_part(here, m, here_out);
+                self.apply(here_out);
+            }),
+            _ => {
+                rewrite_part(here, m, here_out);
+                self.apply(here_out);
+                split.zip(others_out.iter_mut()).for_each(|(part, out)| rewrite_part(part, m, out));
             }
         }
-        for out in &mut changes[..parts] {
+        for out in others_out {
             self.apply(out);
         }
+        self.words = words;
         self.changes = changes;
     }
 
