@@ -138,6 +138,17 @@ fn rewrite_part(part: Part, m: Merge, out: &mut Changes) {
     }
 }
 
+/// Where part p of `parts` starts in a merge's `len` words. This thread's part 0 is half
+/// as large again as the others: it also applies its changes while they run, and so it
+/// rarely waits for a thread that woke up late.
+fn cut(p: usize, parts: usize, len: usize) -> usize {
+    match p {
+        0 => 0,
+        p if p >= parts => len,
+        p => len * (2 * p + 1) / (2 * parts + 1),
+    }
+}
+
 impl Trainer<'_> {
     /// Whether the words lie in the arena in word order, one after the other (then a
     /// contiguous run of words owns a contiguous run of symbols).
@@ -169,11 +180,11 @@ impl Trainer<'_> {
         let (mut syms, mut lens): (&mut [u32], &mut [u32]) = (&mut words.syms, &mut words.lens);
         let mut first = 0usize; // the word `syms` and `lens` start at
         for p in 0..parts {
-            let chunk = &affected[p * affected.len() / parts..(p + 1) * affected.len() / parts];
+            let chunk = &affected[cut(p, parts, affected.len())..cut(p + 1, parts, affected.len())];
             let start = first;
             let (part_syms, part_lens) = if p + 1 < parts {
                 // The next part starts at its first word.
-                let next = affected[(p + 1) * affected.len() / parts] as usize;
+                let next = affected[cut(p + 1, parts, affected.len())] as usize;
                 let (part_syms, rest) = std::mem::take(&mut syms).split_at_mut(m.starts[next] - m.starts[first]);
                 syms = rest;
                 let (part_lens, rest) = std::mem::take(&mut lens).split_at_mut(next - first);
