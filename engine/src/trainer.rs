@@ -7,7 +7,8 @@
 //! (`tracking`), which bounds the memory of all that by the words, not their pairs.
 //!
 //! Each step pops the best valid pair, rewrites the words it occurs in left to right
-//! without overlap, and updates only the neighbouring pairs' counts. The heap is lazy:
+//! without overlap, and updates only the neighbouring pairs' counts (`rewrite`: once per
+//! pair and merge, large merges on several threads). The heap is lazy:
 //! an entry is a snapshot that is never worse than the pair's true key, because an
 //! existing pair only loses occurrences, except after a duplicate merge, which pushes
 //! a fresh entry for every pair that gained or may have moved earlier in a word. A popped entry is checked against the
