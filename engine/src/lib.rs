@@ -109,7 +109,7 @@ pub fn run_training(source: Source, settings: &TrainSettings, reporter: &mut Rep
     release_free_memory();
     let count_seconds = started.elapsed().as_secs_f64();
     let merging = Instant::now();
-    let trained = trainer::train(symbolized.alphabet, symbolized.table, &settings.merge, reporter)?;
+    let trained = trainer::train_on(&pool, symbolized.alphabet, symbolized.table, &settings.merge, reporter)?;
     Ok(TrainOutput {
         trained,
         files,

@@ -7,7 +7,8 @@
 //! (`tracking`), which bounds the memory of all that by the words, not their pairs.
 //!
 //! Each step pops the best valid pair, rewrites the words it occurs in left to right
-//! without overlap, and updates only the neighbouring pairs' counts. The heap is lazy:
+//! without overlap, and updates only the neighbouring pairs' counts (`rewrite`: once per
+//! pair and merge, large merges on several threads). The heap is lazy:
 //! an entry is a snapshot that is never worse than the pair's true key, because an
 //! existing pair only loses occurrences, except after a duplicate merge, which pushes
 //! a fresh entry for every pair that gained or may have moved earlier in a word. A popped entry is checked against the
@@ -35,6 +36,9 @@ mod pair_cache;
 #[cfg(test)]
 mod long_word_tests;
 mod postings;
+mod rewrite;
+#[cfg(test)]
+mod rewrite_tests;
 mod tracking;
 #[cfg(test)]
 mod tracking_tests;
@@ -43,14 +47,16 @@ use std::cell::Cell;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
+use rayon::ThreadPool;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::error::Result;
 use crate::progress::{Progress, Reporter, Stage};
 use crate::symbols::{AnyTable, Sym, WordTable, UNK};
-use long_words::{prefetch, LongWords};
+use long_words::LongWords;
 use pair_cache::PairCache;
 use postings::Postings;
+use rewrite::Changes;
 use tracking::Tuning;
 
 /// Words with at least this many symbols take the linked-list path.
@@ -168,18 +174,49 @@ struct Trainer<'a, S: Sym> {
     most_pairs: usize,
     /// Bytes of postings freed since memory was last handed back (see [`TRIM_AFTER`]).
     freed: usize,
+    /// Threads for rewriting the words of large merges (see `rewrite`); None: this one.
+    pool: Option<&'a ThreadPool>,
+    /// Whether a run of words owns a run of the arena (see `rewrite`).
+    in_arena_order: bool,
+    /// Per part of a merge's words, what rewriting them changed (kept for reuse).
+    changes: Vec<Changes>,
+    /// The words a merge visits (kept for reuse).
+    affected: Vec<u32>,
 }
 
 pub fn train(alphabet: Vec<String>, words: AnyTable, opts: &MergeOptions, reporter: &mut Reporter) -> Result<Trained> {
+    train_any(alphabet, words, opts, reporter, None)
+}
+
+/// [`train`], rewriting the words of large merges on the pool's threads too (the same
+/// result).
+pub fn train_on(
+    pool: &ThreadPool,
+    alphabet: Vec<String>,
+    words: AnyTable,
+    opts: &MergeOptions,
+    reporter: &mut Reporter,
+) -> Result<Trained> {
+    train_any(alphabet, words, opts, reporter, Some(pool))
+}
+
+fn train_any(
+    alphabet: Vec<String>,
+    words: AnyTable,
+    opts: &MergeOptions,
+    reporter: &mut Reporter,
+    pool: Option<&ThreadPool>,
+) -> Result<Trained> {
+    let parts = pool.map_or(1, ThreadPool::current_num_threads);
     match words {
         AnyTable::Narrow(words) => {
-            let tuning = Tuning::for_table(&words);
-            let (trained, words, ..) = train_tuned(alphabet, words, opts, reporter, tuning)?;
+            let tuning = Tuning { parts, ..Tuning::for_table(&words) };
+            let (trained, words, ..) = train_in(alphabet, words, opts, reporter, tuning, pool)?;
             Ok(Trained { words: AnyTable::Narrow(words), ..trained })
         }
         AnyTable::Wide(words) => {
-            let tuning = Tuning::for_table(&words);
-            let (trained, words, ..) = train_tuned(alphabet, words, opts, reporter, tuning)?;
+            let tuning = Tuning { parts, ..Tuning::for_table(&words) };
+            let (trained, words, ..) = train_in(alphabet, words, opts, reporter, tuning, pool)?;
             Ok(Trained { words: AnyTable::Wide(words), ..trained })
         }
     }
@@ -197,6 +234,7 @@ pub fn most_tokens(opts: &MergeOptions, alphabet: usize) -> Option<u64> {
 /// [`train`] with the long-word and pair-tracking thresholds given; returns the words
 /// apart from the rest (`Trained::words` left empty), the work done and the most pair
 /// numbers in use at once.
+#[cfg(test)]
 fn train_tuned<S: Sym>(
     alphabet: Vec<String>,
     words: WordTable<S>,
@@ -204,7 +242,20 @@ fn train_tuned<S: Sym>(
     reporter: &mut Reporter,
     tuning: Tuning,
 ) -> Result<(Trained, WordTable<S>, u64, usize)> {
+    train_in(alphabet, words, opts, reporter, tuning, None)
+}
+
+/// [`train_tuned`], with the pool for large merges (see `rewrite`).
+fn train_in<S: Sym>(
+    alphabet: Vec<String>,
+    words: WordTable<S>,
+    opts: &MergeOptions,
+    reporter: &mut Reporter,
+    tuning: Tuning,
+    pool: Option<&ThreadPool>,
+) -> Result<(Trained, WordTable<S>, u64, usize)> {
     let mut t = Trainer::new(alphabet, words, opts, tuning);
+    t.pool = pool;
     t.count_initial_pairs(reporter)?;
     let alphabet_len = t.tokens.len();
     let merges = t.run(reporter)?;
@@ -248,7 +299,17 @@ impl<'a, S: Sym> Trainer<'a, S> {
             partitions: 1,
             most_pairs: 0,
             freed: 0,
+            pool: None,
+            in_arena_order: false,
+            changes: Vec::new(),
+            affected: Vec::new(),
         }
+        .with_arena_order()
+    }
+
+    fn with_arena_order(mut self) -> Self {
+        self.in_arena_order = self.words_in_arena_order();
+        self
     }
 
     fn tally(&self, visited: usize) {
@@ -306,21 +367,31 @@ impl<'a, S: Sym> Trainer<'a, S> {
     }
 
     fn dec(&mut self, l: u32, r: u32, n: u64) {
+        if let Some(idx) = self.tracked(l, r) {
+            self.dec_at(idx, n);
+        }
+    }
+
+    /// The number of the pair (l, r), None if it is not tracked (or holds `UNK`).
+    #[inline]
+    fn tracked(&mut self, l: u32, r: u32) -> Option<u32> {
         if l == UNK || r == UNK {
-            return;
+            return None;
         }
         let k = key(l, r);
-        let idx = match self.pair_cache.get(k) {
-            Some(idx) => idx,
-            None => {
-                let Some(&idx) = self.pair_index.get(&k) else {
-                    debug_assert!(self.floor > 1, "a tracked pair is missing");
-                    return; // untracked: its bound stays an upper bound
-                };
-                self.pair_cache.put(k, idx);
-                idx
-            }
+        if let Some(idx) = self.pair_cache.get(k) {
+            return Some(idx);
+        }
+        let Some(&idx) = self.pair_index.get(&k) else {
+            debug_assert!(self.floor > 1, "a tracked pair is missing");
+            return None; // untracked: its bound stays an upper bound
         };
+        self.pair_cache.put(k, idx);
+        Some(idx)
+    }
+
+    /// Pair number idx lost n occurrences.
+    fn dec_at(&mut self, idx: u32, n: u64) {
         let st = &mut self.pairs[idx as usize];
         debug_assert!(st.count >= n, "pair count underflow");
         st.count -= n;
@@ -425,30 +496,20 @@ impl<'a, S: Sym> Trainer<'a, S> {
         self.duplicate_step = duplicate; // (see `new_pair`)
         let postings = std::mem::take(&mut self.pairs[idx as usize].postings);
         self.freed += postings.capacity();
-        let mut affected = postings.words();
-        drop(postings);
-        affected.sort_unstable();
-        affected.dedup();
-        for (k, &w) in affected.iter().enumerate() {
-            // Words are visited far apart in memory: fetch a word's span and count some
-            // words ahead, then (with its start in cache) its symbols.
-            if let Some(&ahead) = affected.get(k + 2 * PREFETCH_WORDS) {
-                let ahead = ahead as usize;
-                prefetch(self.words.starts.slot(ahead));
-                prefetch(&self.words.lens[ahead]);
-                prefetch(&self.words.counts[ahead]);
-            }
-            if let Some(&near) = affected.get(k + PREFETCH_WORDS) {
-                if let Some(sym) = self.words.syms.get(self.words.start(near as usize)) {
-                    prefetch(sym);
-                }
-            }
-            if duplicate {
-                self.rewrite_word(w, a, b, c);
-            } else {
-                self.merge_in_word(w, a, b, c);
-            }
+        let mut affected = std::mem::take(&mut self.affected);
+        affected.clear();
+        affected.extend(postings.iter());
+        if !postings.is_sorted() {
+            affected.sort_unstable();
+            affected.dedup();
         }
+        drop(postings);
+        if duplicate {
+            self.reencode_words(&affected, a, b, c);
+        } else {
+            self.merge_new_token(&affected, a, b, c, self.pool);
+        }
+        self.affected = affected;
         self.merge_in_long_words(idx, a, b, c, duplicate);
         self.duplicate_step = false;
         self.drop_born_below_floor();
@@ -465,91 +526,6 @@ impl<'a, S: Sym> Trainer<'a, S> {
         self.gained = gained;
         self.most_pairs = self.most_pairs.max(self.pairs.len() - self.free.len());
         MergeRecord { left: a, right: b, result: c, count }
-    }
-
-    /// The usual case: merge (a, b) -> c in word w, updating only neighbouring pairs.
-    fn merge_in_word(&mut self, w: u32, a: u32, b: u32, c: u32) {
-        let wi = w as usize;
-        let (s, n, cnt) = (self.words.start(wi), self.words.lens[wi] as usize, self.words.counts[wi]);
-        self.tally(n);
-        let (mut i, mut out) = (0usize, 0usize);
-        let mut last_was_merge = false;
-        while i < n {
-            let sym = self.words.sym(s + i);
-            if sym == a && i + 1 < n && self.words.sym(s + i + 1) == b {
-                if out > 0 {
-                    let new_prev = self.words.sym(s + out - 1);
-                    if !last_was_merge {
-                        // Unchanged left neighbour: (prev, a) becomes (prev, c).
-                        self.dec(new_prev, a, cnt);
-                    }
-                    // After a merge the old (b, a) was already removed as the right side.
-                    self.inc(new_prev, c, w, cnt);
-                }
-                if i + 2 < n {
-                    let next = self.words.sym(s + i + 2);
-                    self.dec(b, next, cnt);
-                    let next_merges = next == a && i + 3 < n && self.words.sym(s + i + 3) == b;
-                    if !next_merges {
-                        self.inc(c, next, w, cnt);
-                    }
-                }
-                self.dec(a, b, cnt);
-                self.words.set_sym(s + out, c);
-                out += 1;
-                i += 2;
-                last_was_merge = true;
-            } else {
-                self.words.set_sym(s + out, sym);
-                out += 1;
-                i += 1;
-                last_was_merge = false;
-            }
-        }
-        self.words.lens[wi] = out as u32;
-    }
-
-    /// After a duplicate merge: re-encode the whole word and count the pairs it lost and
-    /// gained. A pair in the word before and after keeps its count and its posting, so an
-    /// untracked one (see `tracking`) gains nothing.
-    fn rewrite_word(&mut self, w: u32, a: u32, b: u32, c: u32) {
-        let wi = w as usize;
-        let (s, n, cnt) = (self.words.start(wi), self.words.lens[wi] as usize, self.words.counts[wi]);
-        self.tally(n);
-        let old: Vec<u32> = self.words.ids(wi).collect();
-        let mut seq = merge_all(&old, a, b, c);
-        reduce(&mut seq, &self.ranks);
-        for (k, &id) in seq.iter().enumerate() {
-            self.words.set_sym(s + k, id);
-        }
-        self.words.lens[wi] = seq.len() as u32;
-        let pairs = |syms: &[u32]| {
-            let mut p: Vec<(u32, u32)> = syms.windows(2).map(|p| (p[0], p[1])).collect();
-            p.sort_unstable();
-            p
-        };
-        let (before, after) = (pairs(&old), pairs(&seq));
-        let (mut i, mut j) = (0, 0);
-        while i < before.len() || j < after.len() {
-            let lost = match (before.get(i), after.get(j)) {
-                (Some(&(l, r)), Some(y)) if (l, r) == *y => {
-                    self.touch(l, r); // its first occurrence may have moved
-                    (i, j) = (i + 1, j + 1);
-                    continue;
-                }
-                (Some(x), Some(y)) => x < y,
-                (x, _) => x.is_some(),
-            };
-            if lost {
-                let (l, r) = before[i];
-                self.dec(l, r, cnt);
-                i += 1;
-            } else {
-                let (l, r) = after[j];
-                self.inc(l, r, w, cnt);
-                j += 1;
-            }
-        }
     }
 }
 

@@ -66,12 +66,17 @@ pub(super) fn run_tuned(alphabet: &[&str], words: &[(Vec<u32>, u64)], opts: &Mer
 fn run_stored<S: Sym>(alphabet: &[&str], words: &[(Vec<u32>, u64)], opts: &MergeOptions, tuning: Tuning) -> (Trained, u64) {
     let alphabet = alphabet.iter().map(|s| s.to_string()).collect();
     let (trained, words, work, _) = train_tuned(alphabet, table::<S>(words), opts, &mut Reporter::silent(), tuning).unwrap();
-    // Segmentations compare as ids, whatever the store.
+    (with_words(trained, words), work)
+}
+
+/// The training with its words put back, as u32 ids (segmentations compare as ids,
+/// whatever the store).
+pub(super) fn with_words<S: Sym>(trained: Trained, words: WordTable<S>) -> Trained {
     let words = (0..words.len()).fold(WordTable::<u32>::default(), |mut t, w| {
         t.push("", words.counts[w], &words.ids(w).collect::<Vec<_>>());
         t
     });
-    (Trained { words: AnyTable::Wide(words), ..trained }, work)
+    Trained { words: AnyTable::Wide(words), ..trained }
 }
 
 pub(super) fn segmentations(t: &Trained) -> Vec<Vec<u32>> {

@@ -56,12 +56,7 @@ impl Postings {
                 self.sorted = false;
             }
         }
-        let needed = coded_len(self.last, w);
-        if self.bytes.capacity() - self.bytes.len() < needed {
-            // Grow by a quarter, not double: postings are most of the merge loop's memory,
-            // and doubling left a quarter of it unused on large tables.
-            self.bytes.reserve_exact((self.bytes.capacity() / 4).max(16));
-        }
+        self.make_room(coded_len(self.last, w));
         let mut z = zigzag(w as i64 - self.last as i64);
         while z >= 0x80 {
             self.bytes.push(z as u8 | 0x80);
@@ -71,9 +66,33 @@ impl Postings {
         self.last = w;
     }
 
+    /// Room for `needed` more bytes, growing by a quarter, not double: postings are most
+    /// of the merge loop's memory, and doubling left a quarter of it unused on large tables.
+    fn make_room(&mut self, needed: usize) {
+        if self.bytes.capacity() - self.bytes.len() < needed {
+            self.bytes.reserve_exact((self.bytes.capacity() / 4).max(16).max(needed));
+        }
+    }
+
     /// Bytes held.
     pub(super) fn capacity(&self) -> usize {
         self.bytes.capacity()
+    }
+
+    /// Append all of `other`'s words (as if pushed one by one): only its first word is
+    /// coded again, the rest are differences already.
+    pub(super) fn append(&mut self, other: Postings) {
+        if self.bytes.is_empty() && self.head == 0 {
+            *self = other;
+            return;
+        }
+        let Some((_, _, first)) = other.coded_from(0, 0).nth(0) else { return };
+        let rest = other.coded_from(0, 0).nth(1).map_or(other.bytes.len(), |(at, _, _)| at as usize);
+        self.push(first);
+        self.make_room(other.bytes.len() - rest);
+        self.bytes.extend_from_slice(&other.bytes[rest..]);
+        self.last = other.last;
+        self.sorted &= other.sorted;
     }
 
     pub(super) fn shrink_to_fit(&mut self) {
@@ -85,6 +104,7 @@ impl Postings {
         self.coded_from(0, 0).map(|(_, _, w)| w)
     }
 
+    #[cfg(test)]
     pub(super) fn words(&self) -> Vec<u32> {
         self.iter().collect()
     }
@@ -142,6 +162,23 @@ mod tests {
         assert_eq!(p.words(), vec![0, 5, 200, 70_000, 3, u32::MAX, 0, 1]);
         assert_eq!(p.bytes.len(), bytes);
         assert!(!p.is_sorted());
+    }
+
+    #[test]
+    fn appending_a_list_equals_pushing_its_words() {
+        let lists: [&[u32]; 5] = [&[], &[7], &[7, 9, 300], &[2, 1_000_000, 5], &[9, 9, 12]];
+        for x in lists {
+            for y in lists {
+                let (mut pushed, mut appended, mut other) = (Postings::default(), Postings::default(), Postings::default());
+                x.iter().chain(y).for_each(|&w| pushed.push(w));
+                x.iter().for_each(|&w| appended.push(w));
+                y.iter().for_each(|&w| other.push(w));
+                appended.append(other);
+                assert_eq!(appended.words(), pushed.words(), "{x:?} then {y:?}");
+                assert_eq!(appended.bytes, pushed.bytes);
+                assert_eq!((appended.last, appended.sorted), (pushed.last, pushed.sorted));
+            }
+        }
     }
 
     #[test]

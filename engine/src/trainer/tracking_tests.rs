@@ -14,7 +14,7 @@ fn every_pair(long_from: usize) -> Tuning {
 }
 
 fn pruned(long_from: usize, first_floor: u64, partition_pairs: usize) -> Tuning {
-    Tuning { long_from, prune_from_words: 0, first_floor: Some(first_floor), partition_pairs }
+    Tuning { long_from, prune_from_words: 0, first_floor: Some(first_floor), partition_pairs, ..Tuning::for_table(&WordTable::<u32>::default()) }
 }
 
 fn assert_same(a: &Trained, b: &Trained) {
