@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import sys
 import threading
 import time
 
@@ -94,3 +96,28 @@ def test_only_one_job_at_a_time_and_shutdown_waits(qtbot):
     gate.set()
     assert runner.shutdown(10_000)
     assert not runner.running and running_threads() == []
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="per-thread nice is Linux's")
+def test_jobs_and_the_threads_they_start_run_below_the_gui_threads_priority(qtbot):
+    """A job's thread, and the engine's threads it starts (they inherit it), yield the
+    cores to the GUI thread: their nice value is JOB_NICENESS above the GUI thread's."""
+    from bpe_desktop.ui.common.workers import JOB_NICENESS
+
+    def nice() -> int:
+        return os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+
+    runner = JobRunner()
+    seen = {}
+
+    def job(report, cancel):
+        seen["job"] = nice()
+        child = threading.Thread(target=lambda: seen.update(child=nice()))
+        child.start()
+        child.join()
+
+    gui = nice()
+    with qtbot.waitSignal(runner.stopped, timeout=10_000):
+        runner.start(job)
+    assert seen == {"job": min(19, gui + JOB_NICENESS), "child": min(19, gui + JOB_NICENESS)}
+    assert nice() == gui  # the GUI thread keeps its own

@@ -16,6 +16,9 @@ out, so a job can batch what was held back and send it with ``report(x, force=Tr
 from __future__ import annotations
 
 import logging
+import os
+import sys
+import threading
 import time
 import traceback
 import weakref
@@ -32,6 +35,26 @@ Job = Callable[[Callable[..., bool], CancelToken], Any]
 
 #: Every QThread started here (weakly held), so tests can assert none is left running.
 all_threads: "weakref.WeakSet[QThread]" = weakref.WeakSet()
+
+#: How much less CPU priority a job's thread has than the GUI thread (a nice increment).
+#: The engine's threads, started from the job's thread, inherit it. With every core busy
+#: training, a GUI thread at the same priority woke up to 40 ms late (it waited for a
+#: core, not for Python); with the jobs niced it runs as soon as it wakes. On an idle
+#: machine a niced job runs as fast.
+JOB_NICENESS = 10
+
+
+def lower_thread_priority(increment: int = JOB_NICENESS) -> None:
+    """Lower the calling thread's CPU priority (Linux, where nice is per thread and new
+    threads inherit it; elsewhere nothing)."""
+    if not sys.platform.startswith("linux"):
+        return
+    tid = threading.get_native_id()
+    try:
+        nice = os.getpriority(os.PRIO_PROCESS, tid)
+        os.setpriority(os.PRIO_PROCESS, tid, min(19, nice + increment))
+    except OSError as exc:  # e.g. a sandbox that forbids it: run at the same priority
+        log.debug("could not lower a job's priority: %s", exc)
 
 
 @dataclass(frozen=True)
@@ -88,6 +111,7 @@ class Worker(QObject):
 
     @Slot()
     def run(self) -> None:
+        lower_thread_priority()
         try:
             result = self._job(self._report, self._cancel)
         except TrainingCancelled:
