@@ -62,11 +62,15 @@ fn code_points(step: usize) -> impl Iterator<Item = char> {
     (0..=0x10FFFFu32).step_by(step).filter_map(char::from_u32)
 }
 
+/// Every code point under `cargo test --release`; every fifth in a debug build (the
+/// engine's CI run), where this one test took minutes.
+const CODE_POINT_STEP: usize = if cfg!(debug_assertions) { 5 } else { 1 };
+
 #[test]
 fn cuts_never_change_words_for_any_code_point_under_gpt2() {
     for (normalization, lowercase) in [(Normalization::None, false), (Normalization::Nfkc, true)] {
         let enc = word_cutter(TextRules { normalization, lowercase, pretokenizer: PreTokenizer::Gpt2, boundary: Boundary::None });
-        let all: Vec<char> = code_points(1).collect();
+        let all: Vec<char> = code_points(CODE_POINT_STEP).collect();
         for group in all.chunks(4096) {
             assert_cuts_exact(&enc, &contexts(group.iter().copied()));
         }
