@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 import bpe_desktop
-from bpe_desktop import cli
 from bpe_desktop.core import Corpus, CorpusError, TrainConfig, train
 from bpe_desktop.core.config import PRESETS, TIE_BREAKS
 from bpe_desktop.core.counting import count_words, expand_inputs, merge_tables, table_header
+from tests.cli.support import run
 
 BOTCHAN = Path(bpe_desktop.__file__).parent / "resources" / "examples" / "botchan.txt"
 
@@ -167,12 +167,6 @@ def test_text_errors_name_the_file(tmp_path):
 
 
 # -- the command line -----------------------------------------------------------------------
-
-
-def run(capsys, *argv):
-    status = cli.main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return status, out, err
 
 
 def test_cli_count_then_train_on_several_tables(tmp_path, capsys):

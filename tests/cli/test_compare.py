@@ -7,17 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from bpe_desktop import cli
 from bpe_desktop.core import Corpus, TrainConfig, save_model, train
 from bpe_desktop.core.formats import export_model
+from tests.cli.support import run
 
-BOTCHAN = Path(__file__).resolve().parents[1] / "bpe_desktop/resources/examples/botchan.txt"
-
-
-def run(capsys, *argv):
-    status = cli.main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return status, out, err
+BOTCHAN = Path(__file__).resolve().parents[2] / "bpe_desktop/resources/examples/botchan.txt"
 
 
 @pytest.fixture(scope="module")

@@ -1,0 +1,165 @@
+"""``bpe-desktop export`` and ``import``: the interchange formats from the command line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from bpe_desktop.core.model_file import load_model
+from tests.cli.support import assert_one_error_line, run
+
+# ---------------------------------------------------------------------------------------
+# export / import (interchange formats)
+# ---------------------------------------------------------------------------------------
+
+
+def _read_json(path: Path):
+    import json
+
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+@pytest.fixture
+def snmt_model(capsys, corpus, tmp_path) -> Path:
+    """A subword-nmt preset model (exportable as hf and subword-nmt codes)."""
+    out_path = tmp_path / "snmt.json"
+    status, _, err = run(capsys, "train", corpus, "-o", out_path, "--preset", "subword-nmt",
+                         "--merges", "12", "--min-frequency", "1", "-q")
+    assert status == 0, err
+    return out_path
+
+
+def test_export_writes_and_verifies(capsys, snmt_model, corpus, tmp_path):
+    out_path = tmp_path / "tokenizer.json"
+    status, out, err = run(capsys, "export", "-m", snmt_model, "--format", "hf", "-o", out_path,
+                           "--verify", corpus)
+    assert status == 0, err
+    lines = out.splitlines()
+    assert lines[0] == f"wrote {out_path}"
+    assert lines[1].startswith("verified on 5 lines with tokenizers ") and lines[1].endswith(
+        ": 100%")
+    data = _read_json(out_path)
+    assert data["model"]["end_of_word_suffix"] == "</w>"
+    assert len(data["model"]["merges"]) == 12
+
+
+def test_export_codes_quietly_and_legacy_merges(capsys, snmt_model, tmp_path):
+    codes = tmp_path / "bpe.codes"
+    status, out, err = run(capsys, "export", "-m", snmt_model, "--format", "subword-nmt",
+                           "-o", codes, "-q")
+    assert (status, out, err) == (0, "", "")
+    assert codes.read_text(encoding="utf-8").splitlines()[0] == "#version: 0.2"
+    legacy = tmp_path / "legacy.json"
+    status, _, err = run(capsys, "export", "-m", snmt_model, "--format", "hf", "-o", legacy,
+                         "--legacy-merges", "-q")
+    assert status == 0, err
+    assert all(isinstance(m, str) for m in _read_json(legacy)["model"]["merges"])
+
+
+def test_export_fastbpe_with_vocabulary_verify_and_import(capsys, snmt_model, corpus,
+                                                          tmp_path):
+    codes = tmp_path / "codes"
+    status, out, err = run(capsys, "export", "-m", snmt_model, "--format", "fastbpe", "-o",
+                           codes, "--with-vocab", "--verify", corpus)
+    assert status == 0, err
+    lines = out.splitlines()
+    assert lines[0] == f"wrote {codes}, {codes}.vocab"
+    assert lines[1].startswith("verified on 5 lines with fastBPE ") and lines[1].endswith(
+        ": 100%")
+    model = load_model(snmt_model)
+    assert codes.read_text(encoding="utf-8") == "".join(
+        f"{m.left} {m.right} {m.count}\n" for m in model.merges)
+    imported = tmp_path / "imported.json"
+    status, out, err = run(capsys, "import", "--format", "fastbpe", codes, "-o", imported)
+    assert status == 0, err
+    assert "Imported from codes (fastBPE codes)." in out
+    assert load_model(imported).merges == model.merges  # counts kept
+
+
+def test_export_youtokentome_refusal_and_verify(capsys, snmt_model, corpus, tmp_path):
+    out_path = tmp_path / "yttm.model"
+    status, out, err = run(capsys, "export", "-m", snmt_model, "--format", "youtokentome",
+                           "-o", out_path)
+    assert status == 1 and out == ""
+    assert_one_error_line(err, "cannot export", "bow-prefix", "sentencepiece preset")
+    sp_model = tmp_path / "sp.json"
+    assert run(capsys, "train", corpus, "-o", sp_model, "--preset", "sentencepiece",
+               "--merges", "12", "-q")[0] == 0
+    status, out, err = run(capsys, "export", "-m", sp_model, "--format", "youtokentome",
+                           "-o", out_path, "--verify", corpus)
+    assert status == 0, err
+    assert out.splitlines()[1].startswith("verified on 5 lines with youtokentome ")
+    assert out.splitlines()[1].endswith(": 100%")
+    assert out_path.read_text(encoding="utf-8").splitlines()[-1] == "1 0 2 3"
+
+
+def test_export_refusal_is_one_line_and_writes_nothing(capsys, trained, tmp_path):
+    out_path = tmp_path / "tokenizer.json"
+    status, out, err = run(capsys, "export", "-m", trained, "--format", "hf", "-o", out_path)
+    assert status == 1 and out == ""
+    assert_one_error_line(err, "cannot export", "eow-symbol", "eow-suffix")
+    assert not out_path.exists()
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["--format", "subword-nmt", "--legacy-merges"], ["--legacy-merges", "--format hf"]),
+    (["--format", "hf", "--no-settings"], ["--no-settings", "tiktoken"]),
+    (["--format", "subword-nmt", "--with-vocab"], ["--with-vocab", "fastbpe"]),
+    (["--format", "hf", "--verify-lines", "3"], ["--verify-lines", "--verify"]),
+])
+def test_export_option_misuse(capsys, snmt_model, tmp_path, argv, words):
+    status, _, err = run(capsys, "export", "-m", snmt_model, "-o", tmp_path / "x", *argv)
+    assert status == 1
+    assert_one_error_line(err, *words)
+    assert not (tmp_path / "x").exists()
+
+
+def test_export_never_overwrites_the_model(capsys, snmt_model):
+    before = snmt_model.read_bytes()
+    status, _, err = run(capsys, "export", "-m", snmt_model, "--format", "hf", "-o", snmt_model)
+    assert status == 1
+    assert_one_error_line(err, "model file itself")
+    assert snmt_model.read_bytes() == before
+
+
+def test_export_unknown_format_is_a_usage_error(capsys, snmt_model, tmp_path):
+    status, _, err = run(capsys, "export", "-m", snmt_model, "--format", "onnx", "-o",
+                         tmp_path / "x")
+    assert status == 2
+    assert_one_error_line(err, "onnx")
+
+
+def test_import_then_recount(capsys, snmt_model, corpus, tmp_path):
+    tokenizer = tmp_path / "tokenizer.json"
+    assert run(capsys, "export", "-m", snmt_model, "--format", "hf", "-o", tokenizer, "-q")[0] == 0
+    plain, counted = tmp_path / "plain.json", tmp_path / "counted.json"
+    status, out, err = run(capsys, "import", "--format", "hf", tokenizer, "-o", plain)
+    assert status == 0, err
+    assert out.splitlines()[0] == f"12 merges, vocabulary of {load_model(plain).vocab_size} " \
+                                  f"tokens; saved {plain}"
+    assert "Imported from tokenizer.json (Hugging Face tokenizer.json)." in out
+    assert all(m.count is None for m in load_model(plain).merges)
+    status, out, err = run(capsys, "import", "--format", "hf", tokenizer, "-o", counted, "-q",
+                           "--recount", corpus)
+    assert (status, out, err) == (0, "", "")
+    original, recounted = load_model(snmt_model), load_model(counted)
+    assert recounted.merges == original.merges  # counts included
+    assert recounted.pieces == original.pieces
+
+
+def test_import_errors_name_the_file_and_place(capsys, tmp_path):
+    codes = tmp_path / "bad.codes"
+    codes.write_text("#version: 0.2\ne r</w>\nl o 12\n", encoding="utf-8")
+    status, out, err = run(capsys, "import", "--format", "subword-nmt", codes, "-o",
+                           tmp_path / "m.json")
+    assert status == 1 and out == ""
+    assert_one_error_line(err, str(codes), "line 3")
+    assert not (tmp_path / "m.json").exists()
+    status, _, err = run(capsys, "import", "--format", "hf", tmp_path / "missing.json", "-o",
+                         tmp_path / "m.json")
+    assert status == 1
+    assert_one_error_line(err, "missing.json", "no such file")
+    status, _, err = run(capsys, "import", "--format", "vocab", codes, "-o", tmp_path / "m.json")
+    assert status == 2
+    assert_one_error_line(err, "vocab")
