@@ -72,6 +72,8 @@ SPECIAL, BASE, MERGED = 0, 1, 2
 KIND_NAMES = ("special", "base", "merged")
 
 _MISSING_KEY = np.iinfo(np.int64).max
+#: Pieces copied into the piece-order sort's array between two breaths.
+_FILL_SLICE = 1000
 
 # byte character -> the Latin-1 character of that byte: str.translate then decodes a
 # whole byte-level piece in C instead of a Python loop per character.
@@ -152,11 +154,13 @@ class VocabColumns:
             # NumPy compares fixed-width strings by code point, as Python does, and sorts
             # them without the GIL (Python's sorted() would hold it for ~0.2 s). The array
             # is filled a chunk at a time at its final width: joining chunks of different
-            # widths (np.concatenate) held the GIL for 60 ms at 100,000 pieces.
+            # widths (np.concatenate) held the GIL for 60 ms at 100,000 pieces. Filling a
+            # slice first touches its pages (~29 MB at 100,000 pieces): 5,000 pieces at a
+            # time held the GIL up to 13 ms in a worker, 1,000 at most ~2 ms.
             width = max(map_chunked(len, self.display, breathe), default=0)
             texts = np.empty(len(self.display), dtype=f"<U{max(width, 1)}")
-            for start in range(0, len(self.display), 5000):
-                texts[start:start + 5000] = self.display[start:start + 5000]
+            for start in range(0, len(self.display), _FILL_SLICE):
+                texts[start:start + _FILL_SLICE] = self.display[start:start + _FILL_SLICE]
                 breathe()
             order = np.argsort(texts, kind="stable")
             cached = np.empty(len(self), dtype=np.int64)
@@ -321,8 +325,12 @@ class TextFilter:
         self._lines: tuple[str, list[int]] | None = None
         if not any("\n" in s for s in columns.display):
             lengths = np.array(map_chunked(len, columns.display, breathe), dtype=np.int64) + 1
-            starts = np.concatenate(([0], np.cumsum(lengths)[:-1])).tolist()
-            self._lines = ("\n".join(columns.display), starts)
+            starts = np.concatenate(([0], np.cumsum(lengths)[:-1]))
+            # Joined and listed a chunk at a time: one join of 100,000 pieces held the GIL
+            # 4-10 ms in a worker (the same text: "\n" between chunks as within them).
+            parts = list(chunks(columns.display, CHUNK))
+            self._lines = ("\n".join(map_chunked("\n".join, parts, breathe, size=1)),
+                           [i for part in chunks(starts, CHUNK) for i in part.tolist()])
 
     def substring(self, needle: str, case_sensitive: bool, breathe=no_breath) -> np.ndarray:
         """Ids (ascending) with a field containing ``needle``."""

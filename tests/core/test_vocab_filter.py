@@ -150,3 +150,19 @@ def test_a_superseded_filter_leaves_the_text_filter_exact(table, monkeypatch):
         got = filter_mask(columns, text_filter, make_filter_spec(needle)).mask
         expected = compute_mask(columns, TextFilter(columns), make_filter_spec(needle))
         assert ids(got, len(columns)) == ids(expected, len(columns))
+
+
+def test_text_built_a_slice_at_a_time_is_the_same(model, monkeypatch):
+    """The filter's joined lines and the piece order, built in slices between breaths
+    (so that no single call holds the GIL long), equal what one call over all gives."""
+    monkeypatch.setattr(vocab_table, "CHUNK", 37)
+    monkeypatch.setattr(vocab_table, "_FILL_SLICE", 7)
+    breaths = []
+    columns = build_columns(model, lambda: breaths.append(1))
+    text_filter = TextFilter(columns, lambda: breaths.append(1))
+    display = columns.display
+    assert len(display) > 37 and len(breaths) > len(display) // 7
+    starts = np.concatenate(([0], np.cumsum([len(p) + 1 for p in display])[:-1])).tolist()
+    assert text_filter._lines == ("\n".join(display), starts)
+    by_text = sorted(range(len(display)), key=lambda i: (display[i], i))
+    assert np.argsort(columns.piece_order(), kind="stable").tolist() == by_text

@@ -51,3 +51,20 @@ def test_the_split_the_user_drags_is_remembered(qtbot, toy_model):
     assert dragged[0] < before[0] - 200
     again = shown_panel(qtbot, toy_model)
     assert again.splitter.sizes() == dragged
+
+
+def test_rows_arriving_do_not_resize_the_table_viewport(qtbot, botchan_model):
+    """The scroll bar keeps its room: a model's rows arriving neither narrow the viewport
+    nor make Qt lay out and paint the whole table again."""
+    panel = VocabPanel()
+    qtbot.addWidget(panel)
+    panel.resize(1200, 300)
+    panel.show()
+    qtbot.waitExposed(panel)
+    viewport = panel.table.viewport()
+    empty_width = viewport.width()
+    assert panel.table.verticalScrollBar().isVisible()
+    with qtbot.waitSignal(panel.ready, timeout=60_000):
+        panel.set_model(botchan_model)
+    assert panel.table_model.rowCount() * panel.table.rowHeight(0) > viewport.height()
+    assert viewport.width() == empty_width

@@ -22,9 +22,38 @@ class Flag:
         return self.value
 
 
+class Clock:
+    """A clock the test moves by hand: the limits are tested without wall-clock windows
+    (which a loaded machine can overrun)."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+class CountingFlag(Flag):
+    """A busy flag that counts how often it was asked (each poll asks once)."""
+
+    def __init__(self, value: bool) -> None:
+        super().__init__(value)
+        self.asked = 0
+
+    def __call__(self) -> bool:
+        self.asked += 1
+        return self.value
+
+
 @pytest.fixture
 def busy():
     return Flag(True)
+
+
+def polled(qtbot, flag: CountingFlag, times: int = 3) -> None:
+    """Let the WhenIdle poll ``flag`` ``times`` more times (however slow the machine)."""
+    target = flag.asked + times
+    qtbot.waitUntil(lambda: flag.asked >= target, timeout=10_000)
 
 
 def test_runs_at_once_when_nothing_is_busy(qtbot):
@@ -34,17 +63,19 @@ def test_runs_at_once_when_nothing_is_busy(qtbot):
     assert calls == [1] and not idle.pending
 
 
-def test_waits_while_busy_then_runs_once(qtbot, busy):
+def test_waits_while_busy_then_runs_once(qtbot):
     calls = []
+    busy = CountingFlag(True)
     idle = WhenIdle(busy, poll_ms=5)
     idle.request(lambda: calls.append(1))
-    qtbot.wait(50)
+    polled(qtbot, busy)
     assert calls == [] and idle.pending
     busy.value = False
-    qtbot.waitUntil(lambda: calls == [1], timeout=2000)
+    qtbot.waitUntil(lambda: calls == [1], timeout=10_000)
     assert not idle.pending
-    qtbot.wait(30)
-    assert calls == [1]
+    asked = busy.asked
+    qtbot.wait(50)
+    assert calls == [1] and busy.asked == asked  # done: no more polling
 
 
 def test_a_newer_request_replaces_the_waiting_one(qtbot, busy):
@@ -53,36 +84,68 @@ def test_a_newer_request_replaces_the_waiting_one(qtbot, busy):
     idle.request(lambda: calls.append("old"))
     idle.request(lambda: calls.append("new"))
     busy.value = False
-    qtbot.waitUntil(lambda: calls == ["new"], timeout=2000)
+    qtbot.waitUntil(lambda: calls == ["new"], timeout=10_000)
+    qtbot.wait(50)
+    assert calls == ["new"]
 
 
-def test_cancel_drops_the_waiting_request(qtbot, busy):
+def test_cancel_drops_the_waiting_request(qtbot):
     calls = []
+    busy = CountingFlag(True)
     idle = WhenIdle(busy, poll_ms=5)
     idle.request(lambda: calls.append(1))
     idle.cancel()
     busy.value = False
+    asked = busy.asked
     qtbot.wait(50)
-    assert calls == [] and not idle.pending
+    assert calls == [] and not idle.pending and busy.asked == asked  # not polled again
 
 
-def test_runs_after_the_limit_even_if_still_busy(qtbot, busy):
+def test_runs_after_the_limit_even_if_still_busy(qtbot):
     calls = []
-    idle = WhenIdle(busy, poll_ms=5, limit_ms=60)
+    busy, clock = CountingFlag(True), Clock()
+    idle = WhenIdle(busy, poll_ms=5, limit_ms=60, clock=clock)
     idle.request(lambda: calls.append(1))
-    assert calls == []
-    qtbot.waitUntil(lambda: calls == [1], timeout=2000)
-    assert busy()  # it did not wait for the panels
+    clock.now = 0.059
+    polled(qtbot, busy)
+    assert calls == [] and idle.pending
+    clock.now = 0.060
+    qtbot.waitUntil(lambda: calls == [1], timeout=10_000)
+    assert busy() and not idle.pending  # it did not wait for the panels
 
 
-def test_a_replacing_request_keeps_the_first_ones_deadline(qtbot, busy):
+def test_the_default_limit_is_ten_seconds(qtbot):
     calls = []
-    idle = WhenIdle(busy, poll_ms=5, limit_ms=1000)
+    busy, clock = CountingFlag(True), Clock()
+    idle = WhenIdle(busy, poll_ms=5, clock=clock)
+    idle.request(lambda: calls.append(1))
+    clock.now = 9.999
+    polled(qtbot, busy)
+    assert calls == []
+    clock.now = 10.0
+    qtbot.waitUntil(lambda: calls == [1], timeout=10_000)
+
+
+def test_a_replacing_request_keeps_the_first_ones_deadline(qtbot):
+    calls = []
+    busy, clock = CountingFlag(True), Clock()
+    idle = WhenIdle(busy, poll_ms=5, limit_ms=1000, clock=clock)
     idle.request(lambda: calls.append("old"))
-    qtbot.wait(300)
+    clock.now = 0.3
     idle.request(lambda: calls.append("new"))
-    # due 1 s after the first request (~700 ms from now), not 1 s from now
-    qtbot.waitUntil(lambda: calls == ["new"], timeout=850)
+    clock.now = 0.999
+    polled(qtbot, busy)
+    assert calls == []
+    # due 1 s after the first request, not 1 s after the one that replaced it
+    clock.now = 1.0
+    qtbot.waitUntil(lambda: calls == ["new"], timeout=10_000)
+    # a request after that one ran starts a deadline of its own
+    idle.request(lambda: calls.append("later"))
+    clock.now = 1.999
+    polled(qtbot, busy)
+    assert calls == ["new"]
+    clock.now = 2.0
+    qtbot.waitUntil(lambda: calls == ["new", "later"], timeout=10_000)
 
 
 def test_autosave_waits_for_the_panels(qtbot, busy, toy_model, monkeypatch):
@@ -91,8 +154,9 @@ def test_autosave_waits_for_the_panels(qtbot, busy, toy_model, monkeypatch):
     autosave = Autosave(document, busy=busy)
     try:
         document.set_imported(toy_model)
-        qtbot.wait(300)
-        assert not autosave.exists and autosave.busy  # due, held back
+        qtbot.waitUntil(lambda: autosave.busy, timeout=10_000)  # due (after DELAY_MS)
+        qtbot.wait(100)
+        assert not autosave.exists and autosave.busy and not autosave.writing  # held back
         busy.value = False
         with qtbot.waitSignal(autosave.saved, timeout=10_000):
             pass
@@ -107,8 +171,7 @@ def test_autosave_of_a_discarded_model_never_happens(qtbot, busy, toy_model, mon
     autosave = Autosave(document, busy=busy)
     try:
         document.set_imported(toy_model)
-        qtbot.wait(100)
-        assert autosave.busy
+        qtbot.waitUntil(lambda: autosave.busy, timeout=10_000)
         document.new()  # nothing unsaved any more
         assert not autosave.busy
         busy.value = False

@@ -128,10 +128,12 @@ class WhenIdle(QObject):
     """
 
     def __init__(self, busy: Callable[[], bool], parent: QObject | None = None, *,
-                 poll_ms: int = 100, limit_ms: int = 10_000) -> None:
+                 poll_ms: int = 100, limit_ms: int = 10_000,
+                 clock: Callable[[], float] = time.monotonic) -> None:
         super().__init__(parent)
         self._busy = busy
         self._limit = limit_ms / 1000
+        self._clock = clock  # seconds; tests pass their own
         self._action: Callable[[], None] | None = None
         self._since = 0.0
         self._timer = QTimer(self)
@@ -148,7 +150,7 @@ class WhenIdle(QObject):
         """Call ``action`` now if nothing is busy, else once nothing is (see the class); a
         request that replaces a waiting one keeps its deadline."""
         if self._action is None:
-            self._since = time.monotonic()
+            self._since = self._clock()
         self._action = action
         self._try()
 
@@ -161,7 +163,7 @@ class WhenIdle(QObject):
         action = self._action
         if action is None:
             return
-        if self._busy() and time.monotonic() - self._since < self._limit:
+        if self._busy() and self._clock() - self._since < self._limit:
             self._timer.start()
             return
         self._action = None
