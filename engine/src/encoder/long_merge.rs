@@ -28,9 +28,12 @@ const NONE: u32 = u32::MAX;
 /// size, so no symbol is this).
 const DEAD: u32 = u32::MAX;
 
-/// Scratch lists longer than this are freed after their word, and at most this many
-/// spare position lists are kept.
+/// What a thread keeps between words (about 1.5 MB at most, plus 4 bytes per rank of the
+/// largest model it encoded with): scratch lists of up to `KEEP` entries, and up to
+/// `SPARE_LISTS` spare position lists of up to `SPARE_LEN`.
 const KEEP: usize = 4096;
+const SPARE_LISTS: usize = 1024;
+const SPARE_LEN: usize = 256;
 
 /// One symbol of the word with its live neighbours (`NONE` at the ends).
 #[derive(Clone, Copy)]
@@ -63,6 +66,9 @@ struct Scratch {
     spare: Vec<Vec<u32>>,
     batch: Vec<u32>,
     merged: Vec<u32>,
+    /// The pair last queued and its bucket (see `queue`).
+    last_pair: (u32, u32),
+    last_bucket: u32,
 }
 
 thread_local! {
@@ -70,28 +76,40 @@ thread_local! {
 }
 
 impl Scratch {
-    /// Queue position `at` (the pair starting there) if the pair is a merge.
+    /// Queue position `at` (the pair starting there) if the pair is a merge. The last
+    /// pair's bucket is remembered: runs of one pair (`"aaaa…"`, and each of its rounds)
+    /// then skip the lookups.
     #[inline]
     fn queue(&mut self, e: &Encoder, left: u32, right: u32, at: u32) {
-        let Some((rank, result)) = e.ranks.get(left, right) else { return };
-        let r = rank as usize;
-        if r >= self.bucket_of.len() {
-            self.bucket_of.resize(r + 1, NONE);
+        if (left, right) != self.last_pair {
+            self.last_pair = (left, right);
+            self.last_bucket = self.bucket_for(e, left, right);
         }
-        let mut b = self.bucket_of[r];
-        if b == NONE {
-            b = self.buckets.len() as u32;
-            self.bucket_of[r] = b;
-            let positions = self.spare.pop().unwrap_or_default();
-            self.buckets.push(Bucket { rank, left, right, result, positions, sorted: true });
+        if self.last_bucket == NONE {
+            return;
         }
-        let bucket = &mut self.buckets[b as usize];
+        let bucket = &mut self.buckets[self.last_bucket as usize];
         match bucket.positions.last() {
-            None => self.ranks.push(Reverse(rank)),
+            None => self.ranks.push(Reverse(bucket.rank)),
             Some(&last) if last > at => bucket.sorted = false,
             _ => {}
         }
         bucket.positions.push(at);
+    }
+
+    /// The bucket of the pair's merge (made on first use), or `NONE` if it is no merge.
+    fn bucket_for(&mut self, e: &Encoder, left: u32, right: u32) -> u32 {
+        let Some((rank, result)) = e.ranks.get(left, right) else { return NONE };
+        let r = rank as usize;
+        if r >= self.bucket_of.len() {
+            self.bucket_of.resize(r + 1, NONE);
+        }
+        if self.bucket_of[r] == NONE {
+            self.bucket_of[r] = self.buckets.len() as u32;
+            let positions = self.spare.pop().unwrap_or_default();
+            self.buckets.push(Bucket { rank, left, right, result, positions, sorted: true });
+        }
+        self.bucket_of[r]
     }
 
     /// Back to empty for the next word, keeping the allocations of ordinary long words
@@ -99,12 +117,19 @@ impl Scratch {
     fn reset(&mut self) {
         for mut bucket in self.buckets.drain(..) {
             self.bucket_of[bucket.rank as usize] = NONE;
-            if bucket.positions.capacity() <= KEEP && self.spare.len() < KEEP {
+            if bucket.positions.capacity() <= SPARE_LEN && self.spare.len() < SPARE_LISTS {
                 bucket.positions.clear();
                 self.spare.push(bucket.positions);
             }
         }
+        if self.buckets.capacity() > KEEP {
+            self.buckets = Vec::new();
+        }
         self.ranks.clear();
+        if self.ranks.capacity() > KEEP {
+            self.ranks = BinaryHeap::new();
+        }
+        self.last_pair = (DEAD, DEAD); // no pair of symbols
         self.nodes.clear();
         if self.nodes.capacity() > KEEP {
             self.nodes = Vec::new();
