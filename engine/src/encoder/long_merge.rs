@@ -9,7 +9,7 @@
 //! each looked at once. A heap over ranks orders the buckets, but holds only ranks, not
 //! positions (a few thousand at most, against a million positions). Positions are
 //! appended in increasing order within a round; a bucket that also got positions in an
-//! earlier round is sorted when its round comes (rare, and short). An imported model may
+//! earlier round is sorted when its round comes. An imported model may
 //! give a new pair a rank lower than the current one: its bucket is then queued again and
 //! comes out first, as seed 000's loop would take it.
 //!
