@@ -2,9 +2,9 @@
 //!
 //! Merge mode follows seed 000's loop (and subword-nmt's `apply_bpe`): take the adjacent
 //! pair with the lowest merge rank and merge all its occurrences left to right; repeat.
-//! Short words use that loop directly; long words use a heap of (rank, position) over a
-//! linked list, taking every occurrence of the lowest rank as one batch, so the result
-//! is the same and the cost is O(n log n).
+//! Short words use that loop directly; long words use a linked list and a bucket queue by
+//! rank, taking every occurrence of the lowest rank as one batch, so the result is the
+//! same and the cost linear in practice (`long_merge`).
 
 use std::borrow::Cow;
 
@@ -18,13 +18,14 @@ pub mod batch;
 mod cache;
 mod dropout;
 mod lent;
+mod long_merge;
 mod merge;
 mod pairs;
 pub use cache::{cached_words, CACHED_WORD_BYTES, CACHE_WORDS};
 pub use dropout::Dropout;
 use pairs::{PairTable, NO_RANK};
 
-/// Words longer than this (in symbols) use the heap encoder.
+/// Words longer than this (in symbols) use `long_merge`.
 const LONG_WORD: usize = 48;
 
 pub use crate::options::SpecialRole;

@@ -1,6 +1,7 @@
 //! Merge mode's loop on one word: seed 000's "lowest pair, all its occurrences left to
-//! right, repeat", in place for short words and with a heap for long ones (the same
-//! result in O(n log n)).
+//! right, repeat", in place for short words (long ones: `long_merge`); and the linked
+//! word with a heap of (rank, position) that the dropout merge takes one candidate at a
+//! time from.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -10,7 +11,7 @@ use super::{Encoder, LONG_WORD};
 
 /// A word as a doubly linked list of symbols (`next[i] == n`, `prev[i] == usize::MAX`:
 /// none) with a min-heap of its mergeable pairs by (rank, position); stale entries are
-/// skipped when popped. Shared by the long-word merge and the dropout merge.
+/// skipped when popped. The dropout merge's word.
 pub(super) struct LinkedWord {
     pub sym: Vec<u32>,
     pub next: Vec<usize>,
@@ -95,58 +96,8 @@ impl Encoder {
         syms.truncate(n);
     }
 
-    /// The same result as `merge_short` in O(n log n): a linked list and a heap.
-    pub(super) fn merge_long(&self, syms: &[u32]) -> Vec<u32> {
-        let n = syms.len();
-        let LinkedWord { mut sym, mut next, mut prev, mut alive, mut heap } = self.linked_word(syms);
-        let valid = |sym: &[u32], next: &[usize], alive: &[bool], rank: u32, i: usize| -> Option<u32> {
-            if !alive[i] || next[i] >= n {
-                return None;
-            }
-            match self.ranks.get(sym[i], sym[next[i]]) {
-                Some((r, c)) if r == rank => Some(c),
-                _ => None,
-            }
-        };
-        let mut batch: Vec<usize> = Vec::new();
-        while let Some(Reverse((rank, first))) = heap.pop() {
-            batch.clear();
-            batch.push(first);
-            while let Some(&Reverse((r, i))) = heap.peek() {
-                if r != rank {
-                    break;
-                }
-                batch.push(i);
-                heap.pop();
-            }
-            batch.sort_unstable();
-            batch.dedup();
-            let mut touched: Vec<usize> = Vec::new();
-            for &i in &batch {
-                // Positions are checked at the moment of merging, left to right.
-                let Some(c) = valid(&sym, &next, &alive, rank, i) else { continue };
-                let j = next[i];
-                sym[i] = c;
-                alive[j] = false;
-                next[i] = next[j];
-                if next[j] < n {
-                    prev[next[j]] = i;
-                }
-                touched.push(i);
-            }
-            for &i in &touched {
-                if !alive[i] {
-                    continue;
-                }
-                self.push_neighbour_pairs(&mut heap, &sym, &prev, &next, &alive, i);
-            }
-        }
-        (0..n).filter(|&i| alive[i]).map(|i| sym[i]).collect()
-    }
-
     /// After symbol `i` of a linked word changed, queue its pairs with both neighbours
-    /// (by rank; stale entries are skipped when popped). Shared by the long-word merge
-    /// and the dropout merge.
+    /// (by rank; stale entries are skipped when popped).
     pub(super) fn push_neighbour_pairs(
         &self,
         heap: &mut BinaryHeap<Reverse<(u32, usize)>>,
@@ -172,7 +123,7 @@ impl Encoder {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use rustc_hash::FxHashMap;
 
     use super::super::tests::{rules, toy};
@@ -182,7 +133,7 @@ mod tests {
     use crate::options::SpecialRole;
 
     /// Seed 000's loop as written: the reference for both merge paths.
-    fn reference_merge(e: &Encoder, syms: &[u32]) -> Vec<u32> {
+    pub(in crate::encoder) fn reference_merge(e: &Encoder, syms: &[u32]) -> Vec<u32> {
         let mut syms = syms.to_vec();
         while let Some((_, a, b, c)) = e.lowest_pair(&syms) {
             syms = merge_all(&syms, a, b, c);
