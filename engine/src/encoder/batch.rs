@@ -65,6 +65,27 @@ pub fn next_cut(text: &str, from: usize) -> Option<usize> {
     None
 }
 
+/// Where to cut `text` into chunks of a little over `size` characters that encode apart
+/// with the same ids (the Encode tab's chunks): character offsets, each the first cut
+/// ([`next_cut`]) at least `size` characters after the previous one while more than `size`
+/// characters remain; the last is the text's length in characters.
+pub fn cut_points_in_chars(text: &str, size: usize) -> Vec<usize> {
+    let size = size.max(1);
+    let total = text.chars().count();
+    let mut points = Vec::new();
+    let (mut at_char, mut at_byte) = (0, 0);
+    while total - at_char > size {
+        // More than `size` characters remain, so the `size`-th one after `at_byte` exists.
+        let from = at_byte + text[at_byte..].char_indices().nth(size).map_or(0, |(i, _)| i);
+        let Some(cut) = next_cut(text, from) else { break };
+        at_char += size + text[from..cut].chars().count();
+        at_byte = cut;
+        points.push(at_char);
+    }
+    points.push(total);
+    points
+}
+
 /// The texts' ids: `parts` joined in order, and the end of each text's ids in them.
 #[derive(Debug, Default)]
 pub struct Encoded {

@@ -105,6 +105,33 @@ fn where_cuts_fall() {
     assert_eq!(next_cut("ab cd", 3), None);
 }
 
+#[test]
+fn chunk_cuts_are_character_offsets_of_the_first_cut_after_each_size() {
+    let points = |t: &str, size| cut_points_in_chars(t, size);
+    assert_eq!(points("ab cd ef", 2), [2, 5, 8]); // before each space
+    assert_eq!(points("ab cd ef", 3), [5, 8]); // the first cut at or after character 3
+    assert_eq!(points("ab cd ef", 8), [8]); // not more than `size` left: one chunk
+    assert_eq!(points("abcdef", 1), [6]); // no cut point
+    assert_eq!(points("", 4), [0]);
+    // Characters, not bytes: "日本\n語 x" cuts after the newline (byte 7, character 3) and
+    // before the space (byte 10, character 4); from character 3 on only the space is left.
+    assert_eq!(points("日本\n語 x", 1), [3, 4, 6]);
+    assert_eq!(points("日本\n語 x", 3), [4, 6]);
+    // Every chunk boundary is a cut the batch rule allows, in characters.
+    let text = toy_text(3000, 7) + "\nΣοφίας 日本語の\n\n naïve  x";
+    for size in [1, 5, 64, 700] {
+        let pts = points(&text, size);
+        assert_eq!(*pts.last().unwrap(), text.chars().count());
+        let byte_of = |c: usize| text.char_indices().nth(c).map_or(text.len(), |(i, _)| i);
+        let mut previous = 0;
+        for &p in &pts[..pts.len() - 1] {
+            assert!(p >= previous + size && may_cut_before(&text, byte_of(p)), "size {size}, cut {p}");
+            assert_eq!(next_cut(&text, byte_of(previous + size)), Some(byte_of(p)));
+            previous = p;
+        }
+    }
+}
+
 fn sequential(enc: &Encoder, texts: &[&str], greedy: bool) -> Result<(Vec<u32>, Vec<usize>)> {
     let mut ids = Vec::new();
     let mut ends = Vec::new();
