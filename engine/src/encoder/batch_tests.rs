@@ -196,19 +196,40 @@ fn texts_without_a_cut_point_stay_whole() {
     let long = "a".repeat(5 * MIN_PIECE_BYTES);
     let spaced = format!("{long} {long}");
     assert_same_as_sequential(&enc, &[&long, "ab", &spaced], &pool);
-    let (segments, pieces) = plan(&[&long], MIN_PIECE_BYTES);
+    let (segments, pieces) = plan(&[&long], MIN_PIECE_BYTES, 2);
     assert_eq!((segments.len(), pieces.len()), (1, 1));
 }
 
 #[test]
 fn long_texts_are_cut_into_pieces_near_the_size() {
     let text = toy_text(10 * MIN_PIECE_BYTES, 3);
-    let (segments, pieces) = plan(&[&text], MIN_PIECE_BYTES);
+    let (segments, pieces) = plan(&[&text], MIN_PIECE_BYTES, 2);
     assert!(segments.len() >= 8, "{} segments", segments.len());
     assert_eq!(pieces.len(), segments.len());
     assert_eq!(segments.iter().map(|s| s.text).collect::<String>(), text);
     assert!(segments.iter().all(|s| s.text.len() < 2 * MIN_PIECE_BYTES));
     assert_eq!(segments.iter().filter(|s| s.closes).count(), 1);
+}
+
+#[test]
+fn pieces_shrink_near_the_end_and_short_texts_are_not_paired_past_their_size() {
+    let size = 4 * MIN_PIECE_BYTES;
+    let text = toy_text(40 * size, 5);
+    let (segments, pieces) = plan(&[&text], size, 2);
+    let lens: Vec<usize> = pieces.iter().map(|r| segments[r.clone()].iter().map(|s| s.text.len()).sum()).collect();
+    assert_eq!(lens.iter().sum::<usize>(), text.len());
+    assert_eq!(segments.iter().map(|s| s.text).collect::<String>(), text);
+    // Whole-size pieces first, then ever smaller ones down to the tail's minimum.
+    assert!((size..size + 100).contains(&lens[0]) && lens.len() > 40, "{lens:?}");
+    assert!(lens.windows(2).all(|w| w[1] <= w[0] + 100), "{lens:?}");
+    assert!(lens[..lens.len() - 1].iter().all(|&n| n >= MIN_TAIL_PIECE_BYTES), "{lens:?}");
+    assert!(lens[lens.len() - 3..].iter().all(|&n| n < size / 4), "{lens:?}");
+    // Texts just under the size are pieces of their own, not pairs (until the tail cuts them).
+    let short = toy_text(size - 500, 6);
+    let texts = vec![short.as_str(); 40];
+    let (segments, pieces) = plan(&texts, size, 2);
+    assert!(segments.len() >= 40);
+    assert!(pieces[..30].iter().all(|r| r.len() == 1), "{pieces:?}");
 }
 
 #[test]
