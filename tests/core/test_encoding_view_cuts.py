@@ -15,8 +15,8 @@ from bpe_desktop.core.encoding_view import (CHUNK_CHARS, _Collector, _walk_words
 from tests.core.test_encode_threads import UD, generated, model  # noqa: F401 (fixture)
 from tests.shared_data import corpus_path as corpus
 
-#: Texts with many cut points of every kind and stretches with none (CJK, one long word).
 def _texts() -> list[str]:
+    """Texts with many cut points of every kind and stretches with none (CJK, a long word)."""
     ud = "".join(corpus(f"{n}.txt").read_text(encoding="utf-8")[:20_000] for n in UD)
     return [generated(seed, 30_000) for seed in range(3)] + [
         ud,
