@@ -15,12 +15,11 @@ import logging
 import re
 import unicodedata
 from dataclasses import dataclass
-from typing import Iterator
 
 import numpy as np
 import numpy.ma  # noqa: F401 (np.unique imports it on first use: now, not on a click)
 
-from bpe_desktop.core import BpeError, BPEModel, Tokenizer, TrainConfig
+from bpe_desktop.core import BpeError, BPEModel, Tokenizer, TrainConfig, _native
 from bpe_desktop.core.chunked import no_breath
 from bpe_desktop.core.config import EOW
 from bpe_desktop.core.pieces import display_piece, piece_bytes
@@ -39,13 +38,6 @@ IDS_PER_LINE = 200
 #: Characters of plain text are drawn as a default model would draw them (␣ for space).
 _PLAIN = TrainConfig()
 
-#: Where a GPT-2 text can be cut without changing its words: after a newline between two
-#: non-space characters, or before a space between two (no GPT-2 word holds a non-space
-#: followed by a space, and a lone newline or space-before-a-word is cut the same way at
-#: a text's end as in its middle).
-_GPT2_CUT = re.compile(r"(?<=\S)\n(?=\S)|(?<=\S)(?= \S)")
-#: Elsewhere every pre-tokenizer ends a word at a space or a newline and drops them.
-_SPACE_CUT = re.compile(r"[ \n]")
 
 
 # -- ids as text ----------------------------------------------------------------------------
@@ -232,21 +224,15 @@ class Encoding:
     round_trip: RoundTrip
 
 
-def split_points(text: str, cfg: TrainConfig, start: int = 0, end: int | None = None,
-                 size: int | None = None) -> Iterator[int]:
-    """Positions in ``text[start:end]``, about ``size`` (:data:`CHUNK_CHARS`) apart,
-    where the text can be cut without changing its words; the last one is ``end``."""
-    cut = _GPT2_CUT if cfg.byte_level else _SPACE_CUT
+def split_points(text: str, start: int = 0, end: int | None = None,
+                 size: int = CHUNK_CHARS) -> list[int]:
+    """Positions in ``text[start:end]``, a little over ``size`` characters apart, where the
+    text can be cut without changing its words under any setting; the last one is ``end``.
+    The rule is the engine's (``encode_batch`` cuts its pieces there too)."""
     end = len(text) if end is None else end
-    size = CHUNK_CHARS if size is None else size
-    pos = start
-    while end - pos > size:
-        found = cut.search(text, pos + size, end)
-        if found is None:
-            break
-        pos = found.end()
-        yield pos
-    yield end
+    part = text if start == 0 and end == len(text) else text[start:end]
+    points = _native.call(_native.engine().encode_cut_points, part, size)
+    return [start + p for p in points] if start else points
 
 
 class _Collector:
@@ -339,7 +325,7 @@ def _walk_words(tok: Tokenizer, text: str, mode: str, shown: _Collector, breathe
             end = text.find("\n", pos)
             line_end = len(text) if end < 0 else end
             last = pos
-            for cut in split_points(text, cfg, pos, line_end):
+            for cut in split_points(text, pos, line_end):
                 words = tok.encode_words(text[last:cut], mode=mode)
                 walk.add(words)
                 shown.add(words)
@@ -349,7 +335,7 @@ def _walk_words(tok: Tokenizer, text: str, mode: str, shown: _Collector, breathe
             pos = line_end + 1
         pos = min(pos, len(text))
     last = pos
-    for cut in split_points(text, cfg, pos):
+    for cut in split_points(text, pos):
         words = tok.encode_words(text[last:cut], mode=mode)
         walk.add(words)
         if not shown.full:

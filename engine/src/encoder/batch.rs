@@ -1,7 +1,8 @@
 //! Many texts encoded on several threads, with exactly the ids one thread gives.
 //!
 //! Work is shared as pieces of similar size, not as whole texts: one to three long texts,
-//! or texts of very uneven length, would otherwise leave a thread idle. A text longer than
+//! or texts of very uneven length, would otherwise leave a thread idle; the last pieces are
+//! smaller, so that the threads finish together. A text longer than
 //! a piece is cut where no word can span the cut ([`may_cut_before`]), consecutive short
 //! texts are grouped, and the calling thread and the helpers take pieces in text order from
 //! a shared counter until none is left (whoever is faster takes more; a helper that starts
@@ -23,9 +24,12 @@ use crate::error::{EngineError, Result};
 /// (`benchmarks/encode_pieces.py`, second core free: two threads ÷ one at 48 KiB 1.4–1.6×
 /// at best but ~1× at the median, at 64 KiB 1.6–1.75× and 1.5–1.6×.)
 pub const MIN_SHARED_BYTES: usize = 64 * 1024;
-/// No piece is shorter than this: a piece's own cost (a buffer, a cache lookup) stays
-/// well under 1% of encoding it.
+/// No piece is shorter than this, but near the batch's end (see [`piece_target`]): a
+/// piece's own cost (a buffer, a cache lookup) stays well under 1% of encoding it.
 pub const MIN_PIECE_BYTES: usize = 8 * 1024;
+/// The smallest piece near the batch's end, ~6 µs of encoding: the threads' last pieces
+/// are this small, so they finish within a few µs of each other.
+pub const MIN_TAIL_PIECE_BYTES: usize = 2 * 1024;
 /// Pieces per thread in a large batch: a thread that runs out of pieces waits at most for
 /// the one piece another is finishing, ~1/32 of a thread's share.
 const PIECES_PER_THREAD: usize = 32;
@@ -65,6 +69,27 @@ pub fn next_cut(text: &str, from: usize) -> Option<usize> {
     None
 }
 
+/// Where to cut `text` into chunks of a little over `size` characters that encode apart
+/// with the same ids (the Encode tab's chunks): character offsets, each the first cut
+/// ([`next_cut`]) at least `size` characters after the previous one while more than `size`
+/// characters remain; the last is the text's length in characters.
+pub fn cut_points_in_chars(text: &str, size: usize) -> Vec<usize> {
+    let size = size.max(1);
+    let total = text.chars().count();
+    let mut points = Vec::new();
+    let (mut at_char, mut at_byte) = (0, 0);
+    while total - at_char > size {
+        // More than `size` characters remain, so the `size`-th one after `at_byte` exists.
+        let from = at_byte + text[at_byte..].char_indices().nth(size).map_or(0, |(i, _)| i);
+        let Some(cut) = next_cut(text, from) else { break };
+        at_char += size + text[from..cut].chars().count();
+        at_byte = cut;
+        points.push(at_char);
+    }
+    points.push(total);
+    points
+}
+
 /// The texts' ids: `parts` joined in order, and the end of each text's ids in them.
 #[derive(Debug, Default)]
 pub struct Encoded {
@@ -93,15 +118,31 @@ struct Segment<'a> {
     closes: bool,
 }
 
-/// Texts cut into segments of about `size` bytes at exact cuts, then grouped into pieces of
-/// at least `size` bytes (ranges of segments; the last piece may be shorter).
-fn plan<'a>(texts: &[&'a str], size: usize) -> (Vec<Segment<'a>>, Vec<Range<usize>>) {
+/// The size of the piece that starts when `left` bytes of the batch remain: `size`, and
+/// near the end a share of what is left (guided scheduling), so that the last pieces are
+/// small and the threads finish together; never under [`MIN_TAIL_PIECE_BYTES`].
+fn piece_target(size: usize, left: usize, threads: usize) -> usize {
+    (left / (2 * threads)).clamp(MIN_TAIL_PIECE_BYTES.min(size), size)
+}
+
+/// Texts cut into segments at exact cuts, then grouped into pieces (ranges of segments),
+/// each of about its [`piece_target`]: a text at least half as long again as its target is
+/// cut, and short texts are grouped until the piece reaches its target, without taking it
+/// past half as long again (so a batch of texts just under `size` is not paired up).
+fn plan<'a>(texts: &[&'a str], size: usize, threads: usize) -> (Vec<Segment<'a>>, Vec<Range<usize>>) {
+    let total: usize = texts.iter().map(|t| t.len()).sum();
+    let target = |done: usize| piece_target(size, total - done, threads);
     let mut segments = Vec::with_capacity(texts.len());
+    let mut done = 0; // bytes of the texts before this one
     for &text in texts {
         let mut start = 0;
-        // Not cut when the rest would be a small tail: a piece and a half stays whole.
-        while text.len() - start >= size + size / 2 {
-            match next_cut(text, start + size) {
+        loop {
+            let want = target(done + start);
+            // Not cut when the rest would be a small tail: a piece and a half stays whole.
+            if text.len() - start < want + want / 2 {
+                break;
+            }
+            match next_cut(text, start + want) {
                 Some(cut) if cut < text.len() => {
                     segments.push(Segment { text: &text[start..cut], closes: false });
                     start = cut;
@@ -110,13 +151,21 @@ fn plan<'a>(texts: &[&'a str], size: usize) -> (Vec<Segment<'a>>, Vec<Range<usiz
             }
         }
         segments.push(Segment { text: &text[start..], closes: true });
+        done += text.len();
     }
     let mut pieces = Vec::new();
-    let (mut first, mut bytes) = (0, 0);
+    let (mut first, mut bytes, mut done) = (0, 0, 0);
     for (k, s) in segments.iter().enumerate() {
+        let want = target(done);
+        if bytes > 0 && bytes + s.text.len() > want + want / 2 {
+            pieces.push(first..k);
+            done += bytes;
+            (first, bytes) = (k, 0);
+        }
         bytes += s.text.len();
-        if bytes >= size {
+        if bytes >= target(done) {
             pieces.push(first..k + 1);
+            done += bytes;
             (first, bytes) = (k + 1, 0);
         }
     }
@@ -153,7 +202,7 @@ pub fn encode_batch(enc: &Encoder, texts: &[&str], greedy: bool, helpers: Option
     };
     let threads = pool.current_num_threads() + 1;
     let size = (total / (threads * PIECES_PER_THREAD)).max(MIN_PIECE_BYTES);
-    let (segments, pieces) = plan(texts, size);
+    let (segments, pieces) = plan(texts, size, threads);
     let slots: Vec<OnceLock<Result<(Vec<u32>, Vec<usize>)>>> = pieces.iter().map(|_| OnceLock::new()).collect();
     let next = AtomicUsize::new(0);
     let failed = AtomicBool::new(false);

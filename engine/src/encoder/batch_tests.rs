@@ -105,6 +105,33 @@ fn where_cuts_fall() {
     assert_eq!(next_cut("ab cd", 3), None);
 }
 
+#[test]
+fn chunk_cuts_are_character_offsets_of_the_first_cut_after_each_size() {
+    let points = |t: &str, size| cut_points_in_chars(t, size);
+    assert_eq!(points("ab cd ef", 2), [2, 5, 8]); // before each space
+    assert_eq!(points("ab cd ef", 3), [5, 8]); // the first cut at or after character 3
+    assert_eq!(points("ab cd ef", 8), [8]); // not more than `size` left: one chunk
+    assert_eq!(points("abcdef", 1), [6]); // no cut point
+    assert_eq!(points("", 4), [0]);
+    // Characters, not bytes: "日本\n語 x" cuts after the newline (byte 7, character 3) and
+    // before the space (byte 10, character 4); from character 3 on only the space is left.
+    assert_eq!(points("日本\n語 x", 1), [3, 4, 6]);
+    assert_eq!(points("日本\n語 x", 3), [4, 6]);
+    // Every chunk boundary is a cut the batch rule allows, in characters.
+    let text = toy_text(3000, 7) + "\nΣοφίας 日本語の\n\n naïve  x";
+    for size in [1, 5, 64, 700] {
+        let pts = points(&text, size);
+        assert_eq!(*pts.last().unwrap(), text.chars().count());
+        let byte_of = |c: usize| text.char_indices().nth(c).map_or(text.len(), |(i, _)| i);
+        let mut previous = 0;
+        for &p in &pts[..pts.len() - 1] {
+            assert!(p >= previous + size && may_cut_before(&text, byte_of(p)), "size {size}, cut {p}");
+            assert_eq!(next_cut(&text, byte_of(previous + size)), Some(byte_of(p)));
+            previous = p;
+        }
+    }
+}
+
 fn sequential(enc: &Encoder, texts: &[&str], greedy: bool) -> Result<(Vec<u32>, Vec<usize>)> {
     let mut ids = Vec::new();
     let mut ends = Vec::new();
@@ -169,19 +196,40 @@ fn texts_without_a_cut_point_stay_whole() {
     let long = "a".repeat(5 * MIN_PIECE_BYTES);
     let spaced = format!("{long} {long}");
     assert_same_as_sequential(&enc, &[&long, "ab", &spaced], &pool);
-    let (segments, pieces) = plan(&[&long], MIN_PIECE_BYTES);
+    let (segments, pieces) = plan(&[&long], MIN_PIECE_BYTES, 2);
     assert_eq!((segments.len(), pieces.len()), (1, 1));
 }
 
 #[test]
 fn long_texts_are_cut_into_pieces_near_the_size() {
     let text = toy_text(10 * MIN_PIECE_BYTES, 3);
-    let (segments, pieces) = plan(&[&text], MIN_PIECE_BYTES);
+    let (segments, pieces) = plan(&[&text], MIN_PIECE_BYTES, 2);
     assert!(segments.len() >= 8, "{} segments", segments.len());
     assert_eq!(pieces.len(), segments.len());
     assert_eq!(segments.iter().map(|s| s.text).collect::<String>(), text);
     assert!(segments.iter().all(|s| s.text.len() < 2 * MIN_PIECE_BYTES));
     assert_eq!(segments.iter().filter(|s| s.closes).count(), 1);
+}
+
+#[test]
+fn pieces_shrink_near_the_end_and_short_texts_are_not_paired_past_their_size() {
+    let size = 4 * MIN_PIECE_BYTES;
+    let text = toy_text(40 * size, 5);
+    let (segments, pieces) = plan(&[&text], size, 2);
+    let lens: Vec<usize> = pieces.iter().map(|r| segments[r.clone()].iter().map(|s| s.text.len()).sum()).collect();
+    assert_eq!(lens.iter().sum::<usize>(), text.len());
+    assert_eq!(segments.iter().map(|s| s.text).collect::<String>(), text);
+    // Whole-size pieces first, then ever smaller ones down to the tail's minimum.
+    assert!((size..size + 100).contains(&lens[0]) && lens.len() > 40, "{lens:?}");
+    assert!(lens.windows(2).all(|w| w[1] <= w[0] + 100), "{lens:?}");
+    assert!(lens[..lens.len() - 1].iter().all(|&n| n >= MIN_TAIL_PIECE_BYTES), "{lens:?}");
+    assert!(lens[lens.len() - 3..].iter().all(|&n| n < size / 4), "{lens:?}");
+    // Texts just under the size are pieces of their own, not pairs (until the tail cuts them).
+    let short = toy_text(size - 500, 6);
+    let texts = vec![short.as_str(); 40];
+    let (segments, pieces) = plan(&texts, size, 2);
+    assert!(segments.len() >= 40);
+    assert!(pieces[..30].iter().all(|r| r.len() == 1), "{pieces:?}");
 }
 
 #[test]

@@ -160,6 +160,14 @@ fn _corpus_reasons() -> PyResult<Vec<&'static str>> {
     guard(|| Ok(all.iter().map(|p| p.name()).collect()))
 }
 
+/// Where the Encode tab cuts `text` into chunks of a little over `size` characters that
+/// encode apart with the same ids under every setting: character offsets (the batch cut
+/// rule, `encoder::batch::cut_points_in_chars`), the last one the text's length.
+#[pyfunction]
+fn encode_cut_points(py: Python<'_>, text: &str, size: usize) -> PyResult<Vec<usize>> {
+    guard(|| Ok(py.detach(|| crate::encoder::batch::cut_points_in_chars(text, size))))
+}
+
 #[pymodule]
 fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<CancelFlag>()?;
@@ -172,6 +180,7 @@ fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("WORD_COUNTS_HEADER", crate::corpus::table::HEADER)?;
     m.add_function(wrap_pyfunction!(_debug_panic, m)?)?;
     m.add_function(wrap_pyfunction!(_corpus_reasons, m)?)?;
+    m.add_function(wrap_pyfunction!(encode_cut_points, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("MAX_THREADS", crate::MAX_THREADS)?;
     m.add("MAX_VOCAB", crate::MAX_VOCAB)?;
