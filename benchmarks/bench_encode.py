@@ -380,7 +380,14 @@ def run_goals(args) -> int:
     model = build_ours([str(p) for p in train], args.vocab)
     enc = tiktoken_from_model(model)
     texts = {(p.stem if p.parent != CACHE else "gutenberg"): read_text(p) for p in paths}
-    md, data = encode_goals.run(model.tokenizer, enc, texts, chunks_of, args.chunk_kb, args.repeat,
+
+    def new_tokenizer():
+        """A new tokenizer with an empty word cache (``model.tokenizer()`` alone is the
+        model's cached one, whose cache the earlier runs filled)."""
+        model.release_tokenizer()
+        return model.tokenizer()
+
+    md, data = encode_goals.run(new_tokenizer, enc, texts, chunks_of, args.chunk_kb, args.repeat,
                                 not args.no_worst)
     print(md)
     args.out.mkdir(parents=True, exist_ok=True)
