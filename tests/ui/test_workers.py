@@ -121,3 +121,59 @@ def test_jobs_and_the_threads_they_start_run_below_the_gui_threads_priority(qtbo
         runner.start(job)
     assert seen == {"job": min(19, gui + JOB_NICENESS), "child": min(19, gui + JOB_NICENESS)}
     assert nice() == gui  # the GUI thread keeps its own
+
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="per-thread nice is Linux's")
+def test_python_jobs_keep_the_gui_threads_priority(qtbot, monkeypatch):
+    """Jobs that mostly run Python hold the GIL in turns: niced, they would wait for a core
+    while holding it, and the GUI thread with them. Their runners keep the GUI thread's
+    priority: the vocabulary's loading and filters, the memory estimate (the training
+    panel's runner, whose training job lowers its own) and the autosave."""
+    from bpe_desktop.ui.common.background import LatestJob
+    from bpe_desktop.ui.training.panel import TrainingPanel
+    from bpe_desktop.ui.vocabulary.filtering import TableFilter
+    from bpe_desktop.ui.vocabulary.panel import VocabPanel
+    from bpe_desktop.ui.window.autosave import Autosave
+    from bpe_desktop.ui.window.document import ModelDocument
+
+    def nice() -> int:
+        return os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+
+    gui, seen = nice(), {}
+    runner = JobRunner(lower_priority=False)
+    with qtbot.waitSignal(runner.stopped, timeout=10_000):
+        runner.start(lambda report, cancel: seen.update(runner=nice()))
+    latest = LatestJob(lower_priority=False)
+    with qtbot.waitSignal(latest.finished, timeout=10_000):
+        latest.submit(lambda report, cancel: seen.update(latest=nice()))
+    latest.shutdown()
+    assert seen == {"runner": gui, "latest": gui}
+    assert JobRunner().lower_priority and LatestJob()._runner.lower_priority
+
+    training, vocabulary = TrainingPanel(), VocabPanel()
+    qtbot.addWidget(training)
+    qtbot.addWidget(vocabulary)
+    autosave = Autosave(ModelDocument())
+    assert not training.runner.lower_priority
+    assert not vocabulary._jobs._runner.lower_priority
+    assert not autosave._runner.lower_priority
+    assert not vocabulary._filter._jobs._runner.lower_priority
+    assert isinstance(vocabulary._filter, TableFilter)
+    autosave.close()
+
+    # The training job itself runs niced, and the engine's threads it starts with it.
+    from types import SimpleNamespace
+
+    from bpe_desktop.ui.common.workers import JOB_NICENESS
+    from bpe_desktop.ui.training import panel as training_panel
+
+    def fake_train(*args, **kwargs):
+        seen["training"] = nice()
+        return SimpleNamespace(model=SimpleNamespace(piece_ids={}))
+
+    monkeypatch.setattr(training_panel, "train", fake_train)
+    same_as_the_panels = JobRunner(lower_priority=training.runner.lower_priority)
+    with qtbot.waitSignal(same_as_the_panels.stopped, timeout=10_000):
+        same_as_the_panels.start(training_panel._training_job(None, None))
+    assert seen["training"] == min(19, gui + JOB_NICENESS)

@@ -40,7 +40,10 @@ all_threads: "weakref.WeakSet[QThread]" = weakref.WeakSet()
 #: The engine's threads, started from the job's thread, inherit it. With every core busy
 #: training, a GUI thread at the same priority woke up to 40 ms late (it waited for a
 #: core, not for Python); with the jobs niced it runs as soon as it wakes. On an idle
-#: machine a niced job runs as fast.
+#: machine a niced job runs as fast. Only for jobs that spend their time in the engine or
+#: NumPy without the GIL: a niced job that runs Python waits for a core while it holds the
+#: GIL, and the GUI thread waits with it (20-40 ms seen beside a vocabulary load), so
+#: such jobs keep the GUI thread's priority (``JobRunner(lower_priority=False)``).
 JOB_NICENESS = 10
 
 
@@ -90,9 +93,11 @@ class Worker(QObject):
     failed = Signal(object)  # JobError
     cancelled = Signal()
 
-    def __init__(self, job: Job, cancel: CancelToken, min_interval: float) -> None:
+    def __init__(self, job: Job, cancel: CancelToken, min_interval: float,
+                 lower_priority: bool = True) -> None:
         super().__init__(None)  # no parent: it is moved to its own thread
         self._job = job
+        self._lower_priority = lower_priority
         self._cancel = cancel
         self._min_interval = min_interval
         self._last_emit = 0.0
@@ -111,7 +116,8 @@ class Worker(QObject):
 
     @Slot()
     def run(self) -> None:
-        lower_thread_priority()
+        if self._lower_priority:
+            lower_thread_priority()
         try:
             result = self._job(self._report, self._cancel)
         except TrainingCancelled:
@@ -139,9 +145,13 @@ class JobRunner(QObject):
     #: Emitted after any of finished/failed/cancelled, once the thread has stopped.
     stopped = Signal()
 
-    def __init__(self, parent: QObject | None = None, *, min_interval: float = 0.1) -> None:
+    def __init__(self, parent: QObject | None = None, *, min_interval: float = 0.1,
+                 lower_priority: bool = True) -> None:
+        """``lower_priority``: run the jobs niced (see :data:`JOB_NICENESS`); False for jobs
+        that mostly run Python."""
         super().__init__(parent)
         self.min_interval = min_interval
+        self.lower_priority = lower_priority
         self._thread: QThread | None = None
         self._worker: Worker | None = None
         self._cancel: CancelToken | None = None
@@ -156,7 +166,7 @@ class JobRunner(QObject):
         self._cancel = CancelToken()
         thread = QThread()
         thread.setObjectName("bpe-desktop-job")
-        worker = Worker(job, self._cancel, self.min_interval)
+        worker = Worker(job, self._cancel, self.min_interval, self.lower_priority)
         worker.moveToThread(thread)
         thread.started.connect(worker.run)
         worker.progressed.connect(self._on_progressed)
