@@ -30,15 +30,20 @@ def snmt_model(capsys, corpus, tmp_path) -> Path:
     return out_path
 
 
+def assert_wrote_and_verified(out: str, written: str, library: str) -> None:
+    """``export --verify``'s report: what it wrote, then the receiving library's verdict."""
+    lines = out.splitlines()
+    assert lines[0] == f"wrote {written}"
+    assert lines[1].startswith(f"verified on 5 lines with {library} ")
+    assert lines[1].endswith(": 100%")
+
+
 def test_export_writes_and_verifies(capsys, snmt_model, corpus, tmp_path):
     out_path = tmp_path / "tokenizer.json"
     status, out, err = run(capsys, "export", "-m", snmt_model, "--format", "hf", "-o", out_path,
                            "--verify", corpus)
     assert status == 0, err
-    lines = out.splitlines()
-    assert lines[0] == f"wrote {out_path}"
-    assert lines[1].startswith("verified on 5 lines with tokenizers ") and lines[1].endswith(
-        ": 100%")
+    assert_wrote_and_verified(out, f"{out_path}", "tokenizers")
     data = _read_json(out_path)
     assert data["model"]["end_of_word_suffix"] == "</w>"
     assert len(data["model"]["merges"]) == 12
@@ -63,10 +68,7 @@ def test_export_fastbpe_with_vocabulary_verify_and_import(capsys, snmt_model, co
     status, out, err = run(capsys, "export", "-m", snmt_model, "--format", "fastbpe", "-o",
                            codes, "--with-vocab", "--verify", corpus)
     assert status == 0, err
-    lines = out.splitlines()
-    assert lines[0] == f"wrote {codes}, {codes}.vocab"
-    assert lines[1].startswith("verified on 5 lines with fastBPE ") and lines[1].endswith(
-        ": 100%")
+    assert_wrote_and_verified(out, f"{codes}, {codes}.vocab", "fastBPE")
     model = load_model(snmt_model)
     assert codes.read_text(encoding="utf-8") == "".join(
         f"{m.left} {m.right} {m.count}\n" for m in model.merges)
