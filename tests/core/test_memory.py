@@ -5,6 +5,7 @@ from __future__ import annotations
 import gzip
 import random
 import string
+from pathlib import Path
 
 import pytest
 
@@ -18,6 +19,7 @@ from bpe_desktop.core.memory import (
 )
 from bpe_desktop.core.formatting import format_bytes
 
+BOTCHAN = Path(__file__).resolve().parents[2] / "bpe_desktop/resources/examples/botchan.txt"
 REPEATED = b"the cat sat on the mat and the dog sat on the log\n"
 
 
@@ -186,3 +188,43 @@ def test_available_memory_falls_back_to_sysconf(monkeypatch):
                                      (3 * 10**12, "3.0 TB")])
 def test_format_bytes(n, text):
     assert format_bytes(n) == text
+
+
+def _sample_words_in_python(sample: bytes) -> tuple[int, int, int, int, int]:
+    """What the engine's ``sample_words`` counts, as the estimate counted it in Python:
+    slices of 64 KiB (a sixteenth of a smaller sample) extended to the next whitespace,
+    ``bytes.split()``'s words, the middle counts after the first slice at or past it."""
+    distinct: set[bytes] = set()
+    words = half = in_half = 0
+    start, step = 0, max(1, min(64 << 10, len(sample) // 16))
+    while start < len(sample):
+        end = min(len(sample), start + step)
+        while end < len(sample) and not sample[end:end + 1].isspace():
+            end += 1
+        piece = sample[start:end].split()
+        distinct.update(piece)
+        words += len(piece)
+        if not half and end * 2 >= len(sample):
+            half, in_half = words, len(distinct)
+        start = end
+    return words, len(distinct), sum(map(len, distinct)), half, in_half
+
+
+@pytest.mark.parametrize("size", [0, 1, 15, 16, 17, 1000, 200_000, 1_100_000])
+def test_the_engines_sample_count_is_the_python_definition(size):
+    from bpe_desktop.core import _native
+
+    rng = random.Random(size)
+    # every kind of whitespace bytes.split() knows, runs of it, UTF-8 (U+00A0 is no space
+    # for bytes), long words, repeated words
+    alphabet = [b"a", b"b", b"ab", b"the", "é".encode(), "\u00a0".encode(), b" ", b"\t",
+                b"\n", b"\r\n", b"\x0b", b"\x0c", b"  ", b"x" * 70_000]
+    parts, total = [], 0
+    while total < size:
+        part = rng.choice(alphabet[:-1]) if rng.random() > 0.0005 else alphabet[-1]
+        parts.append(part)
+        total += len(part)
+    sample = b"".join(parts)[:size]
+    assert _native.engine().sample_words(sample) == _sample_words_in_python(sample)
+    for text in (_distinct_words(30_000), REPEATED * 3000, BOTCHAN.read_bytes()):
+        assert _native.engine().sample_words(text) == _sample_words_in_python(text)

@@ -9,6 +9,7 @@
 mod block;
 mod counter;
 pub mod reader;
+pub mod sample_words;
 pub mod table;
 
 use std::borrow::Cow;

@@ -168,6 +168,16 @@ fn encode_cut_points(py: Python<'_>, text: &str, size: usize) -> PyResult<Vec<us
     guard(|| Ok(py.detach(|| crate::encoder::batch::cut_points_in_chars(text, size))))
 }
 
+/// The word counts of a corpus sample for the memory estimate (`corpus::sample_words`):
+/// (words, distinct words, their bytes, words and distinct words at about the middle).
+#[pyfunction]
+fn sample_words(py: Python<'_>, sample: &[u8]) -> PyResult<(u64, u64, u64, u64, u64)> {
+    guard(|| {
+        let s = py.detach(|| crate::corpus::sample_words::sample_words(sample));
+        Ok((s.words, s.distinct, s.distinct_bytes, s.half_words, s.half_distinct))
+    })
+}
+
 #[pymodule]
 fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<CancelFlag>()?;
@@ -181,6 +191,7 @@ fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_debug_panic, m)?)?;
     m.add_function(wrap_pyfunction!(_corpus_reasons, m)?)?;
     m.add_function(wrap_pyfunction!(encode_cut_points, m)?)?;
+    m.add_function(wrap_pyfunction!(sample_words, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("MAX_THREADS", crate::MAX_THREADS)?;
     m.add("MAX_VOCAB", crate::MAX_VOCAB)?;
