@@ -148,37 +148,38 @@ def test_a_replacing_request_keeps_the_first_ones_deadline(qtbot):
     qtbot.waitUntil(lambda: calls == ["new", "later"], timeout=10_000)
 
 
-def test_autosave_waits_for_the_panels(qtbot, busy, toy_model, monkeypatch):
-    monkeypatch.setattr("bpe_desktop.ui.window.autosave.DELAY_MS", 10)
-    document = ModelDocument()
-    autosave = Autosave(document, busy=busy)
-    try:
-        document.set_imported(toy_model)
-        qtbot.waitUntil(lambda: autosave.busy, timeout=10_000)  # due (after DELAY_MS)
-        qtbot.wait(100)
-        assert not autosave.exists and autosave.busy and not autosave.writing  # held back
-        busy.value = False
-        with qtbot.waitSignal(autosave.saved, timeout=10_000):
-            pass
-        assert autosave.exists and not autosave.busy
-    finally:
-        autosave.close()
-
-
-def test_autosave_of_a_discarded_model_never_happens(qtbot, busy, toy_model, monkeypatch):
+@pytest.fixture
+def due_autosave(qtbot, busy, toy_model, monkeypatch):
+    """(document, autosave): an imported model's autosave is due (after DELAY_MS) while
+    the panels are busy."""
     monkeypatch.setattr("bpe_desktop.ui.window.autosave.DELAY_MS", 10)
     document = ModelDocument()
     autosave = Autosave(document, busy=busy)
     try:
         document.set_imported(toy_model)
         qtbot.waitUntil(lambda: autosave.busy, timeout=10_000)
-        document.new()  # nothing unsaved any more
-        assert not autosave.busy
-        busy.value = False
-        qtbot.wait(300)
-        assert not autosave.exists
+        yield document, autosave
     finally:
         autosave.close()
+
+
+def test_autosave_waits_for_the_panels(qtbot, busy, due_autosave):
+    _, autosave = due_autosave
+    qtbot.wait(100)
+    assert not autosave.exists and autosave.busy and not autosave.writing  # held back
+    busy.value = False
+    with qtbot.waitSignal(autosave.saved, timeout=10_000):
+        pass
+    assert autosave.exists and not autosave.busy
+
+
+def test_autosave_of_a_discarded_model_never_happens(qtbot, busy, due_autosave):
+    document, autosave = due_autosave
+    document.new()  # nothing unsaved any more
+    assert not autosave.busy
+    busy.value = False
+    qtbot.wait(300)
+    assert not autosave.exists
 
 
 def test_export_checks_wait_for_the_panels(window, qtbot, toy_model, monkeypatch):
