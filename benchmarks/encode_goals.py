@@ -129,7 +129,7 @@ def measure_text(name: str, text: str, new_tok, enc, chunks_of, chunk_kb: int,
     tok = new_tok()
     paired = _best_interleaved({"chunks": lambda: tok.encode_batch(chunks, threads=1),
                                 "chunks x2": lambda: tok.encode_batch(chunks, threads=2)},
-                               repeat * 4 if nbytes < 2_000_000 else repeat)  # < 1 ms each
+                               repeat * 4)  # blocks of 4: as many rounds as `repeat`
     modes = {
         "lines": lambda: tok.encode_batch(lines, threads=1),
         "chunks": None,

@@ -317,7 +317,9 @@ class Tokenizer:
                 raise EncodeError(f"id {i} is outside the vocabulary (0..{size - 1})")
 
 
-def _ids_array(raw: bytes) -> np.ndarray:
+def _ids_array(raw) -> np.ndarray:
+    """The engine's ids (little-endian u32s behind the buffer protocol) as a read-only
+    array over the same memory: no copy."""
     import numpy as np  # imported on first use: training never needs it (~13 MB)
 
     return np.frombuffer(raw, dtype="<u4")

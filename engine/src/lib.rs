@@ -10,6 +10,7 @@ pub mod encoder;
 pub mod error;
 pub mod gpt2;
 pub mod options;
+pub mod pool;
 pub mod progress;
 pub mod symbols;
 pub mod text;

@@ -6,8 +6,8 @@ use crate::encoder::SpecialRole;
 use crate::options::{Boundary, Normalization, PreTokenizer};
 use crate::text::TextRules;
 
-fn helpers() -> rayon::ThreadPool {
-    rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap()
+fn helpers() -> Pool {
+    Pool::new(1).unwrap()
 }
 
 /// An encoder whose only purpose is to cut words: every character is unknown.
@@ -142,13 +142,12 @@ fn sequential(enc: &Encoder, texts: &[&str], greedy: bool) -> Result<(Vec<u32>, 
     Ok((ids, ends))
 }
 
-fn assert_same_as_sequential(enc: &Encoder, texts: &[&str], pool: &rayon::ThreadPool) {
+fn assert_same_as_sequential(enc: &Encoder, texts: &[&str], pool: &Pool) {
     for greedy in [false, true] {
         let want = sequential(enc, texts, greedy).unwrap();
         for helpers in [None, Some(pool)] {
             let got = encode_batch(enc, texts, greedy, helpers).unwrap();
-            assert_eq!((got.joined(), got.ends.clone()), want, "greedy {greedy}, helpers {}", helpers.is_some());
-            assert_eq!(got.len(), want.0.len());
+            assert_eq!((got.ids, got.ends), want, "greedy {greedy}, helpers {}", helpers.is_some());
         }
     }
 }
@@ -212,24 +211,66 @@ fn long_texts_are_cut_into_pieces_near_the_size() {
 }
 
 #[test]
-fn pieces_shrink_near_the_end_and_short_texts_are_not_paired_past_their_size() {
+fn pieces_shrink_near_where_the_threads_meet_and_short_texts_are_not_paired_past_their_size() {
     let size = 4 * MIN_PIECE_BYTES;
     let text = toy_text(40 * size, 5);
-    let (segments, pieces) = plan(&[&text], size, 2);
-    let lens: Vec<usize> = pieces.iter().map(|r| segments[r.clone()].iter().map(|s| s.text.len()).sum()).collect();
-    assert_eq!(lens.iter().sum::<usize>(), text.len());
-    assert_eq!(segments.iter().map(|s| s.text).collect::<String>(), text);
-    // Whole-size pieces first, then ever smaller ones down to the tail's minimum.
-    assert!((size..size + 100).contains(&lens[0]) && lens.len() > 40, "{lens:?}");
-    assert!(lens.windows(2).all(|w| w[1] <= w[0] + 100), "{lens:?}");
-    assert!(lens[..lens.len() - 1].iter().all(|&n| n >= MIN_TAIL_PIECE_BYTES), "{lens:?}");
-    assert!(lens[lens.len() - 3..].iter().all(|&n| n < size / 4), "{lens:?}");
+    for threads in [2, 3] {
+        let (segments, pieces) = plan(&[&text], size, threads);
+        let lens: Vec<usize> = pieces.iter().map(|r| segments[r.clone()].iter().map(|s| s.text.len()).sum()).collect();
+        assert_eq!(lens.iter().sum::<usize>(), text.len());
+        assert_eq!(segments.iter().map(|s| s.text).collect::<String>(), text);
+        // Whole-size pieces at both ends, ever smaller ones towards the meeting point
+        // (where the calling thread, from the front, has done its share), and none under
+        // the smallest but the text's last.
+        let meet = meeting_point(text.len(), threads);
+        let at_meet = pieces_before(&lens, meet);
+        assert!((size..size + 100).contains(&lens[0]) && lens.len() > 40, "{lens:?}");
+        assert!(lens[lens.len() - 1] >= size / 2, "{lens:?}");
+        assert!(lens[..at_meet].windows(2).all(|w| w[1] <= w[0] + 100), "{lens:?}");
+        assert!(lens[at_meet..lens.len() - 1].windows(2).all(|w| w[1] + 100 >= w[0]), "{lens:?}");
+        assert!(lens[at_meet - 2..at_meet + 2].iter().all(|&n| n < size / 4), "{lens:?}");
+        assert!(lens.iter().all(|&n| n >= MIN_TAIL_PIECE_BYTES), "{lens:?}");
+    }
     // Texts just under the size are pieces of their own, not pairs (until the tail cuts them).
     let short = toy_text(size - 500, 6);
     let texts = vec![short.as_str(); 40];
     let (segments, pieces) = plan(&texts, size, 2);
     assert!(segments.len() >= 40);
     assert!(pieces[..30].iter().all(|r| r.len() == 1), "{pieces:?}");
+}
+
+/// How many of pieces of lengths `lens` start before byte `at`.
+fn pieces_before(lens: &[usize], at: usize) -> usize {
+    lens.iter().scan(0, |start, &n| {
+        let this = *start;
+        *start += n;
+        Some(this)
+    })
+    .take_while(|&start| start < at)
+    .count()
+}
+
+#[test]
+fn pieces_are_taken_once_from_both_ends_and_not_behind_an_error() {
+    let claims = Claims::new(6);
+    let order: Vec<Option<usize>> = [true, false, false, true, false, true, false].iter().map(|&front| claims.next(front)).collect();
+    assert_eq!(order, [Some(0), Some(5), Some(4), Some(1), Some(3), Some(2), None]);
+    assert_eq!((claims.next(true), claims.next(false)), (None, None));
+    // Piece 2 fails while the back has taken 7 only: the back passes 6 to 3 over (behind
+    // the error), and the front stops.
+    let claims = Claims::new(8);
+    let taken: Vec<Option<usize>> = [true, true, false, true].iter().map(|&front| claims.next(front)).collect();
+    assert_eq!(taken, [Some(0), Some(1), Some(7), Some(2)]);
+    claims.first_error.fetch_min(2, Ordering::Relaxed);
+    assert!(claims.failed());
+    assert_eq!((claims.next(false), claims.next(true)), (None, None));
+    // Piece 5 fails, taken from the back: the pieces before it are all still taken.
+    let claims = Claims::new(8);
+    let taken: Vec<Option<usize>> = [true, false, false, false].iter().map(|&front| claims.next(front)).collect();
+    assert_eq!(taken, [Some(0), Some(7), Some(6), Some(5)]);
+    claims.first_error.fetch_min(5, Ordering::Relaxed);
+    let taken: Vec<Option<usize>> = [false, true, false, true, true].iter().map(|&front| claims.next(front)).collect();
+    assert_eq!(taken, [Some(4), Some(1), Some(3), Some(2), None]);
 }
 
 #[test]

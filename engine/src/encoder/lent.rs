@@ -16,6 +16,8 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
+use crate::pool::Pool;
+
 /// How long the calling thread, done with the work, spins while helpers finish theirs
 /// before it sleeps: being woken takes longer than a helper's last step usually does.
 const SPIN: Duration = Duration::from_micros(200);
@@ -146,13 +148,13 @@ fn linger(linger: Duration) {
 /// this thread's run of it returns, or that linger after a previous loan (see the module's
 /// comment); return once no thread runs it any more. `work` must not panic (a helper's
 /// panic is caught and dropped; catch it inside if it matters).
-pub fn run_lent(pool: &rayon::ThreadPool, helpers: usize, work: &(dyn Fn() + Sync)) {
+pub fn run_lent(pool: &Pool, helpers: usize, work: &(dyn Fn() + Sync)) {
     let _ = run_lent_lingering(pool, helpers, work, LINGER);
 }
 
 /// [`run_lent`], its helpers lingering `linger_for`; how many helpers entered while
 /// lingering after another loan.
-fn run_lent_lingering(pool: &rayon::ThreadPool, helpers: usize, work: &(dyn Fn() + Sync), linger_for: Duration) -> usize {
+fn run_lent_lingering(pool: &Pool, helpers: usize, work: &(dyn Fn() + Sync), linger_for: Duration) -> usize {
     let work: *const (dyn Fn() + Sync + '_) = work;
     // SAFETY: only the lifetime changes; see `Loan::work` for why the pointer stays valid.
     let work = unsafe { std::mem::transmute::<*const (dyn Fn() + Sync + '_), *const (dyn Fn() + Sync + 'static)>(work) };
@@ -165,6 +167,8 @@ fn run_lent_lingering(pool: &rayon::ThreadPool, helpers: usize, work: &(dyn Fn()
         left: Condvar::new(),
     });
     post(&loan);
+    // A helper woken now must not queue behind this thread (see `pool`).
+    pool.keep_off_this_core();
     // Spawned even when a helper lingers: one that stops lingering just now may miss the
     // post. A spawned job that finds the seats taken or the loan closed returns at once.
     for _ in 0..helpers {
@@ -190,7 +194,7 @@ mod tests {
 
     #[test]
     fn every_item_is_taken_once_and_late_helpers_touch_nothing() {
-        let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+        let pool = Pool::new(2).unwrap();
         for round in 0..200 {
             let items: Vec<AtomicUsize> = (0..64).map(|_| AtomicUsize::new(0)).collect();
             let next = AtomicUsize::new(0);
@@ -210,7 +214,7 @@ mod tests {
 
     #[test]
     fn a_panic_in_the_callers_run_closes_the_loan_first() {
-        let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+        let pool = Pool::new(1).unwrap();
         let result = catch_unwind(AssertUnwindSafe(|| run_lent(&pool, 1, &|| panic!("boom"))));
         assert!(result.is_err());
     }
@@ -235,7 +239,7 @@ mod tests {
         use std::sync::atomic::AtomicBool;
         // One pool thread: while it lingers in the first loan's job, the second loan's
         // spawned job cannot start, so only the lingering helper can enter the second loan.
-        let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+        let pool = Pool::new(1).unwrap();
         let caller = std::thread::current().id();
         let linger_for = Duration::from_millis(300); // far longer than between the two calls
         let (first, second) = (AtomicBool::new(false), AtomicBool::new(false));
@@ -248,7 +252,7 @@ mod tests {
     #[test]
     fn lingering_ends_and_frees_the_pool_thread() {
         use std::sync::atomic::AtomicBool;
-        let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+        let pool = Pool::new(1).unwrap();
         let helped = AtomicBool::new(false);
         run_lent(&pool, 1, &helped_once(std::thread::current().id(), &helped));
         assert!(helped.load(Ordering::Acquire));
@@ -258,7 +262,7 @@ mod tests {
 
     #[test]
     fn no_more_helpers_enter_a_loan_than_it_has_seats() {
-        let pool = rayon::ThreadPoolBuilder::new().num_threads(3).build().unwrap();
+        let pool = Pool::new(3).unwrap();
         let caller = std::thread::current().id();
         for seats in [1, 2, 1, 3, 1] {
             for _ in 0..20 {

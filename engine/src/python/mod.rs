@@ -19,6 +19,7 @@ use pyo3::types::PyDict;
 use crate::error::{CorpusProblem, EngineError};
 
 mod counting;
+mod ids;
 mod options;
 mod tokenizer;
 mod training;
@@ -183,6 +184,7 @@ fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<CancelFlag>()?;
     m.add_class::<WordTableView>()?;
     m.add_class::<PyTokenizer>()?;
+    m.add_class::<ids::Ids>()?;
     m.add_function(wrap_pyfunction!(train, m)?)?;
     m.add_function(wrap_pyfunction!(pretokenize, m)?)?;
     m.add_class::<WordCountTable>()?;

@@ -5,13 +5,15 @@ use std::borrow::Cow;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyList, PyString};
+use pyo3::types::{PyList, PyString};
 use rustc_hash::FxHashMap;
 
+use super::ids::Ids;
 use super::options::text_rules;
 use super::{config_error, engine, extract, extract_items, guard, to_py_err};
 use crate::encoder::{batch, Dropout, Encoder, SpecialRole};
 use crate::error::EngineError;
+use crate::pool::Pool;
 use crate::text::{Boundary, Normalization, PreTokenizer, TextRules};
 
 /// Encoder and decoder over a full vocabulary (ids as in the model file).
@@ -21,23 +23,6 @@ pub(super) struct PyTokenizer(Arc<Encoder>);
 /// Texts shorter than this are encoded holding the GIL: releasing and taking it back
 /// would cost more than encoding them (a few microseconds at most).
 const RELEASE_GIL_BYTES: usize = 4096;
-
-/// Ids as little-endian u32 bytes: the ids' own memory on a little-endian machine.
-fn le_bytes(ids: &[u32]) -> Cow<'_, [u8]> {
-    #[cfg(target_endian = "little")]
-    {
-        // SAFETY: u32 has no padding and any alignment suits u8; the bytes are already LE.
-        Cow::Borrowed(unsafe { std::slice::from_raw_parts(ids.as_ptr().cast::<u8>(), std::mem::size_of_val(ids)) })
-    }
-    #[cfg(not(target_endian = "little"))]
-    {
-        Cow::Owned(ids.iter().flat_map(|id| id.to_le_bytes()).collect())
-    }
-}
-
-fn ids_bytes<'py>(py: Python<'py>, ids: &[u32]) -> Bound<'py, PyBytes> {
-    PyBytes::new(py, &le_bytes(ids))
-}
 
 fn text_arg(value: &Bound<'_, PyAny>, what: &str) -> PyResult<String> {
     extract(value, what, "EncodeError")
@@ -68,48 +53,27 @@ fn maybe_detached<T: Send>(py: Python<'_>, bytes: usize, work: impl FnOnce() -> 
 
 /// Worker pools by thread count, built once: a pool built per call would cost thread
 /// starts on every call and lose the workers' word caches.
-type Pools = Mutex<Vec<(usize, Arc<rayon::ThreadPool>)>>;
+type Pools = Mutex<Vec<(usize, Arc<Pool>)>>;
 
-fn pool(threads: usize) -> crate::error::Result<Arc<rayon::ThreadPool>> {
+fn pool(threads: usize) -> crate::error::Result<Arc<Pool>> {
     static POOLS: OnceLock<Pools> = OnceLock::new();
     let mut pools = POOLS.get_or_init(Default::default).lock().unwrap_or_else(|e| e.into_inner());
     if let Some((_, p)) = pools.iter().find(|(n, _)| *n == threads) {
         return Ok(p.clone());
     }
-    let built = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .map_err(|e| EngineError::Config(format!("cannot start {threads} worker threads: {e}")))?;
-    let built = Arc::new(built);
+    let built = Arc::new(Pool::new(threads)?);
     pools.push((threads, built.clone()));
     Ok(built)
 }
 
 /// The helpers that share a batch with the calling thread: `threads - 1` of them (0: one
 /// per core, as rayon counts them), none for one thread.
-fn helpers(threads: usize) -> crate::error::Result<Option<Arc<rayon::ThreadPool>>> {
+fn helpers(threads: usize) -> crate::error::Result<Option<Arc<Pool>>> {
     let threads = if threads == 0 { rayon::current_num_threads() } else { threads };
     if threads <= 1 {
         return Ok(None);
     }
     pool(threads - 1).map(Some)
-}
-
-/// The ids of `parts`, joined, as little-endian u32 bytes: written straight into the bytes
-/// object (joining them first would copy every id once more).
-fn parts_bytes<'py>(py: Python<'py>, parts: &[Vec<u32>]) -> PyResult<Bound<'py, PyBytes>> {
-    if let [ids] = parts {
-        return Ok(ids_bytes(py, ids));
-    }
-    let len = parts.iter().map(|p| 4 * p.len()).sum();
-    PyBytes::new_with(py, len, |out| {
-        let mut at = 0;
-        for part in parts {
-            out[at..at + 4 * part.len()].copy_from_slice(&le_bytes(part));
-            at += 4 * part.len();
-        }
-        Ok(())
-    })
 }
 
 fn ne_u32s<'a>(raw: &'a [u8], what: &str) -> Result<impl Iterator<Item = u32> + 'a, String> {
@@ -242,7 +206,7 @@ impl PyTokenizer {
         })
     }
 
-    /// Ids as little-endian u32 bytes (wrapped as a NumPy array on the Python side).
+    /// The ids (read as a NumPy array on the Python side, without a copy).
     /// With `dropout` above 0, a BPE-dropout sample drawn from `seed` (merges mode only).
     #[pyo3(signature = (text, greedy, dropout=0.0, seed=0))]
     fn encode<'py>(
@@ -252,13 +216,13 @@ impl PyTokenizer {
         greedy: bool,
         dropout: f64,
         seed: u64,
-    ) -> PyResult<Bound<'py, PyBytes>> {
+    ) -> PyResult<Ids> {
         guard(|| {
             let enc = &self.0;
             let text = borrowed_text(text, "text")?;
             let mut sampler = engine(py, Dropout::new(dropout, seed))?;
             let ids = maybe_detached(py, text.len(), || enc.encode_sampled(&text, greedy, &mut sampler));
-            Ok(ids_bytes(py, &engine(py, ids)?))
+            Ok(Ids::new(engine(py, ids)?))
         })
     }
 
@@ -272,8 +236,8 @@ impl PyTokenizer {
         })
     }
 
-    /// All texts' ids as little-endian u32 bytes in one buffer, and where each text's ids
-    /// end in it (in ids).
+    /// All texts' ids, one after another (read as one NumPy array), and where each text's
+    /// ids end in them.
     #[pyo3(signature = (texts, greedy, threads=0))]
     fn encode_batch<'py>(
         &self,
@@ -281,7 +245,7 @@ impl PyTokenizer {
         texts: &Bound<'py, PyAny>,
         greedy: bool,
         threads: usize,
-    ) -> PyResult<(Bound<'py, PyBytes>, Vec<usize>)> {
+    ) -> PyResult<(Ids, Vec<usize>)> {
         guard(|| {
             if threads > crate::MAX_THREADS {
                 return config_error(py, format!("threads must be from 0 to {}; got {threads}", crate::MAX_THREADS));
@@ -298,7 +262,7 @@ impl PyTokenizer {
             let helpers = engine(py, helpers(threads))?;
             let encoded = maybe_detached(py, bytes, || batch::encode_batch(enc, &texts, greedy, helpers.as_deref()));
             let encoded = engine(py, encoded)?;
-            Ok((parts_bytes(py, &encoded.parts)?, encoded.ends))
+            Ok((Ids::new(encoded.ids), encoded.ends))
         })
     }
 
