@@ -124,12 +124,16 @@ def measure_text(name: str, text: str, new_tok, enc, chunks_of, chunk_kb: int,
     chunks = chunks_of(text, chunk_kb * 1024)
     nbytes = len(text.encode("utf-8"))
     row: dict = {"text": name, "mb": nbytes / 1e6, "lines": len(lines)}
+    rounds = repeat  # of the paired modes, 4 calls each
     if nbytes < 2_000_000:
         repeat *= 5  # small texts take milliseconds: more runs for a steady best
+        # A two-thread call needs both cores free at once, so a moment of other work on
+        # either core costs it a run: 60 runs of 0.2 ms fit in one such moment.
+        rounds *= 20
     tok = new_tok()
     paired = _best_interleaved({"chunks": lambda: tok.encode_batch(chunks, threads=1),
                                 "chunks x2": lambda: tok.encode_batch(chunks, threads=2)},
-                               repeat * 4)  # blocks of 4: as many rounds as `repeat`
+                               rounds * 4)
     modes = {
         "lines": lambda: tok.encode_batch(lines, threads=1),
         "chunks": None,
