@@ -103,7 +103,6 @@ class GilHolders:
         self.busy_threshold = 0.030
         self.long_waits: list[tuple[float, list[str]]] = []
         self._cpu: dict[int, int] = {}
-        self._faults = 0
         #: Python thread id -> (native id, name) of each thread that ran a job.
         self._threads: dict[int, tuple[int, str]] = {}
 
@@ -138,20 +137,8 @@ class GilHolders:
                 pass
         return out
 
-    @staticmethod
-    def _major_faults() -> int:
-        """The GUI thread's major page faults so far (reads that waited for the disk)."""
-        import threading
-
-        try:
-            with open(f"/proc/self/task/{threading.get_native_id()}/stat") as f:
-                return int(f.read().rsplit(")", 1)[1].split()[9])
-        except (OSError, ValueError, IndexError):
-            return 0
-
     def before_pass(self) -> None:
         self._cpu = self._cpu_ns()
-        self._faults = self._major_faults()
 
     def after_pass(self, blocked: float) -> None:
         import threading
@@ -177,12 +164,10 @@ class GilHolders:
             names = {native: name for native, name in known.values()}
             busy = sorted(((ns, tid) for tid, ns in used.items()
                            if ns >= 1e6 and tid != threading.get_native_id()), reverse=True)
-            faults = self._major_faults() - self._faults
             self.long_waits.append((blocked, [
                 f"{names.get(tid) or self._comm(tid)} {ns / 1e6:.0f} ms CPU"
                 f"{'' if tid in {n for n, _ in python} else ' (no Python frame now)'}"
-                for ns, tid in busy] + ([f"the GUI thread waited for the disk ({faults} major "
-                                         "page faults)"] if faults else [])))
+                for ns, tid in busy]))
 
     @staticmethod
     def _comm(tid: int) -> str:
