@@ -12,9 +12,7 @@
 //! threads). Pieces are smaller near where the threads are expected to meet, so that
 //! they finish together. Once every piece is encoded, each thread copies the ids of its
 //! own pieces (still in its cache) into their place in one array: the copy, ~5% of the
-//! work on a short text, is shared too. A helper that is not there at once when the last
-//! piece is done leaves its pieces to the calling thread, which never waits for a helper
-//! that its scheduler has put aside, only for a piece one is still encoding.
+//! work on a short text, is shared too.
 
 use std::ops::Range;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -190,13 +188,13 @@ fn encode_piece(enc: &Encoder, segments: &[Segment], greedy: bool) -> Result<(Ve
     Ok((ids, ends))
 }
 
-/// How long a thread done with its pieces spins for the others' last ones (usually a few
-/// µs from done); then the calling thread yields its core at each check, and a helper
-/// leaves its pieces' copying to the calling thread.
+/// How long a thread done with its pieces spins for the others' last ones before it
+/// yields its core at each check (they are usually a few µs from done).
 const SPIN_FOR_LAST_PIECES: Duration = Duration::from_micros(50);
 
-/// A piece's ids, and the end (in them) of each text that ends in it.
-type PieceResult = Result<(Vec<u32>, Vec<usize>)>;
+/// What a piece left for the join: how many ids it has, and the end (in them) of each
+/// text that ends in it. (Its ids stay with the thread that encoded it.)
+type PieceResult = Result<(usize, Vec<usize>)>;
 
 /// Which pieces are taken: the calling thread's from the front, the helpers' from the
 /// back, each piece by one thread; after an error, none behind it.
@@ -253,8 +251,6 @@ struct Joined {
     at: SharedPtr,
     len: usize,
     starts: Vec<usize>,
-    /// Which pieces a thread has taken to copy.
-    copied: Vec<AtomicBool>,
 }
 
 struct SharedPtr(*mut u32);
@@ -268,23 +264,19 @@ impl Joined {
         let mut starts = Vec::with_capacity(slots.len());
         let mut total = 0;
         for slot in slots {
-            let (ids, _) = slot.get()?.as_ref().ok()?;
+            let (len, _) = slot.get()?.as_ref().ok()?;
             starts.push(total);
-            total += ids.len();
+            total += len;
         }
         let mut ids = Vec::with_capacity(total);
-        let copied = slots.iter().map(|_| AtomicBool::new(false)).collect();
-        Some(Joined { at: SharedPtr(ids.as_mut_ptr()), ids, len: total, starts, copied })
+        Some(Joined { at: SharedPtr(ids.as_mut_ptr()), ids, len: total, starts })
     }
 
-    /// Copy piece `k`'s ids to their place, unless another thread has claimed it.
+    /// Copy piece `k`'s ids to their place.
     fn copy_into(&self, k: usize, piece: &[u32]) {
-        if self.copied[k].swap(true, Ordering::AcqRel) {
-            return;
-        }
         // SAFETY: `ids` has room for every piece (`new`), piece k's place is its own, and
-        // each piece is copied once (`copied`); `ids` is read only after every thread has
-        // left the loan.
+        // each piece is copied once, by the thread that encoded it; `ids` is read only
+        // after every thread has left the loan.
         unsafe { std::ptr::copy_nonoverlapping(piece.as_ptr(), self.at.0.add(self.starts[k]), piece.len()) }
     }
 }
@@ -316,35 +308,33 @@ pub fn encode_batch(enc: &Encoder, texts: &[&str], greedy: bool, helpers: Option
             let range = pieces[k].clone();
             let result = catch_unwind(AssertUnwindSafe(|| encode_piece(enc, &segments[range], greedy)))
                 .unwrap_or_else(|_| Err(EngineError::Internal("encoding a piece of text panicked".into())));
-            if result.is_err() {
-                claims.first_error.fetch_min(k, Ordering::Relaxed);
-            }
-            let _ = slots[k].set(result);
-            mine.push(k);
+            let _ = slots[k].set(match result {
+                Ok((ids, ends)) => {
+                    let len = ids.len();
+                    mine.push((k, ids));
+                    Ok((len, ends))
+                }
+                Err(e) => {
+                    claims.first_error.fetch_min(k, Ordering::Relaxed);
+                    Err(e)
+                }
+            });
             encoded.fetch_add(1, Ordering::Release);
         }
-        if mine.is_empty() && !from_front {
+        if mine.is_empty() {
             return;
         }
         let start = Instant::now();
         while encoded.load(Ordering::Acquire) < pieces.len() && !claims.failed() {
             if start.elapsed() < SPIN_FOR_LAST_PIECES {
                 std::hint::spin_loop();
-            } else if from_front {
-                std::thread::yield_now();
             } else {
-                return; // the calling thread copies this helper's pieces
+                std::thread::yield_now();
             }
         }
-        let Some(joined) = joined.get_or_init(|| Joined::new(&slots)) else { return };
-        let ids_of = |k: usize| slots[k].get().and_then(|r| r.as_ref().ok()).map(|(ids, _)| ids.as_slice());
-        for &k in &mine {
-            joined.copy_into(k, ids_of(k).unwrap_or_default());
-        }
-        if from_front {
-            // What no helper has taken to copy (a helper that left, or is slower).
-            for k in 0..pieces.len() {
-                joined.copy_into(k, ids_of(k).unwrap_or_default());
+        if let Some(joined) = joined.get_or_init(|| Joined::new(&slots)) {
+            for (k, ids) in &mine {
+                joined.copy_into(*k, ids);
             }
         }
     };
