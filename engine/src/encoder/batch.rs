@@ -8,8 +8,9 @@
 //! takes none, see [`run_lent`]): so each thread encodes about the same part of a text
 //! each time it is encoded again, and finds its words in its own cache (`cache`) and
 //! caches, not in the other core's (taken in one order by all threads, the pieces of a
-//! 120 KB text went to a different thread each time: 1.2–1.8× instead of 1.8–1.9× on two
-//! threads). Pieces are smaller near where the threads are expected to meet, so that
+//! 120 KB text went to a different thread each time, and even on the best calls each
+//! thread encoded its half 7–20% slower than one thread alone; now at the one-thread
+//! rate). Pieces are smaller near where the threads are expected to meet, so that
 //! they finish together. Once every piece is encoded, each thread copies the ids of its
 //! own pieces (still in its cache) into their place in one array: the copy, ~5% of the
 //! work on a short text, is shared too.
