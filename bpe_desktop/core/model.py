@@ -37,7 +37,7 @@ _LEFT = operator.attrgetter("left")
 _RIGHT = operator.attrgetter("right")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Merge:
     """One merge rule: ``left + right`` became a token; ``count`` is the pair's count then.
 

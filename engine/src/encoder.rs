@@ -405,11 +405,28 @@ impl Encoder {
     }
 }
 
+/// An encoder with at least this many pieces is freed on a thread of its own (see `Drop`).
+pub const FREE_ELSEWHERE_PIECES: usize = 10_000;
+
 impl Drop for Encoder {
+    /// Freeing a 100,000-token encoder frees ~200,000 strings (its pieces and their index):
+    /// ~11 ms, spent by whichever thread lets go of the last reference — from Python, the
+    /// GUI thread holding the GIL. So a large encoder's pieces, index and this thread's
+    /// word caches of it are handed to a short-lived thread that frees them.
     fn drop(&mut self) {
         // Other threads' caches of this encoder age out as they cache other encoders.
-        cache::forget(self.id);
+        let cached = cache::forget(self.id);
+        if self.pieces.len() < FREE_ELSEWHERE_PIECES {
+            return;
+        }
+        free_elsewhere((std::mem::take(&mut self.pieces), std::mem::take(&mut self.index), cached));
     }
+}
+
+/// Drop `parts` on a short-lived thread of its own (on this one if no thread can start:
+/// the closure, and with it `parts`, is then dropped right here).
+fn free_elsewhere<T: Send + 'static>(parts: T) {
+    let _ = std::thread::Builder::new().name("bpe-free".into()).spawn(move || drop(parts));
 }
 
 #[cfg(test)]
@@ -419,6 +436,37 @@ mod tests {
 
     pub(super) fn rules(boundary: Boundary) -> TextRules {
         TextRules { normalization: Normalization::None, lowercase: false, pretokenizer: PreTokenizer::Whitespace, boundary }
+    }
+
+    #[test]
+    fn large_parts_are_freed_on_another_thread() {
+        use std::sync::{Arc, Mutex};
+        use std::thread::ThreadId;
+        struct Recorder(Arc<Mutex<Option<ThreadId>>>);
+        impl Drop for Recorder {
+            fn drop(&mut self) {
+                *self.0.lock().unwrap() = Some(std::thread::current().id());
+            }
+        }
+        let freed_on = Arc::new(Mutex::new(None));
+        free_elsewhere(Recorder(freed_on.clone()));
+        let start = std::time::Instant::now();
+        while freed_on.lock().unwrap().is_none() && start.elapsed().as_secs() < 10 {
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+        let thread = freed_on.lock().unwrap().expect("freed within 10 s");
+        assert_ne!(thread, std::thread::current().id());
+    }
+
+    #[test]
+    fn a_large_encoder_dropped_leaves_no_cache_on_this_thread() {
+        let pieces: Vec<String> = (0..FREE_ELSEWHERE_PIECES as u32).map(|i| char::from_u32(0x4E00 + i).unwrap().to_string()).collect();
+        let enc = Encoder::new(rules(Boundary::None), pieces, &[], None, FxHashMap::default(), false).unwrap();
+        enc.encode("\u{4E00}\u{4E01} \u{4E02}", false).unwrap();
+        let id = enc.cache_id();
+        assert!(cache::cached_words(id, false) > 0);
+        drop(enc);
+        assert_eq!(cache::cached_words(id, false), 0);
     }
 
     pub(super) fn toy() -> Encoder {

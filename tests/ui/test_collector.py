@@ -103,7 +103,11 @@ def test_a_large_batch_of_new_objects_is_frozen_not_walked(gui_thread_collector,
 
 def test_a_replaced_model_is_freed_without_the_cyclic_collector(qapp, botchan_model):
     """A model that built its tokenizer (which refers back to it) is freed by reference
-    counting once the document replaces it, so freezing it never keeps it alive."""
+    counting once the document replaces it, so freezing it never keeps it alive; freed on
+    the release thread (core.release), not on the GUI thread."""
+    import threading
+    import time
+
     from bpe_desktop.core import load_model, save_model
     from bpe_desktop.ui.window.document import ModelDocument
 
@@ -118,10 +122,17 @@ def test_a_replaced_model_is_freed_without_the_cyclic_collector(qapp, botchan_mo
         old.tokenizer().encode("a cat")
         document.set_imported(old)
         ref = weakref.ref(old)
+        freed_on = []
+        weakref.finalize(old, lambda: freed_on.append(threading.current_thread().name))
         del old
         gc.freeze()  # as the GUI-thread collector may have done meanwhile
         document.set_imported(botchan_model)
+        # (Models retired by earlier tests may still be held: wait for this one only.)
+        deadline = time.monotonic() + 10
+        while ref() is not None and time.monotonic() < deadline:
+            time.sleep(0.01)
         assert ref() is None
+        assert freed_on == ["bpe-release"]
         assert botchan_model.tokenizer().encode("a cat")  # the new one still works
     finally:
         gc.unfreeze()

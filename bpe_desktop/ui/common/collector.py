@@ -18,8 +18,8 @@ has grown by more than :data:`FREEZE_OVER` objects since the last pass, the coll
 not walk them (again and again, as they age) but moves them to the permanent generation
 (``gc.freeze()``, which takes no time): reference counting still frees them, only cyclic
 garbage among them escapes (a model and its cached tokenizer refer to each other; the
-document breaks that cycle when it replaces its model, ``BPEModel.release_tokenizer``,
-but other panels' and temporary models keep theirs). So once the user has left the
+document breaks that cycle when it replaces its model, ``core.release.retire``, but
+other panels' and temporary models keep theirs). So once the user has left the
 application (another window is active, or it is hidden), everything frozen is handed back
 and collected in one full pass, and what is still alive frozen again: the stall then
 happens while nobody is looking.

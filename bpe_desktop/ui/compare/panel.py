@@ -33,7 +33,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from bpe_desktop.core import BPEModel
+from bpe_desktop.core import BPEModel, release
 from bpe_desktop.core.comparison import (
     MAX_TOKENIZERS,
     MIN_TOKENIZERS,
@@ -158,10 +158,17 @@ class ComparePanel(QWidget):
         def job(report, cancel):
             report("reading the tokenizers", force=True)
             models = [(s.name, s.load()) for s in sources]
-            report("reading the text", force=True)
-            lines = read_text_lines([path]) if path is not None else typed.splitlines()
-            report("comparing", force=True)
-            return compare(models, lines, cancelled=lambda: cancel.cancelled)
+            try:
+                report("reading the text", force=True)
+                lines = read_text_lines([path]) if path is not None else typed.splitlines()
+                report("comparing", force=True)
+                return compare(models, lines, cancelled=lambda: cancel.cancelled)
+            finally:
+                # Models read from files here are freed in slices, not in one long hold
+                # of the GIL as this job ends (see core.release).
+                for source, (_, model) in zip(sources, models):
+                    if source.model is None:
+                        release.retire(model)
 
         self.runner.start(job)
         self._set_running(True)

@@ -31,6 +31,7 @@ from bpe_desktop.core import BpeError, BPEModel, load_model, save_model
 from bpe_desktop.paths import user_data_dir
 from bpe_desktop.ui.common import dialogs
 from bpe_desktop.ui.common.background import WhenIdle
+from bpe_desktop.ui.common.modal_work import run_modal
 from bpe_desktop.ui.common.workers import JobError, JobRunner
 from bpe_desktop.ui.window.document import ModelDocument
 
@@ -285,7 +286,8 @@ def offer_recovery(window: WindowHost) -> bool:
     pending = pending_recoveries()
     for i, recovery in enumerate(pending):
         try:
-            model = load_model(recovery.path)
+            model = run_modal(window, "Reading the autosaved model…",
+                              lambda path=recovery.path: load_model(path))
         except (BpeError, OSError) as exc:
             log.error("the autosave %s cannot be read and is removed: %s", recovery.path, exc)
             recovery.discard()

@@ -12,6 +12,7 @@ from bpe_desktop.core import BpeError, TrainResult
 from bpe_desktop.ui.codec.panel import CodecPanel
 from bpe_desktop.ui.common import dialogs, theme
 from bpe_desktop.ui.common.icons import action_icon, panel_icon
+from bpe_desktop.ui.common.modal_work import Cancelled, finish_abandoned, run_modal
 from bpe_desktop.ui.common.settings import Settings
 from bpe_desktop.ui.compare import ComparePanel
 from bpe_desktop.ui.evaluate import EvaluatePanel
@@ -227,9 +228,15 @@ class MainWindow(QMainWindow):
             self.open_path(path)
 
     def open_path(self, path: str) -> bool:
-        """Open a model file; a bad file shows what is wrong and changes nothing."""
+        """Open a model file (read in a worker thread, the window painting meanwhile); a
+        bad file shows what is wrong and changes nothing, as does cancelling."""
+        name = os.path.basename(path)
         try:
-            model = self.document.open(path)
+            model = self.document.open(path, run=lambda work: run_modal(
+                self, f"Opening {name}…", work, cancellable=True))
+        except Cancelled:
+            self._show_status(f"Opening {name} was cancelled.")
+            return False
         except (BpeError, OSError) as exc:
             dialogs.show_error(self, "Cannot open model", _error_text(exc, path))
             if isinstance(exc, FileNotFoundError):
@@ -257,8 +264,10 @@ class MainWindow(QMainWindow):
         return self._save_to(path) if path else False
 
     def _save_to(self, path: str) -> bool:
+        name = os.path.basename(path)
         try:
-            saved = self.document.save(path)
+            saved = self.document.save(path, run=lambda work: run_modal(
+                self, f"Saving {name}…", work))
         except (BpeError, OSError, ValueError) as exc:
             dialogs.show_error(self, "Cannot save model", f"{_error_text(exc, path)}\n"
                                "The previous file, if any, is unchanged.")
@@ -380,6 +389,7 @@ class MainWindow(QMainWindow):
             shutdown = getattr(panel, "shutdown", None)
             if shutdown is not None:
                 shutdown()
+        finish_abandoned()  # a model file whose opening was cancelled
         self.settings.set_window_state(self.saveGeometry(), self.saveState())
         self.settings.set_value("window/tab", self.tabs.currentIndex())
         self.settings.sync()

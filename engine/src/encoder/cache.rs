@@ -149,13 +149,16 @@ pub fn with_cache<R>(encoder: u64, greedy: bool, f: impl FnOnce(&mut WordCache) 
     }
 }
 
-/// Drop this thread's caches of `encoder` (when it is dropped).
-pub fn forget(encoder: u64) {
-    let _ = CACHES.try_with(|caches| {
-        if let Ok(mut caches) = caches.try_borrow_mut() {
-            caches.retain(|((e, _), _)| *e != encoder);
-        }
-    });
+/// Take this thread's caches of `encoder` out (when it is dropped), for the caller to drop.
+pub fn forget(encoder: u64) -> Vec<WordCache> {
+    CACHES
+        .try_with(|caches| {
+            let Ok(mut caches) = caches.try_borrow_mut() else { return Vec::new() };
+            let (gone, kept) = std::mem::take(&mut *caches).into_iter().partition(|((e, _), _)| *e == encoder);
+            *caches = kept;
+            gone.into_iter().map(|(_, words)| words).collect::<Vec<_>>()
+        })
+        .unwrap_or_default()
 }
 
 /// Words cached on this thread for (encoder, greedy): for tests.
