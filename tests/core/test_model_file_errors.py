@@ -1,4 +1,4 @@
-"""Model files that are damaged in ways test_model_file.py does not cover.
+"""Model files that are damaged in ways test_model_file_malformed.py does not cover.
 
 Large files and the memory check, nesting at every depth, encodings (BOMs, UTF-16,
 offsets that count the BOM), redundant versus duplicate merges, numbers Python will not
@@ -18,7 +18,7 @@ from bpe_desktop.core.config import TrainConfig
 from bpe_desktop.core.errors import ModelFileError
 from bpe_desktop.core.model import BPEModel, Merge
 from bpe_desktop.core.model_file import dumps, load_model, loads, model_problem, save_model
-from tests.core.test_model_file import CREATED, load_error, small_model, text_of, valid_dict
+from tests.core.model_file_helpers import CREATED, load_error, small_model, text_of, valid_dict
 
 
 def _file(data: dict) -> bytes:

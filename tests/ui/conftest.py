@@ -1,31 +1,55 @@
-"""GUI test setup: offscreen Qt, settings isolated per test, no thread left running."""
+"""GUI test setup: offscreen Qt, settings isolated per test, no thread left running, the
+garbage collector left as each test found it."""
 
 from __future__ import annotations
 
+import gc
 import os
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")  # before any Qt import
 
 import pytest  # noqa: E402
-from PySide6.QtCore import QCoreApplication, QSettings  # noqa: E402
+from PySide6.QtCore import QCoreApplication, QEvent, QSettings  # noqa: E402
 
 import bpe_desktop.ui  # noqa: E402,F401  (PySide6 before pyqtgraph)
-from bpe_desktop.core import BPEModel, Corpus, TrainConfig, train  # noqa: E402
+from bpe_desktop.core import BPEModel, Corpus, TrainConfig, chunked, train  # noqa: E402
 from bpe_desktop.ui.common import dialogs, workers  # noqa: E402
 
 #: The seeds' toy vocabulary (seed 000): word counts with `</w>` as its own symbol.
 SEED_WORDS = (("low", 5), ("lower", 2), ("newest", 6), ("widest", 3))
 
 
-@pytest.fixture(scope="session", autouse=True)
+def gc_state() -> dict:
+    """The process's garbage-collector state that a test must leave as it found it."""
+    return {"enabled": gc.isenabled(), "threshold": gc.get_threshold(),
+            "frozen": gc.get_freeze_count(), "paused": chunked.collection_paused()}
+
+
+@pytest.fixture(autouse=True)
 def gui_thread_collector(qapp):
-    """As in the application: garbage (Qt objects of earlier tests among it) is collected
-    on the GUI thread only, never in a worker thread (see ui.common.collector)."""
+    """As in the application: garbage (Qt objects among it) is collected on the GUI thread
+    only, never in a worker thread (see ui.common.collector).
+
+    One collector per test. At its end the test's widgets are destroyed and its garbage is
+    collected, so none of it is freed during a later test: pytest-qt closes widgets with
+    deleteLater(), which only the next test's QTest.qWait (waitUntil, waitSignal) carried
+    out, and the thousands of objects a main window then freed offset the allocations
+    test_collector waits on. Fails the test if the gc state is not as it found it."""
     from bpe_desktop.ui.common.collector import GuiThreadCollector
 
+    before = gc_state()
     collector = GuiThreadCollector(qapp)
     yield collector
+    QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
     collector.stop()
+    gc.collect()
+    after = gc_state()
+    if after != before:  # restored for the next test, then reported
+        gc.unfreeze()
+        gc.set_threshold(*before["threshold"])
+        (gc.enable if before["enabled"] else gc.disable)()
+        chunked._collector_users = 0  # a collector_paused() never left
+        pytest.fail(f"garbage-collector state changed by the test: {before} -> {after}")
 
 
 @pytest.fixture(autouse=True)

@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 import gc
+import os
+import subprocess
 import sys
 import threading
 import weakref
+from pathlib import Path
 
 from PySide6.QtCore import QObject
 
 from bpe_desktop.core import chunked
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 class _Cycle(QObject):
@@ -162,3 +167,43 @@ def test_what_was_frozen_is_collected_once_the_user_is_away(gui_thread_collector
         assert gui_thread_collector.collect_due() != THAWED  # nothing new frozen since
     finally:
         gc.unfreeze()
+
+
+def test_stop_hands_collection_back_as_it_was(monkeypatch):
+    """A stopped collector leaves nothing frozen and automatic collection as it found it:
+    on if it was on, off if it was off (the process's state, shared by later code)."""
+    from bpe_desktop.ui.common import collector
+    from bpe_desktop.ui.common.collector import FREEZE_OVER, FROZEN, GuiThreadCollector
+
+    monkeypatch.setattr(collector, "_user_is_here", lambda: True)
+    was_enabled = gc.isenabled()  # off: the test's own collector owns collection
+    try:
+        for enabled in (True, False):
+            (gc.enable if enabled else gc.disable)()
+            gc.collect()
+            own = GuiThreadCollector()
+            assert not gc.isenabled()
+            batch = [[i] for i in range(FREEZE_OVER + 1_000)]
+            assert own.collect_due() == FROZEN and gc.get_freeze_count() >= len(batch)
+            own.stop()
+            assert gc.get_freeze_count() == 0
+            assert gc.isenabled() is enabled
+            del batch
+    finally:
+        gc.unfreeze()
+        (gc.enable if was_enabled else gc.disable)()
+
+
+def test_a_main_window_test_does_not_disturb_the_next_test():
+    """In this order, the window closed at the end of the first test used to be destroyed
+    during the second one's waitUntil (pytest-qt's deleteLater), and the objects it freed
+    kept the allocation count under the threshold the second test waits for. Run in a child
+    pytest, as the order is what is tested."""
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", PYTHONPATH=str(ROOT))
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+         "tests/ui/test_bad_input.py::test_an_empty_corpus_list_is_explained",
+         "tests/ui/test_collector.py::test_automatic_collection_is_off_and_the_gui_thread_collects"],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    assert "2 passed" in done.stdout

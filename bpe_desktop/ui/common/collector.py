@@ -50,8 +50,10 @@ class GuiThreadCollector(QObject):
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
+        self._was_enabled = gc.isenabled()  # what stop() hands back
         gc.disable()
         self._froze = False  # objects frozen since the last full pass over them
+        self._holds_frozen = False  # the permanent generation holds objects it froze
         self._timer = QTimer(self)
         self._timer.timeout.connect(self.collect_due)
         self._timer.start(INTERVAL_MS)
@@ -70,7 +72,7 @@ class GuiThreadCollector(QObject):
         counts, thresholds = gc.get_count(), gc.get_threshold()
         if counts[0] > FREEZE_OVER:
             gc.freeze()
-            self._froze = True
+            self._froze = self._holds_frozen = True
             return FROZEN
         due = [g for g in range(3) if counts[g] > thresholds[g]]
         if not due:
@@ -85,11 +87,19 @@ class GuiThreadCollector(QObject):
         gc.collect()
         gc.freeze()
         self._froze = False
+        self._holds_frozen = True
 
     def stop(self) -> None:
-        """Hand collection back to Python."""
+        """Hand collection back to Python as it was before this collector started: what it
+        froze is unfrozen (else cyclic garbage among it is never collected, and a later
+        collector or test finds a permanent generation it did not make), and automatic
+        collection is on again only if it was on then."""
         self._timer.stop()
-        gc.enable()
+        if self._holds_frozen:
+            gc.unfreeze()
+            self._froze = self._holds_frozen = False
+        if self._was_enabled:
+            gc.enable()
 
 
 def _user_is_here() -> bool:
