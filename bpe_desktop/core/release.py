@@ -137,9 +137,3 @@ def retire(model: Any) -> None:
     if release_tokenizer is not None:
         release_tokenizer()
     _releaser.retire(model)
-
-
-def wait_released(timeout: float = 10.0) -> bool:
-    """Wait until every retired model is freed (or let go of); whether that happened
-    within ``timeout`` seconds (for tests, and for measuring)."""
-    return _releaser.wait_idle(timeout)

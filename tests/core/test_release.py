@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import threading
+import time
 import weakref
 from typing import ClassVar
 
@@ -124,6 +125,8 @@ def test_retire_lets_go_of_the_cached_tokenizer_that_refers_back_to_the_model():
     release.retire(model)
     del model
     # Without dropping the tokenizer first, only the cyclic collector (off here) could
-    # free the model.
-    assert release.wait_released(10)
+    # free the model. (Models other tests retired may still be held: wait for this one.)
+    deadline = time.monotonic() + 10
+    while not where and time.monotonic() < deadline:
+        time.sleep(0.01)
     assert where == ["bpe-release"]
