@@ -9,6 +9,7 @@ pub mod corpus;
 pub mod encoder;
 pub mod error;
 pub mod gpt2;
+pub mod json;
 pub mod options;
 pub mod pool;
 pub mod progress;

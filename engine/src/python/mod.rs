@@ -20,6 +20,7 @@ use crate::error::{CorpusProblem, EngineError};
 
 mod counting;
 mod ids;
+mod json;
 mod options;
 mod tokenizer;
 mod training;
@@ -194,6 +195,7 @@ fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_corpus_reasons, m)?)?;
     m.add_function(wrap_pyfunction!(encode_cut_points, m)?)?;
     m.add_function(wrap_pyfunction!(sample_words, m)?)?;
+    m.add_function(wrap_pyfunction!(json::parse_json, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("MAX_THREADS", crate::MAX_THREADS)?;
     m.add("MAX_VOCAB", crate::MAX_VOCAB)?;

@@ -1,0 +1,313 @@
+//! JSON parsed without the GIL, for model files: the values Python's `json.loads` gives,
+//! or nothing when this parser does not take the text.
+//!
+//! Python's parser holds the GIL for the whole text: ~90 ms for a 100,000-token model's
+//! 4 MB, while the GUI thread waits. This one parses the text with the GIL released;
+//! the Python objects are then built from [`Value`]s (see `python::json`). It takes only
+//! what it is sure to read as `json.loads` does, and answers `None` otherwise: invalid
+//! JSON, a duplicate key, `NaN` or `Infinity`, an unpaired surrogate escape, an integer
+//! beyond 64 bits, a float that overflows, nesting deeper than [`MAX_DEPTH`]. The caller
+//! then runs Python's parser, whose errors (line and column) the user sees.
+
+use rustc_hash::FxHashSet;
+
+/// Deeper nesting is left to Python's parser (and its recursion limit).
+pub const MAX_DEPTH: usize = 200;
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Value {
+    Null,
+    Bool(bool),
+    Int(i64),
+    Float(f64),
+    Str(String),
+    Array(Vec<Value>),
+    /// Members in the text's order (a Python dict keeps it).
+    Object(Vec<(String, Value)>),
+}
+
+/// The JSON value `text` holds (whitespace around it allowed), if this parser takes it.
+pub fn parse(text: &str) -> Option<Value> {
+    let mut p = Parser { b: text.as_bytes(), at: 0 };
+    p.space();
+    let value = p.value(0)?;
+    p.space();
+    (p.at == p.b.len()).then_some(value)
+}
+
+struct Parser<'a> {
+    b: &'a [u8],
+    at: usize,
+}
+
+impl Parser<'_> {
+    fn space(&mut self) {
+        while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.b.get(self.at) {
+            self.at += 1;
+        }
+    }
+
+    fn eat(&mut self, c: u8) -> Option<()> {
+        (self.b.get(self.at) == Some(&c)).then(|| self.at += 1)
+    }
+
+    fn literal(&mut self, word: &[u8], value: Value) -> Option<Value> {
+        self.b[self.at..].starts_with(word).then(|| {
+            self.at += word.len();
+            value
+        })
+    }
+
+    fn value(&mut self, depth: usize) -> Option<Value> {
+        match *self.b.get(self.at)? {
+            b'{' => self.object(depth + 1),
+            b'[' => self.array(depth + 1),
+            b'"' => self.string().map(Value::Str),
+            b't' => self.literal(b"true", Value::Bool(true)),
+            b'f' => self.literal(b"false", Value::Bool(false)),
+            b'n' => self.literal(b"null", Value::Null),
+            b'-' | b'0'..=b'9' => self.number(),
+            _ => None,
+        }
+    }
+
+    fn array(&mut self, depth: usize) -> Option<Value> {
+        if depth > MAX_DEPTH {
+            return None;
+        }
+        self.at += 1;
+        let mut items = Vec::new();
+        self.space();
+        if self.eat(b']').is_some() {
+            return Some(Value::Array(items));
+        }
+        loop {
+            self.space();
+            items.push(self.value(depth)?);
+            self.space();
+            if self.eat(b',').is_none() {
+                self.eat(b']')?;
+                return Some(Value::Array(items));
+            }
+        }
+    }
+
+    fn object(&mut self, depth: usize) -> Option<Value> {
+        if depth > MAX_DEPTH {
+            return None;
+        }
+        self.at += 1;
+        let mut members: Vec<(String, Value)> = Vec::new();
+        let mut keys = FxHashSet::default();
+        self.space();
+        if self.eat(b'}').is_some() {
+            return Some(Value::Object(members));
+        }
+        loop {
+            self.space();
+            if self.b.get(self.at) != Some(&b'"') {
+                return None;
+            }
+            let key = self.string()?;
+            if !keys.insert(key.clone()) {
+                return None; // a duplicate: Python's parser names it
+            }
+            self.space();
+            self.eat(b':')?;
+            self.space();
+            members.push((key, self.value(depth)?));
+            self.space();
+            if self.eat(b',').is_none() {
+                self.eat(b'}')?;
+                return Some(Value::Object(members));
+            }
+        }
+    }
+
+    fn digits(&mut self) -> usize {
+        let start = self.at;
+        while self.b.get(self.at).is_some_and(u8::is_ascii_digit) {
+            self.at += 1;
+        }
+        self.at - start
+    }
+
+    /// JSON's number grammar; an integer as Python's `int`, anything with a fraction or
+    /// an exponent as its `float` (Rust's parsing rounds correctly, as Python's does).
+    fn number(&mut self) -> Option<Value> {
+        let start = self.at;
+        let _ = self.eat(b'-');
+        match self.b.get(self.at) {
+            Some(b'0') => self.at += 1,
+            Some(b'1'..=b'9') => {
+                self.digits();
+            }
+            _ => return None,
+        }
+        let mut float = false;
+        if self.eat(b'.').is_some() {
+            float = true;
+            if self.digits() == 0 {
+                return None;
+            }
+        }
+        if let Some(b'e' | b'E') = self.b.get(self.at) {
+            float = true;
+            self.at += 1;
+            if let Some(b'+' | b'-') = self.b.get(self.at) {
+                self.at += 1;
+            }
+            if self.digits() == 0 {
+                return None;
+            }
+        }
+        // ASCII by construction.
+        let text = std::str::from_utf8(&self.b[start..self.at]).ok()?;
+        if float {
+            let x: f64 = text.parse().ok()?;
+            x.is_finite().then_some(Value::Float(x))
+        } else {
+            text.parse().ok().map(Value::Int) // beyond 64 bits: Python's parser
+        }
+    }
+
+    fn hex4(&mut self) -> Option<u32> {
+        let digits = self.b.get(self.at..self.at + 4)?;
+        self.at += 4;
+        let text = std::str::from_utf8(digits).ok()?;
+        if !text.bytes().all(|c| c.is_ascii_hexdigit()) {
+            return None;
+        }
+        u32::from_str_radix(text, 16).ok()
+    }
+
+    fn string(&mut self) -> Option<String> {
+        self.at += 1; // the opening quote
+        let mut out = String::new();
+        loop {
+            let run = self.at;
+            while let Some(&c) = self.b.get(self.at) {
+                if c == b'"' || c == b'\\' || c < 0x20 {
+                    break;
+                }
+                self.at += 1;
+            }
+            // The text is a &str and a run stops only at ASCII bytes: whole characters.
+            out.push_str(std::str::from_utf8(&self.b[run..self.at]).ok()?);
+            match *self.b.get(self.at)? {
+                b'"' => {
+                    self.at += 1;
+                    return Some(out);
+                }
+                b'\\' => {
+                    self.at += 1;
+                    let escape = *self.b.get(self.at)?;
+                    self.at += 1;
+                    out.push(match escape {
+                        b'"' => '"',
+                        b'\\' => '\\',
+                        b'/' => '/',
+                        b'b' => '\u{8}',
+                        b'f' => '\u{c}',
+                        b'n' => '\n',
+                        b'r' => '\r',
+                        b't' => '\t',
+                        b'u' => self.unicode_escape()?,
+                        _ => return None,
+                    });
+                }
+                _ => return None, // a control character: Python's parser refuses it
+            }
+        }
+    }
+
+    /// After `\u`: the character, a surrogate pair's as one; an unpaired surrogate (which
+    /// Python keeps in its string, and Rust's cannot hold) is left to Python's parser.
+    fn unicode_escape(&mut self) -> Option<char> {
+        let first = self.hex4()?;
+        if (0xD800..0xDC00).contains(&first) {
+            if self.b.get(self.at..self.at + 2)? != b"\\u" {
+                return None;
+            }
+            self.at += 2;
+            let second = self.hex4()?;
+            if !(0xDC00..0xE000).contains(&second) {
+                return None;
+            }
+            return char::from_u32(0x10000 + ((first - 0xD800) << 10) + (second - 0xDC00));
+        }
+        char::from_u32(first) // None for a lone low surrogate
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn s(x: &str) -> Value {
+        Value::Str(x.into())
+    }
+
+    #[test]
+    fn values_as_python_reads_them() {
+        let v = parse(r#" {"a": [1, -2, 3.5, 1e2, -0, true, false, null], "b": {"c": "x\"\\\/\n\u00e9\ud83d\ude00"}} "#);
+        assert_eq!(
+            v,
+            Some(Value::Object(vec![
+                (
+                    "a".into(),
+                    Value::Array(vec![
+                        Value::Int(1),
+                        Value::Int(-2),
+                        Value::Float(3.5),
+                        Value::Float(100.0),
+                        Value::Int(0),
+                        Value::Bool(true),
+                        Value::Bool(false),
+                        Value::Null
+                    ])
+                ),
+                ("b".into(), Value::Object(vec![("c".into(), s("x\"\\/\né😀"))])),
+            ]))
+        );
+        assert_eq!(parse("[]"), Some(Value::Array(vec![])));
+        assert_eq!(parse("{}"), Some(Value::Object(vec![])));
+        assert_eq!(parse("\"日本\""), Some(s("日本")));
+        assert_eq!(parse("9223372036854775807"), Some(Value::Int(i64::MAX)));
+    }
+
+    #[test]
+    fn what_it_leaves_to_python() {
+        for text in [
+            "",
+            "[1,]",
+            "{\"a\": 1,}",
+            "[1 2]",
+            "{\"a\": 1, \"a\": 2}",
+            "NaN",
+            "[Infinity]",
+            "[-Infinity]",
+            "1e400",
+            "9223372036854775808",
+            "01",
+            "1.",
+            ".5",
+            "1e",
+            "\"\\ud800\"",
+            "\"\\udc00\"",
+            "\"\\ud800\\u0041\"",
+            "\"a\tb\"",
+            "\"\\x\"",
+            "\"abc",
+            "[1] [2]",
+            "tru",
+            "{1: 2}",
+        ] {
+            assert_eq!(parse(text), None, "{text:?}");
+        }
+        let deep = "[".repeat(MAX_DEPTH + 1) + &"]".repeat(MAX_DEPTH + 1);
+        assert_eq!(parse(&deep), None);
+        let ok = "[".repeat(MAX_DEPTH) + &"]".repeat(MAX_DEPTH);
+        assert!(parse(&ok).is_some());
+    }
+}
