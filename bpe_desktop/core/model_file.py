@@ -163,6 +163,7 @@ from bpe_desktop.core.model_file_writer import (
     _fsync_dir,
     _naming,
 )
+from bpe_desktop.core.release import free_gradually
 
 #: Files larger than this are refused without being read.
 MAX_FILE_SIZE = 2 * 1024**3
@@ -327,18 +328,26 @@ def load_model(path: str | os.PathLike[str]) -> BPEModel:
     with _gc_paused():
         text = _decode(raw, name)
         del raw
-        data = _parse_json(text, name)
+        parsed = [_parse_json(text, name)]
         del text
-        return model_from_dict(data, path=name)
+        try:
+            return model_from_dict(parsed[0], path=name)
+        finally:
+            # The parsed JSON, as many objects as the model, a slice at a time: freed at
+            # the return, it held the GIL ~13 ms at 100,000 tokens.
+            free_gradually(parsed)
 
 
 def loads(data: bytes | str, *, path: str | None = None) -> BPEModel:
     """Parse and validate a model file's contents (bytes or text)."""
     with _gc_paused():
         text = _decode(data, path)
-        parsed = _parse_json(text, path)
+        parsed = [_parse_json(text, path)]
         del text
-        return model_from_dict(parsed, path=path)
+        try:
+            return model_from_dict(parsed[0], path=path)
+        finally:
+            free_gradually(parsed)  # as load_model does
 
 
 #: Peak memory of :func:`load_model` per byte of file (Python objects cost many times

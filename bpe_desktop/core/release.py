@@ -76,6 +76,13 @@ def free_in_slices(objects: list, breathe: Callable[[], None], depth: int = 4) -
         breathe()
 
 
+def free_gradually(objects: list) -> None:
+    """:func:`free_in_slices` on this thread, letting go of the GIL for 0.2 ms after each
+    millisecond: for large temporary tables a job is done with (when they go out of scope
+    at once, freeing them holds the GIL for 10-20 ms at 100,000 tokens)."""
+    free_in_slices(objects, Breather(hold=0.001, pause=0.0002))
+
+
 class _Releaser:
     """The daemon thread and the models it holds (see the module's comment)."""
 
