@@ -92,8 +92,7 @@ def run_modal(parent: QWidget, label: str, work: Callable[[], T], *,
         dialog.setCancelButton(None)
     dialog.setWindowTitle(label.rstrip("…."))
     dialog.setWindowModality(Qt.WindowModality.WindowModal)
-    # Shown by our own timer: the dialog's would show it on its first setValue.
-    dialog.setMinimumDuration(SHOW_AFTER_MS)
+    dialog.setMinimumDuration(SHOW_AFTER_MS)  # shown by `shown` below, never sooner
     dialog.setAutoReset(False)
     dialog.setAutoClose(False)
     dialog.canceled.connect(lambda: done("cancelled", True))
