@@ -119,6 +119,24 @@ def test_input_to_the_window_is_held_back_meanwhile(host):
     assert pressed == [1] and saved == [1]
 
 
+def test_a_window_the_program_closes_meanwhile_does_close(host, qtbot):
+    from PySide6.QtWidgets import QWidget
+
+    other = QWidget()
+    qtbot.addWidget(other)
+    other.show()
+    _later(50, other.close)  # not the user's input: not held back
+    run_modal(host, "Saving…", _slow(0.3))
+    assert not other.isVisible()
+
+
+def test_the_waiting_window_stays_open_meanwhile(host):
+    closed = []
+    _later(50, lambda: closed.append(host.close()))
+    run_modal(host, "Saving…", _slow(0.3))
+    assert closed == [False] and host.isVisible()
+
+
 def _record_threads(monkeypatch, name, function):
     threads = []
 

@@ -50,16 +50,25 @@ def finish_abandoned(timeout_ms: int = 30_000) -> None:
 
 
 class _HoldInput(QObject):
-    """An application-wide event filter that drops input to every window but ``dialog``."""
+    """An application-wide event filter that drops input to every window but ``dialog``,
+    and keeps ``window`` (the one that waits) open."""
 
-    def __init__(self, dialog: QWidget) -> None:
+    def __init__(self, dialog: QWidget, window: QWidget) -> None:
         super().__init__(dialog)
         self._dialog = dialog
+        self._window = window
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt's name)
         kind = event.type()
         if kind not in _INPUT:
             return False
+        if kind == QEvent.Type.Close:
+            # Only the waiting window stays open (its closing would run a close handler
+            # in the middle of the work); other windows close as asked.
+            if watched is not self._window:
+                return False
+            event.ignore()  # left accepted, the close would go ahead, filtered or not
+            return True
         if isinstance(watched, QWidget):
             if watched.window() is self._dialog:
                 return False
@@ -96,7 +105,7 @@ def run_modal(parent: QWidget, label: str, work: Callable[[], T], *,
     dialog.setAutoReset(False)
     dialog.setAutoClose(False)
     dialog.canceled.connect(lambda: done("cancelled", True))
-    holder = _HoldInput(dialog)
+    holder = _HoldInput(dialog, parent.window())
     app = QApplication.instance()
     app.installEventFilter(holder)
     QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
