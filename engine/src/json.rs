@@ -3,41 +3,63 @@
 //!
 //! Python's parser holds the GIL for the whole text: ~90 ms for a 100,000-token model's
 //! 4 MB, while the GUI thread waits. This one parses the text with the GIL released;
-//! the Python objects are then built from [`Value`]s (see `python::json`). It takes only
-//! what it is sure to read as `json.loads` does, and answers `None` otherwise: invalid
-//! JSON, a duplicate key, `NaN` or `Infinity`, an unpaired surrogate escape, an integer
-//! beyond 64 bits, a float that overflows, nesting deeper than [`MAX_DEPTH`]. The caller
-//! then runs Python's parser, whose errors (line and column) the user sees.
+//! the Python objects are then built from the [`Parsed`] items (see `python::json`). It
+//! takes only what it is sure to read as `json.loads` does, and answers `None` otherwise:
+//! invalid JSON, a duplicate key, `NaN` or `Infinity`, an unpaired surrogate escape, an
+//! integer beyond 64 bits, a float that overflows, nesting deeper than [`MAX_DEPTH`]. The
+//! caller then runs Python's parser, whose errors (line and column) the user sees.
+//!
+//! The values are kept flat and small (16 bytes each, every string in one buffer): they
+//! live beside the Python objects built from them, and as a tree of Rust values they
+//! raised the peak memory of loading a model from 17 to 24 times the file's size.
 
 use rustc_hash::FxHashSet;
 
 /// Deeper nesting is left to Python's parser (and its recursion limit).
 pub const MAX_DEPTH: usize = 200;
 
-#[derive(Debug, Clone, PartialEq)]
-pub enum Value {
+/// One value, in the text's order: an array is followed by its items, an object by its
+/// members (key, value, key, value, ...).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Item {
     Null,
     Bool(bool),
     Int(i64),
     Float(f64),
-    Str(String),
-    Array(Vec<Value>),
-    /// Members in the text's order (a Python dict keeps it).
-    Object(Vec<(String, Value)>),
+    /// `Parsed::strings[start..end]`.
+    Str(u32, u32),
+    /// How many items follow.
+    Array(u32),
+    /// How many members (key and value) follow; keys are `Str`, in the text's order.
+    Object(u32),
+}
+
+/// A text's values ([`Item`]s) and the text of its strings, escapes decoded.
+#[derive(Debug, Default)]
+pub struct Parsed {
+    pub items: Vec<Item>,
+    pub strings: String,
+}
+
+impl Parsed {
+    pub fn str(&self, start: u32, end: u32) -> &str {
+        &self.strings[start as usize..end as usize]
+    }
 }
 
 /// The JSON value `text` holds (whitespace around it allowed), if this parser takes it.
-pub fn parse(text: &str) -> Option<Value> {
-    let mut p = Parser { b: text.as_bytes(), at: 0 };
+pub fn parse(text: &str) -> Option<Parsed> {
+    let mut p = Parser { b: text.as_bytes(), at: 0, out: Parsed::default() };
     p.space();
-    let value = p.value(0)?;
+    p.value(0)?;
     p.space();
-    (p.at == p.b.len()).then_some(value)
+    (p.at == p.b.len()).then_some(p.out)
 }
 
 struct Parser<'a> {
     b: &'a [u8],
     at: usize,
+    out: Parsed,
 }
 
 impl Parser<'_> {
@@ -51,77 +73,92 @@ impl Parser<'_> {
         (self.b.get(self.at) == Some(&c)).then(|| self.at += 1)
     }
 
-    fn literal(&mut self, word: &[u8], value: Value) -> Option<Value> {
+    fn literal(&mut self, word: &[u8], item: Item) -> Option<()> {
         self.b[self.at..].starts_with(word).then(|| {
             self.at += word.len();
-            value
+            self.out.items.push(item);
         })
     }
 
-    fn value(&mut self, depth: usize) -> Option<Value> {
+    fn value(&mut self, depth: usize) -> Option<()> {
         match *self.b.get(self.at)? {
             b'{' => self.object(depth + 1),
             b'[' => self.array(depth + 1),
-            b'"' => self.string().map(Value::Str),
-            b't' => self.literal(b"true", Value::Bool(true)),
-            b'f' => self.literal(b"false", Value::Bool(false)),
-            b'n' => self.literal(b"null", Value::Null),
-            b'-' | b'0'..=b'9' => self.number(),
+            b'"' => {
+                let (start, end) = self.string()?;
+                self.out.items.push(Item::Str(start, end));
+                Some(())
+            }
+            b't' => self.literal(b"true", Item::Bool(true)),
+            b'f' => self.literal(b"false", Item::Bool(false)),
+            b'n' => self.literal(b"null", Item::Null),
+            b'-' | b'0'..=b'9' => {
+                let item = self.number()?;
+                self.out.items.push(item);
+                Some(())
+            }
             _ => None,
         }
     }
 
-    fn array(&mut self, depth: usize) -> Option<Value> {
-        if depth > MAX_DEPTH {
-            return None;
-        }
+    /// How many items of an array or members of an object (after its opening bracket)
+    /// `one` reads, each, up to `close`.
+    fn items(&mut self, close: u8, mut one: impl FnMut(&mut Self) -> Option<()>) -> Option<u32> {
         self.at += 1;
-        let mut items = Vec::new();
         self.space();
-        if self.eat(b']').is_some() {
-            return Some(Value::Array(items));
+        if self.eat(close).is_some() {
+            return Some(0);
         }
+        let mut n: u32 = 0;
         loop {
             self.space();
-            items.push(self.value(depth)?);
+            one(self)?;
+            n = n.checked_add(1)?;
             self.space();
             if self.eat(b',').is_none() {
-                self.eat(b']')?;
-                return Some(Value::Array(items));
+                self.eat(close)?;
+                return Some(n);
             }
         }
     }
 
-    fn object(&mut self, depth: usize) -> Option<Value> {
+    fn array(&mut self, depth: usize) -> Option<()> {
         if depth > MAX_DEPTH {
             return None;
         }
-        self.at += 1;
-        let mut members: Vec<(String, Value)> = Vec::new();
-        let mut keys = FxHashSet::default();
-        self.space();
-        if self.eat(b'}').is_some() {
-            return Some(Value::Object(members));
+        let slot = self.out.items.len();
+        self.out.items.push(Item::Array(0));
+        let n = self.items(b']', |p| p.value(depth))?;
+        self.out.items[slot] = Item::Array(n);
+        Some(())
+    }
+
+    fn object(&mut self, depth: usize) -> Option<()> {
+        if depth > MAX_DEPTH {
+            return None;
         }
-        loop {
-            self.space();
-            if self.b.get(self.at) != Some(&b'"') {
+        let slot = self.out.items.len();
+        self.out.items.push(Item::Object(0));
+        let mut keys: Vec<(u32, u32)> = Vec::new();
+        let n = self.items(b'}', |p| {
+            if p.b.get(p.at) != Some(&b'"') {
                 return None;
             }
-            let key = self.string()?;
-            if !keys.insert(key.clone()) {
-                return None; // a duplicate: Python's parser names it
-            }
-            self.space();
-            self.eat(b':')?;
-            self.space();
-            members.push((key, self.value(depth)?));
-            self.space();
-            if self.eat(b',').is_none() {
-                self.eat(b'}')?;
-                return Some(Value::Object(members));
-            }
+            let key = p.string()?;
+            p.out.items.push(Item::Str(key.0, key.1));
+            keys.push(key);
+            p.space();
+            p.eat(b':')?;
+            p.space();
+            p.value(depth)
+        })?;
+        // A duplicate is left to Python's parser, which names it.
+        let mut seen = FxHashSet::default();
+        if !keys.iter().all(|&(start, end)| seen.insert(self.out.str(start, end))) {
+            return None;
         }
+        self.out.items[slot] = Item::Object(n);
+        Some(())
     }
 
     fn digits(&mut self) -> usize {
@@ -134,7 +171,7 @@ impl Parser<'_> {
 
     /// JSON's number grammar; an integer as Python's `int`, anything with a fraction or
     /// an exponent as its `float` (Rust's parsing rounds correctly, as Python's does).
-    fn number(&mut self) -> Option<Value> {
+    fn number(&mut self) -> Option<Item> {
         let start = self.at;
         let _ = self.eat(b'-');
         match self.b.get(self.at) {
@@ -165,9 +202,9 @@ impl Parser<'_> {
         let text = std::str::from_utf8(&self.b[start..self.at]).ok()?;
         if float {
             let x: f64 = text.parse().ok()?;
-            x.is_finite().then_some(Value::Float(x))
+            x.is_finite().then_some(Item::Float(x))
         } else {
-            text.parse().ok().map(Value::Int) // beyond 64 bits: Python's parser
+            text.parse().ok().map(Item::Int) // beyond 64 bits: Python's parser
         }
     }
 
@@ -181,9 +218,10 @@ impl Parser<'_> {
         u32::from_str_radix(text, 16).ok()
     }
 
-    fn string(&mut self) -> Option<String> {
+    /// A string's text, escapes decoded, appended to `out.strings`: where it is there.
+    fn string(&mut self) -> Option<(u32, u32)> {
         self.at += 1; // the opening quote
-        let mut out = String::new();
+        let start = u32::try_from(self.out.strings.len()).ok()?;
         loop {
             let run = self.at;
             while let Some(&c) = self.b.get(self.at) {
@@ -193,17 +231,17 @@ impl Parser<'_> {
                 self.at += 1;
             }
             // The text is a &str and a run stops only at ASCII bytes: whole characters.
-            out.push_str(std::str::from_utf8(&self.b[run..self.at]).ok()?);
+            self.out.strings.push_str(std::str::from_utf8(&self.b[run..self.at]).ok()?);
             match *self.b.get(self.at)? {
                 b'"' => {
                     self.at += 1;
-                    return Some(out);
+                    return Some((start, u32::try_from(self.out.strings.len()).ok()?));
                 }
                 b'\\' => {
                     self.at += 1;
                     let escape = *self.b.get(self.at)?;
                     self.at += 1;
-                    out.push(match escape {
+                    let c = match escape {
                         b'"' => '"',
                         b'\\' => '\\',
                         b'/' => '/',
@@ -214,7 +252,8 @@ impl Parser<'_> {
                         b't' => '\t',
                         b'u' => self.unicode_escape()?,
                         _ => return None,
-                    });
+                    };
+                    self.out.strings.push(c);
                 }
                 _ => return None, // a control character: Python's parser refuses it
             }
@@ -243,6 +282,47 @@ impl Parser<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[derive(Debug, PartialEq)]
+    enum Value {
+        Null,
+        Bool(bool),
+        Int(i64),
+        Float(f64),
+        Str(String),
+        Array(Vec<Value>),
+        Object(Vec<(String, Value)>),
+    }
+
+    /// The parsed items as a tree, for comparing.
+    fn tree(p: &Parsed, at: &mut usize) -> Value {
+        let item = p.items[*at];
+        *at += 1;
+        match item {
+            Item::Null => Value::Null,
+            Item::Bool(b) => Value::Bool(b),
+            Item::Int(i) => Value::Int(i),
+            Item::Float(x) => Value::Float(x),
+            Item::Str(start, end) => Value::Str(p.str(start, end).into()),
+            Item::Array(n) => Value::Array((0..n).map(|_| tree(p, at)).collect()),
+            Item::Object(n) => Value::Object(
+                (0..n)
+                    .map(|_| {
+                        let Value::Str(key) = tree(p, at) else { panic!("a key that is not a string") };
+                        (key, tree(p, at))
+                    })
+                    .collect(),
+            ),
+        }
+    }
+
+    fn parse(text: &str) -> Option<Value> {
+        let parsed = super::parse(text)?;
+        let mut at = 0;
+        let value = tree(&parsed, &mut at);
+        assert_eq!(at, parsed.items.len());
+        Some(value)
+    }
 
     fn s(x: &str) -> Value {
         Value::Str(x.into())

@@ -8,7 +8,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyList, PyString};
 
 use super::guard;
-use crate::json::{parse, Value};
+use crate::json::{parse, Item, Parsed};
 
 /// How long the objects are built before the GIL is let go for a moment.
 const HOLD: Duration = Duration::from_millis(1);
@@ -18,44 +18,51 @@ const HOLD: Duration = Duration::from_millis(1);
 /// over, so it keeps waiting — measured: the main thread blocked for the whole 30 ms.)
 const PAUSE: Duration = Duration::from_micros(100);
 /// Objects built between two looks at the clock.
-const CHECK_EVERY: u32 = 1024;
+const CHECK_EVERY: usize = 1024;
 
-struct Builder<'py> {
+struct Builder<'py, 'a> {
     py: Python<'py>,
+    parsed: &'a Parsed,
+    at: usize,
     since: Instant,
-    built: u32,
 }
 
-impl<'py> Builder<'py> {
+impl<'py> Builder<'py, '_> {
     fn breathe(&mut self) {
-        self.built += 1;
-        if self.built % CHECK_EVERY == 0 && self.since.elapsed() >= HOLD {
+        if self.at % CHECK_EVERY == 0 && self.since.elapsed() >= HOLD {
             self.py.detach(|| std::thread::sleep(PAUSE)); // a waiting thread takes the GIL
             self.since = Instant::now();
         }
     }
 
-    fn build(&mut self, value: Value) -> PyResult<Bound<'py, PyAny>> {
+    fn string(&self, start: u32, end: u32) -> Bound<'py, PyAny> {
+        PyString::new(self.py, self.parsed.str(start, end)).into_any()
+    }
+
+    /// The value at `at`, and what follows that belongs to it.
+    fn build(&mut self) -> PyResult<Bound<'py, PyAny>> {
         self.breathe();
         let py = self.py;
-        Ok(match value {
-            Value::Null => py.None().into_bound(py),
-            Value::Bool(b) => PyBool::new(py, b).to_owned().into_any(),
-            Value::Int(i) => i.into_pyobject(py)?.into_any(),
-            Value::Float(x) => PyFloat::new(py, x).into_any(),
-            Value::Str(s) => PyString::new(py, &s).into_any(),
-            Value::Array(items) => {
+        let item = self.parsed.items[self.at];
+        self.at += 1;
+        Ok(match item {
+            Item::Null => py.None().into_bound(py),
+            Item::Bool(b) => PyBool::new(py, b).to_owned().into_any(),
+            Item::Int(i) => i.into_pyobject(py)?.into_any(),
+            Item::Float(x) => PyFloat::new(py, x).into_any(),
+            Item::Str(start, end) => self.string(start, end),
+            Item::Array(n) => {
                 let list = PyList::empty(py);
-                for item in items {
-                    list.append(self.build(item)?)?;
+                for _ in 0..n {
+                    list.append(self.build()?)?;
                 }
                 list.into_any()
             }
-            Value::Object(members) => {
+            Item::Object(n) => {
                 let dict = PyDict::new(py);
-                for (key, item) in members {
-                    let item = self.build(item)?;
-                    dict.set_item(PyString::new(py, &key), item)?;
+                for _ in 0..n {
+                    let key = self.build()?; // a string: the parser reads keys only so
+                    dict.set_item(key, self.build()?)?;
                 }
                 dict.into_any()
             }
@@ -71,8 +78,9 @@ pub(super) fn parse_json<'py>(py: Python<'py>, text: &Bound<'py, PyString>) -> P
     guard(|| {
         // A string with an unpaired surrogate has no UTF-8 form: Python's parser takes it.
         let Ok(text) = text.to_str() else { return Ok(None) };
-        let Some(value) = py.detach(|| parse(text)) else { return Ok(None) };
-        let mut builder = Builder { py, since: Instant::now(), built: 0 };
-        Ok(Some((builder.build(value)?,)))
+        let Some(parsed) = py.detach(|| parse(text)) else { return Ok(None) };
+        let value = Builder { py, parsed: &parsed, at: 0, since: Instant::now() }.build()?;
+        py.detach(move || drop(parsed));
+        Ok(Some((value,)))
     })
 }
