@@ -16,6 +16,13 @@ from tests.core.golden import IMPLS, SEED000_WORDS, run
 # -- counts ----------------------------------------------------------------------------------
 
 
+
+def assert_encoding_reproduces_training(result) -> None:
+    """Encoding each training word gives its segmentation at the end of training."""
+    tok = result.model.tokenizer()
+    for seg in result.word_segmentations():
+        assert tuple(tok.encode_as_pieces(seg.word)) == seg.pieces
+
 @pytest.mark.parametrize("impl", IMPLS)
 def test_overlapping_runs_count_every_position_and_merge_left_to_right(impl):
     # a a a a a holds (a, a) four times; merging gives aa aa a.
@@ -240,9 +247,7 @@ def test_character_coverage_eow_suffix_and_initial_alphabet(impl):
     if impl == "engine":
         config = TrainConfig(character_coverage=0.6, initial_alphabet="x", min_frequency=1)
         result = train(Corpus.from_word_counts(words), config)
-        tok = result.model.tokenizer()
-        for seg in result.word_segmentations():
-            assert tuple(tok.encode_as_pieces(seg.word)) == seg.pieces
+        assert_encoding_reproduces_training(result)
 
 
 @pytest.mark.parametrize("impl", IMPLS)
@@ -257,9 +262,7 @@ def test_character_coverage_never_replaces_the_bow_marker_character(impl):
     if impl == "engine":
         config = TrainConfig(boundary="bow-prefix", character_coverage=0.8, merges=0)
         result = train(Corpus.from_word_counts(words), config)
-        tok = result.model.tokenizer()
-        for seg in result.word_segmentations():
-            assert tuple(tok.encode_as_pieces(seg.word)) == seg.pieces
+        assert_encoding_reproduces_training(result)
 
 
 @pytest.mark.parametrize("impl", IMPLS)
@@ -296,9 +299,7 @@ def test_duplicate_result_reuses_token_and_reencodes_words(impl):
         model = result.model
         # the reused token has one id; the vocabulary holds each string once
         assert len(model.pieces) == len(set(model.pieces)) == 1 + 5 + 6 - 1
-        tok = model.tokenizer()
-        for seg in result.word_segmentations():
-            assert tuple(tok.encode_as_pieces(seg.word)) == seg.pieces
+        assert_encoding_reproduces_training(result)
 
 
 def test_reference_reencode_differs_from_plain_replay():
