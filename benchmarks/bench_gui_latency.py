@@ -5,7 +5,8 @@ each tick's lateness is (fire time) - (arm time + 10 ms). This catches any stall
 event loop, including GIL waits (a repeating timer's tick-to-tick gaps would hide them).
 The training runs through the real main window: the Training panel's QThread worker,
 throttled progress updates, the live plot, and at the end the model handed to the
-Vocabulary and Encode/Decode panels (measured until both have it loaded, plus 0.5 s).
+Vocabulary and Encode/Decode panels (measured until both have it loaded and the
+autosave has written it, plus 0.5 s).
 
 Then, in the same window, the heavy things a user does with a large model:
 
@@ -106,7 +107,8 @@ class GilHolders:
         self.waits: dict[str, list[float]] = {}
         #: Waits of at least this long also list every thread that used CPU meanwhile.
         self.busy_threshold = 0.030
-        self.long_waits: list[tuple[float, list[str]]] = []
+        self.long_waits: list[tuple[float, float, list[str]]] = []
+        self._stolen = 0.0
         self._cpu: dict[int, int] = {}
         #: Python thread id -> (native id, name) of each thread that ran a job.
         self._threads: dict[int, tuple[int, str]] = {}
@@ -142,8 +144,20 @@ class GilHolders:
                 pass
         return out
 
+    @staticmethod
+    def _stolen_ms() -> float:
+        """Time the hypervisor ran other guests on this machine's vCPUs (all of them, in
+        10 ms clock ticks): a stall with no thread running is the host's if this grew."""
+        try:
+            with open("/proc/stat") as f:
+                return int(f.readline().split()[8]) * 1000 / os.sysconf("SC_CLK_TCK")
+        except (OSError, ValueError, IndexError):
+            return 0.0
+
     def before_pass(self) -> None:
         self._cpu = self._cpu_ns()
+        self._stolen = self._stolen_ms()
+        self._process_cpu = time.process_time()
 
     def after_pass(self, blocked: float) -> None:
         import threading
@@ -169,7 +183,15 @@ class GilHolders:
             names = {native: name for native, name in known.values()}
             busy = sorted(((ns, tid) for tid, ns in used.items()
                            if ns >= 1e6 and tid != threading.get_native_id()), reverse=True)
-            self.long_waits.append((blocked, [
+            stolen = self._stolen_ms() - self._stolen
+            # The process's CPU time less its live threads': threads that ended meanwhile.
+            ended = (time.process_time() - self._process_cpu) * 1000 - sum(
+                max(0, ns) for ns in used.values()) / 1e6
+            if ended >= 1:
+                gone = [names.get(tid) or f"thread {tid}" for tid in self._cpu if tid not in used]
+                busy.append((ended * 1e6, -1))
+                names[-1] = f"threads that ended meanwhile ({', '.join(gone) or '?'})"
+            self.long_waits.append((blocked, stolen, [
                 f"{names.get(tid) or self._comm(tid)} {ns / 1e6:.0f} ms CPU"
                 f"{'' if tid in {n for n, _ in python} else ' (no Python frame now)'}"
                 for ns, tid in busy]))
@@ -196,9 +218,9 @@ class GilHolders:
     def report(self, top: int = 25) -> str:
         rows = sorted(self.waits.items(), key=lambda kv: -max(kv[1]))[:top]
         text = "\n".join(f"{max(w) * 1000:7.1f} ms max, {len(w):4d}x  {k}" for k, w in rows)
-        for blocked, busy in sorted(self.long_waits, reverse=True)[:top]:
+        for blocked, stolen, busy in sorted(self.long_waits, reverse=True)[:top]:
             text += (f"\n{blocked * 1000:7.1f} ms wait; threads that ran meanwhile: "
-                     f"{'; '.join(busy) or 'none'}")
+                     f"{'; '.join(busy) or 'none'}; the host took {stolen:.0f} ms of the vCPUs")
         return text
 
 
@@ -333,6 +355,12 @@ def _panels_ready(window) -> bool:
     return not window.vocab.is_loading() and not window.codec.is_busy()
 
 
+def _settled(window) -> bool:
+    """The panels have the model and the autosave has written it (an unsaved model is
+    written a second after the panels are ready: that write belongs to the phase)."""
+    return _panels_ready(window) and not window.autosave.scheduled
+
+
 def start_app():
     """The application and its main window, on settings and data of their own."""
     from bpe_desktop.app import create_application
@@ -386,6 +414,7 @@ def run(corpus: str, vocab: int, threads: int, idle_seconds: float) -> dict:
     # keep measuring while the panels take the new model (in the background), and after
     _spin(app, until=lambda: _panels_ready(window))
     marks["panels_ready"] = time.perf_counter()
+    _spin(app, until=lambda: _settled(window))
     _spin(app, 0.5)
     probe.stop()
     marks["end"] = time.perf_counter()
@@ -447,11 +476,11 @@ def _heavy_uses(app, window, corpus: str) -> dict:
         window.vocab.details.setCurrentIndex(1)  # the plots
         _spin(app, 0.3)
         out["showing_100k_model"] = _measured(
-            app, lambda: window.document.set_imported(model), lambda: _panels_ready(window))
+            app, lambda: window.document.set_imported(model), lambda: _settled(window))
         del model  # the document's and the panels' references are left, as in use
         _spin(app, 0.5)
         out["opening_100k_model_file"] = _measured(
-            app, lambda: window.open_path(str(BIG_MODEL)), lambda: _panels_ready(window),
+            app, lambda: window.open_path(str(BIG_MODEL)), lambda: _settled(window),
             runs_a_loop=True)
     else:
         print(f"{BIG_MODEL.name} is missing (run bench_gui_table.py once): "

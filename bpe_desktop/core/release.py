@@ -38,11 +38,12 @@ _ONLY_IN_LIST = 2
 
 
 def _parts(value: Any) -> list[list] | None:
-    """``value``'s items as lists that keep them alive, if it is a large container."""
-    if isinstance(value, (tuple, list, set, frozenset)) and len(value) > _SMALL:
-        return [list(value)]
-    if isinstance(value, dict) and len(value) > _SMALL:
-        return [list(value), list(value.values())]
+    """``value``'s items as lists that keep them alive, if it is a container. Small ones
+    too: a parsed model file is a dict of a dozen keys whose values hold everything."""
+    if isinstance(value, (tuple, list, set, frozenset)):
+        return [list(value)] if value else None
+    if isinstance(value, dict):
+        return [list(value), list(value.values())] if value else None
     return None
 
 
@@ -55,7 +56,7 @@ def _fields(obj: Any) -> list[list]:
 def free_in_slices(objects: list, breathe: Callable[[], None], depth: int = 4) -> None:
     """Empty ``objects`` (a list only the caller holds) from the end, :data:`SLICE` items
     at a time, breathing after each slice. In a short list (an object's attributes, a
-    small container's items), an item held by nothing else is taken apart first (a large
+    small container's items), an item held by nothing else is taken apart first (a
     container into lists of its items, another object into its attributes), down to
     ``depth`` levels, so that what a model holds is freed in slices too. For data only:
     an object that must be freed on its own thread (a Qt object) does not belong here."""

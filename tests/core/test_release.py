@@ -69,6 +69,18 @@ def test_what_an_object_alone_holds_is_taken_apart_and_freed_in_slices():
     assert breaths.count >= 3
 
 
+def test_a_small_dict_of_long_lists_is_taken_apart_as_a_parsed_model_file_is():
+    parsed = [{"format": "x", "merges": [Item() for _ in range(3 * SLICE)],
+               "words": [[Item(), 1] for _ in range(2 * SLICE)]}]
+    first = weakref.ref(parsed[0]["merges"][0])
+    breaths = Breaths()
+    free_in_slices(parsed, breaths)
+    assert parsed == [] and first() is None
+    assert len(Item.freed_on) == 5 * SLICE
+    # Each long list went in slices (3 + 2 breaths at least), not with the dict at once.
+    assert breaths.count >= 5
+
+
 def test_what_another_owner_still_holds_is_left_alone():
     shared = tuple(Item() for _ in range(3 * SLICE))
     holder = [Holder(shared)]

@@ -162,6 +162,11 @@ class Autosave(QObject):
         return self._runner.running or self._idle.pending
 
     @property
+    def scheduled(self) -> bool:
+        """A write is due in a moment, waits for the panels, or runs."""
+        return self._due.isActive() or self.busy
+
+    @property
     def writing(self) -> bool:
         """A write runs now (not merely waits for its turn)."""
         return self._runner.running
