@@ -7,7 +7,8 @@ Every training runs in a fresh Python process. The parent measures
   training, the merge-count sanity check);
 * ``train`` - the child's own perf_counter around the training call only;
 * ``RSS``   - the child's peak resident set size, from ``os.wait4`` (the kernel's
-  ``ru_maxrss`` for that one child).
+  ``ru_maxrss`` for that one child; never below the parent's own peak, so generated
+  corpora are written by a child process: ``common.in_child_process``).
 
 Each (corpus, tool) is run ``--repeat`` times, interleaved, and the best time / lowest
 peak is kept. Pairings (ours / peer, same corpus, same vocabulary, same thread count):
@@ -60,7 +61,7 @@ import time
 from pathlib import Path
 
 from common import CACHE, CORPORA_DIR, ROOT, add_child_options, comma_list, require_corpora  # noqa: E402
-from common import run_child  # noqa: E402
+from common import in_child_process, run_child  # noqa: E402
 
 #: name -> (source file, kind). "gz" corpora are decompressed once into CACHE for the peers.
 CORPORA = {
@@ -255,7 +256,7 @@ def prepare_corpus(name: str) -> Path:
     if name == "gutenberg-1g":
         from bench_large_corpus import make_1gb  # that module imports this one
 
-        return make_1gb(prepare_corpus("gutenberg"), "lines")
+        return in_child_process(make_1gb, prepare_corpus("gutenberg"), "lines")
     src = CORPORA_DIR / CORPORA[name]
     if not src.is_file():
         raise SystemExit(f"missing corpus {src} (set BPE_DESKTOP_CORPORA)")
