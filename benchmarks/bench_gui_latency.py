@@ -92,6 +92,12 @@ class LatencyProbe:
             self._arm()
 
 
+def threading_ident() -> int:
+    import threading
+
+    return threading.get_ident()
+
+
 class GilHolders:
     """Which worker code kept the GUI thread waiting for the GIL (``--holders``; reading
     every thread's CPU time around each pass costs the GUI thread ~0.1 ms a pass).
@@ -109,6 +115,12 @@ class GilHolders:
         self.busy_threshold = 0.030
         self.long_waits: list[tuple[float, float, list[str]]] = []
         self._stolen = 0.0
+        #: GUI passes longer than this have their stack taken while they last.
+        self.stall = 0.040
+        self.stalls: list[tuple[float, str, list[str]]] = []
+        self._pass_start: float | None = None
+        self._pass_number = self._sampled = 0
+        self._gui = 0
         self._cpu: dict[int, int] = {}
         #: Python thread id -> (native id, name) of each thread that ran a job.
         self._threads: dict[int, tuple[int, str]] = {}
@@ -117,6 +129,9 @@ class GilHolders:
         import threading
 
         from bpe_desktop.ui.common import workers
+
+        self._gui = threading.get_ident()
+        threading.Thread(target=self._watch, name="bench-watchdog", daemon=True).start()
 
         # QThreads are unknown to `threading` (and their ids are reused): each job notes
         # its thread's native id.
@@ -154,7 +169,30 @@ class GilHolders:
         except (OSError, ValueError, IndexError):
             return 0.0
 
+    def _watch(self) -> None:
+        """Every 5 ms: a GUI pass running longer than ``stall`` gets its stack noted (and
+        every other thread's innermost lines), where it waits."""
+        import traceback
+
+        while True:
+            time.sleep(0.005)
+            start, number = self._pass_start, self._pass_number
+            if start is None or number == self._sampled:
+                continue
+            waited = time.perf_counter() - start
+            if waited < self.stall:
+                continue
+            self._sampled = number
+            frames = sys._current_frames()
+            gui = frames.get(self._gui)
+            stack = "".join(traceback.format_stack(gui)[-8:]) if gui else "?"
+            others = [f"{ident}: {self._where(f)}" for ident, f in frames.items()
+                      if ident not in (self._gui, threading_ident())]
+            self.stalls.append((waited, stack, others))
+
     def before_pass(self) -> None:
+        self._pass_number += 1
+        self._pass_start = time.perf_counter()
         self._cpu = self._cpu_ns()
         self._stolen = self._stolen_ms()
         self._process_cpu = time.process_time()
@@ -162,6 +200,7 @@ class GilHolders:
     def after_pass(self, blocked: float) -> None:
         import threading
 
+        self._pass_start = None
         if blocked < self.threshold:
             return
         used = {tid: ns - self._cpu.get(tid, 0) for tid, ns in self._cpu_ns().items()}
@@ -216,6 +255,12 @@ class GilHolders:
         return " < ".join(out)
 
     def report(self, top: int = 25) -> str:
+        text = "".join(f"\nA GUI pass {waited * 1000:.0f} ms in, where it was:\n{stack}"
+                       f"  other threads: {'; '.join(others) or 'none'}\n"
+                       for waited, stack, others in self.stalls)
+        return text + self._report_waits(top)
+
+    def _report_waits(self, top: int) -> str:
         rows = sorted(self.waits.items(), key=lambda kv: -max(kv[1]))[:top]
         text = "\n".join(f"{max(w) * 1000:7.1f} ms max, {len(w):4d}x  {k}" for k, w in rows)
         for blocked, stolen, busy in sorted(self.long_waits, reverse=True)[:top]:

@@ -123,3 +123,44 @@ def test_saving_through_a_symlink_replaces_its_target(tmp_path):
     assert link.is_symlink()
     assert load_model(real) == small_model()
     assert _only(real) == ["link.json", "real.json"]
+
+
+# -- a model is checked once ---------------------------------------------------------------
+
+
+def _counting_checks(monkeypatch) -> list[int]:
+    calls: list[int] = []
+    check = model_file.validate
+
+    def counted(*args, **kwargs):
+        calls.append(1)
+        return check(*args, **kwargs)
+
+    monkeypatch.setattr(model_file, "validate", counted)
+    return calls
+
+
+def test_a_model_read_from_a_file_is_saved_without_checking_it_again(tmp_path, monkeypatch):
+    save_model(small_model(), tmp_path / "a.json")
+    loaded = load_model(tmp_path / "a.json")
+    calls = _counting_checks(monkeypatch)
+    save_model(loaded, tmp_path / "b.json")
+    assert calls == []
+    assert (tmp_path / "b.json").read_bytes() == (tmp_path / "a.json").read_bytes()
+
+
+def test_a_model_is_checked_at_its_first_save_only_and_a_bad_one_at_every_save(tmp_path,
+                                                                            monkeypatch):
+    calls = _counting_checks(monkeypatch)
+    model = small_model()
+    save_model(model, tmp_path / "a.json")
+    save_model(model, tmp_path / "b.json")
+    assert len(calls) == 1
+    # A time given by the caller is its own input: checked again.
+    with pytest.raises(ModelFileError, match="created"):
+        save_model(model, tmp_path / "c.json", created="yesterday")
+    bad = small_model(merges=(Merge("l", "o", 7), Merge("lo", "x", 1)))
+    for name in ("d.json", "e.json"):
+        with pytest.raises(ModelFileError, match=r"^cannot save this model: merges\[1\]\[1\]"):
+            save_model(bad, tmp_path / name)
+    assert not (tmp_path / "c.json").exists() and not (tmp_path / "d.json").exists()
