@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import io
 import re
+import sys
 from collections import Counter
 
 import numpy as np
 import pytest
-from PySide6.QtCore import QPersistentModelIndex, Qt
+from PySide6.QtCore import QModelRoleData, QModelRoleDataSpan, QPersistentModelIndex, Qt
+from PySide6.QtGui import QFont
+from PySide6.QtWidgets import QTableView
 
 from bpe_desktop.core import BPEModel, Corpus, Merge, TrainConfig, train
 from bpe_desktop.core.pieces import display_piece, piece_bytes, surface_text
@@ -145,6 +148,61 @@ def test_roles_headers_and_tooltips(toy_model):
     assert vm.headerData(4, Qt.Orientation.Vertical) == "5"
     assert vm.headerData(COL_COUNT, Qt.Orientation.Horizontal,
                          Qt.ItemDataRole.ToolTipRole).startswith("How often")
+
+
+def test_multi_data_answers_every_role_as_data_does(toy_model):
+    vm = table(toy_model)
+    roles = [Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.TextAlignmentRole,
+             Qt.ItemDataRole.FontRole, Qt.ItemDataRole.ToolTipRole,
+             Qt.ItemDataRole.DecorationRole, Qt.ItemDataRole.BackgroundRole, RawRole, IdRole]
+    checked = 0
+    for row in (0, 3, 14):  # a special token, a base symbol, a merge
+        for column in range(len(HEADERS)):
+            index = vm.index(row, column)
+            for role in roles:
+                role_data = QModelRoleData(int(role))
+                index.multiData(QModelRoleDataSpan(role_data))  # through Qt, as a view asks
+                expected = vm.data(index, int(role))
+                got = role_data.data()
+                if isinstance(expected, QFont):
+                    assert isinstance(got, QFont) and got.italic() == expected.italic()
+                else:
+                    assert got == expected, (row, column, role)
+                checked += expected is not None
+    assert checked > 60
+
+
+def test_a_painted_table_calls_python_once_per_cell(qtbot, botchan_model):
+    # Each call from Qt into Python takes the GIL: the view's delegate asks for a cell's
+    # roles through one multiData() call, whose data() calls stay inside Python.
+    callers = Counter()
+    cells = set()
+
+    class Counting(VocabTableModel):
+        def data(self, index, role=Qt.ItemDataRole.DisplayRole):
+            caller = sys._getframe(1).f_code
+            callers["from multiData" if caller is VocabTableModel.multiData.__code__
+                    else "from Qt"] += 1
+            cells.add((index.row(), index.column()))
+            return super().data(index, role)
+
+    vm = Counting()
+    vm.set_bpe_model(botchan_model)
+    view = QTableView()
+    qtbot.addWidget(view)
+    view.setModel(vm)
+    view.resize(900, 500)
+    view.show()
+    qtbot.waitExposed(view)
+    callers.clear()
+    cells.clear()
+    view.grab()  # paints the visible cells
+    assert len(cells) >= 10 * len(HEADERS)
+    assert callers["from multiData"] >= 5 * len(cells)
+    assert callers["from Qt"] == 0
+    assert not vm.index(vm.rowCount(), 0).isValid()
+    assert not vm.index(0, len(HEADERS)).isValid()
+    assert not vm.index(0, 0, vm.index(0, 0)).isValid()
 
 
 def test_unknown_counts_shown_as_dash(uncounted_model):

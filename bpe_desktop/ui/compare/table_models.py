@@ -10,10 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor
 
 from bpe_desktop.core.comparison import CATEGORIES, Comparison, Cut, Overlap, OverlapRow
+from bpe_desktop.ui.common.table_base import OneCallPerCell
 
 Index = QModelIndex | QPersistentModelIndex
 #: Background of a cell cut differently from the first tokenizer's.
@@ -33,7 +34,7 @@ def token_tooltip(cut: Cut) -> str:
     return "\n".join(lines)
 
 
-class AlignedWordsModel(QAbstractTableModel):
+class AlignedWordsModel(OneCallPerCell):
     """The running words of a comparison with each tokenizer's cut."""
 
     def __init__(self, parent=None) -> None:
@@ -119,7 +120,7 @@ class AlignedWordsModel(QAbstractTableModel):
         return None
 
 
-class OverlapModel(QAbstractTableModel):
+class OverlapModel(OneCallPerCell):
     """One overlap list (both, only in A, only in B) of one pair: text and pieces."""
 
     HEADERS = ("text", "pieces in A", "pieces in B")

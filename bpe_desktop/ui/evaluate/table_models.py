@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt
 
 from bpe_desktop.core.evaluation import (
     EvaluationReport,
@@ -23,6 +23,7 @@ from bpe_desktop.core.evaluation import (
     WordResult,
 )
 from bpe_desktop.core.formats._common import write_files
+from bpe_desktop.ui.common.table_base import OneCallPerCell
 
 Index = QModelIndex | QPersistentModelIndex
 #: Role carrying the value a proxy sorts by (numbers as numbers).
@@ -34,7 +35,7 @@ BOUNDARY_COLORS = {"hit": "#2f9e44", "missed": "#e03131", "spurious": "#f08c00"}
 BOUNDARY_MARKS = {"hit": "|", "missed": "¦", "spurious": "|"}
 
 
-class RowsModel(QAbstractTableModel):
+class RowsModel(OneCallPerCell):
     """A table of rows with fixed headers; floats shown with 4 decimals."""
 
     def __init__(self, headers: Sequence[str], parent=None) -> None:

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import IO
 
 import numpy as np
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QFont
 
 from bpe_desktop.core import BPEModel
@@ -45,6 +45,7 @@ from bpe_desktop.core.vocab_table import (
     piece_tooltip,
     spec_error,
 )
+from bpe_desktop.ui.common.table_base import OneCallPerCell
 
 #: A role giving each cell's raw value (int, str or None), e.g. for tests and exporters.
 RawRole = int(Qt.ItemDataRole.UserRole)
@@ -72,7 +73,7 @@ class FilterResult:
     mask: FilterMask
 
 
-class VocabTableModel(QAbstractTableModel):
+class VocabTableModel(OneCallPerCell):
     """Tokens of one BPEModel; ``sort`` and the filters work on an index array."""
 
     def __init__(self, parent=None) -> None:
