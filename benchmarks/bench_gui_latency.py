@@ -105,7 +105,9 @@ class GilHolders:
     After a GUI pass that waited longer than ``threshold`` (for the GIL or a lock), the
     holder is the thread running Python, other than the GUI thread, that used the most CPU
     meanwhile (Linux: ``/proc/self/task/*/schedstat``); its current line, where it let go,
-    names the code. The longest waits are kept per place.
+    names the code. The longest waits are kept per place. Threads that ended during a wait
+    are counted too (the process's CPU time less its live threads'), and a watchdog thread
+    notes the GUI thread's stack while a pass lasts longer than ``stall``.
     """
 
     def __init__(self, threshold: float = 0.008) -> None:
