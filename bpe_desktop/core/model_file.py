@@ -176,8 +176,8 @@ MAX_FILE_SIZE = 2 * 1024**3
 WRITE_BUFFER = 1 << 20
 _CREATED_KEY = "model_file.created"  # where a loaded model remembers its time (BPEModel._cache)
 #: Set in a model's cache once it passed the reader's checks (read from a file, or checked
-#: before a save). A model cannot change, so later saves skip the checks: about half of
-#: writing a 100,000-token model, ~25 ms of Python that an autosave runs beside the GUI.
+#: before a save). A model cannot change, so later saves skip the checks: 25-50 ms of the
+#: Python that an autosave of a 100,000-token model runs beside the GUI.
 _CHECKED_KEY = "model_file.checked"
 
 

@@ -4,9 +4,10 @@ Each call from Qt into Python takes the GIL, and while a worker runs Python (an 
 a model's loading) each such call waits up to one GIL turn for it. A view painting a table
 asked a plain ``QAbstractTableModel`` subclass for ten roles per cell, each through
 ``data()``, and for both counts per index: ~3,000 calls for one paint of the vocabulary
-table, to which a 100 ms stall of the window was traced. Here ``multiData`` answers a
-cell's roles in one call (the delegate asks for them that way), and ``index`` checks the
-bounds itself: ~640 calls for the same paint.
+table (a 100 ms stall of the window was one pass of the event loop spent mostly waiting
+for the GIL beside an autosave). Here ``multiData`` answers a cell's roles in one call
+(the delegate asks for them that way), and ``index`` checks the bounds itself: ~640 calls
+for the same paint.
 """
 
 from __future__ import annotations
