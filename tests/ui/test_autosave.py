@@ -127,6 +127,16 @@ def test_an_import_is_autosaved_too(window, qtbot, ui, toy_model, tmp_path):
     assert load_model(window.autosave.path).merges == window.document.model.merges
 
 
+def test_scheduled_covers_the_delay_before_the_write_and_the_write(window, qtbot, toy_model):
+    autosave = window.autosave
+    assert not autosave.scheduled
+    window.document.set_imported(toy_model)
+    # Due a second later: not yet busy, already scheduled.
+    assert autosave.scheduled and not autosave.writing and not autosave.exists
+    qtbot.waitUntil(lambda: autosave.exists and not autosave.scheduled, timeout=10_000)
+    assert not autosave.busy
+
+
 def test_after_a_crash_the_model_is_offered_back_and_restored_unsaved(qtbot, ui, after_crash):
     crashed = load_model(after_crash)
     win = new_window(qtbot)
