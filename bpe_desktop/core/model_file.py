@@ -157,6 +157,8 @@ from bpe_desktop.core.model_file_checks import (  # noqa: F401 (the layout, re-e
     validate,
 )
 from bpe_desktop.core.model_file_writer import (
+    IntLines,
+    MergeLines,
     _chunks,
     _copy_mode,
     _create_temp,
@@ -195,12 +197,18 @@ def model_to_dict(model: BPEModel, *, created: str | None = None) -> dict[str, A
     Raises :class:`ModelFileError` if the model could not be loaded back (for example a
     merge of an undefined token, or a special token equal to an ordinary token).
     """
+    return _checked_dict(model, created, for_writing=False)
+
+
+def _checked_dict(model: BPEModel, created: str | None, *, for_writing: bool) -> dict[str, Any]:
+    """:func:`model_to_dict`; ``for_writing``: the merges of a model checked before are
+    left to the writer (:class:`MergeLines`), which has the engine write them."""
     checked = created is None and model._cache.get(_CHECKED_KEY, False)
     if created is None:
         created = model._cache.get(_CREATED_KEY)
         if created is None:
             created = model._cache[_CREATED_KEY] = _now()
-    data = _as_dict(model, created)
+    data = _as_dict(model, created, merges_as_lines=checked and for_writing)
     if checked:
         return data
     # Never write what load_model would refuse: check with the reader's own rules.
@@ -237,7 +245,7 @@ def _problem(data: dict[str, Any]) -> tuple[str | None, str] | None:
     return None
 
 
-def _as_dict(model: BPEModel, created: str) -> dict[str, Any]:
+def _as_dict(model: BPEModel, created: str, *, merges_as_lines: bool = False) -> dict[str, Any]:
     from bpe_desktop import __version__
 
     config = model.config.to_dict()
@@ -261,18 +269,26 @@ def _as_dict(model: BPEModel, created: str) -> dict[str, Any]:
         "created": created,
         "config": config,
         "alphabet": list(model.alphabet),
-        "merges": [[m.left, m.right, m.count] for m in model.merges],
-        "ids": list(model.ids) if model.ids is not None else None,
-        "final_counts": list(model.final_counts) if model.final_counts is not None else None,
+        "merges": (MergeLines(model) if merges_as_lines
+                   else [[m.left, m.right, m.count] for m in model.merges]),
+        "ids": _numbers(model.ids, merges_as_lines),
+        "final_counts": _numbers(model.final_counts, merges_as_lines),
         "corpus": corpus,
         "words": [[w, c] for w, c in model.words],
         "description": model.description,
     }
 
 
+def _numbers(values: tuple[int, ...] | None, checked: bool) -> list[int] | IntLines | None:
+    """A model's list of whole numbers; of a checked model, for the writer's fast path."""
+    if values is None:
+        return None
+    return IntLines(values) if checked else list(values)
+
+
 def dumps(model: BPEModel, *, created: str | None = None) -> str:
     """The model file's complete text (what :func:`save_model` writes)."""
-    data = [model_to_dict(model, created=created)]
+    data = [_checked_dict(model, created, for_writing=True)]
     try:
         return "".join(_chunks(data[0]))
     finally:
@@ -287,7 +303,7 @@ def save_model(model: BPEModel, path: str | os.PathLike[str], *,
     written) and :class:`OSError` (its message naming ``path``) when writing fails;
     either way a previous file at ``path`` is left as it was.
     """
-    data = [model_to_dict(model, created=created)]  # freed gradually below
+    data = [_checked_dict(model, created, for_writing=True)]  # freed gradually below
     target = os.fspath(path)
     real = os.path.realpath(target)  # through a symlink: replace the file it points to
     directory = os.path.dirname(real)

@@ -10,6 +10,7 @@ pub mod encoder;
 pub mod error;
 pub mod gpt2;
 pub mod json;
+pub mod json_write;
 pub mod options;
 pub mod pool;
 pub mod progress;

@@ -66,3 +66,26 @@ def test_a_written_file_loads_back(models, tmp_path):
 def test_a_value_json_cannot_hold_is_refused():
     with pytest.raises(ValueError):
         "".join(writer._chunks({"x": [1.0, float("nan")]}))
+
+
+def test_a_checked_models_merges_and_numbers_are_written_by_the_engine_as_json_would(
+        monkeypatch):
+    from bpe_desktop.core import BPEModel, Merge
+
+    # Every character the JSON encoder escapes, and counts unknown, zero and the largest.
+    alphabet = ('"', "\\", "\n", "\x00", "\x1f", "\x7f", "\u2028", "é", "東", "🙂", "\t", "a")
+    merges = (Merge('"', "\\", None), Merge("\n", "\x00", 0), Merge("\x1f", "\x7f", 2**64 - 1),
+              Merge("\u2028", "é", 3), Merge("東", "🙂", None), Merge("\t", "a", 7))
+    size = BPEModel(config=TrainConfig(), alphabet=alphabet, merges=merges).vocab_size
+    model = BPEModel(config=TrainConfig(), alphabet=alphabet, merges=merges,
+                     final_counts=tuple(range(size)))
+    created = "2001-01-01T00:00:00Z"
+    expected = reference_text(model_to_dict(model, created=created))
+    calls = []
+    lines = writer.MergeLines.lines
+    monkeypatch.setattr(writer.MergeLines, "lines",
+                        lambda self, pad: calls.append(pad) or lines(self, pad))
+    assert dumps(model) == expected.replace(created, model_to_dict(model)["created"])
+    assert calls == ["  "]  # checked at the first save: the engine wrote the merges
+    assert dumps(model, created=created) == expected  # a caller's time: checked, lists
+    assert calls == ["  "]

@@ -84,3 +84,38 @@ pub(super) fn parse_json<'py>(py: Python<'py>, text: &Bound<'py, PyString>) -> P
         Ok(Some((value,)))
     })
 }
+
+/// The items of a model file's `merges` list as Python's JSON encoder writes them, joined by
+/// `",\n" + pad` (`crate::json_write::merge_lines`), built without the GIL. `text` and
+/// `ends` as `BPEModel.packed_merges` gives them; `counts` native-endian unsigned 64-bit,
+/// one per merge, and `known` one byte per merge (0: an unknown count, written `null`).
+/// None when the text has an unpaired surrogate.
+#[pyfunction]
+pub(super) fn merge_lines<'py>(
+    py: Python<'py>,
+    text: &Bound<'py, PyString>,
+    ends: &[u8],
+    counts: &[u8],
+    known: &[u8],
+    pad: &str,
+) -> PyResult<Option<Bound<'py, PyString>>> {
+    guard(|| {
+        let Ok(text) = text.to_str() else { return Ok(None) };
+        let lines = py.detach(|| -> Result<String, String> {
+            let parts = super::tokenizer::unpack_strings(text, ends)?;
+            if counts.len() % 8 != 0 || parts.len() != counts.len() / 4 || known.len() != counts.len() / 8 {
+                return Err(format!("{} merge parts for {} bytes of counts and {} of flags", parts.len(), counts.len(), known.len()));
+            }
+            let counts: Vec<Option<u64>> = counts
+                .chunks_exact(8)
+                .zip(known)
+                .map(|(b, &known)| (known != 0).then(|| u64::from_ne_bytes(b.try_into().expect("8 bytes"))))
+                .collect();
+            Ok(crate::json_write::merge_lines(&parts, &counts, pad))
+        });
+        match lines {
+            Ok(lines) => Ok(Some(PyString::new(py, &lines))),
+            Err(message) => Err(pyo3::exceptions::PyValueError::new_err(message)),
+        }
+    })
+}

@@ -84,7 +84,7 @@ fn ne_u32s<'a>(raw: &'a [u8], what: &str) -> Result<impl Iterator<Item = u32> + 
 }
 
 /// The strings of `text` ending at the given character positions (see `PyTokenizer::new`).
-fn unpack_strings(text: &str, ends: &[u8]) -> Result<Vec<String>, String> {
+pub(super) fn unpack_strings(text: &str, ends: &[u8]) -> Result<Vec<String>, String> {
     let mut out = Vec::with_capacity(ends.len() / 4);
     let (mut rest, mut at) = (text, 0u32);
     for (i, end) in ne_u32s(ends, "piece ends")?.enumerate() {
