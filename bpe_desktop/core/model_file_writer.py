@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import itertools
 import json
+import operator
 import os
 import secrets
-from typing import Any, Iterator, Mapping
+from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 
 def _create_temp(directory: str, base: str) -> tuple[str, int]:
@@ -67,6 +68,7 @@ def _naming(exc: OSError, target: str) -> OSError:
     return new
 
 
+_COUNT = operator.attrgetter("count")
 _ENCODER = json.JSONEncoder(ensure_ascii=False, allow_nan=False)
 #: List items encoded per slice by the C encoder that ``_ENCODER.encode`` builds for each
 #: value, built once: a 100,000-merge model's 250,000 items took ~300 ms of Python calls
@@ -109,12 +111,13 @@ class MergeLines:
         from bpe_desktop.core import _native
 
         text, ends = self._model.packed_merges()
-        counts = np.fromiter((m.count or 0 for m in self.merges), dtype=np.uint64,
-                             count=len(self.merges))
-        known = np.fromiter((m.count is not None for m in self.merges), dtype=np.uint8,
-                            count=len(self.merges))
-        return _native.engine().merge_lines(text, ends.tobytes(), counts.tobytes(),
-                                            known.tobytes(), pad)
+        # One pass over the merges (C calls, no Python loop); unknown counts become 0.
+        counts = np.array(list(map(_COUNT, self.merges)), dtype=object)
+        known = counts != None  # noqa: E711 (element-wise)
+        counts[~known] = 0
+        return _native.engine().merge_lines(text, ends.tobytes(),
+                                            counts.astype(np.uint64).tobytes(),
+                                            known.astype(np.uint8).tobytes(), pad)
 
 
 class IntLines:
@@ -137,6 +140,18 @@ def _chunks(data: Mapping[str, Any]) -> Iterator[str]:
     yield "}\n"
 
 
+def _one_per_line(values: Sequence[Any], depth: int,
+                  encode: Callable[[Sequence[Any]], Iterable[str]]) -> Iterator[str]:
+    """A non-empty list, one item per line, its items encoded :data:`_ITEMS_SLICE` at a time."""
+    pad = " " * (depth + 1)
+    between = ",\n" + pad
+    yield "[\n"
+    for start in range(0, len(values), _ITEMS_SLICE):
+        end = ",\n" if start + _ITEMS_SLICE < len(values) else "\n"
+        yield pad + between.join(encode(values[start:start + _ITEMS_SLICE])) + end
+    yield " " * depth + "]"
+
+
 def _value(value: Any, depth: int) -> Iterator[str]:
     pad = " " * (depth + 1)
     if isinstance(value, MergeLines):
@@ -147,16 +162,10 @@ def _value(value: Any, depth: int) -> Iterator[str]:
             yield f"[\n{pad}"
             yield lines
             yield "\n" + " " * depth + "]"
+    elif isinstance(value, IntLines) and value.values:
+        yield from _one_per_line(value.values, depth, lambda part: map(str, part))
     elif isinstance(value, IntLines):
-        if not value.values:
-            yield "[]"
-            return
-        yield "[\n"
-        between, values = ",\n" + pad, value.values
-        for start in range(0, len(values), _ITEMS_SLICE):
-            end = ",\n" if start + _ITEMS_SLICE < len(values) else "\n"
-            yield pad + between.join(map(str, values[start:start + _ITEMS_SLICE])) + end
-        yield " " * depth + "]"
+        yield "[]"
     elif isinstance(value, dict) and value:
         yield "{\n"
         items = list(value.items())
@@ -167,11 +176,6 @@ def _value(value: Any, depth: int) -> Iterator[str]:
         yield " " * depth + "}"
     elif isinstance(value, list) and value:
         # Lists of scalars or small rows: one item per line, each item on one line.
-        yield "[\n"
-        between = ",\n" + pad
-        for start in range(0, len(value), _ITEMS_SLICE):
-            end = ",\n" if start + _ITEMS_SLICE < len(value) else "\n"
-            yield pad + between.join(_items(value[start:start + _ITEMS_SLICE])) + end
-        yield " " * depth + "]"
+        yield from _one_per_line(value, depth, _items)
     else:
         yield _json(value)
