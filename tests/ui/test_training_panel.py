@@ -73,16 +73,18 @@ def test_gui_training_gives_the_engines_merges(panel, qtbot, errors):
 def test_progress_reaches_the_gui_at_most_ten_times_a_second(panel, qtbot, tmp_path):
     panel.corpus.add_paths([big_corpus(tmp_path / "big.txt", 12)])
     panel.options.set_config(TrainConfig(vocab_size=6000, threads=1))
-    stamps = []
-    panel.progressed.connect(lambda _u: stamps.append(time.monotonic()))
+    updates = []
+    panel.progressed.connect(updates.append)
+    started = time.monotonic()
     with qtbot.waitSignal(panel.trained, timeout=120_000):
         panel.start()
-    assert len(stamps) >= 3
-    # The last update is a forced flush of held-back counts; the others leave the worker
-    # >= 0.1 s apart. They arrive through the GUI thread's event queue, which can delay
-    # one delivery and so shorten the next gap, but not the span of them all.
-    throttled = stamps[:-1]
-    assert throttled[-1] - throttled[0] >= 0.1 * (len(throttled) - 1) - 0.05
+    elapsed = time.monotonic() - started
+    merges = [c for u in updates for c in u.new_counts]
+    assert len(merges) > 1000  # far more merges than updates: they came in batches
+    # One update per 0.1 s at most, plus the first and the final flush of held-back
+    # counts. A loaded machine only makes the run longer and the bound looser; the
+    # throttle's exact timing is checked against a clock of known times in test_workers.
+    assert 2 <= len(updates) <= elapsed / 0.1 + 2
 
 
 def test_cancel_mid_training_stops_and_reports(panel, qtbot, tmp_path):

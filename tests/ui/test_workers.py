@@ -31,25 +31,26 @@ def test_result_arrives_on_the_gui_thread(qtbot):
 
 
 def test_progress_is_throttled_and_held_back_payloads_are_reported(qtbot):
-    runner = JobRunner(min_interval=0.1)
+    # The job moves the runner's clock itself, so the throttle is checked against known
+    # times rather than against how fast a loaded machine runs the job.
+    now = [0.0]
+    runner = JobRunner(min_interval=0.125, clock=lambda: now[0])
     received, emitted = [], []
     runner.progressed.connect(received.append)
 
     def job(report, cancel):
-        end = time.monotonic() + 0.55
-        i = 0
-        while time.monotonic() < end:
-            i += 1
-            if report(i):
-                emitted.append(i)
-            time.sleep(0.001)
-        report("last", force=True)
-        return i
+        for step in range(22):  # a report every 1/32 s (binary fractions: exact sums)
+            now[0] = step / 32
+            if report(step):
+                emitted.append(step)
+        report("last", force=True)  # held-back counts go out at once
+        return step
 
     with qtbot.waitSignal(runner.stopped, timeout=10_000):
         runner.start(job)
     assert received == emitted + ["last"]
-    assert 4 <= len(emitted) <= 7  # about 10 per second over 0.55 s, never more
+    # the first report goes out, then one each time 0.125 s has passed since the last
+    assert emitted == [0, 4, 8, 12, 16, 20]
 
 
 def test_exception_becomes_failed_with_details(qtbot):

@@ -94,21 +94,23 @@ class Worker(QObject):
     cancelled = Signal()
 
     def __init__(self, job: Job, cancel: CancelToken, min_interval: float,
-                 lower_priority: bool = True) -> None:
+                 lower_priority: bool = True,
+                 clock: Callable[[], float] = time.monotonic) -> None:
         super().__init__(None)  # no parent: it is moved to its own thread
         self._job = job
         self._lower_priority = lower_priority
         self._cancel = cancel
         self._min_interval = min_interval
-        self._last_emit = 0.0
+        self._clock = clock
+        self._last_emit: float | None = None
 
     def _report(self, payload: Any, *, force: bool = False) -> bool:
         """Emit ``payload`` unless one went out less than ``min_interval`` ago.
 
         Returns whether it was emitted, so a job can batch what was not delivered.
         """
-        now = time.monotonic()
-        if force or now - self._last_emit >= self._min_interval:
+        now = self._clock()
+        if force or self._last_emit is None or now - self._last_emit >= self._min_interval:
             self._last_emit = now
             self.progressed.emit(payload)
             return True
@@ -146,12 +148,14 @@ class JobRunner(QObject):
     stopped = Signal()
 
     def __init__(self, parent: QObject | None = None, *, min_interval: float = 0.1,
-                 lower_priority: bool = True) -> None:
+                 lower_priority: bool = True,
+                 clock: Callable[[], float] = time.monotonic) -> None:
         """``lower_priority``: run the jobs niced (see :data:`JOB_NICENESS`); False for jobs
-        that mostly run Python."""
+        that mostly run Python. ``clock`` times the throttle (tests give their own)."""
         super().__init__(parent)
         self.min_interval = min_interval
         self.lower_priority = lower_priority
+        self.clock = clock
         self._thread: QThread | None = None
         self._worker: Worker | None = None
         self._cancel: CancelToken | None = None
@@ -166,7 +170,7 @@ class JobRunner(QObject):
         self._cancel = CancelToken()
         thread = QThread()
         thread.setObjectName("bpe-desktop-job")
-        worker = Worker(job, self._cancel, self.min_interval, self.lower_priority)
+        worker = Worker(job, self._cancel, self.min_interval, self.lower_priority, self.clock)
         worker.moveToThread(thread)
         thread.started.connect(worker.run)
         worker.progressed.connect(self._on_progressed)
