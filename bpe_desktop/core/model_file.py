@@ -159,6 +159,7 @@ from bpe_desktop.core.model_file_checks import (  # noqa: F401 (the layout, re-e
 from bpe_desktop.core.model_file_writer import (
     IntLines,
     MergeLines,
+    WordLines,
     _chunks,
     _copy_mode,
     _create_temp,
@@ -201,14 +202,15 @@ def model_to_dict(model: BPEModel, *, created: str | None = None) -> dict[str, A
 
 
 def _checked_dict(model: BPEModel, created: str | None, *, for_writing: bool) -> dict[str, Any]:
-    """:func:`model_to_dict`; ``for_writing``: the merges of a model checked before are
-    left to the writer (:class:`MergeLines`), which has the engine write them."""
+    """:func:`model_to_dict`; ``for_writing``: the long lists of a model checked before
+    (merges, words, ids, final counts) are left to the writer (:class:`MergeLines`,
+    :class:`WordLines`, :class:`IntLines`), which has the engine write most of them."""
     checked = created is None and model._cache.get(_CHECKED_KEY, False)
     if created is None:
         created = model._cache.get(_CREATED_KEY)
         if created is None:
             created = model._cache[_CREATED_KEY] = _now()
-    data = _as_dict(model, created, merges_as_lines=checked and for_writing)
+    data = _as_dict(model, created, lists_for_writer=checked and for_writing)
     if checked:
         return data
     # Never write what load_model would refuse: check with the reader's own rules.
@@ -245,7 +247,7 @@ def _problem(data: dict[str, Any]) -> tuple[str | None, str] | None:
     return None
 
 
-def _as_dict(model: BPEModel, created: str, *, merges_as_lines: bool = False) -> dict[str, Any]:
+def _as_dict(model: BPEModel, created: str, *, lists_for_writer: bool = False) -> dict[str, Any]:
     from bpe_desktop import __version__
 
     config = model.config.to_dict()
@@ -269,12 +271,13 @@ def _as_dict(model: BPEModel, created: str, *, merges_as_lines: bool = False) ->
         "created": created,
         "config": config,
         "alphabet": list(model.alphabet),
-        "merges": (MergeLines(model) if merges_as_lines
+        "merges": (MergeLines(model) if lists_for_writer
                    else [[m.left, m.right, m.count] for m in model.merges]),
-        "ids": _numbers(model.ids, merges_as_lines),
-        "final_counts": _numbers(model.final_counts, merges_as_lines),
+        "ids": _numbers(model.ids, lists_for_writer),
+        "final_counts": _numbers(model.final_counts, lists_for_writer),
         "corpus": corpus,
-        "words": [[w, c] for w, c in model.words],
+        "words": (WordLines(model) if lists_for_writer
+                  else [[w, c] for w, c in model.words]),
         "description": model.description,
     }
 
@@ -290,7 +293,8 @@ def dumps(model: BPEModel, *, created: str | None = None) -> str:
     """The model file's complete text (what :func:`save_model` writes)."""
     data = [_checked_dict(model, created, for_writing=True)]
     try:
-        return "".join(_chunks(data[0]))
+        return "".join(c if isinstance(c, str) else c.decode("utf-8")
+                       for c in _chunks(data[0]))
     finally:
         free_gradually(data)
 
@@ -310,8 +314,10 @@ def save_model(model: BPEModel, path: str | os.PathLike[str], *,
     tmp: str | None = None
     try:
         tmp, fd = _create_temp(directory, os.path.basename(real))
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n", buffering=WRITE_BUFFER) as fh:
-            fh.writelines(_chunks(data[0]))
+        with os.fdopen(fd, "wb", buffering=WRITE_BUFFER) as fh:
+            # The engine's long lists come as UTF-8: written as they are, the GIL let go.
+            fh.writelines(c.encode("utf-8") if isinstance(c, str) else c
+                          for c in _chunks(data[0]))
             fh.flush()
             os.fsync(fh.fileno())
         _copy_mode(real, tmp)

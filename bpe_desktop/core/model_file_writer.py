@@ -6,6 +6,7 @@ writers (word-count tables, exported formats) use the same temporary-file helper
 
 from __future__ import annotations
 
+import abc
 import itertools
 import json
 import operator
@@ -69,6 +70,8 @@ def _naming(exc: OSError, target: str) -> OSError:
 
 
 _COUNT = operator.attrgetter("count")
+_FIRST = operator.itemgetter(0)
+_SECOND = operator.itemgetter(1)
 _ENCODER = json.JSONEncoder(ensure_ascii=False, allow_nan=False)
 #: List items encoded per slice by the C encoder that ``_ENCODER.encode`` builds for each
 #: value, built once: a 100,000-merge model's 250,000 items took ~300 ms of Python calls
@@ -92,32 +95,101 @@ def _items(items: list) -> Iterator[str]:
     yield from map("".join, map(_ITEM, items, itertools.repeat(0)))
 
 
-class MergeLines:
-    """A model's merges for the file's text, written by the engine without the GIL (the
-    same text as the list of ``[left, right, count]`` items: ~100 ms less Python at
-    100,000 merges, which an autosave runs beside the GUI thread)."""
+class EngineRows(abc.ABC):
+    """One of a checked model's long lists (merges, training words), its rows
+    ``["s1", ..., count]`` written by the engine without the GIL as UTF-8, in the text the
+    list's items would have (:meth:`as_lists`). Python's encoder held the GIL ~150 ms for a
+    100,000-merge model's merges and 50,000 words, beside the GUI thread in an autosave."""
+
+    #: How many strings a row holds.
+    per_row: int
 
     def __init__(self, model: Any) -> None:
-        self.merges = model.merges
         self._model = model
 
+    @abc.abstractmethod
+    def __len__(self) -> int:
+        """How many rows."""
+
+    @abc.abstractmethod
     def as_lists(self) -> list[list]:
-        return [[m.left, m.right, m.count] for m in self.merges]
+        """The rows as the list Python's encoder writes (where the engine cannot)."""
 
-    def lines(self, pad: str) -> str | None:
-        """The items joined by ``",\n" + pad``; None if the engine cannot write them."""
-        import numpy as np
+    @abc.abstractmethod
+    def packed(self) -> tuple[str, Any, Any, Any]:
+        """The rows' strings back to back, where each ends (characters, ``uint32``), their
+        counts (``uint64``, 0 where unknown) and which counts are known (``uint8``)."""
 
+    def lines(self, pad: str) -> bytes | None:
+        """The items joined by ``",\n" + pad``, as UTF-8; None if the engine cannot write
+        them (a lone surrogate, which the file cannot hold either: Python then says so)."""
         from bpe_desktop.core import _native
+
+        text, ends, counts, known = self.packed()
+        return _native.engine().json_rows(text, ends.tobytes(), self.per_row,
+                                          counts.tobytes(), known.tobytes(), pad)
+
+
+class MergeLines(EngineRows):
+    """A model's merges, ``[left, right, count]``; the pieces as the engine's tokenizer
+    takes them (:meth:`BPEModel.packed_merges`, kept by the model)."""
+
+    per_row = 2
+
+    def __len__(self) -> int:
+        return len(self._model.merges)
+
+    def as_lists(self) -> list[list]:
+        return [[m.left, m.right, m.count] for m in self._model.merges]
+
+    def packed(self) -> tuple[str, Any, Any, Any]:
+        import numpy as np
 
         text, ends = self._model.packed_merges()
         # One pass over the merges (C calls, no Python loop); unknown counts become 0.
-        counts = np.array(list(map(_COUNT, self.merges)), dtype=object)
+        counts = np.array(list(map(_COUNT, self._model.merges)), dtype=object)
         known = counts != None  # noqa: E711 (element-wise)
         counts[~known] = 0
-        return _native.engine().merge_lines(text, ends.tobytes(),
-                                            counts.astype(np.uint64).tobytes(),
-                                            known.astype(np.uint8).tobytes(), pad)
+        return text, ends, counts.astype(np.uint64), known.astype(np.uint8)
+
+
+class WordLines(EngineRows):
+    """A model's training words, ``[word, count]`` (counts always known), packed a slice
+    at a time in C calls; kept by the model (it never changes), so a second save packs
+    nothing."""
+
+    per_row = 1
+
+    def __len__(self) -> int:
+        return len(self._model.words)
+
+    def as_lists(self) -> list[list]:
+        return [[w, c] for w, c in self._model.words]
+
+    def packed(self) -> tuple[str, Any, Any, Any]:
+        import numpy as np
+
+        cache = self._model._cache
+        out = cache.get("packed_words")
+        if out is None:
+            words = self._model.words
+            texts: list[str] = []
+            ends = np.empty(len(words), dtype=np.uint32)
+            counts = np.empty(len(words), dtype=np.uint64)
+            done = 0  # characters packed so far
+            for start in range(0, len(words), _ITEMS_SLICE):
+                part = words[start:start + _ITEMS_SLICE]
+                strings = list(map(_FIRST, part))
+                cumulative = np.cumsum(np.fromiter(map(len, strings), dtype=np.int64,
+                                                   count=len(strings))) + done
+                ends[start:start + len(part)] = cumulative
+                counts[start:start + len(part)] = np.fromiter(map(_SECOND, part),
+                                                              dtype=np.uint64, count=len(part))
+                done = int(cumulative[-1])
+                texts.append("".join(strings))
+            out = cache["packed_words"] = ("".join(texts), ends, counts,
+                                           np.ones(len(words), dtype=np.uint8))
+        return out
 
 
 class IntLines:
@@ -128,8 +200,9 @@ class IntLines:
         self.values = values
 
 
-def _chunks(data: Mapping[str, Any]) -> Iterator[str]:
-    """The file text in pieces: one list item per line, nested objects one key per line."""
+def _chunks(data: Mapping[str, Any]) -> Iterator[str | bytes]:
+    """The file text in pieces: one list item per line, nested objects one key per line.
+    Pieces the engine wrote (:class:`EngineRows`) are UTF-8 already, the others ``str``."""
     yield "{\n"
     keys = list(data)
     for i, key in enumerate(keys):
@@ -152,10 +225,10 @@ def _one_per_line(values: Sequence[Any], depth: int,
     yield " " * depth + "]"
 
 
-def _value(value: Any, depth: int) -> Iterator[str]:
+def _value(value: Any, depth: int) -> Iterator[str | bytes]:
     pad = " " * (depth + 1)
-    if isinstance(value, MergeLines):
-        lines = value.lines(pad) if value.merges else None
+    if isinstance(value, EngineRows):
+        lines = value.lines(pad) if len(value) else None
         if lines is None:
             yield from _value(value.as_lists(), depth)
         else:

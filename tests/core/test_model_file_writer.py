@@ -68,24 +68,30 @@ def test_a_value_json_cannot_hold_is_refused():
         "".join(writer._chunks({"x": [1.0, float("nan")]}))
 
 
-def test_a_checked_models_merges_and_numbers_are_written_by_the_engine_as_json_would(
-        monkeypatch):
-    from bpe_desktop.core import BPEModel, Merge
+def test_a_checked_models_merges_words_and_numbers_are_written_by_the_engine_as_json_would(
+        monkeypatch, tmp_path):
+    from bpe_desktop.core import BPEModel, Merge, save_model
 
     # Every character the JSON encoder escapes, and counts unknown, zero and the largest.
     alphabet = ('"', "\\", "\n", "\x00", "\x1f", "\x7f", "\u2028", "é", "東", "🙂", "\t", "a")
     merges = (Merge('"', "\\", None), Merge("\n", "\x00", 0), Merge("\x1f", "\x7f", 2**64 - 1),
               Merge("\u2028", "é", 3), Merge("東", "🙂", None), Merge("\t", "a", 7))
+    words = (('"\\', 2**64 - 1), ("\n\x00\x1f\x7f", 5), ("\u2028é東🙂", 1), ("\ta", 3))
     size = BPEModel(config=TrainConfig(), alphabet=alphabet, merges=merges).vocab_size
     model = BPEModel(config=TrainConfig(), alphabet=alphabet, merges=merges,
-                     final_counts=tuple(range(size)))
+                     final_counts=tuple(range(size)), words=words)
     created = "2001-01-01T00:00:00Z"
     expected = reference_text(model_to_dict(model, created=created))
     calls = []
-    lines = writer.MergeLines.lines
-    monkeypatch.setattr(writer.MergeLines, "lines",
-                        lambda self, pad: calls.append(pad) or lines(self, pad))
-    assert dumps(model) == expected.replace(created, model_to_dict(model)["created"])
-    assert calls == ["  "]  # checked at the first save: the engine wrote the merges
+    lines = writer.EngineRows.lines
+    monkeypatch.setattr(writer.EngineRows, "lines",
+                        lambda self, pad: calls.append(type(self).__name__) or lines(self, pad))
+    first = dumps(model)
+    assert first == expected.replace(created, model_to_dict(model)["created"])
+    # checked at the first save: the engine wrote the merges and the words
+    assert calls == ["MergeLines", "WordLines"]
+    save_model(model, tmp_path / "m.json")  # the same text, written as UTF-8 bytes
+    assert (tmp_path / "m.json").read_bytes() == first.encode("utf-8")
+    assert calls == ["MergeLines", "WordLines"] * 2
     assert dumps(model, created=created) == expected  # a caller's time: checked, lists
-    assert calls == ["  "]
+    assert calls == ["MergeLines", "WordLines"] * 2

@@ -5,7 +5,7 @@
 use std::time::{Duration, Instant};
 
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyDict, PyFloat, PyList, PyString};
+use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyList, PyString};
 
 use super::guard;
 use crate::json::{parse, Item, Parsed};
@@ -85,36 +85,39 @@ pub(super) fn parse_json<'py>(py: Python<'py>, text: &Bound<'py, PyString>) -> P
     })
 }
 
-/// The items of a model file's `merges` list as Python's JSON encoder writes them, joined by
-/// `",\n" + pad` (`crate::json_write::merge_lines`), built without the GIL. `text` and
-/// `ends` as `BPEModel.packed_merges` gives them; `counts` native-endian unsigned 64-bit,
-/// one per merge, and `known` one byte per merge (0: an unknown count, written `null`).
-/// None when the text has an unpaired surrogate.
+/// The rows of one of a model file's long lists as Python's JSON encoder writes them,
+/// joined by `",\n" + pad` and encoded as UTF-8 (`crate::json_write::rows`), built without
+/// the GIL: `per_row` strings a row (`text` and `ends` as `BPEModel.packed_merges` gives
+/// them), then the row's count, from `counts` (native-endian unsigned 64-bit, one a row)
+/// and `known` (one byte a row; 0: an unknown count, written `null`). None when the text
+/// has an unpaired surrogate.
 #[pyfunction]
-pub(super) fn merge_lines<'py>(
+pub(super) fn json_rows<'py>(
     py: Python<'py>,
     text: &Bound<'py, PyString>,
     ends: &[u8],
+    per_row: usize,
     counts: &[u8],
     known: &[u8],
     pad: &str,
-) -> PyResult<Option<Bound<'py, PyString>>> {
+) -> PyResult<Option<Bound<'py, PyBytes>>> {
     guard(|| {
         let Ok(text) = text.to_str() else { return Ok(None) };
         let lines = py.detach(|| -> Result<String, String> {
             let parts = super::tokenizer::unpack_strings(text, ends)?;
-            if counts.len() % 8 != 0 || parts.len() != counts.len() / 4 || known.len() != counts.len() / 8 {
-                return Err(format!("{} merge parts for {} bytes of counts and {} of flags", parts.len(), counts.len(), known.len()));
+            let rows = counts.len() / 8;
+            if per_row == 0 || counts.len() % 8 != 0 || parts.len() != rows * per_row || known.len() != rows {
+                return Err(format!("{} parts ({per_row} a row) for {} bytes of counts and {} of flags", parts.len(), counts.len(), known.len()));
             }
             let counts: Vec<Option<u64>> = counts
                 .chunks_exact(8)
                 .zip(known)
                 .map(|(b, &known)| (known != 0).then(|| u64::from_ne_bytes(b.try_into().expect("8 bytes"))))
                 .collect();
-            Ok(crate::json_write::merge_lines(&parts, &counts, pad))
+            Ok(crate::json_write::rows(&parts, per_row, &counts, pad))
         });
         match lines {
-            Ok(lines) => Ok(Some(PyString::new(py, &lines))),
+            Ok(lines) => Ok(Some(PyBytes::new(py, lines.as_bytes()))),
             Err(message) => Err(pyo3::exceptions::PyValueError::new_err(message)),
         }
     })

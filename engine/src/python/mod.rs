@@ -196,7 +196,7 @@ fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(encode_cut_points, m)?)?;
     m.add_function(wrap_pyfunction!(sample_words, m)?)?;
     m.add_function(wrap_pyfunction!(json::parse_json, m)?)?;
-    m.add_function(wrap_pyfunction!(json::merge_lines, m)?)?;
+    m.add_function(wrap_pyfunction!(json::json_rows, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("MAX_THREADS", crate::MAX_THREADS)?;
     m.add("MAX_VOCAB", crate::MAX_VOCAB)?;
