@@ -38,7 +38,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from bpe_desktop.core import BPEModel
+from bpe_desktop.core import BPEModel, release
 from bpe_desktop.core.chunked import INLINE_WORK, model_work
 from bpe_desktop.core.evaluation.vocabulary import INTERMEDIATE_SHARE
 from bpe_desktop.core.vocab_loading import LoadedTable, LoadedWords, load_table, load_words
@@ -278,6 +278,9 @@ class VocabPanel(QWidget):
         follows once it is shown.
         """
         self._jobs.discard()
+        # What the panel built for the replaced model is freed on the release thread (see
+        # VocabTableModel.set_columns).
+        replaced = (self._table, self._usage)
         if self._filter.busy:  # what was typed applies to the new model
             self._filter.discard()
             self.table_model.set_columns(None, None, None)
@@ -286,6 +289,8 @@ class VocabPanel(QWidget):
         self._table = None
         self._usage = None
         self._token = None
+        release.retire(replaced)
+        del replaced
         if model is None or model_work(model) <= INLINE_WORK:
             self._set_loading(False, False)
             if model is None:

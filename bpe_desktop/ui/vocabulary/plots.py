@@ -22,7 +22,7 @@ from PySide6.QtGui import QPainter
 from PySide6.QtSvg import QSvgGenerator
 from PySide6.QtWidgets import QTabWidget, QVBoxLayout, QWidget
 
-from bpe_desktop.core import BPEModel
+from bpe_desktop.core import BPEModel, release
 from bpe_desktop.core.chunked import map_chunked, no_breath
 from bpe_desktop.core.vocab_table import SPECIAL, TokenUsage, VocabColumns
 from bpe_desktop.ui.common import plot_grid, theme
@@ -123,15 +123,15 @@ class VocabPlots(QWidget):
                   usage: Callable[[], TokenUsage] | None) -> None:
         """Plot ``model``; ``usage`` gives its segmented training words (for Zipf).
         Each plot is computed when first shown."""
-        self._model, self._columns, self._usage = model, columns, usage
         self._clear()
+        self._model, self._columns, self._usage = model, columns, usage
         self._refresh_visible()
 
     def set_data(self, model: BPEModel, columns: VocabColumns,
                  data: dict[str, PlotSeries]) -> None:
         """Plot ``model`` from data computed beforehand (:func:`compute_plot`)."""
-        self._model, self._columns, self._usage = model, columns, None
         self._clear()
+        self._model, self._columns, self._usage = model, columns, None
         for which, (x, y, note) in data.items():
             self._data[which] = (x, y)
             if note:
@@ -140,7 +140,6 @@ class VocabPlots(QWidget):
 
     def set_loading(self, text: str) -> None:
         """No data while the next model loads: each plot's title says ``text``."""
-        self._model = self._columns = self._usage = None
         self._clear()
         empty = np.zeros(0, dtype=np.int64)
         for which in PLOTS:
@@ -149,7 +148,11 @@ class VocabPlots(QWidget):
         self._refresh_visible()
 
     def _clear(self) -> None:
-        self._data.clear()
+        """Forget the model shown: what was computed for it is freed on the release thread
+        (its columns' last holder may be this panel: ~100,000 strings at 100,000 tokens)."""
+        release.retire((self._model, self._columns, self._data))
+        self._model = self._columns = self._usage = None
+        self._data = {}
         self._notes.clear()
         self._stale = set(PLOTS)  # drawn for an earlier model (or not at all)
 
