@@ -106,6 +106,47 @@ def test_a_large_batch_of_new_objects_is_frozen_not_walked(gui_thread_collector,
         gc.unfreeze()
 
 
+def test_a_batch_made_while_older_objects_are_freed_is_frozen_too(gui_thread_collector,
+                                                                  monkeypatch):
+    """The allocation count is allocations less deallocations: a model built while the one
+    it replaces is freed leaves it low over a large young generation. The collector counts
+    the objects a pass would walk, and freezes them instead of walking them."""
+    from bpe_desktop.ui.common import collector
+    from bpe_desktop.ui.common.collector import FREEZE_OVER, FROZEN
+
+    monkeypatch.setattr(collector, "_user_is_here", lambda: True)
+    gc.collect()
+    old = [[i] for i in range(2 * FREEZE_OVER)]
+    gc.freeze()  # as a retired model's objects are when the release thread frees them
+    try:
+        new = []
+        for i in range(2 * FREEZE_OVER):
+            new.append([i])
+            old[i] = None  # a frozen object freed: the count goes down by one again
+        assert gc.get_count()[0] < gc.get_threshold()[0]  # the count does not show the batch
+        assert collector.objects_walked(0) >= len(new)
+        assert gui_thread_collector.collect_due() == FROZEN
+        assert collector.objects_walked(0) < 100  # nothing left for a pass to walk
+        frozen = gc.get_freeze_count()
+        del new
+        assert gc.get_freeze_count() <= frozen - 2 * FREEZE_OVER  # still freed by refcount
+    finally:
+        gc.unfreeze()
+
+
+def test_objects_walked_counts_the_generations_a_pass_collects(gui_thread_collector):
+    from bpe_desktop.ui.common.collector import objects_walked
+
+    kept = [[i] for i in range(5_000)]
+    gc.collect()  # everything alive is in the oldest generation now
+    assert objects_walked(0) < 100 and objects_walked(1) < 100
+    assert objects_walked(2) >= len(kept)
+    more = [[i] for i in range(3_000)]  # automatic collection is off: all of it stays young
+    assert objects_walked(0) >= len(more)
+    assert objects_walked(1) >= objects_walked(0)
+    assert objects_walked(2) >= len(kept) + len(more)
+
+
 def test_a_replaced_model_is_freed_without_the_cyclic_collector(qapp, botchan_model):
     """A model that built its tokenizer (which refers back to it) is freed by reference
     counting once the document replaces it, so freezing it never keeps it alive; freed on
