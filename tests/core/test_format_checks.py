@@ -66,3 +66,19 @@ def test_byte_tokens_problem_names_the_first_piece_that_is_not_bytes(monkeypatch
     assert not plain_byte_tokens_ok(mixed)
     why = _common.byte_tokens_problem(mixed, "X")
     assert why is not None and repr("中") in why and "a中" not in why
+
+
+def test_the_byte_tokens_check_walks_a_model_once_for_every_format(monkeypatch):
+    gpt2 = TrainConfig.preset("gpt2", merges=3, special_tokens=())
+    mixed = BPEModel(gpt2, BYTE_CHARS + ("中",), (Merge("a", "中"),))
+    walks = []
+    find = _common._find_non_byte_token
+    monkeypatch.setattr(_common, "_find_non_byte_token",
+                        lambda model: walks.append(model) or find(model))
+    first = _common.byte_tokens_problem(mixed, "GPT-2 files")
+    second = _common.byte_tokens_problem(mixed, "tiktoken files")
+    assert walks == [mixed]  # the GPT-2 and tiktoken checks share one pass
+    assert first.startswith("GPT-2 files") and second.startswith("tiktoken files")
+    assert repr("中") in first and repr("中") in second
+    other = BPEModel(gpt2, BYTE_CHARS, (Merge("a", "b"),))
+    assert _common.byte_tokens_problem(other, "X") is None and walks == [mixed, other]

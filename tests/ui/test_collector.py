@@ -126,7 +126,7 @@ def test_a_batch_made_while_older_objects_are_freed_is_frozen_too(gui_thread_col
         assert gc.get_count()[0] < gc.get_threshold()[0]  # the count does not show the batch
         assert collector.objects_walked(0) >= len(new)
         assert gui_thread_collector.collect_due() == FROZEN
-        assert collector.objects_walked(0) < 100  # nothing left for a pass to walk
+        assert collector.objects_walked(0) < 1_000  # nothing left for a pass to walk
         frozen = gc.get_freeze_count()
         del new
         assert gc.get_freeze_count() <= frozen - 2 * FREEZE_OVER  # still freed by refcount
@@ -139,7 +139,7 @@ def test_objects_walked_counts_the_generations_a_pass_collects(gui_thread_collec
 
     kept = [[i] for i in range(5_000)]
     gc.collect()  # everything alive is in the oldest generation now
-    assert objects_walked(0) < 100 and objects_walked(1) < 100
+    assert objects_walked(0) < 1_000 and objects_walked(1) < 1_000  # other threads: a few
     assert objects_walked(2) >= len(kept)
     more = [[i] for i in range(3_000)]  # automatic collection is off: all of it stays young
     assert objects_walked(0) >= len(more)
