@@ -91,6 +91,9 @@ def create_application(argv: Sequence[str] = ()):  # -> QApplication
     from PySide6.QtWidgets import QApplication
 
     sys.setswitchinterval(GIL_SWITCH_INTERVAL)
+    from bpe_desktop.ui.common.scheduling import prioritise_gui_thread
+
+    prioritise_gui_thread()  # this thread, which creates the application, runs its GUI
 
     import bpe_desktop.ui  # noqa: F401  (PySide6 before pyqtgraph)
 

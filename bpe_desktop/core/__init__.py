@@ -30,6 +30,7 @@ from bpe_desktop.core.errors import (
     ModelFileError,
     TrainingCancelled,
 )
+from bpe_desktop.core._native import lower_engine_threads
 from bpe_desktop.core.memory import MemoryEstimate, estimate_training_memory
 from bpe_desktop.core.model import BPEModel, CorpusFile, CorpusInfo, Merge, TokenInfo
 from bpe_desktop.core.model_file import load_model, save_model
@@ -50,5 +51,5 @@ __all__ = [
     "Merge", "MemoryEstimate", "MergeStep", "ModelFileError", "Progress", "SpecialToken",
     "TokenInfo",
     "Tokenizer", "TrainConfig", "TrainResult", "TrainingCancelled", "WordSegmentation",
-    "estimate_training_memory", "load_model", "save_model", "train",
+    "estimate_training_memory", "load_model", "lower_engine_threads", "save_model", "train",
 ]

@@ -10,6 +10,14 @@ So background jobs here do their work in chunks of a few thousand items and call
 millisecond, which hands the GIL to a waiting GUI thread at once, and it stops the job
 when a newer request has superseded it.
 
+While the GUI thread itself runs Python (a slot, a paint that calls into Python), the two
+threads share the GIL turn by turn, a switch interval each: a 10 ms pass of the GUI took
+16 ms beside a busy job. So a job that lost a quarter or more of the time since its last
+breath (it waited for the GIL, or for a core) steps aside for four times as long as it
+waited, at most :data:`MAX_STEP_ASIDE`: the GUI's pass then took 12 ms, and the job ran
+~20 % slower only while the GUI was that busy (``benchmarks/bench_gil_sharing.py``, a GUI
+thread busy half of the time).
+
 The other long hold is the cyclic garbage collector: a full pass over a process holding a
 100,000-token model takes 100–300 ms, and a job that creates and drops hundreds of
 thousands of short-lived objects (the engine's per-word results) triggers such passes
@@ -43,23 +51,40 @@ class Superseded(Exception):
     cancelled, so nothing reaches the GUI)."""
 
 
+#: The longest a job steps aside for a busy GUI thread at one breath (seconds).
+MAX_STEP_ASIDE = 0.005
+
+
 class Breather:
     """Call it often from a background job: it lets the GUI thread have the GIL every
-    ``hold`` seconds and raises :class:`Superseded` once the job was cancelled."""
+    ``hold`` seconds (for up to ``step_aside`` seconds when the job had to wait for it,
+    see the module's comment) and raises :class:`Superseded` once the job was cancelled.
+    ``clock``, ``cpu_clock`` and ``sleep`` are for tests."""
 
-    def __init__(self, cancel=None, *, hold: float = 0.002, pause: float = 0.0002) -> None:
+    def __init__(self, cancel=None, *, hold: float = 0.002, pause: float = 0.0002,
+                 step_aside: float = MAX_STEP_ASIDE,
+                 clock: Callable[[], float] = time.perf_counter,
+                 cpu_clock: Callable[[], float] = time.thread_time,
+                 sleep: Callable[[float], None] = time.sleep) -> None:
         self._cancel = cancel
         self._hold = hold
         self._pause = pause
-        self._last = time.perf_counter()
+        self._step_aside = step_aside
+        self._clock, self._cpu_clock, self._sleep = clock, cpu_clock, sleep
+        self._last = clock()
+        self._last_cpu = cpu_clock()
 
     def __call__(self) -> None:
         if self._cancel is not None and self._cancel.cancelled:
             raise Superseded
-        now = time.perf_counter()
-        if now - self._last >= self._hold:
-            time.sleep(self._pause)  # releases the GIL: a waiting GUI thread takes it now
-            self._last = time.perf_counter()
+        elapsed = self._clock() - self._last
+        if elapsed >= self._hold:
+            waited = elapsed - (self._cpu_clock() - self._last_cpu)
+            # (releases the GIL: a waiting GUI thread takes it now)
+            self._sleep(max(self._pause, min(self._step_aside, 4 * waited))
+                        if waited >= elapsed / 4 else self._pause)
+            self._last = self._clock()
+            self._last_cpu = self._cpu_clock()
 
 
 def no_breath() -> None:

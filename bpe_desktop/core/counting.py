@@ -228,6 +228,15 @@ def merge_tables(
     return engine_count(source, config, on_progress=on_progress, cancel=cancel)
 
 
+def count_lines(path: str | os.PathLike, cancel: CancelToken | None = None) -> int:
+    """The lines of a text file, gzip-compressed or not (a last line without a newline
+    counts); -1 once ``cancel`` is cancelled. Counted by the engine without the GIL, on a
+    thread of its own (see :func:`~bpe_desktop.core.lower_engine_threads`); a file that
+    cannot be read is a :class:`CorpusError` naming it."""
+    flag = cancel._flag if cancel is not None else None
+    return _native.call(_native.engine().count_lines, os.fspath(path), flag)
+
+
 def table_stats(path: str | os.PathLike, cancel=None) -> tuple[int, int] | None:
     """``(entries, total count)`` of a word-count table (``.gz`` too), read streaming;
     None when ``cancel.cancelled`` became true. The entries are the table's distinct

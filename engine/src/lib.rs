@@ -13,6 +13,7 @@ pub mod json;
 pub mod json_write;
 pub mod options;
 pub mod pool;
+pub mod priority;
 pub mod progress;
 pub mod symbols;
 pub mod text;
@@ -91,10 +92,7 @@ impl TrainSettings {
 /// Read, count, symbolize and merge. Deterministic for any thread count.
 pub fn run_training(source: Source, settings: &TrainSettings, reporter: &mut Reporter) -> Result<TrainOutput> {
     settings.validate()?;
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(settings.threads)
-        .build()
-        .map_err(|e| EngineError::Config(format!("cannot start {} worker threads: {e}", settings.threads)))?;
+    let pool = priority::worker_pool(settings.threads)?;
     let started = Instant::now();
     reporter.send(Progress::at(Stage::Reading))?;
     let words = corpus::count_words(source, &settings.rules, &pool, reporter)?;

@@ -48,7 +48,10 @@ impl Pool {
         let starting = placement.clone();
         let threads = rayon::ThreadPoolBuilder::new()
             .num_threads(threads)
-            .start_handler(move |_| starting.register_this_thread())
+            .start_handler(move |_| {
+                crate::priority::lower_this_thread();
+                starting.register_this_thread()
+            })
             .build()
             .map_err(|e| EngineError::Config(format!("cannot start {threads} worker threads: {e}")))?;
         Ok(Pool { threads, placement })

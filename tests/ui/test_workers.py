@@ -99,82 +99,55 @@ def test_only_one_job_at_a_time_and_shutdown_waits(qtbot):
     assert not runner.running and running_threads() == []
 
 
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="per-thread nice is Linux's")
-def test_jobs_and_the_threads_they_start_run_below_the_gui_threads_priority(qtbot):
-    """A job's thread, and the engine's threads it starts (they inherit it), yield the
-    cores to the GUI thread: their nice value is JOB_NICENESS above the GUI thread's."""
-    from bpe_desktop.ui.common.workers import JOB_NICENESS
-
-    def nice() -> int:
-        return os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
-
-    runner = JobRunner()
-    seen = {}
-
-    def job(report, cancel):
-        seen["job"] = nice()
-        child = threading.Thread(target=lambda: seen.update(child=nice()))
-        child.start()
-        child.join()
-
-    gui = nice()
-    with qtbot.waitSignal(runner.stopped, timeout=10_000):
-        runner.start(job)
-    assert seen == {"job": min(19, gui + JOB_NICENESS), "child": min(19, gui + JOB_NICENESS)}
-    assert nice() == gui  # the GUI thread keeps its own
-
+def _nice(tid: int) -> int:
+    return os.getpriority(os.PRIO_PROCESS, tid)
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="per-thread nice is Linux's")
-def test_python_jobs_keep_the_gui_threads_priority(qtbot, monkeypatch):
-    """Jobs that mostly run Python hold the GIL in turns: niced, they would wait for a core
-    while holding it, and the GUI thread with them. Their runners keep the GUI thread's
-    priority: the vocabulary's loading and filters, the memory estimate (the training
-    panel's runner, whose training job lowers its own) and the autosave."""
+def test_jobs_keep_the_gui_threads_priority_and_the_engines_threads_run_below_it(qtbot):
+    """Jobs run Python, so they keep the GUI thread's priority (lowered, one holding the
+    GIL would wait for a core while the GUI thread waits for it); the threads the engine
+    starts for them run ENGINE_NICENESS steps lower, as the application sets at start-up."""
+    from bpe_desktop.core import Corpus, TrainConfig, lower_engine_threads, train
     from bpe_desktop.ui.common.background import LatestJob
-    from bpe_desktop.ui.training.panel import TrainingPanel
-    from bpe_desktop.ui.vocabulary.filtering import TableFilter
-    from bpe_desktop.ui.vocabulary.panel import VocabPanel
-    from bpe_desktop.ui.window.autosave import Autosave
-    from bpe_desktop.ui.window.document import ModelDocument
+    from bpe_desktop.ui.common.scheduling import ENGINE_NICENESS
 
-    def nice() -> int:
-        return os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+    gui = _nice(threading.get_native_id())
+    seen: dict = {"engine": set()}
 
-    gui, seen = nice(), {}
-    runner = JobRunner(lower_priority=False)
-    with qtbot.waitSignal(runner.stopped, timeout=10_000):
-        runner.start(lambda report, cancel: seen.update(runner=nice()))
-    latest = LatestJob(lower_priority=False)
-    with qtbot.waitSignal(latest.finished, timeout=10_000):
-        latest.submit(lambda report, cancel: seen.update(latest=nice()))
-    latest.shutdown()
-    assert seen == {"runner": gui, "latest": gui}
-    assert JobRunner().lower_priority and LatestJob()._runner.lower_priority
+    def training_job(report, cancel):
+        me = threading.get_native_id()
+        seen["job"] = _nice(me)
 
-    training, vocabulary = TrainingPanel(), VocabPanel()
-    qtbot.addWidget(training)
-    qtbot.addWidget(vocabulary)
-    autosave = Autosave(ModelDocument())
-    assert not training.runner.lower_priority
-    assert not vocabulary._jobs._runner.lower_priority
-    assert not autosave._runner.lower_priority
-    assert not vocabulary._filter._jobs._runner.lower_priority
-    assert isinstance(vocabulary._filter, TableFilter)
-    autosave.close()
+        def on_progress(_progress) -> None:  # on this thread, while the engine's run
+            for task in os.listdir("/proc/self/task"):
+                if int(task) != me:
+                    seen["engine"].add(_nice(int(task)))
 
-    # The training job itself runs niced, and the engine's threads it starts with it.
-    from types import SimpleNamespace
+        text = open(os.path.join(os.path.dirname(__file__), "..", "data", "ud_english.txt"),
+                    encoding="utf-8").read()
+        return train(Corpus.from_texts([text]), TrainConfig(vocab_size=500, threads=2),
+                     on_progress=on_progress)
 
-    from bpe_desktop.ui.common.workers import JOB_NICENESS
-    from bpe_desktop.ui.training import panel as training_panel
+    lower_engine_threads(ENGINE_NICENESS)
+    try:
+        runner = JobRunner()
+        with qtbot.waitSignal(runner.stopped, timeout=60_000):
+            runner.start(training_job)
+        latest = LatestJob()
+        with qtbot.waitSignal(latest.finished, timeout=10_000):
+            latest.submit(lambda report, cancel: seen.update(latest=_nice(threading.get_native_id())))
+        latest.shutdown()
+    finally:
+        lower_engine_threads(0)
+    assert seen["job"] == gui and seen["latest"] == gui
+    assert min(19, gui + ENGINE_NICENESS) in seen["engine"]  # the engine's pool and reader
+    assert _nice(threading.get_native_id()) == gui  # the GUI thread keeps its own
 
-    def fake_train(*args, **kwargs):
-        seen["training"] = nice()
-        return SimpleNamespace(model=SimpleNamespace(piece_ids={}))
 
-    monkeypatch.setattr(training_panel, "train", fake_train)
-    same_as_the_panels = JobRunner(lower_priority=training.runner.lower_priority)
-    with qtbot.waitSignal(same_as_the_panels.stopped, timeout=10_000):
-        same_as_the_panels.start(training_panel._training_job(None, None))
-    assert seen["training"] == min(19, gui + JOB_NICENESS)
+def test_the_engines_threads_are_lowered_by_0_to_19_steps():
+    from bpe_desktop.core import lower_engine_threads
+
+    for steps in (-1, 20):
+        with pytest.raises(ConfigError, match="from 0 to 19"):
+            lower_engine_threads(steps)

@@ -113,6 +113,10 @@ class PieceDocument:
     ends: list[int]
 
 
+#: How the view wraps: between pieces only ("anywhere" would cut a piece longer than a line).
+PIECE_WRAP = QTextOption.WrapMode.WordWrap
+
+
 def build_document(items: Sequence[PieceItem], word_gap: str, style: PieceStyle,
                    breathe: Callable[[], None] = no_breath) -> PieceDocument:
     """The coloured document of ``items`` (no widget: any thread may build it, and then
@@ -135,6 +139,11 @@ def build_document(items: Sequence[PieceItem], word_gap: str, style: PieceStyle,
 
     doc = QTextDocument()
     doc.setUndoRedoEnabled(False)
+    # The view's wrapping, set here: setting it when the view takes the document would
+    # lay the document out again (2 ms of the GUI thread for 5,000 pieces).
+    option = doc.defaultTextOption()
+    option.setWrapMode(PIECE_WRAP)
+    doc.setDefaultTextOption(option)
     starts, ends = [], []
     cursor = QTextCursor(doc)
     cursor.beginEditBlock()
@@ -166,8 +175,7 @@ class PieceView(QTextBrowser):
         self.setOpenLinks(False)
         self.setUndoRedoEnabled(False)
         self.document().setUndoRedoEnabled(False)
-        # Wrap between pieces only: "anywhere" would cut a piece longer than a line.
-        self.setWordWrapMode(QTextOption.WrapMode.WordWrap)
+        self.setWordWrapMode(PIECE_WRAP)
         font = QFont(self.font())
         if font.pointSizeF() > 0:  # a little larger: pieces are read closely
             font.setPointSizeF(font.pointSizeF() * 1.15)

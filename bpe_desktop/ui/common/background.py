@@ -31,11 +31,9 @@ class LatestJob(QObject):
     #: True when a job starts with none running, False when the last one has stopped.
     busy_changed = Signal(bool)
 
-    def __init__(self, parent: QObject | None = None, *, lower_priority: bool = True) -> None:
-        """``lower_priority``: as :class:`JobRunner`'s (False for jobs that mostly run
-        Python)."""
+    def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self._runner = JobRunner(self, min_interval=0.0, lower_priority=lower_priority)
+        self._runner = JobRunner(self, min_interval=0.0)
         self._runner.finished.connect(self._on_finished)
         self._runner.failed.connect(self._on_failed)
         self._runner.cancelled.connect(self._on_cancelled)

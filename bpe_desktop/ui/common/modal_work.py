@@ -85,7 +85,7 @@ def run_modal(parent: QWidget, label: str, work: Callable[[], T], *,
     exception is raised here as it was raised there. :class:`Cancelled` when the user
     cancelled (``cancellable``): the work then finishes in the background and its result
     is dropped."""
-    runner = JobRunner(lower_priority=False)  # the user waits for it
+    runner = JobRunner()
     outcome: dict[str, object] = {}
     loop = QEventLoop()
 

@@ -16,9 +16,6 @@ out, so a job can batch what was held back and send it with ``report(x, force=Tr
 from __future__ import annotations
 
 import logging
-import os
-import sys
-import threading
 import time
 import traceback
 import weakref
@@ -35,30 +32,6 @@ Job = Callable[[Callable[..., bool], CancelToken], Any]
 
 #: Every QThread started here (weakly held), so tests can assert none is left running.
 all_threads: "weakref.WeakSet[QThread]" = weakref.WeakSet()
-
-#: How much less CPU priority a job's thread has than the GUI thread (a nice increment).
-#: The engine's threads, started from the job's thread, inherit it. With every core busy
-#: training, a GUI thread at the same priority woke up to 40 ms late (it waited for a
-#: core, not for Python); with the jobs niced it runs as soon as it wakes. On an idle
-#: machine a niced job runs as fast. Only for jobs that spend their time in the engine or
-#: NumPy without the GIL: a niced job that runs Python waits for a core while it holds the
-#: GIL, and the GUI thread waits with it (20-40 ms seen beside a vocabulary load), so
-#: such jobs keep the GUI thread's priority (``JobRunner(lower_priority=False)``).
-JOB_NICENESS = 10
-
-
-def lower_thread_priority(increment: int = JOB_NICENESS) -> None:
-    """Lower the calling thread's CPU priority (Linux, where nice is per thread and new
-    threads inherit it; elsewhere nothing)."""
-    if not sys.platform.startswith("linux"):
-        return
-    tid = threading.get_native_id()
-    try:
-        nice = os.getpriority(os.PRIO_PROCESS, tid)
-        os.setpriority(os.PRIO_PROCESS, tid, min(19, nice + increment))
-    except OSError as exc:  # e.g. a sandbox that forbids it: run at the same priority
-        log.debug("could not lower a job's priority: %s", exc)
-
 
 @dataclass(frozen=True)
 class JobError:
@@ -94,11 +67,9 @@ class Worker(QObject):
     cancelled = Signal()
 
     def __init__(self, job: Job, cancel: CancelToken, min_interval: float,
-                 lower_priority: bool = True,
                  clock: Callable[[], float] = time.monotonic) -> None:
         super().__init__(None)  # no parent: it is moved to its own thread
         self._job = job
-        self._lower_priority = lower_priority
         self._cancel = cancel
         self._min_interval = min_interval
         self._clock = clock
@@ -118,8 +89,8 @@ class Worker(QObject):
 
     @Slot()
     def run(self) -> None:
-        if self._lower_priority:
-            lower_thread_priority()
+        # (At the GUI thread's priority: see ui.common.scheduling for why jobs are not
+        # lowered, and the engine's threads they start are.)
         try:
             result = self._job(self._report, self._cancel)
         except TrainingCancelled:
@@ -148,13 +119,10 @@ class JobRunner(QObject):
     stopped = Signal()
 
     def __init__(self, parent: QObject | None = None, *, min_interval: float = 0.1,
-                 lower_priority: bool = True,
                  clock: Callable[[], float] = time.monotonic) -> None:
-        """``lower_priority``: run the jobs niced (see :data:`JOB_NICENESS`); False for jobs
-        that mostly run Python. ``clock`` times the throttle (tests give their own)."""
+        """``clock`` times the throttle (tests give their own)."""
         super().__init__(parent)
         self.min_interval = min_interval
-        self.lower_priority = lower_priority
         self.clock = clock
         self._thread: QThread | None = None
         self._worker: Worker | None = None
@@ -170,7 +138,7 @@ class JobRunner(QObject):
         self._cancel = CancelToken()
         thread = QThread()
         thread.setObjectName("bpe-desktop-job")
-        worker = Worker(job, self._cancel, self.min_interval, self.lower_priority, self.clock)
+        worker = Worker(job, self._cancel, self.min_interval, self.clock)
         worker.moveToThread(thread)
         thread.started.connect(worker.run)
         worker.progressed.connect(self._on_progressed)

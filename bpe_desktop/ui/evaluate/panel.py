@@ -134,6 +134,7 @@ class EvaluatePanel(QWidget):
         self.runner.cancelled.connect(lambda: self._set_status("Evaluation cancelled."))
         self.runner.stopped.connect(lambda: self._set_running(False))
         self._build()
+        self._show_report(None)
         self.set_model(None)
 
     # -- public API -------------------------------------------------------------------------
@@ -149,7 +150,8 @@ class EvaluatePanel(QWidget):
             self._on_size_selected()
             return
         self._handed_over = None
-        self._show_report(None)
+        if self.report is not None:  # (clearing views already clear took 2-8 ms)
+            self._show_report(None)
         self._update_enabled()
         self._set_status("" if model else "Train or open a model to evaluate it.")
 

@@ -40,7 +40,7 @@ from bpe_desktop.core.training import REPLACEABLE_REASONS
 from bpe_desktop.paths import resource_path
 from bpe_desktop.ui.common import dialogs
 from bpe_desktop.ui.common.settings import Settings
-from bpe_desktop.ui.common.workers import JobError, JobRunner, lower_thread_priority
+from bpe_desktop.ui.common.workers import JobError, JobRunner
 from bpe_desktop.ui.training.corpus_list import CorpusList
 from bpe_desktop.ui.training.options import TrainingOptions
 from bpe_desktop.ui.training.plot import MergeCountPlot
@@ -101,8 +101,7 @@ class TrainingPanel(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        # The memory estimate runs Python; training lowers its own priority.
-        self.runner = JobRunner(self, lower_priority=False)
+        self.runner = JobRunner(self)
         self.runner.progressed.connect(self._on_progress)
         self.runner.finished.connect(self._on_finished)
         self.runner.failed.connect(self._on_failed)
@@ -491,7 +490,6 @@ def _training_job(corpus: Corpus, config: TrainConfig):
             if report(TrainingUpdate(p, tuple(pending))):
                 pending.clear()
 
-        lower_thread_priority()  # the engine's threads inherit it; see JOB_NICENESS
         result = train(corpus, config, on_progress=on_progress, cancel=cancel)
         result.model.piece_ids  # computed here, not on the GUI thread when it takes over
         if last and pending:

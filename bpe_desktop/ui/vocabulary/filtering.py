@@ -37,7 +37,7 @@ class TableFilter(QObject):
         self._table = table
         self._settings: dict = {}
         self._waiting = False  # a result is still to be applied
-        self._jobs = LatestJob(self, lower_priority=False)  # Python: see JOB_NICENESS
+        self._jobs = LatestJob(self)
         self._jobs.finished.connect(self._on_finished)
         self._jobs.failed.connect(self._on_failed)
 

@@ -93,7 +93,7 @@ class VocabPanel(QWidget):
         self._words_loading = False
         self._table: LoadedTable | None = None  # the current model's, once it is there
         self.table_model = VocabTableModel(self)
-        self._jobs = LatestJob(self, lower_priority=False)  # Python: see JOB_NICENESS
+        self._jobs = LatestJob(self)
         self._jobs.progressed.connect(self._on_table_loaded)
         self._jobs.finished.connect(self._on_loaded)
         self._jobs.failed.connect(self._on_load_failed)

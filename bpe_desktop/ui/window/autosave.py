@@ -135,7 +135,7 @@ class Autosave(QObject):
             log.warning("cannot lock %s (error %s): another instance may offer this "
                         "session's autosave as if it had crashed", self.path,
                         self._lock.error())
-        self._runner = JobRunner(self, lower_priority=False)  # Python: see JOB_NICENESS
+        self._runner = JobRunner(self)
         self._runner.finished.connect(self._on_written)
         self._runner.failed.connect(self._on_failed)
         self._runner.stopped.connect(self.sync)

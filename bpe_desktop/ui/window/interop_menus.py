@@ -124,7 +124,7 @@ class InteropMenus(QObject):
         self.export_actions: dict[str, QAction] = {}
         #: Which formats the current model cannot take, decided in the background (the
         #: checks walk every merge: hundreds of ms for a 100,000-token model).
-        self._export_checks = LatestJob(self, lower_priority=False)  # Python
+        self._export_checks = LatestJob(self)
         self._export_checks.finished.connect(self._show_export_problems)
         self._export_checks.failed.connect(self._on_check_failed)
         self._checks_due = WhenIdle(window.background_busy, self)

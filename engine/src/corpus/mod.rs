@@ -8,6 +8,7 @@
 
 mod block;
 mod counter;
+pub mod lines;
 pub mod reader;
 pub mod sample_words;
 pub mod table;

@@ -115,7 +115,7 @@ pub fn plan_files(paths: &[PathBuf]) -> Result<Vec<PlannedFile>> {
     }
 }
 
-fn reason(err: &io::Error) -> String {
+pub(crate) fn reason(err: &io::Error) -> String {
     match err.kind() {
         io::ErrorKind::NotFound => "the file does not exist".to_string(),
         io::ErrorKind::PermissionDenied => "permission denied".to_string(),
@@ -207,6 +207,7 @@ pub fn spawn_reader(
 ) -> (Receiver<Result<Block>>, std::thread::JoinHandle<Vec<FileInfo>>) {
     let (tx, rx) = sync_channel::<Result<Block>>(queue);
     let handle = std::thread::spawn(move || {
+        crate::priority::lower_this_thread();
         let mut infos = Vec::new();
         for (index, file) in files.iter().enumerate() {
             match read_file(file, index, &limits, &progress, &mut |b| tx.send(Ok(b)).is_ok()) {
@@ -358,13 +359,13 @@ pub fn stream_blocks<R: Read>(
 }
 
 /// The decompressed stream of a gzip file, or the bytes as they are.
-enum GzOrPlain<R: Read> {
+pub(crate) enum GzOrPlain<R: Read> {
     Gz(Box<flate2::read::MultiGzDecoder<R>>),
     Plain(R),
 }
 
 impl<R: Read> GzOrPlain<R> {
-    fn new(inner: R, gz: bool) -> Self {
+    pub(crate) fn new(inner: R, gz: bool) -> Self {
         if gz {
             GzOrPlain::Gz(Box::new(flate2::read::MultiGzDecoder::new(inner)))
         } else {
@@ -382,7 +383,7 @@ impl<R: Read> Read for GzOrPlain<R> {
     }
 }
 
-fn read_full(r: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {
+pub(crate) fn read_full(r: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {
     let mut n = 0;
     while n < buf.len() {
         match r.read(&mut buf[n..]) {

@@ -47,6 +47,22 @@ impl WordCountTable {
     }
 }
 
+/// The lines of a text file, gzip-compressed or not (a last line without a newline
+/// counts), or -1 once `cancel` is set: counted without the GIL, on a thread of the
+/// engine's (lowered as `lower_engine_threads` says).
+#[pyfunction]
+#[pyo3(signature = (path, cancel=None))]
+pub(super) fn count_lines(py: Python<'_>, path: PathBuf, cancel: Option<Py<CancelFlag>>) -> PyResult<i64> {
+    guard(|| {
+        let flag: Option<Arc<AtomicBool>> = cancel.map(|c| c.get().0.clone());
+        let counted = py.detach(|| {
+            let pool = crate::priority::worker_pool(1)?;
+            pool.install(|| crate::corpus::lines::count_lines(&path, flag.as_deref(), crate::corpus::lines::BUFFER))
+        });
+        Ok(engine(py, counted)?.map_or(-1, |n| n as i64))
+    })
+}
+
 /// Count the words of a corpus (as training would, with the text rules of `config`, a
 /// `TrainConfig`), on `threads` threads, without training. Progress and cancellation as
 /// for `train`.
@@ -80,10 +96,7 @@ pub(super) fn count_words(
                 })
             };
             let mut reporter = Reporter::new(Some(&mut call), flag.as_deref());
-            let pool = rayon::ThreadPoolBuilder::new()
-                .num_threads(threads)
-                .build()
-                .map_err(|e| EngineError::Config(format!("cannot start {threads} worker threads: {e}")))?;
+            let pool = crate::priority::worker_pool(threads)?;
             crate::corpus::count_words(source, &rules, &pool, &mut reporter)
         });
         if let Some(err) = callback_error.into_inner().unwrap_or_else(|p| p.into_inner()) {

@@ -25,7 +25,7 @@ mod options;
 mod tokenizer;
 mod training;
 
-use counting::{count_words, WordCountTable};
+use counting::{count_lines, count_words, WordCountTable};
 use tokenizer::{pretokenize, PyTokenizer};
 use training::{train, CancelFlag, WordTableView};
 
@@ -154,6 +154,13 @@ fn _debug_panic(py: Python<'_>, place: &str) -> PyResult<()> {
     })
 }
 
+/// Threads the engine starts from now on run `steps` nice steps (0 to 19) below the thread
+/// that starts them; threads that run Python are never lowered (see `priority`).
+#[pyfunction]
+fn lower_engine_threads(py: Python<'_>, steps: i32) -> PyResult<()> {
+    guard(|| engine(py, crate::priority::set_lowered_by(steps)))
+}
+
 /// The corpus problems `CorpusError.reason` can name (for front ends and tests).
 #[pyfunction]
 fn _corpus_reasons() -> PyResult<Vec<&'static str>> {
@@ -193,6 +200,8 @@ fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("WORD_COUNTS_HEADER", crate::corpus::table::HEADER)?;
     m.add_function(wrap_pyfunction!(_debug_panic, m)?)?;
     m.add_function(wrap_pyfunction!(_corpus_reasons, m)?)?;
+    m.add_function(wrap_pyfunction!(lower_engine_threads, m)?)?;
+    m.add_function(wrap_pyfunction!(count_lines, m)?)?;
     m.add_function(wrap_pyfunction!(encode_cut_points, m)?)?;
     m.add_function(wrap_pyfunction!(sample_words, m)?)?;
     m.add_function(wrap_pyfunction!(json::parse_json, m)?)?;

@@ -1,0 +1,62 @@
+"""The GUI thread's short scheduler slice (bpe_desktop.ui.common.scheduling)."""
+
+from __future__ import annotations
+
+import os
+import platform
+import re
+import sys
+import threading
+
+from bpe_desktop.ui.common.scheduling import (
+    GUI_SLICE_NS,
+    favour_this_thread,
+    this_threads_slice_ns,
+)
+
+
+def _kernel_takes_slices() -> bool:
+    """Linux 6.12 or later on a machine whose system call numbers the module knows."""
+    if not sys.platform.startswith("linux") or platform.machine() not in ("x86_64", "aarch64"):
+        return False
+    major, minor = map(int, re.match(r"(\d+)\.(\d+)", platform.release()).groups())
+    return (major, minor) >= (6, 12)
+
+
+def _in_a_thread(fn):
+    """``fn()``'s result, run in a thread of its own (this process's threads keep their
+    slices)."""
+    out = {}
+    thread = threading.Thread(target=lambda: out.setdefault("result", fn()))
+    thread.start()
+    thread.join()
+    return out["result"]
+
+
+def test_the_favoured_thread_gets_the_short_slice_and_keeps_its_niceness():
+    def favour():
+        tid = threading.get_native_id()
+        os.setpriority(os.PRIO_PROCESS, tid, os.getpriority(os.PRIO_PROCESS, tid) + 2)
+        nice = os.getpriority(os.PRIO_PROCESS, tid)
+        taken = favour_this_thread()
+        return taken, this_threads_slice_ns(), nice, os.getpriority(os.PRIO_PROCESS, tid)
+
+    taken, slice_ns, nice_before, nice_after = _in_a_thread(favour)
+    assert taken == _kernel_takes_slices()
+    if taken:
+        assert slice_ns == GUI_SLICE_NS
+    else:  # nothing changed
+        assert slice_ns != GUI_SLICE_NS
+    assert nice_after == nice_before
+
+
+def test_threads_it_starts_keep_the_normal_slice():
+    def favour_then_start_one():
+        taken = favour_this_thread()
+        return taken, _in_a_thread(this_threads_slice_ns)
+
+    taken, child_slice = _in_a_thread(favour_then_start_one)
+    assert taken == _kernel_takes_slices()
+    assert child_slice != GUI_SLICE_NS
+    if taken:
+        assert child_slice > GUI_SLICE_NS  # the kernel's default, 0.7 ms and up
