@@ -35,10 +35,10 @@ def call(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         raise
 
 
-def lower_engine_threads(steps: int) -> None:
+def lower_engine_threads(steps: int) -> int:
     """From now on, the threads the engine starts (its worker pools, its corpus reader) run
     ``steps`` nice steps (0 to 19) below the thread that starts them, on Linux; 0 (the
     default) leaves them as that thread is. Threads that run Python are never lowered: a
     lowered thread holding the GIL would keep every other thread waiting while it waits
-    for a core. ConfigError for a step outside 0 to 19."""
-    call(engine().lower_engine_threads, steps)
+    for a core. Returns the steps before; ConfigError for a step outside 0 to 19."""
+    return call(engine().lower_engine_threads, steps)

@@ -14,8 +14,8 @@ While the GUI thread itself runs Python (a slot, a paint that calls into Python)
 threads share the GIL turn by turn, a switch interval each: a 10 ms pass of the GUI took
 16 ms beside a busy job. So a job that lost a quarter or more of the time since its last
 breath (it waited for the GIL, or for a core) steps aside for four times as long as it
-waited, at most :data:`MAX_STEP_ASIDE`: the GUI's pass then took 12 ms, and the job ran
-~20 % slower only while the GUI was that busy (``benchmarks/bench_gil_sharing.py``, a GUI
+waited, at most :data:`MAX_STEP_ASIDE`: the GUI's pass then took 12 ms, and the job did
+28 % less work only while the GUI was that busy (``benchmarks/bench_gil_sharing.py``, a GUI
 thread busy half of the time).
 
 The other long hold is the cyclic garbage collector: a full pass over a process holding a

@@ -14,13 +14,12 @@ use crate::error::{EngineError, Result};
 static LOWERED_BY: AtomicI32 = AtomicI32::new(0);
 
 /// From now on, threads the engine starts run `steps` nice steps (0 to 19) below their
-/// creator; 0, the default, leaves them as their creator is.
-pub fn set_lowered_by(steps: i32) -> Result<()> {
+/// creator; 0, the default, leaves them as their creator is. Returns the steps before.
+pub fn set_lowered_by(steps: i32) -> Result<i32> {
     if !(0..=19).contains(&steps) {
         return Err(EngineError::Config(format!("the priority step must be from 0 to 19; got {steps}")));
     }
-    LOWERED_BY.store(steps, Ordering::Relaxed);
-    Ok(())
+    Ok(LOWERED_BY.swap(steps, Ordering::Relaxed))
 }
 
 pub fn lowered_by() -> i32 {
@@ -72,7 +71,7 @@ mod tests {
         std::thread::spawn(|| {
             let caller = nice_of_this_thread();
             assert!(set_lowered_by(20).is_err());
-            set_lowered_by(3).unwrap();
+            let before = set_lowered_by(3).unwrap();
             let pool = worker_pool(2).unwrap();
             let seen: Vec<i32> = pool.broadcast(|_| nice_of_this_thread());
             let reader = std::thread::spawn(|| {
@@ -80,12 +79,13 @@ mod tests {
                 nice_of_this_thread()
             });
             let read = reader.join().unwrap();
-            set_lowered_by(0).unwrap();
+            assert_eq!(set_lowered_by(0).unwrap(), 3);
             assert_eq!(seen, vec![(caller + 3).min(19); 2]);
             assert_eq!(read, (caller + 3).min(19));
             assert_eq!(nice_of_this_thread(), caller);
             let unlowered = worker_pool(1).unwrap().broadcast(|_| nice_of_this_thread());
             assert_eq!(unlowered, vec![caller]);
+            set_lowered_by(before).unwrap();
         })
         .join()
         .unwrap();

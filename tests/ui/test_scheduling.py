@@ -60,3 +60,23 @@ def test_threads_it_starts_keep_the_normal_slice():
     assert child_slice != GUI_SLICE_NS
     if taken:
         assert child_slice > GUI_SLICE_NS  # the kernel's default, 0.7 ms and up
+
+
+def test_the_application_prioritises_the_thread_that_creates_it(monkeypatch):
+    """create_application (the GUI thread) applies both rules: here its engine setting."""
+    from bpe_desktop.app import create_application
+    from bpe_desktop.core import lower_engine_threads
+    from bpe_desktop.ui.common import scheduling
+
+    called = []
+    monkeypatch.setattr(scheduling, "prioritise_gui_thread", lambda: called.append(True))
+    create_application()
+    assert called == [True]
+
+    before = lower_engine_threads(0)
+    try:
+        monkeypatch.undo()  # the real one
+        _in_a_thread(scheduling.prioritise_gui_thread)
+        assert lower_engine_threads(0) == scheduling.ENGINE_NICENESS
+    finally:
+        lower_engine_threads(before)

@@ -129,7 +129,7 @@ def test_jobs_keep_the_gui_threads_priority_and_the_engines_threads_run_below_it
         return train(Corpus.from_texts([text]), TrainConfig(vocab_size=500, threads=2),
                      on_progress=on_progress)
 
-    lower_engine_threads(ENGINE_NICENESS)
+    before = lower_engine_threads(ENGINE_NICENESS)
     try:
         runner = JobRunner()
         with qtbot.waitSignal(runner.stopped, timeout=60_000):
@@ -139,7 +139,7 @@ def test_jobs_keep_the_gui_threads_priority_and_the_engines_threads_run_below_it
             latest.submit(lambda report, cancel: seen.update(latest=_nice(threading.get_native_id())))
         latest.shutdown()
     finally:
-        lower_engine_threads(0)
+        lower_engine_threads(before)
     assert seen["job"] == gui and seen["latest"] == gui
     assert min(19, gui + ENGINE_NICENESS) in seen["engine"]  # the engine's pool and reader
     assert _nice(threading.get_native_id()) == gui  # the GUI thread keeps its own

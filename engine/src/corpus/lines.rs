@@ -10,7 +10,7 @@ use std::io::{self, Read};
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use super::reader::{read_full, reason, GzOrPlain};
+use super::reader::{decompressed, reason};
 use crate::error::{shown, CorpusProblem, EngineError, Result};
 
 /// Bytes read and counted at a time.
@@ -23,11 +23,8 @@ pub fn count_lines(path: &Path, cancel: Option<&AtomicBool>, buffer: usize) -> R
     let unreadable = |e: &io::Error| {
         EngineError::corpus(CorpusProblem::Unreadable, format!("cannot read {}: {}", shown(path), reason(e)), path)
     };
-    let mut file = File::open(path).map_err(|e| unreadable(&e))?;
-    let mut magic = [0u8; 2];
-    let n = read_full(&mut file, &mut magic).map_err(|e| unreadable(&e))?;
-    let gz = n == 2 && magic == [0x1f, 0x8b];
-    let mut stream = GzOrPlain::new(io::Cursor::new(magic[..n].to_vec()).chain(file), gz);
+    let file = File::open(path).map_err(|e| unreadable(&e))?;
+    let (mut stream, gz) = decompressed(file).map_err(|e| unreadable(&e))?;
     let mut buf = vec![0u8; buffer.max(1)];
     let (mut lines, mut last) = (0u64, b'\n');
     loop {

@@ -302,10 +302,10 @@ pub fn stream_blocks<R: Read>(
     limits: &Limits,
     send: &mut dyn FnMut(Block) -> bool,
 ) -> Result<bool> {
-    let mut magic = [0u8; 2];
-    let n = read_full(raw, &mut magic).map_err(|e| read_error(path, raw, false, &e))?;
-    let gz = n == 2 && magic == [0x1f, 0x8b];
-    let mut stream = GzOrPlain::new(io::Cursor::new(magic[..n].to_vec()).chain(&mut *raw), gz);
+    let (mut stream, gz) = match decompressed(&mut *raw) {
+        Ok(opened) => opened,
+        Err(e) => return Err(read_error(path, raw, false, &e)),
+    };
     let mut pending: Vec<u8> = Vec::new();
     let mut offset: u64 = 0; // offset of pending[0] in the decompressed stream
     let mut first = true;
@@ -358,6 +358,15 @@ pub fn stream_blocks<R: Read>(
     Ok(true)
 }
 
+/// `input` gunzipped when its first two bytes are gzip's magic number, else as it is (the
+/// content tells, not the file's name); and whether it was.
+pub(crate) fn decompressed<R: Read>(mut input: R) -> io::Result<(GzOrPlain<io::Chain<io::Cursor<Vec<u8>>, R>>, bool)> {
+    let mut magic = [0u8; 2];
+    let n = read_full(&mut input, &mut magic)?;
+    let gz = n == 2 && magic == [0x1f, 0x8b];
+    Ok((GzOrPlain::new(io::Cursor::new(magic[..n].to_vec()).chain(input), gz), gz))
+}
+
 /// The decompressed stream of a gzip file, or the bytes as they are.
 pub(crate) enum GzOrPlain<R: Read> {
     Gz(Box<flate2::read::MultiGzDecoder<R>>),
@@ -365,7 +374,7 @@ pub(crate) enum GzOrPlain<R: Read> {
 }
 
 impl<R: Read> GzOrPlain<R> {
-    pub(crate) fn new(inner: R, gz: bool) -> Self {
+    fn new(inner: R, gz: bool) -> Self {
         if gz {
             GzOrPlain::Gz(Box::new(flate2::read::MultiGzDecoder::new(inner)))
         } else {
@@ -383,7 +392,7 @@ impl<R: Read> Read for GzOrPlain<R> {
     }
 }
 
-pub(crate) fn read_full(r: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {
+fn read_full(r: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {
     let mut n = 0;
     while n < buf.len() {
         match r.read(&mut buf[n..]) {

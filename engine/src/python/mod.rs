@@ -155,9 +155,10 @@ fn _debug_panic(py: Python<'_>, place: &str) -> PyResult<()> {
 }
 
 /// Threads the engine starts from now on run `steps` nice steps (0 to 19) below the thread
-/// that starts them; threads that run Python are never lowered (see `priority`).
+/// that starts them; threads that run Python are never lowered (see `priority`). Returns the
+/// steps before.
 #[pyfunction]
-fn lower_engine_threads(py: Python<'_>, steps: i32) -> PyResult<()> {
+fn lower_engine_threads(py: Python<'_>, steps: i32) -> PyResult<i32> {
     guard(|| engine(py, crate::priority::set_lowered_by(steps)))
 }
 
