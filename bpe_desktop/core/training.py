@@ -147,6 +147,8 @@ class Progress:
     @property
     def fraction(self) -> float | None:
         """Completion of the current stage in [0, 1], or None when unknown."""
+        if self.stage == "done":
+            return 1.0
         if self.stage == "merging":
             if self.merges_target:
                 return min(1.0, self.merges_done / self.merges_target)

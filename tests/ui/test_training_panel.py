@@ -30,6 +30,24 @@ def panel(qtbot):
     widget.shutdown()
 
 
+def test_the_step_axis_is_set_from_the_options_with_the_first_progress(panel, qtbot):
+    """Not in the pass that starts the run (a change of range is a costly repaint there),
+    but with the first progress: to the most merges the options allow, all learned at
+    byte level, so the axis does not change again."""
+    config = TrainConfig.preset("gpt2", vocab_size=1000)  # 744 merges
+    panel.corpus.add_paths([str(corpus_path("botchan.txt"))])
+    panel.options.set_config(config)
+    at_start = panel.plot.shown_range()
+    seen = []
+    panel.progressed.connect(lambda u: seen.append((u.progress.stage, panel.plot.shown_range())))
+    with qtbot.waitSignal(panel.trained, timeout=60_000) as blocker:
+        assert panel.start()
+        assert panel.plot.shown_range() == at_start
+    assert config.merge_limit == len(blocker.args[0].model.merges) == 744
+    assert seen and all(steps == 744 for _, (steps, _) in seen)
+    assert panel.plot.shown_range()[0] == 744
+
+
 def big_corpus(path, megabytes: int) -> str:
     """Random pseudo-words: slow enough to merge that a cancel lands mid-training."""
     rng = random.Random(7)

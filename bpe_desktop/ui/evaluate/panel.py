@@ -22,7 +22,6 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
     QPlainTextEdit,
-    QProgressBar,
     QPushButton,
     QSpinBox,
     QSplitter,
@@ -47,6 +46,7 @@ from bpe_desktop.core.evaluation import (
 )
 from bpe_desktop.ui.codec.piece_view import StepView
 from bpe_desktop.ui.common import dialogs
+from bpe_desktop.ui.common.live_status import ProgressBar
 from bpe_desktop.ui.common.settings import Settings
 from bpe_desktop.ui.common.workers import JobError, JobRunner
 from bpe_desktop.ui.evaluate.file_lists import FileList
@@ -280,7 +280,7 @@ class EvaluatePanel(QWidget):
         self.evaluate_button.clicked.connect(self.start)
         self.cancel_button = QPushButton("Cancel")
         self.cancel_button.clicked.connect(self.cancel)
-        self.progress = QProgressBar()
+        self.progress = ProgressBar()  # a value per evaluated file (live_status)
         self.progress.setTextVisible(True)
         self.status_label = QLabel()
         self.status_label.setWordWrap(True)

@@ -11,13 +11,10 @@ from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import (
     QGroupBox,
     QHBoxLayout,
-    QLabel,
     QMenu,
     QPlainTextEdit,
-    QProgressBar,
     QPushButton,
     QScrollArea,
-    QSizePolicy,
     QSplitter,
     QToolButton,
     QVBoxLayout,
@@ -39,6 +36,7 @@ from bpe_desktop.core.memory import MemoryEstimate, estimate_training_memory
 from bpe_desktop.core.training import REPLACEABLE_REASONS
 from bpe_desktop.paths import resource_path
 from bpe_desktop.ui.common import dialogs
+from bpe_desktop.ui.common.live_status import ProgressBar, StatusLine
 from bpe_desktop.ui.common.settings import Settings
 from bpe_desktop.ui.common.workers import JobError, JobRunner
 from bpe_desktop.ui.training.corpus_list import CorpusList
@@ -167,14 +165,12 @@ class TrainingPanel(QWidget):
         self.cancel_button = QPushButton("Cancel")
         self.cancel_button.setToolTip("Stop training; the current model stays (Esc)")
         self.cancel_button.clicked.connect(self.cancel)
-        self.progress_bar = QProgressBar()
+        # Both change ten times a second while training: widgets that neither re-lay out
+        # the window nor paint in a pass of their own (live_status).
+        self.progress_bar = ProgressBar()
         self.progress_bar.setRange(0, 1000)
         self.progress_bar.setTextVisible(True)
-        self.stage_label = QLabel("Ready.")
-        # Its text changes width at every stage; without this each change re-lays out and
-        # redraws the plot beside it.
-        self.stage_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
-        self.stage_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.stage_label = StatusLine("Ready.")
         run_row = QHBoxLayout()
         run_row.addWidget(self.train_button)
         run_row.addWidget(self.cancel_button)
@@ -270,7 +266,7 @@ class TrainingPanel(QWidget):
             dialogs.show_error(self, "Invalid training options", str(exc))
             return False
         self._save_defaults()
-        self.plot.clear_counts()
+        self.plot.clear_counts()  # its step axis is set with the first progress
         self.progress_bar.setValue(0)
         self._started_at = time.monotonic()
         self.log(f"Training on {len(paths)} file(s), {format_bytes(self.corpus.total_size())}: "
@@ -326,6 +322,12 @@ class TrainingPanel(QWidget):
     @Slot(object)
     def _on_progress(self, update: TrainingUpdate) -> None:
         p = update.progress
+        if p.stage == "merging":
+            expected = p.merges_target
+        else:
+            expected = self._run[1].merge_limit if self._run else None
+        if expected:
+            self.plot.expect_merges(expected)
         self.plot.add_counts(update.new_counts)
         fraction = p.fraction
         if fraction is None:

@@ -180,10 +180,16 @@ fn encode_cut_points(py: Python<'_>, text: &str, size: usize) -> PyResult<Vec<us
 
 /// The word counts of a corpus sample for the memory estimate (`corpus::sample_words`):
 /// (words, distinct words, their bytes, words and distinct words at about the middle).
+/// Counted without the GIL on a thread of the engine's (lowered as `lower_engine_threads`
+/// says): the window's estimate ran at its GUI thread's priority as a training started.
 #[pyfunction]
 fn sample_words(py: Python<'_>, sample: &[u8]) -> PyResult<(u64, u64, u64, u64, u64)> {
     guard(|| {
-        let s = py.detach(|| crate::corpus::sample_words::sample_words(sample));
+        let counted = py.detach(|| {
+            let pool = crate::priority::worker_pool(1)?;
+            Ok(pool.install(|| crate::corpus::sample_words::sample_words(sample)))
+        });
+        let s = engine(py, counted)?;
         Ok((s.words, s.distinct, s.distinct_bytes, s.half_words, s.half_distinct))
     })
 }
