@@ -172,14 +172,30 @@ def test_multi_data_answers_every_role_as_data_does(toy_model):
     assert checked > 60
 
 
+def test_the_roles_it_names_are_all_it_answers(toy_model):
+    """Roles outside ANSWERED_ROLES are cleared without asking data(): it must give
+    nothing for them."""
+    vm = table(toy_model)
+    every_role = [int(r) for r in Qt.ItemDataRole] + [RawRole, IdRole, RawRole + 2]
+    for row in (0, 3, 14):
+        for column in range(len(HEADERS)):
+            index = vm.index(row, column)
+            for role in every_role:
+                if role not in VocabTableModel.ANSWERED_ROLES:
+                    assert vm.data(index, role) is None, (row, column, role)
+
+
 def test_a_painted_table_calls_python_once_per_cell(qtbot, botchan_model):
     # Each call from Qt into Python takes the GIL: the view's delegate asks for a cell's
     # roles through one multiData() call, whose data() calls stay inside Python.
     callers = Counter()
     cells = set()
 
+    roles = Counter()
+
     class Counting(VocabTableModel):
         def data(self, index, role=Qt.ItemDataRole.DisplayRole):
+            roles[role] += 1
             caller = sys._getframe(1).f_code
             callers["from multiData" if caller is VocabTableModel.multiData.__code__
                     else "from Qt"] += 1
@@ -198,8 +214,13 @@ def test_a_painted_table_calls_python_once_per_cell(qtbot, botchan_model):
     cells.clear()
     view.grab()  # paints the visible cells
     assert len(cells) >= 10 * len(HEADERS)
-    assert callers["from multiData"] >= 5 * len(cells)
     assert callers["from Qt"] == 0
+    # the delegate asks for seven roles per cell; data() sees only those it answers
+    assert set(roles) <= VocabTableModel.ANSWERED_ROLES
+    painted = {int(Qt.ItemDataRole.DisplayRole), int(Qt.ItemDataRole.TextAlignmentRole),
+               int(Qt.ItemDataRole.FontRole)}
+    assert painted <= set(roles)
+    assert callers["from multiData"] == len(painted) * len(cells)
     assert not vm.index(vm.rowCount(), 0).isValid()
     assert not vm.index(0, len(HEADERS)).isValid()
     assert not vm.index(0, 0, vm.index(0, 0)).isValid()

@@ -76,6 +76,8 @@ class FilterResult:
 class VocabTableModel(OneCallPerCell):
     """Tokens of one BPEModel; ``sort`` and the filters work on an index array."""
 
+    ANSWERED_ROLES = frozenset((_DISPLAY, _ALIGN, _FONT, _TOOLTIP, RawRole, IdRole))
+
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
         self._model: BPEModel | None = None
