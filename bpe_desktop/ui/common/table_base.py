@@ -9,7 +9,7 @@ for the GIL beside an autosave). Here ``multiData`` answers a cell's roles in on
 (the delegate asks for them that way), and ``index`` checks the bounds itself: ~640 calls
 for the same paint. A model that names the roles it answers (``ANSWERED_ROLES``) is not
 asked for the others: the delegate asks for seven roles per cell, the vocabulary table
-answers three of them, and a paint of it took 9 ms, half of it in these calls.
+answers three of them (a full repaint of it 9.1 -> 8.5 ms).
 """
 
 from __future__ import annotations
@@ -40,7 +40,10 @@ class OneCallPerCell(QAbstractTableModel):
         answered = self.ANSWERED_ROLES
         for role_data in roleDataSpan:
             role = role_data.role()
-            value = None if answered is not None and role not in answered else self.data(index, role)
+            if answered is not None and role not in answered:
+                value = None
+            else:
+                value = self.data(index, role)
             if value is None:
                 role_data.clearData()
             else:
