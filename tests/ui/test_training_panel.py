@@ -88,6 +88,40 @@ def test_gui_training_gives_the_engines_merges(panel, qtbot, errors):
     assert streamed == [m.count for m in expected.merges][: len(streamed)]
 
 
+def test_the_click_starts_the_run_and_the_form_locks_in_a_later_pass(panel, qtbot):
+    """Train is answered at once (job started, buttons flipped); locking the form, which
+    repaints every option, then saving the defaults and the log line follow in later
+    passes, in that order."""
+    panel.corpus.add_paths([str(corpus_path("botchan.txt"))])
+    panel.options.set_config(TrainConfig(vocab_size=400, threads=1))
+    order = []
+    set_enabled, save, log = panel.options.setEnabled, panel._save_defaults, panel.log
+    panel.options.setEnabled = lambda on: (order.append("unlock" if on else "lock"),
+                                           set_enabled(on))
+    panel._save_defaults = lambda: (order.append("save"), save())
+    panel.log = lambda text: (order.append(text.split(":")[0]), log(text))
+    with qtbot.waitSignal(panel.trained, timeout=30_000):
+        assert panel.start()
+        assert panel.running and not panel.train_button.isEnabled()
+        assert panel.cancel_button.isEnabled() and not panel.examples_button.isEnabled()
+        assert order == [] and panel.options.isEnabled()  # nothing more in the click's pass
+    assert order[:2] == ["lock", "save"] and order[2].startswith("Training on 1 file(s)")
+    assert order[-2] == "unlock" and order[-1].startswith("Finished in")
+    assert len(order) == 5 and panel.options.isEnabled()
+
+
+def test_a_run_stopped_before_its_later_passes_still_logs_and_unlocks(panel, qtbot):
+    panel.corpus.add_paths([str(corpus_path("botchan.txt"))])
+    panel.options.set_config(TrainConfig(vocab_size=400, threads=1))
+    assert panel.start()
+    panel.shutdown()  # the window closes in the same pass
+    assert not panel.running and panel.options.isEnabled()
+    text = panel.log_view.toPlainText()
+    assert "Training on 1 file(s)" in text
+    qtbot.wait(50)  # no step is left to run later
+    assert panel.log_view.toPlainText() == text and panel.options.isEnabled()
+
+
 def test_progress_reaches_the_gui_at_most_ten_times_a_second(panel, qtbot, tmp_path):
     panel.corpus.add_paths([big_corpus(tmp_path / "big.txt", 12)])
     panel.options.set_config(TrainConfig(vocab_size=6000, threads=1))
@@ -145,12 +179,17 @@ def test_invalid_utf8_continues_with_replacement_when_chosen(panel, qtbot, tmp_p
     bad.write_bytes(b"caf\xe9 au lait\n" * 10)
     panel.corpus.add_paths([str(bad)])
     panel.options.set_config(TrainConfig(merges=3))
-    monkeypatch.setattr(dialogs, "ask_action", lambda *args: True)
+    asked = []
+    monkeypatch.setattr(dialogs, "ask_action", lambda *args: asked.append(True) or True)
+    locks = []
+    set_enabled = panel.options.setEnabled
+    panel.options.setEnabled = lambda on: (locks.append((on, len(asked))), set_enabled(on))
     with qtbot.waitSignal(panel.trained, timeout=30_000) as blocker:
         panel.start()
     model = blocker.args[0].model
     assert "\ufffd" in model.alphabet and model.corpus.characters > 0
     assert errors == []
+    assert locks[-2:] == [(False, 1), (True, 1)]  # the form is locked for the second run too
     assert "replacement characters" in panel.log_view.toPlainText()
 
 

@@ -6,7 +6,7 @@ import logging
 import time
 from dataclasses import dataclass
 
-from PySide6.QtCore import Qt, Signal, Slot
+from PySide6.QtCore import Qt, QTimer, Signal, Slot
 from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import (
     QGroupBox,
@@ -108,6 +108,13 @@ class TrainingPanel(QWidget):
         self._started_at = 0.0
         #: The corpus and options of the run being started or running.
         self._run: tuple[Corpus, TrainConfig] | None = None
+        #: What a started run does after the pass that answered the click, one step per
+        #: event-loop pass (each with its repaint): locking the form repaints every option.
+        self._steps: list = []
+        self._next_step = QTimer(self)
+        self._next_step.setSingleShot(True)
+        self._next_step.setInterval(0)
+        self._next_step.timeout.connect(self._take_step)
         self._build()
         self._restore_defaults()
 
@@ -265,18 +272,33 @@ class TrainingPanel(QWidget):
         except BpeError as exc:
             dialogs.show_error(self, "Invalid training options", str(exc))
             return False
-        self._save_defaults()
-        self.plot.clear_counts()  # its step axis is set with the first progress
-        self.progress_bar.setValue(0)
         self._started_at = time.monotonic()
-        self.log(f"Training on {len(paths)} file(s), {format_bytes(self.corpus.total_size())}: "
-                 f"{describe_config(config)}")
         self._run = (corpus, config)
+        self.plot.clear_counts()  # its step axis is set with the first progress
         self.stage_label.setText("Estimating the memory needed…")
         self.progress_bar.setRange(0, 0)
+        message = (f"Training on {len(paths)} file(s), "
+                   f"{format_bytes(self.corpus.total_size())}: {describe_config(config)}")
         self.runner.start(_memory_job(paths, config, corpus.file_format == "word-counts"))
         self._set_running(True)
+        self._later(self._save_defaults, lambda: self.log(message))
         return True
+
+    def _later(self, *steps) -> None:
+        self._steps.extend(steps)
+        self._next_step.start()
+
+    def _take_step(self) -> None:
+        if self._steps:
+            self._steps.pop(0)()
+        if self._steps:
+            self._next_step.start()
+
+    def _finish_steps(self) -> None:
+        self._next_step.stop()
+        steps, self._steps = self._steps, []
+        for step in steps:
+            step()
 
     def _launch(self) -> None:
         corpus, config = self._run
@@ -307,15 +329,23 @@ class TrainingPanel(QWidget):
 
     def _set_running(self, running: bool) -> None:
         self._update_buttons(running)
+        if running:
+            self._later(self._sync_form)
+        else:
+            self._finish_steps()
+            self._sync_form()
         self.running_changed.emit(running)
 
     def _update_buttons(self, running: bool | None = None) -> None:
         running = self.running if running is None else running
         self.train_button.setEnabled(not running)
         self.cancel_button.setEnabled(running)
-        self.options.setEnabled(not running)
         self.corpus.setAcceptDrops(not running)
         self.examples_button.setEnabled(not running)
+
+    def _sync_form(self) -> None:
+        """The options are locked while a run is going (it has read them already)."""
+        self.options.setEnabled(not self.running)
 
     # -- results (GUI thread) ---------------------------------------------------------------
 
