@@ -1,6 +1,6 @@
 """The Vocabulary tab: the token table with its filter bar, token details and plots.
 
-Left: the filter bar and the table (a plain QTableView over :class:`VocabTableModel`,
+Left: the filter bar and the table (a VocabTableView over :class:`VocabTableModel`,
 which sorts and filters itself). Right: the selected token (merge tree and the training
 words that use it) and the plots.
 
@@ -22,17 +22,14 @@ import os
 
 from PySide6.QtCore import QByteArray, QModelIndex, Qt, Signal, Slot
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QCheckBox,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QLineEdit,
     QProgressBar,
     QPushButton,
     QSpinBox,
     QSplitter,
-    QTableView,
     QTabWidget,
     QVBoxLayout,
     QWidget,
@@ -43,16 +40,7 @@ from bpe_desktop.core.chunked import INLINE_WORK, model_work
 from bpe_desktop.core.evaluation.vocabulary import INTERMEDIATE_SHARE
 from bpe_desktop.core.vocab_loading import LoadedTable, LoadedWords, load_table, load_words
 from bpe_desktop.core.vocab_table import (
-    COL_BYTES,
-    COL_CHARS,
-    COL_COUNT,
-    COL_FINAL,
-    COL_ID,
-    COL_KIND,
-    COL_LEFT,
     COL_PIECE,
-    COL_RANK,
-    COL_RIGHT,
     KIND_NAMES,
     MERGED,
     SPECIAL,
@@ -67,6 +55,7 @@ from bpe_desktop.ui.vocabulary.loading import loading_job
 from bpe_desktop.ui.vocabulary.merge_tree_view import MAX_WORDS, MergeTreeView, TokenWordsView
 from bpe_desktop.ui.vocabulary.plots import PLOTS, VocabPlots
 from bpe_desktop.ui.vocabulary.table_model import VocabTableModel
+from bpe_desktop.ui.vocabulary.table_view import VocabTableView
 
 _ERROR_STYLE = "QLineEdit { border: 2px solid #d9480f; }"
 MAX_LENGTH = 9999
@@ -153,7 +142,7 @@ class VocabPanel(QWidget):
         footer.addWidget(self.busy_bar)
         footer.addStretch(1)
         footer.addWidget(self.export_table_button)
-        self.table = self._build_table(side)
+        self.table = VocabTableView(self.table_model, side)
         layout = QVBoxLayout(side)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(bar)
@@ -162,42 +151,10 @@ class VocabPanel(QWidget):
         layout.addLayout(footer)
         return side
 
-    def _build_table(self, parent: QWidget) -> QTableView:
-        table = QTableView(parent)
-        table.setObjectName("vocabTable")
-        table.setModel(self.table_model)
-        table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        table.setAlternatingRowColors(True)
-        table.setWordWrap(False)
-        # Id order until a header is clicked (enabling sorting sorts by the indicator).
-        table.horizontalHeader().setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
-        table.setSortingEnabled(True)
-        table.verticalHeader().hide()  # the ID column numbers the rows already
-        # The scroll bar's room is kept: one appearing with a model's rows narrowed the
-        # viewport, and the table (~12 ms of the GUI thread a paint at 100,000 tokens) was
-        # painted three times in a row instead of once.
-        table.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOn)
-        # Fixed row heights: sizing 100,000 rows to their contents would take seconds.
-        table.verticalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
-        table.verticalHeader().setDefaultSectionSize(table.fontMetrics().height() + 6)
-        table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-        table.horizontalHeader().setStretchLastSection(True)
-        # Widths from a sample text per column, not from the contents (100,000 rows).
-        for column, width in self._column_widths(table).items():
-            if column != COL_RIGHT:  # the last column stretches to the table's edge
-                table.setColumnWidth(column, width)
-        return table
-
-    @staticmethod
-    def _column_widths(table: QTableView) -> dict[int, int]:
-        em = table.fontMetrics().horizontalAdvance("0")
-        return {column: (chars + 2) * em for column, chars in _COLUMN_CHARS.items()}
-
     def table_width_needed(self) -> int:
         """Width of the table side that shows every column whole beside the scroll bar."""
         table = self.table
-        columns = sum(self._column_widths(table).values())
+        columns = sum(table.column_widths().values())
         return (columns + table.verticalScrollBar().sizeHint().width()
                 + 2 * table.frameWidth() + 2)
 
@@ -566,8 +523,6 @@ class VocabPanel(QWidget):
 
 
 #: Column widths in digits' widths.
-_COLUMN_CHARS = {COL_ID: 7, COL_PIECE: 18, COL_KIND: 8, COL_CHARS: 6, COL_BYTES: 6, COL_RANK: 7,
-                 COL_COUNT: 11, COL_LEFT: 12, COL_RIGHT: 12, COL_FINAL: 11}
 #: Where the table/details split the user chose is kept (QSettings key).
 SPLITTER_KEY = "vocabulary/splitter"
 

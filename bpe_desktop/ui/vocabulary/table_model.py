@@ -220,16 +220,27 @@ class VocabTableModel(OneCallPerCell):
         return compute_mask(self._cols, self._text_filter, spec)
 
     def set_final(self, final: np.ndarray | None) -> None:
-        """The final frequencies arrived (segmented words): show them, re-filter."""
+        """The final frequencies arrived (segmented words): show them.
+
+        Only their column changes, unless the rows depend on them (the intermediate filter
+        reads them, or the table is sorted by them): then the rows are filtered and
+        ordered again (a reset). A reset also loses the scroll position and selection,
+        and repaints every cell (12 ms at 100,000 tokens).
+        """
         if self._cols is None:
             return
         self._cols.final = final
         for key in [k for k in self._cols._perms if k[0] == COL_FINAL]:
             del self._cols._perms[key]
         self._cols._sort_keys.pop(COL_FINAL, None)
+        self._generation += 1  # a filter computed before may have read them
+        if not self._filter[-1] and self._sort_column != COL_FINAL:
+            if len(self._rows):
+                self.dataChanged.emit(self.index(0, COL_FINAL),
+                                      self.index(len(self._rows) - 1, COL_FINAL))
+            return
         self.beginResetModel()
-        self._generation += 1
-        if self._filter[-1]:  # only the intermediate filter reads the final frequencies
+        if self._filter[-1]:
             self._mask = self._compute_mask(*self._filter)
         self._rows = self._ordered_rows()
         self.endResetModel()
