@@ -18,26 +18,18 @@ from PySide6.QtCore import QModelIndex, QRect, Qt
 from PySide6.QtGui import QAccessible
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView, QWidget
 
-from bpe_desktop.core.vocab_table import (
-    COL_BYTES,
-    COL_CHARS,
-    COL_COUNT,
-    COL_FINAL,
-    COL_ID,
-    COL_KIND,
-    COL_LEFT,
-    COL_PIECE,
-    COL_RANK,
-    COL_RIGHT,
-)
+from bpe_desktop.core import vocab_table as cols
 from bpe_desktop.ui.vocabulary.table_model import VocabTableModel
 
 #: Each column's width in digits' widths (a sample, not the contents: 100,000 rows).
-COLUMN_CHARS = {COL_ID: 7, COL_PIECE: 18, COL_KIND: 8, COL_CHARS: 6, COL_BYTES: 6,
-                COL_RANK: 7, COL_COUNT: 11, COL_LEFT: 12, COL_RIGHT: 12, COL_FINAL: 11}
+COLUMN_CHARS = {cols.COL_ID: 7, cols.COL_PIECE: 18, cols.COL_KIND: 8, cols.COL_CHARS: 6,
+                cols.COL_BYTES: 6, cols.COL_RANK: 7, cols.COL_COUNT: 11, cols.COL_LEFT: 12,
+                cols.COL_RIGHT: 12, cols.COL_FINAL: 11}
 
 
 class VocabTableView(QTableView):
+    """The token table: rows selected whole, fixed row heights, widths from samples."""
+
     def __init__(self, model: VocabTableModel, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("vocabTable")
@@ -62,7 +54,7 @@ class VocabTableView(QTableView):
         self.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         self.horizontalHeader().setStretchLastSection(True)
         for column, width in self.column_widths().items():
-            if column != COL_RIGHT:  # the last column stretches to the table's edge
+            if column != cols.COL_RIGHT:  # the last column stretches to the table's edge
                 self.setColumnWidth(column, width)
 
     def column_widths(self) -> dict[int, int]:
