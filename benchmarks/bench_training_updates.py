@@ -28,12 +28,14 @@ from bench_gui_latency import _spin, default_corpus, start_app  # noqa: E402
 INTERVAL = 0.1  # the JobRunner's throttle
 
 
-def record_updates(app, window, corpus: str, vocab: int) -> list:
+def record_updates(app, window, corpus: str, vocab: int) -> tuple[list, object]:
+    """The progress updates of one real training, and its options."""
     from bpe_desktop.core import TrainConfig
 
     panel = window.training
     panel.corpus.add_paths([corpus])
-    panel.options.set_config(TrainConfig.preset("gpt2", vocab_size=vocab))
+    config = TrainConfig.preset("gpt2", vocab_size=vocab)
+    panel.options.set_config(config)
     _spin(app, 1.0)
     updates, done = [], []
     panel.progressed.connect(updates.append)
@@ -43,12 +45,15 @@ def record_updates(app, window, corpus: str, vocab: int) -> list:
     _spin(app, until=lambda: bool(done), timeout=3600)
     if not hasattr(done[0], "model"):
         raise SystemExit(f"training failed: {done[0].message}")
-    return updates
+    return updates, panel.options.config()
 
 
-def replay(app, window, updates, repeat: int) -> list[list[tuple[float, float, float]]]:
+def replay(app, window, updates, config, repeat: int) -> list[list[tuple[float, float, float]]]:
     """Per update, per replay: (slot, longest pass, all passes) in ms of CPU."""
     panel = window.training
+    # The run's options, as start() keeps them: the slot sizes the plot's step axis from
+    # them while reading (no corpus is read here).
+    panel._run = (None, config)
     times: list[list[tuple[float, float, float]]] = [[] for _ in updates]
     for _ in range(repeat):
         panel.plot.clear_counts()
@@ -75,12 +80,12 @@ def main(argv=None) -> int:
     ap.add_argument("--repeat", type=int, default=8)
     args = ap.parse_args(argv)
     app, window = start_app()
-    updates = record_updates(app, window, args.corpus, args.vocab)
+    updates, config = record_updates(app, window, args.corpus, args.vocab)
     window.close_discarding()
     app, window = start_app()  # a fresh window: no model, no job
     _spin(app, 1.0)
     load = os.getloadavg()[0]
-    times = replay(app, window, updates, max(2, args.repeat))
+    times = replay(app, window, updates, config, max(2, args.repeat))
     print(f"{len(updates)} progress updates of one training ({Path(args.corpus).name}, gpt2, "
           f"{args.vocab:,}), replayed {args.repeat} times; ms of the GUI thread's CPU, "
           f"median of the replays after the first; 1-minute load {load:.2f}.\n")

@@ -62,6 +62,7 @@ from bpe_desktop.ui.codec.stats_grid import StatsGrid
 from bpe_desktop.ui.codec.step_through import STEP_WORD_LIMIT, StepThrough
 from bpe_desktop.ui.common import dialogs
 from bpe_desktop.ui.common.background import LatestJob
+from bpe_desktop.ui.common.passes import StepsInPasses
 from bpe_desktop.ui.common.workers import JobError
 
 log = logging.getLogger(__name__)
@@ -75,8 +76,6 @@ BUSY_DELAY_MS = 200
 MAX_FILE_BYTES = 4 << 20
 #: Live updates wait this long after the last keystroke (longer for long texts).
 DEBOUNCE_MS = 150
-#: Between two steps of showing a result: a timer, so that the loop paints in between.
-STEP_GAP_MS = 1
 MODES = (("merges", "Merge rank (BPE)"), ("greedy", "Greedy longest match"))
 
 
@@ -113,7 +112,8 @@ class CodecPanel(StepThrough, DecodeBox, StatsGrid, QWidget):
         self._busy_timer = QTimer(self)
         self._busy_timer.setSingleShot(True)
         self._busy_timer.timeout.connect(lambda: self._update_busy(self._jobs.busy))
-        self._showing = 0  # counts results being shown in steps, to drop a stale one
+        #: A result shown in steps (each lays out a view: ~10 ms); a newer one drops it.
+        self._showing = StepsInPasses(self)
         self._handoff: list[QTextDocument] = []  # documents built by jobs (see _encode_job)
         self._drawn: dict = {}  # each id's rendering for the current model (encode_text)
         self._decode_jobs = LatestJob(self)
@@ -392,7 +392,7 @@ class CodecPanel(StepThrough, DecodeBox, StatsGrid, QWidget):
     @Slot()
     def _encode_now(self) -> None:
         self._timer.stop()
-        self._showing += 1  # a result still being shown in steps is out of date now
+        self._showing.cancel()  # a result still being shown in steps is out of date now
         text = self._current_text()
         idle = self._tok is None and not text and not self.isVisible()
         if (self._model is None and self._pending_text is None) or idle:
@@ -451,21 +451,12 @@ class CodecPanel(StepThrough, DecodeBox, StatsGrid, QWidget):
         self._show_encoding(result.pieces, result.ids_text)
 
     def _show_in_steps(self, steps: list) -> None:
-        """Run ``steps`` one per event-loop turn (each lays out a view: ~10 ms), unless
-        another encode starts meanwhile. The next step waits on a 1 ms timer: a 0 ms one
-        is a posted event, which the loop delivers in the same turn (measured: both steps
-        in one 20 ms turn)."""
-        self._showing += 1
-        turn = self._showing
-
-        def run(i: int) -> None:
-            if turn != self._showing or i >= len(steps):
-                return
-            steps[i]()
-            if i + 1 < len(steps):
-                QTimer.singleShot(STEP_GAP_MS, lambda: run(i + 1))
-
-        run(0)
+        """Run the first of ``steps`` now and the others one per pass (see
+        ``ui.common.passes``), unless another encode starts meanwhile."""
+        self._showing.cancel()
+        if steps:
+            self._showing.later(*steps[1:])  # queued first: the first step may drop them
+            steps[0]()
 
     @Slot(object)
     def _on_encode_failed(self, error: JobError) -> None:

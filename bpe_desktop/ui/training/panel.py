@@ -6,7 +6,7 @@ import logging
 import time
 from dataclasses import dataclass
 
-from PySide6.QtCore import Qt, QTimer, Signal, Slot
+from PySide6.QtCore import Qt, Signal, Slot
 from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import (
     QGroupBox,
@@ -37,6 +37,7 @@ from bpe_desktop.core.training import REPLACEABLE_REASONS
 from bpe_desktop.paths import resource_path
 from bpe_desktop.ui.common import dialogs
 from bpe_desktop.ui.common.live_status import ProgressBar, StatusLine
+from bpe_desktop.ui.common.passes import StepsInPasses
 from bpe_desktop.ui.common.settings import Settings
 from bpe_desktop.ui.common.workers import JobError, JobRunner
 from bpe_desktop.ui.training.corpus_list import CorpusList
@@ -109,12 +110,8 @@ class TrainingPanel(QWidget):
         #: The corpus and options of the run being started or running.
         self._run: tuple[Corpus, TrainConfig] | None = None
         #: What a started run does after the pass that answered the click, one step per
-        #: event-loop pass (each with its repaint): locking the form repaints every option.
-        self._steps: list = []
-        self._next_step = QTimer(self)
-        self._next_step.setSingleShot(True)
-        self._next_step.setInterval(0)
-        self._next_step.timeout.connect(self._take_step)
+        #: event-loop pass: locking the form repaints every option.
+        self._after_start = StepsInPasses(self)
         self._build()
         self._restore_defaults()
 
@@ -281,24 +278,10 @@ class TrainingPanel(QWidget):
                    f"{format_bytes(self.corpus.total_size())}: {describe_config(config)}")
         self.runner.start(_memory_job(paths, config, corpus.file_format == "word-counts"))
         self._set_running(True)
-        self._later(self._save_defaults, lambda: self.log(message))
+        # Answered: the rest follows one step per pass; locking the form (it repaints every
+        # option) first. If the run ends before, the steps run then.
+        self._after_start.later(self._sync_form, self._save_defaults, lambda: self.log(message))
         return True
-
-    def _later(self, *steps) -> None:
-        self._steps.extend(steps)
-        self._next_step.start()
-
-    def _take_step(self) -> None:
-        if self._steps:
-            self._steps.pop(0)()
-        if self._steps:
-            self._next_step.start()
-
-    def _finish_steps(self) -> None:
-        self._next_step.stop()
-        steps, self._steps = self._steps, []
-        for step in steps:
-            step()
 
     def _launch(self) -> None:
         corpus, config = self._run
@@ -329,10 +312,8 @@ class TrainingPanel(QWidget):
 
     def _set_running(self, running: bool) -> None:
         self._update_buttons(running)
-        if running:
-            self._later(self._sync_form)
-        else:
-            self._finish_steps()
+        if not running:  # (a run that starts locks the form itself: see start)
+            self._after_start.finish()
             self._sync_form()
         self.running_changed.emit(running)
 
@@ -440,6 +421,7 @@ class TrainingPanel(QWidget):
                 self._started_at = time.monotonic()
                 self._launch()
                 self._set_running(True)
+                self._sync_form()  # after a question: no click to answer first
             else:
                 self.failed.emit(error)
             return
