@@ -72,7 +72,7 @@ pub struct WordCache {
 }
 
 impl WordCache {
-    #[inline]
+    #[inline(always)]
     pub fn get(&self, word: &str) -> Option<&[u32]> {
         let found = match key_of(word.as_bytes()) {
             Key::Upto7(k) => self.upto7.get(&k),

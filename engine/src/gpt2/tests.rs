@@ -329,6 +329,26 @@ fn decode_agrees_with_std() {
     }
 }
 
+#[test]
+fn class_lookup_of_every_char_agrees_with_its_category() {
+    // The table of chars below U+10000 and the decoding of longer ones, against
+    // `is_l`/`is_n`/`is_s` (the general category and `char::is_whitespace`), every char.
+    let s: String = (0x80..=0x10FFFFu32).filter_map(char::from_u32).collect();
+    let b = s.as_bytes();
+    for (i, c) in s.char_indices() {
+        let expect = if is_l(c) {
+            L
+        } else if is_n(c) {
+            N
+        } else if is_s(c) {
+            S
+        } else {
+            O
+        };
+        assert_eq!(class_multibyte(b, i), (expect, c.len_utf8()), "U+{:04X}", c as u32);
+    }
+}
+
 /// Tiny deterministic PRNG (xorshift64*), to avoid a dev-dependency.
 struct Rng(u64);
 impl Rng {
