@@ -30,7 +30,7 @@
 //!
 //! Every byte of the input is scanned a bounded number of times (at most twice, for the last
 //! char of a whitespace run), so the lexer is linear even on pathological input, and it does
-//! not allocate.
+//! not allocate (its table of classes is built once per process, on first use).
 
 use std::sync::OnceLock;
 
