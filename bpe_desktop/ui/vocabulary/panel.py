@@ -522,7 +522,6 @@ class VocabPanel(QWidget):
         self.status_message.emit(f"Exported the {PLOTS[which]} plot to {os.path.basename(path)}")
 
 
-#: Column widths in digits' widths.
 #: Where the table/details split the user chose is kept (QSettings key).
 SPLITTER_KEY = "vocabulary/splitter"
 
