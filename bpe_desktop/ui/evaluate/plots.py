@@ -22,6 +22,8 @@ SWEEP_PLOTS = {"f1": ("Boundary F1", "F1"), "morphscore": ("MorphScore", "MorphS
                "fertility": ("Fertility", "tokens per word"),
                "renyi": ("Rényi efficiency", "efficiency (α = 2.5)")}
 #: Line colours of the gold files' curves, in order.
+#: Bars of languages with many unknown tokens (their parity is not comparable).
+UNKNOWN_COLOR = "#e03131"
 SERIES_COLORS = ("#1f6fc5", "#d9480f", "#2f9e44", "#9c36b5", "#e8590c", "#0c8599")
 
 
@@ -154,7 +156,10 @@ class SweepPlots(QWidget):
 
 
 class ParityChart(pg.PlotWidget):
-    """One bar per language: its token count relative to the reference (dashed at 1)."""
+    """One bar per language: its token count relative to the reference (dashed at 1).
+
+    A language with many unknown tokens looks cheap; its bar is drawn in the warning
+    colour and its label carries the unknown rate."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -167,6 +172,7 @@ class ParityChart(pg.PlotWidget):
         self.bars: pg.BarGraphItem | None = None
         self.values: list[float] = []
         self.names: list[str] = []
+        self.labels: list[str] = []
 
     def set_parity(self, parity: ParityResult | None) -> None:
         item = self.getPlotItem()
@@ -176,10 +182,13 @@ class ParityChart(pg.PlotWidget):
         self.values = [r.parity for r in parity.rows] if parity else []
         if not parity:
             return
-        colors = [theme.plot_colors()["accent"] if r.name == parity.reference
-                  else theme.plot_colors()["curve"] for r in parity.rows]
+        colors = [UNKNOWN_COLOR if r.unknown_high else theme.plot_colors()["accent"]
+                  if r.name == parity.reference else theme.plot_colors()["curve"]
+                  for r in parity.rows]
         self.bars = pg.BarGraphItem(x=np.arange(len(self.values)), height=self.values,
                                     width=0.7, brushes=colors)
         item.addItem(self.bars)
         item.addItem(pg.InfiniteLine(pos=1.0, angle=0, pen=_DASHED()))
-        item.getAxis("bottom").setTicks([[(i, Path(n).stem) for i, n in enumerate(self.names)]])
+        self.labels = [Path(r.name).stem + (f"\n⚠ {r.unknown_rate:.0%} unknown"
+                                            if r.unknown_high else "") for r in parity.rows]
+        item.getAxis("bottom").setTicks([list(enumerate(self.labels))])
