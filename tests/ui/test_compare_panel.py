@@ -170,6 +170,36 @@ def test_a_bad_file_is_reported_not_raised(panel, qtbot, errors, tmp_path):
     assert "Comparison failed" in panel.status_label.text()
 
 
+def test_the_current_model_is_a_snapshot_not_a_live_link(panel, qtbot, toy, tmp_path):
+    # A as a file, B as "current model"; then another model is opened: B must stay B
+    a = tmp_path / "a.json"
+    save_model(toy.truncated(3), a)
+    panel.add_file(str(a))
+    panel.set_model(toy, "b.json")
+    assert panel.add_current() and not panel.add_current_button.isEnabled()
+    panel.set_model(toy.truncated(3), "other.json")
+    assert [s.name for s in panel.sources] == ["a.json", "b"]
+    assert panel.sources[1].model is toy
+    panel.set_text(TEXT)
+    _run(panel, qtbot)
+    assert panel.pair_model.rows[0][0] == "a.json → b" and panel.comparison.pairs[0].f1 < 1.0
+    # the newly opened model can be added beside the snapshot, under its own name
+    assert panel.add_current_button.isEnabled() and panel.add_current()
+    assert [s.name for s in panel.sources] == ["a.json", "b", "other"]
+    panel.set_model(None)
+    assert len(panel.sources) == 3
+
+
+def test_the_window_names_the_snapshot_after_the_document(window, qtbot, toy, tmp_path):
+    path = tmp_path / "botchan-800.json"
+    save_model(toy, path)
+    window.document.open(str(path))
+    assert window.compare.add_current()
+    window.document.set_imported(toy.truncated(2))
+    assert window.compare.add_current()
+    assert [s.name for s in window.compare.sources] == ["botchan-800", "Untitled"]
+
+
 def test_main_window_has_the_panel_on_ctrl_5(window):
     index = window.tabs.indexOf(window.compare)
     assert window.tabs.tabText(index) == "Com&pare"

@@ -317,7 +317,7 @@ class MainWindow(QMainWindow):
         self.vocab.set_model(model)
         self.codec.set_model(model)
         self.evaluate.set_model(model)
-        self.compare.set_model(model)
+        self.compare.set_model(model, self.document.display_name)
         has_model = model is not None
         for action in (self.save_action, self.save_as_action):
             action.setEnabled(has_model)
