@@ -253,8 +253,28 @@ def codec(qtbot, toy):
     return widget
 
 
-def test_dropout_zero_shows_ordinary_encoding(codec, toy):
+def test_dropout_opens_at_a_tenth_with_room_and_coloured_pieces(codec, qtbot, toy):
+    from PySide6.QtGui import QColor, QTextCursor
+
+    from bpe_desktop.ui.common import theme
+
     box = codec.dropout_box
+    assert box.probability == 0.1  # at 0 every sample would be the same
+    codec.resize(1200, 800)
+    codec.show()
+    qtbot.waitExposed(codec)
+    assert box.view.height() >= 4 * box.view.fontMetrics().lineSpacing()
+    first = box.samples[0][1][0]
+    text = box.view.toPlainText()
+    cursor = QTextCursor(box.view.document())
+    cursor.setPosition(text.index(first, text.index("tokens:")) + 1)
+    assert cursor.charFormat().background().color() == QColor(theme.piece_colors()[0])
+
+
+def test_dropout_zero_shows_ordinary_encoding(codec, qtbot, toy):
+    box = codec.dropout_box
+    with qtbot.waitSignal(box.sampled):
+        box.set_probability(0.0)
     assert box.probability == 0.0
     ordinary = toy.tokenizer().encode_as_pieces("lowest newest widest lower")
     assert box.samples == [(len(ordinary), ordinary)] * 5
