@@ -245,6 +245,18 @@ def test_editing_an_option_makes_the_preset_custom_and_persists(qtbot):
     assert other.to_dict() == saved
 
 
+def test_the_vocabulary_size_is_not_part_of_a_preset(qtbot):
+    form = TrainingOptions()
+    qtbot.addWidget(form)
+    form.preset.setCurrentText("subword-nmt")
+    changed = []
+    form.changed.connect(lambda: changed.append(True))
+    form.stop_value.setValue(12_345)
+    form.stop.setCurrentIndex(form.stop.findData("merges"))
+    assert form.preset.currentText() == "subword-nmt" and len(changed) == 2
+    assert form.config().merges == 12_345
+
+
 def test_training_options_persist_across_panels(qtbot):
     first = TrainingPanel()
     qtbot.addWidget(first)

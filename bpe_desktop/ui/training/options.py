@@ -47,8 +47,8 @@ STOP_LABELS = {**{name: SPECS[name].plain_label for name in STOP_FIELDS},
                EXHAUST: "Until no pair repeats"}
 
 TIPS = {
-    "preset": "A starting point matching a well-known tool. Changing any option below makes "
-              "it Custom.",
+    "preset": "A starting point matching a well-known tool. Changing an option below (not "
+              "the stopping rule or the vocabulary size) makes it Custom.",
     "stop": " ".join(SPECS[name].help for name in STOP_FIELDS),
     "word_counts": "Each line of the corpus files is 'word<TAB>count' (a frequency list) "
                    "instead of running text. Several tables are summed; .gz is read as "
@@ -176,6 +176,8 @@ class TrainingOptions(QWidget):
         self.stop.currentIndexChanged.connect(self._on_stop_kind)
         for signal in self._option_signals():
             signal.connect(self._on_edited)
+        for signal in (self.stop.currentIndexChanged, self.stop_value.valueChanged):
+            signal.connect(self._on_stop_edited)
 
     def _add_corpus_options(self, form: QFormLayout) -> None:
         self.word_counts = QCheckBox("Corpus files are word<TAB>count lists")
@@ -186,10 +188,10 @@ class TrainingOptions(QWidget):
         form.addRow("Invalid &UTF-8:", self.errors)
 
     def _option_signals(self):
-        # Threads and kept words change no result: they leave the preset as it is.
-        return (self.stop.currentIndexChanged, self.stop_value.valueChanged,
-                *(e.signal for name, e in self._editors.items()
-                  if SPECS[name].group != "run"))
+        # Threads and kept words change no result, and the stopping rule (vocabulary size)
+        # is not part of a preset: they leave the preset as it is.
+        return tuple(e.signal for name, e in self._editors.items()
+                     if SPECS[name].group != "run")
 
     def _on_pretokenizer(self) -> None:
         # Words that carry their own space marker (Ġ, ▁) allow one boundary style only.
@@ -304,6 +306,10 @@ class TrainingOptions(QWidget):
 
     def _on_stop_kind(self) -> None:
         self.stop_value.setEnabled(self.stop.currentData() != EXHAUST)
+
+    def _on_stop_edited(self, *_args) -> None:
+        if not self._applying:
+            self.changed.emit()
 
     def _on_edited(self, *_args) -> None:
         if self._applying:
