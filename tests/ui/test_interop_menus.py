@@ -202,6 +202,28 @@ def test_export_entries_follow_the_model(window, qtbot, results):
         assert action.isEnabled() == (problem is None)
 
 
+def test_a_model_closed_to_tokenizer_json_by_its_boundary_offers_a_retrain(window, qtbot,
+                                                                           results):
+    window.document.set_trained(results["subword-nmt"])
+    qtbot.waitUntil(lambda: not window.interop.checking_exports)
+    assert not window.interop.retrain_hf_action.isVisible()
+    window.training.load_example(window.training.example("toy"))
+    window.document.set_trained(results["sennrich"])  # `</w>` as its own symbol
+    window.document.dirty = False  # (no save prompt in this test)
+    qtbot.waitUntil(lambda: not window.interop.checking_exports)
+    action = window.interop.retrain_hf_action
+    assert action.isVisible() and "eow-suffix" in action.toolTip()
+    with qtbot.waitSignal(window.document.model_changed, timeout=60_000):
+        action.trigger()
+    model = window.document.model
+    assert model.config.boundary == "eow-suffix"
+    assert model.config.replace(boundary="eow-symbol") == results["sennrich"].model.config
+    assert window.training.options.preset.currentText() == "Custom"
+    qtbot.waitUntil(lambda: not window.interop.checking_exports)
+    assert window.interop.export_actions["hf"].isEnabled()
+    assert not action.isVisible()
+
+
 def test_a_superseded_export_check_never_shows(window, qtbot, results):
     """A model replaced while its formats are being checked: only the newest model's
     verdicts reach the menu, and a model closed meanwhile leaves every entry offered."""

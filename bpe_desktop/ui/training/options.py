@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, Callable
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -32,6 +32,7 @@ from bpe_desktop.core.config import (
     format_special,
     parse_special,
 )
+from bpe_desktop.core.formats.reach import reach_sentence
 from bpe_desktop.core.options import OptionSpec, option_specs
 
 #: Preset names as the menu shows them -> core preset keys.
@@ -137,8 +138,18 @@ class TrainingOptions(QWidget):
 
         self.preset = QComboBox()
         self.preset.addItems([*PRESET_LABELS, CUSTOM])
-        self.preset.setToolTip(TIPS["preset"])
+        self.preset.setToolTip(TIPS["preset"] + "\n\n" + "\n".join(
+            f"{title}: {reach_sentence(TrainConfig.preset(key))}"
+            for key, title in PRESET_TITLES.items()))
+        for i, key in enumerate(PRESET_LABELS.values()):
+            self.preset.setItemData(i, reach_sentence(TrainConfig.preset(key)),
+                                    Qt.ItemDataRole.ToolTipRole)
         form.addRow("&Preset:", self.preset)
+        # What the chosen options close: told before training, not at File > Export.
+        self.reach_label = QLabel()
+        self.reach_label.setObjectName("export_reach")
+        self.reach_label.setWordWrap(True)
+        form.addRow("", self.reach_label)
 
         self.stop = _combo(STOP_LABELS, TIPS["stop"])
         self.stop_value = QSpinBox()
@@ -178,6 +189,8 @@ class TrainingOptions(QWidget):
             signal.connect(self._on_edited)
         for signal in (self.stop.currentIndexChanged, self.stop_value.valueChanged):
             signal.connect(self._on_stop_edited)
+        self.changed.connect(self._show_reach)
+        self._show_reach()
 
     def _add_corpus_options(self, form: QFormLayout) -> None:
         self.word_counts = QCheckBox("Corpus files are word<TAB>count lists")
@@ -228,6 +241,7 @@ class TrainingOptions(QWidget):
                 editor.put(getattr(config, name))
         finally:
             self._applying = False
+        self._show_reach()
 
     def apply_preset(self, key: str) -> None:
         """Load a core preset, keeping the current stopping rule and the run options."""
@@ -290,6 +304,7 @@ class TrainingOptions(QWidget):
                 self.preset.blockSignals(False)
         finally:
             self._applying = False
+        self._show_reach()
 
     # -- reactions ------------------------------------------------------------------------
 
@@ -300,9 +315,7 @@ class TrainingOptions(QWidget):
             self.changed.emit()
 
     def _show_preset(self, key: str) -> None:
-        self.preset.blockSignals(True)
-        self.preset.setCurrentText(PRESET_TITLES[key])
-        self.preset.blockSignals(False)
+        self._show_preset_label(PRESET_TITLES[key])
 
     def _on_stop_kind(self) -> None:
         self.stop_value.setEnabled(self.stop.currentData() != EXHAUST)
@@ -314,7 +327,24 @@ class TrainingOptions(QWidget):
     def _on_edited(self, *_args) -> None:
         if self._applying:
             return
-        self.preset.blockSignals(True)
-        self.preset.setCurrentText(CUSTOM)
-        self.preset.blockSignals(False)
+        self._show_preset_label(CUSTOM)
         self.changed.emit()
+
+    def set_custom_config(self, config: TrainConfig) -> None:
+        """Load ``config`` as the user's own options (the preset shows Custom)."""
+        self.set_config(config)
+        self._show_preset_label(CUSTOM)
+        self.changed.emit()
+
+    def _show_preset_label(self, label: str) -> None:
+        self.preset.blockSignals(True)
+        self.preset.setCurrentText(label)
+        self.preset.blockSignals(False)
+
+    def _show_reach(self) -> None:
+        try:
+            config = self.config()
+        except ConfigError:
+            self.reach_label.setText("")
+            return
+        self.reach_label.setText(reach_sentence(config))

@@ -68,6 +68,7 @@ class MainWindow(QMainWindow):
         self.codec.dropout_box.export_requested.connect(
             lambda p: self.interop.export("hf", dropout=p))
         self.interop.running_changed.connect(self._on_running_changed)
+        self.interop.retrain_requested.connect(self.retrain_with)
         self.autosave = Autosave(self.document, self, busy=self.background_busy)
         self.autosave.failed.connect(self._show_status)
         self._build_menus()
@@ -286,6 +287,14 @@ class MainWindow(QMainWindow):
         if not self.maybe_save(self.BEFORE_TRAINING):
             return False
         return self.training.start()
+
+    @Slot(object)
+    def retrain_with(self, config) -> bool:
+        """Train again with ``config`` (Export ▸ Retrain with the HF-compatible boundary)."""
+        if self.training.running or self.interop.running:
+            return False
+        self.training.options.set_custom_config(config)
+        return self.train()
 
     @Slot(object)
     def _on_trained(self, result: TrainResult) -> None:
