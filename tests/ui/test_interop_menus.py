@@ -271,6 +271,28 @@ def test_import_opens_the_model_untitled_and_unsaved(window, qtbot, ui, results,
     assert ui.errors == []
 
 
+def test_opening_a_tokenizer_json_says_what_it_is_and_offers_the_import(window, qtbot, ui,
+                                                                        results, tmp_path):
+    model = results["subword-nmt"].model
+    path = tmp_path / "tokenizer.json"
+    formats.export_model(model, "hf", path)
+    ui.yes = False
+    assert not window.open_path(str(path))
+    (title, text), = ui.questions
+    assert "tokenizer.json is a Hugging Face tokenizer.json, not a BPE Desktop model" in text
+    assert ui.errors == [] and window.document.model is None
+    ui.yes = True
+    with qtbot.waitSignal(window.interop.done, timeout=60_000) as blocker:
+        window.open_path(str(path))
+    assert window.document.model is blocker.args[0].model
+    assert pairs(window.document.model) == pairs(model) and window.document.path is None
+    # a broken model file is still an error, not a question
+    broken = tmp_path / "broken.json"
+    broken.write_text('{"version": 2}', encoding="utf-8")
+    assert not window.open_path(str(broken))
+    assert len(ui.questions) == 2 and ui.errors[-1][0] == "Cannot open model"
+
+
 def test_import_over_unsaved_work_asks_first(window, qtbot, ui, results, tmp_path):
     window.document.set_trained(results["gpt2"])
     formats.export_model(results["gpt2"].model, "hf", tmp_path / "t.json")

@@ -239,6 +239,8 @@ class MainWindow(QMainWindow):
             self._show_status(f"Opening {name} was cancelled.")
             return False
         except (BpeError, OSError) as exc:
+            if isinstance(exc, BpeError) and self._offer_import(path):
+                return False
             dialogs.show_error(self, "Cannot open model", _error_text(exc, path))
             if isinstance(exc, FileNotFoundError):
                 self.settings.remove_recent_file(os.path.abspath(path))
@@ -246,6 +248,22 @@ class MainWindow(QMainWindow):
         self.settings.add_recent_file(path)
         self._show_status(f"Opened {path}: {model.vocab_size:,} tokens, "
                           f"{len(model.merges):,} merges")
+        return True
+
+    def _offer_import(self, path: str) -> bool:
+        """Another tool's tokenizer opened as a model: say what it is and offer to import
+        it. True when it was recognised (and imported, or the user declined)."""
+        from bpe_desktop.core.formats import FORMATS
+        from bpe_desktop.core.formats.recognise import recognise_tokenizer_file
+
+        fmt = recognise_tokenizer_file(path)
+        if fmt is None:
+            return False
+        label = FORMATS[fmt].label.replace("&", "").rstrip("…")
+        if dialogs.ask_action(self, "Open model", f"{os.path.basename(path)} is a {label}, "
+                              "not a BPE Desktop model file. Import it as a new, unsaved "
+                              "model?", "Import"):
+            self.interop.import_path(fmt, path)
         return True
 
     @Slot()
