@@ -241,15 +241,9 @@ class TrainingPanel(QWidget):
     def running(self) -> bool:
         return self.runner.running
 
-    def start(self) -> bool:
-        """Validate and start training; False (with the reason shown) if it cannot start.
-
-        A run first estimates, in the worker, the memory it will need (it reads a sample
-        of the corpus, which may sit on a slow disk); if that is more than the computer
-        has free, the user decides whether to go on.
-        """
-        if self.running:
-            return False
+    def corpus_ready(self) -> bool:
+        """Whether the corpus list can be trained on; if not, the reason is shown (before
+        anything else is asked: the window checks this before offering to save)."""
         paths = self.corpus.paths()
         if not paths:
             dialogs.show_error(self, "No corpus", "Add at least one corpus file to train on "
@@ -262,6 +256,26 @@ class TrainingPanel(QWidget):
                                f"{len(missing)} corpus file(s) no longer exist:\n{names}\n\n"
                                "Restore them, or remove them from the list, and train again.")
             return False
+        problems = self.corpus.problems()
+        if problems:
+            shown = "\n".join(why for _, why in problems[:5]) + \
+                ("\n…" if len(problems) > 5 else "")
+            dialogs.show_error(self, "Corpus file unusable",
+                               f"{len(problems)} corpus file(s) cannot be trained on:\n{shown}"
+                               "\n\nRemove them from the list (marked in red) and train again.")
+            return False
+        return True
+
+    def start(self) -> bool:
+        """Validate and start training; False (with the reason shown) if it cannot start.
+
+        A run first estimates, in the worker, the memory it will need (it reads a sample
+        of the corpus, which may sit on a slow disk); if that is more than the computer
+        has free, the user decides whether to go on.
+        """
+        if self.running or not self.corpus_ready():
+            return False
+        paths = self.corpus.paths()
         try:
             config = self.options.config()
             corpus = Corpus.from_files(paths, word_counts=self.options.word_counts.isChecked(),

@@ -302,7 +302,7 @@ class MainWindow(QMainWindow):
         if self.training.running or self.interop.running:
             return False
         self.tabs.setCurrentWidget(self.training)
-        if not self.maybe_save(self.BEFORE_TRAINING):
+        if not self.training.corpus_ready() or not self.maybe_save(self.BEFORE_TRAINING):
             return False
         return self.training.start()
 
