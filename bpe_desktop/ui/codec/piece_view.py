@@ -33,8 +33,9 @@ from PySide6.QtWidgets import QTextBrowser, QToolTip, QWidget
 from bpe_desktop.core import MergeStep, TrainConfig
 from bpe_desktop.core.chunked import no_breath
 from bpe_desktop.core.encoding_view import PieceItem
-from bpe_desktop.core.pieces import display_piece
+from bpe_desktop.core.pieces import display_piece, text_direction
 from bpe_desktop.ui.common import theme
+from bpe_desktop.ui.common.text_direction import set_direction
 
 __all__ = ["PieceItem", "PieceView", "StepView", "THIN_SPACE", "WORD_JOINER", "unbreakable"]
 
@@ -113,6 +114,8 @@ class PieceDocument:
     ends: list[int]
 
 
+#: Pieces looked at for the direction of the text they show.
+DIRECTION_ITEMS = 200
 #: How the view wraps: between pieces only ("anywhere" would cut a piece longer than a line).
 PIECE_WRAP = QTextOption.WrapMode.WordWrap
 
@@ -144,6 +147,8 @@ def build_document(items: Sequence[PieceItem], word_gap: str, style: PieceStyle,
     option = doc.defaultTextOption()
     option.setWrapMode(PIECE_WRAP)
     doc.setDefaultTextOption(option)
+    # Pieces read in the text's direction: ▁ at the start of an Arabic word is its right.
+    set_direction(doc, text_direction("".join(item.text for item in items[:DIRECTION_ITEMS])))
     starts, ends = [], []
     cursor = QTextCursor(doc)
     cursor.beginEditBlock()

@@ -45,6 +45,7 @@ from bpe_desktop.core.comparison import (
 )
 from bpe_desktop.core.formats import FORMATS
 from bpe_desktop.ui.common import dialogs
+from bpe_desktop.ui.common.text_direction import follow_text_direction
 from bpe_desktop.ui.common.workers import JobError, JobRunner
 from bpe_desktop.ui.compare.plots import LineTokensScatter
 from bpe_desktop.ui.compare.table_models import (
@@ -230,6 +231,7 @@ class ComparePanel(QWidget):
 
         text_box = QGroupBox("Text")
         self.text_edit = QPlainTextEdit()
+        follow_text_direction(self.text_edit)
         self.text_edit.setPlaceholderText("Type or paste text here, or open a text file")
         self.open_text_button = QPushButton("Open text file…")
         self.open_text_button.clicked.connect(self._ask_text_file)

@@ -56,6 +56,7 @@ from bpe_desktop.ui.codec.piece_view import StepView
 from bpe_desktop.ui.common import dialogs
 from bpe_desktop.ui.common.live_status import ProgressBar
 from bpe_desktop.ui.common.settings import Settings
+from bpe_desktop.ui.common.text_direction import follow_text_direction
 from bpe_desktop.ui.common.workers import JobError, JobRunner
 from bpe_desktop.ui.evaluate.character_map import CharacterMapEditor
 from bpe_desktop.ui.evaluate.file_lists import FileList
@@ -254,6 +255,7 @@ class EvaluatePanel(QWidget):
         self.character_map = CharacterMapEditor()
         self.text_files = FileList("text_files", "Add evaluation texts", TEXT_FILTER)
         self.pasted_edit = QPlainTextEdit()
+        follow_text_direction(self.pasted_edit)
         self.pasted_edit.setPlaceholderText("…or paste text here")
         self.pasted_edit.setMaximumHeight(60)
         self.parallel_files = FileList("parallel_files", "Add translations of one text",

@@ -23,6 +23,7 @@ from bpe_desktop.ui.window.document import ModelDocument
 from bpe_desktop.ui.window.help_dialogs import show_about, show_quick_start
 from bpe_desktop.ui.window.interop_menus import InteropMenus
 from bpe_desktop.ui.window.status_bar import ElidingStatusBar
+from bpe_desktop.ui.window.zoom import TextZoom
 
 APP_NAME = "BPE Desktop"
 MODEL_FILTER = "BPE Desktop models (*.json);;All files (*)"
@@ -71,6 +72,7 @@ class MainWindow(QMainWindow):
         self.interop.retrain_requested.connect(self.retrain_with)
         self.autosave = Autosave(self.document, self, busy=self.background_busy)
         self.autosave.failed.connect(self._show_status)
+        self.zoom = TextZoom(self)
         self._build_menus()
         self._restore_window()
         self._on_model_changed(None)
@@ -138,6 +140,14 @@ class MainWindow(QMainWindow):
             view.addAction(self._action(f"&{name}", lambda _=False, i=index:
                                         self.tabs.setCurrentIndex(i), f"Ctrl+{index + 1}"))
         view.addSeparator()
+        # Text and table fonts, for scripts read more easily larger (bpe_desktop.ui.window.zoom)
+        self.zoom_in_action = self._action("Zoom &in", lambda: self.zoom.zoom_in(),
+                                           QKeySequence.StandardKey.ZoomIn)
+        self.zoom_out_action = self._action("Zoom &out", lambda: self.zoom.zoom_out(),
+                                            QKeySequence.StandardKey.ZoomOut)
+        view.addAction(self.zoom_in_action)
+        view.addAction(self.zoom_out_action)
+        view.addAction(self._action("&Reset zoom", lambda: self.zoom.reset(), "Ctrl+0"))
         appearance = view.addMenu("&Appearance")
         group = QActionGroup(self)
         current = self.settings.value("view/appearance", "system")
