@@ -100,6 +100,7 @@ def test_binary_and_empty_files_are_refused(window, qtbot, ui, trained, tmp_path
         assert window.training.start()
     assert str(path) in ui.errors[-1][1] and expected in ui.errors[-1][1]
     assert_unchanged(window, trained)
+    assert list(window.training.plot.counts()) == [m.count for m in trained.merges]
 
 
 @pytest.mark.parametrize("name, content, mark, expected", [
@@ -244,6 +245,8 @@ def test_cancelling_at_each_stage_keeps_the_last_good_model(window, qtbot, ui, t
     assert ui.errors == []
     assert_unchanged(window, trained)
     assert window.train_action.isEnabled()
+    # the plot shows the current model again, not the cancelled run
+    assert list(window.training.plot.counts()) == [m.count for m in trained.merges]
 
 
 # -- model files ------------------------------------------------------------------------------

@@ -474,11 +474,26 @@ def _hint(text: str) -> QLabel:
     return label
 
 
+#: A column sized to its contents is at most this wide (px); the user may widen it.
+MAX_COLUMN_WIDTH = 420
+
+
 def _table(model) -> QTableView:
     view = QTableView()
     view.setModel(model)
     view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-    view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-    view.horizontalHeader().setStretchLastSection(True)
+    header = view.horizontalHeader()
+    header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+    header.setStretchLastSection(True)
     view.verticalHeader().hide()
+    model.modelReset.connect(lambda: _fit_columns(view))
     return view
+
+
+def _fit_columns(view: QTableView) -> None:
+    """Each column as wide as its contents (names in full), up to MAX_COLUMN_WIDTH."""
+    view.resizeColumnsToContents()
+    header = view.horizontalHeader()
+    for column in range(header.count()):
+        if header.sectionSize(column) > MAX_COLUMN_WIDTH:
+            header.resizeSection(column, MAX_COLUMN_WIDTH)

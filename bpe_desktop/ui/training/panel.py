@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 
 from bpe_desktop.core import (
     BpeError,
+    BPEModel,
     Corpus,
     CorpusError,
     Progress,
@@ -100,6 +101,9 @@ class TrainingPanel(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        #: The window's current model, and the one whose merge counts the plot shows.
+        self._model: BPEModel | None = None
+        self._plotted: BPEModel | None = None
         self.runner = JobRunner(self)
         self.runner.progressed.connect(self._on_progress)
         self.runner.finished.connect(self._on_finished)
@@ -154,6 +158,12 @@ class TrainingPanel(QWidget):
         options_scroll.setWidgetResizable(True)
         options_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         options_scroll.setWidget(self.options)
+        # No horizontal scrolling: the column is never narrower than the form needs (else
+        # combo arrows and long check box labels would be cut off on the right).
+        options_scroll.setMinimumWidth(
+            self.options.minimumSizeHint().width()
+            + options_scroll.verticalScrollBar().sizeHint().width()
+            + 2 * options_scroll.frameWidth())
         options_box = QGroupBox("Options")
         QVBoxLayout(options_box).addWidget(options_scroll)
 
@@ -388,8 +398,7 @@ class TrainingPanel(QWidget):
             return
         self.progress_bar.setRange(0, 1000)
         self.progress_bar.setValue(1000)
-        self.plot.set_counts([m.count for m in model.merges if m.count is not None])
-        self.plot.fit_to_data()
+        self._plot_model(model)
         t = result.timings
         self.stage_label.setText(
             f"Done: {len(model.merges):,} merges, vocabulary {model.vocab_size:,}, "
@@ -465,6 +474,23 @@ class TrainingPanel(QWidget):
         self.progress_bar.setRange(0, 1000)
         self.progress_bar.setValue(0)
         self.stage_label.setText(text)
+        self._plotted = None
+        self._plot_model(self._model)  # a failed or cancelled run's curve is not kept
+
+    def set_model(self, model: BPEModel | None) -> None:
+        """The window's current model: the plot shows its merge counts between runs."""
+        self._model = model
+        if not self.running:
+            self._plot_model(model)
+
+    def _plot_model(self, model: BPEModel | None) -> None:
+        if model is self._plotted and model is not None:
+            return
+        self._plotted = model
+        self.plot.set_counts([m.count for m in model.merges if m.count is not None]
+                             if model is not None else [])
+        if model is not None and model.merges:
+            self.plot.fit_to_data()
 
     def log(self, text: str) -> None:
         stamp = time.strftime("%H:%M:%S")

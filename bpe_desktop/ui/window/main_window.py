@@ -351,6 +351,7 @@ class MainWindow(QMainWindow):
 
     @Slot(object)
     def _on_model_changed(self, model) -> None:
+        self.training.set_model(model)
         self.vocab.set_model(model)
         self.codec.set_model(model)
         self.evaluate.set_model(model)
