@@ -13,13 +13,33 @@ from bpe_desktop.ui.evaluate.plots import VocabSizeAxis
 pytest_plugins = ["tests.ui.window_fixtures"]
 
 
+def _training_panel(qtbot):
+    from bpe_desktop.ui.training.panel import TrainingPanel
+
+    panel = TrainingPanel()
+    qtbot.addWidget(panel)
+    panel.resize(1200, 740)  # the window's default size, less menus and status bar
+    panel.show()
+    qtbot.waitExposed(panel)
+    form = panel.options
+    return panel, form, form.parentWidget().parentWidget()
+
+
 def test_the_training_options_are_not_cut_off_at_the_default_size(qtbot):
-    """Desktop fonts are larger than this test machine's: with a large font, the options
-    column keeps the width its form needs (combo arrows, the longest check box label)."""
+    panel, form, scroll = _training_panel(qtbot)
+    shown = form.parentWidget().width()  # the scroll area's viewport: what is seen
+    assert shown >= form.minimumSizeHint().width()
+    for widget in (form.fuse_unk, form.preset, form.boundary, form.pretokenizer):
+        right = widget.mapTo(form, widget.rect().topRight()).x()
+        assert right < shown and widget.width() >= widget.minimumSizeHint().width()
+    assert form.fuse_unk.width() >= form.fuse_unk.sizeHint().width()
+    assert not scroll.horizontalScrollBar().isVisible()
+
+
+def test_squeezed_or_with_large_fonts_the_options_scroll_instead_of_being_cut(qtbot):
+    """Desktop fonts may be larger than this test machine's."""
     from PySide6.QtCore import Qt
     from PySide6.QtWidgets import QApplication, QSplitter
-
-    from bpe_desktop.ui.training.panel import TrainingPanel
 
     app = QApplication.instance()
     normal = app.font()
@@ -27,22 +47,16 @@ def test_the_training_options_are_not_cut_off_at_the_default_size(qtbot):
     large.setPointSizeF(normal.pointSizeF() * 1.6)
     app.setFont(large)
     try:
-        panel = TrainingPanel()
-        qtbot.addWidget(panel)
-        panel.resize(1200, 740)
-        panel.show()
-        qtbot.waitExposed(panel)
+        panel, form, scroll = _training_panel(qtbot)
         split = next(s for s in panel.findChildren(QSplitter)
                      if s.orientation() == Qt.Orientation.Horizontal)
-        split.setSizes([100, 1100])  # as narrow as the splitter lets the column be
-        qtbot.wait(50)
-        form = panel.options
-        shown = form.parentWidget().width()  # the scroll area's viewport: what is seen
-        assert shown >= form.minimumSizeHint().width()
-        for widget in (form.fuse_unk, form.preset, form.boundary, form.pretokenizer):
-            right = widget.mapTo(form, widget.rect().topRight()).x()
-            assert right < shown and widget.width() >= widget.minimumSizeHint().width()
-        assert form.fuse_unk.width() >= form.fuse_unk.sizeHint().width()
+        for sizes in (split.sizes(), [200, 1000]):
+            split.setSizes(sizes)
+            qtbot.wait(20)
+            assert form.width() >= form.minimumSizeHint().width()
+            if form.parentWidget().width() < form.minimumSizeHint().width():
+                assert scroll.horizontalScrollBar().isVisible()
+        qtbot.waitUntil(lambda: scroll.horizontalScrollBar().isVisible())
     finally:
         app.setFont(normal)
 
@@ -99,3 +113,7 @@ def test_vocabulary_size_ticks_never_overlap(qtbot):
         assert (gaps >= width).all(), (low, high, size, ticks)
     wide = axis.fitting_ticks(np.log10(50), np.log10(8000), 900)
     assert axis.tickStrings(wide, 1, 1)[:3] == ["50", "100", "200"]
+
+
+def test_the_window_still_fits_a_1024_pixel_screen(window):
+    assert window.minimumSizeHint().width() <= 1024

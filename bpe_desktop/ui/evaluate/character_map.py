@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -27,7 +27,7 @@ from bpe_desktop.ui.common.settings import Settings
 
 SETTINGS_KEY = "evaluate/character_map"
 #: The choices' labels, as the combo box shows them.
-CHOICES = {"morpho-challenge-turkish": "Morpho Challenge Turkish (C→ç I→ı S→ş G→ğ O→ö U→ü)"}
+CHOICES = {"morpho-challenge-turkish": "Morpho Challenge Turkish"}
 NO_MAPPING = "No mapping"
 
 
@@ -43,6 +43,12 @@ class CharacterMapEditor(QWidget):
         self.choice.addItem(NO_MAPPING, {})
         for name, mapping in CHARACTER_MAPS.items():
             self.choice.addItem(CHOICES.get(name, name), mapping)
+            self.choice.setItemData(self.choice.count() - 1, " ".join(
+                f"{a}→{b}" for a, b in mapping.items()), Qt.ItemDataRole.ToolTipRole)
+        # The panel's inputs column stays narrow; the list opens as wide as its entries.
+        self.choice.setSizeAdjustPolicy(
+            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.choice.setMinimumContentsLength(12)
         self.choice.activated.connect(self._choose)
         self.table = QTableWidget(0, 2)
         self.table.setObjectName("character_map_table")
@@ -54,18 +60,21 @@ class CharacterMapEditor(QWidget):
         self.table.setToolTip("Each character of the left column is replaced by the right "
                               "column's text in the gold words and morphs before scoring")
         self.table.itemChanged.connect(self._edited)
-        add = QPushButton("Add row")
+        add = QPushButton("Add")
         add.clicked.connect(lambda: self._add_row("", ""))
-        remove = QPushButton("Remove row")
+        remove = QPushButton("Remove")
         remove.clicked.connect(self._remove_rows)
-        buttons = QHBoxLayout()
-        buttons.addWidget(self.choice, 1)
+        buttons = QVBoxLayout()
         buttons.addWidget(add)
         buttons.addWidget(remove)
+        buttons.addStretch(1)
+        rows = QHBoxLayout()
+        rows.addWidget(self.table, 1)
+        rows.addLayout(buttons)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.addLayout(buttons)
-        layout.addWidget(self.table)
+        layout.addWidget(self.choice)
+        layout.addLayout(rows)
         try:
             saved = json.loads(Settings().value(SETTINGS_KEY, "{}") or "{}")
         except (TypeError, ValueError):

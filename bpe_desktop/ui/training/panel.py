@@ -49,6 +49,8 @@ log = logging.getLogger(__name__)
 
 STAGES = {"reading": "Reading and counting words", "counting": "Counting words",
           "merging": "Merging pairs", "done": "Finishing"}
+#: The options group box's own margins around its scroll area (px, both sides).
+OPTIONS_MARGIN = 24
 
 
 @dataclass(frozen=True)
@@ -156,14 +158,10 @@ class TrainingPanel(QWidget):
         self.options.word_counts.toggled.connect(self.corpus.set_word_counts)
         options_scroll = QScrollArea()
         options_scroll.setWidgetResizable(True)
-        options_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        # Narrower than the form needs (a small window, large desktop fonts): a scroll bar,
+        # never combo arrows or check box labels cut off on the right.
+        options_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
         options_scroll.setWidget(self.options)
-        # No horizontal scrolling: the column is never narrower than the form needs (else
-        # combo arrows and long check box labels would be cut off on the right).
-        options_scroll.setMinimumWidth(
-            self.options.minimumSizeHint().width()
-            + options_scroll.verticalScrollBar().sizeHint().width()
-            + 2 * options_scroll.frameWidth())
         options_box = QGroupBox("Options")
         QVBoxLayout(options_box).addWidget(options_scroll)
 
@@ -213,7 +211,11 @@ class TrainingPanel(QWidget):
         split.addWidget(left)
         split.addWidget(right)
         split.setStretchFactor(1, 1)
-        split.setSizes([480, 720])
+        # The options' column as wide as its form needs (at least 480 px of 1,200).
+        need = (self.options.minimumSizeHint().width()
+                + options_scroll.verticalScrollBar().sizeHint().width()
+                + 2 * options_scroll.frameWidth() + OPTIONS_MARGIN)
+        split.setSizes([max(480, need), 720])
         layout = QVBoxLayout(self)
         layout.addWidget(split)
         self._update_buttons()
