@@ -30,6 +30,7 @@ from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from bpe_desktop.core.config import BOW, EOW
 from bpe_desktop.core.errors import ConfigError
 from bpe_desktop.core.evaluation.gold import GoldSet, GoldWord
 from bpe_desktop.core.model import BPEModel
@@ -110,7 +111,7 @@ class TrainingCharacters:
         self.total = sum(counts.values())
         self.words = frozenset(w for w, _ in model.words)
         self.alphabet = frozenset() if model.config.byte_level else frozenset(
-            ch for piece in model.alphabet for ch in piece)
+            ch for piece in model.alphabet for ch in piece.replace(EOW, "").replace(BOW, ""))
         self._config = model.config
 
     def normalized(self, text: str) -> str:

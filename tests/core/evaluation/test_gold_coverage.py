@@ -99,3 +99,10 @@ def test_character_map_specs():
     assert parse_character_map("C=ç, I=ı") == {"C": "ç", "I": "ı"}
     with pytest.raises(ConfigError, match="pair 2"):
         parse_character_map("C=ç,CC=x")
+
+
+def test_word_markers_of_the_alphabet_are_not_characters():
+    # subword-nmt's alphabet holds "a</w>": its "<", "/", "w", ">" were never seen
+    model = BPEModel(TrainConfig.preset("subword-nmt"), ("a", "a</w>", "b"), ())
+    r = gold_report(model, parse_gold("a<w\ta <w\n", fmt="surface"))
+    assert r.with_unseen == 1 and {c for c, _ in r.unseen_characters} == {"<", "w"}
