@@ -90,6 +90,8 @@ def test_gold_paths_are_cut_in_the_middle_with_the_whole_path_in_the_tooltip(qtb
     from PySide6.QtCore import Qt
 
     assert files.list.textElideMode() == Qt.TextElideMode.ElideMiddle
+    # (a horizontal scroll bar would show the paths' beginnings instead of eliding)
+    assert files.list.horizontalScrollBarPolicy() == Qt.ScrollBarPolicy.ScrollBarAlwaysOff
     assert [files.list.item(i).toolTip() for i in range(2)] == paths
 
 

@@ -31,6 +31,7 @@ class FileList(QWidget):
         self.list.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         # Paths in one folder differ at their end: cut in the middle, whole in the tooltip.
         self.list.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+        self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.list.setMaximumHeight(90)
         self.add_button = QPushButton("Add…")
         self.remove_button = QPushButton("Remove")

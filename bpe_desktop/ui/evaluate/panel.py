@@ -354,6 +354,8 @@ class EvaluatePanel(QWidget):
         self.gold_warning.setStyleSheet(f"color: {BOUNDARY_COLORS['missed']}")
         layout.addWidget(self.gold_warning)
         self.gold_view = _table(self.gold_model)
+        # a few gold files: the rows they need, the rest of the page for the text table
+        self.gold_view.setMaximumHeight(self.gold_view.fontMetrics().height() * 9)
         layout.addWidget(self.gold_view)
         self.gold_notes = QLabel()
         self.gold_notes.setWordWrap(True)
