@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QTextCursor
 
 from bpe_desktop.core import Corpus, TrainConfig, train
 from bpe_desktop.core.pieces import isolated_if_rtl, text_direction
@@ -42,14 +41,17 @@ def test_pieces_of_a_right_to_left_text_read_from_the_right(qtbot):
     panel.resize(1000, 700)
     panel.show()
     qtbot.waitExposed(panel)
-    panel.set_text(SYRIAC)
+    # the line starts with a letter the model never saw: its first piece drawn is <unk>,
+    # whose Latin letters must not turn the line left-to-right
+    panel.set_text("ܬ" + SYRIAC + "\nplain English")
     view = panel.piece_view
     document = view.document()
-    assert document.defaultTextOption().textDirection() == Qt.LayoutDirection.RightToLeft
-    first = view._starts[0]  # ▁ and the first word's first piece
-    assert view.items[0].text.startswith("▁")
-    # the word's ▁ is at its right (where an RTL word starts), not at its left end
-    assert _x(document, first) > _x(document, view._ends[0])
+    assert view.items[0].text == "▁" and view.items[1].unknown
+    last = next(i for i, item in enumerate(view.items) if item.after == "line")
+    # ▁ is at the line's right (where an RTL line starts), its last piece at the left
+    assert _x(document, view._starts[0]) > _x(document, view._starts[last])
+    english = view._starts[last + 1]
+    assert _x(document, english) < _x(document, view._ends[-1])  # English stays LTR
     # and the text box is aligned right
     input_doc = panel.input_edit.document()
     assert input_doc.defaultTextOption().textDirection() == Qt.LayoutDirection.RightToLeft

@@ -1,10 +1,10 @@
-"""Text laid out in its own direction: right-to-left text (Arabic, Hebrew, Syriac) aligned
-right and read from the right, in the plain text boxes and the Pieces view.
+"""Text boxes laid out in their text's direction: right-to-left text (Arabic, Hebrew,
+Syriac) aligned right and read from the right.
 
 QTextEdit does this per paragraph; QPlainTextEdit (the text boxes) does not: it lays out
-every paragraph left-aligned. Here a document takes the direction of its first letter
-with a strong direction (Unicode's paragraph rule): a marker such as ``▁`` then stands at
-the start of a right-to-left word as it is read, not at its visual end.
+every paragraph left-aligned. Here a box's document takes the direction of its first
+letter with a strong direction (Unicode's paragraph rule, applied to the whole box).
+The Pieces view sets each line's direction itself (:mod:`bpe_desktop.ui.codec.piece_view`).
 """
 
 from __future__ import annotations
