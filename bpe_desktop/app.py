@@ -114,6 +114,9 @@ def create_application(argv: Sequence[str] = ()):  # -> QApplication
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(list(sys.argv[1:] if argv is None else argv))
+    from bpe_desktop import qt_libraries
+
+    qt_libraries.check_or_exit()  # Qt would abort with a message that names no package
     log_path = setup_logging()
     app = create_application()
 

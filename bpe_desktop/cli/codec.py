@@ -31,7 +31,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="BPE-dropout: skip each applicable merge with probability P "
                    "(0: ordinary encoding, default; 1: single symbols; merges mode)")
     p.add_argument("--seed", type=whole_number(0, MAX_SEED), metavar="S",
-                   help="seed of the dropout sample (line n uses S + n - 1); default: random")
+                   help="seed of the dropout sample (line n uses S + n - 1); default: random; "
+                   "at P = 0 every seed gives the ordinary encoding")
     p.add_argument("input", nargs="?", default="-", metavar="FILE",
                    help="text to encode (default: standard input)")
     p.set_defaults(run=cmd_encode)
@@ -66,8 +67,8 @@ def cmd_encode(args: argparse.Namespace) -> int:
 
     if args.dropout and args.mode != "merges":
         raise CliError("--dropout applies to --mode merges only")
-    if args.seed is not None and not args.dropout:
-        raise CliError("--seed needs --dropout P (above 0)")
+    # --seed with P = 0 is ordinary encoding (one sample, whatever the seed): a sweep of P
+    # from 0 keeps one command line.
     model = load_model(args.model)
     tok = model.tokenizer()
     if args.dropout:

@@ -13,9 +13,18 @@ import sys
 
 from bpe_desktop.cli._common import EXIT_OK, CliError
 from bpe_desktop.cli.options import whole_number
+from bpe_desktop.core.evaluation.coverage import CHARACTER_MAPS
 from bpe_desktop.core.evaluation.gold import GOLD_FORMATS
 from bpe_desktop.core.evaluation.parity import PARITY_MODES
 from bpe_desktop.core.evaluation.sweep import DEFAULT_SWEEP_POINTS
+from bpe_desktop.core.evaluation.tables import (
+    GOLD_HEADERS,
+    PARITY_HEADERS,
+    gold_notes,
+    gold_rows,
+    parity_rows,
+    text_table,
+)
 from bpe_desktop.core.formats import FORMATS
 
 #: --format values: our own model files, or any format an importer reads.
@@ -38,6 +47,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="gold segmentations (repeatable)")
     p.add_argument("--gold-format", choices=GOLD_FORMATS,
                    help="format of the gold files (default: recognised from the lines)")
+    p.add_argument("--char-map", metavar="MAP",
+                   help="rewrite the gold files' spelling before scoring: "
+                   f"{', '.join(CHARACTER_MAPS)}, or FROM=TO pairs separated by commas "
+                   "(e.g. C=ç,I=ı)")
     p.add_argument("--text", action="append", default=[], metavar="FILE",
                    help="evaluation text, read line by line (repeatable)")
     p.add_argument("--parallel", nargs="+", default=[], metavar="FILE",
@@ -56,7 +69,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_evaluate(args: argparse.Namespace) -> int:
-    from bpe_desktop.core.evaluation import EvaluationRequest, evaluate, read_gold
+    from bpe_desktop.core.evaluation import (
+        EvaluationRequest,
+        evaluate,
+        parse_character_map,
+        read_gold,
+    )
 
     if not (args.gold or args.text or args.parallel):
         raise CliError("nothing to evaluate: give --gold, --text or --parallel")
@@ -67,8 +85,12 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     for name in [*args.gold, *args.text, *args.parallel, *filter(None, [args.reference])]:
         if not os.path.isfile(name):
             raise CliError(f"{name}: no such file")
+    character_map = parse_character_map(args.char_map) if args.char_map else {}
+    if args.char_map and not args.gold:
+        raise CliError("--char-map needs --gold (it rewrites the gold files)")
     model = _load(args.model, args.format)
     request = EvaluationRequest(
+        character_map=character_map,
         gold=[read_gold(g, args.gold_format) for g in args.gold], text_files=args.text,
         parallel_files=args.parallel, reference=args.reference,
         parity_mode=args.parity_mode, sweep=args.sweep)
@@ -79,6 +101,9 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(format_report(report))
     sys.stdout.flush()
+    for name, g in report.gold.items():
+        if g.warning:
+            print(f"bpe-desktop: warning: {g.warning}", file=sys.stderr)
     return EXIT_OK
 
 
@@ -103,13 +128,16 @@ def format_report(report) -> str:
         out.append(_table("Morphology", ("gold file", "words", "evaluated", "skipped",
                                          "unsplit", "precision", "recall", "F1",
                                          "MorphScore", "exact"), rows))
+    if report.gold:
+        notes = [line for g in report.gold.values() for line in gold_notes(g)]
+        out.append(_table("Gold files", GOLD_HEADERS, gold_rows(report.gold))
+                   + "".join(f"  {line}\n" for line in notes))
     if report.text is not None:
-        t = report.text.summary()
-        out.append(_table("Text", ("measure", "value"), list(t.items())))
+        head, rows = text_table(report)
+        out.append(_table("Text", head, rows))
     if report.parity is not None:
-        rows = [(r.name + (" (reference)" if r.name == report.parity.reference else ""),
-                 r.tokens, r.parity) for r in report.parity.rows]
-        out.append(_table(f"Parity ({report.parity.mode})", ("file", "tokens", "parity"), rows))
+        out.append(_table(f"Parity ({report.parity.mode})", PARITY_HEADERS,
+                          parity_rows(report.parity)))
     if report.sweep:
         head = ["vocab size", "merges"]
         for name in report.sweep[0].morphology:

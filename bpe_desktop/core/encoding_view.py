@@ -131,9 +131,12 @@ class RoundTrip:
     position: int | None = None  # first differing character
 
 
-def check_round_trip(text: str, decoded: str, model: BPEModel, unknowns: int) -> RoundTrip:
+def check_round_trip(text: str, decoded: str, model: BPEModel, unknowns: int,
+                     unknown_tokens: int | None = None) -> RoundTrip:
     """Compare ``decoded`` with ``text`` and name the likely causes of a difference.
 
+    ``unknowns``: characters that became the unknown token; ``unknown_tokens``: how many
+    unknown tokens they became (fewer with ``fuse_unk``: one per run), if not as many.
     Empty text has nothing to check: the message is empty (no verdict shown).
     """
     if not text:
@@ -157,7 +160,9 @@ def check_round_trip(text: str, decoded: str, model: BPEModel, unknowns: int) ->
     if unknowns:
         unk = cfg.special("unk")
         name = unk.piece if unk else "the unknown token"
-        reasons.append(f"{unknowns:,} character(s) outside the vocabulary became {name}")
+        fused = "" if unknown_tokens in (None, unknowns) else \
+            f" ({unknown_tokens:,} {name}: one per run of unknown characters)"
+        reasons.append(f"{unknowns:,} character(s) outside the vocabulary became {name}{fused}")
     if not cfg.byte_level and expected != decoded and _spacing_changed(expected, decoded, unknowns):
         reasons.append(f"the {cfg.pretokenizer} pre-tokenizer keeps words, not the spacing "
                        "between them: decoding joins words with single spaces")
@@ -372,8 +377,23 @@ def encode_text(tok: Tokenizer, text: str, mode: str, limit: int = SHOW_LIMIT,
                   distinct=len(np.unique(ids)), other_mode_tokens=other_tokens)
     breathe()
     decoded = _decode(tok, ids, walk, breathe)
+    characters = unknown_characters(tok, text, mode) if unknowns else 0
     return Encoding(ids, stats, shown.items, shown.words,
-                    check_round_trip(text, decoded, tok.model, unknowns))
+                    check_round_trip(text, decoded, tok.model, characters, unknowns))
+
+
+def unknown_characters(tok: Tokenizer, text: str, mode: str = "merges") -> int:
+    """Characters of ``text`` outside the vocabulary: the unknown tokens an encoder that
+    does not fuse runs of them gives (``fuse_unk`` gives one per run)."""
+    model = tok.model
+    if model.config.fuse_unk:
+        from dataclasses import replace
+
+        model = replace(model, config=replace(model.config, fuse_unk=False))
+        tok = model.tokenizer()
+    unk = tok.unk_id()
+    return int(np.count_nonzero(tok.encode_to_numpy(text, mode=mode) == unk)) if unk >= 0 \
+        else 0
 
 
 def _same_ids(ids: np.ndarray, chunk_ids: list, breathe) -> bool:

@@ -8,6 +8,9 @@ they live here.
 
 from __future__ import annotations
 
+import re
+import unicodedata
+
 from bpe_desktop.core.config import BOW, EOW, TrainConfig
 
 
@@ -81,3 +84,32 @@ def _visible(ch: str) -> str:
     if ch.isprintable():
         return ch
     return f"<U+{ord(ch):04X}>"
+
+
+#: Letters of the right-to-left scripts (Hebrew, Arabic, Syriac, Thaana, N'Ko, Samaritan,
+#: Mandaic, their presentation forms, and the historic scripts of the SMP's RTL blocks).
+_RIGHT_TO_LEFT = re.compile(
+    "[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufeff\U00010800-\U00010fff\U0001e800-\U0001efff]")
+#: Unicode's isolate that takes its direction from its first strong letter, and its end.
+FIRST_STRONG_ISOLATE, POP_ISOLATE = "\u2068", "\u2069"
+
+
+def text_direction(text: str) -> str:
+    """``"rtl"`` or ``"ltr"``: the direction of ``text``'s first letter with a strong
+    direction (Unicode's paragraph rule, P2); ``"ltr"`` when there is none."""
+    for ch in text:
+        kind = unicodedata.bidirectional(ch)
+        if kind == "L":
+            return "ltr"
+        if kind in ("R", "AL"):
+            return "rtl"
+    return "ltr"
+
+
+def isolated_if_rtl(shown: str) -> str:
+    """``shown`` as an isolate in its own direction when it holds right-to-left letters,
+    so that a marker (``▁``, ``</w>``) stays at the word's start or end as read, not at the
+    start of the surrounding left-to-right line."""
+    if _RIGHT_TO_LEFT.search(shown):
+        return FIRST_STRONG_ISOLATE + shown + POP_ISOLATE
+    return shown

@@ -320,7 +320,8 @@ impl Encoder {
     /// Seed 000's loop made visible: the initial symbols, then one entry per merge.
     pub fn merge_steps(&self, word: &str) -> Result<Vec<(Option<(u32, u32)>, Option<u32>, Vec<u32>)>> {
         let normalized = self.rules.normalize(word);
-        let mut syms = self.symbols(&normalized)?;
+        // As the encoder does: with fuse_unk a run of unknowns is one symbol from the start.
+        let mut syms = self.symbols_to_merge(&normalized)?;
         let mut steps = vec![(None, None, syms.clone())];
         while let Some((rank, a, b, c)) = self.lowest_pair(&syms) {
             syms = merge_all(&syms, a, b, c);
@@ -550,5 +551,10 @@ mod tests {
         assert_eq!(fused.encode("ääks ää", true).unwrap(), vec![0, 5, 0]);
         // Runs in different words are not fused.
         assert_eq!(fused.encode("ä ä", false).unwrap(), vec![0, 0]);
+        // The step-through starts from the symbols the encoder merges: one per run.
+        let steps = fused.merge_steps("käää").unwrap();
+        assert_eq!(steps[0].2.len(), 2);
+        assert_eq!(steps.last().unwrap().2, fused.encode("käää", false).unwrap());
+        assert_eq!(suffix_toy(false).merge_steps("käää").unwrap()[0].2.len(), 4);
     }
 }

@@ -116,6 +116,15 @@ def test_encode_dropout_is_reproducible_and_decodes(capsys, tmp_path):
                          text)[1]
 
 
+@pytest.mark.parametrize("argv", [["--dropout", "0", "--seed", "7"], ["--seed", "7"]])
+def test_encode_dropout_zero_with_a_seed_is_plain_encoding(capsys, files, argv):
+    # a script sweeping p from 0 passes the same seed at every p
+    full, _, text = files
+    plain = run(capsys, "encode", "-m", full, "--ids", text)
+    status, out, err = run(capsys, "encode", "-m", full, "--ids", *argv, text)
+    assert (status, err) == (0, "") and out == plain[1] and out.strip()
+
+
 def _saved(model, tmp_path):
     path = tmp_path / "none.json"
     save_model(model, path)
@@ -124,7 +133,6 @@ def _saved(model, tmp_path):
 
 @pytest.mark.parametrize("argv, message", [
     (["--dropout", "1.5"], "from 0 to 1"),
-    (["--seed", "3"], "--seed needs --dropout"),
     (["--dropout", "0.2", "--mode", "greedy"], "merges only"),
 ])
 def test_encode_dropout_bad_arguments(capsys, files, argv, message):

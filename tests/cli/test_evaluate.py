@@ -39,7 +39,8 @@ def test_json_has_every_section_asked_for(capsys, model, model_file):
                            "--sweep", "5", "--json")
     assert status == 0 and err == ""
     data = json.loads(out)
-    assert set(data) == {"morphology", "text", "parity", "sweep"}
+    assert set(data) == {"morphology", "gold", "text", "parity", "parity_unknown_rate",
+                         "sweep"}
     expected = evaluate(model, EvaluationRequest(gold=[read_gold(gold)], text_files=[text],
                                                  parallel_files=udhr, reference=text,
                                                  sweep=5)).to_json()
@@ -51,7 +52,8 @@ def test_json_has_every_section_asked_for(capsys, model, model_file):
                                  "utilisation", "renyi_efficiency"}
     assert data["parity"]["eng.txt"] == 1.0 and len(data["parity"]) == 7
     assert len(data["sweep"]) == 5
-    assert set(data["sweep"][0]) == {"vocab_size", "merges", "morphology", "text", "parity"}
+    assert set(data["sweep"][0]) == {"vocab_size", "merges", "morphology", "text", "parity",
+                                     "parity_unknown_rate"}
 
 
 def test_readable_tables(capsys, model_file):
@@ -90,11 +92,29 @@ def test_usage_errors(capsys, model_file, argv, says):
     assert status == 1 and out == "" and says in err and err.count("\n") == 1
 
 
-def test_malformed_gold_is_one_line_naming_file_and_line(capsys, tmp_path, model_file):
+def test_a_gold_file_of_malformed_lines_is_one_line_naming_file_and_line(capsys, tmp_path,
+                                                                          model_file):
     gold = tmp_path / "bad.tsv"
-    gold.write_text("ok\tok\nwrong\tw rang\n", encoding="utf-8")
+    gold.write_text("right\tr ight x\nwrong\tw rang\n", encoding="utf-8")
     status, _, err = run(capsys, "evaluate", "-m", model_file, "--gold", gold)
-    assert status == 1 and f"{gold} line 2:" in err and err.count("\n") == 1
+    assert status == 1 and f"{gold} line 1:" in err and err.count("\n") == 1
+
+
+def test_malformed_gold_lines_are_skipped_and_named_in_json_and_table(capsys, tmp_path,
+                                                                      model_file):
+    gold = tmp_path / "some_bad.tsv"
+    gold.write_text("walked\twalk ed\nwrong\tw rang\nhappy\thappy\n", encoding="utf-8")
+    status, out, err = run(capsys, "evaluate", "-m", model_file, "--gold", gold, "--json")
+    assert status == 0, err
+    report = json.loads(out)["gold"]["some_bad.tsv"]
+    assert report["words"] == 2 and report["malformed"] == 1
+    assert report["malformed_lines"] == [
+        {"line": 2, "reason": "the morphs of 'w rang' do not concatenate to 'wrong' with any "
+                              "of the separators ' ' '/' '+' '-'"}]
+    assert json.loads(out)["morphology"]["some_bad.tsv"]["words"] == 3
+    status, out, err = run(capsys, "evaluate", "-m", model_file, "--gold", gold)
+    assert status == 0
+    assert "Gold files" in out and f"1 malformed line skipped ({gold} line 2:" in out
 
 
 def test_as_a_process(model_file):
@@ -102,3 +122,37 @@ def test_as_a_process(model_file):
                           str(model_file), "--text", str(DATA / "udhr" / "deu.txt"), "--json"],
                          capture_output=True, text=True, check=True)
     assert json.loads(out.stdout)["text"]["words"] > 1000
+
+
+def test_a_gold_in_another_spelling_is_warned_about_and_mapped(capsys, tmp_path):
+    turkish = tmp_path / "tur.json"
+    save_model(train(Corpus.from_files([str(DATA / "udhr" / "tur.txt")]),
+                     TrainConfig.preset("subword-nmt", vocab_size=400)).model, turkish)
+    gold = DATA / "morph" / "tur.morpho-challenge.txt"
+    status, out, err = run(capsys, "evaluate", "-m", turkish, "--gold", gold)
+    assert status == 0 and "another spelling" in err and err.count("\n") == 1
+    assert "Gold files" in out and "11 (91.7%)" in out and "'I' ×8" in out
+    status, out, err = run(capsys, "evaluate", "-m", turkish, "--gold", gold, "--json",
+                           "--char-map", "morpho-challenge-turkish")
+    assert status == 0 and err == ""
+    report = json.loads(out)["gold"][gold.name]
+    assert report["words_with_unseen_characters"] == 0 and report["warning"] == ""
+    assert report["words_in_training"] == 11 and report["character_mapping"]["S"] == "ş"
+    status, out, err = run(capsys, "evaluate", "-m", turkish, "--gold", gold,
+                           "--char-map", "C=ç,I")
+    assert status == 1 and "pair 2" in err and err.count("\n") == 1
+
+
+def test_each_text_is_a_column_and_parity_shows_unknown_rates(capsys, model_file):
+    texts = [DATA / "udhr" / "eng.txt", DATA / "udhr" / "deu.txt"]
+    status, out, err = run(capsys, "evaluate", "-m", model_file, "--text", *texts[:1],
+                           "--text", texts[1], "--parallel", *texts, DATA / "udhr" / "rus.txt",
+                           "--reference", texts[0])
+    assert status == 0, err
+    text_table = out.split("Text\n", 1)[1].split("\n\n", 1)[0].splitlines()
+    assert text_table[0].split() == ["measure", "eng.txt", "deu.txt", "all", "texts"]
+    assert len(text_table[1].split()) == 4  # tokens: one value per text and the total
+    parity = out.split("Parity (document)\n", 1)[1].splitlines()
+    assert parity[0].split()[:4] == ["file", "tokens", "parity", "unknown"]
+    assert "many unknown" in next(ln for ln in parity if ln.startswith("rus.txt"))
+    assert "many unknown" not in next(ln for ln in parity if ln.startswith("eng.txt"))

@@ -91,12 +91,42 @@ def test_binary_and_empty_files_are_refused(window, qtbot, ui, trained, tmp_path
                                             content, expected):
     path = tmp_path / name
     path.write_bytes(content)
+    window.training.corpus.clear_files()
+    window.training.corpus.add_paths([str(path)])
+    window.training.options.set_config(TrainConfig(vocab_size=300))
+    window.training.options.word_counts.setChecked(False)
+    # Train before the list has counted the file: the training engine refuses it itself
     with qtbot.waitSignal(window.training.failed, timeout=30_000):
-        assert train_on(window, qtbot, [path])
-    assert ui.questions == []  # no offer to read a binary file as text
+        assert window.training.start()
+    assert str(path) in ui.errors[-1][1] and expected in ui.errors[-1][1]
+    assert_unchanged(window, trained)
+    assert list(window.training.plot.counts()) == [m.count for m in trained.merges]
+
+
+@pytest.mark.parametrize("name, content, mark, expected", [
+    ("picture.bin", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256)), "binary",
+     "looks like a binary file"),
+    ("utf16.txt", "hi there".encode("utf-16-le"), "not UTF-8", "UTF-16"),
+    ("empty.txt", b"", "empty", "is empty"),
+])
+def test_unusable_corpus_files_are_marked_when_added_and_refused_before_the_save_prompt(
+        window, qtbot, ui, trained, tmp_path, name, content, mark, expected):
+    good, path = tmp_path / "good.txt", tmp_path / name
+    good.write_text("some words here\n", encoding="utf-8")
+    path.write_bytes(content)
+    corpus = window.training.corpus
+    corpus.clear_files()
+    window.training.options.word_counts.setChecked(False)  # (the toy example is a table)
+    corpus.add_paths([str(good), str(path)])
+    qtbot.waitUntil(lambda: corpus.topLevelItem(1).text(2) == mark, timeout=10_000)
+    row = corpus.topLevelItem(1)
+    assert expected in row.toolTip(2) and row.foreground(0).color().name() == "#d62828"
+    assert corpus.topLevelItem(0).text(2) == "1" and corpus.problems()[0][0] == str(path)
+    assert window.train() is False
     title, message = ui.errors[-1]
-    assert title == "Training failed"
-    assert str(path) in message and expected in message
+    assert title == "Corpus file unusable" and str(path) in message
+    assert str(good) not in message
+    assert ui.asked_to_save == 0  # refused before the save prompt
     assert_unchanged(window, trained)
 
 
@@ -215,6 +245,8 @@ def test_cancelling_at_each_stage_keeps_the_last_good_model(window, qtbot, ui, t
     assert ui.errors == []
     assert_unchanged(window, trained)
     assert window.train_action.isEnabled()
+    # the plot shows the current model again, not the cancelled run
+    assert list(window.training.plot.counts()) == [m.count for m in trained.merges]
 
 
 # -- model files ------------------------------------------------------------------------------

@@ -170,6 +170,36 @@ def test_a_bad_file_is_reported_not_raised(panel, qtbot, errors, tmp_path):
     assert "Comparison failed" in panel.status_label.text()
 
 
+def test_the_current_model_is_a_snapshot_not_a_live_link(panel, qtbot, toy, tmp_path):
+    # A as a file, B as "current model"; then another model is opened: B must stay B
+    a = tmp_path / "a.json"
+    save_model(toy.truncated(3), a)
+    panel.add_file(str(a))
+    panel.set_model(toy, "b.json")
+    assert panel.add_current() and not panel.add_current_button.isEnabled()
+    panel.set_model(toy.truncated(3), "other.json")
+    assert [s.name for s in panel.sources] == ["a.json", "b"]
+    assert panel.sources[1].model is toy
+    panel.set_text(TEXT)
+    _run(panel, qtbot)
+    assert panel.pair_model.rows[0][0] == "a.json → b" and panel.comparison.pairs[0].f1 < 1.0
+    # the newly opened model can be added beside the snapshot, under its own name
+    assert panel.add_current_button.isEnabled() and panel.add_current()
+    assert [s.name for s in panel.sources] == ["a.json", "b", "other"]
+    panel.set_model(None)
+    assert len(panel.sources) == 3
+
+
+def test_the_window_names_the_snapshot_after_the_document(window, qtbot, toy, tmp_path):
+    path = tmp_path / "botchan-800.json"
+    save_model(toy, path)
+    window.document.open(str(path))
+    assert window.compare.add_current()
+    window.document.set_imported(toy.truncated(2))
+    assert window.compare.add_current()
+    assert [s.name for s in window.compare.sources] == ["botchan-800", "Untitled"]
+
+
 def test_main_window_has_the_panel_on_ctrl_5(window):
     index = window.tabs.indexOf(window.compare)
     assert window.tabs.tabText(index) == "Com&pare"
@@ -223,8 +253,28 @@ def codec(qtbot, toy):
     return widget
 
 
-def test_dropout_zero_shows_ordinary_encoding(codec, toy):
+def test_dropout_opens_at_a_tenth_with_room_and_coloured_pieces(codec, qtbot, toy):
+    from PySide6.QtGui import QColor, QTextCursor
+
+    from bpe_desktop.ui.common import theme
+
     box = codec.dropout_box
+    assert box.probability == 0.1  # at 0 every sample would be the same
+    codec.resize(1200, 800)
+    codec.show()
+    qtbot.waitExposed(codec)
+    assert box.view.height() >= 4 * box.view.fontMetrics().lineSpacing()
+    first = box.samples[0][1][0]
+    text = box.view.toPlainText()
+    cursor = QTextCursor(box.view.document())
+    cursor.setPosition(text.index(first, text.index("tokens:")) + 1)
+    assert cursor.charFormat().background().color() == QColor(theme.piece_colors()[0])
+
+
+def test_dropout_zero_shows_ordinary_encoding(codec, qtbot, toy):
+    box = codec.dropout_box
+    with qtbot.waitSignal(box.sampled):
+        box.set_probability(0.0)
     assert box.probability == 0.0
     ordinary = toy.tokenizer().encode_as_pieces("lowest newest widest lower")
     assert box.samples == [(len(ordinary), ordinary)] * 5

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from PySide6.QtCore import Qt
 
 from bpe_desktop.core import Corpus, TrainConfig, train
 from bpe_desktop.core.evaluation import EvaluationRequest, evaluate, read_gold
@@ -142,15 +143,75 @@ def test_cancel_stops_the_run(panel, qtbot):
     assert panel.evaluate_button.isEnabled()
 
 
-def test_bad_gold_file_is_reported_with_its_line(panel, qtbot, tmp_path, errors):
+def test_a_gold_file_of_bad_lines_is_reported_with_its_line(panel, qtbot, tmp_path, errors):
     bad = tmp_path / "bad.tsv"
-    bad.write_text("ok\tok\nwrong\tw rang\n", encoding="utf-8")
+    bad.write_text("right\tr ight x\nwrong\tw rang\n", encoding="utf-8")
     panel.gold_files.add_paths([str(bad)])
     panel.gold_format_combo.setCurrentIndex(panel.gold_format_combo.findText("surface"))
     with qtbot.waitSignal(panel.runner.stopped, timeout=30_000):
         panel.evaluate_button.click()
-    assert errors and f"{bad} line 2" in errors[0][1]
+    assert errors and f"{bad} line 1" in errors[0][1]
     assert panel.report is None
+
+
+def test_one_bad_line_is_skipped_and_named_not_fatal(panel, qtbot, tmp_path, errors):
+    gold = tmp_path / "some_bad.tsv"
+    gold.write_text("walked\twalk ed\nwrong\tw rang\nhappy\thappy\n", encoding="utf-8")
+    panel.gold_files.add_paths([str(gold)])
+    panel.gold_format_combo.setCurrentIndex(panel.gold_format_combo.findText("surface"))
+    _run(panel, qtbot)
+    assert errors == []
+    assert panel.gold_model.rows[0][:3] == ["some_bad.tsv", 2, 1]
+    assert f"1 malformed line skipped ({gold} line 2:" in panel.gold_notes.text()
+
+
+def test_a_gold_in_another_spelling_warns_and_the_mapping_fixes_it(qtbot):
+    turkish = train(Corpus.from_files([str(DATA / "udhr" / "tur.txt")]),
+                    TrainConfig.preset("subword-nmt", vocab_size=400)).model
+    panel = EvaluatePanel()
+    qtbot.addWidget(panel)
+    panel.set_model(turkish)
+    panel.gold_files.add_paths([str(DATA / "morph" / "tur.morpho-challenge.txt")])
+    panel.sweep_check.setChecked(False)
+    _run(panel, qtbot)
+    assert "another spelling" in panel.gold_warning.text()
+    assert "may not match the training text" in panel.status_label.text()
+    assert "'I' ×8" in panel.gold_notes.text()
+    before = panel.morphology_model.rows[0][7]
+    choice = panel.character_map.choice
+    choice.setCurrentIndex(choice.findText("Morpho Challenge Turkish", Qt.MatchFlag.MatchStartsWith))
+    choice.activated.emit(choice.currentIndex())
+    assert panel.character_map.mapping()["I"] == "ı" and panel.character_map.table.rowCount() == 6
+    _run(panel, qtbot)
+    assert panel.gold_warning.text() == ""
+    assert panel.gold_model.rows[0][4] == "0 (0.0%)" and "C→ç" in panel.gold_model.rows[0][7]
+    assert panel.morphology_model.rows[0][7] != before
+    # the table is remembered
+    again = EvaluatePanel()
+    qtbot.addWidget(again)
+    assert again.character_map.mapping() == panel.character_map.mapping()
+
+
+def test_each_text_has_a_column_and_parity_marks_unknown_scripts(panel, qtbot):
+    texts = [str(DATA / "udhr" / "eng.txt"), str(DATA / "udhr" / "jpn.txt")]
+    panel.text_files.add_paths(texts)
+    panel.parallel_files.add_paths(texts)
+    panel.reference_combo.setCurrentIndex(panel.reference_combo.findText("eng.txt"))
+    panel.sweep_check.setChecked(False)
+    _run(panel, qtbot)
+    assert panel.text_model.headers == ["measure", "eng.txt", "jpn.txt", "all texts"]
+    tokens = panel.text_model.rows[0]
+    assert tokens[0] == "tokens" and tokens[1] + tokens[2] == tokens[3]
+    rows = {r[0]: r for r in panel.parity_model.rows}
+    assert panel.parity_model.headers[3] == "unknown rate"
+    assert rows["jpn.txt"][3] > 0.5 and "many unknown" in rows["jpn.txt"][4]
+    assert rows["eng.txt (reference)"][4] == ""
+    assert "unknown" in panel.parity_chart.labels[1] and "\n" not in panel.parity_chart.labels[0]
+
+
+def test_gold_file_dialog_shows_all_files_first(panel):
+    # Morpho Challenge's files have no extension: the formats are recognised by content
+    assert panel.gold_files.filters.startswith("All files (*)")
 
 
 def test_inputs_are_remembered(qtbot, model, tmp_path):

@@ -202,6 +202,28 @@ def test_export_entries_follow_the_model(window, qtbot, results):
         assert action.isEnabled() == (problem is None)
 
 
+def test_a_model_closed_to_tokenizer_json_by_its_boundary_offers_a_retrain(window, qtbot,
+                                                                           results):
+    window.document.set_trained(results["subword-nmt"])
+    qtbot.waitUntil(lambda: not window.interop.checking_exports)
+    assert not window.interop.retrain_hf_action.isVisible()
+    window.training.load_example(window.training.example("toy"))
+    window.document.set_trained(results["sennrich"])  # `</w>` as its own symbol
+    window.document.dirty = False  # (no save prompt in this test)
+    qtbot.waitUntil(lambda: not window.interop.checking_exports)
+    action = window.interop.retrain_hf_action
+    assert action.isVisible() and "eow-suffix" in action.toolTip()
+    with qtbot.waitSignal(window.document.model_changed, timeout=60_000):
+        action.trigger()
+    model = window.document.model
+    assert model.config.boundary == "eow-suffix"
+    assert model.config.replace(boundary="eow-symbol") == results["sennrich"].model.config
+    assert window.training.options.preset.currentText() == "Custom"
+    qtbot.waitUntil(lambda: not window.interop.checking_exports)
+    assert window.interop.export_actions["hf"].isEnabled()
+    assert not action.isVisible()
+
+
 def test_a_superseded_export_check_never_shows(window, qtbot, results):
     """A model replaced while its formats are being checked: only the newest model's
     verdicts reach the menu, and a model closed meanwhile leaves every entry offered."""
@@ -247,6 +269,28 @@ def test_import_opens_the_model_untitled_and_unsaved(window, qtbot, ui, results,
     assert window.codec.isEnabled()
     assert "not saved yet" in window.interop.last_message
     assert ui.errors == []
+
+
+def test_opening_a_tokenizer_json_says_what_it_is_and_offers_the_import(window, qtbot, ui,
+                                                                        results, tmp_path):
+    model = results["subword-nmt"].model
+    path = tmp_path / "tokenizer.json"
+    formats.export_model(model, "hf", path)
+    ui.yes = False
+    assert not window.open_path(str(path))
+    (title, text), = ui.questions
+    assert "tokenizer.json is a Hugging Face tokenizer.json, not a BPE Desktop model" in text
+    assert ui.errors == [] and window.document.model is None
+    ui.yes = True
+    with qtbot.waitSignal(window.interop.done, timeout=60_000) as blocker:
+        window.open_path(str(path))
+    assert window.document.model is blocker.args[0].model
+    assert pairs(window.document.model) == pairs(model) and window.document.path is None
+    # a broken model file is still an error, not a question
+    broken = tmp_path / "broken.json"
+    broken.write_text('{"version": 2}', encoding="utf-8")
+    assert not window.open_path(str(broken))
+    assert len(ui.questions) == 2 and ui.errors[-1][0] == "Cannot open model"
 
 
 def test_import_over_unsaved_work_asks_first(window, qtbot, ui, results, tmp_path):

@@ -77,6 +77,29 @@ def test_the_progress_dialog_appears_only_for_long_work(host):
     assert not any(d.isVisible() for d in host.findChildren(QProgressDialog))
 
 
+def test_quick_work_leaves_no_dialog_behind_for_the_next_dialog(host):
+    """Save then Open (unsaved model, Ctrl+O, Save): the Open dialog's own event loop runs
+    before the finished work's dialog is deleted; however long the user takes there (past
+    QProgressDialog's own 4-second show timer), the Saving dialog must not show up."""
+    from PySide6.QtCore import QEventLoop
+
+    seen = []
+    outer = QEventLoop()  # the application's loop, running the Ctrl+O handler
+
+    def save_then_open():
+        run_modal(host, "Saving toy.json…", _slow(0.05))
+        nested = QEventLoop()  # as QFileDialog.exec() runs one, right after the save
+        _later(4500, lambda: (
+            seen.append([d.isVisible() for d in host.findChildren(QProgressDialog)]),
+            nested.quit()))
+        nested.exec()
+        outer.quit()
+
+    _later(0, save_then_open)
+    outer.exec()
+    assert seen and not any(seen[0])
+
+
 def test_cancel_returns_at_once_and_drops_the_result(host, qtbot):
     def press_cancel():
         (dialog,) = [d for d in host.findChildren(QProgressDialog) if d.isVisible()]

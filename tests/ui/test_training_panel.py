@@ -245,6 +245,35 @@ def test_editing_an_option_makes_the_preset_custom_and_persists(qtbot):
     assert other.to_dict() == saved
 
 
+def test_the_vocabulary_size_is_not_part_of_a_preset(qtbot):
+    form = TrainingOptions()
+    qtbot.addWidget(form)
+    form.preset.setCurrentText("subword-nmt")
+    changed = []
+    form.changed.connect(lambda: changed.append(True))
+    form.stop_value.setValue(12_345)
+    form.stop.setCurrentIndex(form.stop.findData("merges"))
+    assert form.preset.currentText() == "subword-nmt" and len(changed) == 2
+    assert form.config().merges == 12_345
+
+
+def test_each_preset_says_what_it_can_be_exported_as(qtbot):
+    from PySide6.QtCore import Qt
+
+    form = TrainingOptions()
+    qtbot.addWidget(form)
+    form.preset.setCurrentText("Sennrich et al. 2016 (as in the papers)")
+    assert form.reach_label.text().startswith("Exports as: subword-nmt codes, Vocabulary")
+    assert "not as: Hugging Face tokenizer.json" in form.reach_label.text()
+    form.preset.setCurrentText("subword-nmt")
+    assert "Exports as: Hugging Face tokenizer.json" in form.reach_label.text()
+    tip = form.preset.itemData(form.preset.findText("GPT-2 byte-level"),
+                               Qt.ItemDataRole.ToolTipRole)
+    assert "tiktoken ranks" in tip.split("; not as")[0]
+    assert "Sennrich et al. 2016 (as in the papers): Exports as: subword-nmt codes" in \
+        form.preset.toolTip()
+
+
 def test_training_options_persist_across_panels(qtbot):
     first = TrainingPanel()
     qtbot.addWidget(first)

@@ -22,6 +22,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from bpe_desktop.core.errors import TrainingCancelled
+from bpe_desktop.core.evaluation.coverage import (
+    CHARACTER_MAPS,
+    GoldReport,
+    TrainingCharacters,
+    gold_report,
+    map_gold,
+    parse_character_map,
+)
 from bpe_desktop.core.evaluation.gold import (
     GOLD_FORMATS,
     GoldSet,
@@ -70,6 +78,8 @@ class EvaluationRequest:
     parity_mode: str = "document"
     #: number of vocabulary sizes to sweep; 0: none.
     sweep: int = 0
+    #: gold spelling -> training spelling, applied to every gold file (see .coverage).
+    character_map: dict[str, str] = field(default_factory=dict)
 
     @property
     def has_text(self) -> bool:
@@ -81,13 +91,21 @@ class EvaluationReport:
     vocab_size: int
     merges: int
     morphology: dict[str, MorphologyResult] = field(default_factory=dict)
+    #: every gold file's coverage report, by name.
+    gold: dict[str, GoldReport] = field(default_factory=dict)
+    #: all texts together (the sweep's text), and each text alone when there are several.
     text: TextStats | None = None
+    texts: dict[str, TextStats] = field(default_factory=dict)
     parity: ParityResult | None = None
     sweep: list[SweepPoint] = field(default_factory=list)
 
     def to_json(self) -> dict:
         """The command line's ``--json`` object; sections present when asked for."""
         out = _sections(self.morphology, self.text, self.parity)
+        if self.gold:
+            out["gold"] = {name: g.summary() for name, g in self.gold.items()}
+        if len(self.texts) > 1:
+            out["texts"] = {name: t.summary() for name, t in self.texts.items()}
         if self.sweep:
             out["sweep"] = [{"vocab_size": p.vocab_size, "merges": p.merges,
                              **_sections(p.morphology, p.text, p.parity)}
@@ -103,6 +121,7 @@ def _sections(morphology, text, parity) -> dict:
         out["text"] = text.summary()
     if parity is not None:
         out["parity"] = parity.summary()
+        out["parity_unknown_rate"] = parity.unknown_summary()
     return out
 
 
@@ -122,16 +141,12 @@ def evaluate(model: BPEModel, request: EvaluationRequest, *,
         from bpe_desktop.core.errors import ConfigError
 
         raise ConfigError("gold files must have distinct file names (they label the results)")
+    gold = [map_gold(g, request.character_map) for g in request.gold]
     step("reading texts", 0, 1)
-    sample = None
+    sample, samples = None, {}
     if request.has_text:
-        lines = []
-        if request.text_files:
-            from bpe_desktop.core.evaluation.text_stats import _read_lines
-
-            lines = _read_lines(request.text_files)
-        pasted = [ln for t in request.texts for ln in t.splitlines()]
-        sample = TextSample.from_lines(model, _chain(lines, pasted), cancelled)
+        samples = _text_samples(model, request, cancelled)
+        sample = TextSample.merged(list(samples.values()))
     parallel = None
     if request.parallel_files:
         if request.reference is None:
@@ -140,6 +155,12 @@ def evaluate(model: BPEModel, request: EvaluationRequest, *,
             raise ConfigError("parity needs a reference language file")
         parallel = ParallelTexts.from_files(request.parallel_files, request.reference)
     report = EvaluationReport(vocab_size=model.vocab_size, merges=len(model.merges))
+    if gold:
+        characters = TrainingCharacters(model)
+        report.gold = {g.name: gold_report(model, g, characters, request.character_map)
+                       for g in gold}
+    if len(samples) > 1:
+        report.texts = {name: s.stats(model) for name, s in samples.items()}
     if request.sweep:
         counts = sweep_merge_counts(model, request.sweep)
 
@@ -148,25 +169,48 @@ def evaluate(model: BPEModel, request: EvaluationRequest, *,
             if on_point is not None:
                 on_point(i, p)
 
-        report.sweep = run_sweep(model, counts, gold=request.gold, text=sample,
+        report.sweep = run_sweep(model, counts, gold=gold, text=sample,
                                  parallel=parallel, parity_mode=request.parity_mode,
                                  details=True, on_point=point, cancelled=cancelled)
         full = report.sweep[-1]  # the sweep ends at the whole model
         report.morphology, report.text, report.parity = full.morphology, full.text, full.parity
         return report
     step("scoring the model", 0, 1)
-    report.morphology = {g.name: evaluate_morphology(model, g) for g in request.gold}
+    report.morphology = {g.name: evaluate_morphology(model, g) for g in gold}
     report.text = sample.stats(model) if sample is not None else None
     report.parity = evaluate_parity(model, parallel, request.parity_mode) if parallel else None
     return report
 
 
-def _chain(*parts):
-    for part in parts:
-        yield from part
+#: The column of pasted text in the per-text statistics.
+PASTED_TEXT = "pasted text"
+
+
+def _text_samples(model: BPEModel, request: EvaluationRequest, cancelled
+                  ) -> dict[str, TextSample]:
+    """Each text file (by file name; a repeated name gets its folder) and the pasted text."""
+    from bpe_desktop.core.evaluation.text_stats import _read_lines
+
+    paths = [os.fspath(p) for p in request.text_files]
+    names = [os.path.basename(p) for p in paths]
+    out = {}
+    for path, name in zip(paths, names):
+        if names.count(name) > 1:
+            name = os.path.join(os.path.basename(os.path.dirname(path)), name)
+        out[name] = TextSample.from_lines(model, _read_lines([path]), cancelled)
+    pasted = [ln for t in request.texts for ln in t.splitlines()]
+    if pasted:
+        out[PASTED_TEXT] = TextSample.from_lines(model, pasted, cancelled)
+    return out
 
 
 __all__ = [
+    "CHARACTER_MAPS",
+    "PASTED_TEXT",
+    "GoldReport",
+    "gold_report",
+    "map_gold",
+    "parse_character_map",
     "DEFAULT_SWEEP_POINTS",
     "GOLD_FORMATS",
     "PARITY_MODES",

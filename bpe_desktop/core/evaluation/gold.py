@@ -13,11 +13,15 @@ format                 one line
 ``sigmorphon``         SIGMORPHON 2022 word level, ``word<TAB>m1 @@m2 @@m3[<TAB>cat]``.
                        Canonical morphs: only words whose morphs concatenate to
                        the word are used; the others are counted as skipped.
-``morphscore``         MorphScore CSV ``,full_word,pt1,rest``: one boundary per word.
+``morphscore``         MorphScore CSV ``,full_word,pt1,rest``: one boundary per word;
+                       an empty ``rest`` (or ``pt1``) is a word without a boundary.
 =====================  ==========================================================
 
 A morph boundary is a code-point offset into the word between two consecutive
-non-empty morphs. Malformed lines raise :class:`CorpusError` with the file and line.
+non-empty morphs. A malformed line is skipped and counted (:attr:`GoldSet.malformed`,
+the first few named by line in :attr:`GoldSet.malformed_lines`), so that one odd row
+does not cost the whole file; only a file in which every entry is malformed raises
+:class:`CorpusError` (naming the file and its first bad line).
 """
 
 from __future__ import annotations
@@ -39,6 +43,8 @@ SURFACE_SEPARATORS = (" ", "/", "+", "-")
 #: Lines read to recognise a format.
 _DETECT_LINES = 2000
 _LABELLED_MORPH = re.compile(r"^(?:\\:|[^:])*:")
+#: Malformed lines named in a gold set's report (the rest are only counted).
+MALFORMED_LINES_SHOWN = 5
 
 
 @dataclass(frozen=True)
@@ -67,10 +73,16 @@ class GoldSet:
     words: tuple[GoldWord, ...]
     #: entries whose morphs (every analysis) do not concatenate to the word.
     not_surface: int = 0
+    #: lines that could not be parsed (skipped), and the first few: (line, reason).
+    malformed: int = 0
+    malformed_lines: tuple[tuple[int, str], ...] = ()
+    #: where it was read from (names the file in reports); "" for pasted text.
+    path: str = ""
 
     @property
     def total(self) -> int:
-        return len(self.words) + self.not_surface
+        """Gold entries the file holds (usable, not spelling the word, or malformed)."""
+        return len(self.words) + self.not_surface + self.malformed
 
 
 def morph_boundaries(morphs: tuple[str, ...]) -> frozenset[int]:
@@ -129,24 +141,33 @@ def parse_gold(text: str, *, name: str = "gold", fmt: str | None = None,
         raise CorpusError(f"unknown gold format {fmt!r}; choose one of {', '.join(GOLD_FORMATS)}")
     label = path or name
     if fmt == "morphscore":
-        return _parse_morphscore(text, name, label)
-    parse_line = {"surface": _surface, "morpho-challenge": _morpho_challenge,
-                  "sigmorphon": _sigmorphon}[fmt]
+        entries = _morphscore_entries(text)
+    else:
+        parse_line = {"surface": _surface, "morpho-challenge": _morpho_challenge,
+                      "sigmorphon": _sigmorphon}[fmt]
+        entries = ((number, line, parse_line) for number, line in enumerate(lines, 1)
+                   if line.strip() and not line.startswith("#"))
     words: list[GoldWord] = []
     not_surface = 0
-    for number, line in enumerate(lines, 1):
-        if not line.strip() or line.startswith("#"):
-            continue
+    malformed: list[tuple[int, str]] = []
+    for number, line, parse_line in entries:
         try:
             word, analyses = parse_line(line)
         except ValueError as exc:
-            raise CorpusError(f"{label} line {number}: {exc} (format {fmt})", path=path,
-                              line=number, reason="malformed") from None
+            malformed.append((number, str(exc)))
+            continue
         if analyses:
             words.append(GoldWord(word, analyses, number))
         else:
             not_surface += 1
-    return GoldSet(name, fmt, tuple(words), not_surface)
+    if malformed and not words and not not_surface:
+        number, reason = malformed[0]
+        more = f" (and every other of its {len(malformed)} entries)" if len(malformed) > 1 \
+            else ""
+        raise CorpusError(f"{label} line {number}: {reason} (format {fmt}){more}", path=path,
+                          line=number, reason="malformed")
+    return GoldSet(name, fmt, tuple(words), not_surface, len(malformed),
+                   tuple(malformed[:MALFORMED_LINES_SHOWN]), path or "")
 
 
 def _split_word(line: str, min_fields: int = 2, max_fields: int = 2) -> list[str]:
@@ -205,27 +226,28 @@ def _sigmorphon(line: str) -> tuple[str, tuple[tuple[str, ...], ...]]:
     return word, ((morphs,) if "".join(morphs) == word else ())
 
 
-def _parse_morphscore(text: str, name: str, label: str) -> GoldSet:
-    rows = csv.reader(io.StringIO(text))
-    words = []
-    not_surface = 0
-    for number, row in enumerate(rows, 1):
+def _morphscore_entries(text: str):
+    """(line, row, parser) per CSV row; rows may span lines (quoted line breaks)."""
+    reader = csv.reader(io.StringIO(text))
+    for row in reader:
+        number = reader.line_num
         if not row or not any(cell.strip() for cell in row):
             continue
         if number == 1 and row[1:4] == ["full_word", "pt1", "rest"]:
             continue
-        if len(row) < 4:
-            raise CorpusError(f"{label} line {number}: expected 4 comma-separated fields "
-                              f"(index, full_word, pt1, rest), found {len(row)} "
-                              "(format morphscore)", path=label, line=number,
-                              reason="malformed")
-        word, first, rest = row[1], row[2], row[3]
-        if not word or not first or not rest:
-            raise CorpusError(f"{label} line {number}: full_word, pt1 and rest must not be "
-                              "empty (format morphscore)", path=label, line=number,
-                              reason="malformed")
-        if first + rest == word:
-            words.append(GoldWord(word, ((first, rest),), number))
-        else:
-            not_surface += 1
-    return GoldSet(name, "morphscore", tuple(words), not_surface)
+        yield number, row, _morphscore_row
+
+
+def _morphscore_row(row: list[str]) -> tuple[str, tuple[tuple[str, ...], ...]]:
+    if len(row) < 4:
+        raise ValueError(f"expected 4 comma-separated fields (index, full_word, pt1, rest), "
+                         f"found {len(row)}")
+    word, first, rest = row[1], row[2], row[3]
+    if not word:
+        raise ValueError("full_word is empty")
+    if not first and not rest:
+        raise ValueError("pt1 and rest are both empty")
+    # An empty part is a word with no boundary; MorphScore's own scoring counts such a
+    # word wrong when the tokenizer splits it and leaves it out when it does not.
+    morphs = tuple(m for m in (first, rest) if m)
+    return word, ((morphs,) if "".join(morphs) == word else ())

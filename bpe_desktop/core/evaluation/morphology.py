@@ -11,7 +11,8 @@ Definitions (the help page states the same; tests pin them by hand-computed case
 * **precision** = Σ hits / Σ predicted, **recall** = Σ hits / Σ gold, **F1** = their
   harmonic mean; micro-averaged over the evaluated words, 0 when undefined.
 * **MorphScore** (Arnett & Bergen 2024) = mean of hits / gold boundaries over the words
-  the tokenizer splits into ≥ 2 pieces and that have ≥ 1 gold boundary; 0 if none.
+  the tokenizer splits into ≥ 2 pieces; a split word without a gold boundary scores 0
+  (as in MorphScore's own code: it was split where the gold has no cut); 0 if none.
 * **exact** = share of evaluated words whose predicted boundaries equal the gold ones.
 * **unsplit** = evaluated words the tokenizer keeps in one piece.
 """
@@ -179,8 +180,7 @@ def summarize(gold: GoldSet, results: Sequence[WordResult], details: bool) -> Mo
             exact += n_gold == 0
         else:
             exact += h == n_pred == n_gold
-            if n_gold:
-                ratios.append(h / n_gold)
+            ratios.append(h / n_gold if n_gold else 0.0)
     return MorphologyResult(
         name=gold.name, words=gold.total, evaluated=len(scored),
         skipped_not_surface=gold.not_surface,

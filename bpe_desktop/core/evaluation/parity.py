@@ -8,6 +8,10 @@ count relative to the reference language's:
   tokens(line) / tokens(reference line), over the pairs where both lines have tokens.
 
 1.0 means the language costs as many tokens as the reference; 2.0 twice as many.
+
+A language the model cannot spell looks cheap: a whole script mapped to ``<unk>`` costs
+few tokens. So each row also has its **unknown rate** (unknown tokens / tokens), and a
+row at or above :data:`UNKNOWN_WARN_RATE` is marked (``unknown_high``).
 """
 
 from __future__ import annotations
@@ -22,6 +26,8 @@ from bpe_desktop.core.evaluation.text_stats import _read_lines
 from bpe_desktop.core.model import BPEModel
 
 PARITY_MODES = ("document", "lines")
+#: A parity row whose unknown rate reaches this is marked: its parity is not comparable.
+UNKNOWN_WARN_RATE = 0.01
 
 
 @dataclass(frozen=True)
@@ -29,6 +35,15 @@ class ParityRow:
     name: str
     tokens: int
     parity: float
+    unknown: int = 0
+
+    @property
+    def unknown_rate(self) -> float:
+        return self.unknown / self.tokens if self.tokens else 0.0
+
+    @property
+    def unknown_high(self) -> bool:
+        return self.unknown_rate >= UNKNOWN_WARN_RATE
 
 
 @dataclass(frozen=True)
@@ -40,6 +55,10 @@ class ParityResult:
     def summary(self) -> dict:
         """The JSON section of the command line (``parity``: file name -> parity)."""
         return {r.name: r.parity for r in self.rows}
+
+    def unknown_summary(self) -> dict:
+        """``parity_unknown_rate``: file name -> unknown tokens / tokens."""
+        return {r.name: r.unknown_rate for r in self.rows}
 
 
 @dataclass
@@ -68,8 +87,12 @@ def evaluate_parity(model: BPEModel, texts: ParallelTexts, mode: str = "document
     if mode not in PARITY_MODES:
         raise CorpusError(f"parity mode must be one of {', '.join(PARITY_MODES)}")
     tok = model.tokenizer()
-    per_line = {name: tok.encode_batch_flat(lines)[1].tolist()
-                for name, lines in texts.texts.items()}
+    unk = model.config.special("unk")
+    per_line, unknown = {}, {}
+    for name, lines in texts.texts.items():
+        ids, lengths = tok.encode_batch_flat(lines)
+        per_line[name] = lengths.tolist()
+        unknown[name] = int((ids == unk.id).sum()) if unk is not None else 0
     ref = per_line[texts.reference]
     ref_total = sum(ref)
     rows = []
@@ -84,5 +107,5 @@ def evaluate_parity(model: BPEModel, texts: ParallelTexts, mode: str = "document
                                   "needs equal line counts", path=name)
             ratios = [c / r for c, r in zip(counts, ref) if c and r]
             parity = sum(ratios) / len(ratios) if ratios else 0.0
-        rows.append(ParityRow(name, total, parity))
+        rows.append(ParityRow(name, total, parity, unknown[name]))
     return ParityResult(texts.reference, mode, tuple(rows))

@@ -154,6 +154,37 @@ class TextSample:
                 line_runs = _runs(ws_words, [sizes[i] for i in ids], ids)
             for run in line_runs:
                 runs[run] = runs.get(run, 0) + 1
+        return cls._packed(index, counts, runs, words, characters, nbytes)
+
+    @classmethod
+    def merged(cls, samples: Sequence[TextSample]) -> TextSample:
+        """One sample of several texts (as if their lines were read one after another)."""
+        if len(samples) == 1:
+            return samples[0]
+        index: dict[str, int] = {}
+        counts: list[int] = []
+        runs: dict[tuple[int, ...], int] = {}
+        for sample in samples:
+            local = []
+            for piece, count in zip(sample.pretokens, sample.counts.tolist()):
+                i = index.setdefault(piece, len(counts))
+                if i == len(counts):
+                    counts.append(0)
+                counts[i] += count
+                local.append(i)
+            ends = [*sample.word_starts.tolist()[1:], len(sample.word_pretokens)]
+            flat = sample.word_pretokens.tolist()
+            for start, end, count in zip(sample.word_starts.tolist(), ends,
+                                         sample.word_counts.tolist()):
+                run = tuple(local[i] for i in flat[start:end])
+                runs[run] = runs.get(run, 0) + count
+        return cls._packed(index, counts, runs, sum(s.words for s in samples),
+                           sum(s.characters for s in samples), sum(s.bytes for s in samples))
+
+    @classmethod
+    def _packed(cls, index: dict[str, int], counts: list[int],
+                runs: dict[tuple[int, ...], int], words: int, characters: int,
+                nbytes: int) -> TextSample:
         flat = [i for run in runs for i in run]
         starts = np.zeros(len(runs), dtype=np.int64)
         if runs:

@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
 
 from bpe_desktop.core.encoding_view import DecodeResult, decode_ids
 from bpe_desktop.ui.codec.jobs import decode_job
+from bpe_desktop.ui.common.text_direction import follow_text_direction
 
 #: Ids to decode written with more characters than this are decoded in a worker thread.
 DECODE_ASYNC_CHARS = 50_000
@@ -39,6 +40,7 @@ class DecodeBox:
         self.decode_button.setToolTip("Decode the ids (Ctrl+Enter)")
         self.decode_button.clicked.connect(self._decode)
         self.decoded_edit = QPlainTextEdit()
+        follow_text_direction(self.decoded_edit)
         self.decoded_edit.setReadOnly(True)
         self.decoded_edit.setPlaceholderText("Decoded text")
         self.decode_label = QLabel()

@@ -2,9 +2,11 @@
 
 The box is checkable and starts unchecked (folded: no sampling, no room taken). Checked,
 it draws ``samples`` segmentations of the text's first :data:`SAMPLE_CHARS`
-characters with dropout p (the slider), sample k from seed ``seed + k``; *Resample*
-picks a new seed. Each sample shows its token count and pieces. Sampling is quick (a
-few thousand characters), so it runs on the GUI thread, after a short pause in typing.
+characters with dropout p (the slider, :data:`DEFAULT_P` at first: at 0 every sample is
+the same), sample k from seed ``seed + k``; *Resample* picks a new seed. Each sample
+shows its token count and its pieces, coloured as the Pieces view colours them, with
+room for several samples. Sampling is quick (a few thousand characters), so it runs on
+the GUI thread, after a short pause in typing.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import secrets
 from collections.abc import Callable
 
 from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QColor, QFont, QTextCharFormat, QTextCursor
 from PySide6.QtWidgets import (
     QGroupBox,
     QHBoxLayout,
@@ -26,7 +29,14 @@ from PySide6.QtWidgets import (
 )
 
 from bpe_desktop.core import BpeError, BPEModel
+from bpe_desktop.core.pieces import display_piece
 from bpe_desktop.core.tokenizer import MAX_SEED
+from bpe_desktop.ui.codec.piece_view import (
+    UNKNOWN_BACKGROUND,
+    UNKNOWN_FOREGROUND,
+    foreground_color,
+)
+from bpe_desktop.ui.common import theme
 
 #: Only the text's beginning is sampled (keeps every update instant).
 SAMPLE_CHARS = 2000
@@ -37,8 +47,10 @@ SLIDER_STEPS = 100
 DEBOUNCE_MS = 300
 #: Seeds drawn for Resample: short enough to read and type.
 SEED_BITS = 31
-#: The samples' view may shrink to this height (px).
-MIN_VIEW_HEIGHT = 24
+#: The dropout probability the slider starts at: 0 would show identical samples.
+DEFAULT_P = 0.1
+#: The samples' view keeps room for this many samples (lines).
+MIN_VIEW_LINES = 4
 
 
 class DropoutSamplesBox(QGroupBox):
@@ -58,6 +70,7 @@ class DropoutSamplesBox(QGroupBox):
         self.samples: list[tuple[int, list[str]]] = []
         self.slider = QSlider(Qt.Orientation.Horizontal)
         self.slider.setRange(0, SLIDER_STEPS)
+        self.slider.setValue(round(DEFAULT_P * SLIDER_STEPS))
         self.slider.setToolTip("Probability p of skipping each applicable merge "
                                "(Provilkov et al. 2020): 0 is ordinary encoding, 1 leaves "
                                "single symbols")
@@ -81,7 +94,8 @@ class DropoutSamplesBox(QGroupBox):
         self.view = QPlainTextEdit()
         self.view.setReadOnly(True)
         self.view.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
-        self.view.setMinimumHeight(MIN_VIEW_HEIGHT)  # the panel's splitter can squeeze it
+        self.view.setMinimumHeight(self.view.fontMetrics().lineSpacing() * MIN_VIEW_LINES
+                                   + 2 * self.view.frameWidth() + 8)
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(DEBOUNCE_MS)
@@ -170,6 +184,35 @@ class DropoutSamplesBox(QGroupBox):
             self.view.setPlainText(f"Cannot sample: {exc}")
             self.sampled.emit()
             return
-        self.view.setPlainText("\n".join(f"#{k + 1}  {n:,} tokens:  {' '.join(pieces)}"
-                                         for k, (n, pieces) in enumerate(self.samples)))
+        self._show_samples()
         self.sampled.emit()
+
+    def _show_samples(self) -> None:
+        """Each sample on a line: its number, its token count, its coloured pieces."""
+        cfg = self._model.config
+        unk = cfg.special("unk")
+        fg = QColor(foreground_color())
+        formats = []
+        for color in theme.piece_colors():
+            f = QTextCharFormat()
+            f.setBackground(QColor(color))
+            f.setForeground(fg)
+            formats.append(f)
+        unknown = QTextCharFormat()
+        unknown.setBackground(QColor(UNKNOWN_BACKGROUND))
+        unknown.setForeground(QColor(UNKNOWN_FOREGROUND))
+        unknown.setFontWeight(QFont.Weight.Bold)
+        plain = QTextCharFormat()
+        self.view.clear()
+        cursor = QTextCursor(self.view.document())
+        cursor.beginEditBlock()
+        for k, (n, pieces) in enumerate(self.samples):
+            if k:
+                cursor.insertBlock()
+            cursor.insertText(f"#{k + 1}  {n:,} tokens:  ", plain)
+            for i, piece in enumerate(pieces):
+                fmt = unknown if unk is not None and piece == unk.piece else \
+                    formats[i % len(formats)]
+                cursor.insertText(display_piece(piece, cfg), fmt)
+                cursor.insertText(" ", plain)
+        cursor.endEditBlock()

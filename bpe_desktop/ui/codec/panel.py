@@ -63,6 +63,7 @@ from bpe_desktop.ui.codec.step_through import STEP_WORD_LIMIT, StepThrough
 from bpe_desktop.ui.common import dialogs
 from bpe_desktop.ui.common.background import LatestJob
 from bpe_desktop.ui.common.passes import StepsInPasses
+from bpe_desktop.ui.common.text_direction import follow_document, follow_text_direction
 from bpe_desktop.ui.common.workers import JobError
 
 log = logging.getLogger(__name__)
@@ -299,6 +300,7 @@ class CodecPanel(StepThrough, DecodeBox, StatsGrid, QWidget):
     def _build_input(self) -> QWidget:
         box = QGroupBox("Text")
         self.input_edit = QPlainTextEdit()
+        follow_text_direction(self.input_edit)
         self.input_edit.setPlaceholderText("Type or paste text here, or open a text file. "
                                            "Double-click a word to step through it.")
         self.input_edit.textChanged.connect(self._schedule_encode)
@@ -468,6 +470,7 @@ class CodecPanel(StepThrough, DecodeBox, StatsGrid, QWidget):
         document.setDocumentLayout(QPlainTextDocumentLayout(document))
         document.setDefaultFont(self.input_edit.font())
         document.setParent(self.input_edit)  # deleted when the next one replaces it
+        follow_document(document)
         self.input_edit.blockSignals(True)  # it is encoded already
         try:
             self.input_edit.setDocument(document)

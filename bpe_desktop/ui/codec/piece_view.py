@@ -33,7 +33,7 @@ from PySide6.QtWidgets import QTextBrowser, QToolTip, QWidget
 from bpe_desktop.core import MergeStep, TrainConfig
 from bpe_desktop.core.chunked import no_breath
 from bpe_desktop.core.encoding_view import PieceItem
-from bpe_desktop.core.pieces import display_piece
+from bpe_desktop.core.pieces import display_piece, text_direction
 from bpe_desktop.ui.common import theme
 
 __all__ = ["PieceItem", "PieceView", "StepView", "THIN_SPACE", "WORD_JOINER", "unbreakable"]
@@ -113,6 +113,8 @@ class PieceDocument:
     ends: list[int]
 
 
+#: Pieces of a line looked at for its direction.
+DIRECTION_ITEMS = 200
 #: How the view wraps: between pieces only ("anywhere" would cut a piece longer than a line).
 PIECE_WRAP = QTextOption.WrapMode.WordWrap
 
@@ -147,12 +149,17 @@ def build_document(items: Sequence[PieceItem], word_gap: str, style: PieceStyle,
     starts, ends = [], []
     cursor = QTextCursor(doc)
     cursor.beginEditBlock()
+    line: list[str] = []  # the line's first known pieces, for its direction
     for i, item in enumerate(items):
         starts.append(cursor.position())
         fmt = unknowns[i % 2] if item.unknown else formats[i % len(formats)]
         cursor.insertText(unbreakable(item.text), fmt)
         ends.append(cursor.position())
+        if not item.unknown and len(line) < DIRECTION_ITEMS:
+            line.append(item.text)
         if item.after == "line":
+            _set_line_direction(cursor, line)
+            line = []
             cursor.insertBlock()
         elif item.after == "word":
             cursor.insertText(word_gap, plain_format)
@@ -160,8 +167,22 @@ def build_document(items: Sequence[PieceItem], word_gap: str, style: PieceStyle,
             cursor.insertText(THIN_SPACE, plain_format)
         if i % 1000 == 999:
             breathe()
+    _set_line_direction(cursor, line)
     cursor.endEditBlock()
     return PieceDocument(doc, starts, ends)
+
+
+def _set_line_direction(cursor: QTextCursor, pieces: list[str]) -> None:
+    """Lay the cursor's line out in the direction of its text: ▁ at the start of an
+    Arabic word is then its right. Told by the known pieces (Qt's own guess reads the
+    first letter drawn, which may be the ``<unk>`` of an unknown character)."""
+    rtl = text_direction("".join(pieces)) == "rtl"
+    block = cursor.blockFormat()
+    if rtl or block.layoutDirection() == Qt.LayoutDirection.RightToLeft:
+        # (a new line takes over its predecessor's format: set back to left-to-right)
+        block.setLayoutDirection(Qt.LayoutDirection.RightToLeft if rtl
+                                 else Qt.LayoutDirection.LeftToRight)
+        cursor.setBlockFormat(block)
 
 
 class PieceView(QTextBrowser):

@@ -104,7 +104,10 @@ def run_modal(parent: QWidget, label: str, work: Callable[[], T], *,
     dialog.setMinimumDuration(SHOW_AFTER_MS)  # shown by `shown` below, never sooner
     dialog.setAutoReset(False)
     dialog.setAutoClose(False)
-    dialog.canceled.connect(lambda: done("cancelled", True))
+    def on_cancel() -> None:
+        done("cancelled", True)
+
+    dialog.canceled.connect(on_cancel)
     holder = _HoldInput(dialog, parent.window())
     app = QApplication.instance()
     app.installEventFilter(holder)
@@ -119,7 +122,10 @@ def run_modal(parent: QWidget, label: str, work: Callable[[], T], *,
         shown.stop()
         app.removeEventFilter(holder)
         QApplication.restoreOverrideCursor()
-        dialog.canceled.disconnect()
+        # Only our slot: Qt's own (canceled -> cancel) stops the dialog's show timer when
+        # it closes; without it the dialog would appear seconds later, in whatever dialog
+        # runs next (Save, then the Open dialog), waiting to be deleted.
+        dialog.canceled.disconnect(on_cancel)
         dialog.close()
         dialog.deleteLater()
     if "cancelled" in outcome:

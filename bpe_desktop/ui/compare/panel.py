@@ -45,6 +45,7 @@ from bpe_desktop.core.comparison import (
 )
 from bpe_desktop.core.formats import FORMATS
 from bpe_desktop.ui.common import dialogs
+from bpe_desktop.ui.common.text_direction import follow_text_direction
 from bpe_desktop.ui.common.workers import JobError, JobRunner
 from bpe_desktop.ui.compare.plots import LineTokensScatter
 from bpe_desktop.ui.compare.table_models import (
@@ -83,6 +84,7 @@ class ComparePanel(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._current: BPEModel | None = None
+        self._current_name = CURRENT_NAME
         self.sources: list[Source] = []
         self.text_path: str | None = None
         self.comparison: Comparison | None = None
@@ -97,20 +99,23 @@ class ComparePanel(QWidget):
 
     # -- public API -------------------------------------------------------------------------
 
-    def set_model(self, model: BPEModel | None) -> None:
-        """The main window's open model, offered by *Add current model*; an entry that
-        was the previous current model follows it."""
+    def set_model(self, model: BPEModel | None, name: str | None = None) -> None:
+        """The main window's open model (``name``: what the window calls it), offered by
+        *Add current model*. Entries added before keep the model they were added with:
+        a comparison must not silently change one side when another model is opened."""
         self._current = model
-        for s in self.sources:
-            if s.name == CURRENT_NAME:
-                s.model = model
-        self.sources = [s for s in self.sources if s.name != CURRENT_NAME or s.model]
+        self._current_name = name or CURRENT_NAME
         self._refresh_sources()
 
     def add_current(self) -> bool:
-        if self._current is None or any(s.name == CURRENT_NAME for s in self.sources):
+        """Add a snapshot of the open model, named after it (models are immutable)."""
+        if self._current is None or self._holds_current():
             return False
-        return self.add_source(Source(CURRENT_NAME, model=self._current))
+        name = os.path.splitext(self._current_name)[0]
+        return self.add_source(Source(self._unique(name), model=self._current))
+
+    def _holds_current(self) -> bool:
+        return any(s.model is self._current for s in self.sources)
 
     def add_model(self, name: str, model: BPEModel) -> bool:
         return self.add_source(Source(self._unique(name), model=model))
@@ -226,6 +231,7 @@ class ComparePanel(QWidget):
 
         text_box = QGroupBox("Text")
         self.text_edit = QPlainTextEdit()
+        follow_text_direction(self.text_edit)
         self.text_edit.setPlaceholderText("Type or paste text here, or open a text file")
         self.open_text_button = QPushButton("Open text file…")
         self.open_text_button.clicked.connect(self._ask_text_file)
@@ -436,8 +442,7 @@ class ComparePanel(QWidget):
             self.source_list.addItem(f"{'ABCD'[k]}: {s.name}{where}")
         full = len(self.sources) >= MAX_TOKENIZERS
         self.add_current_button.setEnabled(
-            not full and self._current is not None
-            and not any(s.name == CURRENT_NAME for s in self.sources))
+            not full and self._current is not None and not self._holds_current())
         for b in (self.add_file_button, self.import_button):
             b.setEnabled(not full)
         self.remove_button.setEnabled(bool(self.sources))
@@ -469,11 +474,26 @@ def _hint(text: str) -> QLabel:
     return label
 
 
+#: A column sized to its contents is at most this wide (px); the user may widen it.
+MAX_COLUMN_WIDTH = 420
+
+
 def _table(model) -> QTableView:
     view = QTableView()
     view.setModel(model)
     view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-    view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-    view.horizontalHeader().setStretchLastSection(True)
+    header = view.horizontalHeader()
+    header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+    header.setStretchLastSection(True)
     view.verticalHeader().hide()
+    model.modelReset.connect(lambda: _fit_columns(view))
     return view
+
+
+def _fit_columns(view: QTableView) -> None:
+    """Each column as wide as its contents (names in full), up to MAX_COLUMN_WIDTH."""
+    view.resizeColumnsToContents()
+    header = view.horizontalHeader()
+    for column in range(header.count()):
+        if header.sectionSize(column) > MAX_COLUMN_WIDTH:
+            header.resizeSection(column, MAX_COLUMN_WIDTH)

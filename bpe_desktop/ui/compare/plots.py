@@ -23,6 +23,13 @@ class LineTokensScatter(pg.PlotWidget):
         self.diagonal = pg.PlotDataItem(pen=pg.mkPen("#888888", style=Qt.PenStyle.DashLine))
         item.addItem(self.diagonal)
         item.addItem(self.points)
+        self.restyle()
+        theme.on_scheme_change(self.restyle)
+
+    def restyle(self) -> None:
+        """The current light or dark scheme (pyqtgraph's own default is a black plot)."""
+        theme.style_plot(self)
+        self.points.setBrush(pg.mkBrush(theme.plot_colors()["accent"]))
 
     def set_counts(self, a_name: str, b_name: str, a: list[int], b: list[int]) -> None:
         self.x, self.y = np.asarray(a, dtype=float), np.asarray(b, dtype=float)

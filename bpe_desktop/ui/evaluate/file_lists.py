@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
@@ -29,6 +29,9 @@ class FileList(QWidget):
         self.list = QListWidget()
         self.list.setObjectName(f"{key}_list")
         self.list.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        # Paths in one folder differ at their end: cut in the middle, whole in the tooltip.
+        self.list.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+        self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.list.setMaximumHeight(90)
         self.add_button = QPushButton("Add…")
         self.remove_button = QPushButton("Remove")
@@ -57,6 +60,7 @@ class FileList(QWidget):
             path = os.path.abspath(path)
             if path not in present:
                 self.list.addItem(path)
+                self.list.item(self.list.count() - 1).setToolTip(path)
                 present.add(path)
         if remember:
             self._remember()

@@ -44,11 +44,21 @@ from bpe_desktop.core.evaluation import (
     evaluate,
     read_gold,
 )
+from bpe_desktop.core.evaluation.tables import (
+    GOLD_HEADERS,
+    PARITY_HEADERS,
+    gold_notes,
+    gold_rows,
+    parity_rows,
+    text_table,
+)
 from bpe_desktop.ui.codec.piece_view import StepView
 from bpe_desktop.ui.common import dialogs
 from bpe_desktop.ui.common.live_status import ProgressBar
 from bpe_desktop.ui.common.settings import Settings
+from bpe_desktop.ui.common.text_direction import follow_text_direction
 from bpe_desktop.ui.common.workers import JobError, JobRunner
+from bpe_desktop.ui.evaluate.character_map import CharacterMapEditor
 from bpe_desktop.ui.evaluate.file_lists import FileList
 from bpe_desktop.ui.evaluate.plots import ParityChart, SweepPlots, export_plot
 from bpe_desktop.ui.evaluate.table_models import (
@@ -56,16 +66,17 @@ from bpe_desktop.ui.evaluate.table_models import (
     HTML_ROLE,
     MORPHOLOGY_HEADERS,
     SORT_ROLE,
+    TEXT_LABELS,
     RowsModel,
     WordTableModel,
     morphology_rows,
-    parity_rows,
     sweep_table,
-    text_rows,
 )
 
 TEXT_FILTER = "Text files (*.txt *.tsv);;All files (*)"
-GOLD_FILTER = "Gold segmentations (*.tsv *.txt *.csv);;All files (*)"
+# All files first: Morpho Challenge's gold files have no extension (formats are
+# recognised from the lines).
+GOLD_FILTER = "All files (*);;Gold segmentations (*.tsv *.txt *.csv)"
 AUTO_FORMAT = "recognise automatically"
 #: Result tabs, in order (also the names export_csv / export_plot take).
 TABS = ("summary", "words", "parity", "sizes")
@@ -163,7 +174,8 @@ class EvaluatePanel(QWidget):
             parallel_files=self.parallel_files.paths(),
             reference=self.reference_combo.currentData() or None,
             parity_mode=self.parity_mode_combo.currentText(),
-            sweep=self.sweep_points.value() if self.sweep_check.isChecked() else 0)
+            sweep=self.sweep_points.value() if self.sweep_check.isChecked() else 0,
+            character_map=self.character_map.mapping())
 
     def start(self) -> None:
         """Run the evaluation in the background."""
@@ -213,7 +225,8 @@ class EvaluatePanel(QWidget):
 
     def export_csv(self, which: str, path: str) -> None:
         """Write a result table as CSV: summary (morphology), text, words, parity, sizes."""
-        models = {"summary": self.morphology_model, "text": self.text_model,
+        models = {"summary": self.morphology_model, "gold": self.gold_model,
+                  "text": self.text_model,
                   "words": self.word_model, "parity": self.parity_model,
                   "sizes": self.sizes_model}
         models[which].to_csv(path)
@@ -239,8 +252,10 @@ class EvaluatePanel(QWidget):
         self.gold_format_combo.currentIndexChanged.connect(
             lambda: Settings().set_value("evaluate/gold_format",
                                          self.gold_format_combo.currentData() or ""))
+        self.character_map = CharacterMapEditor()
         self.text_files = FileList("text_files", "Add evaluation texts", TEXT_FILTER)
         self.pasted_edit = QPlainTextEdit()
+        follow_text_direction(self.pasted_edit)
         self.pasted_edit.setPlaceholderText("…or paste text here")
         self.pasted_edit.setMaximumHeight(60)
         self.parallel_files = FileList("parallel_files", "Add translations of one text",
@@ -264,6 +279,7 @@ class EvaluatePanel(QWidget):
         sweep_row.addStretch(1)
         form.addRow("Gold segmentations:", self.gold_files)
         form.addRow("Gold format:", self.gold_format_combo)
+        form.addRow("Character mapping:", self.character_map)
         form.addRow("Texts:", self.text_files)
         form.addRow("", self.pasted_edit)
         form.addRow("Translations:", self.parallel_files)
@@ -323,6 +339,7 @@ class EvaluatePanel(QWidget):
 
     def _build_summary(self) -> QWidget:
         self.morphology_model = RowsModel(MORPHOLOGY_HEADERS, self)
+        self.gold_model = RowsModel(GOLD_HEADERS, self)
         self.text_model = RowsModel(("measure", "value"), self)
         page = QWidget()
         layout = QVBoxLayout(page)
@@ -330,6 +347,19 @@ class EvaluatePanel(QWidget):
         self.morphology_view = _table(self.morphology_model)
         layout.addWidget(self.morphology_view)
         layout.addLayout(self._export_buttons("summary"))
+        layout.addWidget(QLabel("<b>Gold files</b> (do their words match the training text?)"))
+        self.gold_warning = QLabel()
+        self.gold_warning.setObjectName("gold_warning")
+        self.gold_warning.setWordWrap(True)
+        self.gold_warning.setStyleSheet(f"color: {BOUNDARY_COLORS['missed']}")
+        layout.addWidget(self.gold_warning)
+        self.gold_view = _table(self.gold_model)
+        # a few gold files: the rows they need, the rest of the page for the text table
+        self.gold_view.setMaximumHeight(self.gold_view.fontMetrics().height() * 9)
+        layout.addWidget(self.gold_view)
+        self.gold_notes = QLabel()
+        self.gold_notes.setWordWrap(True)
+        layout.addWidget(self.gold_notes)
         layout.addWidget(QLabel("<b>Text</b>"))
         self.text_view = _table(self.text_model, sortable=False)
         layout.addWidget(self.text_view)
@@ -365,7 +395,7 @@ class EvaluatePanel(QWidget):
         return page
 
     def _build_parity(self) -> QWidget:
-        self.parity_model = RowsModel(("file", "tokens", "parity"), self)
+        self.parity_model = RowsModel(PARITY_HEADERS, self)
         self.parity_chart = ParityChart()
         page = QWidget()
         layout = QVBoxLayout(page)
@@ -423,7 +453,10 @@ class EvaluatePanel(QWidget):
     @Slot(object)
     def _on_finished(self, report: EvaluationReport) -> None:
         self._show_report(report)
-        self._set_status(f"Evaluated {report.vocab_size:,} tokens, {report.merges:,} merges.")
+        warned = sum(1 for g in report.gold.values() if g.warning)
+        self._set_status(f"Evaluated {report.vocab_size:,} tokens, {report.merges:,} merges."
+                         + (f" ⚠ {warned} gold file{'s' if warned > 1 else ''} may not match "
+                            "the training text (see Summary)." if warned else ""))
         self.evaluated.emit()
 
     @Slot(object)
@@ -443,7 +476,14 @@ class EvaluatePanel(QWidget):
     def _show_report(self, report: EvaluationReport | None) -> None:
         self.report = report
         self.morphology_model.set_rows(morphology_rows(report.morphology) if report else [])
-        self.text_model.set_rows(text_rows(report.text) if report else [])
+        self.gold_model.set_rows(gold_rows(report.gold) if report else [])
+        golds = report.gold.values() if report else []
+        self.gold_warning.setText("\n".join(f"⚠ {g.warning}" for g in golds if g.warning))
+        self.gold_notes.setText("\n".join(n for g in golds for n in gold_notes(g)
+                                          if not n.startswith("⚠")))
+        headers, rows = text_table(report) if report and report.text else (["measure"], [])
+        self.text_model.headers = headers
+        self.text_model.set_rows([[TEXT_LABELS[r[0]], *r[1:]] for r in rows])
         self.parity_model.set_rows(parity_rows(report.parity) if report else [])
         self.parity_chart.set_parity(report.parity if report else None)
         self.gold_combo.blockSignals(True)

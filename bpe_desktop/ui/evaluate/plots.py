@@ -22,6 +22,8 @@ SWEEP_PLOTS = {"f1": ("Boundary F1", "F1"), "morphscore": ("MorphScore", "MorphS
                "fertility": ("Fertility", "tokens per word"),
                "renyi": ("Rényi efficiency", "efficiency (α = 2.5)")}
 #: Line colours of the gold files' curves, in order.
+#: Bars of languages with many unknown tokens (their parity is not comparable).
+UNKNOWN_COLOR = "#e03131"
 SERIES_COLORS = ("#1f6fc5", "#d9480f", "#2f9e44", "#9c36b5", "#e8590c", "#0c8599")
 
 
@@ -66,16 +68,44 @@ def sweep_series(points: Sequence[SweepPoint], key: str
     return {"text": (x, np.array([getattr(p.text, attr) for p in points]))}
 
 
-def _log_ticks(sizes: Sequence[int]):
-    """Ticks at 1, 2 and 5 times powers of ten within ``sizes`` (pyqtgraph's own log
-    ticks crowd the axis with every minor value)."""
-    if not sizes:
-        return None
-    low, high = min(sizes), max(sizes)
-    major = [m * 10 ** e for e in range(10) for m in (1, 2, 5) if low <= m * 10 ** e <= high]
-    if len(major) < 2:
-        major = sorted({low, high})
-    return [[(float(np.log10(v)), f"{v:,}") for v in major], []]
+#: Ticks per decade, densest first: 1-2-5, 1-3, 1; then every n-th decade.
+_TICK_STEPS = ((1, 2, 5), (1, 3), (1,))
+#: Room around a tick label (px), so that neighbours never touch.
+_LABEL_GAP = 12
+
+
+class VocabSizeAxis(pg.AxisItem):
+    """A log axis of vocabulary sizes: labels as numbers (``2,000``), only as many as fit
+    the axis's width without overlapping (pyqtgraph's own log ticks crowd it)."""
+
+    def tickValues(self, minVal, maxVal, size):  # noqa: N802 (pyqtgraph's name)
+        if not self.logMode or maxVal <= minVal or size <= 0:
+            return super().tickValues(minVal, maxVal, size)
+        return [(1.0, self.fitting_ticks(minVal, maxVal, size)), (1.0, [])]
+
+    def fitting_ticks(self, low: float, high: float, size: float) -> list[float]:
+        """log10 of the sizes to label between 10**low and 10**high on ``size`` px."""
+        per_decade = size / (high - low)
+        width = self.fontMetrics().horizontalAdvance("00,000") + _LABEL_GAP
+        first, last = int(np.floor(low)), int(np.ceil(high))
+        for steps in _TICK_STEPS:
+            values = [np.log10(m) + e for e in range(first, last + 1) for m in steps]
+            values = [v for v in values if low <= v <= high]
+            gaps = np.diff(values) * per_decade
+            if len(values) >= 2 and gaps.min(initial=np.inf) >= width:
+                return values
+        every = max(1, int(np.ceil(width / per_decade)))
+        return [float(e) for e in range(first, last + 1) if low <= e <= high and e % every == 0]
+
+    def fontMetrics(self):  # noqa: N802
+        from PySide6.QtGui import QFontMetrics
+
+        return QFontMetrics(self.style.get("tickFont") or self.font())
+
+    def tickStrings(self, values, scale, spacing):  # noqa: N802
+        if not self.logMode:
+            return super().tickStrings(values, scale, spacing)
+        return [f"{round(10 ** v):,}" for v in values]
 
 
 class SweepPlots(QWidget):
@@ -94,7 +124,7 @@ class SweepPlots(QWidget):
         self._markers: dict[str, tuple[pg.InfiniteLine, pg.InfiniteLine]] = {}
         self._points: list[SweepPoint] = []
         for i, (key, (title, label)) in enumerate(SWEEP_PLOTS.items()):
-            w = pg.PlotWidget()
+            w = pg.PlotWidget(axisItems={"bottom": VocabSizeAxis("bottom")})
             w.setObjectName(f"sweep_{key}")
             theme.style_plot(w)
             item = w.getPlotItem()
@@ -127,7 +157,6 @@ class SweepPlots(QWidget):
                 color = SERIES_COLORS[n % len(SERIES_COLORS)]
                 item.plot(x, y, pen=pg.mkPen(color, width=2), symbol="o", symbolSize=5,
                           symbolBrush=color, name=name)
-            item.getAxis("bottom").setTicks(_log_ticks([p.vocab_size for p in points]))
             current, chosen = self._markers[key]
             current.setVisible(current_size is not None and bool(points))
             if current_size:
@@ -154,7 +183,10 @@ class SweepPlots(QWidget):
 
 
 class ParityChart(pg.PlotWidget):
-    """One bar per language: its token count relative to the reference (dashed at 1)."""
+    """One bar per language: its token count relative to the reference (dashed at 1).
+
+    A language with many unknown tokens looks cheap; its bar is drawn in the warning
+    colour and its label carries the unknown rate."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -167,6 +199,7 @@ class ParityChart(pg.PlotWidget):
         self.bars: pg.BarGraphItem | None = None
         self.values: list[float] = []
         self.names: list[str] = []
+        self.labels: list[str] = []
 
     def set_parity(self, parity: ParityResult | None) -> None:
         item = self.getPlotItem()
@@ -176,10 +209,13 @@ class ParityChart(pg.PlotWidget):
         self.values = [r.parity for r in parity.rows] if parity else []
         if not parity:
             return
-        colors = [theme.plot_colors()["accent"] if r.name == parity.reference
-                  else theme.plot_colors()["curve"] for r in parity.rows]
+        colors = [UNKNOWN_COLOR if r.unknown_high else theme.plot_colors()["accent"]
+                  if r.name == parity.reference else theme.plot_colors()["curve"]
+                  for r in parity.rows]
         self.bars = pg.BarGraphItem(x=np.arange(len(self.values)), height=self.values,
                                     width=0.7, brushes=colors)
         item.addItem(self.bars)
         item.addItem(pg.InfiniteLine(pos=1.0, angle=0, pen=_DASHED()))
-        item.getAxis("bottom").setTicks([[(i, Path(n).stem) for i, n in enumerate(self.names)]])
+        self.labels = [Path(r.name).stem + (f"\n⚠ {r.unknown_rate:.0%} unknown"
+                                            if r.unknown_high else "") for r in parity.rows]
+        item.getAxis("bottom").setTicks([list(enumerate(self.labels))])

@@ -15,11 +15,8 @@ from typing import Any
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt
 
 from bpe_desktop.core.evaluation import (
-    EvaluationReport,
     MorphologyResult,
-    ParityResult,
     SweepPoint,
-    TextStats,
     WordResult,
 )
 from bpe_desktop.core.formats._common import write_files
@@ -105,19 +102,6 @@ TEXT_LABELS = {"tokens": "tokens", "words": "words", "fertility": "fertility (to
                "utilisation": "vocabulary utilisation", "renyi_efficiency": "Rényi efficiency"}
 
 
-def text_rows(stats: TextStats | None) -> list[list[Any]]:
-    if stats is None:
-        return []
-    return [[TEXT_LABELS[k], v] for k, v in stats.summary().items()]
-
-
-def parity_rows(parity: ParityResult | None) -> list[list[Any]]:
-    if parity is None:
-        return []
-    return [[r.name + (" (reference)" if r.name == parity.reference else ""), r.tokens,
-             r.parity] for r in parity.rows]
-
-
 SWEEP_HEADERS_FIXED = ("vocabulary size", "merges")
 
 
@@ -140,11 +124,6 @@ def sweep_table(points: Sequence[SweepPoint]) -> tuple[list[str], list[list[Any]
             row += [p.text.fertility, p.text.renyi_efficiency]
         rows.append(row)
     return headers, rows
-
-
-def report_tables(report: EvaluationReport) -> dict[str, list[list[Any]]]:
-    return {"morphology": morphology_rows(report.morphology), "text": text_rows(report.text),
-            "parity": parity_rows(report.parity)}
 
 
 # -- per-word results -----------------------------------------------------------------------

@@ -12,13 +12,20 @@ import os
 from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal, Slot
-from PySide6.QtGui import QDragEnterEvent, QDropEvent
+from PySide6.QtGui import QBrush, QColor, QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTreeWidget, QTreeWidgetItem
 
 from bpe_desktop.core.counting import count_lines, table_stats
 from bpe_desktop.core.errors import CorpusError
 from bpe_desktop.core.formatting import format_bytes
 from bpe_desktop.ui.common.workers import JobRunner
+
+#: Role of a row's problem (why training would refuse the file), None when there is none.
+PROBLEM_ROLE = Qt.ItemDataRole.UserRole + 1
+#: How a refused file's row names its problem (CorpusError.reason -> cell text).
+PROBLEM_LABELS = {"binary": "binary", "other-encoding": "not UTF-8", "missing": "missing",
+                  "empty": "empty"}
+PROBLEM_COLOR = "#d62828"
 
 # Files taken from a dropped folder; anything else there (images, archives) is skipped.
 TEXT_SUFFIXES = {".txt", ".text", ".gz", ".tsv", ".tok", ".raw", ".md", ".csv", ".conllu", ""}
@@ -113,6 +120,16 @@ class CorpusList(QTreeWidget):
                 item.setToolTip(1, "The file no longer exists")
         return missing
 
+    def problems(self) -> list[tuple[str, str]]:
+        """(path, why) of the files found unusable when counted (binary, empty, ...)."""
+        out = []
+        for i in range(self.topLevelItemCount()):
+            item = self.topLevelItem(i)
+            why = item.data(0, PROBLEM_ROLE)
+            if why:
+                out.append((item.data(0, Qt.ItemDataRole.UserRole), why))
+        return out
+
     def set_word_counts(self, tables: bool) -> None:
         """Show lines (running text) or, for word-count tables, distinct words and total
         count in the third column; recounted in the background."""
@@ -201,10 +218,14 @@ class CorpusList(QTreeWidget):
             item = self.topLevelItem(i)
             if item.data(0, Qt.ItemDataRole.UserRole) != path:
                 continue
+            problem = None
             if isinstance(lines, BaseException):
-                item.setText(2, "unreadable")
-                item.setToolTip(2, str(lines))
+                problem = (PROBLEM_LABELS.get(getattr(lines, "reason", None), "unreadable"),
+                           str(lines))
                 item.setData(2, Qt.ItemDataRole.UserRole, -1)
+            elif not tables and lines == 0:
+                problem = ("empty", f"{path} is empty: there is nothing to learn from")
+                item.setData(2, Qt.ItemDataRole.UserRole, 0)
             elif tables:
                 words, total = lines
                 item.setText(2, f"{words:,} / {total:,}")
@@ -213,7 +234,24 @@ class CorpusList(QTreeWidget):
             else:
                 item.setText(2, f"{lines:,}")
                 item.setData(2, Qt.ItemDataRole.UserRole, lines)
+            self._mark(item, problem)
+            if problem:
+                self.message.emit(f"Cannot train on {problem[1]}")
         self.stats_changed.emit()
+
+    @staticmethod
+    def _mark(item: QTreeWidgetItem, problem: tuple[str, str] | None) -> None:
+        """Show a file's problem in its row (red, the reason in the tooltip), or none."""
+        item.setData(0, PROBLEM_ROLE, problem[1] if problem else None)
+        brush = QBrush(QColor(PROBLEM_COLOR)) if problem else QBrush()
+        for column in range(3):
+            item.setForeground(column, brush)
+        if problem:
+            item.setText(2, problem[0])
+            item.setToolTip(2, problem[1])
+            item.setToolTip(0, f"{item.data(0, Qt.ItemDataRole.UserRole)}\n{problem[1]}")
+        else:
+            item.setToolTip(0, item.data(0, Qt.ItemDataRole.UserRole))
 
     # -- drag and drop --------------------------------------------------------------------
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any, Callable
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -32,6 +32,7 @@ from bpe_desktop.core.config import (
     format_special,
     parse_special,
 )
+from bpe_desktop.core.formats.reach import reach_sentence
 from bpe_desktop.core.options import OptionSpec, option_specs
 
 #: Preset names as the menu shows them -> core preset keys.
@@ -47,8 +48,8 @@ STOP_LABELS = {**{name: SPECS[name].plain_label for name in STOP_FIELDS},
                EXHAUST: "Until no pair repeats"}
 
 TIPS = {
-    "preset": "A starting point matching a well-known tool. Changing any option below makes "
-              "it Custom.",
+    "preset": "A starting point matching a well-known tool. Changing an option below (not "
+              "the stopping rule or the vocabulary size) makes it Custom.",
     "stop": " ".join(SPECS[name].help for name in STOP_FIELDS),
     "word_counts": "Each line of the corpus files is 'word<TAB>count' (a frequency list) "
                    "instead of running text. Several tables are summed; .gz is read as "
@@ -137,8 +138,18 @@ class TrainingOptions(QWidget):
 
         self.preset = QComboBox()
         self.preset.addItems([*PRESET_LABELS, CUSTOM])
-        self.preset.setToolTip(TIPS["preset"])
+        self.preset.setToolTip(TIPS["preset"] + "\n\n" + "\n".join(
+            f"{title}: {reach_sentence(TrainConfig.preset(key))}"
+            for key, title in PRESET_TITLES.items()))
+        for i, key in enumerate(PRESET_LABELS.values()):
+            self.preset.setItemData(i, reach_sentence(TrainConfig.preset(key)),
+                                    Qt.ItemDataRole.ToolTipRole)
         form.addRow("&Preset:", self.preset)
+        # What the chosen options close: told before training, not at File > Export.
+        self.reach_label = QLabel()
+        self.reach_label.setObjectName("export_reach")
+        self.reach_label.setWordWrap(True)
+        form.addRow("", self.reach_label)
 
         self.stop = _combo(STOP_LABELS, TIPS["stop"])
         self.stop_value = QSpinBox()
@@ -176,6 +187,10 @@ class TrainingOptions(QWidget):
         self.stop.currentIndexChanged.connect(self._on_stop_kind)
         for signal in self._option_signals():
             signal.connect(self._on_edited)
+        for signal in (self.stop.currentIndexChanged, self.stop_value.valueChanged):
+            signal.connect(self._on_stop_edited)
+        self.changed.connect(self._show_reach)
+        self._show_reach()
 
     def _add_corpus_options(self, form: QFormLayout) -> None:
         self.word_counts = QCheckBox("Corpus files are word<TAB>count lists")
@@ -186,10 +201,10 @@ class TrainingOptions(QWidget):
         form.addRow("Invalid &UTF-8:", self.errors)
 
     def _option_signals(self):
-        # Threads and kept words change no result: they leave the preset as it is.
-        return (self.stop.currentIndexChanged, self.stop_value.valueChanged,
-                *(e.signal for name, e in self._editors.items()
-                  if SPECS[name].group != "run"))
+        # Threads and kept words change no result, and the stopping rule (vocabulary size)
+        # is not part of a preset: they leave the preset as it is.
+        return tuple(e.signal for name, e in self._editors.items()
+                     if SPECS[name].group != "run")
 
     def _on_pretokenizer(self) -> None:
         # Words that carry their own space marker (Ġ, ▁) allow one boundary style only.
@@ -226,6 +241,7 @@ class TrainingOptions(QWidget):
                 editor.put(getattr(config, name))
         finally:
             self._applying = False
+        self._show_reach()
 
     def apply_preset(self, key: str) -> None:
         """Load a core preset, keeping the current stopping rule and the run options."""
@@ -288,6 +304,7 @@ class TrainingOptions(QWidget):
                 self.preset.blockSignals(False)
         finally:
             self._applying = False
+        self._show_reach()
 
     # -- reactions ------------------------------------------------------------------------
 
@@ -298,17 +315,36 @@ class TrainingOptions(QWidget):
             self.changed.emit()
 
     def _show_preset(self, key: str) -> None:
-        self.preset.blockSignals(True)
-        self.preset.setCurrentText(PRESET_TITLES[key])
-        self.preset.blockSignals(False)
+        self._show_preset_label(PRESET_TITLES[key])
 
     def _on_stop_kind(self) -> None:
         self.stop_value.setEnabled(self.stop.currentData() != EXHAUST)
 
+    def _on_stop_edited(self, *_args) -> None:
+        if not self._applying:
+            self.changed.emit()
+
     def _on_edited(self, *_args) -> None:
         if self._applying:
             return
-        self.preset.blockSignals(True)
-        self.preset.setCurrentText(CUSTOM)
-        self.preset.blockSignals(False)
+        self._show_preset_label(CUSTOM)
         self.changed.emit()
+
+    def set_custom_config(self, config: TrainConfig) -> None:
+        """Load ``config`` as the user's own options (the preset shows Custom)."""
+        self.set_config(config)
+        self._show_preset_label(CUSTOM)
+        self.changed.emit()
+
+    def _show_preset_label(self, label: str) -> None:
+        self.preset.blockSignals(True)
+        self.preset.setCurrentText(label)
+        self.preset.blockSignals(False)
+
+    def _show_reach(self) -> None:
+        try:
+            config = self.config()
+        except ConfigError:
+            self.reach_label.setText("")
+            return
+        self.reach_label.setText(reach_sentence(config))

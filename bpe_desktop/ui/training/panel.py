@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 
 from bpe_desktop.core import (
     BpeError,
+    BPEModel,
     Corpus,
     CorpusError,
     Progress,
@@ -48,6 +49,8 @@ log = logging.getLogger(__name__)
 
 STAGES = {"reading": "Reading and counting words", "counting": "Counting words",
           "merging": "Merging pairs", "done": "Finishing"}
+#: The options group box's own margins around its scroll area (px, both sides).
+OPTIONS_MARGIN = 24
 
 
 @dataclass(frozen=True)
@@ -100,6 +103,9 @@ class TrainingPanel(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        #: The window's current model, and the one whose merge counts the plot shows.
+        self._model: BPEModel | None = None
+        self._plotted: BPEModel | None = None
         self.runner = JobRunner(self)
         self.runner.progressed.connect(self._on_progress)
         self.runner.finished.connect(self._on_finished)
@@ -152,7 +158,9 @@ class TrainingPanel(QWidget):
         self.options.word_counts.toggled.connect(self.corpus.set_word_counts)
         options_scroll = QScrollArea()
         options_scroll.setWidgetResizable(True)
-        options_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        # Narrower than the form needs (a small window, large desktop fonts): a scroll bar,
+        # never combo arrows or check box labels cut off on the right.
+        options_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
         options_scroll.setWidget(self.options)
         options_box = QGroupBox("Options")
         QVBoxLayout(options_box).addWidget(options_scroll)
@@ -203,7 +211,11 @@ class TrainingPanel(QWidget):
         split.addWidget(left)
         split.addWidget(right)
         split.setStretchFactor(1, 1)
-        split.setSizes([480, 720])
+        # The options' column as wide as its form needs (at least 480 px of 1,200).
+        need = (self.options.minimumSizeHint().width()
+                + options_scroll.verticalScrollBar().sizeHint().width()
+                + 2 * options_scroll.frameWidth() + OPTIONS_MARGIN)
+        split.setSizes([max(480, need), 720])
         layout = QVBoxLayout(self)
         layout.addWidget(split)
         self._update_buttons()
@@ -241,15 +253,9 @@ class TrainingPanel(QWidget):
     def running(self) -> bool:
         return self.runner.running
 
-    def start(self) -> bool:
-        """Validate and start training; False (with the reason shown) if it cannot start.
-
-        A run first estimates, in the worker, the memory it will need (it reads a sample
-        of the corpus, which may sit on a slow disk); if that is more than the computer
-        has free, the user decides whether to go on.
-        """
-        if self.running:
-            return False
+    def corpus_ready(self) -> bool:
+        """Whether the corpus list can be trained on; if not, the reason is shown (before
+        anything else is asked: the window checks this before offering to save)."""
         paths = self.corpus.paths()
         if not paths:
             dialogs.show_error(self, "No corpus", "Add at least one corpus file to train on "
@@ -262,6 +268,26 @@ class TrainingPanel(QWidget):
                                f"{len(missing)} corpus file(s) no longer exist:\n{names}\n\n"
                                "Restore them, or remove them from the list, and train again.")
             return False
+        problems = self.corpus.problems()
+        if problems:
+            shown = "\n".join(why for _, why in problems[:5]) + \
+                ("\n…" if len(problems) > 5 else "")
+            dialogs.show_error(self, "Corpus file unusable",
+                               f"{len(problems)} corpus file(s) cannot be trained on:\n{shown}"
+                               "\n\nRemove them from the list (marked in red) and train again.")
+            return False
+        return True
+
+    def start(self) -> bool:
+        """Validate and start training; False (with the reason shown) if it cannot start.
+
+        A run first estimates, in the worker, the memory it will need (it reads a sample
+        of the corpus, which may sit on a slow disk); if that is more than the computer
+        has free, the user decides whether to go on.
+        """
+        if self.running or not self.corpus_ready():
+            return False
+        paths = self.corpus.paths()
         try:
             config = self.options.config()
             corpus = Corpus.from_files(paths, word_counts=self.options.word_counts.isChecked(),
@@ -374,8 +400,7 @@ class TrainingPanel(QWidget):
             return
         self.progress_bar.setRange(0, 1000)
         self.progress_bar.setValue(1000)
-        self.plot.set_counts([m.count for m in model.merges if m.count is not None])
-        self.plot.fit_to_data()
+        self._plot_model(model)
         t = result.timings
         self.stage_label.setText(
             f"Done: {len(model.merges):,} merges, vocabulary {model.vocab_size:,}, "
@@ -451,6 +476,23 @@ class TrainingPanel(QWidget):
         self.progress_bar.setRange(0, 1000)
         self.progress_bar.setValue(0)
         self.stage_label.setText(text)
+        self._plotted = None
+        self._plot_model(self._model)  # a failed or cancelled run's curve is not kept
+
+    def set_model(self, model: BPEModel | None) -> None:
+        """The window's current model: the plot shows its merge counts between runs."""
+        self._model = model
+        if not self.running:
+            self._plot_model(model)
+
+    def _plot_model(self, model: BPEModel | None) -> None:
+        if model is self._plotted and model is not None:
+            return
+        self._plotted = model
+        self.plot.set_counts([m.count for m in model.merges if m.count is not None]
+                             if model is not None else [])
+        if model is not None and model.merges:
+            self.plot.fit_to_data()
 
     def log(self, text: str) -> None:
         stamp = time.strftime("%H:%M:%S")

@@ -15,7 +15,7 @@ from PySide6.QtGui import QFont
 
 from bpe_desktop.core import BPEModel, release
 from bpe_desktop.core.chunked import no_breath
-from bpe_desktop.core.pieces import piece_bytes
+from bpe_desktop.core.pieces import isolated_if_rtl, piece_bytes
 from bpe_desktop.core.vocab_table import (
     _NUMBERS,
     COL_BYTES,
@@ -325,14 +325,14 @@ class VocabTableModel(OneCallPerCell):
     def _text(self, token: int, column: int) -> str:
         cols = self._cols
         if column == COL_PIECE:
-            return cols.display[token]
+            return isolated_if_rtl(cols.display[token])
         if column == COL_ID:
             return str(token)
         if column == COL_KIND:
             return KIND_NAMES[cols.kind[token]]
         if column in (COL_LEFT, COL_RIGHT):
             parent = int((cols.left if column == COL_LEFT else cols.right)[token])
-            return cols.display[parent] if parent >= 0 else ""
+            return isolated_if_rtl(cols.display[parent]) if parent >= 0 else ""
         if column == COL_FINAL:
             return "" if cols.final is None else f"{int(cols.final[token]):,}"
         if column == COL_COUNT:

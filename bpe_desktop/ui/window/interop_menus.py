@@ -21,7 +21,7 @@ from PySide6.QtWidgets import QMenu
 
 from bpe_desktop.core import BpeError, BPEModel, Corpus, Progress, formats
 from bpe_desktop.core.chunked import Superseded
-from bpe_desktop.core.formats import Verification
+from bpe_desktop.core.formats import Verification, reach
 from bpe_desktop.ui.common import dialogs
 from bpe_desktop.ui.common.background import LatestJob, WhenIdle
 from bpe_desktop.ui.common.workers import JobError, JobRunner
@@ -104,6 +104,8 @@ class InteropMenus(QObject):
     done = Signal(object)
     #: A job failed (JobError) after its error was shown.
     failed = Signal(object)
+    #: "Retrain with the HF-compatible boundary": the configuration to train with.
+    retrain_requested = Signal(object)
 
     def __init__(self, window: WindowHost) -> None:
         super().__init__(window)
@@ -138,6 +140,12 @@ class InteropMenus(QObject):
         for info in formats.FORMATS.values():
             self.export_actions[info.name] = self.export_menu.addAction(
                 info.label, lambda i=info: self.export(i.name))
+            if info.name == "hf":
+                # Offered where the papers' separate </w> alone closes tokenizer.json.
+                self.retrain_hf_action = self.export_menu.addAction(
+                    "    Retrain with the Hugging Face-compatible boundary (</w> glued)",
+                    self.retrain_for_hf)
+                self.retrain_hf_action.setVisible(False)
             if info.can_import:
                 self.import_menu.addAction(info.label, lambda i=info: self.ask_import(i.name))
         self.import_menu.addSeparator()
@@ -203,6 +211,19 @@ class InteropMenus(QObject):
             action.setEnabled(problem is None)
             action.setStatusTip(tip)
             action.setToolTip(tip or action.text().replace("&", "").rstrip("…"))
+        model = self.window.document.model
+        offer = bool(problems.get("hf")) and model is not None and \
+            reach.blocked_by_boundary(model.config)
+        self.retrain_hf_action.setVisible(offer)
+        self.retrain_hf_action.setToolTip(
+            f"Train again with the same options and boundary '{reach.HF_BOUNDARY}' (</w> "
+            "glued to the last character, as Hugging Face reads it)" if offer else "")
+
+    def retrain_for_hf(self) -> None:
+        """Ask the window to train again with the boundary tokenizer.json can hold."""
+        model = self.window.document.model
+        if model is not None:
+            self.retrain_requested.emit(model.config.replace(boundary=reach.HF_BOUNDARY))
 
     def _export_problem(self, model: BPEModel, fmt: str) -> str | None:
         """The background check's verdict when it is for ``model``, else the check now."""

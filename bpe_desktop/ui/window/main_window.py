@@ -23,6 +23,7 @@ from bpe_desktop.ui.window.document import ModelDocument
 from bpe_desktop.ui.window.help_dialogs import show_about, show_quick_start
 from bpe_desktop.ui.window.interop_menus import InteropMenus
 from bpe_desktop.ui.window.status_bar import ElidingStatusBar
+from bpe_desktop.ui.window.zoom import TextZoom
 
 APP_NAME = "BPE Desktop"
 MODEL_FILTER = "BPE Desktop models (*.json);;All files (*)"
@@ -68,8 +69,10 @@ class MainWindow(QMainWindow):
         self.codec.dropout_box.export_requested.connect(
             lambda p: self.interop.export("hf", dropout=p))
         self.interop.running_changed.connect(self._on_running_changed)
+        self.interop.retrain_requested.connect(self.retrain_with)
         self.autosave = Autosave(self.document, self, busy=self.background_busy)
         self.autosave.failed.connect(self._show_status)
+        self.zoom = TextZoom(self)
         self._build_menus()
         self._restore_window()
         self._on_model_changed(None)
@@ -137,6 +140,14 @@ class MainWindow(QMainWindow):
             view.addAction(self._action(f"&{name}", lambda _=False, i=index:
                                         self.tabs.setCurrentIndex(i), f"Ctrl+{index + 1}"))
         view.addSeparator()
+        # Text and table fonts, for scripts read more easily larger (bpe_desktop.ui.window.zoom)
+        self.zoom_in_action = self._action("Zoom &in", lambda: self.zoom.zoom_in(),
+                                           QKeySequence.StandardKey.ZoomIn)
+        self.zoom_out_action = self._action("Zoom &out", lambda: self.zoom.zoom_out(),
+                                            QKeySequence.StandardKey.ZoomOut)
+        view.addAction(self.zoom_in_action)
+        view.addAction(self.zoom_out_action)
+        view.addAction(self._action("&Reset zoom", lambda: self.zoom.reset(), "Ctrl+0"))
         appearance = view.addMenu("&Appearance")
         group = QActionGroup(self)
         current = self.settings.value("view/appearance", "system")
@@ -238,6 +249,8 @@ class MainWindow(QMainWindow):
             self._show_status(f"Opening {name} was cancelled.")
             return False
         except (BpeError, OSError) as exc:
+            if isinstance(exc, BpeError) and self._offer_import(path):
+                return False
             dialogs.show_error(self, "Cannot open model", _error_text(exc, path))
             if isinstance(exc, FileNotFoundError):
                 self.settings.remove_recent_file(os.path.abspath(path))
@@ -245,6 +258,22 @@ class MainWindow(QMainWindow):
         self.settings.add_recent_file(path)
         self._show_status(f"Opened {path}: {model.vocab_size:,} tokens, "
                           f"{len(model.merges):,} merges")
+        return True
+
+    def _offer_import(self, path: str) -> bool:
+        """Another tool's tokenizer opened as a model: say what it is and offer to import
+        it. True when it was recognised (and imported, or the user declined)."""
+        from bpe_desktop.core.formats import FORMATS
+        from bpe_desktop.core.formats.recognise import recognise_tokenizer_file
+
+        fmt = recognise_tokenizer_file(path)
+        if fmt is None:
+            return False
+        label = FORMATS[fmt].label.replace("&", "").rstrip("…")
+        if dialogs.ask_action(self, "Open model", f"{os.path.basename(path)} is a {label}, "
+                              "not a BPE Desktop model file. Import it as a new, unsaved "
+                              "model?", "Import"):
+            self.interop.import_path(fmt, path)
         return True
 
     @Slot()
@@ -283,9 +312,17 @@ class MainWindow(QMainWindow):
         if self.training.running or self.interop.running:
             return False
         self.tabs.setCurrentWidget(self.training)
-        if not self.maybe_save(self.BEFORE_TRAINING):
+        if not self.training.corpus_ready() or not self.maybe_save(self.BEFORE_TRAINING):
             return False
         return self.training.start()
+
+    @Slot(object)
+    def retrain_with(self, config) -> bool:
+        """Train again with ``config`` (Export ▸ Retrain with the HF-compatible boundary)."""
+        if self.training.running or self.interop.running:
+            return False
+        self.training.options.set_custom_config(config)
+        return self.train()
 
     @Slot(object)
     def _on_trained(self, result: TrainResult) -> None:
@@ -314,10 +351,11 @@ class MainWindow(QMainWindow):
 
     @Slot(object)
     def _on_model_changed(self, model) -> None:
+        self.training.set_model(model)
         self.vocab.set_model(model)
         self.codec.set_model(model)
         self.evaluate.set_model(model)
-        self.compare.set_model(model)
+        self.compare.set_model(model, self.document.display_name)
         has_model = model is not None
         for action in (self.save_action, self.save_as_action):
             action.setEnabled(has_model)

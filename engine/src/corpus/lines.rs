@@ -10,7 +10,7 @@ use std::io::{self, Read};
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use super::reader::{decompressed, reason};
+use super::reader::{decompressed, reason, sniff, BINARY_SNIFF};
 use crate::error::{shown, CorpusProblem, EngineError, Result};
 
 /// Bytes read and counted at a time.
@@ -27,6 +27,10 @@ pub fn count_lines(path: &Path, cancel: Option<&AtomicBool>, buffer: usize) -> R
     let (mut stream, gz) = decompressed(file).map_err(|e| unreadable(&e))?;
     let mut buf = vec![0u8; buffer.max(1)];
     let (mut lines, mut last) = (0u64, b'\n');
+    // Binary or UTF-16 files are refused here as training refuses them (from the same
+    // first bytes), so the corpus list can mark them when they are added, not at Train.
+    let mut head: Vec<u8> = Vec::new();
+    let mut sniffed = false;
     loop {
         if cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
             return Ok(None);
@@ -44,8 +48,19 @@ pub fn count_lines(path: &Path, cancel: Option<&AtomicBool>, buffer: usize) -> R
             }
             Err(e) => return Err(unreadable(&e)),
         };
+        if !sniffed {
+            // (the first reads may be short: the gzip check peeks at two bytes)
+            head.extend_from_slice(&buf[..size.min(BINARY_SNIFF - head.len())]);
+            if head.len() >= BINARY_SNIFF {
+                sniff(path, &head, 0, gz)?;
+                sniffed = true;
+            }
+        }
         lines += buf[..size].iter().filter(|&&b| b == b'\n').count() as u64;
         last = buf[size - 1];
+    }
+    if !sniffed {
+        sniff(path, &head, 0, gz)?;
     }
     Ok(Some(lines + u64::from(last != b'\n')))
 }
@@ -83,6 +98,13 @@ mod tests {
         std::fs::write(dir.join("bad.gz"), [0x1f, 0x8b, 8, 0, 0, 0]).unwrap();
         let corrupt = count_lines(&dir.join("bad.gz"), None, BUFFER).unwrap_err().to_string();
         assert!(corrupt.contains("truncated or corrupt"), "{corrupt}");
+        // refused as training refuses them: binary data, UTF-16 text
+        std::fs::write(dir.join("x.bin"), b"\x7fELF\x02\x01\x00\x00rest").unwrap();
+        let binary = count_lines(&dir.join("x.bin"), None, BUFFER).unwrap_err();
+        assert!(binary.to_string().contains("looks like a binary file"), "{binary}");
+        std::fs::write(dir.join("u16.txt"), b"h\x00i\x00 \x00t\x00h\x00e\x00r\x00e\x00").unwrap();
+        let utf16 = count_lines(&dir.join("u16.txt"), None, BUFFER).unwrap_err().to_string();
+        assert!(utf16.contains("UTF-16"), "{utf16}");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -36,7 +36,7 @@ impl Limits {
 }
 
 /// Bytes examined for NUL bytes and byte-order marks before any text is counted.
-const BINARY_SNIFF: usize = 8 << 10;
+pub(super) const BINARY_SNIFF: usize = 8 << 10;
 
 /// A checked corpus file: `size` is None for pipes (their length is unknown).
 #[derive(Debug, Clone)]
@@ -258,7 +258,7 @@ fn foreign_bom(head: &[u8]) -> Option<&'static str> {
 }
 
 /// Refuse text that is not UTF-8 at all: other byte-order marks, NUL bytes near the start.
-fn sniff(path: &Path, head: &[u8], offset: u64, gz: bool) -> Result<()> {
+pub(super) fn sniff(path: &Path, head: &[u8], offset: u64, gz: bool) -> Result<()> {
     let decompressed = if gz { " (after decompression)" } else { "" };
     if let Some(encoding) = foreign_bom(head) {
         return Err(EngineError::corpus_at(

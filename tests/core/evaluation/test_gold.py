@@ -74,21 +74,60 @@ def test_formats_are_recognised(text, fmt):
     assert parse_gold(text).format == fmt
 
 
-@pytest.mark.parametrize("text, fmt, line, says", [
-    ("ok\tok\nbad line\n", "surface", 2, "tab-separated"),
-    ("ok\tok\nunhappy\tun hapy\n", "surface", 2, "do not concatenate"),
+MALFORMED = [
+    ("bad line\n", "surface", 1, "tab-separated"),
+    ("unhappy\tun hapy\n", "surface", 1, "do not concatenate"),
     ("dogs\tdog s:PL\n", "morpho-challenge", 1, "not morph:label"),
     ("a\ta @@ @@b\n", "sigmorphon", 1, "empty morph"),
     ("a\tb\tc\td\n", "sigmorphon", 1, "2 or 3"),
-    (",full_word,pt1,rest\n0,ab,a\n", "morphscore", 2, "4 comma-separated"),
-])
-def test_malformed_lines_name_file_and_line(tmp_path, text, fmt, line, says):
+    ("0,ab,a\n", "morphscore", 2, "4 comma-separated"),
+    ("0,,a,b\n", "morphscore", 2, "full_word is empty"),
+]
+GOOD = {"surface": "ok\tok\n", "morpho-challenge": "ok\tok:X\n",
+        "sigmorphon": "ok\to @@k\n", "morphscore": "0,ok,o,k\n"}
+
+
+@pytest.mark.parametrize("bad, fmt, line, says", MALFORMED)
+def test_a_file_of_malformed_lines_is_refused_naming_file_and_line(tmp_path, bad, fmt,
+                                                                   line, says):
     path = tmp_path / "gold.tsv"
-    path.write_text(text, encoding="utf-8")
+    path.write_text((",full_word,pt1,rest\n" if fmt == "morphscore" else "") + bad * 2,
+                    encoding="utf-8")
     with pytest.raises(CorpusError) as info:
         read_gold(path, fmt)
     assert info.value.line == line and info.value.path == str(path)
     assert f"{path} line {line}:" in str(info.value) and says in str(info.value)
+    assert "every other of its 2 entries" in str(info.value)
+
+
+@pytest.mark.parametrize("bad, fmt, line, says", MALFORMED)
+def test_a_malformed_line_among_good_ones_is_skipped_and_named(tmp_path, bad, fmt, line,
+                                                               says):
+    header = ",full_word,pt1,rest\n" if fmt == "morphscore" else ""
+    path = tmp_path / "gold.tsv"
+    path.write_text(header + bad + GOOD[fmt] * 3, encoding="utf-8")
+    gold = read_gold(path, fmt)
+    assert [w.word for w in gold.words] == ["ok"] * 3
+    assert gold.malformed == 1 and gold.total == 4 and gold.path == str(path)
+    (where, reason), = gold.malformed_lines
+    assert where == line and says in reason
+
+
+def test_only_the_first_malformed_lines_are_named():
+    gold = parse_gold("ok\tok\n" + "bad\n" * 9, fmt="surface")
+    assert gold.malformed == 9
+    assert [n for n, _ in gold.malformed_lines] == [2, 3, 4, 5, 6]
+
+
+def test_morphscore_rows_with_an_empty_part_are_unsplit_words():
+    # MorphScore's data has words without a boundary: an empty rest (or pt1)
+    text = ",full_word,pt1,rest\n0,walked,walk,ed\n1,cat,cat,\n2,dog,,dog\n3,is,i,x\n"
+    gold = parse_gold(text)
+    assert gold.format == "morphscore"
+    assert [(w.word, w.analyses, w.boundaries()) for w in gold.words] == [
+        ("walked", (("walk", "ed"),), {4}), ("cat", (("cat",),), frozenset()),
+        ("dog", (("dog",),), frozenset())]
+    assert gold.not_surface == 1 and gold.malformed == 0
 
 
 def test_missing_and_non_utf8_files(tmp_path):

@@ -58,8 +58,9 @@ def test_scores_by_hand():
     assert (r.hits, r.predicted, r.gold) == (2, 8, 2)
     assert r.precision == 0.25 and r.recall == 1.0
     assert r.f1 == pytest.approx(2 * 0.25 * 1.0 / 1.25)
-    # MorphScore: words split in >= 2 pieces with >= 1 gold boundary: unhappy 1/1, unzip 1/1
-    assert r.morphscore == 1.0
+    # MorphScore: words split in >= 2 pieces: unhappy 1/1, happy 0 (split, no gold
+    # boundary: MorphScore's own code counts it wrong), unzip 1/1; "un" is unsplit
+    assert r.morphscore == pytest.approx(2 / 3)
     assert r.exact == 0.25 and r.unsplit == 1  # "un": one piece, no gold boundary
     assert (r.words, r.evaluated, r.skipped) == (4, 4, 0)
     first = r.details[0]

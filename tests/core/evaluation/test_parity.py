@@ -51,3 +51,23 @@ def test_udhr_in_seven_languages():
     # a tokenizer trained on English costs every other language more
     assert all(v > 1.0 for name, v in values.items() if name != "eng.txt")
     assert values["rus.txt"] > values["deu.txt"] and values["jpn.txt"] > values["fra.txt"]
+
+
+def test_unknown_rate_beside_parity_by_hand(tmp_path):
+    # unhappy: un ha pp y</w> (4, none unknown); "xx y": <unk> <unk> </w> y</w> (4, 2 unknown)
+    f = _files(tmp_path, ref="unhappy\n", other="xx y\n")
+    parity = evaluate_parity(eow_model(), ParallelTexts.from_files([f["other"]], f["ref"]))
+    assert [(r.name, r.parity, r.unknown, r.unknown_rate, r.unknown_high)
+            for r in parity.rows] == [("ref.txt", 1.0, 0, 0.0, False),
+                                      ("other.txt", 1.0, 2, 0.5, True)]
+    assert parity.unknown_summary() == {"ref.txt": 0.0, "other.txt": 0.5}
+
+
+def test_a_script_the_model_cannot_spell_is_marked_not_cheap():
+    # an English model reads Russian as <unk>s: its unknown rate marks its parity
+    model = train(Corpus.from_files([str(UDHR / "eng.txt")]),
+                  TrainConfig.preset("subword-nmt", vocab_size=500)).model
+    texts = ParallelTexts.from_files([UDHR / "rus.txt", UDHR / "deu.txt"], UDHR / "eng.txt")
+    rows = {r.name: r for r in evaluate_parity(model, texts).rows}
+    assert rows["rus.txt"].unknown_rate > 0.5 and rows["rus.txt"].unknown_high
+    assert rows["eng.txt"].unknown_rate == 0 and not rows["eng.txt"].unknown_high

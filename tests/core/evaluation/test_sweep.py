@@ -96,7 +96,7 @@ def test_evaluate_report_json_sections(model, tmp_path):
     report = evaluate(model, EvaluationRequest(gold=[read_gold(DATA / "morph" / "ces.word.dev.tsv")],
                                                text_files=[text], sweep=4))
     out = report.to_json()
-    assert set(out) == {"morphology", "text", "sweep"}
+    assert set(out) == {"morphology", "gold", "text", "sweep"}
     assert set(out["morphology"]["ces.word.dev.tsv"]) >= {
         "words", "evaluated", "skipped", "precision", "recall", "f1", "morphscore", "exact"}
     assert out["text"]["words"] == 6

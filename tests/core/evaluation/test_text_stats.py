@@ -74,3 +74,22 @@ def test_unreadable_text_names_file_and_line(tmp_path):
         TextSample.from_files(eow_model(), [bad])
     with pytest.raises(CorpusError, match="no such text file"):
         TextSample.from_files(eow_model(), [tmp_path / "nope.txt"])
+
+
+def test_each_text_has_its_own_statistics_and_all_of_them_add_up(tmp_path):
+    from bpe_desktop.core.evaluation import PASTED_TEXT, EvaluationRequest, evaluate
+
+    (tmp_path / "one").mkdir()
+    (tmp_path / "two").mkdir()
+    a, b = tmp_path / "one" / "t.txt", tmp_path / "two" / "t.txt"
+    a.write_text("unhappy\n", encoding="utf-8")  # un ha pp y</w>: 4 tokens, 1 word
+    b.write_text("y y\n", encoding="utf-8")  # y</w> y</w>: 2 tokens, 2 words
+    report = evaluate(eow_model(), EvaluationRequest(text_files=[a, b], texts=["happy"]))
+    assert list(report.texts) == ["one/t.txt", "two/t.txt", PASTED_TEXT]
+    assert [(t.tokens, t.words) for t in report.texts.values()] == [(4, 1), (2, 2), (3, 1)]
+    assert (report.text.tokens, report.text.words) == (9, 4)
+    assert report.text == evaluate(eow_model(), EvaluationRequest(
+        texts=["unhappy\ny y\nhappy"])).text
+    assert report.to_json()["texts"]["two/t.txt"]["fertility"] == 1.0
+    # one text: no separate columns
+    assert evaluate(eow_model(), EvaluationRequest(text_files=[a])).texts == {}

@@ -82,3 +82,26 @@ def test_step_through_unknown_characters(panel, toy_model):
     panel.word_edit.setText("lowX")
     assert panel.steps == toy_model.tokenizer().merge_steps("lowX")
     assert "<unk>" in panel.steps[0].pieces
+
+
+def test_step_through_fuses_a_run_of_unknowns_as_the_encoder_does(qtbot, toy_model, errors):
+    from dataclasses import replace
+
+    from bpe_desktop.ui.codec.panel import CodecPanel
+
+    fused = replace(toy_model, config=replace(toy_model.config, fuse_unk=True))
+    panel = CodecPanel()
+    qtbot.addWidget(panel)
+    panel.set_model(fused)
+    tok = fused.tokenizer()
+    word = "lowXXXXXXXXXXX"  # 11 characters outside the vocabulary
+    panel.step_through(word)
+    # one <unk> from the first row on, and the step-through ends where the encoder does
+    assert panel.steps[0].pieces.count("<unk>") == 1
+    assert list(panel.steps[-1].pieces) == [fused.id_to_piece(i) for i in tok.encode(word)]
+    assert plain(panel.step_view.toPlainText()).count("<unk>") == len(panel.steps)
+    # the round trip counts characters, not tokens
+    panel.set_text(word)
+    message = panel.round_trip.message
+    assert "11 character(s) outside the vocabulary became <unk>" in message
+    assert "(1 <unk>: one per run of unknown characters)" in message

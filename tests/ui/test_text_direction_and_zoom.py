@@ -1,0 +1,93 @@
+"""Right-to-left text laid out in its direction (pieces, text boxes, vocabulary table), and
+View ▸ Zoom for the text and table fonts, remembered."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import Qt
+
+from bpe_desktop.core import Corpus, TrainConfig, train
+from bpe_desktop.core.pieces import isolated_if_rtl, text_direction
+from bpe_desktop.ui.codec.panel import CodecPanel
+from bpe_desktop.ui.vocabulary.table_model import COL_PIECE
+
+pytest_plugins = ["tests.ui.window_fixtures"]
+
+SYRIAC = "ܫܠܡܐ ܥܠܡܐ ܫܠܡܐ ܫܠܡܐ ܥܠܡܐ"
+ARABIC = "كتاب الكتاب كتب كتاب"
+
+
+def test_direction_of_a_text_is_its_first_strong_letter():
+    assert text_direction("  123 ▁كتاب hello") == "rtl"
+    assert text_direction("▁hello كتاب") == "ltr"
+    assert text_direction("123 …") == "ltr"
+    assert isolated_if_rtl("▁ܫܠܡܐ") == "\u2068▁ܫܠܡܐ\u2069"
+    assert isolated_if_rtl("▁hello") == "▁hello"
+
+
+def _x(document, position: int) -> float:
+    """Where the character at ``position`` starts, in the laid-out document."""
+    block = document.findBlock(position)
+    line = block.layout().lineForTextPosition(position - block.position())
+    return line.cursorToX(position - block.position())[0]
+
+
+def test_pieces_of_a_right_to_left_text_read_from_the_right(qtbot):
+    model = train(Corpus.from_texts([SYRIAC] * 5), TrainConfig.preset("sentencepiece",
+                                                                       vocab_size=40)).model
+    panel = CodecPanel()
+    qtbot.addWidget(panel)
+    panel.set_model(model)
+    panel.resize(1000, 700)
+    panel.show()
+    qtbot.waitExposed(panel)
+    # the line starts with a letter the model never saw: its first piece drawn is <unk>,
+    # whose Latin letters must not turn the line left-to-right
+    panel.set_text("ܬ" + SYRIAC + "\nplain English")
+    view = panel.piece_view
+    document = view.document()
+    assert view.items[0].text == "▁" and view.items[1].unknown
+    last = next(i for i, item in enumerate(view.items) if item.after == "line")
+    # ▁ is at the line's right (where an RTL line starts), its last piece at the left
+    assert _x(document, view._starts[0]) > _x(document, view._starts[last])
+    english = view._starts[last + 1]
+    assert _x(document, english) < _x(document, view._ends[-1])  # English stays LTR
+    # and the text box is aligned right
+    input_doc = panel.input_edit.document()
+    assert input_doc.defaultTextOption().textDirection() == Qt.LayoutDirection.RightToLeft
+    panel.set_text("plain English")
+    assert panel.input_edit.document().defaultTextOption().textDirection() == \
+        Qt.LayoutDirection.LeftToRight
+
+
+def test_vocabulary_table_isolates_right_to_left_pieces(window, qtbot):
+    model = train(Corpus.from_texts([ARABIC] * 5), TrainConfig.preset("sentencepiece",
+                                                                       vocab_size=40)).model
+    window.document.set_imported(model)
+    table = window.vocab.table_model
+    qtbot.waitUntil(lambda: table.rowCount() == model.vocab_size, timeout=10_000)
+    shown = [table.data(table.index(r, COL_PIECE)) for r in range(table.rowCount())]
+    word = next(s for s in shown if "▁" in s and "ك" in s)
+    assert word.startswith("\u2068▁") and word.endswith("\u2069")
+    assert "\u2068" not in "".join(s for s in shown if s.isascii())
+
+
+def test_zoom_scales_text_and_tables_and_is_remembered(window, qtbot):
+    from bpe_desktop.ui.window.main_window import MainWindow
+
+    edit, table = window.codec.input_edit, window.vocab.table
+    before = (edit.font().pointSizeF(), table.font().pointSizeF())
+    shortcuts = {a.shortcut().toString(): a for a in window.actions()}
+    shortcuts["Ctrl++"].trigger()
+    shortcuts["Ctrl++"].trigger()
+    assert edit.font().pointSizeF() == pytest.approx(before[0] * 1.2)
+    assert table.font().pointSizeF() == pytest.approx(before[1] * 1.2)
+    assert table.verticalHeader().defaultSectionSize() >= table.fontMetrics().height()
+    again = MainWindow()
+    qtbot.addWidget(again)
+    assert again.codec.input_edit.font().pointSizeF() == pytest.approx(before[0] * 1.2)
+    shortcuts["Ctrl+-"].trigger()
+    assert edit.font().pointSizeF() == pytest.approx(before[0] * 1.1)
+    shortcuts["Ctrl+0"].trigger()
+    assert edit.font().pointSizeF() == pytest.approx(before[0])
+    again.close()
