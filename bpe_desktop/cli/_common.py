@@ -11,9 +11,9 @@ import zlib
 from typing import IO, Callable, Iterator, Sequence
 
 from bpe_desktop.core.errors import TrainingCancelled
+from bpe_desktop.launch import EXIT_INTERRUPTED, PROG  # noqa: F401 (re-exported)
 
-PROG = "bpe-desktop"
-EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2
 ISSUES_HINT = "this is a bug in BPE Desktop; please report it"
 
 
