@@ -112,10 +112,8 @@ def cmd_export(args: argparse.Namespace) -> int:
     if sample is not None:
         result = verify_export(model, args.format, paths, sample)
         if result.first_mismatch is not None:
-            line, ours, theirs = result.first_mismatch
-            raise CliError(f"{result.summary()}; the files were written, but the first line "
-                           f"that differs is {line!r}: BPE Desktop {ours} vs "
-                           f"{result.library} {theirs}")
+            raise CliError(f"{result.summary()}; the files were written, but "
+                           f"{result.mismatch_text()}")
         if not args.quiet:
             print(result.summary())
     return EXIT_OK

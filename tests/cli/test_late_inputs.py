@@ -54,3 +54,22 @@ def test_a_sweep_of_more_points_than_merges_is_capped_at_once(capsys, trained):
     # 15 merges: 16 merge counts at most, each the fewest merges reaching its size
     assert merges == sweep_merge_counts(load_model(trained), 16)
     assert merges[0] == 0 and merges[-1] == 15 and len(set(merges)) == len(merges) > 10
+
+
+def test_verify_shows_where_a_long_line_differs_not_the_line(capsys, tmp_path):
+    corpus = tmp_path / "c.txt"
+    corpus.write_text("low lower newest widest\nthe lowest of the new ones\n" * 5,
+                      encoding="utf-8")
+    model = tmp_path / "m.json"
+    assert run(capsys, "train", corpus, "-o", model, "--preset", "subword-nmt",
+               "--merges", "20", "-q")[0] == 0
+    sample = tmp_path / "one-line.txt"
+    # a bare carriage return: a word break here, inside the word for subword-nmt (help:
+    # Quick start), after 200 KB of agreeing words
+    sample.write_text("lower newest " * 16_000 + "low\rlower\n", encoding="utf-8")
+    status, _, err = run(capsys, "export", "-m", model, "--format", "subword-nmt", "-o",
+                         tmp_path / "codes", "--verify", sample)
+    assert status == 1
+    assert_one_error_line(err, "line 1 (208,009 characters", "differs from token 32,001",
+                          "BPE Desktop [", "subword-nmt [")
+    assert len(err) < 600
