@@ -11,6 +11,7 @@ import zlib
 from typing import IO, Callable, Iterator, Sequence
 
 from bpe_desktop.core.errors import TrainingCancelled
+from bpe_desktop.core.safe_write import output_target
 from bpe_desktop.launch import EXIT_INTERRUPTED, PROG  # noqa: F401 (re-exported)
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2
@@ -54,6 +55,8 @@ def _wait(finished: threading.Event) -> None:
 
 def _check_output(output: str, inputs: Sequence[str]) -> None:
     """Fail before training, not after, when the model could not be saved."""
+    if output_target(output).kind == "stream":  # (a special file that is not: refused)
+        return
     if os.path.isdir(output):
         raise CliError(f"{output}: is a directory; give a file name for the model")
     directory = os.path.dirname(os.path.abspath(output))
@@ -68,6 +71,13 @@ def _check_output(output: str, inputs: Sequence[str]) -> None:
                     raise CliError(f"{output}: is also a corpus file; refusing to overwrite it")
             except OSError:
                 continue
+
+
+def _report_stream(output: str) -> IO[str]:
+    """Where a command's summary goes: standard error when its output is standard
+    output (``-o -``, ``/dev/stdout``), so the summary does not mix with the data."""
+    target = output_target(output)
+    return sys.stderr if target.kind == "stream" and target.fd == 1 else sys.stdout
 
 
 def _in_worker(work: Callable[[], object], cancel) -> object:

@@ -19,6 +19,7 @@ from bpe_desktop.cli._common import (
     PROG,
     CliError,
     _check_output,
+    _report_stream,
     _fail,
     _in_worker,
 )
@@ -46,7 +47,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="corpus files, folders (every file below, sorted) or quoted glob "
                    "patterns; with --merge, word-count tables")
     p.add_argument("-o", "--output", required=True, metavar="TABLE",
-                   help="where to write the table (.tsv, or .tsv.gz to compress)")
+                   help="where to write the table (.tsv, or .tsv.gz to compress; - for "
+                   "standard output)")
     p.add_argument("--merge", action="store_true",
                    help="the inputs are word-count tables: sum them into one")
     add_train_options(p, only=TEXT_OPTIONS)
@@ -124,5 +126,6 @@ def cmd_count(args: argparse.Namespace) -> int:
         if not args.dask and not args.merge and not cluster.dask_available():
             hint = f" (to count on a cluster: {cluster.INSTALL_COMMAND}, then --dask)"
         print(f"{table.distinct_words:,} distinct words, {table.total_count:,} in all, "
-              f"{time.perf_counter() - started:.1f} s; saved {args.output}{hint}")
+              f"{time.perf_counter() - started:.1f} s; saved {args.output}{hint}",
+              file=_report_stream(args.output))
     return EXIT_OK

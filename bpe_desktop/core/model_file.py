@@ -161,12 +161,9 @@ from bpe_desktop.core.model_file_writer import (
     MergeLines,
     WordLines,
     _chunks,
-    _copy_mode,
-    _create_temp,
-    _fsync_dir,
-    _naming,
 )
 from bpe_desktop.core.release import free_gradually
+from bpe_desktop.core.safe_write import write_output
 
 #: Files larger than this are refused without being read.
 MAX_FILE_SIZE = 2 * 1024**3
@@ -308,30 +305,16 @@ def save_model(model: BPEModel, path: str | os.PathLike[str], *,
     either way a previous file at ``path`` is left as it was.
     """
     data = [_checked_dict(model, created, for_writing=True)]  # freed gradually below
-    target = os.fspath(path)
-    real = os.path.realpath(target)  # through a symlink: replace the file it points to
-    directory = os.path.dirname(real)
-    tmp: str | None = None
+
+    def write(fh) -> None:
+        # The engine's long lists come as UTF-8: written as they are, the GIL let go.
+        fh.writelines(c.encode("utf-8") if isinstance(c, str) else c
+                      for c in _chunks(data[0]))
+
     try:
-        tmp, fd = _create_temp(directory, os.path.basename(real))
-        with os.fdopen(fd, "wb", buffering=WRITE_BUFFER) as fh:
-            # The engine's long lists come as UTF-8: written as they are, the GIL let go.
-            fh.writelines(c.encode("utf-8") if isinstance(c, str) else c
-                          for c in _chunks(data[0]))
-            fh.flush()
-            os.fsync(fh.fileno())
-        _copy_mode(real, tmp)
-        os.replace(tmp, real)
-        tmp = None
-        _fsync_dir(directory)
-    except OSError as exc:
-        raise _naming(exc, target) from exc
+        # through a symlink: the file it points to is replaced; a stream is streamed into
+        write_output(path, write, buffering=WRITE_BUFFER)
     finally:
-        if tmp is not None:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
         # As many objects as the model: freed at once, 5-10 ms holding the GIL at 100,000
         # tokens, in the autosave's thread beside the GUI.
         free_gradually(data)
