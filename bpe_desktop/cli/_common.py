@@ -80,6 +80,18 @@ def _report_stream(output: str) -> IO[str]:
     return sys.stderr if target.kind == "stream" and target.fd == 1 else sys.stdout
 
 
+def _without_empty(files: Sequence[str]) -> list[str]:
+    """The corpus files with content; a warning names the empty ones skipped (an error
+    when every file is empty)."""
+    from bpe_desktop.core.text_files import skipped_message, without_empty_files
+
+    kept, skipped = without_empty_files(files)
+    if skipped:
+        sys.stderr.write(f"{PROG}: warning: {skipped_message(skipped)}\n")
+        sys.stderr.flush()
+    return kept
+
+
 def _in_worker(work: Callable[[], object], cancel) -> object:
     """Run ``work`` on a thread so that Ctrl-C stays responsive and cancels it."""
     outcome: dict[str, object] = {}

@@ -20,6 +20,7 @@ from bpe_desktop.cli._common import (
     CliError,
     _check_output,
     _report_stream,
+    _without_empty,
     _fail,
     _in_worker,
 )
@@ -95,23 +96,24 @@ def cmd_count(args: argparse.Namespace) -> int:
         raise CliError("--merge runs locally (it is streamed); leave out --dask")
     if args.dask and not cluster.dask_available():
         raise CliError(cluster.INSTALL_HINT)
+    inputs = _without_empty(counting.expand_inputs(args.inputs))
     try:
         if args.dask:
             with cluster.connect(args.dask) as client:
                 if not args.quiet:
                     sys.stderr.write(f"{PROG}: Dask dashboard: {client.dashboard_link}\n")
                 table = cluster.count_on_dask(
-                    args.inputs, config, client, partition_bytes=args.partition_size,
+                    inputs, config, client, partition_bytes=args.partition_size,
                     errors=args.encoding_errors, on_progress=progress)
         else:
             cancel = CancelToken()
             if args.merge:
                 def work():
-                    return counting.merge_tables(args.inputs, config, on_progress=progress,
+                    return counting.merge_tables(inputs, config, on_progress=progress,
                                                  cancel=cancel)
             else:
                 def work():
-                    return counting.count_words(args.inputs, config, errors=args.encoding_errors,
+                    return counting.count_words(inputs, config, errors=args.encoding_errors,
                                                 on_progress=progress, cancel=cancel)
             table = _in_worker(work, cancel)
     except TrainingCancelled:

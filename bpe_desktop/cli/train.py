@@ -14,6 +14,7 @@ from bpe_desktop.cli._common import (
     CliError,
     _check_output,
     _report_stream,
+    _without_empty,
     _fail,
     _in_worker,
 )
@@ -53,6 +54,7 @@ def cmd_train(args: argparse.Namespace) -> int:
         if os.path.isdir(name):
             raise CliError(f"{name}: is a directory, not a corpus file")
     _check_output(args.output, args.files)
+    args.files = _without_empty(args.files)
     # Warn (and go on) before a run that may not fit in memory, not an hour into it.
     from bpe_desktop.core.memory import estimate_training_memory
 

@@ -9,7 +9,9 @@ from __future__ import annotations
 import gzip
 import os
 import zlib
-from typing import IO
+from typing import IO, Sequence
+
+from bpe_desktop.core.errors import CorpusError
 
 GZIP_MAGIC = b"\x1f\x8b"
 
@@ -33,3 +35,36 @@ def read_text_bytes(path: str | os.PathLike) -> bytes:
     """The whole (decompressed) content of a text file."""
     with open_text_bytes(path) as fh:
         return fh.read()
+
+
+def without_empty_files(paths: Sequence[str]) -> tuple[list[str], list[str]]:
+    """``(kept, skipped)``: the files with content, and the empty ones (0 bytes).
+
+    One empty file in a folder of texts should not stop a run; only when nothing is
+    left is it an error (:class:`CorpusError`, reason ``empty``). Names that are not
+    regular files are kept, for the reader to judge (pipes have no size).
+    """
+    kept: list[str] = []
+    skipped: list[str] = []
+    for path in paths:
+        try:
+            empty = os.path.isfile(path) and os.path.getsize(path) == 0
+        except OSError:
+            empty = False
+        (skipped if empty else kept).append(path)
+    if skipped and not kept:
+        problem = (f"{skipped[0]} is empty" if len(skipped) == 1 else
+                   f"all {len(skipped)} corpus files are empty: {_listed(skipped)}")
+        raise CorpusError(problem, path=skipped[0], reason="empty")
+    return kept, skipped
+
+
+def skipped_message(skipped: Sequence[str]) -> str:
+    """The warning for :func:`without_empty_files`'s skipped files."""
+    plural = "s" if len(skipped) > 1 else ""
+    return f"skipped {len(skipped)} empty file{plural}: {_listed(skipped)}"
+
+
+def _listed(paths: Sequence[str], shown: int = 5) -> str:
+    more = f" and {len(paths) - shown} more" if len(paths) > shown else ""
+    return ", ".join(paths[:shown]) + more

@@ -11,6 +11,7 @@ import time
 
 import pytest
 
+from bpe_desktop.cli.train import HOLD_FOR_CANCEL_ENV
 from tests.cli.support import REPO
 
 #: The installed script's code, saying when it is about to start the command.
@@ -20,9 +21,11 @@ STARTER = ("import sys; from bpe_desktop.launch import main; sys.stderr.write('r
 
 @pytest.mark.parametrize("delay", [0.01, 0.05, 0.15])
 def test_ctrl_c_during_imports_exits_130_quietly(tmp_path, corpus, delay):
-    env = dict(os.environ, PYTHONPATH=str(REPO))
+    # training holds until cancelled, so a late signal cannot find the command finished
+    env = dict(os.environ, PYTHONPATH=str(REPO), **{HOLD_FOR_CANCEL_ENV: "1"})
     proc = subprocess.Popen(
-        [sys.executable, "-c", STARTER, "train", str(corpus), "-o", str(tmp_path / "m.json")],
+        [sys.executable, "-c", STARTER, "train", str(corpus), "-o", str(tmp_path / "m.json"),
+         "-q"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
         # as from a terminal (a background test run would pass SIGINT on ignored)
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))

@@ -73,3 +73,68 @@ def test_verify_shows_where_a_long_line_differs_not_the_line(capsys, tmp_path):
     assert_one_error_line(err, "line 1 (208,009 characters", "differs from token 32,001",
                           "BPE Desktop [", "subword-nmt [")
     assert len(err) < 600
+
+
+def test_a_third_column_in_a_table_is_refused_naming_file_and_line(capsys, tmp_path):
+    table = tmp_path / "t.tsv"
+    table.write_text("low\t7\nthe\t5000\t1\n", encoding="utf-8")
+    status, _, err = run(capsys, "train", "--word-counts", table, "-o", tmp_path / "m.json",
+                         "-q")
+    assert status == 1
+    assert_one_error_line(err, f"{table}, line 2", "second tab")
+    assert not (tmp_path / "m.json").exists()
+    # where the pre-tokenizer keeps tabs inside words (space: subword-nmt), it is a word
+    table.write_text("low\t7\nc\td\t2\n", encoding="utf-8")
+    status, _, err = run(capsys, "train", "--word-counts", table, "-o", tmp_path / "m.json",
+                         "--pretokenizer", "space", "--min-frequency", "1", "-q")
+    assert status == 0, err
+    assert "c\td</w>" in load_model(tmp_path / "m.json").pieces or any(
+        "\t" in p for p in load_model(tmp_path / "m.json").pieces)
+
+
+def test_empty_files_are_skipped_with_a_warning(capsys, tmp_path, corpus):
+    folder = tmp_path / "texts"
+    folder.mkdir()
+    (folder / "a.txt").write_text(corpus.read_text(encoding="utf-8"), encoding="utf-8")
+    (folder / "b-empty.txt").write_bytes(b"")
+    status, _, err = run(capsys, "count", folder, "-o", tmp_path / "t.tsv", "-q")
+    assert status == 0, err
+    assert err == f"bpe-desktop: warning: skipped 1 empty file: {folder / 'b-empty.txt'}\n"
+    assert "newest\t6" in (tmp_path / "t.tsv").read_text(encoding="utf-8")
+
+    status, _, err = run(capsys, "train", folder / "a.txt", folder / "b-empty.txt", "-o",
+                         tmp_path / "m.json", "--merges", "3", "-q")
+    assert status == 0 and "skipped 1 empty file" in err
+    model = load_model(tmp_path / "m.json")
+    assert [f.path for f in model.corpus.files] == [str(folder / "a.txt")]
+
+
+def test_only_empty_files_is_an_error(capsys, tmp_path):
+    empties = [tmp_path / "x.txt", tmp_path / "y.txt"]
+    for p in empties:
+        p.write_bytes(b"")
+    status, _, err = run(capsys, "train", *empties, "-o", tmp_path / "m.json", "-q")
+    assert status == 1
+    assert_one_error_line(err, "all 2 corpus files are empty", str(empties[0]))
+    status, _, err = run(capsys, "count", empties[0], "-o", tmp_path / "t.tsv", "-q")
+    assert status == 1
+    assert_one_error_line(err, f"{empties[0]} is empty")
+
+
+def test_counts_beyond_what_a_model_records_are_refused_at_their_line(capsys, tmp_path):
+    table = tmp_path / "big.tsv"
+    # each count is valid (below 2^64); together the words stand for more characters
+    # than a model file records, which used to fail only when saving, after training
+    table.write_text(f"ab\t{2**62}\nthe\t{2**62}\nlow\t5\n", encoding="utf-8")
+    started = time.perf_counter()
+    status, _, err = run(capsys, "train", "--word-counts", table, "-o", tmp_path / "m.json",
+                         "-q")
+    assert status == 1
+    assert_one_error_line(err, f"{table}, line 2", "2^64 - 1")
+    assert time.perf_counter() - started < 10
+    # just within the limit: trains and saves
+    table.write_text(f"ab\t{(2**64 - 1) // 3}\n", encoding="utf-8")
+    status, _, err = run(capsys, "train", "--word-counts", table, "-o", tmp_path / "m.json",
+                         "--min-frequency", "1", "-q")
+    assert status == 0, err
+    assert load_model(tmp_path / "m.json").merges[0].count == (2**64 - 1) // 3
