@@ -99,7 +99,7 @@ def cmd_count(args: argparse.Namespace) -> int:
     inputs = _without_empty(counting.expand_inputs(args.inputs))
     try:
         if args.dask:
-            with cluster.connect(args.dask) as client:
+            with cluster.connect(args.dask, log_path=_log_path()) as client:
                 if not args.quiet:
                     sys.stderr.write(f"{PROG}: Dask dashboard: {client.dashboard_link}\n")
                 table = cluster.count_on_dask(
@@ -131,3 +131,13 @@ def cmd_count(args: argparse.Namespace) -> int:
               f"{time.perf_counter() - started:.1f} s; saved {args.output}{hint}",
               file=_report_stream(args.output))
     return EXIT_OK
+
+
+def _log_path() -> str | None:
+    """The application's log file (Dask's messages go there, not to the terminal)."""
+    from bpe_desktop.paths import user_data_dir
+
+    try:
+        return str(user_data_dir() / "bpe-desktop.log")
+    except OSError:
+        return None
