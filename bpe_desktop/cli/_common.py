@@ -137,16 +137,24 @@ def _open_input(name: str) -> IO[bytes]:
 
 def _lines(name: str) -> Iterator[tuple[int, str]]:
     """(line number, text without its line break), decoded as UTF-8."""
+    for number, text, _ in _lines_with_ends(name):
+        yield number, text
+
+
+def _lines_with_ends(name: str) -> Iterator[tuple[int, str, bool]]:
+    """(line number, text without its line break, whether it had one): a last line
+    without a line break gives output without one (``encode | decode`` keeps the text)."""
     label = "standard input" if name == "-" else name
     stream = _open_input(name)
     try:
         for number, raw in enumerate(stream, 1):
-            if raw.endswith(b"\n"):
+            ended = raw.endswith(b"\n")
+            if ended:
                 raw = raw[:-1]
                 if raw.endswith(b"\r"):
                     raw = raw[:-1]
             try:
-                yield number, raw.decode("utf-8")
+                yield number, raw.decode("utf-8"), ended
             except UnicodeDecodeError as exc:
                 raise CliError(f"{label} line {number}: not valid UTF-8 "
                                f"(byte 0x{raw[exc.start]:02x} at column {exc.start + 1})"

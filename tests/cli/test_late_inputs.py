@@ -138,3 +138,17 @@ def test_counts_beyond_what_a_model_records_are_refused_at_their_line(capsys, tm
                          "--min-frequency", "1", "-q")
     assert status == 0, err
     assert load_model(tmp_path / "m.json").merges[0].count == (2**64 - 1) // 3
+
+
+def test_encode_then_decode_keeps_a_missing_final_line_break(capsys, tmp_path, trained):
+    for text in ("low lower\nnewest", "low lower\nnewest\n", "newest"):
+        source = tmp_path / "in.txt"
+        source.write_text(text, encoding="utf-8")
+        status, ids, err = run(capsys, "encode", "-m", trained, "--ids", source)
+        assert status == 0, err
+        assert ids.endswith("\n") == text.endswith("\n")
+        encoded = tmp_path / "ids.txt"
+        encoded.write_text(ids, encoding="utf-8")
+        status, back, err = run(capsys, "decode", "-m", trained, encoded)
+        assert status == 0, err
+        assert back == text
