@@ -162,6 +162,13 @@ class Bench:
         return sorted(p.name for p in self.out.iterdir() if p.name.endswith(".tmp"))
 
 
+def random_delay(rng, seconds: float, stretch: float = 1.0) -> float:
+    """When to kill a run that takes ``seconds`` alone (``stretch`` times that beside
+    another): mostly late, where its files are written (starting Python and reading the
+    corpus take most of a short run)."""
+    return seconds * stretch * rng.uniform(0.6, 1.15)
+
+
 def kill_after(proc: subprocess.Popen, delay: float) -> bool:
     """SIGKILL ``proc`` after ``delay`` seconds; True if it had ended by itself first."""
     deadline = time.perf_counter() + delay

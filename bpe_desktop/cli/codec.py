@@ -139,20 +139,13 @@ def cmd_decode(args: argparse.Namespace) -> int:
     for batch in _batches(args.input):
         lines = []
         for number, text, _ in batch:
-            fields = text.split()
             try:
                 if args.pieces:
-                    lines.append(tok.decode_pieces(fields))
+                    lines.append(tok.decode_pieces(text.split()))
                 else:
-                    lines.append(tok.decode([_token_id(f) for f in fields]))
-            except (EncodeError, CliError) as exc:
+                    lines.append(tok.decode_id_text(text))
+            except EncodeError as exc:
                 raise CliError(f"{label} line {number}: {exc}") from None
         out.write("".join(line + end for line, (_, _, end) in zip(lines, batch)))
     out.flush()
     return EXIT_OK
-
-
-def _token_id(text: str) -> int:
-    if not text.isascii() or not text.isdigit():
-        raise CliError(f"{text!r} is not a token id (a whole number >= 0)")
-    return int(text)

@@ -12,7 +12,7 @@ import subprocess
 
 import pytest
 
-from tests.fault_harness import Bench, environment, kill_after
+from tests.fault_harness import Bench, environment, kill_after, random_delay
 
 #: Kills per writer in the suite (the benchmark runs hundreds).
 KILLS_PER_WRITER = 3
@@ -30,7 +30,7 @@ def test_random_kills_leave_the_old_or_the_new_output(bench):
         for _ in range(KILLS_PER_WRITER):
             bench.restore_old(writer)
             proc = bench.start(writer)
-            finished = kill_after(proc, rng.uniform(0.0, bench.seconds[writer.name] * 1.1))
+            finished = kill_after(proc, random_delay(rng, bench.seconds[writer.name]))
             state = bench.judge(writer)  # raises on a torn or silently mixed output
             outcomes.append((writer.name, finished, state))
             if finished:

@@ -152,3 +152,60 @@ def test_encode_then_decode_keeps_a_missing_final_line_break(capsys, tmp_path, t
         status, back, err = run(capsys, "decode", "-m", trained, encoded)
         assert status == 0, err
         assert back == text
+
+
+def test_a_huge_word_is_trained_on_but_not_kept_in_the_model_file(capsys, tmp_path):
+    from bpe_desktop.core.training import MAX_KEPT_WORD_CHARS
+
+    corpus = tmp_path / "blob.txt"
+    blob = "abcab" * 40_000  # one 200,000-character "word", as text without spaces makes
+    corpus.write_text(f"low low lower\n{blob}\n{'x' * MAX_KEPT_WORD_CHARS}\n",
+                      encoding="utf-8")
+    model_path = tmp_path / "m.json"
+    status, _, err = run(capsys, "train", corpus, "-o", model_path, "--merges", "5", "-q")
+    assert status == 0, err
+    model = load_model(model_path)
+    kept = dict(model.words)
+    assert blob not in kept and kept["low"] == 2
+    assert kept["x" * MAX_KEPT_WORD_CHARS] == 1  # the longest kept
+    assert model_path.stat().st_size < 50_000
+    assert model.merges[0].count >= 40_000  # the blob's pairs were counted
+
+
+def _peak_rss_kib(argv, stdin_path) -> int:
+    """The largest resident size of a ``bpe-desktop`` run, in KiB (Linux: ru_maxrss)."""
+    import os
+    import subprocess
+    import sys
+
+    from tests.cli.support import REPO
+
+    code = ("import resource, runpy, sys; sys.argv = ['bpe-desktop'] + sys.argv[1:]\n"
+            "try:\n    runpy.run_module('bpe_desktop', run_name='__main__')\n"
+            "except SystemExit as e:\n    status = e.code\n"
+            "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)\n"
+            "sys.exit(status)")
+    with open(stdin_path, "rb") as stdin:
+        done = subprocess.run([sys.executable, "-c", code, *map(str, argv)], stdin=stdin,
+                              capture_output=True, env=dict(os.environ, PYTHONPATH=str(REPO)),
+                              timeout=300)
+    assert done.returncode == 0, done.stderr
+    return int(done.stderr.decode().splitlines()[-1])
+
+
+def test_decoding_a_huge_line_of_ids_takes_memory_in_proportion_to_its_bytes(tmp_path,
+                                                                              trained):
+    model = load_model(trained)
+    ids = [i % model.vocab_size for i in range(2_000_000)]
+    line = " ".join(map(str, ids))  # ~5 MB of text in one line
+    big, small = tmp_path / "big.ids", tmp_path / "small.ids"
+    big.write_text(line + "\n", encoding="ascii")
+    small.write_text("1 2 3\n", encoding="ascii")
+    started = time.perf_counter()
+    peak_big = _peak_rss_kib(["decode", "-m", trained], big)
+    seconds = time.perf_counter() - started
+    peak_small = _peak_rss_kib(["decode", "-m", trained], small)
+    # a Python object per id (a list of strings, then of ints) took ~150 bytes an id:
+    # over 120 MB here; the line itself, its ids and the decoded text take ~35 MB
+    assert peak_big - peak_small < 70 * 1024, (peak_big, peak_small)
+    assert seconds < 60
