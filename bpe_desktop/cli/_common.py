@@ -12,6 +12,7 @@ from typing import IO, Callable, Iterator, Sequence
 
 from bpe_desktop.core.errors import TrainingCancelled
 from bpe_desktop.core.safe_write import output_target
+from bpe_desktop.core.text_files import open_text_bytes
 from bpe_desktop.launch import EXIT_INTERRUPTED, PROG  # noqa: F401 (re-exported)
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2
@@ -130,9 +131,7 @@ def _open_input(name: str) -> IO[bytes]:
         return buffer
     if os.path.isdir(name):
         raise CliError(f"{name}: is a directory")
-    if name.endswith(".gz"):
-        return gzip.open(name, "rb")
-    return open(name, "rb")
+    return open_text_bytes(name)  # gzip recognised by its magic bytes, as the engine does
 
 
 def _lines(name: str) -> Iterator[tuple[int, str]]:

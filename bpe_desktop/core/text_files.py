@@ -19,16 +19,22 @@ GZIP_MAGIC = b"\x1f\x8b"
 GZIP_ERRORS = (gzip.BadGzipFile, EOFError, zlib.error)
 
 
-def is_gzip(path: str | os.PathLike) -> bool:
-    with open(path, "rb") as fh:
-        return fh.read(2) == GZIP_MAGIC
-
-
 def open_text_bytes(path: str | os.PathLike) -> IO[bytes]:
-    """``path`` opened for reading its bytes, decompressed when it is gzip."""
-    if is_gzip(path):
-        return gzip.open(path, "rb")  # type: ignore[return-value]
-    return open(path, "rb")
+    """``path`` opened for reading its bytes, decompressed when it is gzip.
+
+    The magic bytes are peeked at, not read, so a pipe (a FIFO) loses nothing.
+    """
+    raw = open(path, "rb")
+    try:
+        gz = raw.peek(2)[:2] == GZIP_MAGIC
+    except BaseException:
+        raw.close()
+        raise
+    if not gz:
+        return raw
+    stream = gzip.GzipFile(fileobj=raw, mode="rb")
+    stream.myfileobj = raw  # closed with the GzipFile, as gzip.open's own file is
+    return stream  # type: ignore[return-value]
 
 
 def read_text_bytes(path: str | os.PathLike) -> bytes:

@@ -209,3 +209,20 @@ def test_decoding_a_huge_line_of_ids_takes_memory_in_proportion_to_its_bytes(tmp
     # over 120 MB here; the line itself, its ids and the decoded text take ~35 MB
     assert peak_big - peak_small < 70 * 1024, (peak_big, peak_small)
     assert seconds < 60
+
+
+def test_gzip_is_recognised_by_its_bytes_and_a_fifo_loses_nothing(capsys, tmp_path, trained):
+    import os
+    import threading
+
+    plain = run(capsys, "encode", "-m", trained, trained.parent / "corpus.txt")[1]
+    renamed = tmp_path / "corpus.data"  # gzip without the .gz name
+    renamed.write_bytes(gzip.compress((trained.parent / "corpus.txt").read_bytes()))
+    assert run(capsys, "encode", "-m", trained, renamed)[1] == plain
+    fifo = tmp_path / "in.fifo"
+    os.mkfifo(fifo)
+    writer = threading.Thread(target=lambda: fifo.write_bytes(
+        (trained.parent / "corpus.txt").read_bytes()), daemon=True)
+    writer.start()
+    assert run(capsys, "encode", "-m", trained, fifo)[1] == plain
+    writer.join(10)
