@@ -22,6 +22,7 @@ from bpe_desktop.cli.progress import ProgressBar
 from bpe_desktop.core.errors import TrainingCancelled
 from bpe_desktop.core.formats import FORMATS
 from bpe_desktop.core.model_file import load_model, save_model
+from bpe_desktop.core.safe_write import output_target
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -96,6 +97,9 @@ def cmd_export(args: argparse.Namespace) -> int:
         options["dropout"] = args.dropout
     if args.verify_lines is not None and args.verify is None:
         raise CliError("--verify-lines needs --verify FILE")
+    if args.verify is not None and output_target(args.output).kind == "stream":
+        raise CliError(f"--verify reads the written files back, but {args.output} is a "
+                       "stream; give a file name with -o")
     if os.path.exists(args.output) and os.path.exists(args.model) and \
             os.path.samefile(args.output, args.model):
         raise CliError(f"{args.output}: is the model file itself; refusing to overwrite it")

@@ -146,3 +146,10 @@ def test_import_to_standard_output_writes_a_loadable_model(tmp_path, trained):
     assert done.returncode == 0, done.stderr
     assert len(loads(done.stdout).merges) == 15
     assert b"saved -" in done.stderr
+
+
+def test_verify_needs_files_on_disk(capsys, trained, corpus):
+    status, out, err = run(capsys, "export", "-m", trained, "--format", "subword-nmt", "-o",
+                           "-", "--verify", corpus)
+    assert status == 1 and out == ""
+    assert_one_error_line(err, "--verify", "is a stream")
