@@ -78,7 +78,8 @@ def _report_stream(output: str) -> IO[str]:
     """Where a command's summary goes: standard error when its output is standard
     output (``-o -``, ``/dev/stdout``), so the summary does not mix with the data."""
     target = output_target(output)
-    return sys.stderr if target.kind == "stream" and target.fd == 1 else sys.stdout
+    to_stdout = target.path == "-" or target.fd == 1
+    return sys.stderr if target.kind == "stream" and to_stdout else sys.stdout
 
 
 def _without_empty(files: Sequence[str]) -> list[str]:

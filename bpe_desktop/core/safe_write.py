@@ -24,6 +24,7 @@ disagree with their list, which :func:`check_set` (run by the importers) reports
 from __future__ import annotations
 
 import hashlib
+import io
 import os
 import re
 import secrets
@@ -65,8 +66,8 @@ def output_target(path: str | os.PathLike) -> Output:
     """What writing to ``path`` means; :class:`OutputError` for a special file that is
     neither a regular file nor a stream."""
     name = os.fspath(path)
-    if name == STDOUT:
-        return Output(name, "stream", name, sys.stdout.fileno() if _has_fd(sys.stdout) else 1)
+    if name == STDOUT:  # (no descriptor: a replaced sys.stdout, written as it is)
+        return Output(name, "stream", name, sys.stdout.fileno() if _has_fd(sys.stdout) else None)
     fd = _descriptor(name)
     if fd is not None:
         return Output(name, "stream", name, fd)
@@ -145,6 +146,9 @@ def write_output(path: str | os.PathLike, write: Callable[[IO[bytes]], None], *,
 
 
 def _write_stream(target: Output, write: Callable[[IO[bytes]], None], buffering: int) -> None:
+    if target.fd is None and target.path == STDOUT:
+        _write_python_stdout(write)
+        return
     try:
         if target.fd is not None:
             if target.fd in (1, 2):  # Python's own buffers first, so output keeps its order
@@ -163,6 +167,19 @@ def _write_stream(target: Output, write: Callable[[IO[bytes]], None], buffering:
         raise
     except OSError as exc:
         raise naming(exc, target.path) from exc
+
+
+def _write_python_stdout(write: Callable[[IO[bytes]], None]) -> None:
+    """``-`` when sys.stdout is not a file (an embedding application, a test's capture)."""
+    buffer = getattr(sys.stdout, "buffer", None)
+    if buffer is not None:
+        write(buffer)
+        buffer.flush()
+        return
+    data = io.BytesIO()
+    write(data)
+    sys.stdout.write(data.getvalue().decode("utf-8", "replace"))
+    sys.stdout.flush()
 
 
 def write_set(files: Sequence[tuple[Path, bytes]]) -> list[Path]:

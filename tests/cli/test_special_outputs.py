@@ -153,3 +153,9 @@ def test_verify_needs_files_on_disk(capsys, trained, corpus):
                            "-", "--verify", corpus)
     assert status == 1 and out == ""
     assert_one_error_line(err, "--verify", "is a stream")
+
+
+def test_dash_in_process_writes_to_sys_stdout(capsys, corpus):
+    status, out, err = run(capsys, "count", corpus, "-o", "-")
+    assert status == 0, err
+    assert "newest\t6" in out and "saved -" in err
