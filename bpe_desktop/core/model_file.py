@@ -1,8 +1,8 @@
 """The model file: BPE Desktop's own versioned JSON format, read and written through here.
 
 (The checks of a parsed file are in :mod:`~bpe_desktop.core.model_file_checks`, the
-file's text and the atomic write in :mod:`~bpe_desktop.core.model_file_writer`; this
-module is the API and re-exports the layout constants.)
+file's text in :mod:`~bpe_desktop.core.model_file_writer`, the atomic write in
+:mod:`~bpe_desktop.core.safe_write`; this module is the API and re-exports the layout constants.)
 
 A model file holds everything of a :class:`~bpe_desktop.core.model.BPEModel` (so
 ``load_model`` of a saved model equals it field by field) plus who wrote it and when.
@@ -111,7 +111,8 @@ per line, so files diff well)::
 Writing is deterministic (the same model and ``created`` time give the same bytes),
 always ends with a newline, and is atomic: the file is written beside the target
 under a temporary name, flushed and fsynced, then renamed over the target, so a
-failure leaves any previous file untouched.
+failure leaves any previous file untouched. A stream (``-``, ``/dev/stdout``, a FIFO, a
+device) is written into instead, never replaced; other special files are refused.
 
 Reading validates everything above and raises :class:`ModelFileError` whose message
 names the file and where the problem is: a JSON path such as ``merges[17][1]``, a
