@@ -159,3 +159,10 @@ def test_dash_in_process_writes_to_sys_stdout(capsys, corpus):
     status, out, err = run(capsys, "count", corpus, "-o", "-")
     assert status == 0, err
     assert "newest\t6" in out and "saved -" in err
+
+
+def test_dev_stdout_into_a_pipe(trained):
+    done = _cli("export", "-m", trained, "--format", "subword-nmt", "-o", "/dev/stdout", "-q",
+                capture_output=True, text=True)  # stdout is a pipe here
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("#version: 0.") and done.stderr == ""
