@@ -126,14 +126,20 @@ fn add_table_word(wc: &mut Counter, rules: &TextRules, word: &str, count: u64) -
     let word = rules.normalize(word);
     if !word.is_empty() && count > 0 {
         wc.table_weight += (word.chars().count() as u128 + 1) * u128::from(count);
-        if wc.table_weight > u128::from(u64::MAX) {
-            return Err(EngineError::Config(
-                "the counts add up to more than 2^64 - 1 characters (each word's length times its \
-                 count), more than a model can record; scale the counts down"
-                    .into(),
-            ));
-        }
         wc.add(&word, count)?;
+    }
+    Ok(())
+}
+
+/// Past this, a table's words stand for more characters than a model file records (its
+/// numbers end at 2^64 - 1): said at the line that crosses it, not when saving.
+fn check_table_weight(wc: &Counter) -> Result<()> {
+    if wc.table_weight > u128::from(u64::MAX) {
+        return Err(EngineError::Config(
+            "the counts add up to more than 2^64 - 1 characters (each word's length times its \
+             count), more than a model can record; scale the counts down"
+                .into(),
+        ));
     }
     Ok(())
 }
@@ -465,9 +471,11 @@ fn parse_count_line(
     };
     if escaped {
         let word = table::unescape(word).map_err(bad)?;
-        return add_table_word(wc, rules, &word, count).map_err(at_line);
+        add_table_word(wc, rules, &word, count).map_err(at_line)?;
+    } else {
+        add_table_word(wc, rules, word, count).map_err(at_line)?;
     }
-    add_table_word(wc, rules, word, count).map_err(at_line)
+    check_table_weight(wc).map_err(at_line)
 }
 
 #[cfg(test)]
