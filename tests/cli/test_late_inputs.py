@@ -88,8 +88,7 @@ def test_a_third_column_in_a_table_is_refused_naming_file_and_line(capsys, tmp_p
     status, _, err = run(capsys, "train", "--word-counts", table, "-o", tmp_path / "m.json",
                          "--pretokenizer", "space", "--min-frequency", "1", "-q")
     assert status == 0, err
-    assert "c\td</w>" in load_model(tmp_path / "m.json").pieces or any(
-        "\t" in p for p in load_model(tmp_path / "m.json").pieces)
+    assert dict(load_model(tmp_path / "m.json").words)["c\td"] == 2
 
 
 def test_empty_files_are_skipped_with_a_warning(capsys, tmp_path, corpus):
