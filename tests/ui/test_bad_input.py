@@ -82,21 +82,27 @@ def test_bad_bytes_can_be_read_as_replacement_characters(window, qtbot, ui, trai
     assert window.training.options.errors.currentData() == "strict"
 
 
-@pytest.mark.parametrize("name, content, expected", [
-    ("picture.bin", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256)),
-     "looks like a binary file"),
-    ("empty.txt", b"", "is empty"),
-])
-def test_binary_and_empty_files_are_refused(window, qtbot, ui, trained, tmp_path, name,
-                                            content, expected):
-    path = tmp_path / name
-    path.write_bytes(content)
+def test_binary_files_are_refused(window, qtbot, ui, trained, tmp_path):
+    path = tmp_path / "picture.bin"
+    path.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256)))
     with qtbot.waitSignal(window.training.failed, timeout=30_000):
         assert train_on(window, qtbot, [path])
     assert ui.questions == []  # no offer to read a binary file as text
     title, message = ui.errors[-1]
     assert title == "Training failed"
-    assert str(path) in message and expected in message
+    assert str(path) in message and "looks like a binary file" in message
+    assert_unchanged(window, trained)
+
+
+def test_a_corpus_of_empty_files_is_refused_before_starting(window, qtbot, ui, trained,
+                                                            tmp_path):
+    # (an empty file beside others is skipped: tests/ui/test_training_empty_files.py)
+    path = tmp_path / "empty.txt"
+    path.write_bytes(b"")
+    train_on(window, qtbot, [path])
+    assert not window.training.running
+    assert ui.questions == []
+    assert ui.errors[-1] == ("Empty corpus", f"{path} is empty")
     assert_unchanged(window, trained)
 
 
