@@ -11,9 +11,11 @@ import zlib
 from typing import IO, Callable, Iterator, Sequence
 
 from bpe_desktop.core.errors import TrainingCancelled
+from bpe_desktop.core.safe_write import output_target
+from bpe_desktop.core.text_files import open_text_bytes
+from bpe_desktop.launch import EXIT_INTERRUPTED, PROG  # noqa: F401 (re-exported)
 
-PROG = "bpe-desktop"
-EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2
 ISSUES_HINT = "this is a bug in BPE Desktop; please report it"
 
 
@@ -54,6 +56,8 @@ def _wait(finished: threading.Event) -> None:
 
 def _check_output(output: str, inputs: Sequence[str]) -> None:
     """Fail before training, not after, when the model could not be saved."""
+    if output_target(output).kind == "stream":  # (a special file that is not: refused)
+        return
     if os.path.isdir(output):
         raise CliError(f"{output}: is a directory; give a file name for the model")
     directory = os.path.dirname(os.path.abspath(output))
@@ -68,6 +72,26 @@ def _check_output(output: str, inputs: Sequence[str]) -> None:
                     raise CliError(f"{output}: is also a corpus file; refusing to overwrite it")
             except OSError:
                 continue
+
+
+def _report_stream(output: str) -> IO[str]:
+    """Where a command's summary goes: standard error when its output is standard
+    output (``-o -``, ``/dev/stdout``), so the summary does not mix with the data."""
+    target = output_target(output)
+    to_stdout = target.path == "-" or target.fd == 1
+    return sys.stderr if target.kind == "stream" and to_stdout else sys.stdout
+
+
+def _without_empty(files: Sequence[str]) -> list[str]:
+    """The corpus files with content; a warning names the empty ones skipped (an error
+    when every file is empty)."""
+    from bpe_desktop.core.text_files import skipped_message, without_empty_files
+
+    kept, skipped = without_empty_files(files)
+    if skipped:
+        sys.stderr.write(f"{PROG}: warning: {skipped_message(skipped)}\n")
+        sys.stderr.flush()
+    return kept
 
 
 def _in_worker(work: Callable[[], object], cancel) -> object:
@@ -108,23 +132,29 @@ def _open_input(name: str) -> IO[bytes]:
         return buffer
     if os.path.isdir(name):
         raise CliError(f"{name}: is a directory")
-    if name.endswith(".gz"):
-        return gzip.open(name, "rb")
-    return open(name, "rb")
+    return open_text_bytes(name)  # gzip recognised by its magic bytes, as the engine does
 
 
 def _lines(name: str) -> Iterator[tuple[int, str]]:
     """(line number, text without its line break), decoded as UTF-8."""
+    for number, text, _ in _lines_with_ends(name):
+        yield number, text
+
+
+def _lines_with_ends(name: str) -> Iterator[tuple[int, str, bool]]:
+    """(line number, text without its line break, whether it had one): a last line
+    without a line break gives output without one (``encode | decode`` keeps the text)."""
     label = "standard input" if name == "-" else name
     stream = _open_input(name)
     try:
         for number, raw in enumerate(stream, 1):
-            if raw.endswith(b"\n"):
+            ended = raw.endswith(b"\n")
+            if ended:
                 raw = raw[:-1]
                 if raw.endswith(b"\r"):
                     raw = raw[:-1]
             try:
-                yield number, raw.decode("utf-8")
+                yield number, raw.decode("utf-8"), ended
             except UnicodeDecodeError as exc:
                 raise CliError(f"{label} line {number}: not valid UTF-8 "
                                f"(byte 0x{raw[exc.start]:02x} at column {exc.start + 1})"

@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import Iterator
 
-from bpe_desktop.cli._common import EXIT_OK, CliError, _lines
+from bpe_desktop.cli._common import EXIT_OK, CliError, _lines_with_ends
 from bpe_desktop.cli.compare import probability
 from bpe_desktop.cli.options import whole_number
 from bpe_desktop.core.errors import EncodeError
@@ -50,11 +50,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(run=cmd_decode)
 
 
-def _batches(name: str) -> Iterator[list[tuple[int, str]]]:
+def _batches(name: str) -> Iterator[list[tuple[int, str, str]]]:
+    """Lines of ``name`` in batches: (number, text, the line break to write after its
+    output: none when the input's last line had none, so ``encode | decode`` keeps it)."""
     size = BATCH_LINES  # read at each call, so that a test can make batches small
-    batch: list[tuple[int, str]] = []
-    for item in _lines(name):
-        batch.append(item)
+    batch: list[tuple[int, str, str]] = []
+    for number, text, ended in _lines_with_ends(name):
+        batch.append((number, text, "\n" if ended else ""))
         if len(batch) >= size:
             yield batch
             batch = []
@@ -79,7 +81,7 @@ def cmd_encode(args: argparse.Namespace) -> int:
     label = "standard input" if args.input == "-" else args.input
     out = sys.stdout
     for batch in _batches(args.input):
-        texts = [text for _, text in batch]
+        texts = [text for _, text, _ in batch]
         try:
             encoded = tok.encode_batch(texts, mode=args.mode)
         except EncodeError as exc:
@@ -90,7 +92,7 @@ def cmd_encode(args: argparse.Namespace) -> int:
             for k, arr in enumerate(encoded):
                 if (arr == tok.unk_id()).any():
                     lines[k] = " ".join(tok.encode_as_pieces(texts[k], mode=args.mode))
-        out.write("".join(line + "\n" for line in lines))
+        out.write("".join(line + end for line, (_, _, end) in zip(lines, batch)))
     out.flush()
     return EXIT_OK
 
@@ -104,7 +106,7 @@ def _encode_sampled(tok, args: argparse.Namespace) -> int:
     out = sys.stdout
     for batch in _batches(args.input):
         lines = []
-        for number, text in batch:
+        for number, text, _ in batch:
             seed = (base + number - 1) % (MAX_SEED + 1)
             try:
                 if args.ids:
@@ -115,14 +117,14 @@ def _encode_sampled(tok, args: argparse.Namespace) -> int:
                                                                seed=seed)))
             except EncodeError as exc:
                 raise CliError(f"{label} line {number}: {exc}") from None
-        out.write("".join(line + "\n" for line in lines))
+        out.write("".join(line + end for line, (_, _, end) in zip(lines, batch)))
     out.flush()
     return EXIT_OK
 
 
 def _encode_error(tok, batch, mode: str, label: str, exc: EncodeError):
     """Find which line of a failed batch is at fault, and say so."""
-    for number, text in batch:
+    for number, text, _ in batch:
         try:
             tok.encode(text, mode=mode)
         except EncodeError as line_exc:
@@ -137,21 +139,14 @@ def cmd_decode(args: argparse.Namespace) -> int:
     out = sys.stdout
     for batch in _batches(args.input):
         lines = []
-        for number, text in batch:
-            fields = text.split()
+        for number, text, _ in batch:
             try:
                 if args.pieces:
-                    lines.append(tok.decode_pieces(fields))
+                    lines.append(tok.decode_pieces(text.split()))
                 else:
-                    lines.append(tok.decode([_token_id(f) for f in fields]))
-            except (EncodeError, CliError) as exc:
+                    lines.append(tok.decode_id_text(text))
+            except EncodeError as exc:
                 raise CliError(f"{label} line {number}: {exc}") from None
-        out.write("".join(line + "\n" for line in lines))
+        out.write("".join(line + end for line, (_, _, end) in zip(lines, batch)))
     out.flush()
     return EXIT_OK
-
-
-def _token_id(text: str) -> int:
-    if not text.isascii() or not text.isdigit():
-        raise CliError(f"{text!r} is not a token id (a whole number >= 0)")
-    return int(text)

@@ -19,6 +19,8 @@ from bpe_desktop.cli._common import (
     PROG,
     CliError,
     _check_output,
+    _report_stream,
+    _without_empty,
     _fail,
     _in_worker,
 )
@@ -46,7 +48,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="corpus files, folders (every file below, sorted) or quoted glob "
                    "patterns; with --merge, word-count tables")
     p.add_argument("-o", "--output", required=True, metavar="TABLE",
-                   help="where to write the table (.tsv, or .tsv.gz to compress)")
+                   help="where to write the table (.tsv, or .tsv.gz to compress; - for "
+                   "standard output)")
     p.add_argument("--merge", action="store_true",
                    help="the inputs are word-count tables: sum them into one")
     add_train_options(p, only=TEXT_OPTIONS)
@@ -93,23 +96,24 @@ def cmd_count(args: argparse.Namespace) -> int:
         raise CliError("--merge runs locally (it is streamed); leave out --dask")
     if args.dask and not cluster.dask_available():
         raise CliError(cluster.INSTALL_HINT)
+    inputs = _without_empty(counting.expand_inputs(args.inputs))
     try:
         if args.dask:
-            with cluster.connect(args.dask) as client:
+            with cluster.connect(args.dask, log_path=_log_path()) as client:
                 if not args.quiet:
                     sys.stderr.write(f"{PROG}: Dask dashboard: {client.dashboard_link}\n")
                 table = cluster.count_on_dask(
-                    args.inputs, config, client, partition_bytes=args.partition_size,
+                    inputs, config, client, partition_bytes=args.partition_size,
                     errors=args.encoding_errors, on_progress=progress)
         else:
             cancel = CancelToken()
             if args.merge:
                 def work():
-                    return counting.merge_tables(args.inputs, config, on_progress=progress,
+                    return counting.merge_tables(inputs, config, on_progress=progress,
                                                  cancel=cancel)
             else:
                 def work():
-                    return counting.count_words(args.inputs, config, errors=args.encoding_errors,
+                    return counting.count_words(inputs, config, errors=args.encoding_errors,
                                                 on_progress=progress, cancel=cancel)
             table = _in_worker(work, cancel)
     except TrainingCancelled:
@@ -124,5 +128,16 @@ def cmd_count(args: argparse.Namespace) -> int:
         if not args.dask and not args.merge and not cluster.dask_available():
             hint = f" (to count on a cluster: {cluster.INSTALL_COMMAND}, then --dask)"
         print(f"{table.distinct_words:,} distinct words, {table.total_count:,} in all, "
-              f"{time.perf_counter() - started:.1f} s; saved {args.output}{hint}")
+              f"{time.perf_counter() - started:.1f} s; saved {args.output}{hint}",
+              file=_report_stream(args.output))
     return EXIT_OK
+
+
+def _log_path() -> str | None:
+    """The application's log file (Dask's messages go there, not to the terminal)."""
+    from bpe_desktop.paths import user_data_dir
+
+    try:
+        return str(user_data_dir() / "bpe-desktop.log")
+    except OSError:
+        return None

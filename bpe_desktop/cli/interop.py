@@ -11,6 +11,7 @@ from bpe_desktop.cli._common import (
     EXIT_OK,
     CliError,
     _check_output,
+    _report_stream,
     _fail,
     _in_worker,
     _lines,
@@ -21,6 +22,7 @@ from bpe_desktop.cli.progress import ProgressBar
 from bpe_desktop.core.errors import TrainingCancelled
 from bpe_desktop.core.formats import FORMATS
 from bpe_desktop.core.model_file import load_model, save_model
+from bpe_desktop.core.safe_write import output_target
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -35,7 +37,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("-m", "--model", required=True, metavar="MODEL")
     p.add_argument("--format", required=True, choices=tuple(FORMATS), dest="format")
-    p.add_argument("-o", "--output", required=True, metavar="PATH", help="where to write")
+    p.add_argument("-o", "--output", required=True, metavar="PATH",
+                   help="where to write (- for standard output, for a format of one file)")
     p.add_argument("--legacy-merges", action="store_true",
                    help="hf: write merges as \"left right\" strings (for old readers)")
     p.add_argument("--no-settings", action="store_true",
@@ -65,7 +68,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("path", metavar="PATH",
                    help="the file (gpt2: the folder, either file, or the prefix)")
     p.add_argument("-o", "--output", required=True, metavar="MODEL",
-                   help="where to write the model (JSON)")
+                   help="where to write the model (JSON; - for standard output)")
     p.add_argument("--recount", nargs="+", metavar="CORPUS",
                    help="corpus files (UTF-8, may be .gz) to count the merges on")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress or summary")
@@ -94,6 +97,9 @@ def cmd_export(args: argparse.Namespace) -> int:
         options["dropout"] = args.dropout
     if args.verify_lines is not None and args.verify is None:
         raise CliError("--verify-lines needs --verify FILE")
+    if args.verify is not None and output_target(args.output).kind == "stream":
+        raise CliError(f"--verify reads the written files back, but {args.output} is a "
+                       "stream; give a file name with -o")
     if os.path.exists(args.output) and os.path.exists(args.model) and \
             os.path.samefile(args.output, args.model):
         raise CliError(f"{args.output}: is the model file itself; refusing to overwrite it")
@@ -106,18 +112,17 @@ def cmd_export(args: argparse.Namespace) -> int:
             if limit is not None and number > limit:
                 break
             sample.append(text)
+    report = _report_stream(args.output)
     paths = export_model(model, args.format, args.output, **options)
     if not args.quiet:
-        print("wrote " + ", ".join(str(p) for p in paths))
+        print("wrote " + ", ".join(str(p) for p in paths), file=report)
     if sample is not None:
         result = verify_export(model, args.format, paths, sample)
         if result.first_mismatch is not None:
-            line, ours, theirs = result.first_mismatch
-            raise CliError(f"{result.summary()}; the files were written, but the first line "
-                           f"that differs is {line!r}: BPE Desktop {ours} vs "
-                           f"{result.library} {theirs}")
+            raise CliError(f"{result.summary()}; the files were written, but "
+                           f"{result.mismatch_text()}")
         if not args.quiet:
-            print(result.summary())
+            print(result.summary(), file=report)
     return EXIT_OK
 
 
@@ -148,7 +153,8 @@ def cmd_import(args: argparse.Namespace) -> int:
     save_model(model, args.output)
     if not args.quiet:
         counted = " with counts" if corpus_files else ""
+        report = _report_stream(args.output)
         print(f"{len(model.merges):,} merges{counted}, vocabulary of {model.vocab_size:,} "
-              f"tokens; saved {args.output}")
-        print(model.description)
+              f"tokens; saved {args.output}", file=report)
+        print(model.description, file=report)
     return EXIT_OK

@@ -13,6 +13,8 @@ from bpe_desktop.cli._common import (
     PROG,
     CliError,
     _check_output,
+    _report_stream,
+    _without_empty,
     _fail,
     _in_worker,
 )
@@ -31,7 +33,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("files", nargs="+", metavar="FILE", help="corpus files (UTF-8, may be .gz)")
     p.add_argument("-o", "--output", required=True, metavar="MODEL",
-                   help="where to write the model (JSON)")
+                   help="where to write the model (JSON; - for standard output)")
     p.add_argument("--word-counts", action="store_true",
                    help="the files are word<TAB>count tables, not running text (several "
                    "are summed; made by 'bpe-desktop count' or any other tool)")
@@ -52,6 +54,7 @@ def cmd_train(args: argparse.Namespace) -> int:
         if os.path.isdir(name):
             raise CliError(f"{name}: is a directory, not a corpus file")
     _check_output(args.output, args.files)
+    args.files = _without_empty(args.files)
     # Warn (and go on) before a run that may not fit in memory, not an hour into it.
     from bpe_desktop.core.memory import estimate_training_memory
 
@@ -86,7 +89,7 @@ def cmd_train(args: argparse.Namespace) -> int:
     seconds = time.perf_counter() - started
     if not args.quiet:
         print(f"{len(model.merges):,} merges, vocabulary of {model.vocab_size:,} tokens, "
-              f"{seconds:.1f} s; saved {args.output}")
+              f"{seconds:.1f} s; saved {args.output}", file=_report_stream(args.output))
     return EXIT_OK
 
 

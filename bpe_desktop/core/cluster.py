@@ -16,7 +16,10 @@ Dask is optional: ``pip install "bpe-desktop[cluster]"``.
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
+import signal
+import threading
 import time
 from dataclasses import dataclass
 from typing import Callable, Iterator, Sequence
@@ -72,26 +75,105 @@ def parse_target(spec: str) -> tuple[str, int | str]:
 
 
 @contextlib.contextmanager
-def connect(spec: str) -> Iterator[object]:
+def connect(spec: str, *, log_path: str | os.PathLike | None = None) -> Iterator[object]:
     """A Dask client: on a new ``LocalCluster`` (closed, its worker processes ended, on
-    exit) or on the running scheduler at ``spec`` (e.g. ``tcp://host:8786``)."""
+    exit) or on the running scheduler at ``spec`` (e.g. ``tcp://host:8786``).
+
+    Dask's own logging (a failed task's traceback, shutdown chatter) goes to
+    ``log_path`` (appended), not to the terminal: the error that matters reaches the
+    caller as an exception. The local workers log only what is critical.
+    """
     kind, value = parse_target(spec)
     try:
         from distributed import Client, LocalCluster
     except ImportError:
         raise ConfigError(INSTALL_HINT) from None
+    _route_dask_logging(log_path)
     if kind == "local":
         workers = value or (os.cpu_count() or 1)
-        with LocalCluster(n_workers=workers, threads_per_worker=1,
-                          processes=True) as cluster, Client(cluster) as client:
+        with _workers_without_sigint(), contextlib.ExitStack() as stack:
+            with _sigint_deferred():  # a half-made cluster cannot be closed cleanly
+                cluster = stack.enter_context(LocalCluster(
+                    n_workers=workers, threads_per_worker=1, processes=True,
+                    silence_logs=logging.CRITICAL))
+                client = stack.enter_context(Client(cluster))
             yield client
-    else:
+        return
+    try:
+        client = Client(value, timeout="20s")
+    except OSError as exc:
+        raise ConfigError(f"cannot reach the Dask scheduler at {value}: {exc}") from None
+    with client:
+        yield client
+
+
+@contextlib.contextmanager
+def _workers_without_sigint() -> Iterator[None]:
+    """Worker processes started in the block never see Ctrl-C; the command does.
+
+    A terminal sends Ctrl-C (SIGINT) to every process of the command, the workers too,
+    and each printed its own traceback. A process inherits the signal mask of the thread
+    that starts it, so each worker process is started (by multiprocessing, from Dask's
+    own thread) with SIGINT blocked; the cluster ends its workers when the command
+    stops. This process's handling is unchanged.
+    """
+    import multiprocessing.util as mp_util
+
+    spawn = getattr(mp_util, "spawnv_passfds", None)
+    if spawn is None or not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+
+    def spawn_without_sigint(*args, **kwargs):
+        previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
         try:
-            client = Client(value, timeout="20s")
-        except OSError as exc:
-            raise ConfigError(f"cannot reach the Dask scheduler at {value}: {exc}") from None
-        with client:
-            yield client
+            return spawn(*args, **kwargs)
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+    mp_util.spawnv_passfds = spawn_without_sigint
+    try:
+        yield
+    finally:
+        mp_util.spawnv_passfds = spawn
+
+
+@contextlib.contextmanager
+def _sigint_deferred() -> Iterator[None]:
+    """Ctrl-C in the main thread arrives when the block is done, not inside it."""
+    if not hasattr(signal, "pthread_sigmask") or \
+            threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
+#: The loggers of Dask's packages (each is configured apart, with its own handlers).
+_DASK_LOGGERS = ("distributed", "dask", "tornado", "asyncio", "bokeh")
+
+
+def _route_dask_logging(log_path: str | os.PathLike | None) -> None:
+    """Dask's loggers write to ``log_path`` (or nowhere) from now on.
+
+    Not undone when the cluster closes: its last messages come as the process exits (its
+    shutdown runs at exit), and they belong in the file too.
+    """
+    handler: logging.Handler = logging.NullHandler()
+    if log_path is not None:
+        try:
+            handler = logging.FileHandler(log_path, encoding="utf-8", delay=True)
+        except OSError:
+            pass
+        handler.setFormatter(logging.Formatter(
+            "%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    for name in _DASK_LOGGERS:
+        logger = logging.getLogger(name)
+        logger.handlers = [handler]
+        logger.propagate = False
 
 
 def plan_partitions(paths: Sequence[str], partition_bytes: int) -> list[Partition]:

@@ -25,6 +25,7 @@ from typing import Callable, Iterable, Sequence
 from bpe_desktop.core import _native
 from bpe_desktop.core.config import TrainConfig
 from bpe_desktop.core.errors import ConfigError, CorpusError
+from bpe_desktop.core.safe_write import write_output
 from bpe_desktop.core.training import CancelToken
 
 #: Table entries handed from the engine to the file per write.
@@ -93,42 +94,20 @@ class WordCountTable:
 
 
 def write_table_atomically(path: str | os.PathLike, chunks: Iterable[str]) -> None:
-    """Write text chunks to ``path`` atomically, gzip-compressed if it ends in ``.gz``."""
-    from bpe_desktop.core import model_file
-
+    """Write text chunks to ``path`` atomically (streamed into a stream, see
+    :mod:`.safe_write`), gzip-compressed if it ends in ``.gz``."""
     target = os.fspath(path)
-    real = os.path.realpath(target)
-    try:
-        tmp, fd = model_file._create_temp(os.path.dirname(real), os.path.basename(real))
-    except OSError as exc:
-        raise model_file._naming(exc, target) from exc
-    try:
-        with os.fdopen(fd, "wb") as raw:
-            if target.endswith(".gz"):
-                with gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0) as gz:
-                    for chunk in chunks:
-                        gz.write(chunk.encode("utf-8"))
-            else:
+
+    def write(raw) -> None:
+        if target.endswith(".gz"):
+            with gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0) as gz:
                 for chunk in chunks:
-                    raw.write(chunk.encode("utf-8"))
-            raw.flush()
-            os.fsync(raw.fileno())
-        model_file._copy_mode(real, tmp)
-        os.replace(tmp, real)
-    except OSError as exc:
-        _unlink_quietly(tmp)
-        raise model_file._naming(exc, target) from exc
-    except BaseException:
-        _unlink_quietly(tmp)
-        raise
-    model_file._fsync_dir(os.path.dirname(real))
+                    gz.write(chunk.encode("utf-8"))
+        else:
+            for chunk in chunks:
+                raw.write(chunk.encode("utf-8"))
 
-
-def _unlink_quietly(path: str) -> None:
-    try:
-        os.unlink(path)
-    except OSError:
-        pass
+    write_output(target, write)
 
 
 def expand_inputs(inputs: Sequence[str | os.PathLike]) -> list[str]:

@@ -56,6 +56,15 @@ class ExportError(BpeError):
     """
 
 
+class OutputError(BpeError):
+    """An output cannot be written safely there: a special file that is not a stream,
+    or a stream given to a format of several files. ``path`` names it."""
+
+    def __init__(self, message: str, *, path: str | None = None) -> None:
+        super().__init__(message)
+        self.path = path
+
+
 class TrainingCancelled(BpeError):
     """Training was stopped on request; no model was produced."""
 

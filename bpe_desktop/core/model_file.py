@@ -1,8 +1,8 @@
 """The model file: BPE Desktop's own versioned JSON format, read and written through here.
 
 (The checks of a parsed file are in :mod:`~bpe_desktop.core.model_file_checks`, the
-file's text and the atomic write in :mod:`~bpe_desktop.core.model_file_writer`; this
-module is the API and re-exports the layout constants.)
+file's text in :mod:`~bpe_desktop.core.model_file_writer`, the atomic write in
+:mod:`~bpe_desktop.core.safe_write`; this module is the API and re-exports the layout constants.)
 
 A model file holds everything of a :class:`~bpe_desktop.core.model.BPEModel` (so
 ``load_model`` of a saved model equals it field by field) plus who wrote it and when.
@@ -111,7 +111,8 @@ per line, so files diff well)::
 Writing is deterministic (the same model and ``created`` time give the same bytes),
 always ends with a newline, and is atomic: the file is written beside the target
 under a temporary name, flushed and fsynced, then renamed over the target, so a
-failure leaves any previous file untouched.
+failure leaves any previous file untouched. A stream (``-``, ``/dev/stdout``, a FIFO, a
+device) is written into instead, never replaced; other special files are refused.
 
 Reading validates everything above and raises :class:`ModelFileError` whose message
 names the file and where the problem is: a JSON path such as ``merges[17][1]``, a
@@ -161,12 +162,9 @@ from bpe_desktop.core.model_file_writer import (
     MergeLines,
     WordLines,
     _chunks,
-    _copy_mode,
-    _create_temp,
-    _fsync_dir,
-    _naming,
 )
 from bpe_desktop.core.release import free_gradually
+from bpe_desktop.core.safe_write import write_output
 
 #: Files larger than this are refused without being read.
 MAX_FILE_SIZE = 2 * 1024**3
@@ -308,30 +306,16 @@ def save_model(model: BPEModel, path: str | os.PathLike[str], *,
     either way a previous file at ``path`` is left as it was.
     """
     data = [_checked_dict(model, created, for_writing=True)]  # freed gradually below
-    target = os.fspath(path)
-    real = os.path.realpath(target)  # through a symlink: replace the file it points to
-    directory = os.path.dirname(real)
-    tmp: str | None = None
+
+    def write(fh) -> None:
+        # The engine's long lists come as UTF-8: written as they are, the GIL let go.
+        fh.writelines(c.encode("utf-8") if isinstance(c, str) else c
+                      for c in _chunks(data[0]))
+
     try:
-        tmp, fd = _create_temp(directory, os.path.basename(real))
-        with os.fdopen(fd, "wb", buffering=WRITE_BUFFER) as fh:
-            # The engine's long lists come as UTF-8: written as they are, the GIL let go.
-            fh.writelines(c.encode("utf-8") if isinstance(c, str) else c
-                          for c in _chunks(data[0]))
-            fh.flush()
-            os.fsync(fh.fileno())
-        _copy_mode(real, tmp)
-        os.replace(tmp, real)
-        tmp = None
-        _fsync_dir(directory)
-    except OSError as exc:
-        raise _naming(exc, target) from exc
+        # through a symlink: the file it points to is replaced; a stream is streamed into
+        write_output(path, write, buffering=WRITE_BUFFER)
     finally:
-        if tmp is not None:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
         # As many objects as the model: freed at once, 5-10 ms holding the GIL at 100,000
         # tokens, in the autosave's thread beside the GUI.
         free_gradually(data)

@@ -1,7 +1,7 @@
 """Writing a model file: its text, chunk by chunk, and the atomic replace of the target.
 
 :mod:`bpe_desktop.core.model_file` describes the layout; the package's other atomic
-writers (word-count tables, exported formats) use the same temporary-file helpers.
+writers (word-count tables, exported formats) write through :mod:`.safe_write` too.
 """
 
 from __future__ import annotations
@@ -11,62 +11,7 @@ import itertools
 import json
 import operator
 import os
-import secrets
 from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
-
-
-def _create_temp(directory: str, base: str) -> tuple[str, int]:
-    """A new file beside the target (mode 0666 less the umask, like a plain open)."""
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
-    for _ in range(100):
-        name = os.path.join(directory, f".{base}.{secrets.token_hex(6)}.tmp")
-        try:
-            return name, os.open(name, flags, 0o666)
-        except FileExistsError:
-            continue
-    raise FileExistsError(f"could not create a temporary file in {directory}")
-
-
-def _copy_mode(target: str, tmp: str) -> None:
-    """Replacing a file keeps its permissions."""
-    try:
-        mode = os.stat(target).st_mode
-    except OSError:
-        return
-    try:
-        os.chmod(tmp, mode & 0o7777)
-    except OSError:
-        pass
-
-
-def _fsync_dir(directory: str) -> None:
-    """Make the rename itself durable (POSIX; a no-op where directories can't be opened)."""
-    if os.name != "posix":
-        return
-    try:
-        fd = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
-
-
-def _naming(exc: OSError, target: str) -> OSError:
-    """``exc`` as the same OSError type, its message naming the target file."""
-    if exc.filename == target:
-        return exc
-    try:
-        if exc.errno is not None and exc.strerror:
-            new = type(exc)(exc.errno, exc.strerror, target)
-        else:
-            new = type(exc)(f"cannot write {target}: {exc}")
-    except Exception:  # an OSError subclass with an unusual constructor
-        return exc
-    return new
 
 
 _COUNT = operator.attrgetter("count")

@@ -255,6 +255,15 @@ class Tokenizer:
 
     decode_ids = decode
 
+    def decode_id_text(self, text: str) -> str:
+        """Ids written as text (whole numbers separated by white space, as one line of
+        ``encode --ids``) back to text, parsed by the engine: no Python object per id,
+        so a line of millions of ids takes memory in proportion to its bytes. A field
+        that is not an id, or an id outside the vocabulary, is an :class:`EncodeError`."""
+        if not isinstance(text, str):
+            raise EncodeError("decode_id_text takes a string")
+        return _native.call(self._native.decode_id_text, text)
+
     def decode_words(self, ids: Sequence[int], word_ends: Sequence[int]) -> str:
         """Ids back to text, each word ending at its index in ``word_ends`` (ascending)."""
         ids = [int(i) for i in ids]

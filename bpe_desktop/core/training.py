@@ -246,12 +246,20 @@ def train(
         merges=tuple(map(Merge, map(tokens.__getitem__, left), map(tokens.__getitem__, right),
                          counts)),
         corpus=_corpus_info(corpus, raw),
-        words=tuple(zip(_unpack_strings(words, word_ends), _numbers(word_counts, "Q"))),
+        words=tuple((w, c) for w, c in zip(_unpack_strings(words, word_ends),
+                                           _numbers(word_counts, "Q"))
+                    if len(w) <= MAX_KEPT_WORD_CHARS),
     )
     model = dataclasses.replace(model, final_counts=_final_counts(model, tokens, raw["words"]))
     timings = {"counting": raw["count_seconds"], "merging": raw["merge_seconds"],
                "total": total}
     return TrainResult(model=model, timings=timings, _words=raw["words"])
+
+
+#: Kept words (the model file's ``words``) longer than this are left out: text without
+#: spaces (a URL list, a base64 blob, letters of a script written without spaces) makes
+#: "words" of megabytes, which the file would hold whole and the browser could not show.
+MAX_KEPT_WORD_CHARS = 256
 
 
 def _final_counts(model: BPEModel, tokens: list[str], words) -> tuple[int, ...] | None:

@@ -79,7 +79,11 @@ def test_gpt2_words_keep_their_newline_escaped(tmp_path):
 def test_tables_without_the_header_are_read_literally(tmp_path):
     table = tmp_path / "spark.tsv"
     table.write_text("a\\nb\t3\nc\td\t2\n", encoding="utf-8")
-    assert merge_tables([table]).items() == [("a\\nb", 3), ("c\td", 2)]
+    # a tab inside a word: only where the pre-tokenizer keeps tabs in words (space)
+    assert merge_tables([table], TrainConfig(pretokenizer="space")).items() == [
+        ("a\\nb", 3), ("c\td", 2)]
+    with pytest.raises(CorpusError, match="line 2: a second tab"):
+        merge_tables([table])  # whitespace: "c<TAB>d" is a third column
 
 
 def test_merging_tables_sums_in_first_seen_order(tmp_path):

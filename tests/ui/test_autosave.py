@@ -181,14 +181,30 @@ def test_the_autosave_of_a_running_instance_is_not_offered(qtbot, ui):
     first.close_discarding()
 
 
-def test_an_unreadable_autosave_is_removed_and_logged(qtbot, ui, caplog):
+def test_an_unreadable_autosave_is_kept_aside_and_the_user_told(qtbot, ui, caplog):
     broken = autosave_dir() / "20000101-000000-1-abcdef.json"
     broken.write_text('{"format": "bpe-desktop-model", "version": 1, "merges": [')
     win = new_window(qtbot)
     with caplog.at_level(logging.ERROR, logger=autosave_module.__name__):
         win.first_run_hint()
     assert ui.questions == [] and not broken.exists()
+    kept = broken.with_name(broken.name + ".unreadable")
+    assert kept.read_text().endswith('"merges": [')
+    (title, message), = ui.errors
+    assert title == "Autosave not recovered" and str(kept) in message
     assert "cannot be read" in caplog.text and broken.name in caplog.text
+    win.close()
+    assert pending_recoveries() == []  # not offered again
+
+
+def test_temporary_files_of_killed_autosaves_go_at_start(qtbot, ui):
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    stale = autosave_dir() / f".20000101-000000-1-abcdef.json.{dead.pid}-0123456789ab.tmp"
+    stale.write_bytes(b'{"format": "bpe-desktop-model", "ver')
+    win = new_window(qtbot)
+    win.first_run_hint()
+    assert not stale.exists()
     win.close()
 
 

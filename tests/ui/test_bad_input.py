@@ -82,15 +82,9 @@ def test_bad_bytes_can_be_read_as_replacement_characters(window, qtbot, ui, trai
     assert window.training.options.errors.currentData() == "strict"
 
 
-@pytest.mark.parametrize("name, content, expected", [
-    ("picture.bin", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256)),
-     "looks like a binary file"),
-    ("empty.txt", b"", "is empty"),
-])
-def test_binary_and_empty_files_are_refused(window, qtbot, ui, trained, tmp_path, name,
-                                            content, expected):
-    path = tmp_path / name
-    path.write_bytes(content)
+def test_binary_files_are_refused(window, qtbot, ui, trained, tmp_path):
+    path, expected = tmp_path / "picture.bin", "looks like a binary file"
+    path.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256)))
     window.training.corpus.clear_files()
     window.training.corpus.add_paths([str(path)])
     window.training.options.set_config(TrainConfig(vocab_size=300))
@@ -107,7 +101,6 @@ def test_binary_and_empty_files_are_refused(window, qtbot, ui, trained, tmp_path
     ("picture.bin", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256)), "binary",
      "looks like a binary file"),
     ("utf16.txt", "hi there".encode("utf-16-le"), "not UTF-8", "UTF-16"),
-    ("empty.txt", b"", "empty", "is empty"),
 ])
 def test_unusable_corpus_files_are_marked_when_added_and_refused_before_the_save_prompt(
         window, qtbot, ui, trained, tmp_path, name, content, mark, expected):
@@ -127,6 +120,33 @@ def test_unusable_corpus_files_are_marked_when_added_and_refused_before_the_save
     assert title == "Corpus file unusable" and str(path) in message
     assert str(good) not in message
     assert ui.asked_to_save == 0  # refused before the save prompt
+    assert_unchanged(window, trained)
+
+
+def test_an_empty_file_is_marked_when_added_as_skipped_not_refused(window, qtbot, tmp_path):
+    good, empty = tmp_path / "good.txt", tmp_path / "empty.txt"
+    good.write_text("some words here\n", encoding="utf-8")
+    empty.write_bytes(b"")
+    corpus = window.training.corpus
+    corpus.clear_files()
+    window.training.options.word_counts.setChecked(False)
+    corpus.add_paths([str(good), str(empty)])
+    qtbot.waitUntil(lambda: corpus.topLevelItem(1).text(2) == "empty", timeout=10_000)
+    row = corpus.topLevelItem(1)
+    assert "skipped when training" in row.toolTip(2)
+    assert row.foreground(0).color().name() != "#d62828"
+    assert corpus.problems() == []
+
+
+def test_a_corpus_of_empty_files_is_refused_before_starting(window, qtbot, ui, trained,
+                                                            tmp_path):
+    # (an empty file beside others is skipped: tests/ui/test_training_empty_files.py)
+    path = tmp_path / "empty.txt"
+    path.write_bytes(b"")
+    train_on(window, qtbot, [path])
+    assert not window.training.running
+    assert ui.questions == []
+    assert ui.errors[-1] == ("Empty corpus", f"{path} is empty")
     assert_unchanged(window, trained)
 
 

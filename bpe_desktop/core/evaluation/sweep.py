@@ -37,10 +37,19 @@ class SweepPoint:
     parity: ParityResult | None = None
 
 
+def max_sweep_points(model: BPEModel) -> int:
+    """The most vocabulary sizes a sweep of ``model`` can have: 0 to all its merges."""
+    return len(model.merges) + 1
+
+
 def sweep_merge_counts(model: BPEModel, points: int = DEFAULT_SWEEP_POINTS) -> list[int]:
     """Merge counts whose vocabulary sizes are log-spaced from the alphabet (0 merges)
-    to the full model; each the fewest merges reaching its size, duplicates dropped."""
+    to the full model; each the fewest merges reaching its size, duplicates dropped.
+
+    There are only ``merges + 1`` distinct merge counts, so more points than that are
+    taken as that many (the targets are built before duplicates go)."""
     total = len(model.merges)
+    points = min(points, max_sweep_points(model))
     if points < 2 or total == 0:
         return sorted({0, total})
     low, high = model.vocab_size_at(0), model.vocab_size_at(total)

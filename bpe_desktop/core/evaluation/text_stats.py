@@ -33,6 +33,7 @@ import numpy as np
 
 from bpe_desktop.core.errors import CorpusError
 from bpe_desktop.core.model import BPEModel
+from bpe_desktop.core.text_files import GZIP_ERRORS, open_text_bytes
 
 #: Rényi efficiency's order α (Zouhar et al. 2023 found 2.5 correlates best with BLEU).
 RENYI_ALPHA = 2.5
@@ -275,12 +276,15 @@ def _read_lines(paths: Sequence[str | os.PathLike]):
             raise CorpusError(f"{path}: no such text file", path=path, reason="missing")
         try:
             yield from _decoded_lines(path)
+        except GZIP_ERRORS as exc:  # before OSError: BadGzipFile is one
+            raise CorpusError(f"{path}: not a readable gzip file ({exc})", path=path,
+                              reason="unreadable") from None
         except OSError as exc:
             raise CorpusError(f"{path}: cannot read ({exc.strerror})", path=path) from None
 
 
 def _decoded_lines(path: str):
-    with open(path, "rb") as stream:
+    with open_text_bytes(path) as stream:
         for number, raw in enumerate(stream, 1):
             try:
                 text = raw.decode("utf-8")

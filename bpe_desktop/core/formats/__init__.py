@@ -29,7 +29,10 @@ sentencepiece, tiktoken, fastBPE and YouTokenToMe, and for tokenizer.json / GPT-
 when an earlier merge uses that token.
 
 Every file is written atomically (a temporary file, fsynced, then renamed), so a failed
-export leaves earlier files as they were. A format that cannot express a model's
+export leaves earlier files as they were; the files of gpt2, tiktoken and fastbpe come
+with their checksum list ``FIRST.sha256``, checked on import, so that a set left mixed by
+an interrupted export is refused (:mod:`bpe_desktop.core.safe_write`). A single file
+may be written to a stream (``-``: standard output). A format that cannot express a model's
 conventions is refused with :class:`ExportError`, never written approximately: see
 :func:`export_problem`. Each format module's docstring lists exactly what is written and
 the differences that lie outside any file (for example how a peer treats text that

@@ -12,6 +12,7 @@ from typing import Any, Container, Iterable, Mapping, Sequence
 
 from bpe_desktop.core import model_file as _model_file
 from bpe_desktop.core import model_file_checks as _checks
+from bpe_desktop.core.safe_write import check_set, write_files, write_set  # noqa: F401
 from bpe_desktop.core.config import MAX_VOCAB, SpecialToken, TrainConfig
 from bpe_desktop.core.errors import ConfigError, ModelFileError
 from bpe_desktop.core.model import BPEModel, CorpusFile, CorpusInfo, Merge, explicit_ids_problem
@@ -28,50 +29,8 @@ ROLE_OF_PIECE = {
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-# -- writing ----------------------------------------------------------------------------
-
-
-def write_files(files: Sequence[tuple[Path, bytes]]) -> list[Path]:
-    """Write each ``(path, data)`` atomically, as :func:`save_model` writes a model.
-
-    All temporary files are written and fsynced first and only then renamed over the
-    targets, so a failure while writing (a full disk, say) leaves every previous file
-    as it was and no temporary file behind. Raises :class:`OSError` naming the file.
-    """
-    pending: list[tuple[str, str, str]] = []  # (target as given, real target, temp)
-    try:
-        for path, data in files:
-            target = os.fspath(path)
-            real = os.path.realpath(target)
-            try:
-                tmp, fd = _model_file._create_temp(os.path.dirname(real),
-                                                   os.path.basename(real))
-            except OSError as exc:
-                raise _model_file._naming(exc, target) from exc
-            pending.append((target, real, tmp))
-            try:
-                with os.fdopen(fd, "wb") as fh:
-                    fh.write(data)
-                    fh.flush()
-                    os.fsync(fh.fileno())
-            except OSError as exc:
-                raise _model_file._naming(exc, target) from exc
-            _model_file._copy_mode(real, tmp)
-        while pending:
-            target, real, tmp = pending[0]
-            try:
-                os.replace(tmp, real)
-            except OSError as exc:
-                raise _model_file._naming(exc, target) from exc
-            pending.pop(0)
-            _model_file._fsync_dir(os.path.dirname(real))
-    finally:
-        for _, _, tmp in pending:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
-    return [Path(p) for p, _ in files]
+# -- writing: write_files (each file atomically, or one streamed), write_set (files that
+# belong together, with their checksum list) and check_set come from core.safe_write ----
 
 
 # -- facts about a model that decide what a format can hold -------------------------------

@@ -121,7 +121,7 @@ def export(model: BPEModel, path: str | os.PathLike, vocab: bool = False) -> lis
     files = [(Path(path), codes_text(model).encode("utf-8"))]
     if vocab:
         files.append((vocab_path(path), vocab_text(model).encode("utf-8")))
-    return _common.write_files(files)
+    return _common.write_set(files)
 
 
 def load(path: str | os.PathLike) -> BPEModel:

@@ -27,7 +27,9 @@ from pathlib import Path
 from bpe_desktop.core.config import TrainConfig
 from bpe_desktop.core.model import BPEModel
 from bpe_desktop.core.pieces import CHAR_BYTES
+from bpe_desktop.core.errors import OutputError
 from bpe_desktop.core.formats import _common
+from bpe_desktop.core.safe_write import output_target
 
 LABEL = "GPT-2 vocab.json + merges.txt"
 HEADER = "#version: 0.2"
@@ -71,11 +73,15 @@ def merges_text(model: BPEModel) -> str:
 
 
 def export(model: BPEModel, path: str | os.PathLike) -> list[Path]:
+    if output_target(path).kind == "stream":
+        raise OutputError(f"{os.fspath(path)}: is a stream, but GPT-2 files are two "
+                          "(vocab.json and merges.txt); give a folder or a file name",
+                          path=os.fspath(path))
     vocab, merges = file_pair(path)
     if os.fspath(path).endswith((os.sep, "/")) and not vocab.parent.exists():
         vocab.parent.mkdir()
-    return _common.write_files([(vocab, vocab_text(model).encode("utf-8")),
-                                (merges, merges_text(model).encode("utf-8"))])
+    return _common.write_set([(vocab, vocab_text(model).encode("utf-8")),
+                              (merges, merges_text(model).encode("utf-8"))])
 
 
 # -- import -----------------------------------------------------------------------------
@@ -87,6 +93,7 @@ def load(path: str | os.PathLike) -> BPEModel:
         if not p.is_file():
             raise _common.import_error(p, None, "not found (GPT-2 files come in pairs: "
                                        "vocab.json and merges.txt)")
+    _common.check_set([vocab_path, merges_path])
     vocab = _read_vocab(vocab_path)
     merges = _read_merges(merges_path, vocab)
     # Special tokens (<|endoftext|>) are the entries that are neither a byte nor made by

@@ -151,6 +151,7 @@ def read_proto(path: str | os.PathLike, data: bytes) -> dict[str, Any]:
     pieces: list[tuple[str, float, int]] = []
     trainer: dict[int, Any] = {}
     normalizer: dict[int, Any] = {}
+    present: set[str] = set()
     context = ""  # the field being read, for errors: "pieces[3].score"
     try:
         for field, _, value, at in pw.fields(data):
@@ -171,6 +172,7 @@ def read_proto(path: str | os.PathLike, data: bytes) -> dict[str, Any]:
                 pieces.append((piece, score, kind))
             elif field in (MODEL_TRAINER, MODEL_NORMALIZER):
                 context = "trainer_spec" if field == MODEL_TRAINER else "normalizer_spec"
+                present.add(context)
                 into = trainer if field == MODEL_TRAINER else normalizer
                 for f, _, v, a in pw.fields(pw.as_bytes(value, at), at):
                     into[f] = (v, a)
@@ -178,7 +180,8 @@ def read_proto(path: str | os.PathLike, data: bytes) -> dict[str, Any]:
     except pw.WireError as exc:
         where = f"{context}, byte offset {exc.offset}" if context else f"byte offset {exc.offset}"
         raise _common.import_error(path, where, f"not a sentencepiece model: {exc}") from None
-    return {"pieces": pieces, "trainer": trainer, "normalizer": normalizer}
+    return {"pieces": pieces, "trainer": trainer, "normalizer": normalizer,
+            "present": present}
 
 
 def load(path: str | os.PathLike) -> BPEModel:
@@ -186,6 +189,11 @@ def load(path: str | os.PathLike) -> BPEModel:
     pieces, trainer, normalizer = proto["pieces"], proto["trainer"], proto["normalizer"]
     if not pieces:
         raise _common.import_error(path, None, "not a sentencepiece model: it has no pieces")
+    if "trainer_spec" not in proto["present"]:
+        # A cut just after a piece parses; the trainer's defaults would read as unigram.
+        raise _common.import_error(path, None, f"the file is truncated: it ends after "
+                                   f"{len(pieces):,} pieces, without the trainer_spec "
+                                   "that follows them in every sentencepiece model")
 
     def trainer_int(field: int, default: int) -> int:
         if field not in trainer:

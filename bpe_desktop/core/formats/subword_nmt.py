@@ -102,6 +102,10 @@ def load(path: str | os.PathLike) -> BPEModel:
                                        f"listed twice (also line {seen[pair]})")
         seen[pair] = number
         merges.append(pair)
+    if not merges:  # as the export refuses to write one
+        raise _common.import_error(path, None, "holds no merges: subword-nmt's apply_bpe "
+                                   "cannot read codes without a single merge (it takes the "
+                                   "file for malformed), so these are not codes")
     boundary = "eow-suffix" if version == "0.2" else "eow-symbol"
     notes = [f"codes version {version}"]
     # The codes have no unknown token; BPE Desktop's must not be one of their tokens.

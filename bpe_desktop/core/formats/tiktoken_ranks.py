@@ -103,7 +103,7 @@ def export(model: BPEModel, path: str | os.PathLike, *, sidecar: bool = True) ->
     if sidecar:
         text = json.dumps(settings(model, Path(path).name), ensure_ascii=False, indent=1)
         files.append((settings_path(path), (text + "\n").encode("utf-8")))
-    return _common.write_files(files)
+    return _common.write_set(files)
 
 
 # -- import -----------------------------------------------------------------------------
@@ -112,6 +112,7 @@ def export(model: BPEModel, path: str | os.PathLike, *, sidecar: bool = True) ->
 def load(path: str | os.PathLike, *, pattern: str | None = None,
          special_tokens: dict[str, int] | None = None) -> BPEModel:
     """Read a ranks file; pattern and special tokens from ``PATH.json`` unless given."""
+    _common.check_set([path, settings_path(path)])  # a ranks file and another's settings
     side = _read_settings(path)
     pattern = pattern if pattern is not None else side.get("pat_str")
     specials_raw = special_tokens if special_tokens is not None else side.get("special_tokens", {})

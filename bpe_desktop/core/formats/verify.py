@@ -54,6 +54,23 @@ class Verification:
     library_version: str
     #: (line, our tokens, the peer's tokens) for the first line that differs.
     first_mismatch: tuple[str, list[str], list[str]] | None
+    #: The sample line (1 = first) of ``first_mismatch``.
+    first_mismatch_line: int | None = None
+
+    def mismatch_text(self) -> str | None:
+        """Where the first differing line differs, short whatever the line's length:
+        its number, the first token that differs and a few tokens around it."""
+        if self.first_mismatch is None:
+            return None
+        line, ours, theirs = self.first_mismatch
+        k = next((i for i, (a, b) in enumerate(zip(ours, theirs)) if a != b),
+                 min(len(ours), len(theirs)))
+        start = max(0, k - MISMATCH_CONTEXT)
+        where = f"line {self.first_mismatch_line:,}" if self.first_mismatch_line else "a line"
+        shown = _cut(line, MISMATCH_LINE_CHARS)
+        return (f"{where} ({len(line):,} characters: {shown!r}) differs from token "
+                f"{k + 1:,}: BPE Desktop {_window(ours, start, k)} vs {self.library} "
+                f"{_window(theirs, start, k)}")
 
     @property
     def percent(self) -> float:
@@ -76,6 +93,24 @@ class Verification:
         else:
             share = f"{min(99.9, math.floor(self.percent * 10) / 10):.1f}%"
         return f"verified on {self.lines:,} lines with {who}: {share}"
+
+
+#: A differing line is shown cut to this many characters, with this many tokens before
+#: the first differing one and a few after (a one-line file can be 200 KB).
+MISMATCH_LINE_CHARS = 80
+MISMATCH_CONTEXT = 3
+MISMATCH_TOKEN_CHARS = 40
+
+
+def _cut(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
+def _window(tokens: Sequence[str], start: int, k: int) -> str:
+    shown = [repr(_cut(t, MISMATCH_TOKEN_CHARS)) for t in tokens[start:k + MISMATCH_CONTEXT + 1]]
+    before = "…, " if start else ""
+    after = ", …" if len(tokens) > k + MISMATCH_CONTEXT + 1 else ""
+    return f"[{before}{', '.join(shown)}{after}]"
 
 
 def verify_export(model: BPEModel, fmt: str, paths: Sequence[Path], sample: Sequence[str]
@@ -112,16 +147,18 @@ def verify_export(model: BPEModel, fmt: str, paths: Sequence[Path], sample: Sequ
                           f"{type(exc).__name__}: {exc}") from None
     ours = _ours_for(fmt, model)
     agreed = 0
-    first = None
-    for line, theirs in zip(lines, theirs_all):
+    first = first_line = None
+    for number, (line, theirs) in enumerate(zip(lines, theirs_all), 1):
         mine = ours(line)
         if mine == theirs:
             agreed += 1
         elif first is None:
             first = (line, peer.show(model, mine), peer.show(model, theirs))
+            first_line = number
     return Verification(fmt=fmt, lines=len(lines), agreed=agreed,
                         library=_DISTRIBUTIONS.get(info.peer, info.peer),
-                        library_version=version, first_mismatch=first)
+                        library_version=version, first_mismatch=first,
+                        first_mismatch_line=first_line)
 
 
 def missing_peer_message(package: str) -> str:

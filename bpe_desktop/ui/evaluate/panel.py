@@ -44,6 +44,7 @@ from bpe_desktop.core.evaluation import (
     evaluate,
     read_gold,
 )
+from bpe_desktop.core.evaluation.sweep import max_sweep_points
 from bpe_desktop.core.evaluation.tables import (
     GOLD_HEADERS,
     PARITY_HEADERS,
@@ -80,6 +81,8 @@ GOLD_FILTER = "All files (*);;Gold segmentations (*.tsv *.txt *.csv)"
 AUTO_FORMAT = "recognise automatically"
 #: Result tabs, in order (also the names export_csv / export_plot take).
 TABS = ("summary", "words", "parity", "sizes")
+#: The most vocabulary sizes the form offers (a model with fewer merges offers fewer).
+SWEEP_SPIN_MAX = 200
 
 
 class HtmlDelegate(QStyledItemDelegate):
@@ -155,6 +158,9 @@ class EvaluatePanel(QWidget):
         if self.runner.running:
             self.runner.shutdown()
         self._model = model
+        # more sizes than merge counts (0 to all merges) would only repeat points
+        most = SWEEP_SPIN_MAX if model is None else min(SWEEP_SPIN_MAX, max_sweep_points(model))
+        self.sweep_points.setMaximum(max(2, most))
         if model is not None and model is self._handed_over and self.report is not None:
             # "Use this size": the curves stay, the current-size mark moves
             self.sweep_plots.set_points(self.report.sweep, model.vocab_size)
@@ -270,7 +276,7 @@ class EvaluatePanel(QWidget):
         self.sweep_check.setChecked(Settings().value("evaluate/sweep", "true") in (True, "true"))
         self.sweep_check.toggled.connect(lambda on: Settings().set_value("evaluate/sweep", on))
         self.sweep_points = QSpinBox()
-        self.sweep_points.setRange(2, 200)
+        self.sweep_points.setRange(2, SWEEP_SPIN_MAX)
         self.sweep_points.setValue(DEFAULT_SWEEP_POINTS)
         self.sweep_points.setSuffix(" sizes")
         sweep_row = QHBoxLayout()

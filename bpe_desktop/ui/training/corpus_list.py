@@ -26,6 +26,8 @@ PROBLEM_ROLE = Qt.ItemDataRole.UserRole + 1
 PROBLEM_LABELS = {"binary": "binary", "other-encoding": "not UTF-8", "missing": "missing",
                   "empty": "empty"}
 PROBLEM_COLOR = "#d62828"
+#: An empty file is skipped when training (and only a corpus of empty files refused).
+SKIPPED_COLOR = "#808080"
 
 # Files taken from a dropped folder; anything else there (images, archives) is skipped.
 TEXT_SUFFIXES = {".txt", ".text", ".gz", ".tsv", ".tok", ".raw", ".md", ".csv", ".conllu", ""}
@@ -121,7 +123,8 @@ class CorpusList(QTreeWidget):
         return missing
 
     def problems(self) -> list[tuple[str, str]]:
-        """(path, why) of the files found unusable when counted (binary, empty, ...)."""
+        """(path, why) of the files training would refuse (binary, not UTF-8, ...); empty
+        files are skipped, not refused."""
         out = []
         for i in range(self.topLevelItemCount()):
             item = self.topLevelItem(i)
@@ -219,13 +222,15 @@ class CorpusList(QTreeWidget):
             if item.data(0, Qt.ItemDataRole.UserRole) != path:
                 continue
             problem = None
-            if isinstance(lines, BaseException):
+            empty = (not isinstance(lines, BaseException) and not tables and lines == 0) or \
+                getattr(lines, "reason", None) == "empty"
+            if empty:  # skipped when training, as the command line does: not a refusal
+                problem = ("empty", f"{path} is empty: it is skipped when training")
+                item.setData(2, Qt.ItemDataRole.UserRole, 0)
+            elif isinstance(lines, BaseException):
                 problem = (PROBLEM_LABELS.get(getattr(lines, "reason", None), "unreadable"),
                            str(lines))
                 item.setData(2, Qt.ItemDataRole.UserRole, -1)
-            elif not tables and lines == 0:
-                problem = ("empty", f"{path} is empty: there is nothing to learn from")
-                item.setData(2, Qt.ItemDataRole.UserRole, 0)
             elif tables:
                 words, total = lines
                 item.setText(2, f"{words:,} / {total:,}")
@@ -234,16 +239,19 @@ class CorpusList(QTreeWidget):
             else:
                 item.setText(2, f"{lines:,}")
                 item.setData(2, Qt.ItemDataRole.UserRole, lines)
-            self._mark(item, problem)
-            if problem:
+            self._mark(item, problem, refused=not empty)
+            if problem and not empty:
                 self.message.emit(f"Cannot train on {problem[1]}")
         self.stats_changed.emit()
 
     @staticmethod
-    def _mark(item: QTreeWidgetItem, problem: tuple[str, str] | None) -> None:
-        """Show a file's problem in its row (red, the reason in the tooltip), or none."""
-        item.setData(0, PROBLEM_ROLE, problem[1] if problem else None)
-        brush = QBrush(QColor(PROBLEM_COLOR)) if problem else QBrush()
+    def _mark(item: QTreeWidgetItem, problem: tuple[str, str] | None,
+              refused: bool = True) -> None:
+        """Show a file's problem in its row (red when training would refuse the file, grey
+        when it is only skipped; the reason in the tooltip), or none."""
+        item.setData(0, PROBLEM_ROLE, problem[1] if problem and refused else None)
+        colour = PROBLEM_COLOR if refused else SKIPPED_COLOR
+        brush = QBrush(QColor(colour)) if problem else QBrush()
         for column in range(3):
             item.setForeground(column, brush)
         if problem:

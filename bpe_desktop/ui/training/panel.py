@@ -34,6 +34,7 @@ from bpe_desktop.core import (
 from bpe_desktop.core.eta import StageEta, stage_eta
 from bpe_desktop.core.formatting import describe_config, format_bytes, format_seconds
 from bpe_desktop.core.memory import MemoryEstimate, estimate_training_memory
+from bpe_desktop.core.text_files import skipped_message, without_empty_files
 from bpe_desktop.core.training import REPLACEABLE_REASONS
 from bpe_desktop.paths import resource_path
 from bpe_desktop.ui.common import dialogs
@@ -289,12 +290,21 @@ class TrainingPanel(QWidget):
             return False
         paths = self.corpus.paths()
         try:
+            kept, skipped = without_empty_files(paths)
+        except BpeError as exc:  # every file is empty
+            dialogs.show_error(self, "Empty corpus", str(exc))
+            return False
+        try:
             config = self.options.config()
-            corpus = Corpus.from_files(paths, word_counts=self.options.word_counts.isChecked(),
+            corpus = Corpus.from_files(kept, word_counts=self.options.word_counts.isChecked(),
                                        errors=self.options.errors.currentData())
         except BpeError as exc:
             dialogs.show_error(self, "Invalid training options", str(exc))
             return False
+        if skipped:  # one empty file in a folder of texts does not stop a run
+            message = skipped_message(skipped)
+            self.log(message[:1].upper() + message[1:])
+        paths = kept
         self._started_at = time.monotonic()
         self._run = (corpus, config)
         self.plot.clear_counts()  # its step axis is set with the first progress

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Callable
 from PySide6.QtCore import QLockFile, QObject, QTimer, Signal, Slot
 
 from bpe_desktop.core import BpeError, BPEModel, load_model, save_model
+from bpe_desktop.core.safe_write import process_alive, remove_stale_temps
 from bpe_desktop.paths import user_data_dir
 from bpe_desktop.ui.common import dialogs
 from bpe_desktop.ui.common.background import WhenIdle
@@ -42,6 +43,10 @@ log = logging.getLogger(__name__)
 
 SUFFIX = ".json"
 LOCK_SUFFIX = ".lock"
+
+
+#: What an autosave that could not be read is renamed to (kept, never offered again).
+UNREADABLE_SUFFIX = ".unreadable"
 
 
 def autosave_dir() -> Path:
@@ -77,27 +82,8 @@ def _owner_gone(lock_path: Path) -> bool:
         return False
     if pid <= 0 or pid == os.getpid():
         return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return True
-    except OSError:  # alive, another user's
-        pass
-    started = _process_start_time(pid)
     # a process started after the lock was written cannot be the one that wrote it
-    return started is not None and started > written + 1.0
-
-
-def _process_start_time(pid: int) -> float | None:
-    """When ``pid`` started (seconds since the epoch), where /proc tells (Linux)."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-        boot = next(int(line.split()[1]) for line in
-                    Path("/proc/stat").read_text().splitlines() if line.startswith("btime "))
-        ticks = int(stat[stat.rindex(")") + 2:].split()[19])  # field 22: starttime
-        return boot + ticks / os.sysconf("SC_CLK_TCK")
-    except (OSError, ValueError, IndexError, StopIteration):
-        return None
+    return not process_alive(pid, since=written)
 
 
 def _remove(path: Path) -> None:
@@ -263,6 +249,8 @@ def pending_recoveries(folder: Path | None = None) -> list[Recovery]:
     A file whose lock is held belongs to a running instance and is left alone.
     """
     folder = folder or autosave_dir()
+    # writes of killed sessions (each can be as large as a model) go; live ones stay
+    remove_stale_temps(folder)
     for lock_path in folder.glob(f"*{LOCK_SUFFIX}"):
         if _owner_gone(lock_path):  # a killed instance's: the file is offered, the lock goes
             _remove(lock_path)
@@ -281,11 +269,29 @@ def pending_recoveries(folder: Path | None = None) -> list[Recovery]:
     return found
 
 
+def _set_aside(window: WindowHost, recovery: Recovery, exc: Exception) -> None:
+    """An autosave that cannot be read: renamed so it is not offered again, and the
+    user told where it is (it may still hold something worth a look)."""
+    kept = recovery.path.with_name(recovery.path.name + UNREADABLE_SUFFIX)
+    try:
+        os.replace(recovery.path, kept)
+    except OSError as move_error:
+        log.error("could not set aside the unreadable autosave %s: %s", recovery.path,
+                  move_error)
+        kept = recovery.path
+    recovery.release()
+    log.error("the autosave %s cannot be read; kept as %s: %s", recovery.path, kept, exc)
+    dialogs.show_error(window, "Autosave not recovered",
+                       f"BPE Desktop did not close normally last time, but the model it "
+                       f"autosaved {recovery.when()} cannot be read: {exc}\n\nThe file is "
+                       f"kept as {kept}.")
+
+
 def offer_recovery(window: WindowHost) -> bool:
     """At startup: offer the newest autosave left by a crash; True if one was recovered.
 
-    Declined autosaves are deleted; one that cannot be read is deleted with a log entry
-    (it holds nothing recoverable). Autosaves older than an accepted one stay for the
+    Declined autosaves are deleted; one that cannot be read is renamed (``.unreadable``)
+    and the user told. Autosaves older than an accepted one stay for the
     next start.
     """
     pending = pending_recoveries()
@@ -294,8 +300,7 @@ def offer_recovery(window: WindowHost) -> bool:
             model = run_modal(window, "Reading the autosaved model…",
                               lambda path=recovery.path: load_model(path))
         except (BpeError, OSError) as exc:
-            log.error("the autosave %s cannot be read and is removed: %s", recovery.path, exc)
-            recovery.discard()
+            _set_aside(window, recovery, exc)
             continue
         question = (f"BPE Desktop did not close normally last time. Recover the unsaved "
                     f"model from {recovery.when()}?\n\n{model.vocab_size:,} tokens, "

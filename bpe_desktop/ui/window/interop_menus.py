@@ -424,9 +424,7 @@ class InteropMenus(QObject):
             summary = verification.summary()
             text = f"Exported to {where}.\n{summary[:1].upper()}{summary[1:]}."
             if verification.first_mismatch is not None:
-                line, ours, theirs = verification.first_mismatch
-                text += (f"\nFirst difference, on “{line[:200]}”:\n  BPE Desktop: {ours[:40]}"
-                         f"\n  {verification.library}: {theirs[:40]}")
+                text += f"\nFirst difference: {verification.mismatch_text()}"
         self._report(text)
         if isinstance(verification, Verification) and verification.agreed < verification.lines:
             dialogs.show_error(self.window, "Export differs from BPE Desktop", text)

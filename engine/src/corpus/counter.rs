@@ -30,6 +30,10 @@ pub struct Counter {
     /// slots, so ids fit in log2(slots) bits; the bits above hold a tag, high bits of
     /// the word's hash, which rules out most other words without reading their text.
     id_mask: u32,
+    /// What the words counted stand for, `(length + 1) × count` summed: kept within
+    /// 2^64 - 1 for word-count tables (checked line by line as they are read), so that
+    /// the corpus's characters and every pair count fit in the model file.
+    pub table_weight: u128,
 }
 
 /// Words of at most this many bytes are hashed from their bytes read as one integer.

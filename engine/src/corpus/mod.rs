@@ -125,7 +125,21 @@ fn no_words(paths: &[PathBuf]) -> EngineError {
 fn add_table_word(wc: &mut Counter, rules: &TextRules, word: &str, count: u64) -> Result<()> {
     let word = rules.normalize(word);
     if !word.is_empty() && count > 0 {
+        wc.table_weight += (word.chars().count() as u128 + 1) * u128::from(count);
         wc.add(&word, count)?;
+    }
+    Ok(())
+}
+
+/// Past this, a table's words stand for more characters than a model file records (its
+/// numbers end at 2^64 - 1): said at the line that crosses it, not when saving.
+fn check_table_weight(wc: &Counter) -> Result<()> {
+    if wc.table_weight > u128::from(u64::MAX) {
+        return Err(EngineError::Config(
+            "the counts add up to more than 2^64 - 1 characters (each word's length times its \
+             count), more than a model can record; scale the counts down"
+                .into(),
+        ));
     }
     Ok(())
 }
@@ -393,6 +407,17 @@ impl TableLines {
     }
 }
 
+/// Whether the pre-tokenizer makes `word` whole (it splits it at none of its characters).
+fn is_one_word(rules: &TextRules, word: &str) -> bool {
+    let mut pieces = 0;
+    let mut whole = false;
+    rules.split_words(word, &mut |w| {
+        pieces += 1;
+        whole = w.len() == word.len();
+    });
+    pieces == 1 && whole
+}
+
 /// One `word<TAB>count` line; blank lines are skipped.
 fn parse_count_line(
     wc: &mut Counter,
@@ -424,11 +449,33 @@ fn parse_count_line(
     if word.is_empty() {
         return Err(bad("the word is empty".into()));
     }
+    // A tab inside a word that the pre-tokenizer would not make whole is a third column
+    // (`the\t5000\t1`), not a word; escaped tables write a word's tabs as `\t`.
+    if word.contains('\t') && (escaped || !is_one_word(rules, word)) {
+        return Err(bad(format!(
+            "a second tab character: the line has more than two columns (the word would \
+             be {:?})",
+            word.chars().take(60).collect::<String>()
+        )));
+    }
+    // A sum out of range is reported at the line that took it there.
+    let at_line = |e: EngineError| match e {
+        EngineError::Config(why) => EngineError::Corpus(Box::new(CorpusFault {
+            message: format!("{}, line {line_no}: {why}", shown(path)),
+            problem: CorpusProblem::BadLine,
+            path: Some(path.to_path_buf()),
+            offset: None,
+            line: Some(line_no),
+        })),
+        other => other,
+    };
     if escaped {
         let word = table::unescape(word).map_err(bad)?;
-        return add_table_word(wc, rules, &word, count);
+        add_table_word(wc, rules, &word, count).map_err(at_line)?;
+    } else {
+        add_table_word(wc, rules, word, count).map_err(at_line)?;
     }
-    add_table_word(wc, rules, word, count)
+    check_table_weight(wc).map_err(at_line)
 }
 
 #[cfg(test)]

@@ -1,0 +1,61 @@
+"""Ctrl-C while the command is still importing its modules ends it as a later Ctrl-C
+does: one line, exit status 130, no traceback."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from bpe_desktop.cli.train import HOLD_FOR_CANCEL_ENV
+from tests.cli.support import REPO
+
+#: The installed script's code, saying when it is about to start the command.
+STARTER = ("import sys; from bpe_desktop.launch import main; sys.stderr.write('ready\\n'); "
+           "sys.stderr.flush(); sys.exit(main())")
+
+
+@pytest.mark.parametrize("delay", [0.01, 0.05, 0.15])
+def test_ctrl_c_during_imports_exits_130_quietly(tmp_path, corpus, delay):
+    # training holds until cancelled, so a late signal cannot find the command finished
+    env = dict(os.environ, PYTHONPATH=str(REPO), **{HOLD_FOR_CANCEL_ENV: "1"})
+    proc = subprocess.Popen(
+        [sys.executable, "-c", STARTER, "train", str(corpus), "-o", str(tmp_path / "m.json"),
+         "-q"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+        # as from a terminal (a background test run would pass SIGINT on ignored)
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    try:
+        assert proc.stderr.readline() == "ready\n"
+        time.sleep(delay)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert "Traceback" not in err
+    assert proc.returncode == 130, err
+    assert err.splitlines()[-1].startswith("bpe-desktop: error: ")
+    assert len(err.splitlines()) == 1, err
+    assert not (tmp_path / "m.json").exists()
+
+
+def test_an_import_interrupted_in_process_is_exit_130(monkeypatch, capsys):
+    """The same, without timing: the import of the command line itself is interrupted."""
+    from bpe_desktop import launch
+
+    class Interrupting:
+        def find_spec(self, name, path=None, target=None):
+            if name == "bpe_desktop.cli":
+                raise KeyboardInterrupt
+            return None
+
+    monkeypatch.delitem(sys.modules, "bpe_desktop.cli")
+    monkeypatch.setattr(sys, "meta_path", [Interrupting(), *sys.meta_path])
+    assert launch.main(["--version"]) == 130
+    assert capsys.readouterr().err == "bpe-desktop: error: interrupted\n"

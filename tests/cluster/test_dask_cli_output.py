@@ -1,0 +1,52 @@
+"""``count --dask``: a bad file or Ctrl-C is one line for the user; Dask's own messages
+(worker tracebacks, shutdown chatter) go to the log file."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from tests.cli.support import REPO
+
+
+def _start(tmp_path, *inputs):
+    env = dict(os.environ, PYTHONPATH=str(REPO), BPE_DESKTOP_DATA_DIR=str(tmp_path / "data"))
+    return subprocess.Popen(
+        [sys.executable, "-m", "bpe_desktop", "count", "--dask", "local:2", *map(str, inputs),
+         "-o", str(tmp_path / "t.tsv"), "-q"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+        # its own process group, as a terminal's foreground job: Ctrl-C reaches every
+        # process of it, the workers too
+        start_new_session=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+
+
+def test_a_bad_file_is_one_line(tmp_path):
+    good, bad = tmp_path / "good.txt", tmp_path / "bad.txt"
+    good.write_text("some words here\n" * 20, encoding="utf-8")
+    bad.write_bytes(b"fine line\n\xff\xfe broken\n")
+    proc = _start(tmp_path, good, bad)
+    out, err = proc.communicate(timeout=180)
+    assert proc.returncode == 1
+    assert err.count("\n") == 1 and err.startswith("bpe-desktop: error: "), err
+    assert str(bad) in err and "Traceback" not in err
+    assert not (tmp_path / "t.tsv").exists()
+
+
+@pytest.mark.parametrize("delay", [0.5, 1.0, 1.8])
+def test_ctrl_c_while_the_cluster_starts_is_one_line(tmp_path, delay):
+    # starting two worker processes takes seconds (about 3 here), the signal comes first
+    text = tmp_path / "c.txt"
+    text.write_text("some words here\n" * 2000, encoding="utf-8")
+    proc = _start(tmp_path, text)
+    time.sleep(delay)
+    os.killpg(proc.pid, signal.SIGINT)
+    _, err = proc.communicate(timeout=180)
+    assert proc.returncode == 130, err
+    assert len(err.splitlines()) == 1 and err.startswith("bpe-desktop: error:"), err
+    assert not (tmp_path / "t.tsv").exists()

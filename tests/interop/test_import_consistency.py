@@ -1,0 +1,50 @@
+"""Imports that used to read something they should refuse: codes without merges, a
+sentencepiece model cut short at a field boundary."""
+
+from __future__ import annotations
+
+import pytest
+
+from bpe_desktop.core import Corpus, TrainConfig, train
+from bpe_desktop.core.errors import ModelFileError
+from bpe_desktop.core.formats import export_model, import_model
+from bpe_desktop.core.formats import _protowire as pw
+from bpe_desktop.core.formats.sentencepiece_model import MODEL_PIECES
+
+TEXT = "low lower lowest newer newest wider widest the new ones\n" * 30
+
+
+@pytest.mark.parametrize("content", ["", "#version: 0.2\n", "\n"])
+def test_subword_nmt_codes_without_merges_are_refused(tmp_path, content):
+    codes = tmp_path / "bpe.codes"
+    codes.write_text(content, encoding="utf-8")
+    with pytest.raises(ModelFileError) as info:
+        import_model("subword-nmt", codes)
+    assert str(codes) in str(info.value)
+    assert "no merges" in str(info.value) or "empty line" in str(info.value)
+
+
+@pytest.fixture(scope="module")
+def spm_file(tmp_path_factory):
+    corpus = tmp_path_factory.mktemp("c") / "c.txt"
+    corpus.write_text(TEXT, encoding="utf-8")
+    model = train(Corpus.from_files([str(corpus)]),
+                  TrainConfig.preset("sentencepiece", merges=10)).model
+    path = tmp_path_factory.mktemp("spm") / "m.model"
+    export_model(model, "sentencepiece", path)
+    return path
+
+
+def test_a_sentencepiece_model_cut_at_a_field_boundary_is_truncated_not_unigram(
+        tmp_path, spm_file):
+    data = spm_file.read_bytes()
+    # the end of each piece field: cutting there leaves a well-formed message
+    ends = [at + len(value) for field, _, value, at in pw.fields(data)
+            if field == MODEL_PIECES]
+    cut = tmp_path / "cut.model"
+    for end in (ends[0], ends[len(ends) // 2], ends[-1]):
+        cut.write_bytes(data[:end])
+        with pytest.raises(ModelFileError, match="truncated") as info:
+            import_model("sentencepiece", cut)
+        assert "unigram" not in str(info.value)
+    assert import_model("sentencepiece", spm_file).merges  # the whole file still reads
