@@ -1,5 +1,5 @@
 """`python -m bpe_desktop` is the same as the `bpe-desktop` command."""
 
-from bpe_desktop.launch import main
+from bpe_desktop.launch import run
 
-raise SystemExit(main())
+raise SystemExit(run())

@@ -4,6 +4,6 @@ With no command (or a model file, or ``--smoke-test``) it opens the desktop
 application; with a command (train, encode, …) it is the command line.
 """
 
-from bpe_desktop.launch import main
+from bpe_desktop.launch import run
 
-raise SystemExit(main())
+raise SystemExit(run())

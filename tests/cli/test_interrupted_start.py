@@ -59,3 +59,29 @@ def test_an_import_interrupted_in_process_is_exit_130(monkeypatch, capsys):
     monkeypatch.setattr(sys, "meta_path", [Interrupting(), *sys.meta_path])
     assert launch.main(["--version"]) == 130
     assert capsys.readouterr().err == "bpe-desktop: error: interrupted\n"
+
+
+#: An import that, as an extension module may, runs Python code through the C API while
+#: a Ctrl-C arrives. A KeyboardInterrupt inside such code marks the interpreter, which then
+#: ends itself by SIGINT (status -2) at exit, whatever the command returned.
+C_API_IMPORT = """
+import ctypes, signal, sys
+signal.signal(signal.SIGINT, signal.default_int_handler)
+class CodeRunningImport:
+    def find_spec(self, name, path=None, target=None):
+        if name == "bpe_desktop.cli":
+            ctypes.pythonapi.PyRun_SimpleString(
+                b"import os, signal; os.kill(os.getpid(), signal.SIGINT)")
+        return None
+sys.meta_path.insert(0, CodeRunningImport())
+from bpe_desktop.launch import run
+raise SystemExit(run())
+"""
+
+
+def test_ctrl_c_during_an_import_that_runs_code_through_the_c_api_is_exit_130():
+    proc = subprocess.run([sys.executable, "-c", C_API_IMPORT, "--version"],
+                          capture_output=True, text=True, timeout=120,
+                          env=dict(os.environ, PYTHONPATH=str(REPO)))
+    assert proc.returncode == 130, proc.stderr
+    assert proc.stderr == "bpe-desktop: error: interrupted\n"
