@@ -38,6 +38,8 @@ from bpe_desktop.ui.history.metrics_view import MetricsView
 from bpe_desktop.ui.history.table_model import COLUMNS, RunTableModel
 
 ALL = "All"
+#: The most runs whose details and metrics are shown side by side.
+MAX_DETAILED = 50
 
 
 class HistoryPanel(QWidget):
@@ -191,13 +193,17 @@ class HistoryPanel(QWidget):
                                  selection.SelectionFlag.Select | selection.SelectionFlag.Rows)
 
     def selected_runs(self) -> list[RunDetails]:
-        if self.project is None:
+        """The selected runs' details; none beyond :data:`MAX_DETAILED` (a selection of
+        thousands is for deleting, not for reading)."""
+        ids = self.selected_ids()
+        if self.project is None or len(ids) > MAX_DETAILED:
             return []
-        return [self.project.run_details(i) for i in self.selected_ids()]
+        return [self.project.run_details(i) for i in ids]
 
     @Slot()
     def _on_selection(self, *_args) -> None:
         runs = self.selected_runs()
+        count = len(self.selected_ids()) if not runs else len(runs)
         one = runs[0] if len(runs) == 1 else None
         trainings = [r for r in runs if r.model_path or r.has_stored_model]
         self.open_button.setEnabled(one is not None and bool(trainings))
@@ -207,7 +213,7 @@ class HistoryPanel(QWidget):
         self.compare_button.setEnabled(
             MIN_TOKENIZERS <= len(trainings) == len(runs) <= MAX_TOKENIZERS)
         self.report_button.setEnabled(bool(runs))
-        self.delete_button.setEnabled(bool(runs))
+        self.delete_button.setEnabled(count > 0)
         self.undo_button.setEnabled(bool(self._deleted))
         if one is not None:
             report = Report("", "", [run_section(one)])
@@ -215,6 +221,9 @@ class HistoryPanel(QWidget):
         elif runs:
             self.details.setPlainText(f"{len(runs)} runs selected: their metrics are on the "
                                       "Metrics tab.")
+        elif count:
+            self.details.setPlainText(f"{count:,} runs selected (details are shown for up to "
+                                      f"{MAX_DETAILED}).")
         else:
             self.details.setPlainText("Select a run to see its settings, files, log and "
                                       "metrics.")

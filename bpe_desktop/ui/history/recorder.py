@@ -33,6 +33,7 @@ class ProjectRecorder(QObject):
         self._executor = ThreadPoolExecutor(1, thread_name_prefix="bpe-project")
         self._project: Project | None = None  # used only in the executor's thread
         self._project_path: str | None = None
+        self._closed = False
 
     def set_path(self, path: str | None) -> None:
         self.path = path
@@ -80,6 +81,10 @@ class ProjectRecorder(QObject):
 
     def _submit(self, write: Callable[[Project], int | None]) -> Future:
         path = self.path
+        if self._closed:  # the window is closing: nothing more is recorded
+            done: Future = Future()
+            done.set_result(None)
+            return done
 
         def job():
             if path is None:
@@ -108,6 +113,10 @@ class ProjectRecorder(QObject):
         self._executor.submit(lambda: None).result()
 
     def shutdown(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+
         def close():
             if self._project is not None:
                 self._project.close()

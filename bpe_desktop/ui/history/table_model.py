@@ -18,6 +18,7 @@ from bpe_desktop.ui.common.table_base import OneCallPerCell
 
 PAGE_SIZE = 200
 KEPT_PAGES = 20
+SEARCHED_PAGES = 3
 
 #: (header, RunSummary field / sort key)
 COLUMNS = (("Run", "id"), ("Kind", "kind"), ("Status", "status"), ("Started", "started"),
@@ -77,7 +78,11 @@ class RunTableModel(OneCallPerCell):
         return page[offset] if offset < len(page) else None
 
     def row_of(self, run_id: int) -> int | None:
-        """The row of a run among the pages read so far (None if not read)."""
+        """The row of a run among the pages read so far or the first
+        :data:`SEARCHED_PAGES` (where new and selected runs usually are); None if not
+        there."""
+        for number in range(min(SEARCHED_PAGES, -(-self._count // PAGE_SIZE))):
+            self.run_at(number * PAGE_SIZE)  # reads the page if it is not kept
         for number, page in self._pages.items():
             for offset, run in enumerate(page):
                 if run.id == run_id:

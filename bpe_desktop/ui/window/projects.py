@@ -138,6 +138,7 @@ class ProjectControl(QObject):
             self.open_project(paths[0])
 
     def shutdown(self) -> None:
+        self._end_training("cancelled", "the window was closed during the run")
         self.recorder.shutdown()
         self.history.set_project(None)  # the runs deleted in this window go for good
         if self.project is not None:
