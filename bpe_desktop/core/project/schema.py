@@ -95,6 +95,7 @@ CREATE INDEX runs_by_f1 ON runs (f1);
 CREATE INDEX runs_by_fertility ON runs (fertility);
 CREATE INDEX runs_by_duration ON runs (duration);
 CREATE INDEX runs_by_status_all ON runs (status, started);
+CREATE INDEX runs_hidden ON runs (id) WHERE hidden = 1;
 """
 
 #: MIGRATIONS[n - 1] takes a database from version n - 1 to n.

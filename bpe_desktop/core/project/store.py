@@ -105,8 +105,9 @@ class Project:
         self.path = os.path.abspath(os.fspath(path))
         _check_is_sqlite(self.path)
         try:
+            # Opened in a worker, used in the GUI thread after: one thread at a time.
             self.conn = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_MS / 1000,
-                                        isolation_level=None)
+                                        isolation_level=None, check_same_thread=False)
         except sqlite3.Error as exc:
             raise ProjectError(f"{self.path}: cannot open the project ({exc})") from None
         try:
@@ -339,6 +340,10 @@ class Project:
             "SELECT id FROM runs WHERE hidden = 0 ORDER BY id")]
 
     # -- deleting (undoable while the deleting window is open) ----------------------------
+
+    def has_hidden_runs(self) -> bool:
+        return self.conn.execute("SELECT 1 FROM runs WHERE hidden = 1 LIMIT 1").fetchone() \
+            is not None
 
     def hide_runs(self, ids: Sequence[int], hidden: bool = True) -> None:
         with self.transaction():

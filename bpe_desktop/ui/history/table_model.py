@@ -9,6 +9,7 @@ opens, scrolls, sorts and filters without reading them all.
 from __future__ import annotations
 
 from collections import OrderedDict
+from dataclasses import replace
 
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt
 
@@ -25,7 +26,6 @@ COLUMNS = (("Run", "id"), ("Kind", "kind"), ("Status", "status"), ("Started", "s
            ("Duration", "duration"), ("Preset", "preset"), ("Corpus", "corpus_label"),
            ("Vocabulary", "vocab_size"), ("F1", "f1"), ("Fertility", "fertility"))
 _NUMERIC = {"id", "duration", "vocab_size", "f1", "fertility"}
-_DESCENDING_FIRST = {"started", "id", "f1", "vocab_size", "duration"}
 
 Index = QModelIndex | QPersistentModelIndex
 
@@ -48,8 +48,17 @@ class RunTableModel(OneCallPerCell):
         self.refresh()
 
     def set_query(self, query: RunQuery) -> None:
+        if query == self.query:
+            return
+        same_runs = replace(query, order_by=self.query.order_by,
+                            descending=self.query.descending) == self.query
         self.query = query
-        self.refresh()
+        if same_runs and self.project is not None:  # only the order changed
+            self.beginResetModel()
+            self._pages.clear()
+            self.endResetModel()
+        else:
+            self.refresh()
 
     def refresh(self) -> None:
         """Read the count again and forget the pages (runs were added or removed)."""
@@ -129,7 +138,3 @@ def cell(run: RunSummary, key: str) -> str:
         return "" if value is None else f"{value:,}"
     return str(value)
 
-
-def descending_first(column: int) -> bool:
-    """Whether a first click on the column's header sorts it largest first."""
-    return COLUMNS[column][1] in _DESCENDING_FIRST

@@ -80,13 +80,19 @@ class ProjectControl(QObject):
 
     def open_at_start(self) -> None:
         last = self.window.settings.value(_LAST, "") or ""
-        if last and os.path.exists(last) and self.open_project(last):
+        if last and os.path.exists(last) and self.open_project(last, in_worker=False):
             return
-        self.open_project(default_project_path())
+        self.open_project(default_project_path(), in_worker=False)
 
-    def open_project(self, path: str) -> bool:
+    def open_project(self, path: str, *, in_worker: bool = True) -> bool:
+        """Open ``path`` as the project (checked, and migrated if old, in a worker while
+        the window waits, unless ``in_worker`` is False: at start, before it shows)."""
         try:
-            project = Project(path)
+            if in_worker:
+                project = run_modal(self.window, f"Opening {os.path.basename(path)}…",
+                                    lambda: Project(path))
+            else:
+                project = Project(path)
         except (ProjectError, OSError) as exc:
             dialogs.show_error(self.window, "Cannot open project",
                                f"{exc}\n\nThe project open before stays open.")

@@ -111,3 +111,18 @@ def test_evaluation_metrics_hold_every_gold_file_and_sweep_point(tmp_path, corpu
     sizes = sorted({m.vocab_size for m in rows if m.vocab_size is not None})
     assert sizes == sorted(p.vocab_size for p in report.sweep)
     assert len(sizes) == 3
+
+
+def test_the_history_columns_of_a_run(project):
+    """F1 is the whole model's mean over gold files ((0.5 + 0.8) / 2), not a sweep
+    point's; a comparison's numbers belong to several models, so its columns stay empty."""
+    with recorded_run(project, "evaluate") as run:
+        run.add_metrics([Metric("vocab_size", 500), Metric("f1", 0.5, "a.tsv"),
+                         Metric("f1", 0.8, "b.tsv"), Metric("f1", 0.1, "a.tsv", 100),
+                         Metric("fertility", 1.5, "text")])
+    s = project.run_details(run.id).summary
+    assert (s.vocab_size, s.f1, s.fertility) == (500, pytest.approx(0.65), 1.5)
+    with recorded_run(project, "compare") as run:
+        run.add_metrics([Metric("vocab_size", 500, "m1"), Metric("fertility", 1.2, "m1")])
+    s = project.run_details(run.id).summary
+    assert (s.vocab_size, s.f1, s.fertility) == (None, None, None)
