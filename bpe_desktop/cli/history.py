@@ -84,8 +84,8 @@ def run_json(d) -> dict:
             "peak_memory": d.peak_memory, "engine_version": d.engine_version,
             "app_version": d.app_version, "config": d.config,
             "command": shell_command(d.command),
-            "inputs": [{"role": i.role, "path": i.path, "size": i.size, "sha256": i.sha256}
-                       for i in d.inputs],
+            "inputs": [{"role": i.role, "path": i.path, "size": i.size, "sha256": i.sha256,
+                        "language": i.language} for i in d.inputs],
             "model": ({"path": d.model_path, "stored": d.has_stored_model}
                       if d.model_path or d.has_stored_model else None),
             "metrics": [{"metric": m.metric, "value": m.value, "source": m.source,

@@ -22,6 +22,9 @@ def add_project_option(parser: argparse.ArgumentParser) -> None:
                         help="record this run (settings, files, versions, metrics, model) "
                         "in a project file (.bpeproj; created if missing); "
                         "see 'bpe-desktop history'")
+    parser.add_argument("--language", default="", metavar="LABEL",
+                        help="with --project: the language of the corpus files, recorded "
+                        "with them (any label: de, Hindi, …)")
 
 
 def recording(args: argparse.Namespace):
@@ -42,7 +45,8 @@ def run_command(args: argparse.Namespace, argv: Sequence[str]) -> int:
     project = Project(path)
     try:
         with recorded_run(project, args.command, config=config, inputs=inputs,
-                          command=command_record(argv), preset=preset) as run:
+                          command=command_record(argv), preset=preset,
+                          language=args.language) as run:
             args.recorded_run = run
             code = args.run(args)
             if code == EXIT_INTERRUPTED:

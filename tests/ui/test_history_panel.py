@@ -258,3 +258,23 @@ def test_command_recorded_for_a_window_training_runs_in_a_shell(window, qtbot, t
         os.path.join(DATA, "udhr", "eng.txt"))]
     assert "--vocab-size" in run.command["argv"]
     assert json.dumps(run.command)  # stored as JSON
+
+
+def test_runs_recorded_by_the_command_line_appear_on_their_own(window, qtbot, tmp_path):
+    from bpe_desktop.cli import main
+
+    path = tmp_path / "p.bpeproj"
+    window.projects.open_project(str(path))
+    window.tabs.setCurrentWidget(window.history)
+    window.history._check_for_changes()
+    corpus = tmp_path / "c.txt"
+    corpus.write_text("low lower lowest\n" * 5, encoding="utf-8")
+    assert main(["count", str(corpus), "-o", str(tmp_path / "t.tsv"), "-q", "--project",
+                 str(path), "--language", "en"]) == 0
+    qtbot.waitUntil(lambda: window.history.model.rowCount() == 1, timeout=5_000)
+    select(window, 0)
+    run = window.history.selected_runs()[0]
+    assert [(i.role, i.language) for i in run.inputs] == [("corpus", "en")]
+    window.history.set_language(run.summary.id, "English")
+    assert window.history.selected_runs()[0].inputs[0].language == "English"
+    assert "English" in window.history.details.toPlainText()

@@ -58,11 +58,11 @@ class RecordedRun:
 @contextmanager
 def recorded_run(project: Project, kind: str, *, config: dict | None = None,
                  command: dict | None = None,
-                 inputs: Iterable[tuple[str, str]] = (), preset: str = ""
-                 ) -> Iterator[RecordedRun]:
+                 inputs: Iterable[tuple[str, str]] = (), preset: str = "",
+                 language: str = "") -> Iterator[RecordedRun]:
     run = RecordedRun(project, project.start_run(
         kind, config=config, command=command, inputs=inputs, preset=preset,
-        engine_version=engine_version(), app_version=__version__))
+        engine_version=engine_version(), app_version=__version__, language=language))
     try:
         yield run
     except (TrainingCancelled, KeyboardInterrupt):

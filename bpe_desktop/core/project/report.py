@@ -121,8 +121,9 @@ def run_section(run: RunDetails) -> Section:
         rows.append(("model", run.model_path or "kept in the project"))
     section.blocks.append(Table(("", ""), rows))
     if run.inputs:
-        section.blocks.append(Table(("role", "file", "size", "SHA-256"), [
-            (i.role, i.path, format_bytes(i.size), i.sha256) for i in run.inputs]))
+        section.blocks.append(Table(("role", "file", "language", "size", "SHA-256"), [
+            (i.role, i.path, i.language or "—", format_bytes(i.size), i.sha256)
+            for i in run.inputs]))
     if run.config:
         section.blocks.append(Table(("option", "value"), [
             (k, _plain(v)) for k, v in sorted(run.config.items())]))

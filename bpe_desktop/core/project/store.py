@@ -220,7 +220,7 @@ class Project:
 
     # -- corpora ----------------------------------------------------------------------------
 
-    def corpus_id(self, path: str, language: str = "") -> int:
+    def corpus_id(self, path: str) -> int:
         """The corpus row of a file as it is now, hashing its content only if this size
         and modification time were not seen before."""
         path, size, mtime_ns = file_identity(path)
@@ -233,7 +233,7 @@ class Project:
         with self.transaction():
             self.conn.execute(
                 "INSERT OR IGNORE INTO corpora (path, size, mtime_ns, sha256, language) "
-                "VALUES (?, ?, ?, ?, ?)", (path, size, mtime_ns, digest, language))
+                "VALUES (?, ?, ?, ?, '')", (path, size, mtime_ns, digest))
         return self.conn.execute(
             "SELECT id FROM corpora WHERE path = ? AND size = ? AND mtime_ns = ?",
             (path, size, mtime_ns)).fetchone()[0]
@@ -243,10 +243,12 @@ class Project:
     def start_run(self, kind: str, *, config: dict | None = None,
                   command: dict | None = None,
                   inputs: Iterable[tuple[str, str]] = (), preset: str = "",
-                  engine_version: str = "", app_version: str = "") -> int:
+                  engine_version: str = "", app_version: str = "",
+                  language: str = "") -> int:
         """Insert a ``running`` run; ``inputs`` are (role, path) of the files it reads,
         ``command`` the ``bpe-desktop`` command that does the same (see
-        :mod:`~bpe_desktop.core.project.commands`)."""
+        :mod:`~bpe_desktop.core.project.commands`), ``language`` a label for its corpus
+        files."""
         if kind not in schema.RUN_KINDS:
             raise ValueError(f"unknown run kind {kind!r}")
         inputs = list(inputs)
@@ -254,6 +256,9 @@ class Project:
         label = ", ".join(os.path.basename(p) for role, p in inputs
                           if role in ("corpus", "text", "gold"))
         with self.transaction():
+            if language:
+                self.conn.executemany("UPDATE corpora SET language = ? WHERE id = ?",
+                                      [(language, c) for role, c in ids if role == "corpus"])
             cur = self.conn.execute(
                 "INSERT INTO runs (kind, status, config, command, engine_version, "
                 "app_version, started, pid, host, preset, corpus_label) "
@@ -340,6 +345,17 @@ class Project:
             "SELECT id FROM runs WHERE hidden = 0 ORDER BY id")]
 
     # -- deleting (undoable while the deleting window is open) ----------------------------
+
+    def data_version(self) -> int:
+        """Changes whenever another connection (another program) commits a change."""
+        return self.conn.execute("PRAGMA data_version").fetchone()[0]
+
+    def set_language(self, run_id: int, language: str) -> None:
+        """Label the corpus files of a run with their language (e.g. ``de``, ``Hindi``)."""
+        with self.transaction():
+            self.conn.execute(
+                "UPDATE corpora SET language = ? WHERE id IN (SELECT corpus_id FROM "
+                "run_inputs WHERE run_id = ? AND role = 'corpus')", (language, run_id))
 
     def has_hidden_runs(self) -> bool:
         return self.conn.execute("SELECT 1 FROM runs WHERE hidden = 1 LIMIT 1").fetchone() \

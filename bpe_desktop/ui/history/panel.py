@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import os
 
-from PySide6.QtCore import Qt, Signal, Slot
+from PySide6.QtCore import Qt, QTimer, Signal, Slot
 from PySide6.QtGui import QGuiApplication, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
     QHBoxLayout,
+    QInputDialog,
     QLabel,
     QPushButton,
     QSplitter,
@@ -38,6 +39,8 @@ from bpe_desktop.ui.history.metrics_view import MetricsView
 from bpe_desktop.ui.history.table_model import COLUMNS, RunTableModel
 
 ALL = "All"
+#: How often the panel looks for runs recorded by other programs (a cheap query).
+WATCH_INTERVAL_MS = 1500
 #: The most runs whose details and metrics are shown side by side.
 MAX_DETAILED = 50
 
@@ -58,7 +61,13 @@ class HistoryPanel(QWidget):
         self.project: Project | None = None
         self.model = RunTableModel(self)
         self._deleted: list[list[int]] = []  # undo stack of hidden runs
+        self._seen_version: int | None = None
         self._build()
+        # Runs other programs record (a command line with --project) appear on their own.
+        self.watch = QTimer(self)
+        self.watch.setInterval(WATCH_INTERVAL_MS)
+        self.watch.timeout.connect(self._check_for_changes)
+        self.watch.start()
 
     def _build(self) -> None:
         self.project_label = QLabel("No project open")
@@ -103,6 +112,7 @@ class HistoryPanel(QWidget):
         self.copy_button = QPushButton("&Copy as command")
         self.compare_button = QPushButton("Co&mpare")
         self.report_button = QPushButton("E&xport report…")
+        self.language_button = QPushButton("&Language…")
         self.delete_button = QPushButton("&Delete")
         self.undo_button = QPushButton("&Undo delete")
         buttons = QHBoxLayout()
@@ -115,6 +125,8 @@ class HistoryPanel(QWidget):
                  f"Compare the models of {MIN_TOKENIZERS}–{MAX_TOKENIZERS} training runs"),
                 (self.report_button, self.export_report,
                  "Write an HTML or PDF report of the selected runs"),
+                (self.language_button, self.ask_language,
+                 "Label the corpus files of the selected run with their language"),
                 (self.delete_button, self.delete_selected, "Delete the selected runs"),
                 (self.undo_button, self.undo_delete, "Bring back the runs deleted last")):
             button.setToolTip(tip)
@@ -213,6 +225,8 @@ class HistoryPanel(QWidget):
         self.compare_button.setEnabled(
             MIN_TOKENIZERS <= len(trainings) == len(runs) <= MAX_TOKENIZERS)
         self.report_button.setEnabled(bool(runs))
+        self.language_button.setEnabled(one is not None and any(
+            i.role == "corpus" for i in one.inputs))
         self.delete_button.setEnabled(count > 0)
         self.undo_button.setEnabled(bool(self._deleted))
         if one is not None:
@@ -262,6 +276,32 @@ class HistoryPanel(QWidget):
         ids = self.selected_ids()
         if ids:
             self.report_requested.emit(ids)
+
+    @Slot()
+    def ask_language(self) -> None:
+        runs = self.selected_runs()
+        if len(runs) != 1:
+            return
+        current = next((i.language for i in runs[0].inputs if i.role == "corpus"), "")
+        label, ok = QInputDialog.getText(self, "Corpus language",
+                                         "Language of this run's corpus files:", text=current)
+        if ok:
+            self.set_language(runs[0].summary.id, label.strip())
+
+    def set_language(self, run_id: int, label: str) -> None:
+        if self.project is not None:
+            self.project.set_language(run_id, label)
+            self._on_selection()
+            self.status_message.emit(f"Run {run_id}: corpus language set to {label or 'none'}.")
+
+    @Slot()
+    def _check_for_changes(self) -> None:
+        if self.project is None or not self.isVisible():
+            return
+        version = self.project.data_version()
+        if self._seen_version is not None and version != self._seen_version:
+            self.on_recorded()
+        self._seen_version = version
 
     @Slot()
     def delete_selected(self) -> None:
