@@ -278,3 +278,21 @@ def test_runs_recorded_by_the_command_line_appear_on_their_own(window, qtbot, tm
     window.history.set_language(run.summary.id, "English")
     assert window.history.selected_runs()[0].inputs[0].language == "English"
     assert "English" in window.history.details.toPlainText()
+
+
+def test_rerun_of_a_command_line_run_runs_its_command_again(window, qtbot, tmp_path):
+    from bpe_desktop.cli import main
+
+    path = tmp_path / "p.bpeproj"
+    corpus = tmp_path / "c.txt"
+    corpus.write_text("low lower lowest\n" * 5, encoding="utf-8")
+    assert main(["count", str(corpus), "-o", str(tmp_path / "t.tsv"), "-q", "--project",
+                 str(path)]) == 0
+    window.projects.open_project(str(path))
+    select(window, 0)
+    assert window.history.rerun_button.isEnabled()
+    window.history.rerun_button.click()
+    qtbot.waitUntil(lambda: not window.projects._processes, timeout=60_000)
+    assert window.history.model.rowCount() == 2
+    again = window.history.model.run_at(0)
+    assert (again.kind, again.status) == ("count", "finished")

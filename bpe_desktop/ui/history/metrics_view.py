@@ -29,6 +29,7 @@ class MetricsView(QWidget):
         self.runs: list[RunDetails] = []
         self.table = QTableWidget()
         self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        self.table.verticalHeader().setVisible(False)
         self.metric_combo = QComboBox()
         self.x_combo = QComboBox()
         self.plot = pg.PlotWidget()
@@ -106,6 +107,7 @@ class MetricsView(QWidget):
             self.plot.plot([p[0] for p in points], [p[1] for p in points], name=label,
                            pen=pg.mkPen(colour, width=2), symbol="o", symbolSize=6,
                            symbolBrush=colour)
+        self.plot.enableAutoRange()
 
 
 def config_fields(runs: list[RunDetails]) -> list[str]:

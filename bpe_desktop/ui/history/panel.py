@@ -39,6 +39,8 @@ from bpe_desktop.ui.history.metrics_view import MetricsView
 from bpe_desktop.ui.history.table_model import COLUMNS, RunTableModel
 
 ALL = "All"
+#: Each History column's width in digits' widths.
+COLUMN_CHARS = (6, 8, 9, 19, 9, 12, 18, 10, 7, 9)
 #: How often the panel looks for runs recorded by other programs (a cheap query).
 WATCH_INTERVAL_MS = 1500
 #: The most runs whose details and metrics are shown side by side.
@@ -97,6 +99,10 @@ class HistoryPanel(QWidget):
         self.table.verticalHeader().setVisible(False)
         self.table.verticalHeader().setDefaultSectionSize(22)
         self.table.setWordWrap(False)
+        # Widths from the font, not from the contents: measuring them would read every run.
+        em = self.table.fontMetrics().horizontalAdvance("0")
+        for index, chars in enumerate(COLUMN_CHARS):
+            self.table.setColumnWidth(index, em * chars + 16)
         self.table.selectionModel().selectionChanged.connect(self._on_selection)
         self.model.modelReset.connect(self._on_selection)
 
@@ -118,7 +124,9 @@ class HistoryPanel(QWidget):
         buttons = QHBoxLayout()
         for button, slot, tip in (
                 (self.open_button, self.open_model, "Open the model this run made"),
-                (self.rerun_button, self.rerun, "Train again with the same settings and files"),
+                (self.rerun_button, self.rerun,
+                 "Run again with the same settings and files (a training in the Training "
+                 "panel, anything else by its command, in the background)"),
                 (self.copy_button, self.copy_command,
                  "Copy the bpe-desktop command that reproduces this run"),
                 (self.compare_button, self.compare,
@@ -219,8 +227,8 @@ class HistoryPanel(QWidget):
         one = runs[0] if len(runs) == 1 else None
         trainings = [r for r in runs if r.model_path or r.has_stored_model]
         self.open_button.setEnabled(one is not None and bool(trainings))
-        self.rerun_button.setEnabled(one is not None and one.summary.kind == "train"
-                                     and bool(one.inputs))
+        self.rerun_button.setEnabled(one is not None and (
+            one.summary.kind == "train" and bool(one.inputs) or one.command is not None))
         self.copy_button.setEnabled(one is not None and one.command is not None)
         self.compare_button.setEnabled(
             MIN_TOKENIZERS <= len(trainings) == len(runs) <= MAX_TOKENIZERS)
@@ -244,6 +252,8 @@ class HistoryPanel(QWidget):
         self.metrics.set_runs(runs)
         if len(runs) > 1:
             self.side.setCurrentWidget(self.metrics)
+        elif one is not None:
+            self.side.setCurrentWidget(self.details)
 
     # -- actions -------------------------------------------------------------------------
 

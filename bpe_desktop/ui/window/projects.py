@@ -10,10 +10,11 @@ reason and the previous one stays open.
 from __future__ import annotations
 
 import os
+import sys
 from concurrent.futures import Future
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject, Slot
+from PySide6.QtCore import QObject, QProcess, Slot
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMenu
 
@@ -48,6 +49,7 @@ class ProjectControl(QObject):
         self.recorder.recorded.connect(self.history.on_recorded)
         self.recorder.failed.connect(window._show_status)
         self._training: Future | None = None
+        self._processes: list[QProcess] = []  # commands of runs run again
         self._log_start = 0
 
         self.new_action = QAction("New &project…", window)
@@ -144,6 +146,8 @@ class ProjectControl(QObject):
             self.open_project(paths[0])
 
     def shutdown(self) -> None:
+        for process in self._processes:  # they record their own end; let them finish
+            process.waitForFinished(30_000)
         self._end_training("cancelled", "the window was closed during the run")
         self.recorder.shutdown()
         self.history.set_project(None)  # the runs deleted in this window go for good
@@ -290,6 +294,11 @@ class ProjectControl(QObject):
 
     @Slot(object)
     def rerun(self, details) -> None:
+        """A training again in the Training panel (its model becomes the window's); any
+        other run by its recorded command, in the background, recorded in this project."""
+        if details.summary.kind != "train":
+            self._rerun_command(details)
+            return
         w = self.window
         if w.training.running:
             return
@@ -307,6 +316,42 @@ class ProjectControl(QObject):
         w.training.corpus.clear_files()
         w.training.corpus.add_paths([i.path for i in details.inputs if i.role == "corpus"])
         w.train()
+
+    def _rerun_command(self, details) -> None:
+        command = details.command
+        if not command or UNSAVED_MODEL in command["argv"]:
+            dialogs.show_error(self.window, "Cannot re-run",
+                               f"Run {details.summary.id} used a model that was not saved to "
+                               "a file; open the model, save it, and run it again.")
+            return
+        argv = list(command["argv"])
+        if "--project" not in argv:
+            argv += ["--project", self.project.path]
+        process = QProcess(self)
+        process.setWorkingDirectory(command.get("cwd") or os.getcwd())
+        process.setProcessChannelMode(QProcess.ProcessChannelMode.MergedChannels)
+        if getattr(sys, "frozen", False):  # the bundled application is the command
+            process.setProgram(sys.executable)
+            process.setArguments(argv)
+        else:
+            process.setProgram(sys.executable)
+            process.setArguments(["-m", "bpe_desktop.cli", *argv])
+        run_id = details.summary.id
+        process.finished.connect(lambda code, _status: self._rerun_done(process, run_id, code))
+        self._processes.append(process)
+        process.start()
+        self.window._show_status(f"Running run {run_id}'s command again in the background…")
+
+    def _rerun_done(self, process: "QProcess", run_id: int, code: int) -> None:
+        output = bytes(process.readAll().data()).decode("utf-8", "replace").strip()
+        last = output.splitlines()[-1] if output else ""
+        if code == 0:
+            self.window._show_status(f"Run {run_id} ran again; the new run is in History.")
+        else:
+            self.window._show_status(f"Run {run_id} ran again and failed: {last}")
+        self._processes.remove(process)
+        process.deleteLater()
+        self.history.on_recorded()
 
     @Slot(list)
     def compare(self, run_ids: list[int]) -> None:
