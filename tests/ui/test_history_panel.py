@@ -296,3 +296,23 @@ def test_rerun_of_a_command_line_run_runs_its_command_again(window, qtbot, tmp_p
     assert window.history.model.rowCount() == 2
     again = window.history.model.run_at(0)
     assert (again.kind, again.status) == ("count", "finished")
+
+
+def test_a_run_completes_in_the_project_it_started_in(qtbot, tmp_path):
+    """Another project opened while a training runs: the training's end is recorded
+    where its start was, not in the new project."""
+    from bpe_desktop.ui.history.recorder import ProjectRecorder
+
+    first, second = str(tmp_path / "a.bpeproj"), str(tmp_path / "b.bpeproj")
+    recorder = ProjectRecorder()
+    recorder.set_path(first)
+    started = recorder.start("train", config={}, command=None, inputs=[])
+    recorder.set_path(second)
+    recorder.finish(started, "finished", metrics=[Metric("vocab_size", 7)])
+    recorder.record("count", config={}, command=None, inputs=[], metrics=[])
+    recorder.shutdown()
+    with Project(first) as a, Project(second) as b:
+        [run] = [a.run_details(i) for i in a.run_ids()]
+        assert (run.summary.kind, run.summary.status, run.summary.vocab_size) == \
+            ("train", "finished", 7)
+        assert [b.run_details(i).summary.kind for i in b.run_ids()] == ["count"]

@@ -47,7 +47,9 @@ class ProjectRecorder(QObject):
             return project.start_run(kind, config=config, command=command, inputs=inputs,
                                      preset=preset, engine_version=engine_version(),
                                      app_version=__version__)
-        return self._submit(write)
+        future = self._submit(write)
+        future.project_path = self.path  # type: ignore[attr-defined]
+        return future
 
     def finish(self, started: Future, status: str, *, message: str = "",
                metrics: list[Metric] | None = None, model=None,
@@ -69,7 +71,8 @@ class ProjectRecorder(QObject):
                                model_path=model_path, model_data=data, model_size=size,
                                log=log_text, peak_memory=peak_memory())
             return run_id
-        return self._submit(write)
+        # In the project the run started in, though another may have been opened since.
+        return self._submit(write, getattr(started, "project_path", self.path))
 
     def record(self, kind: str, *, config: dict, command: dict | None,
                inputs: list[tuple[str, str]], metrics: list[Metric], preset: str = "",
@@ -79,8 +82,9 @@ class ProjectRecorder(QObject):
                              preset=preset)
         return self.finish(started, "finished", metrics=metrics, log_text=log_text)
 
-    def _submit(self, write: Callable[[Project], int | None]) -> Future:
-        path = self.path
+    def _submit(self, write: Callable[[Project], int | None], path: str | None = None
+                ) -> Future:
+        path = self.path if path is None else path
         if self._closed:  # the window is closing: nothing more is recorded
             done: Future = Future()
             done.set_result(None)
