@@ -53,7 +53,7 @@ class MainWindow(QMainWindow):
         self.tabs.addTab(self.codec, panel_icon("encode"), "&Encode / Decode")
         self.tabs.addTab(self.evaluate, panel_icon("evaluate"), "Eva&luate")
         self.tabs.addTab(self.compare, panel_icon("compare"), "Com&pare")
-        self.tabs.addTab(self.history, panel_icon("history"), "&History")
+        self.tabs.addTab(self.history, panel_icon("history"), "Hi&story")
         self.setCentralWidget(self.tabs)
 
         self.model_label = QLabel()
