@@ -79,6 +79,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         from bpe_desktop.core.project.metrics import evaluation_metrics
 
         run.add_metrics(evaluation_metrics(report))
+        run.add_model_config(model)
     if args.json:
         json.dump(report.to_json(), sys.stdout, ensure_ascii=False, indent=1)
         sys.stdout.write("\n")

@@ -43,6 +43,8 @@ def test_each_command_records_its_run(capsys, tmp_path, corpus, gold):
     assert train1["config"]["merges"] == 10 and train2["preset"] == "subword-nmt"
     assert train1["model"] == {"path": str(m1), "stored": False}
     assert train1["inputs"][0]["path"] == str(corpus)
+    # An evaluation keeps how its model was trained, to be plotted against.
+    assert evaluation["config"]["model.merges"] == 10 and evaluation["config"]["sweep"] == 3
     metrics = {(m["metric"], m["source"], m["vocab_size"]): m["value"]
                for m in evaluation["metrics"]}
     status, out, _ = run(capsys, "evaluate", "-m", m1, "--gold", gold, "--text", corpus,

@@ -84,6 +84,8 @@ def test_an_evaluation_in_the_window_is_recorded_with_its_metrics(window, qtbot)
     assert evaluation.kind == "evaluate"
     assert evaluation.f1 == window.evaluate.report.morphology["eng.word.dev.tsv"].f1
     assert cell(window, 0, "f1") == f"{evaluation.f1:.4f}"
+    details = window.projects.project.run_details(evaluation.id)
+    assert details.config["model.merges"] == 10  # the toy model's
 
 
 def test_ctrl_6_shows_history(window, qtbot):

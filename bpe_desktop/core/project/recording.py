@@ -31,9 +31,15 @@ class RecordedRun:
         self.model: tuple[str | None, bytes | None, tuple[int, int]] | None = None
         self.status: str | None = None  # set to end with another status than finished
         self.message = ""
+        self.config_added: dict = {}
 
     def add_metrics(self, rows: Iterable[Metric]) -> None:
         self.metrics.extend(rows)
+
+    def add_model_config(self, model) -> None:
+        """The evaluated model's training options, as ``model.NAME`` entries of the run's
+        configuration (so evaluations can be plotted against how their models were made)."""
+        self.config_added.update(model_config_entries(model))
 
     def log(self, line: str) -> None:
         self.log_lines.append(line)
@@ -80,7 +86,13 @@ def _finish(run: RecordedRun, status: str, message: str) -> None:
     run.project.finish_run(
         run.id, status, message=message, metrics=run.metrics if keep else (),
         model_path=path, model_data=data, model_size=size if keep else None,
-        log="\n".join(run.log_lines), peak_memory=peak_memory())
+        log="\n".join(run.log_lines), peak_memory=peak_memory(),
+        config_added=run.config_added)
+
+
+def model_config_entries(model) -> dict:
+    return {f"model.{k}": v for k, v in model.config.to_dict().items()
+            if not isinstance(v, (list, dict))}
 
 
 def engine_version() -> str:

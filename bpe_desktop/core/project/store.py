@@ -278,11 +278,13 @@ class Project:
     def finish_run(self, run_id: int, status: str, *, message: str = "",
                    metrics: Iterable[Metric] = (), model_path: str | None = None,
                    model_data: bytes | None = None, model_size: tuple[int, int] | None = None,
-                   log: str = "", peak_memory: int | None = None) -> None:
+                   log: str = "", peak_memory: int | None = None,
+                   config_added: dict | None = None) -> None:
         """Complete a run in one transaction: status, duration, metrics and model.
 
         ``model_data`` is the model file's text (stored compressed); ``model_size`` is
-        (vocabulary size, merges) of the model, when the run made one.
+        (vocabulary size, merges) of the model, when the run made one; ``config_added``
+        joins the run's configuration (what only the work itself learned).
         """
         if status not in schema.RUN_STATUSES or status == "running":
             raise ValueError(f"a run cannot finish as {status!r}")
@@ -293,6 +295,11 @@ class Project:
             if started is None:
                 raise ProjectError(f"{self.path}: run {run_id} is not in the project")
             vocab, f1, fertility = _summary(started[1], metrics, model_size)
+            if config_added:
+                config = json.loads(self.conn.execute(
+                    "SELECT config FROM runs WHERE id = ?", (run_id,)).fetchone()[0])
+                self.conn.execute("UPDATE runs SET config = ? WHERE id = ?", (json.dumps(
+                    {**config, **config_added}, ensure_ascii=False, sort_keys=True), run_id))
             self.conn.execute(
                 "UPDATE runs SET status = ?, message = ?, duration = ?, peak_memory = ?, "
                 "log = ?, vocab_size = ?, f1 = ?, fertility = ? WHERE id = ?",

@@ -53,7 +53,8 @@ class ProjectRecorder(QObject):
 
     def finish(self, started: Future, status: str, *, message: str = "",
                metrics: list[Metric] | None = None, model=None,
-               model_path: str | None = None, log_text: str = "") -> Future:
+               model_path: str | None = None, log_text: str = "",
+               config_added: dict | None = None) -> Future:
         """Complete the run ``started`` inserted; a model not saved to a file of the
         user's is kept in the project."""
         def write(project: Project):
@@ -69,18 +70,20 @@ class ProjectRecorder(QObject):
                     data = dumps(model).encode("utf-8")
             project.finish_run(run_id, status, message=message, metrics=metrics or (),
                                model_path=model_path, model_data=data, model_size=size,
-                               log=log_text, peak_memory=peak_memory())
+                               log=log_text, peak_memory=peak_memory(),
+                               config_added=config_added)
             return run_id
         # In the project the run started in, though another may have been opened since.
         return self._submit(write, getattr(started, "project_path", self.path))
 
     def record(self, kind: str, *, config: dict, command: dict | None,
                inputs: list[tuple[str, str]], metrics: list[Metric], preset: str = "",
-               log_text: str = "") -> Future:
+               log_text: str = "", config_added: dict | None = None) -> Future:
         """A run that is recorded once it is done (an evaluation, a comparison)."""
         started = self.start(kind, config=config, command=command, inputs=inputs,
                              preset=preset)
-        return self.finish(started, "finished", metrics=metrics, log_text=log_text)
+        return self.finish(started, "finished", metrics=metrics, log_text=log_text,
+                           config_added=config_added)
 
     def _submit(self, write: Callable[[Project], int | None], path: str | None = None
                 ) -> Future:

@@ -21,6 +21,7 @@ from PySide6.QtWidgets import QMenu
 from bpe_desktop.core import BpeError, TrainConfig
 from bpe_desktop.core.project import Project, ProjectError
 from bpe_desktop.core.project.commands import UNSAVED_MODEL, command_record, train_arguments
+from bpe_desktop.core.project.recording import model_config_entries
 from bpe_desktop.core.project.metrics import (
     comparison_metrics,
     evaluation_metrics,
@@ -229,8 +230,9 @@ class ProjectControl(QObject):
             inputs.insert(0, ("model", model_path))
         # Pasted text is measured but is no file a command could name.
         command = None if request.texts else command_record(argv)
+        added = model_config_entries(document.model) if document.model is not None else {}
         self.recorder.record("evaluate", config=config, command=command, inputs=inputs,
-                             metrics=evaluation_metrics(report))
+                             metrics=evaluation_metrics(report), config_added=added)
 
     @Slot()
     def _on_compared(self) -> None:
