@@ -103,6 +103,8 @@ class Project:
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.path = os.path.abspath(os.fspath(path))
+        #: Where the file was copied before an update of its format (None: no update).
+        self.backup_path: str | None = None
         _check_is_sqlite(self.path)
         try:
             # Opened in a worker, used in the GUI thread after: one thread at a time.
@@ -117,6 +119,9 @@ class Project:
             if problem != "ok":
                 raise sqlite3.DatabaseError(problem)
             self.mark_abandoned_runs()
+        except sqlite3.OperationalError as exc:  # no access, a locked or full disk, …
+            self.conn.close()
+            raise ProjectError(f"{self.path}: cannot open the project ({exc})") from None
         except sqlite3.DatabaseError as exc:
             self.conn.close()
             raise ProjectError(f"{self.path}: the project file is damaged ({exc}); "

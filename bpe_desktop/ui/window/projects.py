@@ -110,7 +110,7 @@ class ProjectControl(QObject):
         settings.set_value(_LAST, project.path)
         recent = [p for p in self.recent_projects() if p != project.path]
         settings.set_value(_RECENT, [project.path, *recent][:_MAX_RECENT])
-        backup = getattr(project, "backup_path", None)
+        backup = project.backup_path
         note = f"; the file was updated, its previous version kept as {backup}" if backup else ""
         self.window._show_status(f"Project {project.path}{note}")
         return True

@@ -99,7 +99,7 @@ def test_an_older_project_is_migrated_after_a_backup_copy(tmp_path):
         assert backup.execute("PRAGMA user_version").fetchone()[0] == 1
         assert backup.execute("SELECT count(*) FROM metrics").fetchone()[0] == 3
     with Project(path) as again:  # migrated once: no second backup needed
-        assert not hasattr(again, "backup_path")
+        assert again.backup_path is None
 
 
 def test_a_damaged_project_is_named(tmp_path):
@@ -136,3 +136,16 @@ def test_runs_of_a_process_that_is_gone_become_failed_on_open(tmp_path):
 def test_a_missing_folder_is_named(tmp_path):
     with pytest.raises(ProjectError, match="does not exist"):
         Project(tmp_path / "nowhere" / "p.bpeproj")
+
+
+def test_a_folder_without_write_access_is_named(tmp_path):
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        target = "/proc/p.bpeproj"  # root may write anywhere but there
+    else:
+        folder = tmp_path / "locked"
+        folder.mkdir(mode=0o500)
+        target = str(folder / "p.bpeproj")
+    with pytest.raises(ProjectError) as caught:
+        Project(target)
+    message = str(caught.value)
+    assert target in message and "cannot open the project" in message
