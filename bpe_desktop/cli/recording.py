@@ -42,7 +42,7 @@ def run_command(args: argparse.Namespace, argv: Sequence[str]) -> int:
     from bpe_desktop.core.project.commands import command_record
 
     config, inputs, preset = describe(args)  # bad options fail here, before a run exists
-    project = Project(path)
+    project = Project(path, verify=False)  # (a damaged file is named when written)
     try:
         with recorded_run(project, args.command, config=config, inputs=inputs,
                           command=command_record(argv), preset=preset,

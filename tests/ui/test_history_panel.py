@@ -318,3 +318,28 @@ def test_a_run_completes_in_the_project_it_started_in(qtbot, tmp_path):
         assert (run.summary.kind, run.summary.status, run.summary.vocab_size) == \
             ("train", "finished", 7)
         assert [b.run_details(i).summary.kind for i in b.run_ids()] == ["count"]
+
+
+@pytest.mark.parametrize("where, title", [
+    ("runs", "Cannot open project"),  # the table reads them at once
+    ("metrics", "Damaged project"),  # found by the check in the background
+])
+def test_a_damaged_project_is_named_and_closed(window, qtbot, ui, tmp_path, where, title):
+    path = tmp_path / "broken.bpeproj"
+    with Project(path) as p:
+        for _ in range(200):
+            p.start_run("count", config={"n": "x" * 500})
+        run = p.start_run("evaluate")
+        p.finish_run(run, "finished", metrics=[Metric(f"m{i}", i) for i in range(3000)])
+        p.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    data = bytearray(path.read_bytes())
+    if where == "runs":
+        data[8192:16384] = b"\xff" * 8192  # pages of the runs, the schema intact
+    else:
+        data[-8192:] = b"\xff" * 8192  # the last pages: the metrics added last
+    path.write_bytes(bytes(data))
+    window.projects.open_project(str(path))
+    qtbot.waitUntil(lambda: bool(ui.errors), timeout=10_000)
+    assert ui.errors[0][0] == title
+    assert str(path) in ui.errors[0][1] and "damaged" in ui.errors[0][1]
+    assert window.projects.project is None or window.projects.project.path != str(path)

@@ -112,7 +112,8 @@ class ProjectRecorder(QObject):
         if self._project_path != path:
             if self._project is not None:
                 self._project.close()
-            self._project, self._project_path = Project(path), path
+            # (The window checked the file when it opened it.)
+            self._project, self._project_path = Project(path, verify=False), path
         return self._project  # type: ignore[return-value]
 
     def wait(self) -> None:

@@ -10,6 +10,7 @@ reason and the previous one stays open.
 from __future__ import annotations
 
 import os
+import sqlite3
 import sys
 from concurrent.futures import Future
 from typing import TYPE_CHECKING
@@ -29,6 +30,7 @@ from bpe_desktop.core.project.metrics import (
 )
 from bpe_desktop.ui.common import dialogs
 from bpe_desktop.ui.common.modal_work import run_modal
+from bpe_desktop.ui.common.workers import JobRunner
 from bpe_desktop.ui.history.panel import default_project_path
 from bpe_desktop.ui.history.recorder import ProjectRecorder
 
@@ -51,6 +53,8 @@ class ProjectControl(QObject):
         self.recorder.failed.connect(window._show_status)
         self._training: Future | None = None
         self._processes: list[QProcess] = []  # commands of runs run again
+        self.verifier = JobRunner(self)
+        self.verifier.failed.connect(self._on_verify_failed)
         self._log_start = 0
 
         self.new_action = QAction("New &project…", window)
@@ -88,24 +92,36 @@ class ProjectControl(QObject):
         self.open_project(default_project_path(), in_worker=False)
 
     def open_project(self, path: str, *, in_worker: bool = True) -> bool:
-        """Open ``path`` as the project (checked, and migrated if old, in a worker while
-        the window waits, unless ``in_worker`` is False: at start, before it shows)."""
+        """Open ``path`` as the project (migrated if old, in a worker while the window
+        waits, unless ``in_worker`` is False: at start, before it shows). Every page of it
+        is then checked in the background (a second for a large file read from disk):
+        a damaged project is named and closed."""
+        def open_it() -> Project:
+            return Project(path, verify=False)
         try:
             if in_worker:
                 project = run_modal(self.window, f"Opening {os.path.basename(path)}…",
-                                    lambda: Project(path))
+                                    open_it)
             else:
-                project = Project(path)
+                project = open_it()
         except (ProjectError, OSError) as exc:
             dialogs.show_error(self.window, "Cannot open project",
                                f"{exc}\n\nThe project open before stays open.")
             return False
-        if self.project is not None:
-            self.history.set_project(None)
-            self.project.close()
+        previous = self.project
+        try:
+            self.history.set_project(project)
+        except sqlite3.DatabaseError as exc:
+            project.close()
+            self.history.set_project(previous)
+            dialogs.show_error(self.window, "Cannot open project",
+                               f"{path}: the project file is damaged ({exc}); restore a "
+                               "backup copy.\n\nThe project open before stays open.")
+            return False
+        if previous is not None:
+            previous.close()
         self.project = project
         self.recorder.set_path(project.path)
-        self.history.set_project(project)
         settings = self.window.settings
         settings.set_value(_LAST, project.path)
         recent = [p for p in self.recent_projects() if p != project.path]
@@ -113,7 +129,28 @@ class ProjectControl(QObject):
         backup = project.backup_path
         note = f"; the file was updated, its previous version kept as {backup}" if backup else ""
         self.window._show_status(f"Project {project.path}{note}")
+        self._verify(project.path)
         return True
+
+    def _verify(self, path: str) -> None:
+        self.verifier.shutdown()  # the check of a project no longer open
+
+        def job(_report, _cancel) -> str:
+            Project(path).close()  # raises ProjectError naming the damage
+            return path
+        self.verifier.start(job)
+
+    def _on_verify_failed(self, error) -> None:
+        if self.project is None or not str(error.message).startswith(self.project.path):
+            return
+        self.history.set_project(None)
+        self.project.close()
+        self.project = None
+        self.recorder.set_path(None)
+        dialogs.show_error(self.window, "Damaged project",
+                           f"{error.message}\n\nThe project was closed: nothing more is "
+                           "recorded in it. Open or create another one (File ▸ Open "
+                           "project…, New project…).")
 
     def recent_projects(self) -> list[str]:
         value = self.window.settings.value(_RECENT, []) or []
@@ -150,6 +187,7 @@ class ProjectControl(QObject):
         for process in self._processes:  # they record their own end; let them finish
             process.waitForFinished(30_000)
         self._end_training("cancelled", "the window was closed during the run")
+        self.verifier.shutdown()
         self.recorder.shutdown()
         self.history.set_project(None)  # the runs deleted in this window go for good
         if self.project is not None:

@@ -149,3 +149,26 @@ def test_a_folder_without_write_access_is_named(tmp_path):
         Project(target)
     message = str(caught.value)
     assert target in message and "cannot open the project" in message
+
+
+def test_recording_into_a_damaged_project_names_it(tmp_path):
+    """A command that records opens without reading every page; the damage is named
+    where its writes meet it."""
+    from bpe_desktop.core.project import Metric
+
+    path = tmp_path / "broken.bpeproj"
+    with Project(path) as project:
+        run = project.start_run("evaluate")
+        project.finish_run(run, "finished", metrics=[Metric(f"m{i}", i) for i in range(3000)])
+        project.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    data = bytearray(path.read_bytes())
+    data[-8192:] = b"\xff" * 8192
+    path.write_bytes(bytes(data))
+    with pytest.raises(ProjectError, match="damaged"):
+        Project(path)
+    with Project(path, verify=False) as project:
+        with pytest.raises(ProjectError) as caught:
+            run = project.start_run("evaluate")
+            project.finish_run(run, "finished",
+                               metrics=[Metric(f"m{i}", i) for i in range(3000)])
+    assert str(path) in str(caught.value) and "damaged" in str(caught.value)
