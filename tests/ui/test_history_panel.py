@@ -11,7 +11,8 @@ import time
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QGuiApplication
+from PySide6.QtGui import QGuiApplication, QKeySequence
+from PySide6.QtTest import QTest
 
 from bpe_desktop.core.project import Metric, Project
 from bpe_desktop.ui.history.table_model import COLUMNS, PAGE_SIZE
@@ -195,11 +196,15 @@ def test_delete_can_be_undone_until_the_window_closes(qtbot, ui, tmp_path):
     fill(path, 3)
     window = MainWindow()
     qtbot.addWidget(window)
+    window.show()
+    window.tabs.setCurrentWidget(window.history)
+    qtbot.waitExposed(window)
     window.projects.open_project(str(path))
     select(window, 0, 1)
     window.history.delete_button.click()
     assert window.history.model.rowCount() == 1
-    window.history.undo_button.click()
+    window.history.table.setFocus()
+    QTest.keySequence(window.history.table, QKeySequence.StandardKey.Undo)
     assert window.history.model.rowCount() == 3
     select(window, 2)
     window.history.delete_button.click()

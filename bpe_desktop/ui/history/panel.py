@@ -136,12 +136,15 @@ class HistoryPanel(QWidget):
                 (self.language_button, self.ask_language,
                  "Label the corpus files of the selected run with their language"),
                 (self.delete_button, self.delete_selected, "Delete the selected runs"),
-                (self.undo_button, self.undo_delete, "Bring back the runs deleted last")):
+                (self.undo_button, self.undo_delete,
+                 "Bring back the runs deleted last (Ctrl+Z)")):
             button.setToolTip(tip)
             button.clicked.connect(slot)
             buttons.addWidget(button)
         buttons.addStretch(1)
         QShortcut(QKeySequence.StandardKey.Delete, self.table, self.delete_selected)
+        undo = QShortcut(QKeySequence.StandardKey.Undo, self, self.undo_delete)
+        undo.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
 
         split = QSplitter(Qt.Orientation.Horizontal)
         split.addWidget(self.table)

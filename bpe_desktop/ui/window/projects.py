@@ -410,6 +410,8 @@ class ProjectControl(QObject):
     @Slot(object)
     def export_report(self, run_ids: list[int] | None) -> None:
         if self.project is None:
+            dialogs.show_error(self.window, "Nothing to report",
+                               "No project is open (File ▸ Open project…).")
             return
         ids = run_ids or self.history.selected_ids() or self.project.run_ids()[-1:]
         if not ids:
