@@ -48,6 +48,13 @@ def test_the_html_report_is_valid_html5_and_self_contained(capsys, tmp_path, pro
     for n in (1, 2):
         assert f"--merges {8 * n}" in text or f"--merges&#x27; {8 * n}" in text
     assert "bpe-desktop train" in text and "bpe-desktop evaluate" in text
+    # Each sweep's values are also a table: one row per vocabulary size.
+    from bpe_desktop.core.project import Project
+
+    with Project(project) as p:
+        sizes = {m.vocab_size for m in p.run_details(2).metrics if m.vocab_size}
+    assert len(sizes) == 4
+    assert all(f'<tr><td class="n">{size:,}</td>' in text for size in sizes)
 
 
 def test_the_pdf_report_has_a_page_per_section_with_the_plots(tmp_path, project):

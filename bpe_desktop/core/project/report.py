@@ -139,6 +139,13 @@ def run_section(run: RunDetails) -> Section:
     if len(sizes) > 1:
         names = [n for n in PLOTTED if any(m.metric == n and m.vocab_size for m in run.metrics)]
         sources = sorted({m.source for m in run.metrics if m.metric in names})
+        columns = [(name, src) for name in names for src in sources
+                   if any(m.metric == name and m.source == src for m in run.metrics)]
+        values = {(m.metric, m.source, m.vocab_size): m.value for m in run.metrics}
+        section.blocks.append(Table(
+            ("vocabulary size", *(f"{name} ({src})" for name, src in columns)),
+            [(size, *(values.get((name, src, size)) for name, src in columns))
+             for size in sizes]))
         for name in names:
             series = [Series(src, sorted((m.vocab_size, m.value) for m in run.metrics
                                          if m.metric == name and m.source == src
