@@ -55,6 +55,8 @@ class MetricsView(QWidget):
         self.x_combo.currentIndexChanged.connect(self.redraw)
 
     def set_runs(self, runs: list[RunDetails]) -> None:
+        if not runs and not self.runs:
+            return  # (clearing an empty plot still lays out its axes: milliseconds)
         self.runs = runs
         names = metric_names(runs)
         self.table.clear()
