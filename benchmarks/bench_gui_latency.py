@@ -63,7 +63,7 @@ from gui_diagnostics import GilHolders, SlowCallbacks  # noqa: E402
 BIG_MODEL = CACHE / "gui-table-gpt2-100000.json"
 PHASES = ("idle", "reading_counting", "merging", "whole_run", "handing_model_to_panels",
           "showing_100k_model", "opening_100k_model_file", "encoding_1mb_text",
-          "typing_in_1mb_text")
+          "typing_in_1mb_text", "opening_100k_run_history", "sorting_filtering_history")
 
 
 def default_corpus() -> str:
@@ -297,6 +297,31 @@ def run(corpus: str, vocab: int, threads: int, idle_seconds: float) -> dict:
         "handing_model_to_panels": with_gui(stats(after), marks["trained"], marks["end"]),
     }
     record.update(_heavy_uses(app, window, corpus))
+    record.update(_history(app, window))
+    window.close_discarding()
+    return record
+
+
+def _history(app, window) -> dict:
+    import history_phase
+
+    project = history_phase.make_project(CACHE / "history-100k.bpeproj")
+    return history_phase.history_uses(app, window, _measured, _spin, _gui_pass, project)
+
+
+def run_history_only(idle_seconds: float) -> dict:
+    """The idle baseline and the History phases, without training (no corpus needed)."""
+    app, window = start_app()
+    probe = LatencyProbe()
+    _spin(app, 1.0)
+    probe.start()
+    start = time.perf_counter()
+    _spin(app, idle_seconds)
+    probe.stop()
+    record = {"corpus": "", "corpus_bytes": 0, "vocab": 0, "threads": 0,
+              "train_seconds": 0.0, "panels_ready_seconds": 0.0,
+              "idle": with_gui(stats(probe.samples), start, time.perf_counter())}
+    record.update(_history(app, window))
     window.close_discarding()
     return record
 
@@ -379,8 +404,11 @@ def main(argv=None) -> int:
                          "phase (gui_latency_series.py)")
     ap.add_argument("--out", default=None, help="where the JSON record goes (default: "
                     "results/gui_latency.json, or gui_latency_series.json for --runs)")
+    ap.add_argument("--history-only", action="store_true",
+                    help="only the idle baseline and the History phases (100,000 runs)")
     args = ap.parse_args(argv)
-    require_corpora()
+    if not args.history_only:
+        require_corpora()
     RESULTS.mkdir(parents=True, exist_ok=True)
     if args.runs > 1:
         import gui_latency_series
@@ -396,7 +424,8 @@ def main(argv=None) -> int:
         HOLDERS.install()
         CALLBACKS.install()
     load_before = os.getloadavg()
-    record = run(args.corpus, args.vocab, args.threads, args.idle)
+    record = (run_history_only(args.idle) if args.history_only
+              else run(args.corpus, args.vocab, args.threads, args.idle))
     record["load_before"], record["load_after"] = load_before, os.getloadavg()
     out = Path(args.out or RESULTS / "gui_latency.json")
     out.write_text(json.dumps(record, indent=1))

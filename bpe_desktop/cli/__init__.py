@@ -19,7 +19,7 @@ import traceback
 from typing import Sequence
 
 from bpe_desktop import __version__
-from bpe_desktop.cli import codec, compare, count, evaluate, info, interop, train
+from bpe_desktop.cli import codec, compare, count, evaluate, history, info, interop, train
 from bpe_desktop.cli._common import (
     EXIT_ERROR,
     EXIT_INTERRUPTED,
@@ -34,11 +34,12 @@ from bpe_desktop.cli._common import (
 )
 from bpe_desktop.cli.options import config_from_args  # noqa: F401 (the public helper)
 from bpe_desktop.cli.progress import ProgressBar  # noqa: F401 (for callers and tests)
+from bpe_desktop.cli.recording import run_command
 from bpe_desktop.cli.train import HOLD_FOR_CANCEL_ENV  # noqa: F401 (a test hook)
 from bpe_desktop.core.errors import BpeError
 
 #: The command modules, in the order ``--help`` lists their commands.
-COMMANDS = (train, codec, info, interop, evaluate, compare, count)
+COMMANDS = (train, codec, info, interop, evaluate, compare, count, history)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -56,7 +57,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command is None:  # only reachable with options but no command
             parser.print_help()
             return EXIT_OK
-        return args.run(args)
+        return run_command(args, args_list)
     except KeyboardInterrupt:
         _fail("interrupted")
         return EXIT_INTERRUPTED

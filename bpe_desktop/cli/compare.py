@@ -12,6 +12,7 @@ import json
 import os
 import sys
 
+from bpe_desktop.cli.recording import add_project_option, recording
 from bpe_desktop.core.comparison import MAX_TOKENIZERS, MIN_TOKENIZERS, model_formats
 
 
@@ -45,6 +46,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--text", action="append", required=True, metavar="FILE",
                    help="the text, read line by line (repeatable)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
+    add_project_option(p)
     p.set_defaults(run=cmd_compare)
 
 
@@ -68,6 +70,10 @@ def cmd_compare(args: argparse.Namespace) -> int:
     loaded = [(name, open_model(m, f))
               for name, m, f in zip(display_names(models), models, formats)]
     result = compare(loaded, read_text_lines(args.text))
+    if (run := recording(args)) is not None:
+        from bpe_desktop.core.project.metrics import comparison_metrics
+
+        run.add_metrics(comparison_metrics(result))
     if args.json:
         json.dump(result.to_json(), sys.stdout, ensure_ascii=False, indent=1)
         sys.stdout.write("\n")

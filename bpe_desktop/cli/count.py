@@ -26,6 +26,7 @@ from bpe_desktop.cli._common import (
 )
 from bpe_desktop.cli.options import add_train_options, config_from_args, whole_number
 from bpe_desktop.cli.progress import ProgressBar
+from bpe_desktop.cli.recording import add_project_option, recording
 from bpe_desktop.core.errors import TrainingCancelled
 
 #: The training options that decide what a word is (the others only matter when merging).
@@ -65,6 +66,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--encoding-errors", choices=("strict", "replace"), default="strict",
                    help="invalid UTF-8: stop with an error (strict, default) or use U+FFFD")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress or summary")
+    add_project_option(p)
     p.set_defaults(run=cmd_count)
 
 
@@ -123,6 +125,10 @@ def cmd_count(args: argparse.Namespace) -> int:
         if progress:
             progress.clear()
     table.save(args.output)  # type: ignore[attr-defined]
+    if (run := recording(args)) is not None:
+        from bpe_desktop.core.project.metrics import counting_metrics
+
+        run.add_metrics(counting_metrics(table))
     if not args.quiet:
         hint = ""
         if not args.dask and not args.merge and not cluster.dask_available():

@@ -13,6 +13,7 @@ import sys
 
 from bpe_desktop.cli._common import EXIT_OK, CliError
 from bpe_desktop.cli.options import whole_number
+from bpe_desktop.cli.recording import add_project_option, recording
 from bpe_desktop.core.evaluation.coverage import CHARACTER_MAPS
 from bpe_desktop.core.evaluation.gold import GOLD_FORMATS
 from bpe_desktop.core.evaluation.parity import PARITY_MODES
@@ -65,6 +66,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help=f"also evaluate N vocabulary sizes (default {DEFAULT_SWEEP_POINTS}), "
                    "log-spaced from the alphabet to the full model")
     p.add_argument("--json", action="store_true", help="print one JSON object")
+    add_project_option(p)
     p.set_defaults(run=cmd_evaluate)
 
 
@@ -95,6 +97,11 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         parallel_files=args.parallel, reference=args.reference,
         parity_mode=args.parity_mode, sweep=args.sweep)
     report = evaluate(model, request)
+    if (run := recording(args)) is not None:
+        from bpe_desktop.core.project.metrics import evaluation_metrics
+
+        run.add_metrics(evaluation_metrics(report))
+        run.add_model_config(model)
     if args.json:
         json.dump(report.to_json(), sys.stdout, ensure_ascii=False, indent=1)
         sys.stdout.write("\n")

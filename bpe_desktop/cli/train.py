@@ -20,6 +20,7 @@ from bpe_desktop.cli._common import (
 )
 from bpe_desktop.cli.options import add_train_options, config_from_args
 from bpe_desktop.cli.progress import ProgressBar
+from bpe_desktop.cli.recording import add_project_option, recording
 from bpe_desktop.core.errors import TrainingCancelled
 from bpe_desktop.core.formatting import describe_config, format_bytes
 from bpe_desktop.core.model_file import save_model
@@ -41,6 +42,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--encoding-errors", choices=("strict", "replace"), default="strict",
                    help="invalid UTF-8: stop with an error (strict, default) or use U+FFFD")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress or summary")
+    add_project_option(p)
     p.set_defaults(run=cmd_train)
 
 
@@ -86,6 +88,11 @@ def cmd_train(args: argparse.Namespace) -> int:
             progress.clear()
     model = result.model  # type: ignore[attr-defined]
     save_model(model, args.output)
+    if (run := recording(args)) is not None:
+        from bpe_desktop.core.project.metrics import training_metrics
+
+        run.set_model(model, path=args.output)
+        run.add_metrics(training_metrics(model, result.timings))  # type: ignore[attr-defined]
     seconds = time.perf_counter() - started
     if not args.quiet:
         print(f"{len(model.merges):,} merges, vocabulary of {model.vocab_size:,} tokens, "

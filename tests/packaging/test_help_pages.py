@@ -21,7 +21,7 @@ from bpe_desktop.core.config import (
 from bpe_desktop.paths import resource_path
 
 PAGES = ("quickstart.md", "training-options.md", "model-files.md", "command-line.md",
-         "evaluation.md", "comparison.md")
+         "evaluation.md", "comparison.md", "projects.md")
 _LINK = re.compile(r"!?\[[^\]]*\]\(([^)\s]+)\)")
 
 
@@ -124,3 +124,12 @@ def test_comparison_page_defines_every_measure_and_json_key():
             "tokens_a", "tokens_b", "words", "skipped", "overlap", *CATEGORIES)
     assert sorted(set(keys) - spans) == []
     assert f"first {SAMPLE_CHARS:,} characters" in text
+
+
+def test_projects_page_defines_every_kind_status_and_recorded_metric():
+    from bpe_desktop.core.project import RUN_KINDS, RUN_STATUSES
+
+    spans = _code_spans(_read("projects.md"))
+    own = {"vocab_size", "merges", "total_words", "distinct_words", "unknown_characters",
+           "seconds_counting", "seconds_merging", "seconds_total"}
+    assert sorted({*RUN_KINDS, *RUN_STATUSES, *own} - spans) == []

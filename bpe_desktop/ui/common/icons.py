@@ -31,7 +31,7 @@ from bpe_desktop.paths import resource_path
 
 #: Sizes of the rendered application icon (``icons/bpe-desktop-<size>.png``).
 APP_ICON_SIZES = (16, 32, 48, 64, 128, 256, 512)
-PANEL_ICONS = ("training", "vocabulary", "encode", "evaluate", "compare")
+PANEL_ICONS = ("training", "vocabulary", "encode", "evaluate", "compare", "history")
 ACTION_ICONS = ("train", "cancel", "open", "save", "export", "import", "help")
 #: The line icons' highlight colour (readable on light and dark backgrounds).
 ACCENT = "#3b82f6"

@@ -43,6 +43,7 @@ HELP_PAGES = {
     "command-line.md": "Command line",
     "evaluation.md": "Evaluation",
     "comparison.md": "Comparison and BPE-dropout",
+    "projects.md": "Projects and run history",
 }
 #: Screenshots wider than this are shown scaled down to it (pixels).
 MAX_IMAGE_WIDTH = 640

@@ -1,4 +1,5 @@
-"""The main window: five panels, menus and shortcuts, the open model and its file."""
+"""The main window: six panels, menus and shortcuts, the open model and its file, the open
+project (see :mod:`.projects`)."""
 
 from __future__ import annotations
 
@@ -16,12 +17,14 @@ from bpe_desktop.ui.common.modal_work import Cancelled, finish_abandoned, run_mo
 from bpe_desktop.ui.common.settings import Settings
 from bpe_desktop.ui.compare import ComparePanel
 from bpe_desktop.ui.evaluate import EvaluatePanel
+from bpe_desktop.ui.history import HistoryPanel
 from bpe_desktop.ui.training.panel import TrainingPanel
 from bpe_desktop.ui.vocabulary.panel import VocabPanel
 from bpe_desktop.ui.window.autosave import Autosave, offer_recovery
 from bpe_desktop.ui.window.document import ModelDocument
 from bpe_desktop.ui.window.help_dialogs import show_about, show_quick_start
 from bpe_desktop.ui.window.interop_menus import InteropMenus
+from bpe_desktop.ui.window.projects import ProjectControl
 from bpe_desktop.ui.window.status_bar import ElidingStatusBar
 from bpe_desktop.ui.window.zoom import TextZoom
 
@@ -30,7 +33,7 @@ MODEL_FILTER = "BPE Desktop models (*.json);;All files (*)"
 
 
 class MainWindow(QMainWindow):
-    TRAINING, VOCABULARY, CODEC, EVALUATE = range(4)
+    TRAINING, VOCABULARY, CODEC, EVALUATE, COMPARE, HISTORY = range(6)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -43,6 +46,7 @@ class MainWindow(QMainWindow):
         self.codec = CodecPanel()
         self.evaluate = EvaluatePanel()
         self.compare = ComparePanel()
+        self.history = HistoryPanel()
         self.tabs = QTabWidget()
         self.tabs.setDocumentMode(True)
         self.tabs.addTab(self.training, panel_icon("training"), "&Training")
@@ -50,12 +54,14 @@ class MainWindow(QMainWindow):
         self.tabs.addTab(self.codec, panel_icon("encode"), "&Encode / Decode")
         self.tabs.addTab(self.evaluate, panel_icon("evaluate"), "Eva&luate")
         self.tabs.addTab(self.compare, panel_icon("compare"), "Com&pare")
+        self.tabs.addTab(self.history, panel_icon("history"), "Hi&story")
         self.setCentralWidget(self.tabs)
 
         self.model_label = QLabel()
         self.setStatusBar(ElidingStatusBar(self))
         self.statusBar().addPermanentWidget(self.model_label)
-        for panel in (self.training, self.vocab, self.codec, self.evaluate, self.compare):
+        for panel in (self.training, self.vocab, self.codec, self.evaluate, self.compare,
+                      self.history):
             panel.status_message.connect(self._show_status)
 
         self.document.model_changed.connect(self._on_model_changed)
@@ -73,6 +79,8 @@ class MainWindow(QMainWindow):
         self.autosave = Autosave(self.document, self, busy=self.background_busy)
         self.autosave.failed.connect(self._show_status)
         self.zoom = TextZoom(self)
+        self.projects = ProjectControl(self)
+        self.projects.open_at_start()
         self._build_menus()
         self._restore_window()
         self._on_model_changed(None)
@@ -117,6 +125,11 @@ class MainWindow(QMainWindow):
         file.addMenu(self.interop.import_menu)
         file.addMenu(self.interop.export_menu)
         file.addSeparator()
+        file.addAction(self.projects.new_action)
+        file.addAction(self.projects.open_action)
+        file.addMenu(self.projects.recent_menu)
+        file.addAction(self.projects.report_action)
+        file.addSeparator()
         file.addAction(self.quit_action)
 
         edit = bar.addMenu("&Edit")
@@ -136,7 +149,7 @@ class MainWindow(QMainWindow):
 
         view = bar.addMenu("&View")
         for index, name in enumerate(("Training", "Vocabulary", "Encode / Decode", "Evaluate",
-                                  "Compare")):
+                                  "Compare", "History")):
             view.addAction(self._action(f"&{name}", lambda _=False, i=index:
                                         self.tabs.setCurrentIndex(i), f"Ctrl+{index + 1}"))
         view.addSeparator()
@@ -422,6 +435,7 @@ class MainWindow(QMainWindow):
             return
         self.training.shutdown()  # cancels a running training and waits for its thread
         self.interop.shutdown()
+        self.projects.shutdown()
         self.autosave.close()  # saved, or discarded knowingly: the copy is not needed
         for panel in (self.vocab, self.codec, self.evaluate, self.compare):
             shutdown = getattr(panel, "shutdown", None)

@@ -1,0 +1,99 @@
+"""``--project FILE``: record a command's run in a project (see
+:mod:`bpe_desktop.core.project`), as the window records its runs.
+
+A command opts in with :func:`add_project_option` and names, in :data:`RECORDED`, what
+of its arguments is the run's configuration and which files it reads; its ``cmd_*``
+function hands its results to :func:`recording` (None when not recording). Everything
+else — inserting the run before the work starts, completing it as finished, cancelled
+or failed — happens here, around the command.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from typing import Callable, Sequence
+
+from bpe_desktop.cli._common import EXIT_INTERRUPTED, EXIT_OK
+
+
+def add_project_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--project", metavar="FILE",
+                        help="record this run (settings, files, versions, metrics, model) "
+                        "in a project file (.bpeproj; created if missing); "
+                        "see 'bpe-desktop history'")
+    parser.add_argument("--language", default="", metavar="LABEL",
+                        help="with --project: the language of the corpus files, recorded "
+                        "with them (any label: de, Hindi, …)")
+
+
+def recording(args: argparse.Namespace):
+    """The run being recorded (a :class:`~bpe_desktop.core.project.RecordedRun`), or None."""
+    return getattr(args, "recorded_run", None)
+
+
+def run_command(args: argparse.Namespace, argv: Sequence[str]) -> int:
+    """Run the parsed command, recorded when it was given ``--project``."""
+    path = getattr(args, "project", None)
+    describe = RECORDED.get(args.command)
+    if not path or describe is None:
+        return args.run(args)
+    from bpe_desktop.core.project import Project, recorded_run
+    from bpe_desktop.core.project.commands import command_record
+
+    config, inputs, preset = describe(args)  # bad options fail here, before a run exists
+    project = Project(path, verify=False)  # (a damaged file is named when written)
+    try:
+        with recorded_run(project, args.command, config=config, inputs=inputs,
+                          command=command_record(argv), preset=preset,
+                          language=args.language) as run:
+            args.recorded_run = run
+            code = args.run(args)
+            if code == EXIT_INTERRUPTED:
+                run.end_as("cancelled", "cancelled")
+            elif code != EXIT_OK:
+                run.end_as("failed", f"ended with exit status {code}")
+    finally:
+        project.close()
+    return code
+
+
+def _train(args):
+    from bpe_desktop.cli.options import config_from_args
+
+    config = {**config_from_args(args).to_dict(), "word_counts": args.word_counts,
+              "encoding_errors": args.encoding_errors}
+    return config, [("corpus", f) for f in args.files], args.preset or ""
+
+
+def _count(args):
+    from bpe_desktop.cli.count import TEXT_OPTIONS
+    from bpe_desktop.cli.options import config_from_args
+
+    full = config_from_args(args).to_dict()
+    config = {**{k: full[k] for k in TEXT_OPTIONS}, "merge": args.merge,
+              "dask": args.dask or "", "encoding_errors": args.encoding_errors}
+    files = [("corpus", f) for f in args.inputs if os.path.isfile(f)]
+    return config, files, args.preset or ""
+
+
+def _evaluate(args):
+    config = {"format": args.format, "gold_format": args.gold_format or "",
+              "parity_mode": args.parity_mode, "sweep": args.sweep}
+    inputs = [("model", args.model), *(("gold", g) for g in args.gold),
+              *(("text", t) for t in args.text), *(("parallel", p) for p in args.parallel)]
+    if args.reference:
+        inputs.append(("reference", args.reference))
+    return config, inputs, ""
+
+
+def _compare(args):
+    config = {"formats": args.formats or ["model"]}
+    return config, [*(("model", m) for m in args.models), *(("text", t) for t in args.text)], ""
+
+
+#: The recorded commands: what of their arguments is the run's configuration, which
+#: files it reads (role, path), and its preset. (``extend`` joins when it exists.)
+RECORDED: dict[str, Callable[[argparse.Namespace], tuple[dict, list, str]]] = {
+    "train": _train, "count": _count, "evaluate": _evaluate, "compare": _compare,
+}

@@ -1,0 +1,71 @@
+"""The ``bpe-desktop`` command that reproduces a run ("Copy as command", reports).
+
+A run stores its command as ``{"argv": [...], "cwd": folder}``: the command line's own
+arguments when it ran from a shell, or the arguments a panel's run corresponds to. The
+folder makes relative paths in the arguments exact.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import sys
+from typing import Sequence
+
+from bpe_desktop.core.config import TrainConfig, format_special
+
+PROGRAM = "bpe-desktop"
+#: Files a panel's run keeps in memory (a model not saved yet) appear as this name.
+UNSAVED_MODEL = "model.json"
+
+
+def command_record(argv: Sequence[str], cwd: str | None = None) -> dict:
+    return {"argv": list(argv), "cwd": os.getcwd() if cwd is None else cwd}
+
+
+def shell_command(command: dict | None) -> str:
+    """One line for a shell: ``cd FOLDER && bpe-desktop ARGS`` ('' if not known)."""
+    if not command:
+        return ""
+    quote = _quote_windows if sys.platform == "win32" else shlex.join
+    line = f"{PROGRAM} {quote(command['argv'])}"
+    cwd = command.get("cwd")
+    return f"cd {quote([cwd])} && {line}" if cwd else line
+
+
+def train_arguments(files: Sequence[str], output: str, config: TrainConfig, *,
+                    word_counts: bool = False, encoding_errors: str = "strict") -> list[str]:
+    """``train`` arguments giving exactly ``config``: each option that differs from the
+    default, as its flag (:func:`bpe_desktop.cli.options.add_train_options`)."""
+    argv = ["train", *(os.path.abspath(f) for f in files), "-o", output]
+    if word_counts:
+        argv.append("--word-counts")
+    default = TrainConfig()
+    defaults = default.to_dict()
+    for name, value in config.to_dict().items():
+        # --pretokenizer brings its own boundary unless --boundary is given as well.
+        follows = name == "boundary" and config.pretokenizer != default.pretokenizer
+        if value == defaults[name] and not follows:
+            continue
+        if name == "special_tokens":
+            if not config.special_tokens:
+                argv.append("--no-specials")
+            for token in config.special_tokens:
+                argv += ["--special", format_special(token)]
+        elif isinstance(value, bool):
+            argv.append(option_flag(name))  # every switch is off by default
+        else:
+            argv += [option_flag(name), str(value)]
+    if encoding_errors != "strict":
+        argv += ["--encoding-errors", encoding_errors]
+    return argv
+
+
+def option_flag(name: str) -> str:
+    return "--" + name.replace("_", "-")
+
+
+def _quote_windows(args: Sequence[str]) -> str:
+    import subprocess
+
+    return subprocess.list2cmdline(list(args))

@@ -1,0 +1,79 @@
+"""Every number a run produced, as :class:`Metric` rows the project can query.
+
+The row names are the keys of the command line's ``--json`` output (``f1``,
+``fertility``, ``agreement_f1``, ...), so a query and a script reading ``--json`` use
+the same words; ``source`` says which gold file, text, model or pair a value is about.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Iterator
+
+from bpe_desktop.core.project.store import Metric
+
+
+def evaluation_metrics(report) -> list[Metric]:
+    """An :class:`~bpe_desktop.core.evaluation.EvaluationReport`'s values: the full
+    model's, then each sweep point's (``vocab_size`` set)."""
+    data = report.to_json()
+    rows = [Metric("vocab_size", report.vocab_size), Metric("merges", report.merges)]
+    rows += _sections(data, None)
+    for point in data.get("sweep", ()):
+        size = int(point["vocab_size"])
+        rows.append(Metric("merges", point["merges"], "", size))
+        rows += _sections(point, size)
+    return rows
+
+
+def _sections(data: dict, vocab_size: int | None) -> Iterator[Metric]:
+    for gold, values in data.get("morphology", {}).items():
+        yield from _numbers(values, gold, vocab_size)
+    if "text" in data:
+        yield from _numbers(data["text"], "text", vocab_size)
+    for name, value in data.get("parity", {}).items():
+        if _number(value):
+            yield Metric("parity", value, name, vocab_size)
+
+
+def comparison_metrics(comparison) -> list[Metric]:
+    """A :class:`~bpe_desktop.core.comparison.Comparison`'s values, per tokenizer and
+    per pair (``A → B``)."""
+    data = comparison.to_json()
+    rows: list[Metric] = []
+    for t in data["tokenizers"]:
+        rows.append(Metric("vocab_size", t["vocab_size"], t["name"]))
+        rows += _numbers(t["text"], t["name"], None)
+    for p in data["pairs"]:
+        pair = f"{p['a']} → {p['b']}"
+        rows += _numbers({k: v for k, v in p.items() if k != "overlap"}, pair, None)
+        rows += _numbers({f"overlap_{k}": v for k, v in p["overlap"].items()}, pair, None)
+    return rows
+
+
+def training_metrics(model, timings: dict | None = None) -> list[Metric]:
+    rows = [Metric("vocab_size", model.vocab_size), Metric("merges", len(model.merges))]
+    info = model.corpus
+    if info is not None:
+        rows += [Metric("total_words", info.total_words),
+                 Metric("distinct_words", info.distinct_words),
+                 Metric("unknown_characters", info.unknown_characters)]
+    for stage, seconds in (timings or {}).items():
+        rows.append(Metric(f"seconds_{stage}", seconds))
+    return rows
+
+
+def counting_metrics(table) -> list[Metric]:
+    return [Metric("distinct_words", table.distinct_words),
+            Metric("total_words", table.total_count)]
+
+
+def _numbers(values: dict, source: str, vocab_size: int | None) -> Iterator[Metric]:
+    for key, value in values.items():
+        if _number(value):
+            yield Metric(key, value, source, vocab_size)
+
+
+def _number(value) -> bool:
+    return (isinstance(value, (int, float)) and not isinstance(value, bool)
+            and math.isfinite(value))

@@ -1,0 +1,113 @@
+"""One way to record a run, for every command and panel that runs something.
+
+``with recorded_run(project, "train", config=..., command=argv, inputs=...) as run:``
+inserts the run as ``running`` (hashing new corpus files first), and on leaving the
+block completes it: ``finished`` with whatever the block attached (``run.metrics``,
+``run.set_model``), ``cancelled`` when the work was cancelled or interrupted, or
+``failed`` with the error's message (the error goes on to the caller). A kind the
+project knows (train, extend, evaluate, compare, count) is all a new command needs.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from contextlib import contextmanager
+from typing import Iterable, Iterator
+
+from bpe_desktop import __version__
+from bpe_desktop.core.errors import TrainingCancelled
+from bpe_desktop.core.project.store import Metric, Project
+
+
+class RecordedRun:
+    """What a run hands the project before it completes."""
+
+    def __init__(self, project: Project, run_id: int) -> None:
+        self.project = project
+        self.id = run_id
+        self.metrics: list[Metric] = []
+        self.log_lines: list[str] = []
+        self.model: tuple[str | None, bytes | None, tuple[int, int]] | None = None
+        self.status: str | None = None  # set to end with another status than finished
+        self.message = ""
+        self.config_added: dict = {}
+
+    def add_metrics(self, rows: Iterable[Metric]) -> None:
+        self.metrics.extend(rows)
+
+    def add_model_config(self, model) -> None:
+        """The evaluated model's training options, as ``model.NAME`` entries of the run's
+        configuration (so evaluations can be plotted against how their models were made)."""
+        self.config_added.update(model_config_entries(model))
+
+    def log(self, line: str) -> None:
+        self.log_lines.append(line)
+
+    def set_model(self, model, *, path: str | None = None, store: bool = False) -> None:
+        """The model the run made: at ``path`` (the user's file) and/or, with ``store``,
+        kept inside the project."""
+        data = None
+        if store:
+            from bpe_desktop.core.model_file import dumps
+
+            data = dumps(model).encode("utf-8")
+        self.model = (None if path is None else os.path.abspath(path), data,
+                      (model.vocab_size, len(model.merges)))
+
+    def end_as(self, status: str, message: str = "") -> None:
+        """End as ``cancelled`` or ``failed`` though the block returns normally (a
+        command that reports failure by its exit status)."""
+        self.status, self.message = status, message
+
+
+@contextmanager
+def recorded_run(project: Project, kind: str, *, config: dict | None = None,
+                 command: dict | None = None,
+                 inputs: Iterable[tuple[str, str]] = (), preset: str = "",
+                 language: str = "") -> Iterator[RecordedRun]:
+    run = RecordedRun(project, project.start_run(
+        kind, config=config, command=command, inputs=inputs, preset=preset,
+        engine_version=engine_version(), app_version=__version__, language=language))
+    try:
+        yield run
+    except (TrainingCancelled, KeyboardInterrupt):
+        _finish(run, "cancelled", "cancelled")
+        raise
+    except BaseException as exc:
+        _finish(run, "failed", str(exc) or type(exc).__name__)
+        raise
+    _finish(run, run.status or "finished", run.message)
+
+
+def _finish(run: RecordedRun, status: str, message: str) -> None:
+    path, data, size = run.model if run.model else (None, None, None)
+    keep = status == "finished"
+    run.project.finish_run(
+        run.id, status, message=message, metrics=run.metrics if keep else (),
+        model_path=path, model_data=data, model_size=size if keep else None,
+        log="\n".join(run.log_lines), peak_memory=peak_memory(),
+        config_added=run.config_added)
+
+
+def model_config_entries(model) -> dict:
+    return {f"model.{k}": v for k, v in model.config.to_dict().items()
+            if not isinstance(v, (list, dict))}
+
+
+def engine_version() -> str:
+    try:
+        from bpe_desktop import _engine
+    except ImportError:
+        return ""
+    return str(getattr(_engine, "__version__", ""))
+
+
+def peak_memory() -> int | None:
+    """This process's peak resident memory in bytes (None where it cannot be known)."""
+    try:
+        import resource
+    except ImportError:  # Windows
+        return None
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak if sys.platform == "darwin" else peak * 1024

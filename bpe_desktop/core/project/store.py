@@ -1,0 +1,494 @@
+"""A project file opened for reading and recording runs.
+
+Several processes may use one project at once (the window and command-line runs): the
+database is in WAL mode (readers never wait for a writer), every connection waits up to
+:data:`BUSY_TIMEOUT_MS` for a lock instead of failing, and each write is one short
+``BEGIN IMMEDIATE`` transaction. A run is inserted as ``running`` with its process id
+before any work starts and completed in one transaction with its metrics and model, so
+a killed process leaves either nothing or a ``running`` row, never half a result; the
+next open marks such rows failed once their process is gone.
+
+One :class:`Project` per thread: its connection is not shared.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import sqlite3
+import sys
+import time
+import zlib
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Iterable, Sequence
+
+from bpe_desktop.core.errors import BpeError
+from bpe_desktop.core.project import schema
+from bpe_desktop.core.project.corpus_hash import file_identity, sha256_of
+
+#: How long a writer waits for another's transaction before giving up.
+BUSY_TIMEOUT_MS = 30_000
+PROJECT_SUFFIX = ".bpeproj"
+_SQLITE_MAGIC = b"SQLite format 3\x00"
+DIED_MESSAGE = "the process ended before the run finished (killed or crashed)"
+
+
+class ProjectError(BpeError):
+    """A project file that cannot be used: not a project, damaged, or too new."""
+
+
+@dataclass(frozen=True)
+class Metric:
+    """One measured value: ``source`` names the gold file, text or model it is about;
+    ``vocab_size`` is set for the points of a vocabulary-size sweep."""
+
+    metric: str
+    value: float
+    source: str = ""
+    vocab_size: int | None = None
+
+
+@dataclass(frozen=True)
+class RunInput:
+    """A file a run read, as recorded: its content hash identifies it across renames."""
+
+    role: str  # corpus, gold, text, parallel, reference, model
+    path: str
+    size: int
+    sha256: str
+    language: str = ""
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    """One row of the History table."""
+
+    id: int
+    kind: str
+    status: str
+    started: float
+    duration: float | None
+    preset: str
+    corpus_label: str
+    vocab_size: int | None
+    f1: float | None
+    fertility: float | None
+    message: str
+
+
+SUMMARY_COLUMNS = ("id", "kind", "status", "started", "duration", "preset", "corpus_label",
+                   "vocab_size", "f1", "fertility", "message")
+
+
+@dataclass(frozen=True)
+class RunDetails:
+    summary: RunSummary
+    config: dict
+    #: {"argv": the command's arguments, "cwd": the folder it ran in}, or None.
+    command: dict | None
+    engine_version: str
+    app_version: str
+    peak_memory: int | None
+    log: str
+    inputs: tuple[RunInput, ...]
+    metrics: tuple[Metric, ...]
+    model_path: str | None
+    has_stored_model: bool
+
+
+class Project:
+    """An open project file. Opening creates, migrates (after a backup copy) or refuses
+    it, and marks runs left ``running`` by a process that is gone as failed."""
+
+    def __init__(self, path: str | os.PathLike[str], *, verify: bool = True) -> None:
+        """``verify``: read every page once (SQLite's quick check) so a damaged file is
+        named now; 0.15 s for 100,000 runs, so a command that only records a run leaves it
+        out and finds damage, named as well, where its writes meet it."""
+        self.path = os.path.abspath(os.fspath(path))
+        #: Where the file was copied before an update of its format (None: no update).
+        self.backup_path: str | None = None
+        _check_is_sqlite(self.path)
+        try:
+            # Opened in a worker, used in the GUI thread after: one thread at a time.
+            self.conn = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_MS / 1000,
+                                        isolation_level=None, check_same_thread=False)
+        except sqlite3.Error as exc:
+            raise ProjectError(f"{self.path}: cannot open the project ({exc})") from None
+        try:
+            self._prepare()
+            if verify:
+                problem = self.conn.execute("PRAGMA quick_check(1)").fetchone()[0]
+                if problem != "ok":
+                    raise sqlite3.DatabaseError(problem)
+            self.mark_abandoned_runs()
+        except sqlite3.OperationalError as exc:  # no access, a locked or full disk, …
+            self.conn.close()
+            raise ProjectError(f"{self.path}: cannot open the project ({exc})") from None
+        except sqlite3.DatabaseError as exc:
+            self.conn.close()
+            raise ProjectError(f"{self.path}: the project file is damaged ({exc}); "
+                               "restore a backup copy") from None
+        except BaseException:
+            self.conn.close()
+            raise
+
+    # -- opening --------------------------------------------------------------------------
+
+    def _prepare(self) -> None:
+        c = self.conn
+        c.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        c.execute("PRAGMA foreign_keys = ON")
+        version, app_id = self._version()
+        self._check_ours(version, app_id)  # before anything writes to another's file
+        if c.execute("PRAGMA journal_mode = WAL").fetchone()[0].lower() != "wal":
+            raise ProjectError(f"{self.path}: cannot use write-ahead logging here "
+                               "(a read-only or network folder?)")
+        c.execute("PRAGMA synchronous = NORMAL")  # WAL: durable at checkpoints, never torn
+        if version == schema.SCHEMA_VERSION and app_id == schema.APPLICATION_ID:
+            return
+        if 0 < version < schema.SCHEMA_VERSION:
+            self._backup(version)
+        with self.transaction():
+            version, app_id = self._version()  # another process may have done it meanwhile
+            self._check_ours(version, app_id)
+            if version < schema.SCHEMA_VERSION:
+                schema.migrate(c, version)
+
+    def _version(self) -> tuple[int, int]:
+        version = self.conn.execute("PRAGMA user_version").fetchone()[0]
+        app_id = self.conn.execute("PRAGMA application_id").fetchone()[0]
+        return version, app_id
+
+    def _check_ours(self, version: int, app_id: int) -> None:
+        if app_id == 0 and version == 0:
+            tables = self.conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
+            if tables:
+                raise ProjectError(f"{self.path}: an SQLite database of another program, "
+                                   "not a BPE Desktop project")
+            return
+        if app_id != schema.APPLICATION_ID:
+            raise ProjectError(f"{self.path}: an SQLite database of another program, "
+                               "not a BPE Desktop project")
+        if version > schema.SCHEMA_VERSION:
+            raise ProjectError(
+                f"{self.path}: made by a newer BPE Desktop (project format {version}; this "
+                f"version reads up to {schema.SCHEMA_VERSION}); update BPE Desktop to open it")
+
+    def _backup(self, version: int) -> None:
+        """A copy of the file as it was, before a migration changes it."""
+        target = f"{self.path}.v{version}.bak"
+        tmp = target + ".tmp"
+        try:
+            copy = sqlite3.connect(tmp)
+            try:
+                self.conn.backup(copy)
+            finally:
+                copy.close()
+            os.replace(tmp, target)
+        except (OSError, sqlite3.Error) as exc:
+            raise ProjectError(f"{self.path}: cannot write the backup copy {target} before "
+                               f"updating the project format ({exc}); nothing was changed"
+                               ) from None
+        self.backup_path = target
+
+    def close(self) -> None:
+        self.conn.close()
+
+    def __enter__(self) -> "Project":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def transaction(self):
+        return _Transaction(self.conn)
+
+    def integrity_check(self) -> str:
+        """SQLite's full check: "ok", or what is wrong."""
+        try:
+            return self.conn.execute("PRAGMA integrity_check").fetchone()[0]
+        except sqlite3.DatabaseError as exc:
+            return str(exc)
+
+    def mark_abandoned_runs(self) -> int:
+        """Runs left ``running`` by a process of this computer that no longer exists
+        become ``failed``; returns how many."""
+        host = socket.gethostname()
+        rows = self.conn.execute(
+            "SELECT id, pid FROM runs WHERE status = 'running' AND host = ?", (host,)
+        ).fetchall()
+        gone = [run_id for run_id, pid in rows if not _process_alive(pid)]
+        if gone:
+            with self.transaction():
+                self.conn.executemany(
+                    "UPDATE runs SET status = 'failed', message = ? "
+                    "WHERE id = ? AND status = 'running'", [(DIED_MESSAGE, i) for i in gone])
+        return len(gone)
+
+    # -- corpora ----------------------------------------------------------------------------
+
+    def corpus_id(self, path: str) -> int:
+        """The corpus row of a file as it is now, hashing its content only if this size
+        and modification time were not seen before."""
+        path, size, mtime_ns = file_identity(path)
+        row = self.conn.execute(
+            "SELECT id FROM corpora WHERE path = ? AND size = ? AND mtime_ns = ?",
+            (path, size, mtime_ns)).fetchone()
+        if row is not None:
+            return row[0]
+        digest = sha256_of(path)  # outside any transaction: it may take seconds
+        with self.transaction():
+            self.conn.execute(
+                "INSERT OR IGNORE INTO corpora (path, size, mtime_ns, sha256, language) "
+                "VALUES (?, ?, ?, ?, '')", (path, size, mtime_ns, digest))
+        return self.conn.execute(
+            "SELECT id FROM corpora WHERE path = ? AND size = ? AND mtime_ns = ?",
+            (path, size, mtime_ns)).fetchone()[0]
+
+    # -- recording ----------------------------------------------------------------------------
+
+    def start_run(self, *args, **kwargs) -> int:
+        with self._named_errors():
+            return self._start_run(*args, **kwargs)
+
+    def finish_run(self, *args, **kwargs) -> None:
+        with self._named_errors():
+            self._finish_run(*args, **kwargs)
+
+    @contextmanager
+    def _named_errors(self):
+        try:
+            yield
+        except sqlite3.OperationalError as exc:
+            raise ProjectError(f"{self.path}: cannot write to the project ({exc})") from None
+        except sqlite3.DatabaseError as exc:
+            raise ProjectError(f"{self.path}: the project file is damaged ({exc}); "
+                               "restore a backup copy") from None
+
+    def _start_run(self, kind: str, *, config: dict | None = None,
+                  command: dict | None = None,
+                  inputs: Iterable[tuple[str, str]] = (), preset: str = "",
+                  engine_version: str = "", app_version: str = "",
+                  language: str = "") -> int:
+        """Insert a ``running`` run; ``inputs`` are (role, path) of the files it reads,
+        ``command`` the ``bpe-desktop`` command that does the same (see
+        :mod:`~bpe_desktop.core.project.commands`), ``language`` a label for its corpus
+        files."""
+        if kind not in schema.RUN_KINDS:
+            raise ValueError(f"unknown run kind {kind!r}")
+        inputs = list(inputs)
+        ids = [(role, self.corpus_id(p)) for role, p in inputs if os.path.isfile(p)]
+        label = ", ".join(os.path.basename(p) for role, p in inputs
+                          if role in ("corpus", "text", "gold"))
+        with self.transaction():
+            if language:
+                self.conn.executemany("UPDATE corpora SET language = ? WHERE id = ?",
+                                      [(language, c) for role, c in ids if role == "corpus"])
+            cur = self.conn.execute(
+                "INSERT INTO runs (kind, status, config, command, engine_version, "
+                "app_version, started, pid, host, preset, corpus_label) "
+                "VALUES (?, 'running', ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (kind, json.dumps(config or {}, ensure_ascii=False, sort_keys=True),
+                 None if command is None else json.dumps(command, ensure_ascii=False),
+                 engine_version, app_version, time.time(), os.getpid(),
+                 socket.gethostname(), preset, label[:200]))
+            run_id = cur.lastrowid
+            positions: dict[str, int] = {}
+            for role, corpus in ids:
+                positions[role] = positions.get(role, -1) + 1
+                self.conn.execute("INSERT INTO run_inputs VALUES (?, ?, ?, ?)",
+                                  (run_id, corpus, role, positions[role]))
+        return run_id
+
+    def _finish_run(self, run_id: int, status: str, *, message: str = "",
+                   metrics: Iterable[Metric] = (), model_path: str | None = None,
+                   model_data: bytes | None = None, model_size: tuple[int, int] | None = None,
+                   log: str = "", peak_memory: int | None = None,
+                   config_added: dict | None = None) -> None:
+        """Complete a run in one transaction: status, duration, metrics and model.
+
+        ``model_data`` is the model file's text (stored compressed); ``model_size`` is
+        (vocabulary size, merges) of the model, when the run made one; ``config_added``
+        joins the run's configuration (what only the work itself learned).
+        """
+        if status not in schema.RUN_STATUSES or status == "running":
+            raise ValueError(f"a run cannot finish as {status!r}")
+        metrics = list(metrics)
+        with self.transaction():
+            started = self.conn.execute("SELECT started, kind FROM runs WHERE id = ?",
+                                        (run_id,)).fetchone()
+            if started is None:
+                raise ProjectError(f"{self.path}: run {run_id} is not in the project")
+            vocab, f1, fertility = _summary(started[1], metrics, model_size)
+            if config_added:
+                config = json.loads(self.conn.execute(
+                    "SELECT config FROM runs WHERE id = ?", (run_id,)).fetchone()[0])
+                self.conn.execute("UPDATE runs SET config = ? WHERE id = ?", (json.dumps(
+                    {**config, **config_added}, ensure_ascii=False, sort_keys=True), run_id))
+            self.conn.execute(
+                "UPDATE runs SET status = ?, message = ?, duration = ?, peak_memory = ?, "
+                "log = ?, vocab_size = ?, f1 = ?, fertility = ? WHERE id = ?",
+                (status, message, time.time() - started[0], peak_memory, log, vocab, f1,
+                 fertility, run_id))
+            self.conn.executemany(
+                "INSERT INTO metrics (run_id, metric, value, source, vocab_size) "
+                "VALUES (?, ?, ?, ?, ?)",
+                [(run_id, m.metric, float(m.value), m.source, m.vocab_size) for m in metrics])
+            if model_size is not None:
+                self.conn.execute(
+                    "INSERT INTO models (run_id, path, data, vocab_size, merges) "
+                    "VALUES (?, ?, ?, ?, ?)",
+                    (run_id, model_path,
+                     None if model_data is None else zlib.compress(model_data, 6),
+                     model_size[0], model_size[1]))
+
+    # -- reading ------------------------------------------------------------------------------
+
+    def run_details(self, run_id: int) -> RunDetails:
+        row = self.conn.execute(
+            f"SELECT {', '.join(SUMMARY_COLUMNS)}, config, command, engine_version, "
+            "app_version, peak_memory, log FROM runs WHERE id = ?", (run_id,)).fetchone()
+        if row is None:
+            raise ProjectError(f"{self.path}: there is no run {run_id}")
+        n = len(SUMMARY_COLUMNS)
+        config, command, engine_version, app_version, peak, log = row[n:]
+        inputs = tuple(RunInput(*r) for r in self.conn.execute(
+            "SELECT i.role, c.path, c.size, c.sha256, c.language FROM run_inputs i "
+            "JOIN corpora c ON c.id = i.corpus_id WHERE i.run_id = ? "
+            "ORDER BY i.role, i.position", (run_id,)))
+        metrics = tuple(Metric(*r) for r in self.conn.execute(
+            "SELECT metric, value, source, vocab_size FROM metrics WHERE run_id = ? "
+            "ORDER BY rowid", (run_id,)))
+        model = self.conn.execute("SELECT path, data IS NOT NULL FROM models WHERE run_id = ?",
+                                  (run_id,)).fetchone()
+        return RunDetails(RunSummary(*row[:n]), json.loads(config),
+                          None if command is None else json.loads(command), engine_version,
+                          app_version, peak, log, inputs, metrics,
+                          model[0] if model else None, bool(model and model[1]))
+
+    def stored_model(self, run_id: int) -> bytes | None:
+        """The model file's text kept in the project for this run, or None."""
+        row = self.conn.execute("SELECT data FROM models WHERE run_id = ?",
+                                (run_id,)).fetchone()
+        return None if row is None or row[0] is None else zlib.decompress(row[0])
+
+    def run_ids(self) -> list[int]:
+        return [r[0] for r in self.conn.execute(
+            "SELECT id FROM runs WHERE hidden = 0 ORDER BY id")]
+
+    # -- deleting (undoable while the deleting window is open) ----------------------------
+
+    def data_version(self) -> int:
+        """Changes whenever another connection (another program) commits a change."""
+        return self.conn.execute("PRAGMA data_version").fetchone()[0]
+
+    def set_language(self, run_id: int, language: str) -> None:
+        """Label the corpus files of a run with their language (e.g. ``de``, ``Hindi``)."""
+        with self.transaction():
+            self.conn.execute(
+                "UPDATE corpora SET language = ? WHERE id IN (SELECT corpus_id FROM "
+                "run_inputs WHERE run_id = ? AND role = 'corpus')", (language, run_id))
+
+    def has_hidden_runs(self) -> bool:
+        return self.conn.execute("SELECT 1 FROM runs WHERE hidden = 1 LIMIT 1").fetchone() \
+            is not None
+
+    def hide_runs(self, ids: Sequence[int], hidden: bool = True) -> None:
+        with self.transaction():
+            self.conn.executemany("UPDATE runs SET hidden = ? WHERE id = ?",
+                                  [(int(hidden), i) for i in ids])
+
+    def delete_runs(self, ids: Sequence[int]) -> None:
+        """Remove runs for good, with their metrics, inputs and models."""
+        with self.transaction():
+            self.conn.executemany("DELETE FROM runs WHERE id = ?", [(i,) for i in ids])
+
+
+class _Transaction:
+    """``BEGIN IMMEDIATE`` … ``COMMIT`` (``ROLLBACK`` on an error): the write lock is
+    taken at the start, so a transaction never fails half-way for another's lock."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+
+    def __enter__(self) -> sqlite3.Connection:
+        self.conn.execute("BEGIN IMMEDIATE")
+        return self.conn
+
+    def __exit__(self, kind, value, tb) -> None:
+        if kind is None:
+            self.conn.execute("COMMIT")
+        else:
+            self.conn.execute("ROLLBACK")
+
+
+def _summary(kind: str, metrics: list[Metric], model_size: tuple[int, int] | None
+             ) -> tuple[int | None, float | None, float | None]:
+    """The History table's columns of a run: its model's vocabulary size, and the F1
+    and fertility of the whole model (averaged over gold files). A comparison's values
+    belong to several models: none of them is the run's."""
+    if kind == "compare":
+        return None, None, None
+    full = [m for m in metrics if m.vocab_size is None]
+    vocab = model_size[0] if model_size else next(
+        (int(m.value) for m in full if m.metric == "vocab_size"), None)
+    return (vocab, _mean(m.value for m in full if m.metric == "f1"),
+            _mean(m.value for m in full if m.metric == "fertility"))
+
+
+def _mean(values: Iterable[float]) -> float | None:
+    values = list(values)
+    return sum(values) / len(values) if values else None
+
+
+def _check_is_sqlite(path: str) -> None:
+    if not os.path.exists(path):
+        directory = os.path.dirname(path)
+        if not os.path.isdir(directory):
+            raise ProjectError(f"{path}: the folder {directory} does not exist")
+        return
+    if os.path.isdir(path):
+        raise ProjectError(f"{path}: is a folder, not a project file")
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(len(_SQLITE_MAGIC))
+    except OSError as exc:
+        raise ProjectError(f"{path}: cannot read the project ({exc.strerror})") from None
+    if head and head != _SQLITE_MAGIC:
+        raise ProjectError(f"{path}: not a BPE Desktop project (not an SQLite database)")
+
+
+def _process_alive(pid: int | None) -> bool:
+    if pid is None:
+        return False
+    if pid == os.getpid():
+        return True
+    if sys.platform == "win32":  # os.kill(pid, 0) would end the process there
+        import ctypes
+
+        handle = ctypes.windll.kernel32.OpenProcess(0x1000, False, pid)
+        if not handle:
+            return False
+        code = ctypes.c_ulong()
+        ctypes.windll.kernel32.GetExitCodeProcess(handle, ctypes.byref(code))
+        ctypes.windll.kernel32.CloseHandle(handle)
+        return code.value == 259  # STILL_ACTIVE
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return _not_zombie(pid)
+
+
+def _not_zombie(pid: int) -> bool:
+    """A killed child its parent has not waited for yet is gone for our purpose."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            return fh.read().rsplit(b")", 1)[1].split()[0] != b"Z"
+    except (OSError, IndexError):
+        return True
+

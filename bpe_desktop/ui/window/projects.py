@@ -1,0 +1,445 @@
+"""The window's project: File ▸ New/Open/Recent project and Export report, recording
+every training, evaluation and comparison the panels run, and the History panel's
+requests (open a run's model, train again, compare, report).
+
+On start the last project opens, or a default one in the user's data folder, so no run
+is ever lost for want of a choice. A project that cannot be opened is named with the
+reason and the previous one stays open.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import sys
+from concurrent.futures import Future
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QObject, QProcess, Slot
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import QMenu
+
+from bpe_desktop.core import BpeError, TrainConfig
+from bpe_desktop.core.project import Project, ProjectError
+from bpe_desktop.core.project.commands import UNSAVED_MODEL, command_record, train_arguments
+from bpe_desktop.core.project.recording import model_config_entries
+from bpe_desktop.core.project.metrics import (
+    comparison_metrics,
+    evaluation_metrics,
+    training_metrics,
+)
+from bpe_desktop.ui.common import dialogs
+from bpe_desktop.ui.common.modal_work import run_modal
+from bpe_desktop.ui.common.workers import JobRunner
+from bpe_desktop.ui.history.panel import default_project_path
+from bpe_desktop.ui.history.recorder import ProjectRecorder
+
+if TYPE_CHECKING:
+    from bpe_desktop.ui.window.main_window import MainWindow
+
+PROJECT_FILTER = "BPE Desktop projects (*.bpeproj);;All files (*)"
+REPORT_FILTER = "HTML report (*.html);;PDF report (*.pdf)"
+_LAST, _RECENT, _MAX_RECENT = "projects/last", "projects/recent", 8
+
+
+class ProjectControl(QObject):
+    def __init__(self, window: "MainWindow") -> None:
+        super().__init__(window)
+        self.window = window
+        self.history = window.history
+        self.project: Project | None = None
+        self.recorder = ProjectRecorder(self)
+        self.recorder.recorded.connect(self.history.on_recorded)
+        self.recorder.failed.connect(window._show_status)
+        self._training: Future | None = None
+        self._processes: list[QProcess] = []  # commands of runs run again
+        self.verifier = JobRunner(self)
+        self.verifier.failed.connect(self._on_verify_failed)
+        self._log_start = 0
+
+        self.new_action = QAction("New &project…", window)
+        self.new_action.setStatusTip("Start an empty project file for the runs to come")
+        self.new_action.triggered.connect(self.ask_new_project)
+        self.open_action = QAction("Open pro&ject…", window)
+        self.open_action.setStatusTip("Record runs in, and show the history of, a project")
+        self.open_action.triggered.connect(self.ask_open_project)
+        self.recent_menu = QMenu("Recent pro&jects", window)
+        self.recent_menu.aboutToShow.connect(self._fill_recent)
+        self.report_action = QAction("Export re&port…", window)
+        self.report_action.setStatusTip("Write an HTML or PDF report of the runs selected "
+                                        "in History (or the latest run)")
+        self.report_action.triggered.connect(lambda: self.export_report(None))
+
+        t = window.training
+        t.running_changed.connect(self._on_training_running)
+        t.trained.connect(self._on_trained)
+        t.failed.connect(lambda error: self._end_training("failed", error.message))
+        t.cancelled.connect(lambda: self._end_training("cancelled", "cancelled"))
+        window.evaluate.evaluated.connect(self._on_evaluated)
+        window.compare.compared.connect(self._on_compared)
+        h = self.history
+        h.open_model_requested.connect(self.open_model)
+        h.rerun_requested.connect(self.rerun)
+        h.compare_requested.connect(self.compare)
+        h.report_requested.connect(self.export_report)
+
+    # -- which project ---------------------------------------------------------------------
+
+    def open_at_start(self) -> None:
+        last = self.window.settings.value(_LAST, "") or ""
+        if last and os.path.exists(last) and self.open_project(last, in_worker=False):
+            return
+        self.open_project(default_project_path(), in_worker=False)
+
+    def open_project(self, path: str, *, in_worker: bool = True) -> bool:
+        """Open ``path`` as the project (migrated if old, in a worker while the window
+        waits, unless ``in_worker`` is False: at start, before it shows). Every page of it
+        is then checked in the background (a second for a large file read from disk):
+        a damaged project is named and closed."""
+        def open_it() -> Project:
+            return Project(path, verify=False)
+        try:
+            if in_worker:
+                project = run_modal(self.window, f"Opening {os.path.basename(path)}…",
+                                    open_it)
+            else:
+                project = open_it()
+        except (ProjectError, OSError) as exc:
+            dialogs.show_error(self.window, "Cannot open project",
+                               f"{exc}\n\nThe project open before stays open.")
+            return False
+        previous = self.project
+        try:
+            self.history.set_project(project)
+        except sqlite3.DatabaseError as exc:
+            project.close()
+            self.history.set_project(previous)
+            dialogs.show_error(self.window, "Cannot open project",
+                               f"{path}: the project file is damaged ({exc}); restore a "
+                               "backup copy.\n\nThe project open before stays open.")
+            return False
+        if previous is not None:
+            previous.close()
+        self.project = project
+        self.recorder.set_path(project.path)
+        settings = self.window.settings
+        settings.set_value(_LAST, project.path)
+        recent = [p for p in self.recent_projects() if p != project.path]
+        settings.set_value(_RECENT, [project.path, *recent][:_MAX_RECENT])
+        backup = project.backup_path
+        note = f"; the file was updated, its previous version kept as {backup}" if backup else ""
+        self.window._show_status(f"Project {project.path}{note}")
+        self._verify(project.path)
+        return True
+
+    def _verify(self, path: str) -> None:
+        self.verifier.shutdown()  # the check of a project no longer open
+
+        def job(_report, _cancel) -> str:
+            Project(path).close()  # raises ProjectError naming the damage
+            return path
+        self.verifier.start(job)
+
+    def _on_verify_failed(self, error) -> None:
+        if self.project is None or not str(error.message).startswith(self.project.path):
+            return
+        self.history.set_project(None)
+        self.project.close()
+        self.project = None
+        self.recorder.set_path(None)
+        dialogs.show_error(self.window, "Damaged project",
+                           f"{error.message}\n\nThe project was closed: nothing more is "
+                           "recorded in it. Open or create another one (File ▸ Open "
+                           "project…, New project…).")
+
+    def recent_projects(self) -> list[str]:
+        value = self.window.settings.value(_RECENT, []) or []
+        return [value] if isinstance(value, str) else [str(v) for v in value]
+
+    def _fill_recent(self) -> None:
+        self.recent_menu.clear()
+        for i, path in enumerate(self.recent_projects()):
+            action = self.recent_menu.addAction(f"&{i + 1} {os.path.basename(path)}")
+            action.setStatusTip(path)
+            action.triggered.connect(lambda _=False, p=path: self.open_project(p))
+        if not self.recent_projects():
+            self.recent_menu.addAction("No recent projects").setEnabled(False)
+
+    @Slot()
+    def ask_new_project(self) -> None:
+        path = dialogs.ask_save_path(self.window, "New project", "project", PROJECT_FILTER,
+                                     "Experiments.bpeproj")
+        if not path:
+            return
+        if os.path.exists(path):  # the chooser asked whether to replace it
+            for suffix in ("", "-wal", "-shm"):
+                if os.path.exists(path + suffix):
+                    os.unlink(path + suffix)
+        self.open_project(path)
+
+    @Slot()
+    def ask_open_project(self) -> None:
+        paths = dialogs.ask_open_paths(self.window, "Open project", "project", PROJECT_FILTER)
+        if paths:
+            self.open_project(paths[0])
+
+    def shutdown(self) -> None:
+        for process in self._processes:  # they record their own end; let them finish
+            process.waitForFinished(30_000)
+        self._end_training("cancelled", "the window was closed during the run")
+        self.verifier.shutdown()
+        self.recorder.shutdown()
+        self.history.set_project(None)  # the runs deleted in this window go for good
+        if self.project is not None:
+            self.project.close()
+            self.project = None
+
+    # -- recording the panels' runs --------------------------------------------------------
+
+    @Slot(bool)
+    def _on_training_running(self, running: bool) -> None:
+        if not running or self._training is not None:
+            return  # (a run started again with replacement characters is the same run)
+        t = self.window.training
+        try:
+            config = t.options.config()
+        except BpeError:
+            return
+        paths = t.corpus.paths()
+        word_counts = t.options.word_counts.isChecked()
+        errors = t.options.errors.currentData()
+        from bpe_desktop.ui.training.options import PRESET_LABELS
+
+        argv = train_arguments(paths, UNSAVED_MODEL, config, word_counts=word_counts,
+                               encoding_errors=errors)
+        self._log_start = len(t.log_view.toPlainText())
+        self._training = self.recorder.start(
+            "train", config={**config.to_dict(), "word_counts": word_counts,
+                             "encoding_errors": errors},
+            command=command_record(argv), inputs=[("corpus", p) for p in paths],
+            preset=PRESET_LABELS.get(t.options.preset.currentText(), ""))
+
+    @Slot(object)
+    def _on_trained(self, result) -> None:
+        if self._training is None:
+            return
+        self.recorder.finish(self._training, "finished", model=result.model,
+                             metrics=training_metrics(result.model, dict(result.timings)),
+                             log_text=self._training_log())
+        self._training = None
+
+    def _end_training(self, status: str, message: str) -> None:
+        if self._training is None:
+            return
+        self.recorder.finish(self._training, status, message=message,
+                             log_text=self._training_log())
+        self._training = None
+
+    def _training_log(self) -> str:
+        return self.window.training.log_view.toPlainText()[self._log_start:].strip()
+
+    @Slot()
+    def _on_evaluated(self) -> None:
+        e, document = self.window.evaluate, self.window.document
+        report = e.report
+        if report is None:
+            return
+        request = e.request()
+        gold = e.gold_files.paths()
+        gold_format = e.gold_format_combo.currentData() or ""
+        config = {"format": "model", "gold_format": gold_format,
+                  "parity_mode": request.parity_mode, "sweep": request.sweep}
+        model_path = document.path if document.path and not document.dirty else None
+        argv = ["evaluate", "-m", model_path or UNSAVED_MODEL]
+        for flag, paths in (("--gold", gold), ("--text", request.text_files)):
+            for p in paths:
+                argv += [flag, os.path.abspath(p)]
+        if gold_format:
+            argv += ["--gold-format", gold_format]
+        if request.parallel_files:
+            argv += ["--parallel", *map(os.path.abspath, request.parallel_files),
+                     "--reference", os.path.abspath(request.reference or "")]
+            argv += ["--parity-mode", request.parity_mode]
+        if request.sweep:
+            argv += ["--sweep", str(request.sweep)]
+        inputs = [*(("gold", g) for g in gold), *(("text", t) for t in request.text_files),
+                  *(("parallel", p) for p in request.parallel_files)]
+        if model_path:
+            inputs.insert(0, ("model", model_path))
+        # Pasted text is measured but is no file a command could name.
+        command = None if request.texts else command_record(argv)
+        added = model_config_entries(document.model) if document.model is not None else {}
+        self.recorder.record("evaluate", config=config, command=command, inputs=inputs,
+                             metrics=evaluation_metrics(report), config_added=added)
+
+    @Slot()
+    def _on_compared(self) -> None:
+        c = self.window.compare
+        comparison = getattr(c, "comparison", None)
+        if comparison is None:
+            return
+        paths = [s.path for s in c.sources]
+        formats = [s.fmt for s in c.sources]
+        text = c.text_path
+        command = None
+        if all(paths) and text:
+            argv = ["compare"]
+            for p, f in zip(paths, formats):
+                argv += ["-m", os.path.abspath(p), "--format", f]
+            command = command_record([*argv, "--text", os.path.abspath(text)])
+        inputs = [*(("model", p) for p in paths if p), *((("text", text),) if text else ())]
+        self.recorder.record("compare", config={"formats": formats}, command=command,
+                             inputs=inputs, metrics=comparison_metrics(comparison))
+
+    # -- History's requests ----------------------------------------------------------------
+
+    def _load_models(self, run_ids: list[int]) -> list[tuple[int, object]] | None:
+        """The models runs made (read in a worker); None after an error was shown."""
+        from bpe_desktop.core.model_file import load_model, loads
+
+        sources = []
+        for run_id in run_ids:
+            details = self.project.run_details(run_id)
+            if details.model_path and os.path.exists(details.model_path):
+                sources.append((run_id, details.model_path, None))
+            elif details.has_stored_model:
+                sources.append((run_id, None, self.project.stored_model(run_id)))
+            else:
+                where = f" ({details.model_path} is gone)" if details.model_path else ""
+                dialogs.show_error(self.window, "Model not available",
+                                   f"Run {run_id} kept no model{where}.")
+                return None
+
+        def work():
+            return [(i, load_model(p) if p else loads(data)) for i, p, data in sources]
+        try:
+            return run_modal(self.window, "Reading the model…", work)
+        except (BpeError, OSError) as exc:
+            dialogs.show_error(self.window, "Cannot open model", str(exc))
+            return None
+
+    @Slot(int)
+    def open_model(self, run_id: int) -> None:
+        details = self.project.run_details(run_id)
+        if details.model_path and os.path.exists(details.model_path):
+            if self.window.maybe_save(self.window.BEFORE_OPENING):
+                self.window.open_path(details.model_path)
+            return
+        if not self.window.maybe_save(self.window.BEFORE_OPENING):
+            return
+        loaded = self._load_models([run_id])
+        if loaded:
+            self.window.document.set_imported(loaded[0][1])
+            self.window._show_status(f"Opened the model of run {run_id}")
+
+    @Slot(object)
+    def rerun(self, details) -> None:
+        """A training again in the Training panel (its model becomes the window's); any
+        other run by its recorded command, in the background, recorded in this project."""
+        if details.summary.kind != "train":
+            self._rerun_command(details)
+            return
+        w = self.window
+        if w.training.running:
+            return
+        known = {k: v for k, v in details.config.items() if k in TrainConfig.__dataclass_fields__}
+        try:
+            config = TrainConfig.from_dict(known)
+        except BpeError as exc:
+            dialogs.show_error(w, "Cannot re-run", f"Run {details.summary.id}: {exc}")
+            return
+        w.training.options.set_config(config)
+        w.training.options.word_counts.setChecked(bool(details.config.get("word_counts")))
+        errors = w.training.options.errors
+        errors.setCurrentIndex(max(0, errors.findData(details.config.get("encoding_errors",
+                                                                        "strict"))))
+        w.training.corpus.clear_files()
+        w.training.corpus.add_paths([i.path for i in details.inputs if i.role == "corpus"])
+        w.train()
+
+    def _rerun_command(self, details) -> None:
+        command = details.command
+        if not command or UNSAVED_MODEL in command["argv"]:
+            dialogs.show_error(self.window, "Cannot re-run",
+                               f"Run {details.summary.id} used a model that was not saved to "
+                               "a file; open the model, save it, and run it again.")
+            return
+        argv = list(command["argv"])
+        if "--project" not in argv:
+            argv += ["--project", self.project.path]
+        process = QProcess(self)
+        process.setWorkingDirectory(command.get("cwd") or os.getcwd())
+        process.setProcessChannelMode(QProcess.ProcessChannelMode.MergedChannels)
+        if getattr(sys, "frozen", False):  # the bundled application is the command
+            process.setProgram(sys.executable)
+            process.setArguments(argv)
+        else:
+            process.setProgram(sys.executable)
+            process.setArguments(["-m", "bpe_desktop.cli", *argv])
+        run_id = details.summary.id
+        process.finished.connect(lambda code, _status: self._rerun_done(process, run_id, code))
+        self._processes.append(process)
+        process.start()
+        self.window._show_status(f"Running run {run_id}'s command again in the background…")
+
+    def _rerun_done(self, process: "QProcess", run_id: int, code: int) -> None:
+        output = bytes(process.readAll().data()).decode("utf-8", "replace").strip()
+        last = output.splitlines()[-1] if output else ""
+        if code == 0:
+            self.window._show_status(f"Run {run_id} ran again; the new run is in History.")
+        else:
+            self.window._show_status(f"Run {run_id} ran again and failed: {last}")
+        self._processes.remove(process)
+        process.deleteLater()
+        self.history.on_recorded()
+
+    @Slot(list)
+    def compare(self, run_ids: list[int]) -> None:
+        loaded = self._load_models(run_ids)
+        if not loaded:
+            return
+        c = self.window.compare
+        while c.sources:
+            c.remove_source(0)
+        for run_id, model in loaded:
+            c.add_model(f"run {run_id}", model)
+        self.window.tabs.setCurrentWidget(c)
+        self.window._show_status(f"Runs {', '.join(map(str, run_ids))} are in Compare: "
+                                 "choose a text and press Compare.")
+
+    @Slot(object)
+    def export_report(self, run_ids: list[int] | None) -> None:
+        if self.project is None:
+            dialogs.show_error(self.window, "Nothing to report",
+                               "No project is open (File ▸ Open project…).")
+            return
+        ids = run_ids or self.history.selected_ids() or self.project.run_ids()[-1:]
+        if not ids:
+            dialogs.show_error(self.window, "Nothing to report",
+                               "No run is recorded in this project yet.")
+            return
+        path = dialogs.ask_save_path(self.window, "Export report", "report", REPORT_FILTER,
+                                     f"report-run-{ids[0]}.html")
+        if not path:
+            return
+        project_path = self.project.path
+
+        def work():
+            from bpe_desktop.core.project.report import build_report
+
+            with Project(project_path) as project:
+                report = build_report(project, ids)
+            if path.lower().endswith(".pdf"):
+                from bpe_desktop.ui.history.pdf_report import write_pdf
+
+                write_pdf(report, path)
+            else:
+                from bpe_desktop.core.project.report_html import write_html
+
+                write_html(report, path)
+        try:
+            run_modal(self.window, "Writing the report…", work)
+        except (BpeError, OSError) as exc:
+            dialogs.show_error(self.window, "Cannot write the report", str(exc))
+            return
+        self.window._show_status(f"Wrote {path}: {len(ids)} run(s)")

@@ -1,0 +1,126 @@
+"""``--project``: every command records its run; ``history`` lists them; a run's
+recorded command reproduces it."""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import sqlite3
+
+import pytest
+
+from tests.cli.support import assert_one_error_line, run
+
+
+@pytest.fixture
+def gold(tmp_path):
+    path = tmp_path / "gold.txt"
+    path.write_text("lowest\tlow est\nnewer\tnew er\n", encoding="utf-8")
+    return path
+
+
+def history(capsys, project) -> list[dict]:
+    status, out, err = run(capsys, "history", project, "--json")
+    assert status == 0, err
+    return json.loads(out)["runs"]
+
+
+def test_each_command_records_its_run(capsys, tmp_path, corpus, gold):
+    p = tmp_path / "p.bpeproj"
+    m1, m2 = tmp_path / "m1.json", tmp_path / "m2.json"
+    assert run(capsys, "train", corpus, "-o", m1, "--merges", "10", "-q", "--project", p)[0] == 0
+    assert run(capsys, "train", corpus, "-o", m2, "--preset", "subword-nmt", "--merges", "14",
+               "-q", "--project", p)[0] == 0
+    assert run(capsys, "evaluate", "-m", m1, "--gold", gold, "--text", corpus, "--sweep", "3",
+               "--project", p)[0] == 0
+    assert run(capsys, "compare", "-m", m1, "-m", m2, "--text", corpus, "--project", p)[0] == 0
+    assert run(capsys, "count", corpus, "-o", tmp_path / "t.tsv", "-q", "--project", p)[0] == 0
+    runs = history(capsys, p)
+    assert [r["kind"] for r in runs] == ["train", "train", "evaluate", "compare", "count"]
+    assert all(r["status"] == "finished" for r in runs)
+    train1, train2, evaluation, comparison, count = runs
+    assert train1["config"]["merges"] == 10 and train2["preset"] == "subword-nmt"
+    assert train1["model"] == {"path": str(m1), "stored": False}
+    assert train1["inputs"][0]["path"] == str(corpus)
+    # An evaluation keeps how its model was trained, to be plotted against.
+    assert evaluation["config"]["model.merges"] == 10 and evaluation["config"]["sweep"] == 3
+    metrics = {(m["metric"], m["source"], m["vocab_size"]): m["value"]
+               for m in evaluation["metrics"]}
+    status, out, _ = run(capsys, "evaluate", "-m", m1, "--gold", gold, "--text", corpus,
+                         "--json")
+    printed = json.loads(out)
+    assert metrics[("f1", "gold.txt", None)] == printed["morphology"]["gold.txt"]["f1"]
+    assert metrics[("fertility", "text", None)] == printed["text"]["fertility"]
+    assert len({k[2] for k in metrics if k[2] is not None}) == 3  # the sweep's points
+    assert {"agreement_f1", "identical_words"} <= {m["metric"] for m in comparison["metrics"]}
+    assert {m["metric"]: m["value"] for m in count["metrics"]}["total_words"] == 25  # 5+2+6+3+9
+
+
+def test_a_failing_run_is_recorded_as_failed_with_its_message(capsys, tmp_path, corpus):
+    p = tmp_path / "p.bpeproj"
+    bad = tmp_path / "bad.txt"
+    bad.write_bytes(b"caf\xe9 ok\n")
+    status, _, err = run(capsys, "train", bad, "-o", tmp_path / "m.json", "--project", p, "-q")
+    assert status == 1
+    [recorded] = history(capsys, p)
+    assert recorded["status"] == "failed"
+    assert "bad.txt" in recorded["message"] and "UTF-8" in recorded["message"]
+    assert recorded["metrics"] == [] and recorded["model"] is None
+
+
+def test_history_lists_runs_as_a_table(capsys, tmp_path, corpus):
+    p = tmp_path / "p.bpeproj"
+    run(capsys, "train", corpus, "-o", tmp_path / "m.json", "--merges", "3", "-q",
+        "--project", p)
+    status, out, err = run(capsys, "history", p, "--kind", "train")
+    assert status == 0, err
+    head, row = out.splitlines()[1:3]
+    assert head.split()[:3] == ["id", "kind", "status"]
+    assert row.split()[:3] == ["1", "train", "finished"]
+    status, out, _ = run(capsys, "history", p, "--kind", "count")
+    assert out.startswith("0 run(s)")
+
+
+def test_the_recorded_command_reproduces_the_model(capsys, tmp_path, corpus, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    p = tmp_path / "p.bpeproj"
+    run(capsys, "train", "corpus.txt", "-o", "first.json", "--vocab-size", "40", "--ties",
+        "lexicographic", "-q", "--project", str(p))
+    [recorded] = history(capsys, p)
+    words = shlex.split(recorded["command"])
+    assert words[:4] == ["cd", str(tmp_path), "&&", "bpe-desktop"]
+    argv = [("again.json" if w == "first.json" else w) for w in words[4:]]
+    monkeypatch.chdir("/")
+    os.chdir(words[1])
+    assert run(capsys, *argv)[0] == 0
+    first = json.loads((tmp_path / "first.json").read_text())
+    again = json.loads((tmp_path / "again.json").read_text())
+    assert first["merges"] == again["merges"] and first["config"] == again["config"]
+    assert [r["status"] for r in history(capsys, p)] == ["finished", "finished"]
+
+
+@pytest.mark.parametrize("content, words", [
+    (b"just text\n", ("not an SQLite database",)),
+    (None, ("no such project",)),
+])
+def test_history_of_a_bad_file_is_one_line(capsys, tmp_path, content, words):
+    path = tmp_path / "x.bpeproj"
+    if content is not None:
+        path.write_bytes(content)
+    status, _, err = run(capsys, "history", path)
+    assert status == 1
+    assert_one_error_line(err, str(path), *words)
+
+
+def test_a_project_from_a_newer_version_stops_the_command_before_it_runs(
+        capsys, tmp_path, corpus):
+    p = tmp_path / "p.bpeproj"
+    run(capsys, "count", corpus, "-o", tmp_path / "t.tsv", "-q", "--project", p)
+    with sqlite3.connect(p) as c:
+        c.execute("PRAGMA user_version = 99")
+    status, _, err = run(capsys, "train", corpus, "-o", tmp_path / "m.json", "-q",
+                         "--project", p)
+    assert status == 1
+    assert_one_error_line(err, "newer BPE Desktop")
+    assert not (tmp_path / "m.json").exists()

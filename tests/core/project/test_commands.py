@@ -1,0 +1,68 @@
+"""The command a run is reproduced with: a training's arguments give back exactly its
+configuration through the command line's own parser."""
+
+from __future__ import annotations
+
+import shlex
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bpe_desktop.cli import build_parser
+from bpe_desktop.cli.options import config_from_args
+from bpe_desktop.core.config import (
+    BOUNDARIES,
+    NORMALIZATIONS,
+    PRESETS,
+    PRETOKENIZERS,
+    TIE_BREAKS,
+    SpecialToken,
+    TrainConfig,
+)
+from bpe_desktop.core.project.commands import shell_command, train_arguments
+
+specials = st.lists(st.sampled_from([SpecialToken("<unk>", 0, "unk"), SpecialToken("<s>", 1),
+                                     SpecialToken("</s>", 2, "eos"),
+                                     SpecialToken("<pad>", 3, "pad")]),
+                    unique_by=lambda t: t.id, max_size=3)
+
+
+@st.composite
+def configs(draw) -> TrainConfig:
+    base = draw(st.sampled_from([None, *PRESETS]))
+    stop = draw(st.sampled_from(["vocab_size", "merges", None]))
+    changes = {
+        "min_frequency": draw(st.integers(1, 9)),
+        "pretokenizer": draw(st.sampled_from(PRETOKENIZERS)),
+        "boundary": draw(st.sampled_from(BOUNDARIES)),
+        "ties": draw(st.sampled_from(TIE_BREAKS)),
+        "normalize": draw(st.sampled_from(NORMALIZATIONS)),
+        "lowercase": draw(st.booleans()),
+        "special_tokens": tuple(draw(specials)),
+        "threads": draw(st.integers(0, 4)),
+    }
+    if stop:
+        changes[stop] = draw(st.integers(300, 5000))
+    config = TrainConfig.preset(base) if base else TrainConfig()
+    try:
+        return config.replace(**changes)
+    except Exception:  # an inconsistent combination: the form would refuse it too
+        return config
+
+
+@settings(max_examples=150, deadline=None)
+@given(configs(), st.booleans(), st.sampled_from(["strict", "replace"]))
+def test_train_arguments_parse_back_to_the_same_configuration(config, word_counts, errors):
+    argv = train_arguments(["corpus.txt"], "model.json", config, word_counts=word_counts,
+                           encoding_errors=errors)
+    args = build_parser().parse_args(argv)
+    assert config_from_args(args) == config
+    assert args.word_counts == word_counts and args.encoding_errors == errors
+
+
+def test_the_shell_line_runs_in_the_recorded_folder():
+    line = shell_command({"argv": ["train", "my corpus.txt", "-o", "m.json"],
+                          "cwd": "/data/run one"})
+    assert shlex.split(line) == ["cd", "/data/run one", "&&", "bpe-desktop", "train",
+                                 "my corpus.txt", "-o", "m.json"]
+    assert shell_command(None) == ""

@@ -1,0 +1,74 @@
+"""The History table's queries: counts and pages under every filter and order."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from bpe_desktop.core.project import Metric, Project, RunQuery, count_runs, page_of_runs
+from bpe_desktop.core.project.queries import SORTABLE, all_runs, distinct_values
+
+KINDS = ("train", "evaluate", "count")
+
+
+@pytest.fixture
+def project(tmp_path):
+    """30 runs: kinds in turn, two presets, F1 = id / 100 for evaluations, the first ten
+    started 40 days ago, run 7 failed and run 8 hidden (deleted, undo pending)."""
+    with Project(tmp_path / "p.bpeproj") as p:
+        for i in range(1, 31):
+            kind = KINDS[(i - 1) % 3]
+            run = p.start_run(kind, preset="gpt2" if i % 2 else "sennrich")
+            metrics = [Metric("f1", i / 100), Metric("vocab_size", 1000 + i)] \
+                if kind == "evaluate" else []
+            p.finish_run(run, "failed" if i == 7 else "finished", metrics=metrics)
+        p.conn.execute("UPDATE runs SET started = started - 40 * 86400 WHERE id <= 10")
+        p.hide_runs([8])
+        yield p
+
+
+def ids(rows):
+    return [r.id for r in rows]
+
+
+def test_filters_combine(project):
+    assert count_runs(project, RunQuery()) == 29
+    assert count_runs(project, RunQuery(kind="evaluate")) == 9  # 2, 5, … 29 but 8
+    assert count_runs(project, RunQuery(kind="evaluate", preset="gpt2")) == 5
+    assert count_runs(project, RunQuery(status="failed")) == 1
+    assert count_runs(project, RunQuery(period="last 30 days")) == 20
+    assert ids(all_runs(project, RunQuery(kind="count", period="last 30 days",
+                                          order_by="id", descending=False))) == \
+        [12, 15, 18, 21, 24, 27, 30]
+
+
+def test_sorting_by_a_metric_puts_runs_without_it_last(project):
+    rows = all_runs(project, RunQuery(order_by="f1", descending=True))
+    assert ids(rows[:3]) == [29, 26, 23]
+    assert all(r.f1 is not None for r in rows[:9]) and all(r.f1 is None for r in rows[9:])
+
+
+@pytest.mark.parametrize("column", SORTABLE)
+def test_pages_tile_the_sorted_list(project, column):
+    for descending in (False, True):
+        q = RunQuery(order_by=column, descending=descending)
+        whole = ids(all_runs(project, q))
+        pages = [ids(page_of_runs(project, q, offset, 7)) for offset in range(0, 35, 7)]
+        assert [i for page in pages for i in page] == whole
+        assert sorted(whole) == [i for i in range(1, 31) if i != 8]
+
+
+def test_filter_values_come_from_the_runs(project):
+    assert distinct_values(project, "preset") == ["gpt2", "sennrich"]
+
+
+def test_a_query_refuses_unknown_columns():
+    with pytest.raises(ValueError):
+        RunQuery(order_by="config; DROP TABLE runs")
+
+
+def test_the_date_filter_counts_back_from_now():
+    where, params = RunQuery(period="today").where(now=1_000_000.0)
+    assert "started >= ?" in where and params == [1_000_000.0 - 86400]
+    assert time.time() > 0

@@ -1,0 +1,350 @@
+"""The History panel and the window's project: runs recorded as they happen, filtered,
+sorted, inspected, reproduced, compared, reported on, deleted and restored."""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import sqlite3
+import time
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QGuiApplication, QKeySequence
+from PySide6.QtTest import QTest
+
+from bpe_desktop.core.project import Metric, Project
+from bpe_desktop.ui.history.table_model import COLUMNS, PAGE_SIZE
+from bpe_desktop.ui.window.main_window import MainWindow
+from tests.ui.window_helpers import train_toy
+
+pytest_plugins = ["tests.ui.window_fixtures"]
+
+DATA = os.path.join(os.path.dirname(__file__), "..", "data")
+GOLD = os.path.join(DATA, "morph", "eng.word.dev.tsv")
+
+
+def settle(window, qtbot, rows: int) -> None:
+    """Until the recorder has written and the table shows ``rows`` runs."""
+    window.projects.recorder.wait()
+    qtbot.waitUntil(lambda: window.history.model.rowCount() == rows, timeout=10_000)
+
+
+def column(name: str) -> int:
+    return [c[1] for c in COLUMNS].index(name)
+
+
+def cell(window, row: int, name: str) -> str:
+    model = window.history.model
+    return model.data(model.index(row, column(name)))
+
+
+def select(window, *rows: int) -> None:
+    table = window.history.table
+    table.clearSelection()
+    flags = table.selectionModel().SelectionFlag
+    for row in rows:
+        table.selectionModel().select(window.history.model.index(row, 0),
+                                      flags.Select | flags.Rows)
+
+
+def fill(path, runs: int) -> None:
+    """``runs`` evaluations, quickly: vocabulary 100 + i, F1 = i / runs."""
+    with Project(path) as p:
+        now = time.time()
+        with p.transaction():
+            p.conn.executemany(
+                "INSERT INTO runs (kind, status, started, duration, vocab_size, f1, preset, "
+                "corpus_label) VALUES ('evaluate', 'finished', ?, 1.0, ?, ?, ?, 'x.txt')",
+                [(now - i, 100 + i, i / runs, "gpt2" if i % 2 else "")
+                 for i in range(runs)])
+
+
+def test_the_window_opens_a_default_project_and_records_a_training(window, qtbot):
+    project = window.projects.project
+    assert os.path.basename(project.path) == "History.bpeproj"
+    assert os.environ["BPE_DESKTOP_DATA_DIR"] in project.path
+    train_toy(window, qtbot)
+    settle(window, qtbot, 1)
+    assert cell(window, 0, "kind") == "train" and cell(window, 0, "status") == "finished"
+    run = project.run_details(window.history.model.run_at(0).id)
+    assert run.has_stored_model and run.config["merges"] == 10
+    assert run.summary.vocab_size == window.document.model.vocab_size
+    assert {m.metric for m in run.metrics} >= {"vocab_size", "merges", "total_words"}
+    assert "Finished in" in run.log
+
+
+def test_an_evaluation_in_the_window_is_recorded_with_its_metrics(window, qtbot):
+    train_toy(window, qtbot)
+    window.evaluate.gold_files.add_paths([GOLD])
+    with qtbot.waitSignal(window.evaluate.evaluated, timeout=60_000):
+        window.evaluate.evaluate_button.click()
+    settle(window, qtbot, 2)
+    evaluation = window.history.model.run_at(0)  # newest first
+    assert evaluation.kind == "evaluate"
+    assert evaluation.f1 == window.evaluate.report.morphology["eng.word.dev.tsv"].f1
+    assert cell(window, 0, "f1") == f"{evaluation.f1:.4f}"
+    details = window.projects.project.run_details(evaluation.id)
+    assert details.config["model.merges"] == 10  # the toy model's
+
+
+def test_ctrl_6_shows_history(window, qtbot):
+    action = next(a for a in window.actions() if a.shortcut().toString() == "Ctrl+6")
+    action.trigger()
+    assert window.tabs.currentWidget() is window.history
+
+
+def test_filters_and_sorting(window, qtbot, tmp_path):
+    path = tmp_path / "p.bpeproj"
+    fill(path, 50)
+    with Project(path) as p:
+        run = p.start_run("train", preset="gpt2")
+        p.finish_run(run, "failed", message="boom")
+    assert window.projects.open_project(str(path))
+    history = window.history
+    assert history.model.rowCount() == 51
+    history.kind_combo.setCurrentText("train")
+    assert history.model.rowCount() == 1 and cell(window, 0, "status") == "failed"
+    history.kind_combo.setCurrentText("All")
+    history.preset_combo.setCurrentText("gpt2")
+    assert history.model.rowCount() == 26  # 25 odd evaluations and the training
+    history.preset_combo.setCurrentText("All")
+    history.table.sortByColumn(column("f1"), Qt.SortOrder.DescendingOrder)
+    assert cell(window, 0, "f1") == f"{49 / 50:.4f}"
+    history.table.sortByColumn(column("vocab_size"), Qt.SortOrder.AscendingOrder)
+    assert cell(window, 0, "vocab_size") == ""  # runs without a value count as smallest
+    assert cell(window, 1, "vocab_size") == "100"
+
+
+def test_a_long_history_is_read_a_page_at_a_time(window, qtbot, tmp_path):
+    path = tmp_path / "big.bpeproj"
+    fill(path, 20_000)
+    started = time.perf_counter()
+    window.projects.open_project(str(path))
+    window.tabs.setCurrentWidget(window.history)
+    qtbot.wait(50)
+    model = window.history.model
+    assert model.rowCount() == 20_000
+    assert len(model._pages) <= 1  # only what is on screen was read
+    window.history.table.scrollToBottom()
+    qtbot.wait(50)
+    assert cell(window, 19_999, "vocab_size") == f"{100 + 19_999:,}"
+    assert len(model._pages) <= 3
+    assert time.perf_counter() - started < 10  # (the benchmark measures the real figure)
+
+
+def test_copy_as_command_and_rerun_reproduce_a_training(window, qtbot):
+    train_toy(window, qtbot)
+    settle(window, qtbot, 1)
+    select(window, 0)
+    window.history.copy_button.click()
+    words = shlex.split(QGuiApplication.clipboard().text())
+    assert words[2:5] == ["&&", "bpe-desktop", "train"]
+    assert "--merges" in words and words[words.index("--merges") + 1] == "10"
+    first = window.document.model
+    window.training.options.set_config(window.training.options.config().replace(merges=3))
+    with qtbot.waitSignal(window.document.model_changed, timeout=30_000):
+        window.history.rerun_button.click()
+    assert window.document.model.merges == first.merges
+    settle(window, qtbot, 2)
+    runs = [window.history.model.run_at(r) for r in range(2)]
+    details = [window.projects.project.run_details(r.id) for r in runs]
+    assert details[0].config == details[1].config
+
+
+def test_open_model_and_compare_use_the_runs_models(window, qtbot, ui):
+    first = train_toy(window, qtbot)
+    window.training.options.set_config(window.training.options.config().replace(merges=4))
+    with qtbot.waitSignal(window.document.model_changed, timeout=30_000):
+        window.train()
+    settle(window, qtbot, 2)
+    select(window, 1)  # the older run
+    window.history.open_button.click()
+    assert window.document.model.merges == first.merges
+    select(window, 0, 1)
+    assert window.history.compare_button.isEnabled()
+    window.history.compare_button.click()
+    assert window.tabs.currentWidget() is window.compare
+    assert sorted(s.name for s in window.compare.sources) == sorted(
+        f"run {window.history.model.run_at(r).id}" for r in range(2))
+
+
+def test_metrics_of_several_evaluations_side_by_side(window, qtbot, tmp_path):
+    path = tmp_path / "p.bpeproj"
+    with Project(path) as p:
+        for merges, values in ((10, (0.2, 0.3, 0.4)), (20, (0.3, 0.5, 0.6))):
+            run = p.start_run("evaluate", config={"min_frequency": merges})
+            p.finish_run(run, "finished", metrics=[
+                Metric("vocab_size", 300), Metric("f1", values[-1], "g"),
+                *(Metric("f1", v, "g", size) for v, size in zip(values, (100, 200, 300)))])
+    window.projects.open_project(str(path))
+    select(window, 0, 1)
+    view = window.history.metrics
+    assert window.history.side.currentWidget() is view
+    assert view.table.rowCount() == 2
+    view.metric_combo.setCurrentText("f1")
+    view.x_combo.setCurrentText("vocabulary size")
+    assert sorted(view.series()) == [("run 1", [(100, 0.2), (200, 0.3), (300, 0.4)]),
+                                     ("run 2", [(100, 0.3), (200, 0.5), (300, 0.6)])]
+    view.x_combo.setCurrentText("min_frequency")
+    assert view.series() == [("f1 by min_frequency", [(10.0, 0.4), (20.0, 0.6)])]
+
+
+def test_delete_can_be_undone_until_the_window_closes(qtbot, ui, tmp_path):
+    path = tmp_path / "p.bpeproj"
+    fill(path, 3)
+    window = MainWindow()
+    qtbot.addWidget(window)
+    window.show()
+    window.tabs.setCurrentWidget(window.history)
+    qtbot.waitExposed(window)
+    window.projects.open_project(str(path))
+    select(window, 0, 1)
+    window.history.delete_button.click()
+    assert window.history.model.rowCount() == 1
+    window.history.table.setFocus()
+    QTest.keySequence(window.history.table, QKeySequence.StandardKey.Undo)
+    assert window.history.model.rowCount() == 3
+    select(window, 2)
+    window.history.delete_button.click()
+    assert window.history.model.rowCount() == 2
+    window.close_discarding()
+    with sqlite3.connect(path) as c:
+        assert c.execute("SELECT count(*) FROM runs").fetchone()[0] == 2
+
+
+def test_export_report_writes_html_and_pdf(window, qtbot, ui, tmp_path):
+    train_toy(window, qtbot)
+    settle(window, qtbot, 1)
+    select(window, 0)
+    for name in ("r.html", "r.pdf"):
+        ui.save_path = str(tmp_path / name)
+        window.history.report_button.click()
+        assert not ui.errors
+    assert (tmp_path / "r.html").read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
+    assert (tmp_path / "r.pdf").read_bytes().startswith(b"%PDF")
+
+
+def test_a_bad_project_is_named_and_the_open_one_stays(window, ui, tmp_path):
+    before = window.projects.project.path
+    bad = tmp_path / "bad.bpeproj"
+    bad.write_text("not a database", encoding="utf-8")
+    ui.open_paths = [str(bad)]
+    window.projects.ask_open_project()
+    [(title, message)] = ui.errors
+    assert str(bad) in message and "not an SQLite database" in message
+    assert window.projects.project.path == before
+
+
+def test_a_new_project_is_opened_again_on_the_next_start(qtbot, ui, tmp_path):
+    window = MainWindow()
+    qtbot.addWidget(window)
+    ui.save_path = str(tmp_path / "Experiments.bpeproj")
+    window.projects.ask_new_project()
+    assert window.projects.project.path == ui.save_path
+    assert window.history.model.rowCount() == 0
+    window.close_discarding()
+    again = MainWindow()
+    qtbot.addWidget(again)
+    assert again.projects.project.path == ui.save_path
+    assert again.projects.recent_projects()[0] == ui.save_path
+    again.close_discarding()
+
+
+def test_command_recorded_for_a_window_training_runs_in_a_shell(window, qtbot, tmp_path):
+    """The window's training has no model file: the command names one to write."""
+    window.training.corpus.add_paths([os.path.join(DATA, "udhr", "eng.txt")])
+    window.training.options.set_config(window.training.options.config().replace(
+        merges=None, vocab_size=300))
+    with qtbot.waitSignal(window.document.model_changed, timeout=30_000):
+        window.train()
+    settle(window, qtbot, 1)
+    run = window.projects.project.run_details(window.history.model.run_at(0).id)
+    assert run.command["argv"][:2] == ["train", os.path.abspath(
+        os.path.join(DATA, "udhr", "eng.txt"))]
+    assert "--vocab-size" in run.command["argv"]
+    assert json.dumps(run.command)  # stored as JSON
+
+
+def test_runs_recorded_by_the_command_line_appear_on_their_own(window, qtbot, tmp_path):
+    from bpe_desktop.cli import main
+
+    path = tmp_path / "p.bpeproj"
+    window.projects.open_project(str(path))
+    window.tabs.setCurrentWidget(window.history)
+    window.history._check_for_changes()
+    corpus = tmp_path / "c.txt"
+    corpus.write_text("low lower lowest\n" * 5, encoding="utf-8")
+    assert main(["count", str(corpus), "-o", str(tmp_path / "t.tsv"), "-q", "--project",
+                 str(path), "--language", "en"]) == 0
+    qtbot.waitUntil(lambda: window.history.model.rowCount() == 1, timeout=5_000)
+    select(window, 0)
+    run = window.history.selected_runs()[0]
+    assert [(i.role, i.language) for i in run.inputs] == [("corpus", "en")]
+    window.history.set_language(run.summary.id, "English")
+    assert window.history.selected_runs()[0].inputs[0].language == "English"
+    assert "English" in window.history.details.toPlainText()
+
+
+def test_rerun_of_a_command_line_run_runs_its_command_again(window, qtbot, tmp_path):
+    from bpe_desktop.cli import main
+
+    path = tmp_path / "p.bpeproj"
+    corpus = tmp_path / "c.txt"
+    corpus.write_text("low lower lowest\n" * 5, encoding="utf-8")
+    assert main(["count", str(corpus), "-o", str(tmp_path / "t.tsv"), "-q", "--project",
+                 str(path)]) == 0
+    window.projects.open_project(str(path))
+    select(window, 0)
+    assert window.history.rerun_button.isEnabled()
+    window.history.rerun_button.click()
+    qtbot.waitUntil(lambda: not window.projects._processes, timeout=60_000)
+    assert window.history.model.rowCount() == 2
+    again = window.history.model.run_at(0)
+    assert (again.kind, again.status) == ("count", "finished")
+
+
+def test_a_run_completes_in_the_project_it_started_in(qtbot, tmp_path):
+    """Another project opened while a training runs: the training's end is recorded
+    where its start was, not in the new project."""
+    from bpe_desktop.ui.history.recorder import ProjectRecorder
+
+    first, second = str(tmp_path / "a.bpeproj"), str(tmp_path / "b.bpeproj")
+    recorder = ProjectRecorder()
+    recorder.set_path(first)
+    started = recorder.start("train", config={}, command=None, inputs=[])
+    recorder.set_path(second)
+    recorder.finish(started, "finished", metrics=[Metric("vocab_size", 7)])
+    recorder.record("count", config={}, command=None, inputs=[], metrics=[])
+    recorder.shutdown()
+    with Project(first) as a, Project(second) as b:
+        [run] = [a.run_details(i) for i in a.run_ids()]
+        assert (run.summary.kind, run.summary.status, run.summary.vocab_size) == \
+            ("train", "finished", 7)
+        assert [b.run_details(i).summary.kind for i in b.run_ids()] == ["count"]
+
+
+@pytest.mark.parametrize("where, title", [
+    ("runs", "Cannot open project"),  # the table reads them at once
+    ("metrics", "Damaged project"),  # found by the check in the background
+])
+def test_a_damaged_project_is_named_and_closed(window, qtbot, ui, tmp_path, where, title):
+    path = tmp_path / "broken.bpeproj"
+    with Project(path) as p:
+        for _ in range(200):
+            p.start_run("count", config={"n": "x" * 500})
+        run = p.start_run("evaluate")
+        p.finish_run(run, "finished", metrics=[Metric(f"m{i}", i) for i in range(3000)])
+        p.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    data = bytearray(path.read_bytes())
+    if where == "runs":
+        data[8192:16384] = b"\xff" * 8192  # pages of the runs, the schema intact
+    else:
+        data[-8192:] = b"\xff" * 8192  # the last pages: the metrics added last
+    path.write_bytes(bytes(data))
+    window.projects.open_project(str(path))
+    qtbot.waitUntil(lambda: bool(ui.errors), timeout=10_000)
+    assert ui.errors[0][0] == title
+    assert str(path) in ui.errors[0][1] and "damaged" in ui.errors[0][1]
+    assert window.projects.project is None or window.projects.project.path != str(path)
