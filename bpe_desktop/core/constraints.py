@@ -86,8 +86,12 @@ def write_segmentation(path: str | os.PathLike, rows: Iterable[tuple[str, Sequen
     from bpe_desktop.core.counting import write_table_atomically
 
     def lines():
-        for word, morphs in rows:
-            check_segmentation(word, morphs, path=os.fspath(path), line=0)
+        for number, (word, morphs) in enumerate(rows, 1):
+            check_segmentation(word, morphs, path=os.fspath(path), line=number)
+            if any(c.isspace() for c in word):
+                raise CorpusError(f"{os.fspath(path)} line {number}: {word!r} contains "
+                                  "whitespace, which separates the morphs in this format",
+                                  path=os.fspath(path), line=number, reason="malformed")
             yield f"{word}\t{' '.join(morphs)}\n"
 
     write_table_atomically(path, lines())

@@ -63,6 +63,7 @@ from bpe_desktop.ui.evaluate.table_models import (
     sweep_table,
     text_rows,
 )
+from bpe_desktop.ui.evaluate.unconstrained import UnconstrainedButton
 
 TEXT_FILTER = "Text files (*.txt *.tsv);;All files (*)"
 GOLD_FILTER = "Gold segmentations (*.tsv *.txt *.csv);;All files (*)"
@@ -143,6 +144,8 @@ class EvaluatePanel(QWidget):
         """Evaluate ``model`` from now on; results of another model are cleared."""
         if self.runner.running:
             self.runner.shutdown()
+        if self.unconstrained_button.runner.running:
+            self.unconstrained_button.shutdown()
         self._model = model
         if model is not None and model is self._handed_over and self.report is not None:
             # "Use this size": the curves stay, the current-size mark moves
@@ -191,6 +194,7 @@ class EvaluatePanel(QWidget):
 
     def shutdown(self) -> None:
         self.runner.shutdown()
+        self.unconstrained_button.shutdown()
 
     def select_word(self, row: int) -> None:
         """Show the merge steps of the per-word table's ``row`` (in view order)."""
@@ -288,10 +292,12 @@ class EvaluatePanel(QWidget):
         run_row.addWidget(self.evaluate_button)
         run_row.addWidget(self.cancel_button)
         run_row.addWidget(self.progress, 1)
+        self.unconstrained_button = UnconstrainedButton(self)
         left = QWidget()
         left_layout = QVBoxLayout(left)
         left_layout.addWidget(inputs)
         left_layout.addLayout(run_row)
+        left_layout.addWidget(self.unconstrained_button)
         left_layout.addWidget(self.status_label)
         left_layout.addStretch(1)
 
@@ -411,6 +417,7 @@ class EvaluatePanel(QWidget):
 
     def _update_enabled(self) -> None:
         self.evaluate_button.setEnabled(self._model is not None and not self.runner.running)
+        self.unconstrained_button.update_enabled()
 
     @Slot(object)
     def _on_progress(self, payload) -> None:
