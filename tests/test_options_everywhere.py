@@ -33,7 +33,8 @@ UNUSUAL = TrainConfig(
     initial_alphabet="äö", special_tokens=(SpecialToken("<pad>", 0, "pad"),
                                            SpecialToken("<unk>", 1, "unk")),
     threads=1, keep_words=123, fuse_unk=True, gold_boundaries=("g1.tsv", "g2.tsv"),
-    separator="ŋ", morfessor=True, morfessor_annotations=("a.tsv",), knockout=("k.tsv",),
+    separator="ŋ", morfessor=True, morfessor_annotations=("a.tsv",), morfessor_keep_frequent=9,
+    knockout=("k.tsv",),
     knockout_rounds=3,
 )
 

@@ -58,7 +58,9 @@ def cmd_train(args: argparse.Namespace) -> int:
             raise CliError(f"{name}: no such file")
         if os.path.isdir(name):
             raise CliError(f"{name}: is a directory, not a corpus file")
-    for name in (*config.gold_boundaries, *config.morfessor_annotations, *config.knockout):
+    from bpe_desktop.core.constraints import FILE_LIST_OPTIONS
+
+    for name in (path for option in FILE_LIST_OPTIONS for path in getattr(config, option)):
         if not os.path.isfile(name):
             raise CliError(f"{name}: no such gold file")
     _check_output(args.output, args.files)

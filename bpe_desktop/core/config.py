@@ -34,6 +34,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Mapping
 
+from bpe_desktop.core.constraints import FILE_LIST_OPTIONS
 from bpe_desktop.core.constraints import check_config as check_constraints
 from bpe_desktop.core.errors import ConfigError
 from bpe_desktop.core.options import (
@@ -255,6 +256,12 @@ class TrainConfig:
         False, label="Cut words with &Morfessor 2.0", group="constraints",
         help="Train Morfessor 2.0 (unsupervised morphological segmentation) on the corpus's "
              "word counts first and let no merge cross its boundaries.")
+    morfessor_keep_frequent: int = option(
+        1000, label="Keep the most &frequent words whole:", group="constraints", minimum=0,
+        maximum=MAX_VOCAB, metavar="N", zero_means="cut every word",
+        help="Morfessor's boundaries are not applied to the N most frequent words (0: to "
+             "none). Trained on word types, Morfessor also cuts common words (was → wa s), "
+             "which costs tokens in every sentence for little morphology.")
     morfessor_annotations: tuple[str, ...] = option(
         (), label="Morfessor &annotations:", group="constraints", metavar="GOLD",
         placeholder="gold files (semi-supervised)",
@@ -303,7 +310,7 @@ class TrainConfig:
                 "the gpt2 pre-tokenizer keeps each word's leading space (as Ġ) inside the "
                 f"word: use boundary 'none', not {self.boundary!r}"
             )
-        for name in ("gold_boundaries", "morfessor_annotations", "knockout"):
+        for name in FILE_LIST_OPTIONS:
             value = getattr(self, name)
             if isinstance(value, list):
                 object.__setattr__(self, name, tuple(value))
@@ -350,7 +357,7 @@ class TrainConfig:
     def to_dict(self) -> dict[str, Any]:
         d = dataclasses.asdict(self)
         d["special_tokens"] = [dataclasses.asdict(t) for t in self.special_tokens]
-        for name in ("gold_boundaries", "morfessor_annotations", "knockout"):
+        for name in FILE_LIST_OPTIONS:
             d[name] = list(d[name])
         return d
 

@@ -31,13 +31,17 @@ from bpe_desktop.core.morfessor_source import (
 def morfessor_segmentation(corpus, config: TrainConfig, *, on_progress=None,
                            cancel=None) -> dict[str, tuple[str, ...]]:
     """Morfessor trained on the corpus's word counts (as ``config`` cuts words),
-    semi-supervised with ``config.morfessor_annotations`` when given."""
+    semi-supervised with ``config.morfessor_annotations`` when given; the
+    ``config.morfessor_keep_frequent`` most frequent words left whole."""
     from bpe_desktop.core.counting import engine_count
 
     table = engine_count(corpus._as_engine_source(), config, cancel=cancel)
     words = morfessor_words(table.items())
     annotations = gold_segmentations(config.morfessor_annotations)
-    return train_morfessor(words, annotations, on_progress=on_progress, cancel=cancel)
+    segmentation = train_morfessor(words, annotations, on_progress=on_progress, cancel=cancel)
+    for word, _ in words[:config.morfessor_keep_frequent]:  # most frequent first
+        segmentation[word] = (word,)
+    return segmentation
 
 
 def train_constrained(
@@ -69,8 +73,7 @@ def train_constrained(
     result = once(())
     knocked: list[tuple[str, str, int, int, int]] = []
     if config.knockout:
-        gold = [(w, tuple(m)) for m in gold_segmentations(config.knockout)
-                for w in ("".join(m),)]
+        gold = [("".join(m), m) for m in gold_segmentations(config.knockout)]
         forbidden: dict[tuple[str, str], None] = {}
         for round_number in range(1, config.knockout_rounds + 1):
             new = [v for v in knocked_out(result.model, gold)

@@ -29,6 +29,9 @@ from typing import Iterable, Sequence
 
 from bpe_desktop.core.errors import ConfigError, CorpusError
 
+#: The constraint options that hold lists of gold files.
+FILE_LIST_OPTIONS = ("gold_boundaries", "morfessor_annotations", "knockout")
+
 
 @dataclass(frozen=True)
 class Constraints:
@@ -117,7 +120,7 @@ def describe(config) -> str:
 
 def check_config(config) -> None:
     """The constraint options' own rules (called by TrainConfig)."""
-    for name in ("gold_boundaries", "morfessor_annotations", "knockout"):
+    for name in FILE_LIST_OPTIONS:
         value = getattr(config, name)
         if not isinstance(value, (tuple, list)) or \
                 not all(isinstance(p, str) and p for p in value):

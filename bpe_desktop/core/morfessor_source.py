@@ -53,7 +53,8 @@ class SegmenterProgress:
 
 def morfessor_words(word_counts: Iterable[tuple[str, int]]) -> list[tuple[str, int]]:
     """The words Morfessor is trained on: letters only, leading space dropped, the most
-    frequent :data:`MAX_WORDS`, counts summed."""
+    frequent :data:`MAX_WORDS` (most frequent first, ties in first-seen order), counts
+    summed."""
     summed: dict[str, int] = {}
     for word, count in word_counts:
         core = word.lstrip()

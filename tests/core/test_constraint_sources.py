@@ -177,7 +177,8 @@ def test_morfessor_progress_and_cancel_keep_nothing():
 
 
 def test_morfessor_constrained_training_and_saved_segmentation_reuse(tmp_path):
-    result = train(Corpus.from_word_counts(MORF_WORDS), TrainConfig(merges=30, morfessor=True))
+    config = TrainConfig(merges=30, morfessor=True, morfessor_keep_frequent=0)
+    result = train(Corpus.from_word_counts(MORF_WORDS), config)
     assert result.timings["segmenter"] > 0
     assert result.model.constraints.method == "Morfessor boundaries"
     segmented = {w: m for w, m in result.segmentation.items() if len(m) > 1}
@@ -196,6 +197,19 @@ def test_semi_supervised_morfessor_follows_its_annotations(tmp_path):
     ann = tmp_path / "ann.tsv"
     ann.write_text("walking\twalk ing\njumped\tjump ed\nplays\tplay s\n", encoding="utf-8")
     result = train(Corpus.from_word_counts(MORF_WORDS),
-                   TrainConfig(merges=30, morfessor=True, morfessor_annotations=(str(ann),)))
+                   TrainConfig(merges=30, morfessor=True, morfessor_annotations=(str(ann),),
+                               morfessor_keep_frequent=0))
     assert result.segmentation["walking"] == ("walk", "ing")
     assert "semi-supervised with ann.tsv" in result.model.constraints.method
+
+
+def test_the_most_frequent_words_are_left_whole():
+    cut_all = train(Corpus.from_word_counts(MORF_WORDS),
+                    TrainConfig(merges=30, morfessor=True, morfessor_keep_frequent=0))
+    kept = train(Corpus.from_word_counts(MORF_WORDS),
+                 TrainConfig(merges=30, morfessor=True, morfessor_keep_frequent=4))
+    # walk and talk (30), walking and talking (25): the four most frequent
+    frequent = {"walk", "talk", "walking", "talking"}
+    assert any(len(cut_all.segmentation[w]) > 1 for w in frequent)
+    for word, morphs in kept.segmentation.items():
+        assert morphs == ((word,) if word in frequent else cut_all.segmentation[word])

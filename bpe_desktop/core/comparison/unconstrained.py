@@ -17,10 +17,13 @@ from bpe_desktop.core.config import TrainConfig
 from bpe_desktop.core.errors import ConfigError
 from bpe_desktop.core.evaluation import EvaluationReport, EvaluationRequest, evaluate
 from bpe_desktop.core.model import BPEModel
+from bpe_desktop.core.options import option_specs
 
-#: The options a constrained model has and its unconstrained counterpart drops.
-CONSTRAINT_OPTIONS = {"gold_boundaries": (), "separator": "", "morfessor": False,
-                      "morfessor_annotations": (), "knockout": ()}
+#: The options a constrained model has and its unconstrained counterpart drops (the
+#: "constraints" group of TrainConfig, back to their defaults).
+CONSTRAINT_OPTIONS = {name: getattr(TrainConfig(), name)
+                      for name, spec in option_specs(TrainConfig).items()
+                      if spec.group == "constraints"}
 
 
 @dataclass(frozen=True)
