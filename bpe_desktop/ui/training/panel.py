@@ -575,8 +575,9 @@ def _training_job(corpus: Corpus, config: TrainConfig):
             if report(TrainingUpdate(p, tuple(pending))):
                 pending.clear()
 
-        result = train(corpus, config, on_progress=on_progress, cancel=cancel,
-                       on_segmenter=report)
+        # Morfessor's progress goes to the same bar, when it runs first.
+        segmenter = {"on_segmenter": report} if config.morfessor else {}
+        result = train(corpus, config, on_progress=on_progress, cancel=cancel, **segmenter)
         result.model.piece_ids  # computed here, not on the GUI thread when it takes over
         if last and pending:
             report(TrainingUpdate(last[0], tuple(pending)), force=True)
