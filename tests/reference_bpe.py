@@ -33,6 +33,10 @@ The rules (see ``bpe_desktop.core.config`` and ``bpe_desktop.core.training``):
   candidate.
 * A merge whose result already is a token reuses it; every word changed by that merge is
   then re-encoded from its initial symbols with all merges so far (:func:`encode_word`).
+* Boundaries inside words (MorphBPE): ``cuts[i]`` holds character offsets inside word
+  ``i``; a pair whose two symbols meet at such an offset is neither counted nor merged
+  (markers take no characters; an unknown symbol takes one). Re-encoding respects them.
+* ``forbidden`` pairs are never candidates (BPE-knockout).
 """
 
 from __future__ import annotations
@@ -54,13 +58,16 @@ Pair = tuple[str, str]
 # -- the seed-000 encoder and the seed-002 style greedy matcher --------------------------
 
 
-def merge_pair(symbols: Sequence[str], pair: Pair) -> list[str]:
-    """Merge every occurrence of ``pair``, left to right, without overlap."""
+def merge_pair(symbols: Sequence[str], pair: Pair, blocked: frozenset[int] = frozenset()
+               ) -> list[str]:
+    """Merge every occurrence of ``pair``, left to right, without overlap (never at a
+    position in ``blocked``: pairs (i, i+1) that straddle a boundary)."""
     left, right = pair
     out: list[str] = []
     i = 0
     while i < len(symbols):
-        if i + 1 < len(symbols) and symbols[i] == left and symbols[i + 1] == right:
+        if i + 1 < len(symbols) and symbols[i] == left and symbols[i + 1] == right \
+                and i not in blocked:
             out.append(left + right)
             i += 2
         else:
@@ -69,15 +76,40 @@ def merge_pair(symbols: Sequence[str], pair: Pair) -> list[str]:
     return out
 
 
-def encode_word(symbols: Sequence[str], ranks: Mapping[Pair, int]) -> list[str]:
-    """Seed 000's ``encode``: merge the lowest-ranked adjacent learned pair until none."""
+def encode_word(symbols: Sequence[str], ranks: Mapping[Pair, int],
+                cuts: frozenset[int] = frozenset()) -> list[str]:
+    """Seed 000's ``encode``: merge the lowest-ranked adjacent learned pair until none
+    (never across a character offset in ``cuts``)."""
     word = list(symbols)
     while True:
-        candidates = [(ranks[p], p) for p in zip(word, word[1:]) if p in ranks]
+        blocked = blocked_positions(word, cuts)
+        candidates = [(ranks[p], p) for i, p in enumerate(zip(word, word[1:]))
+                      if p in ranks and i not in blocked]
         if not candidates:
             return word
         _, pair = min(candidates)
-        word = merge_pair(word, pair)
+        word = merge_pair(word, pair, blocked)
+
+
+def symbol_width(symbol: str) -> int:
+    """Characters of the word a symbol stands for (markers none, ``c</w>`` one)."""
+    if symbol in (EOW, BOW):
+        return 0
+    if symbol == UNK:
+        return 1
+    return len(symbol.removesuffix(EOW).removeprefix(BOW))
+
+
+def blocked_positions(symbols: Sequence[str], cuts: frozenset[int]) -> frozenset[int]:
+    """Positions i where symbols i and i+1 meet at a character offset in ``cuts``."""
+    if not cuts:
+        return frozenset()
+    out, at = set(), 0
+    for i, sym in enumerate(symbols[:-1]):
+        at += symbol_width(sym)
+        if at in cuts:
+            out.add(i)
+    return frozenset(out)
 
 
 def greedy_longest_match(
@@ -181,6 +213,8 @@ def train(
     initial_alphabet: str = "",
     specials: Sequence[str] = (UNK,),
     unk: str = UNK,
+    cuts: Sequence[frozenset[int]] | None = None,
+    forbidden: frozenset[Pair] = frozenset(),
 ) -> RefResult:
     if ties not in TIES:
         raise ValueError(f"unknown tie rule {ties!r}")
@@ -198,6 +232,7 @@ def train(
     initial = [initial_symbols(chars, boundary, keep, unk) for chars, _ in items]
     segs = [list(s) for s in initial]
     counts = [c for _, c in items]
+    cuts = [frozenset(c) for c in cuts] if cuts is not None else [frozenset()] * len(items)
 
     alphabet = sorted({s for seg in initial for s in seg if s != unk} | set(initial_alphabet))
     ids = {s: i for i, s in enumerate(alphabet)}  # codepoint tie ids; tokens in order
@@ -212,9 +247,11 @@ def train(
         if vocab_size is not None and n_specials + len(ids) >= vocab_size:
             break
         pairs: dict[Pair, int] = {}
-        for seg, count in zip(segs, counts):
-            for a, b in zip(seg, seg[1:]):
-                if a == unk or b == unk or a + b in special_pieces:
+        for seg, count, cut in zip(segs, counts, cuts):
+            blocked = blocked_positions(seg, cut)
+            for i, (a, b) in enumerate(zip(seg, seg[1:])):
+                if a == unk or b == unk or a + b in special_pieces or i in blocked \
+                        or (a, b) in forbidden:
                     continue
                 pairs[(a, b)] = pairs.get((a, b), 0) + count
         if not pairs:
@@ -235,9 +272,9 @@ def train(
         learned.append((best[0], best[1], pairs[best]))
         ranks.setdefault(best, len(learned) - 1)
         for i, seg in enumerate(segs):
-            merged = merge_pair(seg, best)
+            merged = merge_pair(seg, best, blocked_positions(seg, cuts[i]))
             if len(merged) != len(seg):
-                segs[i] = encode_word(initial[i], ranks) if duplicate else merged
+                segs[i] = encode_word(initial[i], ranks, cuts[i]) if duplicate else merged
 
     words = [("".join(chars), c, seg) for (chars, c), seg in zip(items, segs)]
     return RefResult(alphabet=alphabet, merges=learned, words=words, tokens=list(ids),

@@ -32,7 +32,10 @@ UNUSUAL = TrainConfig(
     ties="lexicographic", normalize="nfkc", lowercase=True, character_coverage=0.75,
     initial_alphabet="äö", special_tokens=(SpecialToken("<pad>", 0, "pad"),
                                            SpecialToken("<unk>", 1, "unk")),
-    threads=1, keep_words=123, fuse_unk=True,
+    threads=1, keep_words=123, fuse_unk=True, gold_boundaries=("g1.tsv", "g2.tsv"),
+    separator="ŋ", morfessor=True, morfessor_annotations=("a.tsv",), morfessor_keep_frequent=9,
+    knockout=("k.tsv",),
+    knockout_rounds=3,
 )
 
 
@@ -75,6 +78,8 @@ def test_every_field_is_reachable_from_the_command_line(config):
                 args += [flag_of(name), format_special(token)]
         elif isinstance(value, bool):
             args += [flag_of(name)] if value else []
+        elif isinstance(value, tuple):
+            args += [flag_of(name), *value]
         else:
             args += [flag_of(name), str(value)]
     parsed = cli.build_parser().parse_args(args)
@@ -100,9 +105,13 @@ def test_every_field_is_reachable_from_the_form(qtbot):
 
 
 def test_every_field_is_saved_in_the_model_file(tmp_path):
-    model = train(Corpus.from_texts(["low lower lowest newer"] * 3),
-                  UNUSUAL.replace(vocab_size=None, merges=3, special_tokens=(
-                      SpecialToken("<unk>", 0, "unk"),))).model
+    config = UNUSUAL.replace(vocab_size=None, merges=3,
+                             special_tokens=(SpecialToken("<unk>", 0, "unk"),))
+    # trained without the constraint sources (their files do not exist), saved with them
+    plain = config.replace(gold_boundaries=(), separator="", morfessor=False,
+                           morfessor_annotations=(), knockout=())
+    model = train(Corpus.from_texts(["low lower lowest newer"] * 3), plain).model
+    model = dataclasses.replace(model, config=config)
     path = tmp_path / "m.json"
     model_file.save_model(model, path)
     saved = json.loads(path.read_text(encoding="utf-8"))["config"]

@@ -54,6 +54,7 @@ def cmd_info(args: argparse.Namespace) -> int:
                             if cfg.initial_alphabet else "")))
     rows.append(("special tokens", ", ".join(f"{t.piece} = {t.id} ({t.role})"
                                              for t in specials) or "none"))
+    rows.extend(constraint_rows(model))
     c = model.corpus
     if c is None:
         rows.append(("corpus", "unknown"))
@@ -68,3 +69,20 @@ def cmd_info(args: argparse.Namespace) -> int:
     out.writelines(f"{k + ':':<{width + 1}} {v}\n" for k, v in rows)
     out.flush()
     return EXIT_OK
+
+
+def constraint_rows(model) -> list[tuple[str, str]]:
+    """The linguistic constraints a model was trained with, and what knockout removed."""
+    report = model.constraints
+    if report is None:
+        return [("constraints", "none (plain BPE)")]
+    rows = [("constraints", report.method)]
+    if report.segmented_words:
+        rows.append(("  segmented", f"{report.segmented_words:,} words given boundaries"))
+    if report.knocked_out:
+        rows.append(("  knocked out", f"{len(report.knocked_out):,} merges "
+                                      "(crossings > respects on the gold words)"))
+        rows.extend(("  merge", f"{left!r} + {right!r}: {crossings:,} crossings, "
+                                f"{respects:,} respects (round {round_number})")
+                    for left, right, crossings, respects, round_number in report.knocked_out)
+    return rows

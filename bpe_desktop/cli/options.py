@@ -98,6 +98,9 @@ def add_train_options(parser: argparse.ArgumentParser,
         elif spec.choices:
             where.add_argument(flag_of(name), dest=name, choices=tuple(spec.choices),
                                help=_help(spec, default))
+        elif isinstance(default, tuple):  # file lists: repeatable, several per flag
+            where.add_argument(flag_of(name), dest=name, nargs="+", action="extend",
+                               metavar=spec.metavar, help=spec.help)
         elif isinstance(default, bool):
             where.add_argument(flag_of(name), dest=name, action="store_true", default=None,
                                help=spec.help)
@@ -119,6 +122,9 @@ def config_from_args(args: argparse.Namespace) -> TrainConfig:
     """The TrainConfig the options ask for: the preset's values, then explicit options."""
     overrides = {f.name: getattr(args, f.name) for f in dataclasses.fields(TrainConfig)
                  if getattr(args, f.name, None) is not None}
+    for name, value in overrides.items():
+        if isinstance(value, list) and name != "special_tokens":
+            overrides[name] = tuple(value)
     pretokenizer = getattr(args, "pretokenizer", None)
     if pretokenizer in BOUNDARY_OF_PRETOKENIZER and getattr(args, "boundary", None) is None:
         overrides["boundary"] = BOUNDARY_OF_PRETOKENIZER[pretokenizer]

@@ -41,6 +41,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     add_train_options(p)
     p.add_argument("--encoding-errors", choices=("strict", "replace"), default="strict",
                    help="invalid UTF-8: stop with an error (strict, default) or use U+FFFD")
+    p.add_argument("--save-segmentation", metavar="FILE",
+                   help="with --morfessor: also save Morfessor's segmentation of the corpus "
+                   "words as word<TAB>morphs (review or edit it, then reuse it with "
+                   "--gold-boundaries)")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress or summary")
     add_project_option(p)
     p.set_defaults(run=cmd_train)
@@ -50,11 +54,19 @@ def cmd_train(args: argparse.Namespace) -> int:
     from bpe_desktop.core.training import CancelToken, Corpus, train
 
     config = config_from_args(args)
+    if args.save_segmentation and not config.morfessor:
+        raise CliError("--save-segmentation needs --morfessor (it saves Morfessor's "
+                       "segmentation)")
     for name in args.files:
         if not os.path.exists(name):
             raise CliError(f"{name}: no such file")
         if os.path.isdir(name):
             raise CliError(f"{name}: is a directory, not a corpus file")
+    from bpe_desktop.core.constraints import FILE_LIST_OPTIONS
+
+    for name in (path for option in FILE_LIST_OPTIONS for path in getattr(config, option)):
+        if not os.path.isfile(name):
+            raise CliError(f"{name}: no such gold file")
     _check_output(args.output, args.files)
     args.files = _without_empty(args.files)
     # Warn (and go on) before a run that may not fit in memory, not an hour into it.
@@ -79,7 +91,8 @@ def cmd_train(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     try:
         result = _in_worker(
-            lambda: train(corpus, config, on_progress=on_progress, cancel=cancel), cancel)
+            lambda: train(corpus, config, on_progress=on_progress, cancel=cancel,
+                          on_segmenter=None if args.quiet else _segmenter_line), cancel)
     except TrainingCancelled:
         _fail("training cancelled; nothing was written")
         return EXIT_INTERRUPTED
@@ -93,11 +106,22 @@ def cmd_train(args: argparse.Namespace) -> int:
 
         run.set_model(model, path=args.output)
         run.add_metrics(training_metrics(model, result.timings))  # type: ignore[attr-defined]
+    if args.save_segmentation:
+        from bpe_desktop.core.constraints import write_segmentation
+
+        write_segmentation(args.save_segmentation, sorted(result.segmentation.items()))
     seconds = time.perf_counter() - started
     if not args.quiet:
         print(f"{len(model.merges):,} merges, vocabulary of {model.vocab_size:,} tokens, "
               f"{seconds:.1f} s; saved {args.output}", file=_report_stream(args.output))
     return EXIT_OK
+
+
+def _segmenter_line(p) -> None:
+    """Morfessor's progress, one redrawn line (it runs before the training's own)."""
+    sys.stderr.write(f"\rmorfessor epoch {p.epoch}  {p.fraction:4.0%}  {p.words_done:,}/"
+                     f"{p.words_total:,} words  {p.elapsed:.0f} s   ")
+    sys.stderr.flush()
 
 
 #: Test hook: training stops at its first merging report until it is cancelled, so a

@@ -34,6 +34,8 @@ import re
 from dataclasses import dataclass
 from typing import Any, Mapping
 
+from bpe_desktop.core.constraints import FILE_LIST_OPTIONS
+from bpe_desktop.core.constraints import check_config as check_constraints
 from bpe_desktop.core.errors import ConfigError
 from bpe_desktop.core.options import (
     MAX_COUNT,
@@ -236,6 +238,46 @@ class TrainConfig:
              "one unknown token, as sentencepiece and HF fuse_unk do; off, each such "
              "character is one (HF's default). Set by the sentencepiece preset; training is "
              "not affected.")
+    gold_boundaries: tuple[str, ...] = option(
+        (), label="&Gold boundaries:", group="constraints", metavar="GOLD",
+        placeholder="gold segmentation files",
+        help="Gold segmentation files (any format Evaluate reads: word<TAB>morphs, "
+             "SIGMORPHON, Morpho Challenge, MorphScore). Each corpus word they list is cut "
+             "at its morph boundaries, and no merge joins across such a cut (MorphBPE). "
+             "Encoding stays ordinary BPE. Entries whose morphs do not spell the word are "
+             "left out, as Evaluate does.")
+    separator: str = option(
+        "", label="Pre-segmented, s&eparator:", group="constraints", metavar="SEP",
+        placeholder="e.g. @@ or -",
+        help="The corpus is pre-segmented: this string marks cuts inside words "
+             "(un@@happi@@ness) and is removed before learning; no merge joins across a "
+             "cut. Empty: the corpus is ordinary text.")
+    morfessor: bool = option(
+        False, label="Cut words with &Morfessor 2.0", group="constraints",
+        help="Train Morfessor 2.0 (unsupervised morphological segmentation) on the corpus's "
+             "word counts first and let no merge cross its boundaries.")
+    morfessor_keep_frequent: int = option(
+        1000, label="Keep the most &frequent words whole:", group="constraints", minimum=0,
+        maximum=MAX_VOCAB, metavar="N", zero_means="cut every word",
+        help="Morfessor's boundaries are not applied to the N most frequent words (0: to "
+             "none). Trained on word types, Morfessor also cuts common words (was → wa s), "
+             "which costs tokens in every sentence for little morphology.")
+    morfessor_annotations: tuple[str, ...] = option(
+        (), label="Morfessor &annotations:", group="constraints", metavar="GOLD",
+        placeholder="gold files (semi-supervised)",
+        help="Gold segmentation files given to Morfessor as annotated words "
+             "(semi-supervised Morfessor); needs the Morfessor option.")
+    knockout: tuple[str, ...] = option(
+        (), label="BPE-&knockout gold:", group="constraints", metavar="GOLD",
+        placeholder="gold files",
+        help="BPE-knockout: after training, merges whose applications on these gold words "
+             "cross a morph boundary more often than they respect one are forbidden and "
+             "the model is trained again, until none is left or the round limit is "
+             "reached. The result is an ordinary merge list.")
+    knockout_rounds: int = option(
+        5, label="Knockout &rounds:", group="constraints", minimum=1, maximum=100,
+        metavar="N",
+        help="The most trainings BPE-knockout runs after the first one.")
 
     def __post_init__(self) -> None:
         for name, spec in option_specs(TrainConfig).items():
@@ -245,7 +287,7 @@ class TrainConfig:
             elif spec.maximum is not None and isinstance(spec.maximum, int) and \
                     not (spec.optional and value is None):
                 _check_int(name, value, minimum=int(spec.minimum), maximum=spec.maximum)
-        for name in ("lowercase", "fuse_unk"):
+        for name in ("lowercase", "fuse_unk", "morfessor"):
             if not isinstance(getattr(self, name), bool):
                 raise ConfigError(f"{name} must be true or false; got {getattr(self, name)!r}")
         cov = self.character_coverage
@@ -268,8 +310,13 @@ class TrainConfig:
                 "the gpt2 pre-tokenizer keeps each word's leading space (as Ġ) inside the "
                 f"word: use boundary 'none', not {self.boundary!r}"
             )
+        for name in FILE_LIST_OPTIONS:
+            value = getattr(self, name)
+            if isinstance(value, list):
+                object.__setattr__(self, name, tuple(value))
         specials = tuple(self.special_tokens)
         object.__setattr__(self, "special_tokens", specials)
+        check_constraints(self)
         _check_specials(specials)
         if self.vocab_size is not None:
             for tok in specials:
@@ -310,6 +357,8 @@ class TrainConfig:
     def to_dict(self) -> dict[str, Any]:
         d = dataclasses.asdict(self)
         d["special_tokens"] = [dataclasses.asdict(t) for t in self.special_tokens]
+        for name in FILE_LIST_OPTIONS:
+            d[name] = list(d[name])
         return d
 
     @classmethod

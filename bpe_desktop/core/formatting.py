@@ -43,8 +43,12 @@ def describe_config(config) -> str:
         stop = f"{format_count(config.merges)} merges"
     else:
         stop = "until no pair repeats"
+    from bpe_desktop.core.constraints import describe
+
+    constraints = describe(config)
     return (f"{stop}, words: {config.pretokenizer}, boundary: {config.boundary}, "
-            f"ties: {config.ties}, minimum count {config.min_frequency}")
+            f"ties: {config.ties}, minimum count {config.min_frequency}"
+            + (f", constraints: {constraints}" if constraints else ""))
 
 
 def describe_progress(p, eta: float | None = None, *, bar_width: int = 0) -> str:

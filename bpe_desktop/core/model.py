@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Iterator
 
 from bpe_desktop.core.config import TrainConfig
+from bpe_desktop.core.constraints import ConstraintReport
 from bpe_desktop.core.errors import ConfigError
 
 if TYPE_CHECKING:
@@ -105,6 +106,8 @@ class BPEModel:
     #: word weighted by its count, as training ends; None when not known (an import, a
     #: truncated or recounted model, a file written before this was kept).
     final_counts: tuple[int, ...] | None = None
+    #: What linguistic constraints shaped the training (None: plain BPE).
+    constraints: ConstraintReport | None = None
     _cache: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
     # -- vocabulary ---------------------------------------------------------------------

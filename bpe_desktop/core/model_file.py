@@ -48,6 +48,10 @@ with exactly these keys, in this order:
 ``words``         the most frequent training words, ``[[word, count], ...]``: distinct
                   non-empty words, counts >= 1 (for browsing; may be ``[]``).
 ``description``   free text.
+``constraints``   ``null``, or what linguistic constraints shaped the training:
+                  ``{"method", "segmented_words", "knocked_out"}``: the method(s) in words,
+                  how many words the boundary sources segmented, and each merge
+                  BPE-knockout removed as ``[left, right, crossings, respects, round]``.
 
 Only ``format``, ``version``, ``config``, ``alphabet`` and ``merges`` are required;
 ``corpus`` defaults to null, ``words`` to ``[]``, ``description`` to ``""``.
@@ -141,6 +145,7 @@ from bpe_desktop.core.errors import ConfigError, ModelFileError
 from bpe_desktop.core.formatting import format_bytes
 from bpe_desktop.core.model import BPEModel
 from bpe_desktop.core.model_file_checks import (  # noqa: F401 (the layout, re-exported)
+    CONSTRAINT_KEYS,
     CORPUS_FILE_KEYS,
     CORPUS_KEYS,
     CORPUS_KINDS,
@@ -277,7 +282,15 @@ def _as_dict(model: BPEModel, created: str, *, lists_for_writer: bool = False) -
         "words": (WordLines(model) if lists_for_writer
                   else [[w, c] for w, c in model.words]),
         "description": model.description,
+        "constraints": _constraints(model.constraints),
     }
+
+
+def _constraints(report) -> dict[str, Any] | None:
+    if report is None:
+        return None
+    return {"method": report.method, "segmented_words": report.segmented_words,
+            "knocked_out": [list(row) for row in report.knocked_out]}
 
 
 def _numbers(values: tuple[int, ...] | None, checked: bool) -> list[int] | IntLines | None:

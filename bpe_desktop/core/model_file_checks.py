@@ -22,6 +22,7 @@ from bpe_desktop.core.errors import ConfigError, ModelFileError
 from bpe_desktop.core.model import CorpusFile, CorpusInfo, Merge, explicit_ids_problem
 from bpe_desktop.core.model_file_writer import _json
 from bpe_desktop.core.options import MAX_COUNT, option_specs
+from bpe_desktop.core.constraints import ConstraintReport
 from bpe_desktop.core.release import free_gradually
 
 FORMAT = "bpe-desktop/model"
@@ -29,7 +30,7 @@ VERSION = 2
 
 #: Keys of the top-level object, in the order they are written.
 TOP_KEYS = ("format", "version", "app_version", "created", "config", "alphabet", "merges",
-            "ids", "final_counts", "corpus", "words", "description")
+            "ids", "final_counts", "corpus", "words", "description", "constraints")
 REQUIRED_KEYS = ("format", "version", "config", "alphabet", "merges")
 #: TrainConfig fields that describe the machine, not the model: never stored.
 RUNTIME_ONLY_KEYS = tuple(name for name, spec in option_specs(TrainConfig).items()
@@ -301,6 +302,7 @@ def validate(data: Any, *, build: bool = True) -> dict[str, Any]:
         words.append((word, count))
 
     description = _text("description", data.get("description", ""))
+    constraints = _constraints(data.get("constraints"))
 
     checked = {
         "created": created,
@@ -313,6 +315,7 @@ def validate(data: Any, *, build: bool = True) -> dict[str, Any]:
             "description": description,
             "ids": ids,
             "final_counts": final_counts,
+            "constraints": constraints,
         },
     }
     # The look-up tables (an entry per token and word) freed a slice at a time: freed
@@ -385,6 +388,8 @@ def _config(value: Any) -> TrainConfig:
         alone: dict[str, Any] = {key: v, "special_tokens": ()}
         if key == "pretokenizer" and isinstance(v, str) and v in BOUNDARY_OF_PRETOKENIZER:
             alone["boundary"] = BOUNDARY_OF_PRETOKENIZER[v]
+        if key == "morfessor_annotations":
+            alone["morfessor"] = True  # annotations only go with Morfessor
         try:
             TrainConfig(**alone)
         except ConfigError as exc:
@@ -433,3 +438,26 @@ def _corpus(value: Any) -> CorpusInfo | None:
         files.append(CorpusFile(path=file_path, size=size, sha256=digest))
     numbers = {k: _whole(f"corpus.{k}", value[k], minimum=0) for k in CORPUS_KEYS[2:]}
     return CorpusInfo(kind=kind, files=tuple(files), **numbers)
+
+
+CONSTRAINT_KEYS = ("method", "segmented_words", "knocked_out")
+
+
+def _constraints(value: Any) -> ConstraintReport | None:
+    """The ``constraints`` report: method, segmented_words, knocked_out rows
+    ``[left, right, crossings, respects, round]``."""
+    if value is None:
+        return None
+    _object("constraints", value, CONSTRAINT_KEYS, CONSTRAINT_KEYS)
+    method = _text("constraints.method", value["method"])
+    segmented = _whole("constraints.segmented_words", value["segmented_words"], minimum=0)
+    rows = []
+    for i, item in enumerate(_list("constraints.knocked_out", value["knocked_out"])):
+        where = f"constraints.knocked_out[{i}]"
+        if not (isinstance(item, list) and len(item) == 5):
+            raise _Invalid(where, "expected [left, right, crossings, respects, round]")
+        left = _text(f"{where}[0]", item[0], allow_empty=False)
+        right = _text(f"{where}[1]", item[1], allow_empty=False)
+        numbers = [_whole(f"{where}[{j}]", item[j], minimum=0) for j in (2, 3, 4)]
+        rows.append((left, right, *numbers))
+    return ConstraintReport(method, segmented, tuple(rows))

@@ -29,8 +29,11 @@ from typing import Callable, Iterable, Mapping, Sequence
 
 from bpe_desktop.core import _native
 from bpe_desktop.core.config import TrainConfig
+from bpe_desktop.core.constraints import Constraints
+from bpe_desktop.core.constraints import describe as describe_constraints
 from bpe_desktop.core.errors import ConfigError
 from bpe_desktop.core.model import BPEModel, CorpusFile, CorpusInfo, Merge
+from bpe_desktop.core.morfessor_source import SegmenterProgress
 from bpe_desktop.core.options import MAX_COUNT, OPTION_VALUES
 
 #: The stages of a run, in order, as the engine names them.
@@ -187,9 +190,12 @@ class TrainResult:
     """The trained model plus what only the training run knows."""
 
     model: BPEModel
-    #: Seconds spent per stage: reading+counting, merging, total.
+    #: Seconds spent per stage: reading+counting, merging, total (and "segmenter":
+    #: Morfessor's own time, when it ran).
     timings: Mapping[str, float]
     _words: object = field(repr=False, compare=False)
+    #: Morfessor's segmentation of the corpus words, when it ran (word -> morphs).
+    segmentation: Mapping[str, tuple[str, ...]] = field(default_factory=dict, compare=False)
 
     @property
     def distinct_words(self) -> int:
@@ -211,6 +217,8 @@ def train(
     *,
     on_progress: Callable[[Progress], None] | None = None,
     cancel: CancelToken | None = None,
+    constraints: Constraints | None = None,
+    on_segmenter: Callable[[SegmenterProgress], None] | None = None,
 ) -> TrainResult:
     """Train a model. Raises CorpusError, ConfigError or TrainingCancelled on failure
     (EngineError for an engine bug); on failure no model exists, nothing is half-made.
@@ -218,8 +226,17 @@ def train(
     A :class:`CorpusError` carries ``path``, ``offset`` (bytes into the file, or into the
     decompressed text of a ``.gz``), ``line`` (1-based, when known) and ``reason`` (see
     :data:`REPLACEABLE_REASONS`).
+
+    The configuration's linguistic constraints (gold boundaries, a separator, Morfessor,
+    BPE-knockout; see :mod:`~bpe_desktop.core.constrained`) are applied here;
+    ``on_segmenter`` receives Morfessor's progress. ``constraints`` given directly are
+    passed to the engine as they are, bypassing the configuration's sources.
     """
     config = config or TrainConfig()
+    if constraints is None and describe_constraints(config):
+        from bpe_desktop.core.constrained import train_constrained
+        return train_constrained(corpus, config, on_progress=on_progress, cancel=cancel,
+                                 on_segmenter=on_segmenter)
     engine = _native.engine()
     callback = None
     if on_progress is not None:
@@ -232,6 +249,7 @@ def train(
         config,  # the engine reads the options from its attributes
         callback,
         cancel._flag if cancel is not None else None,
+        None if constraints is None or constraints.empty else constraints.engine_dict(),
     )
     total = time.perf_counter() - started
     # The engine hands large results over packed (it builds no Python objects while holding

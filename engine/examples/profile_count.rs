@@ -34,8 +34,8 @@ fn main() {
     println!("count: {:.2}s wall {:.2}s cpu, {} words, peak {} MB", t.elapsed().as_secs_f64(), cpu() - c, wc.len(), rss_mb());
     let (t, c) = (Instant::now(), cpu());
     let max_merges = std::env::var("MAX_MERGES").ok().map(|v| v.parse().unwrap());
-    let opts = MergeOptions { min_frequency: 1, vocab_size: Some(32000), max_merges, ties: Ties::Codepoint, specials: vec![] };
-    let s = pool.install(|| symbolize(wc, &rules, 1.0, "", |alphabet| most_tokens(&opts, alphabet)));
+    let opts = MergeOptions { min_frequency: 1, vocab_size: Some(32000), max_merges, ties: Ties::Codepoint, specials: vec![], forbidden: vec![] };
+    let s = pool.install(|| symbolize(wc, None, &rules, 1.0, "", |alphabet| most_tokens(&opts, alphabet)));
     println!("symbolize: {:.2}s wall {:.2}s cpu, peak {} MB", t.elapsed().as_secs_f64(), cpu() - c, rss_mb());
     let (t, c) = (Instant::now(), cpu());
     let out = train(s.alphabet, s.table, &opts, &mut Reporter::silent()).unwrap();

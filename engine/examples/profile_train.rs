@@ -41,10 +41,12 @@ fn main() {
             max_merges: None,
             ties,
             specials: vec!["<unk>".into()],
+            forbidden: vec![],
         },
         character_coverage: 1.0,
         initial_alphabet: String::new(),
         threads: 2,
+        constraints: Default::default(),
     };
     let source = Source::Files { paths: vec![args[1].clone().into()], word_counts: false, lossy: false };
     let started = Instant::now();

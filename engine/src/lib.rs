@@ -15,6 +15,7 @@ pub mod options;
 pub mod pool;
 pub mod priority;
 pub mod progress;
+pub mod segments;
 pub mod symbols;
 pub mod text;
 pub mod trainer;
@@ -39,6 +40,8 @@ pub struct TrainSettings {
     pub character_coverage: f64,
     pub initial_alphabet: String,
     pub threads: usize,
+    /// Boundaries inside words that no merge crosses (see [`segments`]).
+    pub constraints: segments::Constraints,
 }
 
 #[derive(Debug)]
@@ -82,6 +85,7 @@ impl TrainSettings {
                 "character_coverage must be more than 0 and at most 1; got {coverage}"
             )));
         }
+        self.constraints.validate(&self.rules)?;
         if self.merge.specials.len() as u64 > MAX_VOCAB {
             return Err(EngineError::Config(format!("at most {MAX_VOCAB} special tokens are allowed")));
         }
@@ -101,8 +105,13 @@ pub fn run_training(source: Source, settings: &TrainSettings, reporter: &mut Rep
     let mut counting = Progress::at(Stage::Counting);
     counting.words = words.len() as u64;
     reporter.send(counting)?;
+    let segmented = segments::segment(&words, &settings.constraints, &settings.rules)?;
+    let (words, edges) = match segmented {
+        Some(mut s) => (std::mem::take(&mut s.table), Some(s)),
+        None => (words, None),
+    };
     let symbolized = pool.install(|| {
-        symbols::symbolize(words, &settings.rules, settings.character_coverage, &settings.initial_alphabet, |alphabet| {
+        symbols::symbolize(words, edges.as_ref().map(|s| s.edges.as_slice()), &settings.rules, settings.character_coverage, &settings.initial_alphabet, |alphabet| {
             trainer::most_tokens(&settings.merge, alphabet)
         })
     });
@@ -110,7 +119,10 @@ pub fn run_training(source: Source, settings: &TrainSettings, reporter: &mut Rep
     release_free_memory();
     let count_seconds = started.elapsed().as_secs_f64();
     let merging = Instant::now();
-    let trained = trainer::train_on(&pool, symbolized.alphabet, symbolized.table, &settings.merge, reporter)?;
+    let mut trained = trainer::train_on(&pool, symbolized.alphabet, symbolized.table, &settings.merge, reporter)?;
+    if let Some(segmented) = &edges {
+        trained.words = segmented.reassemble(std::mem::take(&mut trained.words));
+    }
     Ok(TrainOutput {
         trained,
         files,

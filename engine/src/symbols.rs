@@ -9,6 +9,7 @@ use rayon::prelude::*;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::corpus::WordCounts;
+use crate::segments::{ENDS_WORD, STARTS_WORD, WHOLE_WORD};
 use crate::text::{byte_to_char_table, Boundary, TextRules, BOW, EOW};
 use crate::wordlist::{Offsets, WordList};
 
@@ -170,9 +171,12 @@ pub struct Symbolized {
 }
 
 /// The words as symbol sequences; `most_tokens` bounds, given the alphabet's size, how
-/// many tokens training can make (None: no bound), which picks the store.
+/// many tokens training can make (None: no bound), which picks the store. `edges` (for
+/// segments of words, see `segments`) says per entry which word markers it gets; None:
+/// every entry is a whole word.
 pub fn symbolize(
     wc: WordCounts,
+    edges: Option<&[u8]>,
     rules: &TextRules,
     coverage: f64,
     initial_alphabet: &str,
@@ -192,6 +196,7 @@ pub fn symbolize(
         words
     };
     let ids = || (0..words.len()).into_par_iter();
+    let edge = |w: usize| edges.map_or(WHOLE_WORD, |e| e[w]);
 
     // 1. Character frequencies, weighted by word counts.
     let freq: FxHashMap<char, u128> = ids()
@@ -244,8 +249,9 @@ pub fn symbolize(
             || (FxHashSet::default(), FxHashSet::default()),
             |(mut inner, mut last): (FxHashSet<char>, FxHashSet<char>), i| {
                 let mut chars = words.get(i).chars().peekable();
+                let ends = edge(i) & ENDS_WORD != 0;
                 while let Some(c) = chars.next() {
-                    if suffix && chars.peek().is_none() {
+                    if suffix && ends && chars.peek().is_none() {
                         last.insert(c);
                     } else {
                         inner.insert(c);
@@ -287,20 +293,27 @@ pub fn symbolize(
     };
 
     // 4. Words as symbol ids, written straight into one arena (in parallel, in chunks).
-    let marked = usize::from(marker.is_some());
-    let lens: Vec<u32> = ids().map(|i| (words.get(i).chars().count() + marked) as u32).collect();
     let bow = marker.filter(|_| rules.boundary == Boundary::BowPrefix);
     let eow = marker.filter(|_| rules.boundary == Boundary::EowSymbol);
+    let bow_of = |w: usize| bow.filter(|_| edge(w) & STARTS_WORD != 0);
+    let eow_of = |w: usize| eow.filter(|_| edge(w) & ENDS_WORD != 0);
+    let lens: Vec<u32> = ids()
+        .map(|i| (words.get(i).chars().count() + usize::from(bow_of(i).is_some()) + usize::from(eow_of(i).is_some())) as u32)
+        .collect();
     let word_ids = |w: usize| {
         let text = words.get(w);
-        let last = text.chars().next_back().map_or(usize::MAX, |c| text.len() - c.len_utf8());
+        let last = match text.chars().next_back() {
+            Some(c) if edge(w) & ENDS_WORD != 0 => text.len() - c.len_utf8(),
+            _ => usize::MAX,
+        };
         let (char_id, final_id) = (&char_id, &final_id);
-        bow.into_iter()
+        bow_of(w)
+            .into_iter()
             .chain(text.char_indices().map(move |(at, c)| {
                 let table = if suffix && at == last { final_id } else { char_id };
                 table.get(&c).copied().unwrap_or(UNK)
             }))
-            .chain(eow)
+            .chain(eow_of(w))
     };
     let table = if most_tokens(alphabet.len()).is_some_and(narrow_fits) {
         let (syms, starts) = arena::<u16, _>(&lens, word_ids);
@@ -367,8 +380,8 @@ mod tests {
         };
         let words: WordList = ["low", "lowest", "", "né", "x"].into_iter().collect();
         let wc = || WordCounts { words: words.clone(), counts: vec![5, 2, 1, 3, 1], files: vec![] };
-        let wide = symbolize(wc(), &rules, 0.9, "", |_| None);
-        let narrow = symbolize(wc(), &rules, 0.9, "", |alphabet| Some(alphabet as u64 + 100));
+        let wide = symbolize(wc(), None, &rules, 0.9, "", |_| None);
+        let narrow = symbolize(wc(), None, &rules, 0.9, "", |alphabet| Some(alphabet as u64 + 100));
         assert!(matches!(wide.table, AnyTable::Wide(_)) && matches!(narrow.table, AnyTable::Narrow(_)));
         assert_eq!(wide.alphabet, narrow.alphabet);
         for w in 0..words.len() {

@@ -82,6 +82,8 @@ pub struct MergeOptions {
     pub ties: Ties,
     /// Special tokens: counted in the vocabulary size; a pair forming one is never merged.
     pub specials: Vec<String>,
+    /// Pairs (left token, right token) never merged (BPE-knockout's removed merges).
+    pub forbidden: Vec<(String, String)>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -141,6 +143,7 @@ struct Trainer<'a, S: Sym> {
     heap: Vec<Entry>,
     ranks: FxHashMap<u64, (u32, u32)>,
     specials: FxHashSet<String>,
+    forbidden: FxHashSet<(String, String)>,
     step: u32,
     gained: Vec<u32>,
     /// Words of at least this many symbols are long.
@@ -281,6 +284,7 @@ impl<'a, S: Sym> Trainer<'a, S> {
             heap: Vec::new(),
             ranks: FxHashMap::default(),
             specials: opts.specials.iter().cloned().collect(),
+            forbidden: opts.forbidden.iter().cloned().collect(),
             step: 0,
             gained: Vec::new(),
             long_from: tuning.long_from,

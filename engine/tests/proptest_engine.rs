@@ -92,6 +92,7 @@ fn merge_options() -> impl Strategy<Value = MergeOptions> {
             max_merges,
             ties,
             specials,
+            forbidden: vec![],
         })
 }
 
@@ -103,6 +104,7 @@ fn settings(coverage: impl Strategy<Value = f64>) -> impl Strategy<Value = Train
             character_coverage,
             initial_alphabet,
             threads: 1,
+            constraints: Default::default(),
         },
     )
 }
@@ -281,10 +283,11 @@ proptest! {
         };
         let settings = TrainSettings {
             rules,
-            merge: MergeOptions { min_frequency: 1, vocab_size: None, max_merges: Some(50), ties: Ties::Codepoint, specials: vec![] },
+            merge: MergeOptions { min_frequency: 1, vocab_size: None, max_merges: Some(50), ties: Ties::Codepoint, specials: vec![], forbidden: vec![] },
             character_coverage: 1.0,
             initial_alphabet: String::new(),
             threads: 1,
+            constraints: Default::default(),
         };
         let Some(out) = train_ok(&texts, &settings)? else { return Ok(()) };
         let enc = encoder(&out, rules);

@@ -73,6 +73,7 @@ from bpe_desktop.ui.evaluate.table_models import (
     morphology_rows,
     sweep_table,
 )
+from bpe_desktop.ui.evaluate.unconstrained import UnconstrainedButton
 
 TEXT_FILTER = "Text files (*.txt *.tsv);;All files (*)"
 # All files first: Morpho Challenge's gold files have no extension (formats are
@@ -157,6 +158,8 @@ class EvaluatePanel(QWidget):
         """Evaluate ``model`` from now on; results of another model are cleared."""
         if self.runner.running:
             self.runner.shutdown()
+        if self.unconstrained_button.runner.running:
+            self.unconstrained_button.shutdown()
         self._model = model
         # more sizes than merge counts (0 to all merges) would only repeat points
         most = SWEEP_SPIN_MAX if model is None else min(SWEEP_SPIN_MAX, max_sweep_points(model))
@@ -209,6 +212,7 @@ class EvaluatePanel(QWidget):
 
     def shutdown(self) -> None:
         self.runner.shutdown()
+        self.unconstrained_button.shutdown()
 
     def select_word(self, row: int) -> None:
         """Show the merge steps of the per-word table's ``row`` (in view order)."""
@@ -310,10 +314,12 @@ class EvaluatePanel(QWidget):
         run_row.addWidget(self.evaluate_button)
         run_row.addWidget(self.cancel_button)
         run_row.addWidget(self.progress, 1)
+        self.unconstrained_button = UnconstrainedButton(self)
         left = QWidget()
         left_layout = QVBoxLayout(left)
         left_layout.addWidget(inputs)
         left_layout.addLayout(run_row)
+        left_layout.addWidget(self.unconstrained_button)
         left_layout.addWidget(self.status_label)
         left_layout.addStretch(1)
 
@@ -447,6 +453,7 @@ class EvaluatePanel(QWidget):
 
     def _update_enabled(self) -> None:
         self.evaluate_button.setEnabled(self._model is not None and not self.runner.running)
+        self.unconstrained_button.update_enabled()
 
     @Slot(object)
     def _on_progress(self, payload) -> None:

@@ -17,11 +17,13 @@ from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
     QDoubleSpinBox,
+    QFileDialog,
     QFormLayout,
     QHBoxLayout,
     QLabel,
     QLineEdit,
     QSpinBox,
+    QToolButton,
     QWidget,
 )
 
@@ -69,6 +71,38 @@ class _Editor:
     get: Callable[[], Any]
     put: Callable[[Any], None]
     signal: Any
+    #: What the form shows when it is more than the widget (a field with its button).
+    row: Any = None
+
+
+#: Groups whose options a preset leaves as they are (they describe the run or the
+#: linguistic constraints, not the tool being imitated).
+KEPT_BY_PRESETS = ("run", "constraints")
+CONSTRAINTS_TITLE = "<b>Linguistic constraints</b>"
+
+
+def _file_list(spec: OptionSpec) -> _Editor:
+    """Files as one text field (names separated by ';') and a button adding some."""
+    line = QLineEdit()
+    line.setToolTip(spec.help)
+    line.setPlaceholderText(spec.placeholder)
+    browse = QToolButton()
+    browse.setText("…")
+    browse.setToolTip("Add files")
+    row = QHBoxLayout()
+    row.addWidget(line, 1)
+    row.addWidget(browse)
+
+    def get() -> tuple[str, ...]:
+        return tuple(p.strip() for p in line.text().split(";") if p.strip())
+
+    def add() -> None:
+        names, _ = QFileDialog.getOpenFileNames(line, spec.plain_label)
+        if names:
+            line.setText("; ".join((*get(), *names)))
+
+    browse.clicked.connect(add)
+    return _Editor(line, get, lambda v: line.setText("; ".join(v)), line.textChanged, row)
 
 
 def _combo(choices: dict[str, str], tip: str) -> QComboBox:
@@ -110,6 +144,8 @@ def _editor(name: str, spec: OptionSpec, default: Any) -> _Editor:
             spin.setSpecialValueText(spec.zero_means)
         spin.setToolTip(spec.help)
         return _Editor(spin, spin.value, spin.setValue, spin.valueChanged)
+    if isinstance(default, tuple) and name != "special_tokens":
+        return _file_list(spec)
     line = QLineEdit()
     line.setToolTip(spec.help)
     line.setPlaceholderText(spec.placeholder)
@@ -174,12 +210,18 @@ class TrainingOptions(QWidget):
                 continue
             if spec.group == "run" and not hasattr(self, "word_counts"):
                 self._add_corpus_options(form)
+            if spec.group == "constraints" and not hasattr(self, "constraints_title"):
+                self.constraints_title = QLabel(CONSTRAINTS_TITLE)
+                self.constraints_title.setToolTip(
+                    "Boundaries inside words that no merge crosses, and BPE-knockout "
+                    "(Help ▸ Evaluation explains each method).")
+                form.addRow(self.constraints_title)
             editor = self._editors[name] = _editor(name, spec, getattr(defaults, name))
             setattr(self, name, editor.widget)
             if isinstance(editor.widget, QCheckBox):
                 form.addRow("", editor.widget)
             else:
-                form.addRow(spec.label, editor.widget)
+                form.addRow(spec.label, editor.row or editor.widget)
 
         self.pretokenizer.currentIndexChanged.connect(self._on_pretokenizer)
         self.set_config(TrainConfig(vocab_size=8000))
@@ -254,7 +296,7 @@ class TrainingOptions(QWidget):
         except ConfigError:  # e.g. the vocabulary is too small for the preset's specials
             config = TrainConfig.preset(key)
         run = {name: self._editors[name].get() for name in self._editors
-               if SPECS[name].group == "run"}
+               if SPECS[name].group in KEPT_BY_PRESETS}
         self.set_config(config.replace(**run))
         self._show_preset(key)
 

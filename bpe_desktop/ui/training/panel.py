@@ -34,6 +34,7 @@ from bpe_desktop.core import (
 from bpe_desktop.core.eta import StageEta, stage_eta
 from bpe_desktop.core.formatting import describe_config, format_bytes, format_seconds
 from bpe_desktop.core.memory import MemoryEstimate, estimate_training_memory
+from bpe_desktop.core.morfessor_source import SegmenterProgress
 from bpe_desktop.core.text_files import skipped_message, without_empty_files
 from bpe_desktop.core.training import REPLACEABLE_REASONS
 from bpe_desktop.paths import resource_path
@@ -45,6 +46,7 @@ from bpe_desktop.ui.common.workers import JobError, JobRunner
 from bpe_desktop.ui.training.corpus_list import CorpusList
 from bpe_desktop.ui.training.options import TrainingOptions
 from bpe_desktop.ui.training.plot import MergeCountPlot
+from bpe_desktop.ui.training.segmentation import SegmentationDialog
 
 log = logging.getLogger(__name__)
 
@@ -119,6 +121,8 @@ class TrainingPanel(QWidget):
         #: What a started run does after the pass that answered the click, one step per
         #: event-loop pass: locking the form repaints every option.
         self._after_start = StepsInPasses(self)
+        #: The last run's Morfessor segmentation (word -> morphs), if it ran.
+        self.segmentation: dict[str, tuple[str, ...]] = {}
         self._build()
         self._restore_defaults()
 
@@ -184,10 +188,17 @@ class TrainingPanel(QWidget):
         self.progress_bar.setRange(0, 1000)
         self.progress_bar.setTextVisible(True)
         self.stage_label = StatusLine("Ready.")
+        self.segmentation_button = QPushButton("Segmentation…")
+        self.segmentation_button.setToolTip(
+            "Review, edit and save the Morfessor segmentation of the last run, to reuse it "
+            "as gold boundaries")
+        self.segmentation_button.setEnabled(False)
+        self.segmentation_button.clicked.connect(self.show_segmentation)
         run_row = QHBoxLayout()
         run_row.addWidget(self.train_button)
         run_row.addWidget(self.cancel_button)
         run_row.addWidget(self.progress_bar, 1)
+        run_row.addWidget(self.segmentation_button)
 
         self.plot = MergeCountPlot()
         self.log_view = QPlainTextEdit()
@@ -367,7 +378,14 @@ class TrainingPanel(QWidget):
     # -- results (GUI thread) ---------------------------------------------------------------
 
     @Slot(object)
-    def _on_progress(self, update: TrainingUpdate) -> None:
+    def _on_progress(self, update: TrainingUpdate | SegmenterProgress) -> None:
+        if isinstance(update, SegmenterProgress):
+            self.progress_bar.setRange(0, 1000)
+            self.progress_bar.setValue(int(update.fraction * 1000))
+            self.stage_label.setText(
+                f"Morfessor: epoch {update.epoch}, {update.words_done:,} of "
+                f"{update.words_total:,} words ({format_seconds(update.elapsed)})")
+            return
         p = update.progress
         if p.stage == "merging":
             expected = p.merges_target
@@ -423,7 +441,32 @@ class TrainingPanel(QWidget):
         if info and info.unknown_characters:
             self.log(f"{info.unknown_characters:,} characters fell outside the character "
                      "coverage and became the unknown token.")
+        for line in constraint_log(result):
+            self.log(line)
+        self.segmentation = dict(result.segmentation)
+        self.segmentation_button.setEnabled(bool(self.segmentation))
         self.trained.emit(result)
+
+    def show_segmentation(self) -> SegmentationDialog | None:
+        """The last run's Morfessor segmentation in a table; a saved file can be used as
+        gold boundaries right away."""
+        if not self.segmentation:
+            return None
+        dialog = SegmentationDialog(self.segmentation, self)
+        dialog.saved.connect(self._use_saved_segmentation)
+        dialog.show()
+        return dialog
+
+    def _use_saved_segmentation(self, path: str) -> None:
+        self.log(f"Segmentation saved to {path}.")
+        if dialogs.ask_yes_no(self, "Use the segmentation",
+                              "Train from now on with this file as gold boundaries (instead "
+                              "of running Morfessor again)?"):
+            config = self.options.config()
+            self.options.set_config(config.replace(
+                gold_boundaries=(*config.gold_boundaries, path), morfessor=False,
+                morfessor_annotations=()))
+            self.options.changed.emit()
 
     def _refuse_empty(self, result: TrainResult) -> None:
         """A run that learned no merge gives no tokenizer: say why, keep the model."""
@@ -520,6 +563,34 @@ class TrainingPanel(QWidget):
         Settings().set_training_defaults(self.options.to_dict())
 
 
+#: Knocked-out merges listed in the log (the model file and `info` list them all).
+LOGGED_KNOCKOUTS = 50
+
+
+def constraint_log(result: TrainResult) -> list[str]:
+    """Log lines on the constraints of a finished run: method, Morfessor's time, and the
+    merges BPE-knockout removed, each with its crossings and respects."""
+    report = result.model.constraints
+    if report is None:
+        return []
+    lines = [f"Constraints: {report.method}."]
+    if "segmenter" in result.timings:
+        lines.append(f"Morfessor took {result.timings['segmenter']:.2f} s and cut "
+                     f"{sum(len(m) > 1 for m in result.segmentation.values()):,} of "
+                     f"{len(result.segmentation):,} words.")
+    if report.segmented_words:
+        lines.append(f"{report.segmented_words:,} words had boundaries no merge crossed.")
+    if report.knocked_out:
+        lines.append(f"BPE-knockout removed {len(report.knocked_out):,} merges "
+                     "(crossings > respects on the gold words):")
+        lines.extend(f"  round {r}: {left} + {right} — {c:,} crossings, {k:,} respects"
+                     for left, right, c, k, r in report.knocked_out[:LOGGED_KNOCKOUTS])
+        if len(report.knocked_out) > LOGGED_KNOCKOUTS:
+            lines.append(f"  … and {len(report.knocked_out) - LOGGED_KNOCKOUTS:,} more "
+                         "(all in the model file: bpe-desktop info -m MODEL)")
+    return lines
+
+
 def _memory_job(paths: list[str], config: TrainConfig, word_counts: bool = False):
     """The estimate runs in the worker: it reads a few MB of a corpus that may be on a
     slow disk. Its failure (a bug) must not stop training, so it is logged instead."""
@@ -556,7 +627,9 @@ def _training_job(corpus: Corpus, config: TrainConfig):
             if report(TrainingUpdate(p, tuple(pending))):
                 pending.clear()
 
-        result = train(corpus, config, on_progress=on_progress, cancel=cancel)
+        # Morfessor's progress goes to the same bar, when it runs first.
+        segmenter = {"on_segmenter": report} if config.morfessor else {}
+        result = train(corpus, config, on_progress=on_progress, cancel=cancel, **segmenter)
         result.model.piece_ids  # computed here, not on the GUI thread when it takes over
         if last and pending:
             report(TrainingUpdate(last[0], tuple(pending)), force=True)

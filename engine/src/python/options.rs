@@ -88,10 +88,12 @@ pub(super) fn train_settings(py: Python<'_>, config: &Bound<'_, PyAny>) -> PyRes
             max_merges: m.merges,
             ties: m.ties,
             specials: m.special_tokens.into_iter().map(|t| t.piece).collect(),
+            forbidden: vec![],
         },
         character_coverage: m.character_coverage,
         initial_alphabet: m.initial_alphabet,
         threads: m.effective_threads,
+        constraints: Default::default(),
     };
     engine(py, settings.validate())?;
     Ok((settings, unk_piece))
@@ -116,4 +118,20 @@ pub(super) fn parse_source(py: Python<'_>, source: &Bound<'_, PyDict>) -> PyResu
         "tables" => Source::Tables(extract_items(&item("tables")?, "table", "CorpusError")?),
         other => return config_error(py, format!("unknown corpus kind {other:?}")),
     })
+}
+
+/// Linguistic constraints as `core.constraints` hands them over: `segmentations` (lists of
+/// morphs), `separator` (str or None), `forbidden` ((left, right) pieces).
+pub(super) fn apply_constraints(py: Python<'_>, settings: &mut TrainSettings, given: &Bound<'_, PyDict>) -> PyResult<()> {
+    let item = |key: &str| given.get_item(key);
+    if let Some(v) = item("segmentations")? {
+        settings.constraints.segmentations = extract_items(&v, "segmentation", "ConfigError")?;
+    }
+    if let Some(v) = item("separator")? {
+        settings.constraints.separator = extract(&v, "separator", "ConfigError")?;
+    }
+    if let Some(v) = item("forbidden")? {
+        settings.merge.forbidden = extract_items(&v, "forbidden pair", "ConfigError")?;
+    }
+    engine(py, settings.validate())
 }

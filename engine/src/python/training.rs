@@ -12,7 +12,7 @@ use std::sync::{Arc, Mutex};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyList};
 
-use super::options::{parse_source, train_settings};
+use super::options::{apply_constraints, parse_source, train_settings};
 use super::{engine, guard};
 use crate::progress::{Progress, Reporter};
 use crate::symbols::{AnyTable, UNK};
@@ -189,15 +189,16 @@ pub(super) fn progress_dict<'py>(py: Python<'py>, p: &Progress) -> PyResult<Boun
 /// first, `alphabet_len` of them), the merges as token indices and counts (`merge_left`,
 /// `merge_right`: native-endian u32; `merge_counts`: u64), `words`, stats.
 #[pyfunction]
-#[pyo3(signature = (source, config, progress=None, cancel=None))]
+#[pyo3(signature = (source, config, progress=None, cancel=None, constraints=None))]
 pub(super) fn train<'py>(
     py: Python<'py>,
     source: &Bound<'py, PyDict>,
     config: &Bound<'py, PyAny>,
     progress: Option<Py<PyAny>>,
     cancel: Option<Py<CancelFlag>>,
+    constraints: Option<Bound<'py, PyDict>>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    guard(|| train_guarded(py, source, config, progress, cancel))
+    guard(|| train_guarded(py, source, config, progress, cancel, constraints))
 }
 
 fn train_guarded<'py>(
@@ -206,9 +207,13 @@ fn train_guarded<'py>(
     config: &Bound<'py, PyAny>,
     progress: Option<Py<PyAny>>,
     cancel: Option<Py<CancelFlag>>,
+    constraints: Option<Bound<'py, PyDict>>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let source = parse_source(py, source)?;
-    let (settings, unk_piece) = train_settings(py, config)?;
+    let (mut settings, unk_piece) = train_settings(py, config)?;
+    if let Some(given) = &constraints {
+        apply_constraints(py, &mut settings, given)?;
+    }
     let unk_piece = unk_piece.unwrap_or_else(|| "\u{fffd}".into());
     let flag: Option<Arc<AtomicBool>> = cancel.map(|c| c.get().0.clone());
     let callback_error: Mutex<Option<PyErr>> = Mutex::new(None);

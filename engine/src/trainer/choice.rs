@@ -154,6 +154,13 @@ impl<'a, S: Sym> Trainer<'a, S> {
                     continue;
                 }
             }
+            if !self.forbidden.is_empty() {
+                let pair = (self.tokens[st.left as usize].clone(), self.tokens[st.right as usize].clone());
+                if self.forbidden.contains(&pair) {
+                    self.pairs[e.pair as usize].banned = true;
+                    continue;
+                }
+            }
             if self.needs_retrack(Some(e.count)) {
                 return None; // an untracked pair may count as much (see `tracking`)
             }

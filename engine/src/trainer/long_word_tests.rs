@@ -105,7 +105,7 @@ pub(super) fn case() -> impl Strategy<Value = (usize, Vec<(Vec<u32>, u64)>, Merg
             prop::sample::select(vec![vec![], vec!["ab".to_string()], vec!["ca".to_string(), "aaaa".into()]]);
         (Just(a), words, ties, 1..3u64, 0..60u64, specials).prop_map(
             |(a, words, ties, min_frequency, merges, specials)| {
-                (a, words, MergeOptions { min_frequency, vocab_size: None, max_merges: Some(merges), ties, specials })
+                (a, words, MergeOptions { min_frequency, vocab_size: None, max_merges: Some(merges), ties, specials, forbidden: vec![] })
             },
         )
     })
@@ -165,6 +165,7 @@ fn long_word_merges_cost_per_occurrence() {
         max_merges: Some(150),
         ties: Ties::FirstSeen,
         specials: vec![],
+        forbidden: vec![],
     };
     let (long, long_work) = run(&alphabet, &words, &opts, super::LONG_WORD);
     let (short, short_work) = run(&alphabet, &words, &opts, usize::MAX);

@@ -56,7 +56,7 @@ fn many_words_case() -> impl Strategy<Value = (usize, Vec<(Vec<u32>, u64)>, Merg
         let ties = prop::sample::select(vec![Ties::FirstSeen, Ties::Lexicographic, Ties::Codepoint]);
         (Just(a), many_words(ALPHABETS[a].len() as u32), ties, 1..3u64, 0..80u64).prop_map(
             |(a, words, ties, min_frequency, merges)| {
-                (a, words, MergeOptions { min_frequency, vocab_size: None, max_merges: Some(merges), ties, specials: vec![] })
+                (a, words, MergeOptions { min_frequency, vocab_size: None, max_merges: Some(merges), ties, specials: vec![], forbidden: vec![] })
             },
         )
     })
@@ -102,7 +102,7 @@ fn a_large_table_trains_the_same_on_two_threads() {
         .collect();
     for ties in [Ties::FirstSeen, Ties::Codepoint, Ties::Lexicographic] {
         for first_floor in [None, Some(50)] {
-            let opts = MergeOptions { min_frequency: 2, vocab_size: None, max_merges: Some(300), ties, specials: vec![] };
+            let opts = MergeOptions { min_frequency: 2, vocab_size: None, max_merges: Some(300), ties, specials: vec![], forbidden: vec![] };
             let one = train(ALPHABETS[0], &words, &opts, tuning(usize::MAX, usize::MAX, 1, first_floor), false);
             let two = train(ALPHABETS[0], &words, &opts, tuning(usize::MAX, 64, 2, first_floor), true);
             assert_eq!(one.0.merges.len(), 300);

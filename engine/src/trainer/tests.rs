@@ -8,7 +8,7 @@ fn table(words: &[(&[u32], u64)]) -> AnyTable {
 }
 
 fn opts(ties: Ties) -> MergeOptions {
-    MergeOptions { min_frequency: 1, vocab_size: None, max_merges: None, ties, specials: vec![] }
+    MergeOptions { min_frequency: 1, vocab_size: None, max_merges: None, ties, specials: vec![], forbidden: vec![] }
 }
 
 #[test]

@@ -78,7 +78,7 @@ fn a_zipf_table_trains_exactly_with_far_fewer_pairs_tracked() {
         (ALPHABETS[1], Ties::FirstSeen),
     ] {
         let words = zipf_words(8000, alphabet.len() as u32);
-        let opts = MergeOptions { min_frequency: 1, vocab_size: None, max_merges: Some(600), ties, specials: vec![] };
+        let opts = MergeOptions { min_frequency: 1, vocab_size: None, max_merges: Some(600), ties, specials: vec![], forbidden: vec![] };
         let (all, all_pairs) = train_with(alphabet, &words, &opts, every_pair(usize::MAX));
         let (some, some_pairs) = train_with(alphabet, &words, &opts, pruned(usize::MAX, 64, 64));
         assert_eq!(all.merges.len(), 600);
@@ -92,7 +92,7 @@ fn the_default_tuning_tracks_every_pair_of_small_tables() {
     let words = zipf_words(500, 4);
     let tuning = Tuning::for_table(&table::<u32>(&words));
     assert!(tuning.prune_from_words > words.len());
-    let opts = MergeOptions { min_frequency: 2, vocab_size: None, max_merges: Some(100), ties: Ties::FirstSeen, specials: vec![] };
+    let opts = MergeOptions { min_frequency: 2, vocab_size: None, max_merges: Some(100), ties: Ties::FirstSeen, specials: vec![], forbidden: vec![] };
     let (all, _) = train_with(ALPHABETS[0], &words, &opts, every_pair(usize::MAX));
     let (default, _) = train_with(ALPHABETS[0], &words, &opts, tuning);
     assert_same(&all, &default);

@@ -1,0 +1,94 @@
+"""Training with linguistic constraints: the sources of boundaries resolved, then one
+training (boundaries) or several (BPE-knockout), the model carrying a report.
+
+Order: gold boundaries and Morfessor's give segmentations of words (a word listed by
+both keeps the gold one), the separator marks cuts in the corpus itself; knockout then
+forbids pairs round by round, each round training on the same boundaries. Nothing is
+kept from a failed or cancelled run.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from typing import Callable
+
+from bpe_desktop.core.config import TrainConfig
+from bpe_desktop.core.constraints import (
+    ConstraintReport,
+    Constraints,
+    describe,
+    gold_segmentations,
+)
+from bpe_desktop.core.knockout import knocked_out
+from bpe_desktop.core.morfessor_source import (
+    SegmenterProgress,
+    morfessor_words,
+    train_morfessor,
+)
+
+
+def morfessor_segmentation(corpus, config: TrainConfig, *, on_progress=None,
+                           cancel=None) -> dict[str, tuple[str, ...]]:
+    """Morfessor trained on the corpus's word counts (as ``config`` cuts words),
+    semi-supervised with ``config.morfessor_annotations`` when given; the
+    ``config.morfessor_keep_frequent`` most frequent words left whole."""
+    from bpe_desktop.core.counting import engine_count
+
+    table = engine_count(corpus._as_engine_source(), config, cancel=cancel)
+    words = morfessor_words(table.items())
+    annotations = gold_segmentations(config.morfessor_annotations)
+    segmentation = train_morfessor(words, annotations, on_progress=on_progress, cancel=cancel)
+    for word, _ in words[:config.morfessor_keep_frequent]:  # most frequent first
+        segmentation[word] = (word,)
+    return segmentation
+
+
+def train_constrained(
+    corpus,
+    config: TrainConfig,
+    *,
+    on_progress: Callable | None = None,
+    cancel=None,
+    on_segmenter: Callable[[SegmenterProgress], None] | None = None,
+):
+    """``training.train`` for a configuration with constraints (see the module notes)."""
+    from bpe_desktop.core.training import train
+
+    segmentations = list(gold_segmentations(config.gold_boundaries))
+    segmenter_seconds = 0.0
+    segmentation: dict[str, tuple[str, ...]] = {}
+    if config.morfessor:
+        started = time.perf_counter()
+        segmentation = morfessor_segmentation(corpus, config, on_progress=on_segmenter,
+                                              cancel=cancel)
+        segmenter_seconds = time.perf_counter() - started
+        segmentations.extend(m for m in segmentation.values() if len(m) > 1)
+    constraints = Constraints(tuple(segmentations), config.separator)
+
+    def once(forbidden: tuple[tuple[str, str], ...]):
+        return train(corpus, config, on_progress=on_progress, cancel=cancel,
+                     constraints=dataclasses.replace(constraints, forbidden=forbidden))
+
+    result = once(())
+    knocked: list[tuple[str, str, int, int, int]] = []
+    if config.knockout:
+        gold = [("".join(m), m) for m in gold_segmentations(config.knockout)]
+        forbidden: dict[tuple[str, str], None] = {}
+        for round_number in range(1, config.knockout_rounds + 1):
+            new = [v for v in knocked_out(result.model, gold)
+                   if (v.left, v.right) not in forbidden]
+            if not new:
+                break
+            for v in new:
+                forbidden[(v.left, v.right)] = None
+                knocked.append((v.left, v.right, v.crossings, v.respects, round_number))
+            result = once(tuple(forbidden))
+    report = ConstraintReport(describe(config), len({"".join(m) for m in segmentations}),
+                              tuple(knocked))
+    model = dataclasses.replace(result.model, constraints=report)
+    timings = dict(result.timings)
+    if config.morfessor:
+        timings["segmenter"] = segmenter_seconds
+    return dataclasses.replace(result, model=model, timings=timings,
+                               segmentation=segmentation)

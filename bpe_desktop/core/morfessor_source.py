@@ -1,0 +1,113 @@
+"""Morfessor 2.0 Baseline (Creutz & Lagus 2007; Virpioja et al. 2013) as a source of
+boundaries inside words, trained on a corpus's word counts.
+
+Rules:
+
+* the words are the corpus's words as the pre-tokenizer makes them, without GPT-2's
+  leading space; only words of letters (``str.isalpha``) are segmented (numbers and
+  punctuation keep no boundaries), at most :data:`MAX_WORDS` of the most frequent ones;
+* every word counts once (Morfessor's "ones" dampening, training on word types): token
+  counts, even log-dampened ones, make it keep nearly every word whole on a large
+  corpus, while types give the morph segmentation Creutz & Lagus found best;
+* semi-supervised: gold annotations (any gold format) are given to Morfessor as
+  annotated data (``set_annotations``), the annotated corpus weight tuned by Morfessor;
+* training is Morfessor's batch training (recursive splitting) with a fixed random seed,
+  so the same words give the same segmentation; it reports progress per word and stops
+  within one word when cancelled.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from dataclasses import dataclass
+from typing import Callable, Iterable, Sequence
+
+from bpe_desktop.core.errors import BpeError, TrainingCancelled
+
+#: The most word types Morfessor is trained on (the most frequent ones): its pure-Python
+#: training takes about a second per 5,000 types and epoch.
+MAX_WORDS = 100_000
+#: Morfessor's stopping rule: stop when an epoch improves the cost by less than this
+#: share of the boundaries, or after this many epochs.
+FINISH_THRESHOLD = 0.005
+MAX_EPOCHS = 8
+SEED = 20250101
+
+
+class SegmenterError(BpeError):
+    """Morfessor failed; nothing was changed."""
+
+
+@dataclass(frozen=True)
+class SegmenterProgress:
+    epoch: int
+    words_done: int
+    words_total: int
+    elapsed: float
+
+    @property
+    def fraction(self) -> float:
+        return min(1.0, self.words_done / self.words_total) if self.words_total else 1.0
+
+
+def morfessor_words(word_counts: Iterable[tuple[str, int]]) -> list[tuple[str, int]]:
+    """The words Morfessor is trained on: letters only, leading space dropped, the most
+    frequent :data:`MAX_WORDS` (most frequent first, ties in first-seen order), counts
+    summed."""
+    summed: dict[str, int] = {}
+    for word, count in word_counts:
+        core = word.lstrip()
+        if core.isalpha():
+            summed[core] = summed.get(core, 0) + count
+    ranked = sorted(summed.items(), key=lambda item: -item[1])
+    return ranked[:MAX_WORDS]
+
+
+def train_morfessor(
+    words: Sequence[tuple[str, int]],
+    annotations: Sequence[tuple[str, ...]] = (),
+    *,
+    on_progress: Callable[[SegmenterProgress], None] | None = None,
+    cancel=None,
+) -> dict[str, tuple[str, ...]]:
+    """Each word's Morfessor segmentation (words left whole included)."""
+    try:
+        import morfessor
+    except ImportError as exc:  # a broken installation, not a user error to fix here
+        raise SegmenterError(f"Morfessor is not installed: {exc}") from None
+    started = time.perf_counter()
+    model = morfessor.BaselineModel()
+    try:
+        model.load_data([(1, w) for w, _ in words])
+        if annotations:
+            model.set_annotations({"".join(a): [tuple(a)] for a in annotations})
+        _batch_train(model, on_progress, cancel, started)
+        return {w: tuple(model.viterbi_segment(w)[0]) for w, _ in words}
+    except TrainingCancelled:
+        raise
+    except Exception as exc:  # Morfessor's own failures, whatever their type
+        raise SegmenterError(f"Morfessor failed: {type(exc).__name__}: {exc}") from None
+
+
+def _batch_train(model, on_progress, cancel, started: float) -> None:
+    """Morfessor's ``train_batch`` with a seeded shuffle, progress and cancellation."""
+    rng = random.Random(SEED)
+    compounds = sorted(model.get_compounds())
+    forced = max(1, model._epoch_update(0))
+    cost = model.get_cost()
+    for epoch in range(1, MAX_EPOCHS + 1):
+        rng.shuffle(compounds)
+        for i, word in enumerate(compounds):
+            if i % 500 == 0:
+                if cancel is not None and cancel.cancelled:
+                    raise TrainingCancelled("Morfessor was cancelled; nothing was changed")
+                if on_progress is not None:
+                    on_progress(SegmenterProgress(epoch, i, len(compounds),
+                                                  time.perf_counter() - started))
+            model._recursive_optimize(word)
+        forced = max(forced, model._epoch_update(epoch))
+        old, cost = cost, model.get_cost()
+        if forced == 0 and cost >= old - FINISH_THRESHOLD * model._corpus_coding.boundaries:
+            break
+        forced = max(0, forced - 1)

@@ -1,0 +1,95 @@
+"""bpe-desktop train with linguistic constraints (--gold-boundaries, --separator,
+--morfessor, --knockout) on text and word-count tables, with every preset; info names the
+constraint; bad input is one error line."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from bpe_desktop.core.evaluation import read_gold
+from bpe_desktop.core.model_file import load_model
+from tests.cli.support import assert_one_error_line, run
+
+TEXT = "unhappiness undo redo nhap nhap walked walking talked talking\n" * 4
+TABLE = "".join(f"{w}\t{c}\n" for w, c in (
+    ("unhappiness", 5), ("undo", 4), ("redo", 6), ("nhap", 3), ("walked", 4),
+    ("walking", 5), ("talked", 4), ("talking", 5)))
+GOLD = "unhappiness\tun happi ness\nundo\tun do\nredo\tre do\n"
+
+
+@pytest.fixture
+def files(tmp_path):
+    (tmp_path / "c.txt").write_text(TEXT, encoding="utf-8")
+    (tmp_path / "w.tsv").write_text(TABLE, encoding="utf-8")
+    (tmp_path / "gold.tsv").write_text(GOLD, encoding="utf-8")
+    (tmp_path / "seg.txt").write_text(TEXT.replace("unhappiness", "un@@happi@@ness"),
+                                      encoding="utf-8")
+    return tmp_path
+
+
+@pytest.mark.parametrize("preset", ["sennrich", "subword-nmt", "gpt2", "sentencepiece"])
+@pytest.mark.parametrize("table", [False, True])
+def test_gold_boundaries_and_knockout_flags(capsys, files, preset, table):
+    corpus = ["--word-counts", files / "w.tsv"] if table else [files / "c.txt"]
+    out = files / "m.json"
+    status, _, err = run(capsys, "train", *corpus, "-o", out, "--preset", preset,
+                         "--merges", "30", "--gold-boundaries", files / "gold.tsv")
+    assert status == 0, err
+    assert "constraints: gold boundaries (gold.tsv)" in err
+    status, info, _ = run(capsys, "info", "-m", out)
+    assert re.search(r"^constraints: +gold boundaries \(gold.tsv\)$", info, re.M)
+    assert "3 words given boundaries" in info
+    status, _, err = run(capsys, "train", *corpus, "-o", out, "--preset", preset,
+                         "--merges", "30", "--knockout", files / "gold.tsv")
+    assert status == 0, err
+    status, info, _ = run(capsys, "info", "-m", out)
+    assert "BPE-knockout (gold.tsv" in info
+    report = load_model(out).constraints
+    for left, right, crossings, respects, _ in report.knocked_out:
+        assert f"{left!r} + {right!r}: {crossings:,} crossings, {respects:,} respects" in info
+
+
+def test_plain_models_say_so(capsys, files):
+    out = files / "m.json"
+    assert run(capsys, "train", files / "c.txt", "-o", out, "--merges", "5")[0] == 0
+    assert re.search(r"^constraints: +none \(plain BPE\)$", run(capsys, "info", "-m", out)[1],
+                     re.M)
+
+
+def test_separator_flag(capsys, files):
+    out = files / "m.json"
+    status, _, err = run(capsys, "train", files / "seg.txt", "-o", out, "--merges", "40",
+                         "--separator", "@@")
+    assert status == 0, err
+    model = load_model(out)
+    assert not any("@" in p for p in model.pieces)
+    assert "pre-segmented corpus (separator '@@')" in run(capsys, "info", "-m", out)[1]
+
+
+def test_morfessor_flags_and_saved_segmentation(capsys, files):
+    out, seg = files / "m.json", files / "morf.tsv"
+    status, _, err = run(capsys, "train", "--word-counts", files / "w.tsv", "-o", out,
+                         "--merges", "20", "--morfessor", "--morfessor-annotations",
+                         files / "gold.tsv", "--save-segmentation", seg)
+    assert status == 0, err
+    assert "morfessor epoch" in err
+    saved = read_gold(seg)
+    assert {w.word for w in saved.words} == {l.split("\t")[0] for l in TABLE.splitlines()}
+    assert "Morfessor boundaries, semi-supervised with gold.tsv" in \
+        run(capsys, "info", "-m", out)[1]
+
+
+@pytest.mark.parametrize("args,words", [
+    (["--separator", "a b"], ["separator", "whitespace"]),
+    (["--morfessor-annotations", "g.tsv"], ["needs morfessor"]),
+    (["--save-segmentation", "s.tsv"], ["--save-segmentation needs --morfessor"]),
+    (["--gold-boundaries", "missing.tsv"], ["missing.tsv"]),
+])
+def test_bad_constraint_input_is_one_error_line(capsys, files, args, words):
+    out = files / "m.json"
+    status, _, err = run(capsys, "train", files / "c.txt", "-o", out, *args)
+    assert status != 0
+    assert_one_error_line(err, *words)
+    assert not out.exists()

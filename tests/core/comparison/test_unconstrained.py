@@ -1,0 +1,78 @@
+"""A constrained model against its unconstrained counterpart: same corpus and size,
+both evaluated alike, the gold words cut differently; what has no counterpart is an
+error saying why."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from bpe_desktop.core import ConfigError, Corpus, TrainConfig, train
+from bpe_desktop.core.comparison.unconstrained import (
+    compare_with_unconstrained,
+    unconstrained_config,
+)
+from bpe_desktop.core.evaluation import EvaluationRequest, evaluate, read_gold
+
+DATA = Path(__file__).resolve().parents[2] / "data"
+GOLD = DATA / "morph" / "eng.word.dev.tsv"
+TEXT = DATA / "tinyshakespeare.txt"
+
+
+@pytest.fixture(scope="module")
+def corpus_file(tmp_path_factory):
+    """Shakespeare plus the gold words, so that the boundaries cut some corpus words."""
+    path = tmp_path_factory.mktemp("corpus") / "text.txt"
+    words = " ".join(w.word for w in read_gold(GOLD).words)
+    path.write_text(TEXT.read_text(encoding="utf-8")[:200_000] + (words + "\n") * 3,
+                    encoding="utf-8")
+    return path
+
+
+@pytest.fixture(scope="module")
+def constrained(corpus_file):
+    corpus = Corpus.from_files([str(corpus_file)])
+    return train(corpus, TrainConfig(vocab_size=900, lowercase=True,
+                                     gold_boundaries=(str(GOLD),))).model
+
+
+def test_the_counterpart_has_the_same_corpus_and_size_and_no_constraints(constrained):
+    config = unconstrained_config(constrained)
+    assert config.vocab_size == constrained.vocab_size and config.merges is None
+    assert config.gold_boundaries == () and config.lowercase
+    assert config.replace(gold_boundaries=constrained.config.gold_boundaries,
+                          vocab_size=constrained.config.vocab_size) == constrained.config
+
+
+def test_comparison_evaluates_both_and_lists_changed_words(constrained, corpus_file):
+    gold = read_gold(GOLD)
+    request = EvaluationRequest(gold=[gold], texts=["the king is dead, long live the king"])
+    gain = compare_with_unconstrained(constrained, request)
+    plain = train(Corpus.from_files([str(corpus_file)]), unconstrained_config(constrained)).model
+    assert gain.unconstrained_model.merges == plain.merges
+    expected = evaluate(plain, request).morphology[gold.name]
+    rows = {name: (a, b) for name, a, b in gain.rows()}
+    assert rows[f"{gold.name}: boundary F1"] == (
+        evaluate(constrained, request).morphology[gold.name].f1, expected.f1)
+    assert "texts: tokens per word (fertility)" in rows
+    ours, theirs = constrained.tokenizer(), plain.tokenizer()
+    changed = {c.word for c in gain.changed}
+    assert changed
+    for w in gold.words:
+        differs = ours.encode_as_pieces(w.word) != theirs.encode_as_pieces(w.word)
+        assert (w.word in changed) == differs
+
+
+def test_models_without_a_counterpart_say_why(constrained, tmp_path):
+    plain = train(Corpus.from_texts(["low lower"] * 3), TrainConfig(merges=3)).model
+    with pytest.raises(ConfigError, match="without linguistic constraints"):
+        unconstrained_config(plain)
+    typed = train(Corpus.from_word_counts({"undo": 3, "redo": 2}),
+                  TrainConfig(merges=3, gold_boundaries=(str(GOLD),))).model
+    with pytest.raises(ConfigError, match="does not name its corpus files"):
+        compare_with_unconstrained(typed, EvaluationRequest(texts=["undo"]))
+    segmented = train(Corpus.from_texts(["un@@do re@@do"] * 3),
+                      TrainConfig(merges=3, separator="@@")).model
+    with pytest.raises(ConfigError, match="pre-segmented"):
+        unconstrained_config(segmented)

@@ -1,0 +1,215 @@
+"""Where boundaries come from: gold files, a pre-segmented corpus, Morfessor; every
+preset and word-count tables; bad input is a clear error and loses nothing."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from bpe_desktop.core import (
+    ConfigError,
+    Corpus,
+    CorpusError,
+    SpecialToken,
+    TrainConfig,
+    TrainingCancelled,
+    train,
+)
+from bpe_desktop.core.constraints import gold_segmentations, write_segmentation
+from bpe_desktop.core.evaluation import read_gold
+from bpe_desktop.core.model_file import dumps, loads
+from bpe_desktop.core.morfessor_source import morfessor_words, train_morfessor
+
+DATA = Path(__file__).resolve().parents[1] / "data"
+SIGMORPHON_ENG = DATA / "morph" / "eng.word.dev.tsv"
+
+WORDS = {"unhappiness": 6, "undo": 5, "redo": 7, "nhap": 4, "happiness": 3}
+GOLD = "unhappiness\tun happi ness\nundo\tun do\nredo\tre do\n"
+
+
+def pieces(result) -> dict[str, tuple[str, ...]]:
+    return {s.word.lstrip("Ġ").lstrip(): s.pieces for s in result.word_segmentations()}
+
+
+def joins_across(result, word: str, cuts: set[int]) -> bool:
+    """Whether the word's training pieces join across one of its cuts (char offsets)."""
+    at, ends = 0, set()
+    for piece in pieces(result)[word][:-1]:
+        at += len(piece.replace("</w>", "").replace("\u2581", "").replace("Ġ", ""))
+        ends.add(at)
+    return not cuts <= ends
+
+
+@pytest.fixture
+def gold(tmp_path) -> str:
+    path = tmp_path / "gold.tsv"
+    path.write_text(GOLD, encoding="utf-8")
+    return str(path)
+
+
+@pytest.mark.parametrize("preset", ["sennrich", "subword-nmt", "gpt2", "sentencepiece"])
+def test_gold_boundaries_hold_with_every_preset(preset, gold, tmp_path):
+    config = TrainConfig.preset(preset, merges=40, gold_boundaries=(gold,))
+    result = train(Corpus.from_word_counts(WORDS), config)
+    assert not joins_across(result, "unhappiness", {2, 7})
+    assert not joins_across(result, "redo", {2})
+    plain = train(Corpus.from_word_counts(WORDS), TrainConfig.preset(preset, merges=40))
+    assert joins_across(plain, "unhappiness", {2, 7})  # the boundaries changed something
+    assert result.model.constraints.method.startswith("gold boundaries (gold.tsv)")
+    assert result.model.constraints.segmented_words == 3
+    assert loads(dumps(result.model)).constraints == result.model.constraints
+
+
+def test_gold_boundaries_apply_to_running_text_and_gpt2_leading_spaces(gold):
+    text = ["unhappiness undo redo " * 3 + "nhap " * 5]
+    for preset in ("gpt2", "sennrich"):
+        result = train(Corpus.from_texts(text),
+                       TrainConfig.preset(preset, merges=30, gold_boundaries=(gold,)))
+        assert not joins_across(result, "unhappiness", {2, 7}), preset
+
+
+def test_word_count_files_take_boundaries_too(gold, tmp_path):
+    table = tmp_path / "words.tsv"
+    table.write_text("".join(f"{w}\t{c}\n" for w, c in WORDS.items()), encoding="utf-8")
+    corpus = Corpus.from_files([table], word_counts=True)
+    result = train(corpus, TrainConfig(merges=40, gold_boundaries=(gold,)))
+    assert not joins_across(result, "unhappiness", {2, 7})
+
+
+def test_sigmorphon_gold_uses_only_entries_that_spell_their_word():
+    segmentations = gold_segmentations([SIGMORPHON_ENG])
+    gold = read_gold(SIGMORPHON_ENG)
+    assert len(segmentations) == len(gold.words) and gold.not_surface > 0
+    assert all("".join(m) == w.word for m, w in zip(segmentations, gold.words))
+
+
+def test_lowercased_corpus_matches_gold_words_lowercased(tmp_path):
+    path = tmp_path / "g.tsv"
+    path.write_text("Undo\tUn do\n", encoding="utf-8")
+    result = train(Corpus.from_word_counts({"UNDO": 5, "nd": 9}),
+                   TrainConfig(merges=10, lowercase=True, gold_boundaries=(str(path),)))
+    assert not joins_across(result, "undo", {2})
+
+
+@pytest.mark.parametrize("separator,preset", [("@@", "sennrich"), ("-", "subword-nmt"),
+                                              ("@@", "gpt2"), ("·", "sentencepiece")])
+def test_a_pre_segmented_corpus_loses_its_separator(separator, preset):
+    text = [f"un{separator}happi{separator}ness un{separator}do re{separator}do nhap nhap"] * 3
+    result = train(Corpus.from_texts(text),
+                   TrainConfig.preset(preset, merges=60, separator=separator))
+    tokens = set(result.model.pieces)
+    assert not any(separator in t for t in tokens)
+    plain = train(Corpus.from_texts([t.replace(separator, "") for t in text]),
+                  TrainConfig.preset(preset, merges=60))
+    assert any("unhappi" in t for t in plain.model.pieces)
+    assert not any("unh" in t or "ihappi" in t or "ppin" in t for t in tokens)
+
+
+@pytest.mark.parametrize("changes,words", [
+    ({"separator": "a b"}, "whitespace"),
+    ({"separator": "-", "pretokenizer": "letters"}, "letters"),
+    ({"morfessor_annotations": ("g.tsv",)}, "needs morfessor"),
+    ({"separator": "<", "special_tokens": (SpecialToken("<unk>", 0),)}, "special token"),
+    ({"gold_boundaries": "g.tsv"}, "list of file names"),
+])
+def test_bad_constraint_options_are_config_errors(changes, words):
+    with pytest.raises(ConfigError, match=words):
+        TrainConfig(**changes)
+
+
+def test_a_missing_gold_file_is_an_error_naming_it(tmp_path):
+    missing = tmp_path / "nope.tsv"
+    with pytest.raises(CorpusError, match="nope.tsv"):
+        train(Corpus.from_word_counts(WORDS), TrainConfig(gold_boundaries=(str(missing),)))
+
+
+def test_a_malformed_gold_line_names_file_and_line(tmp_path):
+    bad = tmp_path / "bad.tsv"
+    bad.write_text("undo\tun do\nredo\n", encoding="utf-8")
+    with pytest.raises(CorpusError, match=r"bad.tsv.*line 2|line 2.*bad.tsv"):
+        train(Corpus.from_word_counts(WORDS), TrainConfig(gold_boundaries=(str(bad),)))
+
+
+def test_a_saved_segmentation_must_spell_its_words(tmp_path):
+    with pytest.raises(CorpusError, match="do not spell"):
+        write_segmentation(tmp_path / "s.tsv", [("undo", ("un", "du"))])
+    assert not (tmp_path / "s.tsv").exists()
+
+
+# -- Morfessor ------------------------------------------------------------------------------
+
+MORF_WORDS = {w: c for w, c in (
+    ("walk", 30), ("walked", 20), ("walking", 25), ("walks", 15), ("talk", 30),
+    ("talked", 20), ("talking", 25), ("talks", 15), ("jump", 20), ("jumped", 12),
+    ("jumping", 14), ("jumps", 9), ("play", 22), ("played", 14), ("playing", 18),
+    ("plays", 10), ("2024", 5), ("x-ray", 3))}
+
+
+def test_morfessor_words_are_letters_without_the_leading_space():
+    words = morfessor_words([(" walked", 3), ("walked", 2), ("2024", 9), ("x-ray", 1)])
+    assert words == [("walked", 5)]
+
+
+def test_morfessor_is_deterministic_and_finds_suffixes():
+    words = morfessor_words(MORF_WORDS.items())
+    first = train_morfessor(words)
+    assert first == train_morfessor(words)
+    assert set(first) == {w for w, _ in words}
+    assert sum(len(m) > 1 for m in first.values()) >= 6
+    assert all("".join(m) == w for w, m in first.items())
+
+
+def test_morfessor_progress_and_cancel_keep_nothing():
+    from bpe_desktop.core import CancelToken
+
+    cancel = CancelToken()
+    seen = []
+
+    def on_progress(p):
+        seen.append(p)
+        cancel.cancel()
+
+    with pytest.raises(TrainingCancelled):
+        train(Corpus.from_word_counts(MORF_WORDS), TrainConfig(morfessor=True),
+              on_segmenter=on_progress, cancel=cancel)
+    assert seen and seen[0].words_total == 16
+
+
+def test_morfessor_constrained_training_and_saved_segmentation_reuse(tmp_path):
+    config = TrainConfig(merges=30, morfessor=True, morfessor_keep_frequent=0)
+    result = train(Corpus.from_word_counts(MORF_WORDS), config)
+    assert result.timings["segmenter"] > 0
+    assert result.model.constraints.method == "Morfessor boundaries"
+    segmented = {w: m for w, m in result.segmentation.items() if len(m) > 1}
+    assert segmented
+    for word, morphs in segmented.items():
+        cuts = {sum(map(len, morphs[:i])) for i in range(1, len(morphs))}
+        assert not joins_across(result, word, cuts), (word, morphs)
+    saved = tmp_path / "morfessor.tsv"
+    write_segmentation(saved, sorted(result.segmentation.items()))
+    again = train(Corpus.from_word_counts(MORF_WORDS),
+                  TrainConfig(merges=30, gold_boundaries=(str(saved),)))
+    assert again.model.merges == result.model.merges
+
+
+def test_semi_supervised_morfessor_follows_its_annotations(tmp_path):
+    ann = tmp_path / "ann.tsv"
+    ann.write_text("walking\twalk ing\njumped\tjump ed\nplays\tplay s\n", encoding="utf-8")
+    result = train(Corpus.from_word_counts(MORF_WORDS),
+                   TrainConfig(merges=30, morfessor=True, morfessor_annotations=(str(ann),),
+                               morfessor_keep_frequent=0))
+    assert result.segmentation["walking"] == ("walk", "ing")
+    assert "semi-supervised with ann.tsv" in result.model.constraints.method
+
+
+def test_the_most_frequent_words_are_left_whole():
+    cut_all = train(Corpus.from_word_counts(MORF_WORDS),
+                    TrainConfig(merges=30, morfessor=True, morfessor_keep_frequent=0))
+    kept = train(Corpus.from_word_counts(MORF_WORDS),
+                 TrainConfig(merges=30, morfessor=True, morfessor_keep_frequent=4))
+    # walk and talk (30), walking and talking (25): the four most frequent
+    frequent = {"walk", "talk", "walking", "talking"}
+    assert any(len(cut_all.segmentation[w]) > 1 for w in frequent)
+    for word, morphs in kept.segmentation.items():
+        assert morphs == ((word,) if word in frequent else cut_all.segmentation[word])

@@ -1,0 +1,69 @@
+"""Evaluate's "Compare with unconstrained": enabled for constrained models only, trains
+the counterpart in a worker and shows both models' measures and the changed words."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from bpe_desktop.core import Corpus, TrainConfig, train
+from bpe_desktop.core.comparison.unconstrained import unconstrained_config
+from bpe_desktop.core.evaluation import read_gold
+from bpe_desktop.ui.evaluate import EvaluatePanel
+
+DATA = Path(__file__).resolve().parents[1] / "data"
+GOLD = DATA / "morph" / "eng.word.dev.tsv"
+
+
+@pytest.fixture(scope="module")
+def corpus_file(tmp_path_factory):
+    path = tmp_path_factory.mktemp("corpus") / "text.txt"
+    words = " ".join(w.word for w in read_gold(GOLD).words)
+    shakespeare = (DATA / "tinyshakespeare.txt").read_text(encoding="utf-8")[:100_000]
+    path.write_text(shakespeare + (words + "\n") * 3, encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def panel(qtbot):
+    p = EvaluatePanel()
+    qtbot.addWidget(p)
+    yield p
+    p.shutdown()
+
+
+def test_the_button_is_for_constrained_models(panel, corpus_file):
+    button = panel.unconstrained_button
+    assert not button.isEnabled()
+    panel.set_model(train(Corpus.from_files([str(corpus_file)]),
+                          TrainConfig(vocab_size=600)).model)
+    assert not button.isEnabled()
+    panel.set_model(train(Corpus.from_files([str(corpus_file)]),
+                          TrainConfig(vocab_size=600, gold_boundaries=(str(GOLD),))).model)
+    assert button.isEnabled()
+
+
+def test_one_click_shows_both_models_and_the_changed_words(panel, qtbot, corpus_file):
+    model = train(Corpus.from_files([str(corpus_file)]),
+                  TrainConfig(vocab_size=600, gold_boundaries=(str(GOLD),))).model
+    panel.set_model(model)
+    panel.gold_files.add_paths([str(GOLD)])
+    panel.pasted_edit.setPlainText("the king is dead, long live the king")
+    with qtbot.waitSignal(panel.unconstrained_button.compared, timeout=60_000) as blocker:
+        panel.unconstrained_button.click()
+        assert not panel.unconstrained_button.isEnabled()  # running
+    gain = blocker.args[0]
+    dialog = panel.unconstrained_button.dialog
+    qtbot.addWidget(dialog)
+    assert gain.unconstrained_model.vocab_size == model.vocab_size
+    assert gain.unconstrained_model.config == unconstrained_config(model)
+    measures = [dialog.measures.item(r, 0).text() for r in range(dialog.measures.rowCount())]
+    assert "eng.word.dev.tsv: boundary F1" in measures
+    assert "texts: tokens per word (fertility)" in measures
+    assert dialog.words.rowCount() == len(gain.changed) > 0
+    first = gain.changed[0]
+    assert dialog.words.item(0, 0).text() == first.word
+    assert dialog.words.item(0, 1).text() == " ".join(first.constrained)
+    assert "cut differently" in panel.status_label.text()
+    assert panel.unconstrained_button.isEnabled()

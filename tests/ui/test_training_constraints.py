@@ -1,0 +1,117 @@
+"""The Training panel's Linguistic constraints: the form section, a constrained run in the
+worker (Morfessor's progress, the report in the log), the segmentation table (edit,
+save, reuse as gold boundaries), and a cancelled Morfessor run keeping the model."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import Qt
+
+from bpe_desktop.core import TrainConfig
+from bpe_desktop.core.evaluation import read_gold
+from bpe_desktop.core.morfessor_source import SegmenterProgress
+from bpe_desktop.ui.common import dialogs
+from bpe_desktop.ui.training.options import CONSTRAINTS_TITLE, PRESET_LABELS
+from bpe_desktop.ui.training.panel import TrainingPanel
+
+WORDS = [("walk", 30), ("walked", 20), ("walking", 25), ("walks", 15), ("talk", 30),
+         ("talked", 20), ("talking", 25), ("talks", 15), ("jump", 20), ("jumped", 12),
+         ("jumping", 14), ("jumps", 9), ("play", 22), ("played", 14), ("playing", 18),
+         ("plays", 10)]
+
+
+@pytest.fixture
+def panel(qtbot, tmp_path):
+    widget = TrainingPanel()
+    qtbot.addWidget(widget)
+    widget.train_requested.connect(widget.start)
+    table = tmp_path / "words.tsv"
+    table.write_text("".join(f"{w}\t{c}\n" for w, c in WORDS), encoding="utf-8")
+    widget.corpus.add_paths([str(table)])
+    widget.options.word_counts.setChecked(True)
+    yield widget
+    widget.shutdown()
+
+
+def log_text(panel) -> str:
+    return panel.log_view.toPlainText()
+
+
+def test_the_form_has_a_constraints_section_that_presets_keep(panel, tmp_path):
+    form = panel.options
+    assert form.constraints_title.text() == CONSTRAINTS_TITLE
+    gold = str(tmp_path / "g.tsv")
+    form.gold_boundaries.setText(f"{gold}; {gold}2")
+    form.knockout_rounds.setValue(7)
+    assert form.config().gold_boundaries == (gold, gold + "2")
+    form.preset.setCurrentText(next(l for l, k in PRESET_LABELS.items() if k == "gpt2"))
+    config = form.config()
+    assert config.pretokenizer == "gpt2"
+    assert config.gold_boundaries == (gold, gold + "2") and config.knockout_rounds == 7
+
+
+def test_a_morfessor_run_reports_progress_and_offers_its_segmentation(
+        panel, qtbot, tmp_path, errors, monkeypatch):
+    panel.options.set_config(TrainConfig(merges=20, morfessor=True))
+    updates = []
+    panel.runner.progressed.connect(updates.append)
+    with qtbot.waitSignal(panel.trained, timeout=60_000) as blocker:
+        qtbot.mouseClick(panel.train_button, Qt.MouseButton.LeftButton)
+    result = blocker.args[0]
+    assert errors == []
+    assert any(isinstance(u, SegmenterProgress) for u in updates)
+    assert "Constraints: Morfessor boundaries." in log_text(panel)
+    assert "Morfessor took" in log_text(panel)
+    assert panel.segmentation == dict(result.segmentation)
+    assert panel.segmentation_button.isEnabled()
+
+    dialog = panel.show_segmentation()
+    qtbot.addWidget(dialog)
+    model = dialog.model
+    row = next(i for i, (w, _) in enumerate(model.rows) if w == "walking")
+    index = model.index(row, 1)
+    assert not model.setData(index, "wal kin")  # does not spell the word: refused
+    assert model.setData(index, "walk ing")
+    monkeypatch.setattr(dialogs, "ask_yes_no", lambda *args: True)
+    saved = tmp_path / "seg.tsv"
+    assert dialog.save(str(saved))
+    gold = {w.word: w.analyses[0] for w in read_gold(saved).words}
+    assert gold["walking"] == ("walk", "ing")
+    config = panel.options.config()
+    assert config.gold_boundaries == (str(saved),) and not config.morfessor
+    assert f"Segmentation saved to {saved}." in log_text(panel)
+
+
+def test_a_knockout_run_logs_each_removed_merge(panel, qtbot, tmp_path, errors):
+    gold = tmp_path / "gold.tsv"
+    gold.write_text("walking\twalk ing\ntalked\ttalk ed\nplays\tplay s\njumped\tjump ed\n",
+                    encoding="utf-8")
+    panel.options.set_config(TrainConfig(merges=40, knockout=(str(gold),)))
+    with qtbot.waitSignal(panel.trained, timeout=60_000) as blocker:
+        assert panel.start()
+    report = blocker.args[0].model.constraints
+    assert errors == [] and report.knocked_out
+    text = log_text(panel)
+    assert "BPE-knockout removed" in text
+    left, right, crossings, respects, round_number = report.knocked_out[0]
+    assert f"round {round_number}: {left} + {right} — {crossings:,} crossings, " \
+           f"{respects:,} respects" in text
+    assert not panel.segmentation_button.isEnabled()
+
+
+def test_cancelling_morfessor_keeps_the_previous_model(panel, qtbot, errors):
+    panel.options.set_config(TrainConfig(merges=20, morfessor=True))
+    cancelled_at_progress = []
+
+    def cancel_on_morfessor(update):
+        if isinstance(update, SegmenterProgress) and not cancelled_at_progress:
+            cancelled_at_progress.append(update)
+            panel.cancel()
+
+    panel.runner.progressed.connect(cancel_on_morfessor)
+    trained = []
+    panel.trained.connect(trained.append)
+    with qtbot.waitSignal(panel.cancelled, timeout=60_000):
+        assert panel.start()
+    assert cancelled_at_progress and trained == [] and errors == []
+    assert "Cancelled" in log_text(panel)
