@@ -12,6 +12,7 @@ pub mod gpt2;
 pub mod json;
 pub mod json_write;
 pub mod options;
+pub mod parity;
 pub mod pool;
 pub mod priority;
 pub mod progress;
@@ -132,6 +133,57 @@ pub fn run_training(source: Source, settings: &TrainSettings, reporter: &mut Rep
         count_seconds,
         merge_seconds: merging.elapsed().as_secs_f64(),
     })
+}
+
+/// [`run_training`] with the parity rule (see [`parity`]): `language_counts` gives each
+/// word's count per language (the table's words must all be in it, as counted with the
+/// same rules), `dev` each language's development words with their counts.
+pub fn run_parity_training(
+    source: Source,
+    settings: &TrainSettings,
+    language_counts: &rustc_hash::FxHashMap<String, Vec<u64>>,
+    dev: &[Vec<(String, u64)>],
+    reporter: &mut Reporter,
+) -> Result<(TrainOutput, parity::ParityTrace)> {
+    settings.validate()?;
+    if !settings.constraints.segmentations.is_empty() || settings.constraints.separator.is_some() {
+        return Err(EngineError::Config("parity-aware training does not take word-internal boundaries".into()));
+    }
+    let pool = priority::worker_pool(settings.threads)?;
+    let started = Instant::now();
+    reporter.send(Progress::at(Stage::Reading))?;
+    let words = corpus::count_words(source, &settings.rules, &pool, reporter)?;
+    let files = words.files.clone();
+    let total_words: u128 = words.counts.iter().map(|&c| c as u128).sum();
+    let langs = dev.len();
+    let mut train_counts = Vec::with_capacity(words.len() * langs);
+    for w in words.words.iter() {
+        match language_counts.get(w) {
+            Some(row) if row.len() == langs => train_counts.extend_from_slice(row),
+            _ => return Err(EngineError::Config(format!("no per-language counts for the word {w:?}"))),
+        }
+    }
+    let symbolized = pool.install(|| {
+        symbols::symbolize(words, None, &settings.rules, settings.character_coverage, &settings.initial_alphabet, |alphabet| {
+            trainer::most_tokens(&settings.merge, alphabet)
+        })
+    });
+    reporter.check_cancel()?;
+    let dev_ids = dev.iter().map(|words| parity::symbolize_dev(words, &symbolized.alphabet, &settings.rules)).collect();
+    let count_seconds = started.elapsed().as_secs_f64();
+    let merging = Instant::now();
+    let (trained, trace) =
+        parity::train_parity(symbolized.alphabet, symbolized.table, train_counts, dev_ids, &settings.merge, reporter)?;
+    let output = TrainOutput {
+        trained,
+        files,
+        total_words,
+        characters: symbolized.characters,
+        unknown_characters: symbolized.unknown_characters,
+        count_seconds,
+        merge_seconds: merging.elapsed().as_secs_f64(),
+    };
+    Ok((output, trace))
 }
 
 /// Hand free pages of every malloc arena back to the system. Counting allocates in the

@@ -17,7 +17,7 @@ use super::{engine, guard};
 use crate::progress::{Progress, Reporter};
 use crate::symbols::{AnyTable, UNK};
 use crate::with_table;
-use crate::run_training;
+use crate::{run_parity_training, run_training};
 
 /// A cancellation flag shared between Python threads and the engine.
 #[pyclass(module = "bpe_desktop._engine", frozen)]
@@ -182,6 +182,9 @@ pub(super) fn progress_dict<'py>(py: Python<'py>, p: &Progress) -> PyResult<Boun
     d.set_item("count", p.count)?;
     d.set_item("elapsed", p.elapsed)?;
     d.set_item("new_counts", PyList::new(py, &p.new_counts)?)?;
+    if !p.language_tokens.is_empty() {
+        d.set_item("language_tokens", PyList::new(py, &p.language_tokens)?)?;
+    }
     Ok(d)
 }
 
@@ -238,6 +241,11 @@ fn train_guarded<'py>(
         return Err(err); // the callback raised: propagate its exception
     }
     let out = engine(py, result)?;
+    output_dict(py, out, unk_piece)
+}
+
+/// `train`'s result as the dict it returns.
+fn output_dict(py: Python<'_>, out: crate::TrainOutput, unk_piece: String) -> PyResult<Bound<'_, PyDict>> {
     let trained = out.trained;
     let (tokens, left, right, counts) = py.detach(|| {
         let merges = &trained.merges;
@@ -273,4 +281,53 @@ fn train_guarded<'py>(
     let view = WordTableView { table: trained.words, tokens: trained.tokens, unk_piece };
     d.set_item("words", Py::new(py, view)?)?;
     Ok(d)
+}
+
+/// Parity-aware training (see `crate::parity`): `train`'s arguments plus
+/// `language_counts` (word -> its count per language) and `dev` (per language, its
+/// development words as (word, count)). The result also holds `chosen` (per merge, the
+/// choosing language's index) and `dev_tokens_before`, `dev_tokens_after`, `dev_chars`.
+#[pyfunction]
+#[pyo3(signature = (source, config, language_counts, dev, progress=None, cancel=None))]
+pub(super) fn train_parity<'py>(
+    py: Python<'py>,
+    source: &Bound<'py, PyDict>,
+    config: &Bound<'py, PyAny>,
+    language_counts: std::collections::HashMap<String, Vec<u64>>,
+    dev: Vec<Vec<(String, u64)>>,
+    progress: Option<Py<PyAny>>,
+    cancel: Option<Py<CancelFlag>>,
+) -> PyResult<Bound<'py, PyDict>> {
+    guard(|| {
+        let source = parse_source(py, source)?;
+        let (settings, unk_piece) = train_settings(py, config)?;
+        let unk_piece = unk_piece.unwrap_or_else(|| "\u{fffd}".into());
+        let counts: rustc_hash::FxHashMap<String, Vec<u64>> = language_counts.into_iter().collect();
+        let flag: Option<Arc<AtomicBool>> = cancel.map(|c| c.get().0.clone());
+        let callback_error: Mutex<Option<PyErr>> = Mutex::new(None);
+        let result = py.detach(|| {
+            let mut call = |p: &Progress| -> bool {
+                let Some(cb) = progress.as_ref() else { return true };
+                Python::attach(|py| match progress_dict(py, p).and_then(|d| cb.call1(py, (d,))) {
+                    Ok(_) => true,
+                    Err(e) => {
+                        *callback_error.lock().unwrap_or_else(|p| p.into_inner()) = Some(e);
+                        false
+                    }
+                })
+            };
+            let mut reporter = Reporter::new(Some(&mut call), flag.as_deref());
+            run_parity_training(source, &settings, &counts, &dev, &mut reporter)
+        });
+        if let Some(err) = callback_error.into_inner().unwrap_or_else(|p| p.into_inner()) {
+            return Err(err);
+        }
+        let (out, trace) = engine(py, result)?;
+        let d = output_dict(py, out, unk_piece)?;
+        d.set_item("chosen", trace.chosen)?;
+        d.set_item("dev_tokens_before", trace.dev_tokens_before)?;
+        d.set_item("dev_tokens_after", trace.dev_tokens_after)?;
+        d.set_item("dev_chars", trace.dev_chars)?;
+        Ok(d)
+    })
 }

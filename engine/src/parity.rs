@@ -1,0 +1,586 @@
+//! Parity-aware BPE (Foroutan et al. 2025): before each merge, the language whose
+//! development text is currently worst compressed chooses the pair, by its own pair counts.
+//!
+//! Compression of a language is its development text's tokens per character (tokens of
+//! the dev words under the merges so far, each weighted by its count, over the characters
+//! of those words); the paper leaves the normaliser open, characters make languages of
+//! different scripts comparable. Worst = highest; ties go to the language given first. That
+//! language's most frequent pair is merged (ties by the run's tie rule, over that
+//! language's words); when it has no pair left (or none counting at least
+//! `min_frequency`) the next worst language chooses. The merge is applied to every
+//! language's training words and to the development words.
+//!
+//! State: one entry per training word (its count per language) and per development word
+//! (its count per language, no training count), each a plain symbol vector; per pair its
+//! count per language and the entries it occurs in (appended, checked when used); one lazy
+//! max-heap per language. A merge visits only the entries the pair occurs in, so a step
+//! costs about what it costs the plain trainer. The rules otherwise are the plain
+//! trainer's (see `trainer`): duplicate results reuse the token and re-encode the changed
+//! words with every merge so far; special pieces and forbidden pairs are never merged.
+
+use std::collections::BinaryHeap;
+
+use rustc_hash::{FxHashMap, FxHashSet};
+
+use crate::error::Result;
+use crate::progress::{Progress, Reporter, Stage};
+use crate::symbols::{AnyTable, WordTable, UNK};
+use crate::text::{byte_to_char_table, Boundary, TextRules, BOW, EOW};
+use crate::trainer::{MergeOptions, MergeRecord, Ties, Trained};
+
+/// What parity training learns beyond the plain result.
+#[derive(Debug, Clone, Default)]
+pub struct ParityTrace {
+    /// Per merge, the index of the language that chose it.
+    pub chosen: Vec<u32>,
+    /// Per language, the development tokens before the first merge and after the last.
+    pub dev_tokens_before: Vec<u64>,
+    pub dev_tokens_after: Vec<u64>,
+    pub dev_chars: Vec<u64>,
+}
+
+/// The development words of every language as symbol ids over `alphabet` (characters
+/// outside it are the unknown symbol), the same way `symbols::symbolize` builds training
+/// words: `(ids, count, characters)` per word.
+pub fn symbolize_dev(words: &[(String, u64)], alphabet: &[String], rules: &TextRules) -> Vec<(Vec<u32>, u64, u64)> {
+    let index: FxHashMap<&str, u32> = alphabet.iter().enumerate().map(|(i, s)| (s.as_str(), i as u32)).collect();
+    let table = byte_to_char_table();
+    let id = |s: &str| index.get(s).copied().unwrap_or(UNK);
+    words
+        .iter()
+        .map(|(word, count)| {
+            let chars: Vec<char> = if rules.pretokenizer.byte_level() {
+                word.bytes().map(|b| table[b as usize]).collect()
+            } else {
+                word.chars().collect()
+            };
+            let mut ids = Vec::with_capacity(chars.len() + 1);
+            if rules.boundary == Boundary::BowPrefix {
+                ids.push(id(BOW));
+            }
+            for (i, c) in chars.iter().enumerate() {
+                let last = i + 1 == chars.len();
+                if rules.boundary == Boundary::EowSuffix && last {
+                    ids.push(id(&format!("{c}{EOW}")));
+                } else {
+                    ids.push(id(&c.to_string()));
+                }
+            }
+            if rules.boundary == Boundary::EowSymbol {
+                ids.push(id(EOW));
+            }
+            (ids, *count, word.chars().count() as u64)
+        })
+        .collect()
+}
+
+fn key(l: u32, r: u32) -> u64 {
+    ((l as u64) << 32) | r as u64
+}
+
+struct Parity<'a> {
+    opts: &'a MergeOptions,
+    langs: usize,
+    syms: Vec<Vec<u32>>,
+    initial: Vec<Vec<u32>>,
+    /// Per entry and language (entry * langs + language): training and development counts.
+    train: Vec<u64>,
+    dev: Vec<u64>,
+    /// Training entries come first; the rest are development words.
+    train_entries: usize,
+    pair_index: FxHashMap<u64, u32>,
+    pair_sides: Vec<(u32, u32)>,
+    /// Per pair and language (pair * langs + language).
+    counts: Vec<u64>,
+    postings: Vec<Vec<u32>>,
+    merged: Vec<bool>,
+    banned: Vec<bool>,
+    heaps: Vec<BinaryHeap<(u64, u64, u32)>>,
+    tokens: Vec<String>,
+    token_index: FxHashMap<String, u32>,
+    ranks: FxHashMap<u64, u32>,
+    specials: FxHashSet<String>,
+    forbidden: FxHashSet<(String, String)>,
+    dev_tokens: Vec<u64>,
+    dev_chars: Vec<u64>,
+    /// Per entry: the step that last visited it (dedups postings).
+    visited: Vec<u32>,
+    step: u32,
+    /// Per pair: the step that last increased a count of it; `gained`: those pairs.
+    touched: Vec<u32>,
+    gained: Vec<u32>,
+}
+
+/// Train with the parity rule. `train_counts[w * langs + l]`: training word `w`'s count in
+/// language `l` (`table` order); `dev[l]`: language `l`'s development words (from
+/// [`symbolize_dev`]). Every language must have development characters.
+pub fn train_parity(
+    alphabet: Vec<String>,
+    table: AnyTable,
+    train_counts: Vec<u64>,
+    dev: Vec<Vec<(Vec<u32>, u64, u64)>>,
+    opts: &MergeOptions,
+    reporter: &mut Reporter,
+) -> Result<(Trained, ParityTrace)> {
+    let langs = dev.len();
+    let mut syms: Vec<Vec<u32>> = (0..table.len()).map(|w| table.ids(w)).collect();
+    let train_entries = syms.len();
+    let mut train = train_counts;
+    train.resize(train_entries * langs, 0);
+    let mut dev_counts = vec![0u64; train_entries * langs];
+    let mut dev_chars = vec![0u64; langs];
+    for (l, words) in dev.into_iter().enumerate() {
+        for (ids, count, chars) in words {
+            syms.push(ids);
+            train.extend(std::iter::repeat_n(0, langs));
+            let mut row = vec![0u64; langs];
+            row[l] = count;
+            dev_counts.extend(row);
+            dev_chars[l] += count * chars;
+        }
+    }
+    let token_index = alphabet.iter().enumerate().map(|(i, s)| (s.clone(), i as u32)).collect();
+    let entries = syms.len();
+    let mut p = Parity {
+        opts,
+        langs,
+        initial: syms.clone(),
+        syms,
+        train,
+        dev: dev_counts,
+        train_entries,
+        pair_index: FxHashMap::default(),
+        pair_sides: Vec::new(),
+        counts: Vec::new(),
+        postings: Vec::new(),
+        merged: Vec::new(),
+        banned: Vec::new(),
+        heaps: (0..langs).map(|_| BinaryHeap::new()).collect(),
+        tokens: alphabet,
+        token_index,
+        ranks: FxHashMap::default(),
+        specials: opts.specials.iter().cloned().collect(),
+        forbidden: opts.forbidden.iter().cloned().collect(),
+        dev_tokens: vec![0; langs],
+        dev_chars,
+        visited: vec![u32::MAX; entries],
+        step: 0,
+        touched: Vec::new(),
+        gained: Vec::new(),
+    };
+    let alphabet_len = p.tokens.len();
+    for w in 0..entries {
+        let word = std::mem::take(&mut p.syms[w]);
+        p.add_word(w, &word, 1);
+        p.syms[w] = word;
+    }
+    let before = p.dev_tokens.clone();
+    let (merges, chosen) = p.run(reporter)?;
+    let mut words = WordTable::<u32>::default();
+    let (names, totals) = (table.words(), table.counts());
+    for w in 0..train_entries {
+        words.push(names.get(w), totals[w], &p.syms[w]);
+    }
+    let trace = ParityTrace { chosen, dev_tokens_before: before, dev_tokens_after: p.dev_tokens.clone(), dev_chars: p.dev_chars.clone() };
+    Ok((Trained { tokens: p.tokens, alphabet_len, merges, words: AnyTable::Wide(words) }, trace))
+}
+
+impl Parity<'_> {
+    /// Count (sign +1) or uncount (-1) the pairs and dev tokens of entry `w` as `word`.
+    fn add_word(&mut self, w: usize, word: &[u32], sign: i64) {
+        let langs = self.langs;
+        for l in 0..langs {
+            let d = self.dev[w * langs + l];
+            if d > 0 {
+                let n = d * word.len() as u64;
+                self.dev_tokens[l] = if sign > 0 { self.dev_tokens[l] + n } else { self.dev_tokens[l] - n };
+            }
+        }
+        let trains = w < self.train_entries;
+        for pair in word.windows(2) {
+            let (a, b) = (pair[0], pair[1]);
+            if a == UNK || b == UNK {
+                continue;
+            }
+            let p = self.pair_of(a, b) as usize;
+            if sign > 0 && self.postings[p].last() != Some(&(w as u32)) {
+                self.postings[p].push(w as u32);
+            }
+            if !trains {
+                continue;
+            }
+            for l in 0..langs {
+                let c = self.train[w * langs + l];
+                if c == 0 {
+                    continue;
+                }
+                let slot = &mut self.counts[p * langs + l];
+                if sign > 0 {
+                    *slot += c;
+                } else {
+                    *slot -= c;
+                }
+            }
+        }
+    }
+
+    /// Push a fresh heap entry for every pair of `word` (its count may have gone up).
+    fn push_pairs(&mut self, word: &[u32]) {
+        for pair in word.windows(2) {
+            if pair[0] != UNK && pair[1] != UNK {
+                let p = self.pair_index[&key(pair[0], pair[1])];
+                if self.touched[p as usize] != self.step {
+                    self.touched[p as usize] = self.step;
+                    self.gained.push(p);
+                }
+            }
+        }
+    }
+
+    /// A heap entry with its current count, in every language that has the pair.
+    fn push_pair(&mut self, p: u32) {
+        if self.merged[p as usize] || self.banned[p as usize] {
+            return;
+        }
+        let tie = self.first_tie(p);
+        for l in 0..self.langs {
+            let c = self.counts[p as usize * self.langs + l];
+            if c > 0 {
+                self.heaps[l].push((c, tie, p));
+            }
+        }
+    }
+
+    fn pair_of(&mut self, a: u32, b: u32) -> u32 {
+        if let Some(&p) = self.pair_index.get(&key(a, b)) {
+            return p;
+        }
+        let p = self.pair_sides.len() as u32;
+        self.pair_index.insert(key(a, b), p);
+        self.pair_sides.push((a, b));
+        self.counts.extend(std::iter::repeat_n(0, self.langs));
+        self.postings.push(Vec::new());
+        self.merged.push(false);
+        self.touched.push(u32::MAX);
+        let (l, r) = (&self.tokens[a as usize], &self.tokens[b as usize]);
+        let banned = self.specials.contains(&format!("{l}{r}")) || self.forbidden.contains(&(l.clone(), r.clone()));
+        self.banned.push(banned);
+        p
+    }
+
+    /// Languages from worst compressed to best (tokens per character, highest first; ties
+    /// in the order given). A language without development characters is never chosen.
+    fn worst_first(&self) -> Vec<usize> {
+        let mut order: Vec<usize> = (0..self.langs).filter(|&l| self.dev_chars[l] > 0).collect();
+        let rate = |l: usize| (self.dev_tokens[l] as u128, self.dev_chars[l] as u128);
+        order.sort_by(|&a, &b| {
+            let ((ta, ca), (tb, cb)) = (rate(a), rate(b));
+            (tb * ca).cmp(&(ta * cb)).then(a.cmp(&b))
+        });
+        order
+    }
+
+    /// The best pair of language `l` (count at least `min_frequency`), by count and the tie
+    /// rule; it stays in the heap until merged.
+    ///
+    /// Entries are (count, tie, pair), never worse than the pair's true key: a count only
+    /// falls until a merge adds occurrences, which pushes a fresh entry. The tie part is
+    /// the rule's key where it is fixed (`codepoint`: smaller ids first) or can only get
+    /// worse (`first-seen`: the earliest occurrence, pushed as "earliest possible" and
+    /// computed when the entry reaches the top); `lexicographic` compares the tied pairs'
+    /// strings when the top is reached.
+    fn best_of(&mut self, l: usize) -> Option<u32> {
+        let langs = self.langs;
+        loop {
+            let &(c, tie, p) = self.heaps[l].peek()?;
+            let now = self.counts[p as usize * langs + l];
+            if self.merged[p as usize] || self.banned[p as usize] || now != c {
+                self.heaps[l].pop();
+                if now > 0 && now < c && !self.merged[p as usize] && !self.banned[p as usize] {
+                    let tie = self.first_tie(p);
+                    self.heaps[l].push((now, tie, p));
+                }
+                continue;
+            }
+            if c < self.opts.min_frequency {
+                return None;
+            }
+            match self.opts.ties {
+                Ties::Codepoint => return Some(p),
+                Ties::FirstSeen => {
+                    let (w, at) = self.first_seen(p, l);
+                    let real = u64::MAX - ((w as u64) << 32 | at as u64);
+                    if real == tie {
+                        return Some(p);
+                    }
+                    self.heaps[l].pop();
+                    if real < tie {
+                        self.heaps[l].push((c, real, p));
+                    }
+                }
+                Ties::Lexicographic => return Some(self.greatest_tied(l, c)),
+            }
+        }
+    }
+
+    /// The tie part of a fresh entry for pair `p` (see [`Self::best_of`]).
+    fn first_tie(&self, p: u32) -> u64 {
+        match self.opts.ties {
+            Ties::Codepoint => {
+                let (a, b) = self.pair_sides[p as usize];
+                u64::MAX - key(a, b)
+            }
+            Ties::FirstSeen => u64::MAX,
+            Ties::Lexicographic => 0,
+        }
+    }
+
+    /// Of the live pairs counting `top` in language `l`, the greatest (left, right) by
+    /// their strings; every entry looked at goes back into the heap.
+    fn greatest_tied(&mut self, l: usize, top: u64) -> u32 {
+        let langs = self.langs;
+        let mut tied: Vec<u32> = Vec::new();
+        let mut held: Vec<(u64, u64, u32)> = Vec::new();
+        while let Some(&(c, _, p)) = self.heaps[l].peek() {
+            if c < top {
+                break;
+            }
+            self.heaps[l].pop();
+            let now = self.counts[p as usize * langs + l];
+            if self.merged[p as usize] || self.banned[p as usize] {
+                continue;
+            }
+            if now == top {
+                tied.push(p);
+            } else if now > 0 && now < c {
+                held.push((now, 0, p));
+            }
+        }
+        tied.sort_unstable();
+        tied.dedup();
+        let side = |p: u32| {
+            let (a, b) = self.pair_sides[p as usize];
+            (self.tokens[a as usize].as_str(), self.tokens[b as usize].as_str())
+        };
+        let best = *tied.iter().max_by(|&&x, &&y| side(x).cmp(&side(y))).expect("a tied pair");
+        for p in tied {
+            self.heaps[l].push((top, 0, p));
+        }
+        for e in held {
+            self.heaps[l].push(e);
+        }
+        best
+    }
+
+    /// The earliest occurrence of pair `p` in a training word of language `l`: (entry,
+    /// offset in the entry's text).
+    fn first_seen(&self, p: u32, l: usize) -> (u32, usize) {
+        let (a, b) = self.pair_sides[p as usize];
+        let mut best = (u32::MAX, usize::MAX);
+        for &w in &self.postings[p as usize] {
+            if (w as usize) >= self.train_entries || self.train[w as usize * self.langs + l] == 0 || (w, 0) > best {
+                continue;
+            }
+            // The offset in bytes of the word's text, not the symbol index: merges before
+            // an occurrence shift its index but not its offset.
+            let mut offset = 0usize;
+            for s in self.syms[w as usize].windows(2) {
+                if s[0] == a && s[1] == b {
+                    best = best.min((w, offset));
+                    break;
+                }
+                offset += if s[0] == UNK { 1 } else { self.tokens[s[0] as usize].len() };
+            }
+        }
+        best
+    }
+
+    fn run(&mut self, reporter: &mut Reporter) -> Result<(Vec<MergeRecord>, Vec<u32>)> {
+        let mut merges: Vec<MergeRecord> = Vec::new();
+        let mut chosen: Vec<u32> = Vec::new();
+        let mut new_counts: Vec<u64> = Vec::new();
+        for p in 0..self.pair_sides.len() as u32 {
+            self.push_pair(p);
+        }
+        let target = crate::trainer::most_tokens(self.opts, self.tokens.len()).map(|t| t.saturating_sub(self.tokens.len() as u64));
+        reporter.send(self.progress(&merges, target, Vec::new()))?;
+        loop {
+            reporter.check_cancel()?;
+            if self.opts.max_merges.is_some_and(|m| merges.len() as u64 >= m) {
+                break;
+            }
+            if self.opts.vocab_size.is_some_and(|v| (self.specials.len() + self.tokens.len()) as u64 >= v) {
+                break;
+            }
+            let pick = self.worst_first().into_iter().find_map(|l| self.best_of(l).map(|p| (l, p)));
+            let Some((lang, p)) = pick else { break };
+            let total: u64 = (0..self.langs).map(|l| self.counts[p as usize * self.langs + l]).sum();
+            let record = self.merge(p, total);
+            merges.push(record);
+            chosen.push(lang as u32);
+            new_counts.push(total);
+            if reporter.due() {
+                reporter.send(self.progress(&merges, target, std::mem::take(&mut new_counts)))?;
+            }
+        }
+        let mut last = self.progress(&merges, target, new_counts);
+        last.stage = Stage::Done;
+        reporter.send(last)?;
+        Ok((merges, chosen))
+    }
+
+    fn progress(&self, merges: &[MergeRecord], target: Option<u64>, new_counts: Vec<u64>) -> Progress {
+        let mut p = Progress::at(Stage::Merging);
+        p.words = self.train_entries as u64;
+        p.merges_done = merges.len() as u64;
+        p.merges_target = target;
+        if let Some(m) = merges.last() {
+            p.pair = Some((self.tokens[m.left as usize].clone(), self.tokens[m.right as usize].clone()));
+            p.count = Some(m.count);
+        }
+        p.new_counts = new_counts;
+        p.language_tokens = self.dev_tokens.clone();
+        p
+    }
+
+    fn merge(&mut self, p: u32, count: u64) -> MergeRecord {
+        self.step += 1;
+        let (a, b) = self.pair_sides[p as usize];
+        let piece = format!("{}{}", self.tokens[a as usize], self.tokens[b as usize]);
+        let (result, duplicate) = match self.token_index.get(&piece) {
+            Some(&t) => (t, true),
+            None => {
+                let t = self.tokens.len() as u32;
+                self.tokens.push(piece.clone());
+                self.token_index.insert(piece, t);
+                (t, false)
+            }
+        };
+        self.ranks.entry(key(a, b)).or_insert(self.step - 1);
+        self.merged[p as usize] = true;
+        let postings = std::mem::take(&mut self.postings[p as usize]);
+        for &w in &postings {
+            let w = w as usize;
+            if self.visited[w] == self.step {
+                continue;
+            }
+            self.visited[w] = self.step;
+            let old = std::mem::take(&mut self.syms[w]);
+            if !old.windows(2).any(|s| s[0] == a && s[1] == b) {
+                self.syms[w] = old;
+                continue;
+            }
+            if duplicate {
+                let new = self.encode(&self.initial[w]);
+                self.add_word(w, &old, -1);
+                self.add_word(w, &new, 1);
+                self.push_pairs(&new);
+                self.syms[w] = new;
+            } else {
+                let new = self.merge_in_place(w, &old, a, b, result);
+                self.syms[w] = new;
+            }
+        }
+        for p in std::mem::take(&mut self.gained) {
+            self.push_pair(p);
+        }
+        MergeRecord { left: a, right: b, result, count }
+    }
+
+    /// Merge (a, b) -> `result` in entry `w`, updating only the pairs around each merge
+    /// site (as the plain trainer does): with `x a b y` becoming `x R y`, the pairs (x, a),
+    /// (a, b), (b, y) lose one occurrence and (x, R), (R, y) gain one; adjacent sites
+    /// (`a b a b`) share the pair between them, counted once as (R, R).
+    fn merge_in_place(&mut self, w: usize, old: &[u32], a: u32, b: u32, result: u32) -> Vec<u32> {
+        let n = old.len();
+        let site = |i: usize| i + 1 < n && old[i] == a && old[i + 1] == b;
+        let mut new: Vec<u32> = Vec::with_capacity(n);
+        let mut delta: Vec<(u32, u32, i64)> = Vec::new();
+        let mut sites = 0u64;
+        let mut i = 0;
+        while i < n {
+            if !site(i) {
+                new.push(old[i]);
+                i += 1;
+                continue;
+            }
+            sites += 1;
+            if i > 0 {
+                delta.push((old[i - 1], a, -1));
+                delta.push((*new.last().expect("a symbol before the site"), result, 1));
+            }
+            delta.push((a, b, -1));
+            if i + 2 < n && !site(i + 2) {
+                delta.push((b, old[i + 2], -1));
+                delta.push((result, old[i + 2], 1));
+            }
+            new.push(result);
+            i += 2;
+        }
+        let langs = self.langs;
+        for l in 0..langs {
+            self.dev_tokens[l] -= sites * self.dev[w * langs + l];
+        }
+        let trains = w < self.train_entries;
+        for (x, y, sign) in delta {
+            if x == UNK || y == UNK {
+                continue;
+            }
+            let p = self.pair_of(x, y) as usize;
+            if sign > 0 && self.postings[p].last() != Some(&(w as u32)) {
+                self.postings[p].push(w as u32);
+            }
+            if !trains {
+                continue;
+            }
+            for l in 0..langs {
+                let c = self.train[w * langs + l];
+                if c == 0 {
+                    continue;
+                }
+                let slot = &mut self.counts[p * langs + l];
+                if sign > 0 {
+                    *slot += c;
+                    if self.touched[p] != self.step {
+                        self.touched[p] = self.step;
+                        self.gained.push(p as u32);
+                    }
+                } else {
+                    *slot -= c;
+                }
+            }
+        }
+        new
+    }
+
+    /// Re-encode initial symbols with every merge so far: the lowest-ranked adjacent
+    /// learned pair first, until none is left.
+    fn encode(&self, initial: &[u32]) -> Vec<u32> {
+        let mut word = initial.to_vec();
+        loop {
+            let best = word
+                .windows(2)
+                .filter_map(|s| self.ranks.get(&key(s[0], s[1])).map(|&r| (r, s[0], s[1])))
+                .min();
+            let Some((_, a, b)) = best else { return word };
+            let piece = format!("{}{}", self.tokens[a as usize], self.tokens[b as usize]);
+            word = merge_pair(&word, a, b, self.token_index[&piece]);
+        }
+    }
+}
+
+/// Merge every occurrence of (a, b), left to right, without overlap.
+fn merge_pair(word: &[u32], a: u32, b: u32, result: u32) -> Vec<u32> {
+    let mut out = Vec::with_capacity(word.len());
+    let mut i = 0;
+    while i < word.len() {
+        if i + 1 < word.len() && word[i] == a && word[i + 1] == b {
+            out.push(result);
+            i += 2;
+        } else {
+            out.push(word[i]);
+            i += 1;
+        }
+    }
+    out
+}
