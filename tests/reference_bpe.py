@@ -319,14 +319,18 @@ def train_parity(
     vocab_size: int | None = None,
     specials: Sequence[str] = (UNK,),
     unk: str = UNK,
+    measure: str = "tokens",
+    window: int = 0,
 ) -> tuple[RefResult, list[int]]:
     """Parity-aware BPE (Foroutan et al. 2025) with the rules of :func:`train`.
 
     ``languages[l]``: language ``l``'s (word, count) table; ``dev[l]``: its development
     words. The training table is the languages' words in first-seen order (languages in
     order), a word's count the sum over the languages. Before each merge the languages are
-    ordered by development tokens per character, highest first (ties: the language given
-    first; one without development characters never chooses); the first that has a pair
+    ordered by development tokens (``measure="tokens-per-character"``: per character),
+    highest first (ties: the language given first; one without development characters
+    never chooses); with a ``window`` of W, a language that chose more than 2W/L of the
+    last W merges (L languages) is left out; the first that has a pair
     counting at least ``min_frequency`` in its own words (counted as :func:`train` counts,
     over the words it has, in table order, so ties follow the same rules) chooses it. The
     merge is applied to every word and every development word. The recorded count is the
@@ -376,7 +380,11 @@ def train_parity(
         tokens = [sum(c * len(dev_segs[i]) for i, (l2, c, _) in enumerate(dev_rows) if l2 == l)
                   for l in range(n)]
         order = sorted((l for l in range(n) if chars[l]),
-                       key=lambda l: (-Fraction(tokens[l], chars[l]), l))
+                       key=lambda l: (-Fraction(tokens[l], chars[l] if measure != "tokens"
+                                                else 1), l))
+        if window:
+            recent = chosen[-window:]
+            order = [l for l in order if recent.count(l) * n <= 2 * window]
         pick = None
         for l in order:
             pairs = pairs_of(l)

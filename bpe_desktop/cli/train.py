@@ -29,7 +29,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         description="Learn a BPE model from text files (plain or .gz) and save it as JSON. "
         "A --preset sets defaults; options given explicitly override them.",
     )
-    p.add_argument("files", nargs="+", metavar="FILE", help="corpus files (UTF-8, may be .gz)")
+    p.add_argument("files", nargs="*", metavar="FILE",
+                   help="corpus files (UTF-8, may be .gz); or give the languages with --lang")
     p.add_argument("-o", "--output", required=True, metavar="MODEL",
                    help="where to write the model (JSON)")
     p.add_argument("--word-counts", action="store_true",
@@ -53,6 +54,13 @@ def cmd_train(args: argparse.Namespace) -> int:
     if args.save_segmentation and not config.morfessor:
         raise CliError("--save-segmentation needs --morfessor (it saves Morfessor's "
                        "segmentation)")
+    if config.lang:
+        if args.files:
+            raise CliError("give the corpus either as files or as --lang CODE=PATH per "
+                           "language, not both")
+        return _train_languages(args, config)
+    if not args.files:
+        raise CliError("no corpus files given (or --lang CODE=PATH per language)")
     for name in args.files:
         if not os.path.exists(name):
             raise CliError(f"{name}: no such file")
@@ -105,6 +113,56 @@ def cmd_train(args: argparse.Namespace) -> int:
         print(f"{len(model.merges):,} merges, vocabulary of {model.vocab_size:,} tokens, "
               f"{seconds:.1f} s; saved {args.output}")
     return EXIT_OK
+
+
+def _train_languages(args: argparse.Namespace, config) -> int:
+    """A multilingual run (balanced, parity-aware with a development set)."""
+    from bpe_desktop.core.languages import language_files
+    from bpe_desktop.core.multilingual import train_multilingual
+    from bpe_desktop.core.training import CancelToken
+
+    files = language_files(config)
+    _check_output(args.output, list(files.values()))
+    if not args.quiet:
+        sys.stderr.write(f"{PROG}: training on {len(files)} languages "
+                         f"({', '.join(files)}): {describe_config(config)}\n")
+        sys.stderr.flush()
+    progress = None if args.quiet else ProgressBar(sys.stderr)
+    cancel = CancelToken()
+    started = time.perf_counter()
+    try:
+        result = _in_worker(lambda: train_multilingual(config, on_progress=progress,
+                                                       cancel=cancel), cancel)
+    except TrainingCancelled:
+        _fail("training cancelled; nothing was written")
+        return EXIT_INTERRUPTED
+    finally:
+        if progress:
+            progress.clear()
+    model = result.model  # type: ignore[attr-defined]
+    save_model(model, args.output)
+    if not args.quiet:
+        report = result.languages  # type: ignore[attr-defined]
+        for line in language_lines(report):
+            print(line)
+        print(f"{len(model.merges):,} merges, vocabulary of {model.vocab_size:,} tokens, "
+              f"{time.perf_counter() - started:.1f} s; saved {args.output}")
+    return EXIT_OK
+
+
+def language_lines(report) -> list[str]:
+    """One line per language: its share before and after balancing, and with a
+    development set its tokens there before and after training."""
+    before, after = report.shares(False), report.shares(True)
+    lines = []
+    for i, code in enumerate(report.codes):
+        line = f"{code:>6}  share {before[i]:6.1%} -> {after[i]:6.1%}"
+        if report.dev_tokens_after:
+            line += (f"   development tokens {report.dev_tokens_before[i]:,} -> "
+                     f"{report.dev_tokens_after[i]:,} ({report.dev_tokens_after[i] / report.dev_lines[i]:.1f}"
+                     f" per line), chose {report.chosen.count(i):,} merges")
+        lines.append(line)
+    return lines
 
 
 def _segmenter_line(p) -> None:

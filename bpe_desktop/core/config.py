@@ -53,6 +53,7 @@ LIST_OPTIONS = FILE_LIST_OPTIONS + LANGUAGE_LIST_OPTIONS
 PRETOKENIZERS = OPTION_VALUES["pretokenizer"]
 BOUNDARIES = OPTION_VALUES["boundary"]
 TIE_BREAKS = OPTION_VALUES["ties"]
+PARITY_MEASURES = OPTION_VALUES["parity_measure"]
 NORMALIZATIONS = OPTION_VALUES["normalize"]
 SPECIAL_ROLES = OPTION_VALUES["role"]
 #: Pre-tokenizers whose words carry their own space marker (Ġ, ▁) and so allow one
@@ -307,6 +308,21 @@ class TrainConfig:
              "language (CODE=PATH, a folder of files named by language, or one TSV with a "
              "column per language). Each merge is chosen by the language whose development "
              "text is then worst compressed (most tokens per character).")
+    parity_measure: str = option(
+        "tokens", label="Parity &measure:", group="languages",
+        choices=choices_of("parity_measure", {
+            "tokens": "Development tokens (the texts are parallel)",
+            "tokens-per-character": "Development tokens per character",
+        }),
+        help="How the languages' development texts are compared to find the worst "
+             "compressed: their token counts (they say the same, as the paper's own code "
+             "compares them), or tokens per character of each text.")
+    parity_window: int = option(
+        0, label="Parity moving &window:", group="languages", minimum=0, maximum=1_000_000,
+        metavar="N", zero_means="no window",
+        help="The moving-window variant of parity-aware BPE: a language that chose more "
+             "than 2N/L of the last N merges (L languages) is passed over for the next "
+             "worst. 0: the plain variant.")
     parity_dev_documents: bool = option(
         False, label="Development files are whole parallel &documents", group="languages",
         help="The development files are translations of the same document whose lines do "

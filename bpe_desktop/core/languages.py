@@ -175,7 +175,8 @@ def check_languages(config) -> None:
     files = language_files(config)
     if not files:
         for name, given in (("weight", config.weight), ("temperature", t),
-                            ("parity_dev", config.parity_dev)):
+                            ("parity_dev", config.parity_dev),
+                            ("parity_window", config.parity_window)):
             if given:
                 raise ConfigError(f"{name} needs languages (--lang CODE=PATH per language)")
         return

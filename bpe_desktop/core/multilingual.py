@@ -143,9 +143,10 @@ def train_multilingual(
                           "constraints (gold boundaries, separator, Morfessor, knockout)")
     dev = load_dev_set(config.parity_dev, documents=config.parity_dev_documents) \
         if config.parity_dev else None
-    counted = count_languages(config, cancel=cancel, on_progress=on_progress)
     if dev is not None:
-        dev.check_covers(counted.codes, dict(zip(counted.codes, counted.files)))
+        files = language_files(config)
+        dev.check_covers(list(files), files)
+    counted = count_languages(config, cancel=cancel, on_progress=on_progress)
     shares = balanced_shares(config, counted)
     joint, per_word, after = combine(counted, balance_factors(counted.totals, shares))
     if not joint:
@@ -197,7 +198,8 @@ def train_parity_tables(
             on_progress(progress_from_engine(raw))
     started = time.perf_counter()
     raw = _native.call(_native.engine().train_parity, corpus._as_engine_source(), config,
-                       per_word, [list(t) for t in dev_words], callback,
+                       per_word, [list(t) for t in dev_words], config.parity_measure,
+                       config.parity_window, callback,
                        cancel._flag if cancel is not None else None)
     result = result_from_engine(raw, corpus, config, time.perf_counter() - started)
     report = dataclasses.replace(

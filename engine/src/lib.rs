@@ -143,6 +143,7 @@ pub fn run_parity_training(
     settings: &TrainSettings,
     language_counts: &rustc_hash::FxHashMap<String, Vec<u64>>,
     dev: &[Vec<(String, u64)>],
+    rule: parity::ParityRule,
     reporter: &mut Reporter,
 ) -> Result<(TrainOutput, parity::ParityTrace)> {
     settings.validate()?;
@@ -173,7 +174,7 @@ pub fn run_parity_training(
     let count_seconds = started.elapsed().as_secs_f64();
     let merging = Instant::now();
     let (trained, trace) =
-        parity::train_parity(symbolized.alphabet, symbolized.table, train_counts, dev_ids, &settings.merge, reporter)?;
+        parity::train_parity(symbolized.alphabet, symbolized.table, train_counts, dev_ids, &settings.merge, rule, reporter)?;
     let output = TrainOutput {
         trained,
         files,

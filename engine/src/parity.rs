@@ -1,10 +1,12 @@
 //! Parity-aware BPE (Foroutan et al. 2025): before each merge, the language whose
 //! development text is currently worst compressed chooses the pair, by its own pair counts.
 //!
-//! Compression of a language is its development text's tokens per character (tokens of
-//! the dev words under the merges so far, each weighted by its count, over the characters
-//! of those words); the paper leaves the normaliser open, characters make languages of
-//! different scripts comparable. Worst = highest; ties go to the language given first. That
+//! Compression of a language is measured on its development text, which says the same in
+//! every language: its tokens (the dev words under the merges so far, each weighted by its
+//! count), as the authors' implementation does, or with `ParityMeasure::TokensPerCharacter`
+//! its tokens per character. Worst = highest; ties go to the language given first. With a
+//! window of W merges (the authors' moving-window variant, alpha = 2), a language that
+//! chose more than 2W/L of the last W merges (L languages) is passed over. That
 //! language's most frequent pair is merged (ties by the run's tie rule, over that
 //! language's words); when it has no pair left (or none counting at least
 //! `min_frequency`) the next worst language chooses. The merge is applied to every
@@ -26,7 +28,16 @@ use crate::error::Result;
 use crate::progress::{Progress, Reporter, Stage};
 use crate::symbols::{AnyTable, WordTable, UNK};
 use crate::text::{byte_to_char_table, Boundary, TextRules, BOW, EOW};
+use crate::options::ParityMeasure;
 use crate::trainer::{MergeOptions, MergeRecord, Ties, Trained};
+
+/// How the language that chooses a merge is found.
+#[derive(Debug, Clone, Copy)]
+pub struct ParityRule {
+    pub measure: ParityMeasure,
+    /// The moving window's length in merges; 0: no window.
+    pub window: usize,
+}
 
 /// What parity training learns beyond the plain result.
 #[derive(Debug, Clone, Default)]
@@ -80,6 +91,7 @@ fn key(l: u32, r: u32) -> u64 {
 
 struct Parity<'a> {
     opts: &'a MergeOptions,
+    rule: ParityRule,
     langs: usize,
     syms: Vec<Vec<u32>>,
     initial: Vec<Vec<u32>>,
@@ -120,6 +132,7 @@ pub fn train_parity(
     train_counts: Vec<u64>,
     dev: Vec<Vec<(Vec<u32>, u64, u64)>>,
     opts: &MergeOptions,
+    rule: ParityRule,
     reporter: &mut Reporter,
 ) -> Result<(Trained, ParityTrace)> {
     let langs = dev.len();
@@ -143,6 +156,7 @@ pub fn train_parity(
     let entries = syms.len();
     let mut p = Parity {
         opts,
+        rule,
         langs,
         initial: syms.clone(),
         syms,
@@ -268,15 +282,27 @@ impl Parity<'_> {
         p
     }
 
-    /// Languages from worst compressed to best (tokens per character, highest first; ties
-    /// in the order given). A language without development characters is never chosen.
-    fn worst_first(&self) -> Vec<usize> {
+    /// Languages from worst compressed to best (highest measure first; ties in the order
+    /// given), without those the moving window passes over. A language without
+    /// development characters is never chosen.
+    fn worst_first(&self, recent: &std::collections::VecDeque<u32>) -> Vec<usize> {
         let mut order: Vec<usize> = (0..self.langs).filter(|&l| self.dev_chars[l] > 0).collect();
-        let rate = |l: usize| (self.dev_tokens[l] as u128, self.dev_chars[l] as u128);
+        let rate = |l: usize| match self.rule.measure {
+            ParityMeasure::Tokens => (self.dev_tokens[l] as u128, 1u128),
+            ParityMeasure::TokensPerCharacter => (self.dev_tokens[l] as u128, self.dev_chars[l] as u128),
+        };
         order.sort_by(|&a, &b| {
             let ((ta, ca), (tb, cb)) = (rate(a), rate(b));
             (tb * ca).cmp(&(ta * cb)).then(a.cmp(&b))
         });
+        if self.rule.window > 0 {
+            // Chosen at most alpha * W / L times of the last W (alpha = 2, as the authors).
+            let allowed = |l: usize| {
+                let times = recent.iter().filter(|&&c| c as usize == l).count();
+                times * self.langs <= 2 * self.rule.window
+            };
+            order.retain(|&l| allowed(l));
+        }
         order
     }
 
@@ -399,6 +425,7 @@ impl Parity<'_> {
         let mut merges: Vec<MergeRecord> = Vec::new();
         let mut chosen: Vec<u32> = Vec::new();
         let mut new_counts: Vec<u64> = Vec::new();
+        let mut recent = std::collections::VecDeque::with_capacity(self.rule.window);
         for p in 0..self.pair_sides.len() as u32 {
             self.push_pair(p);
         }
@@ -412,8 +439,14 @@ impl Parity<'_> {
             if self.opts.vocab_size.is_some_and(|v| (self.specials.len() + self.tokens.len()) as u64 >= v) {
                 break;
             }
-            let pick = self.worst_first().into_iter().find_map(|l| self.best_of(l).map(|p| (l, p)));
+            let pick = self.worst_first(&recent).into_iter().find_map(|l| self.best_of(l).map(|p| (l, p)));
             let Some((lang, p)) = pick else { break };
+            if self.rule.window > 0 {
+                if recent.len() == self.rule.window {
+                    recent.pop_front();
+                }
+                recent.push_back(lang as u32);
+            }
             let total: u64 = (0..self.langs).map(|l| self.counts[p as usize * self.langs + l]).sum();
             let record = self.merge(p, total);
             merges.push(record);

@@ -10,6 +10,7 @@ from hypothesis import HealthCheck, given, note, settings
 from hypothesis import strategies as st
 
 from bpe_desktop.core import BOUNDARIES, TIE_BREAKS, TrainConfig
+from bpe_desktop.core.config import PARITY_MEASURES
 from bpe_desktop.core.multilingual import (
     CountedLanguages,
     LanguageReport,
@@ -22,6 +23,7 @@ from tests.core.test_properties import SPECIAL_SETS
 
 #: Each language its own letters, sharing some: shared pairs, ties and unknown dev letters.
 LANGUAGE_ALPHABETS = ["abc", "bcd", "aéж"]
+CODES = ("xx", "yy", "zz")
 
 
 @st.composite
@@ -41,6 +43,7 @@ def multilingual(draw):
     stop = draw(st.sampled_from(["merges", "vocab_size", "none"]))
     specials = SPECIAL_SETS[draw(st.sampled_from(list(SPECIAL_SETS)))]
     config = TrainConfig(
+        lang=tuple(f"{code}=tables" for code in CODES[:n]),
         pretokenizer="whitespace",
         boundary=draw(st.sampled_from(BOUNDARIES)),
         ties=draw(st.sampled_from(TIE_BREAKS)),
@@ -49,12 +52,14 @@ def multilingual(draw):
         vocab_size=draw(st.integers(max(1, len(specials)), 35)) if stop == "vocab_size"
         else None,
         special_tokens=specials,
+        parity_measure=draw(st.sampled_from(PARITY_MEASURES)),
+        parity_window=draw(st.sampled_from([0, 0, 1, 2, 3])),
     )
     return tables, dev, config
 
 
 def train_engine(tables, dev, config):
-    codes = tuple("xyz"[: len(tables)])
+    codes = CODES[: len(tables)]
     counted = CountedLanguages(codes, codes, tuple(tuple(t) for t in tables))
     joint, per_word, after = combine(counted, [Fraction(1)] * len(tables))
     report = LanguageReport(codes, codes, tuple(counted.totals), tuple(after))
@@ -69,7 +74,8 @@ def test_engine_follows_the_reference_parity_rule(case):
     expected, chosen = ref.train_parity(
         tables, dev, boundary=config.boundary, ties=config.ties,
         min_frequency=config.min_frequency, merges=config.merges,
-        vocab_size=config.vocab_size, specials=[t.piece for t in config.special_tokens])
+        vocab_size=config.vocab_size, specials=[t.piece for t in config.special_tokens],
+        measure=config.parity_measure, window=config.parity_window)
     result = train_engine(tables, dev, config)
     got = [(m.left, m.right, m.count) for m in result.model.merges]
     assert got == expected.merges
@@ -87,7 +93,8 @@ def test_the_worst_compressed_language_chooses_each_merge():
     # picks (c, d); y = 3/4; x 1.0 is worse: x picks (ab, </w>).
     tables = [[("ab", 10)], [("cdcd", 3)]]
     dev = [[("ab", 1)], [("cdcd", 1)]]
-    result = train_engine(tables, dev, TrainConfig(merges=3))
+    result = train_engine(tables, dev, TrainConfig(merges=3,
+                                                   parity_measure="tokens-per-character"))
     assert [(m.left, m.right) for m in result.model.merges] == \
         [("a", "b"), ("c", "d"), ("ab", "</w>")]
     assert result.languages.chosen == (0, 1, 0)

@@ -284,17 +284,19 @@ fn output_dict(py: Python<'_>, out: crate::TrainOutput, unk_piece: String) -> Py
 }
 
 /// Parity-aware training (see `crate::parity`): `train`'s arguments plus
-/// `language_counts` (word -> its count per language) and `dev` (per language, its
-/// development words as (word, count)). The result also holds `chosen` (per merge, the
+/// `language_counts` (word -> its count per language), `dev` (per language, its
+/// development words as (word, count)), the `measure` and moving `window` (0: none). The result also holds `chosen` (per merge, the
 /// choosing language's index) and `dev_tokens_before`, `dev_tokens_after`, `dev_chars`.
 #[pyfunction]
-#[pyo3(signature = (source, config, language_counts, dev, progress=None, cancel=None))]
+#[pyo3(signature = (source, config, language_counts, dev, measure, window, progress=None, cancel=None))]
 pub(super) fn train_parity<'py>(
     py: Python<'py>,
     source: &Bound<'py, PyDict>,
     config: &Bound<'py, PyAny>,
     language_counts: std::collections::HashMap<String, Vec<u64>>,
     dev: Vec<Vec<(String, u64)>>,
+    measure: String,
+    window: usize,
     progress: Option<Py<PyAny>>,
     cancel: Option<Py<CancelFlag>>,
 ) -> PyResult<Bound<'py, PyDict>> {
@@ -302,6 +304,8 @@ pub(super) fn train_parity<'py>(
         let source = parse_source(py, source)?;
         let (settings, unk_piece) = train_settings(py, config)?;
         let unk_piece = unk_piece.unwrap_or_else(|| "\u{fffd}".into());
+        let measure = engine(py, crate::options::ParityMeasure::parse(&measure))?;
+        let rule = crate::parity::ParityRule { measure, window };
         let counts: rustc_hash::FxHashMap<String, Vec<u64>> = language_counts.into_iter().collect();
         let flag: Option<Arc<AtomicBool>> = cancel.map(|c| c.get().0.clone());
         let callback_error: Mutex<Option<PyErr>> = Mutex::new(None);
@@ -317,7 +321,7 @@ pub(super) fn train_parity<'py>(
                 })
             };
             let mut reporter = Reporter::new(Some(&mut call), flag.as_deref());
-            run_parity_training(source, &settings, &counts, &dev, &mut reporter)
+            run_parity_training(source, &settings, &counts, &dev, rule, &mut reporter)
         });
         if let Some(err) = callback_error.into_inner().unwrap_or_else(|p| p.into_inner()) {
             return Err(err);
