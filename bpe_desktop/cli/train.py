@@ -118,7 +118,7 @@ def cmd_train(args: argparse.Namespace) -> int:
 def _train_languages(args: argparse.Namespace, config) -> int:
     """A multilingual run (balanced, parity-aware with a development set)."""
     from bpe_desktop.core.languages import language_files
-    from bpe_desktop.core.multilingual import train_multilingual
+    from bpe_desktop.core.multilingual import describe_languages, train_multilingual
     from bpe_desktop.core.training import CancelToken
 
     files = language_files(config)
@@ -143,26 +143,11 @@ def _train_languages(args: argparse.Namespace, config) -> int:
     save_model(model, args.output)
     if not args.quiet:
         report = result.languages  # type: ignore[attr-defined]
-        for line in language_lines(report):
+        for line in describe_languages(report):
             print(line)
         print(f"{len(model.merges):,} merges, vocabulary of {model.vocab_size:,} tokens, "
               f"{time.perf_counter() - started:.1f} s; saved {args.output}")
     return EXIT_OK
-
-
-def language_lines(report) -> list[str]:
-    """One line per language: its share before and after balancing, and with a
-    development set its tokens there before and after training."""
-    before, after = report.shares(False), report.shares(True)
-    lines = []
-    for i, code in enumerate(report.codes):
-        line = f"{code:>6}  share {before[i]:6.1%} -> {after[i]:6.1%}"
-        if report.dev_tokens_after:
-            line += (f"   development tokens {report.dev_tokens_before[i]:,} -> "
-                     f"{report.dev_tokens_after[i]:,} ({report.dev_tokens_after[i] / report.dev_lines[i]:.1f}"
-                     f" per line), chose {report.chosen.count(i):,} merges")
-        lines.append(line)
-    return lines
 
 
 def _segmenter_line(p) -> None:

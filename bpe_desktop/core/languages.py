@@ -9,10 +9,11 @@ languages' shares of the running words become the target shares ``p_l``:
   floating point (the same on every machine) and everything after it in exact fractions.
 
 ``f_l = p_l * N / n_l``, where ``n_l`` is language ``l``'s running words and ``N`` their
-sum; a word counted ``c`` times gets ``floor(c * f_l + 1/2)`` (rounded half up, exactly).
-A word whose scaled count is 0 is left out of that language (it would have been sampled
-less than half a time). With ``T = 1`` every factor is exactly 1, so the merges equal plain
-training on the concatenated files.
+sum. Counts are scaled exactly and rounded by largest remainders (:func:`scaled_counts`),
+so that each language gets exactly its share of ``N`` (to the nearest word, half up): a
+word counted ``c`` times gets ``floor(c * f_l)`` or one more. A word left at 0 is out of
+that language (sampling would rarely have drawn it). With ``T = 1`` every factor is
+exactly 1, so the merges equal plain training on the concatenated files.
 """
 
 from __future__ import annotations
@@ -114,12 +115,23 @@ def balance_factors(totals: Sequence[int], shares: Sequence[Fraction]) -> list[F
     return [share * whole / n if n else Fraction(0) for share, n in zip(shares, totals)]
 
 
-def scaled_count(count: int, factor: Fraction) -> int:
-    """``floor(count * factor + 1/2)``: half up, exact (0 leaves the word out)."""
+def scaled_counts(counts: Sequence[int], factor: Fraction) -> list[int]:
+    """One language's word counts times ``factor``, rounded so that their sum is exactly
+    ``round_half_up(sum(counts) * factor)`` (largest remainders): each word gets
+    ``floor(c * factor)``, then the words with the largest fractional parts (the first
+    in the table on ties) one more each. A word left at 0 is out of the balanced corpus."""
     if factor == 1:
-        return count
-    scaled = count * factor
-    return (scaled.numerator * 2 + scaled.denominator) // (2 * scaled.denominator)
+        return list(counts)
+    num, den = factor.numerator, factor.denominator
+    target = (2 * sum(counts) * num + den) // (2 * den)
+    parts = [divmod(c * num, den) for c in counts]
+    out = [whole for whole, _ in parts]
+    short = target - sum(out)
+    if short > 0:
+        by_remainder = sorted(range(len(parts)), key=lambda i: (-parts[i][1], i))
+        for i in by_remainder[:short]:
+            out[i] += 1
+    return out
 
 
 def parse_weights(entries: Sequence[str], codes: Sequence[str],
@@ -151,16 +163,19 @@ def parse_weights(entries: Sequence[str], codes: Sequence[str],
 LANGUAGE_LIST_OPTIONS = ("lang", "weight", "parity_dev")
 
 
-def language_files(config) -> dict[str, str]:
-    """``lang`` as code -> file or folder, in the order given (codes unique)."""
-    out: dict[str, str] = {}
+def language_paths(config) -> dict[str, list[str]]:
+    """``lang`` as code -> its files or folders, languages in the order first given (a
+    code given again adds files to its language)."""
+    out: dict[str, list[str]] = {}
     for entry in config.lang:
         code, path = split_entry(entry, "--lang")
-        if code in out:
-            raise ConfigError(f"--lang {entry!r}: language {code!r} is given twice "
-                              f"(also {out[code]}); list several files as a folder")
-        out[code] = path
+        out.setdefault(code, []).append(path)
     return out
+
+
+def language_files(config) -> dict[str, str]:
+    """Each language's files as one text for messages."""
+    return {code: ", ".join(paths) for code, paths in language_paths(config).items()}
 
 
 def check_languages(config) -> None:

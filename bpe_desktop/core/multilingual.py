@@ -11,6 +11,7 @@ is worst compressed choose each merge from its own pair counts.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import os
 import time
 from dataclasses import dataclass
@@ -24,8 +25,9 @@ from bpe_desktop.core.errors import ConfigError, CorpusError
 from bpe_desktop.core.languages import (
     balance_factors,
     language_files,
+    language_paths,
     parse_weights,
-    scaled_count,
+    scaled_counts,
     target_shares,
 )
 from bpe_desktop.core.parity_dev import DevSet, load_dev_set
@@ -72,29 +74,32 @@ class CountedLanguages:
     files: tuple[str, ...]
     tables: tuple[tuple[tuple[str, int], ...], ...]
 
-    @property
+    @functools.cached_property
     def totals(self) -> list[int]:
+        """Each language's running words."""
         return [sum(c for _, c in table) for table in self.tables]
 
 
 def count_languages(config: TrainConfig, *, cancel: CancelToken | None = None,
                     on_progress: Callable[[Progress], None] | None = None) -> CountedLanguages:
     """Count each ``config.lang`` language's file or folder with the run's text rules."""
-    files = language_files(config)
+    files = language_paths(config)
     if not files:
         raise ConfigError("no languages given (--lang CODE=PATH per language)")
     tables = []
-    for code, path in files.items():
-        if not os.path.exists(path):
-            raise CorpusError(f"{path}: no such corpus file or folder (language {code!r})",
-                              path=path, reason="missing")
-        source = {"kind": "files", "paths": expand_inputs([path]), "format": "text",
+    for code, paths in files.items():
+        for path in paths:
+            if not os.path.exists(path):
+                raise CorpusError(f"{path}: no such corpus file or folder (language "
+                                  f"{code!r})", path=path, reason="missing")
+        source = {"kind": "files", "paths": expand_inputs(paths), "format": "text",
                   "errors": "strict"}
         if on_progress is not None:
             on_progress(Progress("reading", 0, 0, 0, 0, None, None, None, 0.0))
         table = engine_count(source, config, cancel=cancel)
         tables.append(tuple(table.items()))
-    return CountedLanguages(tuple(files), tuple(files.values()), tuple(tables))
+    return CountedLanguages(tuple(files), tuple(", ".join(p) for p in files.values()),
+                            tuple(tables))
 
 
 def balanced_shares(config: TrainConfig, counted: CountedLanguages) -> list[Fraction]:
@@ -115,8 +120,8 @@ def combine(counted: CountedLanguages, factors: Sequence[Fraction]
     per_word: dict[str, list[int]] = {}
     after = [0] * langs
     for l, (table, factor) in enumerate(zip(counted.tables, factors)):
-        for word, count in table:
-            scaled = scaled_count(count, factor)
+        scaled_table = scaled_counts([count for _, count in table], factor)
+        for (word, _), scaled in zip(table, scaled_table):
             if not scaled:
                 continue
             row = per_word.get(word)
@@ -152,7 +157,9 @@ def train_multilingual(
     if not joint:
         raise CorpusError("the languages' corpora hold no words", reason="no-words")
     report = LanguageReport(counted.codes, counted.files, tuple(counted.totals), tuple(after))
-    corpus = Corpus.from_word_counts(joint)
+    # The table is built here from counted words: Corpus.from_word_counts' checks of
+    # arbitrary input would only repeat what counting guarantees.
+    corpus = Corpus("word-counts", word_counts=tuple(joint))
     if dev is None:
         result = train(corpus, config, on_progress=on_progress, cancel=cancel)
         return dataclasses.replace(result, languages=report)
@@ -174,9 +181,15 @@ def _train_parity(corpus: Corpus, config: TrainConfig, per_word: dict[str, list[
                   on_progress: Callable[[Progress], None] | None,
                   cancel: CancelToken | None) -> TrainResult:
     dev_words = dev_word_tables(dev, report.codes, config, cancel)
-    report = dataclasses.replace(report, dev_lines=tuple(dev.lines(c) for c in report.codes))
+    lines = tuple(dev.lines(c) for c in report.codes)
+    report = dataclasses.replace(report, dev_lines=lines)
+    labelled = None
+    if on_progress is not None:
+        def labelled(p: Progress) -> None:
+            on_progress(dataclasses.replace(p, languages=report.codes, language_lines=lines)
+                        if p.language_tokens else p)
     return train_parity_tables(corpus, per_word, dev_words, config, report,
-                               on_progress=on_progress, cancel=cancel)
+                               on_progress=labelled, cancel=cancel)
 
 
 def train_parity_tables(
@@ -210,3 +223,19 @@ def train_parity_tables(
         chosen=tuple(raw["chosen"]),
     )
     return dataclasses.replace(result, languages=report)
+
+
+def describe_languages(report: LanguageReport) -> list[str]:
+    """One line per language: its share of the running words before and after balancing,
+    and after parity-aware training its development tokens before and after."""
+    before, after = report.shares(False), report.shares(True)
+    lines = []
+    for i, code in enumerate(report.codes):
+        line = f"{code}: share {before[i]:.1%} → {after[i]:.1%}"
+        if report.dev_tokens_after:
+            per_line = report.dev_tokens_after[i] / max(1, report.dev_lines[i])
+            line += (f"; development tokens {report.dev_tokens_before[i]:,} → "
+                     f"{report.dev_tokens_after[i]:,} ({per_line:.1f} per line), chose "
+                     f"{report.chosen.count(i):,} merges")
+        lines.append(line)
+    return lines

@@ -146,8 +146,16 @@ class Progress:
     elapsed: float
     #: Counts of every merge since the previous report, in order (for live plots).
     new_counts: tuple[int, ...] = ()
-    #: Parity-aware training: each language's development-set tokens now (else empty).
+    #: Parity-aware training: each language's development-set tokens now, the languages'
+    #: codes and their development lines (else empty).
     language_tokens: tuple[int, ...] = ()
+    languages: tuple[str, ...] = ()
+    language_lines: tuple[int, ...] = ()
+
+    def tokens_per_line(self) -> dict[str, float]:
+        """Each language's development tokens per line now (empty for other runs)."""
+        return {code: tokens / max(1, lines) for code, tokens, lines
+                in zip(self.languages, self.language_tokens, self.language_lines)}
 
     @property
     def fraction(self) -> float | None:

@@ -13,7 +13,7 @@ from bpe_desktop.core.errors import ConfigError, CorpusError
 from bpe_desktop.core.languages import (
     balance_factors,
     guess_language,
-    scaled_count,
+    scaled_counts,
     target_shares,
 )
 from bpe_desktop.core.multilingual import train_multilingual
@@ -54,16 +54,21 @@ def test_temperature_one_keeps_every_factor_exactly_one():
     assert balance_factors(totals, target_shares(totals, temperature=1.0)) == [1, 1, 1]
 
 
-@pytest.mark.parametrize("count, factor, scaled", [
-    (3, Fraction(5, 6), 3),   # 2.5 rounds half up
-    (1, Fraction(5, 6), 1),   # 0.83
-    (1, Fraction(1, 2), 1),   # 0.5 rounds up
-    (1, Fraction(2, 5), 0),   # 0.4: left out
-    (7, Fraction(5, 2), 18),  # 17.5
-    (10**20, Fraction(1, 3), 33333333333333333333),  # exact for any size
+@pytest.mark.parametrize("counts, factor, scaled", [
+    # 5/6 of 3, 1, 1, 1 (sum 6 -> 5): floors 2, 0, 0, 0; remainders 1/2, 5/6, 5/6, 5/6:
+    # the three largest (5/6, first ones first) get one more
+    ([3, 1, 1, 1], Fraction(5, 6), [2, 1, 1, 1]),
+    # 2/5 of 1, 1, 1, 1, 1 (sum 5 -> 2): the first two of the equal remainders
+    ([1, 1, 1, 1, 1], Fraction(2, 5), [1, 1, 0, 0, 0]),
+    # 5/2 of 7 and 1 (sum 8 -> 20): 17.5 and 2.5 -> 17 + 2, one short: the first
+    ([7, 1], Fraction(5, 2), [18, 2]),
+    ([10**20], Fraction(1, 3), [33333333333333333333]),  # exact for any size
+    ([4, 9], Fraction(1), [4, 9]),
 ])
-def test_scaled_counts_round_half_up_exactly(count, factor, scaled):
-    assert scaled_count(count, factor) == scaled
+def test_scaled_counts_keep_the_language_total_exactly(counts, factor, scaled):
+    assert scaled_counts(counts, factor) == scaled
+    whole = sum(counts) * factor
+    assert sum(scaled) == int(whole + Fraction(1, 2))
 
 
 def test_temperature_one_gives_the_merges_of_the_concatenated_files():
@@ -87,7 +92,7 @@ def test_temperature_moves_the_shares_towards_equal():
 def test_weights_give_the_asked_shares_up_to_rounding():
     config = TrainConfig(merges=10, lang=lang_entries(), weight=("en=1", "de=1", "ru=2"))
     shares = train_multilingual(config).languages.shares(True)
-    assert shares == pytest.approx([0.25, 0.25, 0.5], abs=0.02)
+    assert shares == pytest.approx([0.25, 0.25, 0.5], abs=1e-4)
 
 
 @pytest.mark.parametrize("options, message", [
@@ -105,10 +110,18 @@ def test_bad_weights_are_one_clear_message(options, message):
 def test_options_of_languages_need_languages():
     with pytest.raises(ConfigError, match="temperature needs languages"):
         TrainConfig(temperature=2.0)
-    with pytest.raises(ConfigError, match="'de' is given twice"):
-        TrainConfig(lang=("de=a.txt", "de=b.txt"))
     with pytest.raises(ConfigError, match="expected CODE=VALUE"):
         TrainConfig(lang=("ud_german.txt",))
+
+
+def test_a_language_of_several_files_counts_them_all():
+    two = TrainConfig(merges=20, lang=(f"xx={corpus_path('ud_german.txt')}",
+                                       f"xx={corpus_path('ud_russian.txt')}"))
+    result = train_multilingual(two)
+    alone = train(Corpus.from_files([corpus_path("ud_german.txt"),
+                                     corpus_path("ud_russian.txt")]), TrainConfig(merges=20))
+    assert result.languages.codes == ("xx",)
+    assert result.model.merges == alone.model.merges
 
 
 def test_a_missing_language_file_is_named(tmp_path):
