@@ -105,6 +105,9 @@ struct Parity<'a> {
     /// Per pair and language (pair * langs + language).
     counts: Vec<u64>,
     postings: Vec<Vec<u32>>,
+    /// Whether a pair's postings may be out of entry order (else the first entry that
+    /// still holds the pair is its earliest).
+    unsorted: Vec<bool>,
     merged: Vec<bool>,
     banned: Vec<bool>,
     heaps: Vec<BinaryHeap<(u64, u64, u32)>>,
@@ -121,6 +124,8 @@ struct Parity<'a> {
     /// Per pair: the step that last increased a count of it; `gained`: those pairs.
     touched: Vec<u32>,
     gained: Vec<u32>,
+    /// Pair count changes of one rewrite (kept for reuse).
+    delta: Vec<(u32, u32, i64)>,
 }
 
 /// Train with the parity rule. `train_counts[w * langs + l]`: training word `w`'s count in
@@ -167,6 +172,7 @@ pub fn train_parity(
         pair_sides: Vec::new(),
         counts: Vec::new(),
         postings: Vec::new(),
+        unsorted: Vec::new(),
         merged: Vec::new(),
         banned: Vec::new(),
         heaps: (0..langs).map(|_| BinaryHeap::new()).collect(),
@@ -181,6 +187,7 @@ pub fn train_parity(
         step: 0,
         touched: Vec::new(),
         gained: Vec::new(),
+        delta: Vec::new(),
     };
     let alphabet_len = p.tokens.len();
     for w in 0..entries {
@@ -217,8 +224,8 @@ impl Parity<'_> {
                 continue;
             }
             let p = self.pair_of(a, b) as usize;
-            if sign > 0 && self.postings[p].last() != Some(&(w as u32)) {
-                self.postings[p].push(w as u32);
+            if sign > 0 {
+                self.post(p, w as u32);
             }
             if !trains {
                 continue;
@@ -265,6 +272,21 @@ impl Parity<'_> {
         }
     }
 
+    /// Note that entry `w` holds pair `p` (once per run of notes from one entry).
+    #[inline]
+    fn post(&mut self, p: usize, w: u32) {
+        match self.postings[p].last() {
+            Some(&last) if last == w => {}
+            Some(&last) => {
+                if w < last {
+                    self.unsorted[p] = true;
+                }
+                self.postings[p].push(w);
+            }
+            None => self.postings[p].push(w),
+        }
+    }
+
     fn pair_of(&mut self, a: u32, b: u32) -> u32 {
         if let Some(&p) = self.pair_index.get(&key(a, b)) {
             return p;
@@ -274,6 +296,7 @@ impl Parity<'_> {
         self.pair_sides.push((a, b));
         self.counts.extend(std::iter::repeat_n(0, self.langs));
         self.postings.push(Vec::new());
+        self.unsorted.push(false);
         self.merged.push(false);
         self.touched.push(u32::MAX);
         let (l, r) = (&self.tokens[a as usize], &self.tokens[b as usize]);
@@ -417,6 +440,9 @@ impl Parity<'_> {
                 }
                 offset += if s[0] == UNK { 1 } else { self.tokens[s[0] as usize].len() };
             }
+            if best.0 == w && !self.unsorted[p as usize] {
+                break; // later entries come later
+            }
         }
         best
     }
@@ -498,21 +524,21 @@ impl Parity<'_> {
                 continue;
             }
             self.visited[w] = self.step;
-            let old = std::mem::take(&mut self.syms[w]);
-            if !old.windows(2).any(|s| s[0] == a && s[1] == b) {
-                self.syms[w] = old;
+            let mut word = std::mem::take(&mut self.syms[w]);
+            if !word.windows(2).any(|s| s[0] == a && s[1] == b) {
+                self.syms[w] = word;
                 continue;
             }
             if duplicate {
                 let new = self.encode(&self.initial[w]);
-                self.add_word(w, &old, -1);
+                self.add_word(w, &word, -1);
                 self.add_word(w, &new, 1);
                 self.push_pairs(&new);
-                self.syms[w] = new;
+                word = new;
             } else {
-                let new = self.merge_in_place(w, &old, a, b, result);
-                self.syms[w] = new;
+                self.merge_in_place(w, &mut word, a, b, result);
             }
+            self.syms[w] = word;
         }
         for p in std::mem::take(&mut self.gained) {
             self.push_pair(p);
@@ -524,44 +550,52 @@ impl Parity<'_> {
     /// site (as the plain trainer does): with `x a b y` becoming `x R y`, the pairs (x, a),
     /// (a, b), (b, y) lose one occurrence and (x, R), (R, y) gain one; adjacent sites
     /// (`a b a b`) share the pair between them, counted once as (R, R).
-    fn merge_in_place(&mut self, w: usize, old: &[u32], a: u32, b: u32, result: u32) -> Vec<u32> {
-        let n = old.len();
-        let site = |i: usize| i + 1 < n && old[i] == a && old[i + 1] == b;
-        let mut new: Vec<u32> = Vec::with_capacity(n);
-        let mut delta: Vec<(u32, u32, i64)> = Vec::new();
+    fn merge_in_place(&mut self, w: usize, word: &mut Vec<u32>, a: u32, b: u32, result: u32) {
+        let n = word.len();
+        let mut delta = std::mem::take(&mut self.delta);
+        delta.clear();
         let mut sites = 0u64;
-        let mut i = 0;
+        // Rewritten in place: `j` <= `i`; `before` is the original symbol at i - 1.
+        let (mut i, mut j) = (0, 0);
+        let mut before = UNK;
         while i < n {
-            if !site(i) {
-                new.push(old[i]);
+            let site = word[i] == a && i + 1 < n && word[i + 1] == b;
+            if !site {
+                before = word[i];
+                word[j] = word[i];
                 i += 1;
+                j += 1;
                 continue;
             }
             sites += 1;
             if i > 0 {
-                delta.push((old[i - 1], a, -1));
-                delta.push((*new.last().expect("a symbol before the site"), result, 1));
+                delta.push((before, a, -1));
+                delta.push((word[j - 1], result, 1));
             }
             delta.push((a, b, -1));
-            if i + 2 < n && !site(i + 2) {
-                delta.push((b, old[i + 2], -1));
-                delta.push((result, old[i + 2], 1));
+            let next_site = i + 3 < n && word[i + 2] == a && word[i + 3] == b;
+            if i + 2 < n && !next_site {
+                delta.push((b, word[i + 2], -1));
+                delta.push((result, word[i + 2], 1));
             }
-            new.push(result);
+            before = b;
+            word[j] = result;
             i += 2;
+            j += 1;
         }
+        word.truncate(j);
         let langs = self.langs;
         for l in 0..langs {
             self.dev_tokens[l] -= sites * self.dev[w * langs + l];
         }
         let trains = w < self.train_entries;
-        for (x, y, sign) in delta {
+        for &(x, y, sign) in &delta {
             if x == UNK || y == UNK {
                 continue;
             }
             let p = self.pair_of(x, y) as usize;
-            if sign > 0 && self.postings[p].last() != Some(&(w as u32)) {
-                self.postings[p].push(w as u32);
+            if sign > 0 {
+                self.post(p, w as u32);
             }
             if !trains {
                 continue;
@@ -583,7 +617,7 @@ impl Parity<'_> {
                 }
             }
         }
-        new
+        self.delta = delta;
     }
 
     /// Re-encode initial symbols with every merge so far: the lowest-ranked adjacent
