@@ -117,12 +117,17 @@ def cmd_train(args: argparse.Namespace) -> int:
 
 def _train_languages(args: argparse.Namespace, config) -> int:
     """A multilingual run (balanced, parity-aware with a development set)."""
-    from bpe_desktop.core.languages import language_files
-    from bpe_desktop.core.multilingual import describe_languages, train_multilingual
+    from bpe_desktop.core.languages import language_paths
+    from bpe_desktop.core.multilingual import (
+        check_inputs,
+        describe_languages,
+        train_multilingual,
+    )
     from bpe_desktop.core.training import CancelToken
 
-    files = language_files(config)
-    _check_output(args.output, list(files.values()))
+    files = language_paths(config)
+    check_inputs(config)  # bad files and development sets before anything is printed
+    _check_output(args.output, [path for paths in files.values() for path in paths])
     if not args.quiet:
         sys.stderr.write(f"{PROG}: training on {len(files)} languages "
                          f"({', '.join(files)}): {describe_config(config)}\n")

@@ -35,9 +35,9 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 
 from bpe_desktop.core.constraints import FILE_LIST_OPTIONS
-from bpe_desktop.core.languages import LANGUAGE_LIST_OPTIONS, check_languages
 from bpe_desktop.core.constraints import check_config as check_constraints
 from bpe_desktop.core.errors import ConfigError
+from bpe_desktop.core.languages import LANGUAGE_LIST_OPTIONS, check_languages
 from bpe_desktop.core.options import (
     MAX_COUNT,
     MAX_THREADS,

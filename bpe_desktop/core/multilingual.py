@@ -84,14 +84,8 @@ def count_languages(config: TrainConfig, *, cancel: CancelToken | None = None,
                     on_progress: Callable[[Progress], None] | None = None) -> CountedLanguages:
     """Count each ``config.lang`` language's file or folder with the run's text rules."""
     files = language_paths(config)
-    if not files:
-        raise ConfigError("no languages given (--lang CODE=PATH per language)")
     tables = []
-    for code, paths in files.items():
-        for path in paths:
-            if not os.path.exists(path):
-                raise CorpusError(f"{path}: no such corpus file or folder (language "
-                                  f"{code!r})", path=path, reason="missing")
+    for paths in files.values():
         source = {"kind": "files", "paths": expand_inputs(paths), "format": "text",
                   "errors": "strict"}
         if on_progress is not None:
@@ -133,6 +127,42 @@ def combine(counted: CountedLanguages, factors: Sequence[Fraction]
     return joint, per_word, after
 
 
+def balanced_tables(counted: CountedLanguages, factors: Sequence[Fraction]
+                    ) -> list[list[tuple[str, int]]]:
+    """Each language's table with its counts balanced (words left at 0 left out)."""
+    tables = []
+    for table, factor in zip(counted.tables, factors):
+        if factor == 1:
+            tables.append(list(table))
+            continue
+        scaled = scaled_counts([count for _, count in table], factor)
+        tables.append([(word, c) for (word, _), c in zip(table, scaled) if c])
+    return tables
+
+
+def check_inputs(config: TrainConfig) -> DevSet | None:
+    """Check what can be checked before counting (languages' files exist, the development
+    set reads and covers every language); the development set, if any."""
+    if (config.gold_boundaries or config.separator or config.morfessor or config.knockout) \
+            and config.parity_dev:
+        raise ConfigError("parity-aware training cannot be combined with linguistic "
+                          "constraints (gold boundaries, separator, Morfessor, knockout)")
+    files = language_paths(config)
+    if not files:
+        raise ConfigError("no languages given (--lang CODE=PATH per language)")
+    for code, paths in files.items():
+        for path in paths:
+            if not os.path.exists(path):
+                raise CorpusError(f"{path}: no such corpus file or folder (language "
+                                  f"{code!r})", path=path, reason="missing")
+    if not config.parity_dev:
+        return None
+    dev = load_dev_set(config.parity_dev, documents=config.parity_dev_documents)
+    shown = language_files(config)
+    dev.check_covers(list(shown), shown)
+    return dev
+
+
 def train_multilingual(
     config: TrainConfig,
     *,
@@ -142,28 +172,23 @@ def train_multilingual(
     """Train on ``config.lang`` (balanced by ``weight`` or ``temperature``), parity-aware
     when ``config.parity_dev`` names a development set. Raises ConfigError / CorpusError
     naming the file for bad input; nothing is half-made on failure."""
-    if (config.gold_boundaries or config.separator or config.morfessor or config.knockout) \
-            and config.parity_dev:
-        raise ConfigError("parity-aware training cannot be combined with linguistic "
-                          "constraints (gold boundaries, separator, Morfessor, knockout)")
-    dev = load_dev_set(config.parity_dev, documents=config.parity_dev_documents) \
-        if config.parity_dev else None
-    if dev is not None:
-        files = language_files(config)
-        dev.check_covers(list(files), files)
+    dev = check_inputs(config)
     counted = count_languages(config, cancel=cancel, on_progress=on_progress)
-    shares = balanced_shares(config, counted)
-    joint, per_word, after = combine(counted, balance_factors(counted.totals, shares))
+    factors = balance_factors(counted.totals, balanced_shares(config, counted))
+    if dev is not None:
+        tables = balanced_tables(counted, factors)
+        report = LanguageReport(counted.codes, counted.files, tuple(counted.totals),
+                                tuple(sum(c for _, c in t) for t in tables))
+        return _train_parity(tables, config, dev, report, on_progress, cancel)
+    joint, _, after = combine(counted, factors)
     if not joint:
         raise CorpusError("the languages' corpora hold no words", reason="no-words")
     report = LanguageReport(counted.codes, counted.files, tuple(counted.totals), tuple(after))
     # The table is built here from counted words: Corpus.from_word_counts' checks of
     # arbitrary input would only repeat what counting guarantees.
     corpus = Corpus("word-counts", word_counts=tuple(joint))
-    if dev is None:
-        result = train(corpus, config, on_progress=on_progress, cancel=cancel)
-        return dataclasses.replace(result, languages=report)
-    return _train_parity(corpus, config, per_word, dev, report, on_progress, cancel)
+    result = train(corpus, config, on_progress=on_progress, cancel=cancel)
+    return dataclasses.replace(result, languages=report)
 
 
 def dev_word_tables(dev: DevSet, codes: Sequence[str], config: TrainConfig,
@@ -176,10 +201,11 @@ def dev_word_tables(dev: DevSet, codes: Sequence[str], config: TrainConfig,
     return tables
 
 
-def _train_parity(corpus: Corpus, config: TrainConfig, per_word: dict[str, list[int]],
-                  dev: DevSet, report: LanguageReport,
-                  on_progress: Callable[[Progress], None] | None,
+def _train_parity(tables: list[list[tuple[str, int]]], config: TrainConfig, dev: DevSet,
+                  report: LanguageReport, on_progress: Callable[[Progress], None] | None,
                   cancel: CancelToken | None) -> TrainResult:
+    if not any(tables):
+        raise CorpusError("the languages' corpora hold no words", reason="no-words")
     dev_words = dev_word_tables(dev, report.codes, config, cancel)
     lines = tuple(dev.lines(c) for c in report.codes)
     report = dataclasses.replace(report, dev_lines=lines)
@@ -188,13 +214,12 @@ def _train_parity(corpus: Corpus, config: TrainConfig, per_word: dict[str, list[
         def labelled(p: Progress) -> None:
             on_progress(dataclasses.replace(p, languages=report.codes, language_lines=lines)
                         if p.language_tokens else p)
-    return train_parity_tables(corpus, per_word, dev_words, config, report,
+    return train_parity_tables(tables, dev_words, config, report,
                                on_progress=labelled, cancel=cancel)
 
 
 def train_parity_tables(
-    corpus: Corpus,
-    per_word: dict[str, list[int]],
+    tables: Sequence[Sequence[tuple[str, int]]],
     dev_words: Sequence[Sequence[tuple[str, int]]],
     config: TrainConfig,
     report: LanguageReport,
@@ -202,18 +227,19 @@ def train_parity_tables(
     on_progress: Callable[[Progress], None] | None = None,
     cancel: CancelToken | None = None,
 ) -> TrainResult:
-    """Parity-aware training on a joint word table (``corpus``, from :func:`combine`),
-    each word's count per language (``per_word``) and each language's development words
-    (counted with the run's rules)."""
+    """Parity-aware training on each language's (balanced) word table, trained as one
+    table in first-seen order over the languages in order, and each language's
+    development words (both counted with the run's rules)."""
     callback = None
     if on_progress is not None:
         def callback(raw: dict) -> None:
             on_progress(progress_from_engine(raw))
     started = time.perf_counter()
-    raw = _native.call(_native.engine().train_parity, corpus._as_engine_source(), config,
-                       per_word, [list(t) for t in dev_words], config.parity_measure,
+    raw = _native.call(_native.engine().train_parity, tables, config,
+                       [list(t) for t in dev_words], config.parity_measure,
                        config.parity_window, callback,
                        cancel._flag if cancel is not None else None)
+    corpus = Corpus("word-counts")
     result = result_from_engine(raw, corpus, config, time.perf_counter() - started)
     report = dataclasses.replace(
         report,

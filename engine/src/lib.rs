@@ -135,13 +135,13 @@ pub fn run_training(source: Source, settings: &TrainSettings, reporter: &mut Rep
     })
 }
 
-/// [`run_training`] with the parity rule (see [`parity`]): `language_counts` gives each
-/// word's count per language (the table's words must all be in it, as counted with the
-/// same rules), `dev` each language's development words with their counts.
+/// [`run_training`] with the parity rule (see [`parity`]): `tables` holds each language's
+/// (balanced) word counts, trained as one table in first-seen order over the languages in
+/// order (a word's count the sum of its languages'); `dev` each language's development
+/// words with their counts.
 pub fn run_parity_training(
-    source: Source,
+    tables: Vec<Vec<(String, u64)>>,
     settings: &TrainSettings,
-    language_counts: &rustc_hash::FxHashMap<String, Vec<u64>>,
     dev: &[Vec<(String, u64)>],
     rule: parity::ParityRule,
     reporter: &mut Reporter,
@@ -150,20 +150,43 @@ pub fn run_parity_training(
     if !settings.constraints.segmentations.is_empty() || settings.constraints.separator.is_some() {
         return Err(EngineError::Config("parity-aware training does not take word-internal boundaries".into()));
     }
+    let langs = dev.len();
+    if tables.len() != langs {
+        return Err(EngineError::Config(format!("{} languages but {} development texts", tables.len(), langs)));
+    }
+    // The joint table, and each word's count per language.
+    let mut index: rustc_hash::FxHashMap<String, usize> = rustc_hash::FxHashMap::default();
+    let mut joint: Vec<(String, u64)> = Vec::new();
+    let mut rows: Vec<u64> = Vec::new();
+    for (l, table) in tables.into_iter().enumerate() {
+        for (word, count) in table {
+            let at = match index.get(&word) {
+                Some(&at) => at,
+                None => {
+                    index.insert(word.clone(), joint.len());
+                    joint.push((word, 0));
+                    rows.extend(std::iter::repeat_n(0, langs));
+                    joint.len() - 1
+                }
+            };
+            joint[at].1 = joint[at].1.saturating_add(count);
+            rows[at * langs + l] += count;
+        }
+    }
     let pool = priority::worker_pool(settings.threads)?;
     let started = Instant::now();
     reporter.send(Progress::at(Stage::Reading))?;
-    let words = corpus::count_words(source, &settings.rules, &pool, reporter)?;
+    let words = corpus::count_words(Source::WordCounts(joint), &settings.rules, &pool, reporter)?;
     let files = words.files.clone();
     let total_words: u128 = words.counts.iter().map(|&c| c as u128).sum();
-    let langs = dev.len();
     let mut train_counts = Vec::with_capacity(words.len() * langs);
     for w in words.words.iter() {
-        match language_counts.get(w) {
-            Some(row) if row.len() == langs => train_counts.extend_from_slice(row),
-            _ => return Err(EngineError::Config(format!("no per-language counts for the word {w:?}"))),
+        match index.get(w) {
+            Some(&at) => train_counts.extend_from_slice(&rows[at * langs..(at + 1) * langs]),
+            None => return Err(EngineError::Internal(format!("the word {w:?} changed in counting"))),
         }
     }
+    drop(index);
     let symbolized = pool.install(|| {
         symbols::symbolize(words, None, &settings.rules, settings.character_coverage, &settings.initial_alphabet, |alphabet| {
             trainer::most_tokens(&settings.merge, alphabet)

@@ -585,10 +585,13 @@ impl Parity<'_> {
         }
         word.truncate(j);
         let langs = self.langs;
-        for l in 0..langs {
-            self.dev_tokens[l] -= sites * self.dev[w * langs + l];
-        }
         let trains = w < self.train_entries;
+        if !trains {
+            // (a training entry has no development count: its row is not read)
+            for l in 0..langs {
+                self.dev_tokens[l] -= sites * self.dev[w * langs + l];
+            }
+        }
         for &(x, y, sign) in &delta {
             if x == UNK || y == UNK {
                 continue;

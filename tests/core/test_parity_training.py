@@ -4,20 +4,12 @@ choice, and the development set's token counts it reports are the real ones."""
 
 from __future__ import annotations
 
-from fractions import Fraction
-
 from hypothesis import HealthCheck, given, note, settings
 from hypothesis import strategies as st
 
 from bpe_desktop.core import BOUNDARIES, TIE_BREAKS, TrainConfig
 from bpe_desktop.core.config import PARITY_MEASURES
-from bpe_desktop.core.multilingual import (
-    CountedLanguages,
-    LanguageReport,
-    combine,
-    train_parity_tables,
-)
-from bpe_desktop.core.training import Corpus
+from bpe_desktop.core.multilingual import LanguageReport, train_parity_tables
 from tests import reference_bpe as ref
 from tests.core.test_properties import SPECIAL_SETS
 
@@ -60,10 +52,9 @@ def multilingual(draw):
 
 def train_engine(tables, dev, config):
     codes = CODES[: len(tables)]
-    counted = CountedLanguages(codes, codes, tuple(tuple(t) for t in tables))
-    joint, per_word, after = combine(counted, [Fraction(1)] * len(tables))
-    report = LanguageReport(codes, codes, tuple(counted.totals), tuple(after))
-    return train_parity_tables(Corpus.from_word_counts(joint), per_word, dev, config, report)
+    totals = tuple(sum(c for _, c in t) for t in tables)
+    report = LanguageReport(codes, codes, totals, totals)
+    return train_parity_tables(tables, dev, config, report)
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -196,10 +196,9 @@ class CorpusList(QTreeWidget):
             check_code(code, path)
             langs.append(f"{code}={path}")
             weight = item.text(WEIGHT_COLUMN).strip()
-            if weight:
-                if weights.setdefault(code, weight) != weight:
-                    raise ConfigError(f"{path}: language {code!r} has the weights "
-                                      f"{weights[code]} and {weight}; give one")
+            if weight and weights.setdefault(code, weight) != weight:
+                raise ConfigError(f"{path}: language {code!r} has the weights "
+                                  f"{weights[code]} and {weight}; give one")
         return tuple(langs), tuple(f"{code}={w}" for code, w in weights.items())
 
     def show_shares(self, codes, before, after) -> None:
@@ -276,7 +275,7 @@ class CorpusList(QTreeWidget):
                 item.setData(2, Qt.ItemDataRole.UserRole, lines)
         self.stats_changed.emit()
 
-    def edit(self, index, trigger=None, event=None):  # noqa: D401 (Qt override)
+    def edit(self, index, trigger=None, event=None):  # Qt override
         """Only the language and weight columns are edited."""
         if index.column() not in EDITABLE_COLUMNS:
             return False

@@ -283,17 +283,17 @@ fn output_dict(py: Python<'_>, out: crate::TrainOutput, unk_piece: String) -> Py
     Ok(d)
 }
 
-/// Parity-aware training (see `crate::parity`): `train`'s arguments plus
-/// `language_counts` (word -> its count per language), `dev` (per language, its
-/// development words as (word, count)), the `measure` and moving `window` (0: none). The result also holds `chosen` (per merge, the
-/// choosing language's index) and `dev_tokens_before`, `dev_tokens_after`, `dev_chars`.
+/// Parity-aware training (see `crate::parity`): `tables` (per language, its balanced
+/// word counts as (word, count)), `dev` (per language, its development words as (word,
+/// count)), the `measure` and moving `window` (0: none), and `train`'s options, progress
+/// and cancel flag. The result is `train`'s, plus `chosen` (per merge, the choosing
+/// language's index), `dev_tokens_before`, `dev_tokens_after` and `dev_chars`.
 #[pyfunction]
-#[pyo3(signature = (source, config, language_counts, dev, measure, window, progress=None, cancel=None))]
+#[pyo3(signature = (tables, config, dev, measure, window, progress=None, cancel=None))]
 pub(super) fn train_parity<'py>(
     py: Python<'py>,
-    source: &Bound<'py, PyDict>,
+    tables: Vec<Vec<(String, u64)>>,
     config: &Bound<'py, PyAny>,
-    language_counts: std::collections::HashMap<String, Vec<u64>>,
     dev: Vec<Vec<(String, u64)>>,
     measure: String,
     window: usize,
@@ -301,12 +301,10 @@ pub(super) fn train_parity<'py>(
     cancel: Option<Py<CancelFlag>>,
 ) -> PyResult<Bound<'py, PyDict>> {
     guard(|| {
-        let source = parse_source(py, source)?;
         let (settings, unk_piece) = train_settings(py, config)?;
         let unk_piece = unk_piece.unwrap_or_else(|| "\u{fffd}".into());
         let measure = engine(py, crate::options::ParityMeasure::parse(&measure))?;
         let rule = crate::parity::ParityRule { measure, window };
-        let counts: rustc_hash::FxHashMap<String, Vec<u64>> = language_counts.into_iter().collect();
         let flag: Option<Arc<AtomicBool>> = cancel.map(|c| c.get().0.clone());
         let callback_error: Mutex<Option<PyErr>> = Mutex::new(None);
         let result = py.detach(|| {
@@ -321,7 +319,7 @@ pub(super) fn train_parity<'py>(
                 })
             };
             let mut reporter = Reporter::new(Some(&mut call), flag.as_deref());
-            run_parity_training(source, &settings, &counts, &dev, rule, &mut reporter)
+            run_parity_training(tables, &settings, &dev, rule, &mut reporter)
         });
         if let Some(err) = callback_error.into_inner().unwrap_or_else(|p| p.into_inner()) {
             return Err(err);
