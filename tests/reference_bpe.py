@@ -180,6 +180,16 @@ def initial_symbols(
     return syms
 
 
+def best_pair(pairs: dict[Pair, int], ties: str, ids: Mapping[str, int]) -> Pair:
+    """The most frequent pair, ties broken by the rule ``ties`` (``pairs`` filled in scan
+    order; ``ids`` numbers the tokens for ``codepoint``)."""
+    if ties == "first-seen":
+        return max(pairs, key=pairs.get)
+    if ties == "lexicographic":
+        return max(pairs, key=lambda p: (pairs[p], p))
+    return min(pairs, key=lambda p: (-pairs[p], ids[p[0]], ids[p[1]]))
+
+
 @dataclass
 class RefResult:
     alphabet: list[str]
@@ -257,12 +267,7 @@ def train(
                 pairs[(a, b)] = pairs.get((a, b), 0) + count
         if not pairs:
             break
-        if ties == "first-seen":
-            best = max(pairs, key=pairs.get)
-        elif ties == "lexicographic":
-            best = max(pairs, key=lambda p: (pairs[p], p))
-        else:
-            best = min(pairs, key=lambda p: (-pairs[p], ids[p[0]], ids[p[1]]))
+        best = best_pair(pairs, ties, ids)
         if pairs[best] < min_frequency:
             break
 
@@ -390,12 +395,7 @@ def train_parity(
             pairs = pairs_of(l)
             if not pairs:
                 continue
-            if ties == "first-seen":
-                best = max(pairs, key=pairs.get)
-            elif ties == "lexicographic":
-                best = max(pairs, key=lambda p: (pairs[p], p))
-            else:
-                best = min(pairs, key=lambda p: (-pairs[p], ids[p[0]], ids[p[1]]))
+            best = best_pair(pairs, ties, ids)
             if pairs[best] >= min_frequency:
                 pick = l, best
                 break

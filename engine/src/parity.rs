@@ -217,44 +217,8 @@ impl Parity<'_> {
                 self.dev_tokens[l] = if sign > 0 { self.dev_tokens[l] + n } else { self.dev_tokens[l] - n };
             }
         }
-        let trains = w < self.train_entries;
         for pair in word.windows(2) {
-            let (a, b) = (pair[0], pair[1]);
-            if a == UNK || b == UNK {
-                continue;
-            }
-            let p = self.pair_of(a, b) as usize;
-            if sign > 0 {
-                self.post(p, w as u32);
-            }
-            if !trains {
-                continue;
-            }
-            for l in 0..langs {
-                let c = self.train[w * langs + l];
-                if c == 0 {
-                    continue;
-                }
-                let slot = &mut self.counts[p * langs + l];
-                if sign > 0 {
-                    *slot += c;
-                } else {
-                    *slot -= c;
-                }
-            }
-        }
-    }
-
-    /// Push a fresh heap entry for every pair of `word` (its count may have gone up).
-    fn push_pairs(&mut self, word: &[u32]) {
-        for pair in word.windows(2) {
-            if pair[0] != UNK && pair[1] != UNK {
-                let p = self.pair_index[&key(pair[0], pair[1])];
-                if self.touched[p as usize] != self.step {
-                    self.touched[p as usize] = self.step;
-                    self.gained.push(p);
-                }
-            }
+            self.count_pair(w, pair[0], pair[1], sign);
         }
     }
 
@@ -268,6 +232,39 @@ impl Parity<'_> {
             let c = self.counts[p as usize * self.langs + l];
             if c > 0 {
                 self.heaps[l].push((c, tie, p));
+            }
+        }
+    }
+
+    /// One occurrence of (x, y) more (sign 1) or less (-1) in entry `w`: its count in
+    /// every language of the entry, the entry in its postings, and a pair that gained is
+    /// noted for a fresh heap entry.
+    fn count_pair(&mut self, w: usize, x: u32, y: u32, sign: i64) {
+        if x == UNK || y == UNK {
+            return;
+        }
+        let p = self.pair_of(x, y) as usize;
+        if sign > 0 {
+            self.post(p, w as u32);
+        }
+        if w >= self.train_entries {
+            return;
+        }
+        let langs = self.langs;
+        for l in 0..langs {
+            let c = self.train[w * langs + l];
+            if c == 0 {
+                continue;
+            }
+            let slot = &mut self.counts[p * langs + l];
+            if sign > 0 {
+                *slot += c;
+                if self.touched[p] != self.step {
+                    self.touched[p] = self.step;
+                    self.gained.push(p as u32);
+                }
+            } else {
+                *slot -= c;
             }
         }
     }
@@ -452,6 +449,7 @@ impl Parity<'_> {
         let mut chosen: Vec<u32> = Vec::new();
         let mut new_counts: Vec<u64> = Vec::new();
         let mut recent = std::collections::VecDeque::with_capacity(self.rule.window);
+        self.gained.clear(); // (every pair gets its entry here)
         for p in 0..self.pair_sides.len() as u32 {
             self.push_pair(p);
         }
@@ -533,7 +531,6 @@ impl Parity<'_> {
                 let new = self.encode(&self.initial[w]);
                 self.add_word(w, &word, -1);
                 self.add_word(w, &new, 1);
-                self.push_pairs(&new);
                 word = new;
             } else {
                 self.merge_in_place(w, &mut word, a, b, result);
@@ -585,40 +582,14 @@ impl Parity<'_> {
         }
         word.truncate(j);
         let langs = self.langs;
-        let trains = w < self.train_entries;
-        if !trains {
+        if w >= self.train_entries {
             // (a training entry has no development count: its row is not read)
             for l in 0..langs {
                 self.dev_tokens[l] -= sites * self.dev[w * langs + l];
             }
         }
         for &(x, y, sign) in &delta {
-            if x == UNK || y == UNK {
-                continue;
-            }
-            let p = self.pair_of(x, y) as usize;
-            if sign > 0 {
-                self.post(p, w as u32);
-            }
-            if !trains {
-                continue;
-            }
-            for l in 0..langs {
-                let c = self.train[w * langs + l];
-                if c == 0 {
-                    continue;
-                }
-                let slot = &mut self.counts[p * langs + l];
-                if sign > 0 {
-                    *slot += c;
-                    if self.touched[p] != self.step {
-                        self.touched[p] = self.step;
-                        self.gained.push(p as u32);
-                    }
-                } else {
-                    *slot -= c;
-                }
-            }
+            self.count_pair(w, x, y, sign);
         }
         self.delta = delta;
     }

@@ -218,30 +218,39 @@ fn train_guarded<'py>(
         apply_constraints(py, &mut settings, given)?;
     }
     let unk_piece = unk_piece.unwrap_or_else(|| "\u{fffd}".into());
+    let result = reporting(py, progress, cancel, |reporter| run_training(source, &settings, reporter))?;
+    let out = engine(py, result)?;
+    output_dict(py, out, unk_piece)
+}
+
+/// Run `body` without the GIL, with a reporter that calls `progress` (taking the GIL for
+/// each report) and watches `cancel`. An exception raised by `progress` is the error.
+pub(super) fn reporting<T: Send>(
+    py: Python<'_>,
+    progress: Option<Py<PyAny>>,
+    cancel: Option<Py<CancelFlag>>,
+    body: impl FnOnce(&mut Reporter) -> crate::error::Result<T> + Send,
+) -> PyResult<crate::error::Result<T>> {
     let flag: Option<Arc<AtomicBool>> = cancel.map(|c| c.get().0.clone());
     let callback_error: Mutex<Option<PyErr>> = Mutex::new(None);
     let result = py.detach(|| {
         let mut call = |p: &Progress| -> bool {
             let Some(cb) = progress.as_ref() else { return true };
-            Python::attach(|py| {
-                let outcome = progress_dict(py, p).and_then(|d| cb.call1(py, (d,)));
-                match outcome {
-                    Ok(_) => true,
-                    Err(e) => {
-                        *callback_error.lock().unwrap_or_else(|p| p.into_inner()) = Some(e);
-                        false
-                    }
+            Python::attach(|py| match progress_dict(py, p).and_then(|d| cb.call1(py, (d,))) {
+                Ok(_) => true,
+                Err(e) => {
+                    *callback_error.lock().unwrap_or_else(|p| p.into_inner()) = Some(e);
+                    false
                 }
             })
         };
         let mut reporter = Reporter::new(Some(&mut call), flag.as_deref());
-        run_training(source, &settings, &mut reporter)
+        body(&mut reporter)
     });
     if let Some(err) = callback_error.into_inner().unwrap_or_else(|p| p.into_inner()) {
         return Err(err); // the callback raised: propagate its exception
     }
-    let out = engine(py, result)?;
-    output_dict(py, out, unk_piece)
+    Ok(result)
 }
 
 /// `train`'s result as the dict it returns.
@@ -305,25 +314,9 @@ pub(super) fn train_parity<'py>(
         let unk_piece = unk_piece.unwrap_or_else(|| "\u{fffd}".into());
         let measure = engine(py, crate::options::ParityMeasure::parse(&measure))?;
         let rule = crate::parity::ParityRule { measure, window };
-        let flag: Option<Arc<AtomicBool>> = cancel.map(|c| c.get().0.clone());
-        let callback_error: Mutex<Option<PyErr>> = Mutex::new(None);
-        let result = py.detach(|| {
-            let mut call = |p: &Progress| -> bool {
-                let Some(cb) = progress.as_ref() else { return true };
-                Python::attach(|py| match progress_dict(py, p).and_then(|d| cb.call1(py, (d,))) {
-                    Ok(_) => true,
-                    Err(e) => {
-                        *callback_error.lock().unwrap_or_else(|p| p.into_inner()) = Some(e);
-                        false
-                    }
-                })
-            };
-            let mut reporter = Reporter::new(Some(&mut call), flag.as_deref());
-            run_parity_training(tables, &settings, &dev, rule, &mut reporter)
-        });
-        if let Some(err) = callback_error.into_inner().unwrap_or_else(|p| p.into_inner()) {
-            return Err(err);
-        }
+        let result = reporting(py, progress, cancel, |reporter| {
+            run_parity_training(tables, &settings, &dev, rule, reporter)
+        })?;
         let (out, trace) = engine(py, result)?;
         let d = output_dict(py, out, unk_piece)?;
         d.set_item("chosen", trace.chosen)?;
