@@ -69,7 +69,7 @@ def _read_lines(path: str) -> list[str]:
     return lines
 
 
-def _entries(entries: Sequence[str]) -> list[tuple[str, str]]:
+def dev_files(entries: Sequence[str]) -> list[tuple[str, str]]:
     """(code, path) per development file: ``CODE=PATH``, or a folder whose files are named
     by language, or a single file named by its language."""
     out: list[tuple[str, str]] = []
@@ -101,7 +101,7 @@ def load_dev_set(entries: Sequence[str], *, documents: bool = False) -> DevSet:
         return _load_tsv(entries[0])
     texts: dict[str, tuple[str, ...]] = {}
     files: dict[str, str] = {}
-    for code, path in _entries(entries):
+    for code, path in dev_files(entries):
         if code in texts:
             raise ConfigError(f"{path}: a second development file for {code!r} "
                               f"(the first is {files[code]})")

@@ -12,6 +12,8 @@ from bpe_desktop.ui.training.corpus_list import LANGUAGE_COLUMN, SHARE_COLUMN, W
 from bpe_desktop.ui.training.panel import TrainingPanel
 from tests.shared_data import DATA_DIR, corpus_path
 
+pytest_plugins = ["tests.ui.window_fixtures"]
+
 FILES = [str(corpus_path(name)) for name in ("ud_english.txt", "ud_german.txt",
                                              "ud_russian.txt")]
 DEV = {"en": DATA_DIR / "udhr" / "eng.txt", "de": DATA_DIR / "udhr" / "deu.txt",
@@ -99,3 +101,18 @@ def test_a_plain_run_hides_the_language_plot(panel, qtbot):
     assert blocker.args[0].languages is None
     assert panel.language_plot.isHidden()
     assert rows(panel)[0].text(SHARE_COLUMN) == ""
+
+
+def test_after_parity_training_evaluate_has_the_development_set(window, qtbot):
+    from bpe_desktop.core.multilingual import train_multilingual
+
+    dev = tuple(f"{c}={p}" for c, p in DEV.items())
+    config = TrainConfig(merges=40, lang=tuple(f"{c}={p}" for c, p in
+                                               zip(("en", "de", "ru"), FILES)),
+                         parity_dev=dev, parity_dev_documents=True)
+    result = train_multilingual(config)
+    window.training.trained.emit(result)
+    evaluate = window.evaluate
+    assert evaluate.parallel_files.paths() == [str(p) for p in DEV.values()]
+    assert evaluate.parity_mode_combo.currentText() == "document"
+    assert evaluate.request().parallel_files == [str(p) for p in DEV.values()]
