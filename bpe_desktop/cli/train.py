@@ -142,7 +142,8 @@ def _languages_run(args: argparse.Namespace, config):
     _check_output(args.output, [path for paths in files.values() for path in paths])
 
     def work(on_progress, cancel):
-        return train_multilingual(config, on_progress=on_progress, cancel=cancel)
+        return train_multilingual(config, on_progress=on_progress, cancel=cancel,
+                                  word_counts=args.word_counts)
 
     return f"{len(files)} languages ({', '.join(files)})", work
 

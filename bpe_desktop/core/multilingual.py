@@ -81,13 +81,16 @@ class CountedLanguages:
 
 
 def count_languages(config: TrainConfig, *, cancel: CancelToken | None = None,
-                    on_progress: Callable[[Progress], None] | None = None) -> CountedLanguages:
-    """Count each ``config.lang`` language's file or folder with the run's text rules."""
+                    on_progress: Callable[[Progress], None] | None = None,
+                    word_counts: bool = False) -> CountedLanguages:
+    """Count each ``config.lang`` language's files or folders with the run's text rules
+    (``word_counts``: they are word-count tables, summed per language)."""
     files = language_paths(config)
     tables = []
     for paths in files.values():
-        source = {"kind": "files", "paths": expand_inputs(paths), "format": "text",
-                  "errors": "strict"}
+        source = {"kind": "files", "format": "word-counts" if word_counts else "text",
+                  "paths": [os.fspath(p) for p in paths] if word_counts
+                  else expand_inputs(paths), "errors": "strict"}
         if on_progress is not None:
             on_progress(Progress("reading", 0, 0, 0, 0, None, None, None, 0.0))
         table = engine_count(source, config, cancel=cancel)
@@ -168,12 +171,15 @@ def train_multilingual(
     *,
     on_progress: Callable[[Progress], None] | None = None,
     cancel: CancelToken | None = None,
+    word_counts: bool = False,
 ) -> TrainResult:
     """Train on ``config.lang`` (balanced by ``weight`` or ``temperature``), parity-aware
-    when ``config.parity_dev`` names a development set. Raises ConfigError / CorpusError
+    when ``config.parity_dev`` names a development set; ``word_counts``: the languages'
+    files are word-count tables (``bpe-desktop count``). Raises ConfigError / CorpusError
     naming the file for bad input; nothing is half-made on failure."""
     dev = check_inputs(config)
-    counted = count_languages(config, cancel=cancel, on_progress=on_progress)
+    counted = count_languages(config, cancel=cancel, on_progress=on_progress,
+                              word_counts=word_counts)
     factors = balance_factors(counted.totals, balanced_shares(config, counted))
     if dev is not None:
         tables = balanced_tables(counted, factors)

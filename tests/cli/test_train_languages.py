@@ -93,3 +93,22 @@ def test_files_and_languages_together_are_refused(capsys, tmp_path):
     status, _, err = run(capsys, "train", UD["en"], *lang_args(), "-o", tmp_path / "m.json")
     assert status != 0
     assert_one_error_line(err, "either as files or as --lang")
+
+
+@pytest.mark.parametrize("preset", ["sennrich", "gpt2"])
+def test_word_count_tables_per_language_train_as_their_texts(capsys, tmp_path, preset):
+    tables = []
+    for code, path in UD.items():
+        table = tmp_path / f"{code}.tsv"
+        assert run(capsys, "count", path, "-o", table, "--preset", preset)[0] == 0
+        tables += ["--lang", f"{code}={table}"]
+    dev = [f"{code}={path}" for code, path in UDHR.items()]
+    common = ["--preset", preset, "--merges", "150", "--parity-dev", *dev,
+              "--parity-dev-documents"]
+    status, _, err = run(capsys, "train", "--word-counts", *tables, *common,
+                         "-o", tmp_path / "tables.json")
+    assert status == 0, err
+    status, _, err = run(capsys, "train", *lang_args(), *common, "-o", tmp_path / "text.json")
+    assert status == 0, err
+    assert load_model(tmp_path / "tables.json").merges == \
+        load_model(tmp_path / "text.json").merges

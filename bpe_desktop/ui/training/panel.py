@@ -592,7 +592,8 @@ def _training_job(corpus: Corpus, config: TrainConfig):
                 pending.clear()
 
         if config.lang:  # the files' languages say what to read
-            result = train_multilingual(config, on_progress=on_progress, cancel=cancel)
+            result = train_multilingual(config, on_progress=on_progress, cancel=cancel,
+                                        word_counts=corpus.file_format == "word-counts")
         else:
             result = train(corpus, config, on_progress=on_progress, cancel=cancel,
                            on_segmenter=report)
