@@ -178,6 +178,13 @@ def language_files(config) -> dict[str, str]:
     return {code: ", ".join(paths) for code, paths in language_paths(config).items()}
 
 
+def needs_languages(config) -> bool:
+    """Whether the languages change anything: several of them, or balancing, or a
+    development set (one language alone trains as its files)."""
+    return bool(len(language_paths(config)) > 1 or config.weight or config.temperature
+                or config.parity_dev)
+
+
 def check_languages(config) -> None:
     """The multilingual options agree with each other (files are checked when read)."""
     for name in LANGUAGE_LIST_OPTIONS:

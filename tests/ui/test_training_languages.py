@@ -92,13 +92,15 @@ def test_parity_aware_training_shows_shares_and_per_language_curves(panel, qtbot
     assert "en: share" in panel.log_view.toPlainText()
 
 
-def test_a_plain_run_hides_the_language_plot(panel, qtbot):
+@pytest.mark.parametrize("label", ["", "en"])  # one language alone trains as its files
+def test_a_plain_run_hides_the_language_plot(panel, qtbot, label):
     panel.corpus.add_paths(FILES[:1])
-    rows(panel)[0].setText(LANGUAGE_COLUMN, "")
+    rows(panel)[0].setText(LANGUAGE_COLUMN, label)
     panel.options.set_config(TrainConfig(merges=50))
     with qtbot.waitSignal(panel.trained, timeout=60_000) as blocker:
         assert panel.start()
     assert blocker.args[0].languages is None
+    assert blocker.args[0].model.corpus.files[0].path == FILES[0]
     assert panel.language_plot.isHidden()
     assert rows(panel)[0].text(SHARE_COLUMN) == ""
 

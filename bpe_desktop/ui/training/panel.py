@@ -33,6 +33,7 @@ from bpe_desktop.core import (
 from bpe_desktop.core.eta import StageEta, stage_eta
 from bpe_desktop.core.formatting import describe_config, format_bytes, format_seconds
 from bpe_desktop.core.memory import MemoryEstimate, estimate_training_memory
+from bpe_desktop.core.languages import needs_languages
 from bpe_desktop.core.morfessor_source import SegmenterProgress
 from bpe_desktop.core.multilingual import describe_languages, train_multilingual
 from bpe_desktop.core.training import REPLACEABLE_REASONS
@@ -283,6 +284,8 @@ class TrainingPanel(QWidget):
         try:
             lang, weight = self.corpus.language_entries()
             config = self.options.config(lang=lang, weight=weight)
+            if not needs_languages(config):  # one labelled language: its files as usual
+                config = config.replace(lang=(), weight=())
             corpus = Corpus.from_files(paths, word_counts=self.options.word_counts.isChecked(),
                                        errors=self.options.errors.currentData())
         except BpeError as exc:
