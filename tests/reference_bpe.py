@@ -43,6 +43,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Iterable, Mapping, Sequence
 
 EOW = "</w>"
@@ -179,6 +180,16 @@ def initial_symbols(
     return syms
 
 
+def best_pair(pairs: dict[Pair, int], ties: str, ids: Mapping[str, int]) -> Pair:
+    """The most frequent pair, ties broken by the rule ``ties`` (``pairs`` filled in scan
+    order; ``ids`` numbers the tokens for ``codepoint``)."""
+    if ties == "first-seen":
+        return max(pairs, key=pairs.get)
+    if ties == "lexicographic":
+        return max(pairs, key=lambda p: (pairs[p], p))
+    return min(pairs, key=lambda p: (-pairs[p], ids[p[0]], ids[p[1]]))
+
+
 @dataclass
 class RefResult:
     alphabet: list[str]
@@ -256,12 +267,7 @@ def train(
                 pairs[(a, b)] = pairs.get((a, b), 0) + count
         if not pairs:
             break
-        if ties == "first-seen":
-            best = max(pairs, key=pairs.get)
-        elif ties == "lexicographic":
-            best = max(pairs, key=lambda p: (pairs[p], p))
-        else:
-            best = min(pairs, key=lambda p: (-pairs[p], ids[p[0]], ids[p[1]]))
+        best = best_pair(pairs, ties, ids)
         if pairs[best] < min_frequency:
             break
 
@@ -305,3 +311,111 @@ def train_with_config(words: Iterable[tuple[str, int]], config) -> RefResult:
         initial_alphabet=config.initial_alphabet,
         specials=[t.piece for t in config.special_tokens],
     )
+
+
+def train_parity(
+    languages: Sequence[Sequence[tuple[str, int]]],
+    dev: Sequence[Sequence[tuple[str, int]]],
+    *,
+    boundary: str = "eow-symbol",
+    ties: str = "first-seen",
+    min_frequency: int = 2,
+    merges: int | None = None,
+    vocab_size: int | None = None,
+    specials: Sequence[str] = (UNK,),
+    unk: str = UNK,
+    measure: str = "tokens",
+    window: int = 0,
+) -> tuple[RefResult, list[int]]:
+    """Parity-aware BPE (Foroutan et al. 2025) with the rules of :func:`train`.
+
+    ``languages[l]``: language ``l``'s (word, count) table; ``dev[l]``: its development
+    words. The training table is the languages' words in first-seen order (languages in
+    order), a word's count the sum over the languages. Before each merge the languages are
+    ordered by development tokens (``measure="tokens-per-character"``: per character),
+    highest first (ties: the language given first; one without development characters
+    never chooses); with a ``window`` of W, a language that chose more than 2W/L of the
+    last W merges (L languages) is left out; the first that has a pair
+    counting at least ``min_frequency`` in its own words (counted as :func:`train` counts,
+    over the words it has, in table order, so ties follow the same rules) chooses it. The
+    merge is applied to every word and every development word. The recorded count is the
+    pair's count over all languages. Returns the result and, per merge, the choosing
+    language.
+    """
+    if ties not in TIES:
+        raise ValueError(f"unknown tie rule {ties!r}")
+    n = len(languages)
+    rows: dict[str, list[int]] = {}
+    for l, table in enumerate(languages):
+        for word, count in table:
+            rows.setdefault(word, [0] * n)[l] += count
+    items = [(list(w), sum(r)) for w, r in rows.items()]
+    per_lang = list(rows.values())
+    initial = [initial_symbols(chars, boundary) for chars, _ in items]
+    alphabet = sorted({s for seg in initial for s in seg})
+    ids = {s: i for i, s in enumerate(alphabet)}
+    known = set(alphabet)
+    dev_initial = [[s if s in known else unk for s in initial_symbols(list(w), boundary)]
+                   for table in dev for w, _ in table]
+    dev_rows = [(l, c, len(w)) for l, table in enumerate(dev) for w, c in table]
+    chars = [sum(c * k for l2, c, k in dev_rows if l2 == l) for l in range(n)]
+    segs = [list(s) for s in initial]
+    dev_segs = [list(s) for s in dev_initial]
+    special_pieces = set(specials)
+    learned: list[tuple[str, str, int]] = []
+    chosen: list[int] = []
+    ranks: dict[Pair, int] = {}
+
+    def pairs_of(l: int) -> dict[Pair, int]:
+        pairs: dict[Pair, int] = {}
+        for seg, row in zip(segs, per_lang):
+            if not row[l]:
+                continue
+            for a, b in zip(seg, seg[1:]):
+                if a == unk or b == unk or a + b in special_pieces:
+                    continue
+                pairs[(a, b)] = pairs.get((a, b), 0) + row[l]
+        return pairs
+
+    while True:
+        if merges is not None and len(learned) >= merges:
+            break
+        if vocab_size is not None and len(specials) + len(ids) >= vocab_size:
+            break
+        tokens = [sum(c * len(dev_segs[i]) for i, (l2, c, _) in enumerate(dev_rows) if l2 == l)
+                  for l in range(n)]
+        order = sorted((l for l in range(n) if chars[l]),
+                       key=lambda l: (-Fraction(tokens[l], chars[l] if measure != "tokens"
+                                                else 1), l))
+        if window:
+            recent = chosen[-window:]
+            order = [l for l in order if recent.count(l) * n <= 2 * window]
+        pick = None
+        for l in order:
+            pairs = pairs_of(l)
+            if not pairs:
+                continue
+            best = best_pair(pairs, ties, ids)
+            if pairs[best] >= min_frequency:
+                pick = l, best
+                break
+        if pick is None:
+            break
+        lang, best = pick
+        total = sum(pairs_of(l).get(best, 0) for l in range(n))
+        result = best[0] + best[1]
+        duplicate = result in ids
+        if not duplicate:
+            ids[result] = len(ids)
+        learned.append((best[0], best[1], total))
+        chosen.append(lang)
+        ranks.setdefault(best, len(learned) - 1)
+        for group, starts in ((segs, initial), (dev_segs, dev_initial)):
+            for i, seg in enumerate(group):
+                merged = merge_pair(seg, best)
+                if len(merged) != len(seg):
+                    group[i] = encode_word(starts[i], ranks) if duplicate else merged
+
+    words = [("".join(c), k, seg) for (c, k), seg in zip(items, segs)]
+    return RefResult(alphabet=alphabet, merges=learned, words=words, tokens=list(ids),
+                     initial=initial), chosen

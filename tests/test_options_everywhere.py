@@ -36,13 +36,25 @@ UNUSUAL = TrainConfig(
     separator="ŋ", morfessor=True, morfessor_annotations=("a.tsv",), morfessor_keep_frequent=9,
     knockout=("k.tsv",),
     knockout_rounds=3,
+    lang=("fi=ud_finnish.txt", "tr=ud_turkish.txt", "fi=more_finnish/"),
+    weight=("fi=1", "tr=2.5"),
+    parity_dev=("fi=dev.fi", "tr=dev.tr"),
+    parity_dev_documents=True,
+    parity_measure="tokens-per-character",
+    parity_window=100,
 )
+#: Temperature sampling is the alternative to weights.
+SAMPLED = UNUSUAL.replace(weight=(), temperature=3.0)
+#: Options the Training panel takes from its corpus list's columns, not from the form.
+CORPUS_LIST_FIELDS = [name for name, spec in option_specs(TrainConfig).items()
+                      if spec.group == "corpus"]
 
 
 def test_the_unusual_config_differs_in_every_field_but_the_other_stop():
     default = TrainConfig()
     same = [n for n in FIELDS if getattr(UNUSUAL, n) == getattr(default, n)]
-    assert same == ["merges"]  # vocab_size and merges are alternatives
+    assert same == ["merges", "temperature"]  # alternatives to vocab_size and weight
+    assert SAMPLED.temperature != default.temperature
 
 
 def test_every_field_is_declared_with_label_and_help():
@@ -66,12 +78,13 @@ def test_value_lists_are_the_engines():
     assert specs["threads"].maximum == _native.engine().MAX_THREADS
 
 
-@pytest.mark.parametrize("config", [UNUSUAL, UNUSUAL.replace(vocab_size=None, merges=55)])
+@pytest.mark.parametrize("config", [UNUSUAL, UNUSUAL.replace(vocab_size=None, merges=55),
+                                    SAMPLED])
 def test_every_field_is_reachable_from_the_command_line(config):
     args = ["train", "corpus.txt", "-o", "m.json"]
     for name in FIELDS:
         value = getattr(config, name)
-        if value is None:
+        if value is None or value == ():
             continue
         if name == "special_tokens":
             for token in value:
@@ -98,10 +111,11 @@ def test_every_field_is_reachable_from_the_form(qtbot):
 
     form = TrainingOptions()
     qtbot.addWidget(form)
-    for config in (UNUSUAL, UNUSUAL.replace(vocab_size=None, merges=55)):
+    for config in (UNUSUAL, UNUSUAL.replace(vocab_size=None, merges=55), SAMPLED):
         form.set_config(config)
-        assert form.config() == config
-    assert sorted([*STOP_FIELDS, *form._editors]) == sorted(FIELDS)
+        assert form.config(lang=config.lang, weight=config.weight) == config
+    assert CORPUS_LIST_FIELDS == ["lang", "weight"]  # tests/ui/test_training_languages.py
+    assert sorted([*STOP_FIELDS, *form._editors, *CORPUS_LIST_FIELDS]) == sorted(FIELDS)
 
 
 def test_every_field_is_saved_in_the_model_file(tmp_path):

@@ -51,9 +51,12 @@ def _fraction(spec: OptionSpec) -> Callable[[str], float]:
             value = float(text)
         except ValueError:
             raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+        if spec.zero_means and value == 0.0:
+            return value  # 0 has a meaning of its own ("languages as they are")
         if not 0.0 < value <= spec.maximum:
+            zero = f" (or 0: {spec.zero_means})" if spec.zero_means else ""
             raise argparse.ArgumentTypeError(
-                f"must be more than 0 and at most {spec.maximum:g}; got {text}")
+                f"must be more than 0 and at most {spec.maximum:g}{zero}; got {text}")
         return value
 
     parse.__name__ = "number"

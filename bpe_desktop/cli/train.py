@@ -13,10 +13,10 @@ from bpe_desktop.cli._common import (
     PROG,
     CliError,
     _check_output,
-    _report_stream,
-    _without_empty,
     _fail,
     _in_worker,
+    _report_stream,
+    _without_empty,
 )
 from bpe_desktop.cli.options import add_train_options, config_from_args
 from bpe_desktop.cli.progress import ProgressBar
@@ -32,7 +32,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         description="Learn a BPE model from text files (plain or .gz) and save it as JSON. "
         "A --preset sets defaults; options given explicitly override them.",
     )
-    p.add_argument("files", nargs="+", metavar="FILE", help="corpus files (UTF-8, may be .gz)")
+    p.add_argument("files", nargs="*", metavar="FILE",
+                   help="corpus files (UTF-8, may be .gz); or give the languages with --lang")
     p.add_argument("-o", "--output", required=True, metavar="MODEL",
                    help="where to write the model (JSON; - for standard output)")
     p.add_argument("--word-counts", action="store_true",
@@ -51,12 +52,62 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_train(args: argparse.Namespace) -> int:
-    from bpe_desktop.core.training import CancelToken, Corpus, train
+    from bpe_desktop.core.training import CancelToken
 
     config = config_from_args(args)
     if args.save_segmentation and not config.morfessor:
         raise CliError("--save-segmentation needs --morfessor (it saves Morfessor's "
                        "segmentation)")
+    if config.lang:
+        what, work = _languages_run(args, config)
+    else:
+        what, work = _files_run(args, config)
+    if not args.quiet:
+        sys.stderr.write(f"{PROG}: training on {what}: {describe_config(config)}\n")
+        sys.stderr.flush()
+    progress = None if args.quiet else ProgressBar(sys.stderr)
+    cancel = CancelToken()
+    on_progress = progress
+    if os.environ.get(HOLD_FOR_CANCEL_ENV) == "1":
+        on_progress = _held_until_cancelled(progress, cancel)
+    started = time.perf_counter()
+    try:
+        result = _in_worker(lambda: work(on_progress, cancel), cancel)
+    except TrainingCancelled:
+        _fail("training cancelled; nothing was written")
+        return EXIT_INTERRUPTED
+    finally:
+        if progress:
+            progress.clear()
+    model = result.model  # type: ignore[attr-defined]
+    save_model(model, args.output)
+    if (run := recording(args)) is not None:
+        from bpe_desktop.core.project.metrics import training_metrics
+
+        run.set_model(model, path=args.output)
+        run.add_metrics(training_metrics(model, result.timings))  # type: ignore[attr-defined]
+    if args.save_segmentation:
+        from bpe_desktop.core.constraints import write_segmentation
+
+        write_segmentation(args.save_segmentation, sorted(result.segmentation.items()))
+    seconds = time.perf_counter() - started
+    if not args.quiet:
+        if result.languages is not None:  # type: ignore[attr-defined]
+            from bpe_desktop.core.multilingual import describe_languages
+
+            for line in describe_languages(result.languages):  # type: ignore[attr-defined]
+                print(line, file=_report_stream(args.output))
+        print(f"{len(model.merges):,} merges, vocabulary of {model.vocab_size:,} tokens, "
+              f"{seconds:.1f} s; saved {args.output}", file=_report_stream(args.output))
+    return EXIT_OK
+
+
+def _files_run(args: argparse.Namespace, config):
+    """Checks of a run on corpus files; (what it trains on, the work)."""
+    from bpe_desktop.core.training import Corpus, train
+
+    if not args.files:
+        raise CliError("no corpus files given (or --lang CODE=PATH per language)")
     for name in args.files:
         if not os.path.exists(name):
             raise CliError(f"{name}: no such file")
@@ -78,43 +129,33 @@ def cmd_train(args: argparse.Namespace) -> int:
         sys.stderr.flush()
     corpus = Corpus.from_files(args.files, word_counts=args.word_counts,
                                errors=args.encoding_errors)
-    if not args.quiet:
-        size = sum(os.path.getsize(name) for name in args.files)
-        sys.stderr.write(f"{PROG}: training on {len(args.files)} file(s), "
-                         f"{format_bytes(size)}: {describe_config(config)}\n")
-        sys.stderr.flush()
-    progress = None if args.quiet else ProgressBar(sys.stderr)
-    cancel = CancelToken()
-    on_progress = progress
-    if os.environ.get(HOLD_FOR_CANCEL_ENV) == "1":
-        on_progress = _held_until_cancelled(progress, cancel)
-    started = time.perf_counter()
-    try:
-        result = _in_worker(
-            lambda: train(corpus, config, on_progress=on_progress, cancel=cancel,
-                          on_segmenter=None if args.quiet else _segmenter_line), cancel)
-    except TrainingCancelled:
-        _fail("training cancelled; nothing was written")
-        return EXIT_INTERRUPTED
-    finally:
-        if progress:
-            progress.clear()
-    model = result.model  # type: ignore[attr-defined]
-    save_model(model, args.output)
-    if (run := recording(args)) is not None:
-        from bpe_desktop.core.project.metrics import training_metrics
+    size = sum(os.path.getsize(name) for name in args.files)
+    segmenter = None if args.quiet else _segmenter_line
 
-        run.set_model(model, path=args.output)
-        run.add_metrics(training_metrics(model, result.timings))  # type: ignore[attr-defined]
-    if args.save_segmentation:
-        from bpe_desktop.core.constraints import write_segmentation
+    def work(on_progress, cancel):
+        return train(corpus, config, on_progress=on_progress, cancel=cancel,
+                     on_segmenter=segmenter)
 
-        write_segmentation(args.save_segmentation, sorted(result.segmentation.items()))
-    seconds = time.perf_counter() - started
-    if not args.quiet:
-        print(f"{len(model.merges):,} merges, vocabulary of {model.vocab_size:,} tokens, "
-              f"{seconds:.1f} s; saved {args.output}", file=_report_stream(args.output))
-    return EXIT_OK
+    return f"{len(args.files)} file(s), {format_bytes(size)}", work
+
+
+def _languages_run(args: argparse.Namespace, config):
+    """Checks of a multilingual run (balanced, parity-aware with a development set)."""
+    from bpe_desktop.core.languages import language_paths
+    from bpe_desktop.core.multilingual import check_inputs, train_multilingual
+
+    if args.files:
+        raise CliError("give the corpus either as files or as --lang CODE=PATH per "
+                       "language, not both")
+    files = language_paths(config)
+    check_inputs(config)  # bad files and development sets before anything is printed
+    _check_output(args.output, [path for paths in files.values() for path in paths])
+
+    def work(on_progress, cancel):
+        return train_multilingual(config, on_progress=on_progress, cancel=cancel,
+                                  word_counts=args.word_counts)
+
+    return f"{len(files)} languages ({', '.join(files)})", work
 
 
 def _segmenter_line(p) -> None:

@@ -37,6 +37,7 @@ from typing import Any, Mapping
 from bpe_desktop.core.constraints import FILE_LIST_OPTIONS
 from bpe_desktop.core.constraints import check_config as check_constraints
 from bpe_desktop.core.errors import ConfigError
+from bpe_desktop.core.languages import LANGUAGE_LIST_OPTIONS, check_languages
 from bpe_desktop.core.options import (
     MAX_COUNT,
     MAX_THREADS,
@@ -47,9 +48,12 @@ from bpe_desktop.core.options import (
     option_specs,
 )
 
+#: Options holding lists of strings (files, CODE=VALUE entries).
+LIST_OPTIONS = FILE_LIST_OPTIONS + LANGUAGE_LIST_OPTIONS
 PRETOKENIZERS = OPTION_VALUES["pretokenizer"]
 BOUNDARIES = OPTION_VALUES["boundary"]
 TIE_BREAKS = OPTION_VALUES["ties"]
+PARITY_MEASURES = OPTION_VALUES["parity_measure"]
 NORMALIZATIONS = OPTION_VALUES["normalize"]
 SPECIAL_ROLES = OPTION_VALUES["role"]
 #: Pre-tokenizers whose words carry their own space marker (Ġ, ▁) and so allow one
@@ -278,6 +282,52 @@ class TrainConfig:
         5, label="Knockout &rounds:", group="constraints", minimum=1, maximum=100,
         metavar="N",
         help="The most trainings BPE-knockout runs after the first one.")
+    lang: tuple[str, ...] = option(
+        (), label="&Languages:", group="corpus", metavar="CODE=PATH",
+        placeholder="fi=ud_finnish.txt; tr=ud_turkish.txt",
+        help="A multilingual corpus: each language's corpus file or folder as CODE=PATH "
+             "(repeat per language), instead of plain corpus files. Languages are the unit "
+             "of balancing and of parity-aware training; alone, they train as the "
+             "concatenation of the files.")
+    weight: tuple[str, ...] = option(
+        (), label="Language &weights:", group="corpus", metavar="CODE=W",
+        placeholder="fi=1; tr=2",
+        help="Balance the languages to these relative shares of the running words "
+             "(CODE=W for every language, W more than 0): each language's word counts are "
+             "scaled exactly, rounded half up (Help ▸ Training options).")
+    temperature: float = option(
+        0.0, label="Sampling &temperature:", group="languages", minimum=0.0, maximum=100.0,
+        metavar="T", zero_means="languages as they are",
+        help="Temperature sampling of the languages (XLM, mBERT): shares proportional to "
+             "n^(1/T) of each language's running words n. 1 keeps the corpus as it is; "
+             "larger values move towards equal shares. 0: no sampling.")
+    parity_dev: tuple[str, ...] = option(
+        (), label="&Parity development set:", group="languages", metavar="CODE=PATH",
+        placeholder="en=dev.en; de=dev.de (or a folder, or one .tsv)",
+        help="Parity-aware BPE (Foroutan et al. 2025): a parallel development text per "
+             "language (CODE=PATH, a folder of files named by language, or one TSV with a "
+             "column per language). Each merge is chosen by the language whose development "
+             "text is then worst compressed (most tokens per character).")
+    parity_measure: str = option(
+        "tokens", label="Parity &measure:", group="languages",
+        choices=choices_of("parity_measure", {
+            "tokens": "Development tokens (the texts are parallel)",
+            "tokens-per-character": "Development tokens per character",
+        }),
+        help="How the languages' development texts are compared to find the worst "
+             "compressed: their token counts (they say the same, as the paper's own code "
+             "compares them), or tokens per character of each text.")
+    parity_window: int = option(
+        0, label="Parity moving &window:", group="languages", minimum=0, maximum=1_000_000,
+        metavar="N", zero_means="no window",
+        help="The moving-window variant of parity-aware BPE: a language that chose more "
+             "than 2N/L of the last N merges (L languages) is passed over for the next "
+             "worst. 0: the plain variant.")
+    parity_dev_documents: bool = option(
+        False, label="Development files are whole parallel &documents", group="languages",
+        help="The development files are translations of the same document whose lines do "
+             "not correspond (UDHR-style); otherwise they must be line-aligned (the same "
+             "number of lines).")
 
     def __post_init__(self) -> None:
         for name, spec in option_specs(TrainConfig).items():
@@ -310,13 +360,14 @@ class TrainConfig:
                 "the gpt2 pre-tokenizer keeps each word's leading space (as Ġ) inside the "
                 f"word: use boundary 'none', not {self.boundary!r}"
             )
-        for name in FILE_LIST_OPTIONS:
+        for name in LIST_OPTIONS:
             value = getattr(self, name)
             if isinstance(value, list):
                 object.__setattr__(self, name, tuple(value))
         specials = tuple(self.special_tokens)
         object.__setattr__(self, "special_tokens", specials)
         check_constraints(self)
+        check_languages(self)
         _check_specials(specials)
         if self.vocab_size is not None:
             for tok in specials:
@@ -357,7 +408,7 @@ class TrainConfig:
     def to_dict(self) -> dict[str, Any]:
         d = dataclasses.asdict(self)
         d["special_tokens"] = [dataclasses.asdict(t) for t in self.special_tokens]
-        for name in FILE_LIST_OPTIONS:
+        for name in LIST_OPTIONS:
             d[name] = list(d[name])
         return d
 

@@ -368,6 +368,10 @@ def _check_word(where: str, item: Any, seen_words: Mapping[str, int]) -> tuple[s
     return word, count
 
 
+#: Options that only go with languages (``lang``).
+LANGUAGE_DEPENDENT = ("weight", "temperature", "parity_dev", "parity_window")
+
+
 def _config(value: Any) -> TrainConfig:
     if not isinstance(value, dict):
         raise _Invalid("config", f"expected an object, found {_kind(value)}")
@@ -390,6 +394,8 @@ def _config(value: Any) -> TrainConfig:
             alone["boundary"] = BOUNDARY_OF_PRETOKENIZER[v]
         if key == "morfessor_annotations":
             alone["morfessor"] = True  # annotations only go with Morfessor
+        if key in LANGUAGE_DEPENDENT:
+            alone["lang"] = value.get("lang", ())  # checked alone before: it comes first
         try:
             TrainConfig(**alone)
         except ConfigError as exc:

@@ -146,6 +146,16 @@ class Progress:
     elapsed: float
     #: Counts of every merge since the previous report, in order (for live plots).
     new_counts: tuple[int, ...] = ()
+    #: Parity-aware training: each language's development-set tokens now, the languages'
+    #: codes and their development lines (else empty).
+    language_tokens: tuple[int, ...] = ()
+    languages: tuple[str, ...] = ()
+    language_lines: tuple[int, ...] = ()
+
+    def tokens_per_line(self) -> dict[str, float]:
+        """Each language's development tokens per line now (empty for other runs)."""
+        return {code: tokens / max(1, lines) for code, tokens, lines
+                in zip(self.languages, self.language_tokens, self.language_lines)}
 
     @property
     def fraction(self) -> float | None:
@@ -196,6 +206,9 @@ class TrainResult:
     _words: object = field(repr=False, compare=False)
     #: Morfessor's segmentation of the corpus words, when it ran (word -> morphs).
     segmentation: Mapping[str, tuple[str, ...]] = field(default_factory=dict, compare=False)
+    #: A multilingual run: each language's share and development-set tokens (see
+    #: :mod:`~bpe_desktop.core.multilingual`), else None.
+    languages: object = field(default=None, compare=False)
 
     @property
     def distinct_words(self) -> int:
@@ -241,7 +254,7 @@ def train(
     callback = None
     if on_progress is not None:
         def callback(raw: dict) -> None:
-            on_progress(_progress_from_engine(raw))
+            on_progress(progress_from_engine(raw))
     started = time.perf_counter()
     raw = _native.call(
         engine.train,
@@ -251,7 +264,12 @@ def train(
         cancel._flag if cancel is not None else None,
         None if constraints is None or constraints.empty else constraints.engine_dict(),
     )
-    total = time.perf_counter() - started
+    return result_from_engine(raw, corpus, config, time.perf_counter() - started)
+
+
+def result_from_engine(raw: dict, corpus: Corpus, config: TrainConfig,
+                       total: float) -> TrainResult:
+    """The TrainResult of an engine training's result dict."""
     # The engine hands large results over packed (it builds no Python objects while holding
     # the GIL); they are unpacked here in plain bytecode, which a GUI thread can interrupt.
     tokens = _unpack_strings(raw["tokens"], raw["token_ends"])
@@ -307,7 +325,7 @@ def _unpack_strings(text: bytes, ends: bytes) -> list[str]:
     return list(map(whole.__getitem__, map(slice, [0, *ends[:-1]], ends)))
 
 
-def _progress_from_engine(raw: dict) -> Progress:
+def progress_from_engine(raw: dict) -> Progress:
     pair = raw.get("pair")
     return Progress(
         stage=raw["stage"],
@@ -320,6 +338,7 @@ def _progress_from_engine(raw: dict) -> Progress:
         count=raw.get("count"),
         elapsed=raw["elapsed"],
         new_counts=tuple(raw.get("new_counts", ())),
+        language_tokens=tuple(raw.get("language_tokens", ())),
     )
 
 

@@ -12,6 +12,7 @@ pub mod gpt2;
 pub mod json;
 pub mod json_write;
 pub mod options;
+pub mod parity;
 pub mod pool;
 pub mod priority;
 pub mod progress;
@@ -132,6 +133,81 @@ pub fn run_training(source: Source, settings: &TrainSettings, reporter: &mut Rep
         count_seconds,
         merge_seconds: merging.elapsed().as_secs_f64(),
     })
+}
+
+/// [`run_training`] with the parity rule (see [`parity`]): `tables` holds each language's
+/// (balanced) word counts, trained as one table in first-seen order over the languages in
+/// order (a word's count the sum of its languages'); `dev` each language's development
+/// words with their counts.
+pub fn run_parity_training(
+    tables: Vec<Vec<(String, u64)>>,
+    settings: &TrainSettings,
+    dev: &[Vec<(String, u64)>],
+    rule: parity::ParityRule,
+    reporter: &mut Reporter,
+) -> Result<(TrainOutput, parity::ParityTrace)> {
+    settings.validate()?;
+    if !settings.constraints.segmentations.is_empty() || settings.constraints.separator.is_some() {
+        return Err(EngineError::Config("parity-aware training does not take word-internal boundaries".into()));
+    }
+    let langs = dev.len();
+    if tables.len() != langs {
+        return Err(EngineError::Config(format!("{} languages but {} development texts", tables.len(), langs)));
+    }
+    // The joint table, and each word's count per language.
+    let mut index: rustc_hash::FxHashMap<String, usize> = rustc_hash::FxHashMap::default();
+    let mut joint: Vec<(String, u64)> = Vec::new();
+    let mut rows: Vec<u64> = Vec::new();
+    for (l, table) in tables.into_iter().enumerate() {
+        for (word, count) in table {
+            let at = match index.get(&word) {
+                Some(&at) => at,
+                None => {
+                    index.insert(word.clone(), joint.len());
+                    joint.push((word, 0));
+                    rows.extend(std::iter::repeat_n(0, langs));
+                    joint.len() - 1
+                }
+            };
+            joint[at].1 = joint[at].1.saturating_add(count);
+            rows[at * langs + l] += count;
+        }
+    }
+    let pool = priority::worker_pool(settings.threads)?;
+    let started = Instant::now();
+    reporter.send(Progress::at(Stage::Reading))?;
+    let words = corpus::count_words(Source::WordCounts(joint), &settings.rules, &pool, reporter)?;
+    let files = words.files.clone();
+    let total_words: u128 = words.counts.iter().map(|&c| c as u128).sum();
+    let mut train_counts = Vec::with_capacity(words.len() * langs);
+    for w in words.words.iter() {
+        match index.get(w) {
+            Some(&at) => train_counts.extend_from_slice(&rows[at * langs..(at + 1) * langs]),
+            None => return Err(EngineError::Internal(format!("the word {w:?} changed in counting"))),
+        }
+    }
+    drop(index);
+    let symbolized = pool.install(|| {
+        symbols::symbolize(words, None, &settings.rules, settings.character_coverage, &settings.initial_alphabet, |alphabet| {
+            trainer::most_tokens(&settings.merge, alphabet)
+        })
+    });
+    reporter.check_cancel()?;
+    let dev_ids = dev.iter().map(|words| parity::symbolize_dev(words, &symbolized.alphabet, &settings.rules)).collect();
+    let count_seconds = started.elapsed().as_secs_f64();
+    let merging = Instant::now();
+    let (trained, trace) =
+        parity::train_parity(symbolized.alphabet, symbolized.table, train_counts, dev_ids, &settings.merge, rule, reporter)?;
+    let output = TrainOutput {
+        trained,
+        files,
+        total_words,
+        characters: symbolized.characters,
+        unknown_characters: symbolized.unknown_characters,
+        count_seconds,
+        merge_seconds: merging.elapsed().as_secs_f64(),
+    };
+    Ok((output, trace))
 }
 
 /// Hand free pages of every malloc arena back to the system. Counting allocates in the

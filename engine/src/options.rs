@@ -70,6 +70,13 @@ option_values! {
 }
 
 option_values! {
+    /// How parity-aware training compares the languages' development texts: their tokens
+    /// (the texts say the same, so their token counts are comparable), or tokens per
+    /// character.
+    pub enum ParityMeasure ("parity_measure") { Tokens => "tokens", TokensPerCharacter => "tokens-per-character" }
+}
+
+option_values! {
     /// What a special token is for.
     pub enum SpecialRole ("role") { Pad => "pad", Unk => "unk", Bos => "bos", Eos => "eos", User => "user" }
 }
@@ -92,6 +99,7 @@ pub fn all_option_values() -> Vec<(&'static str, &'static [&'static str])> {
         (PreTokenizer::OPTION, PreTokenizer::NAMES),
         (Boundary::OPTION, Boundary::NAMES),
         (Ties::OPTION, Ties::NAMES),
+        (ParityMeasure::OPTION, ParityMeasure::NAMES),
         (SpecialRole::OPTION, SpecialRole::NAMES),
         (Stage::OPTION, Stage::NAMES),
     ]

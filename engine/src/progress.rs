@@ -22,6 +22,8 @@ pub struct Progress {
     pub count: Option<u64>,
     pub elapsed: f64,
     pub new_counts: Vec<u64>,
+    /// Parity-aware training: each language's development tokens now (else empty).
+    pub language_tokens: Vec<u64>,
 }
 
 impl Progress {
@@ -38,6 +40,7 @@ impl Progress {
             count: None,
             elapsed: 0.0,
             new_counts: Vec::new(),
+            language_tokens: Vec::new(),
         }
     }
 }

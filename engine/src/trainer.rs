@@ -474,6 +474,7 @@ impl<'a, S: Sym> Trainer<'a, S> {
             count: last.map(|m| m.count),
             elapsed: 0.0,
             new_counts,
+            language_tokens: Vec::new(),
         }
     }
 

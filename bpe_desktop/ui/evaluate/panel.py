@@ -175,6 +175,13 @@ class EvaluatePanel(QWidget):
         self._update_enabled()
         self._set_status("" if model else "Train or open a model to evaluate it.")
 
+    def use_parallel_texts(self, paths: list[str], mode: str) -> None:
+        """Take these translations (a parity-aware run's development set) for the parity
+        chart, in ``mode`` ("document" or "lines")."""
+        self.parallel_files.clear()
+        self.parallel_files.add_paths(paths)
+        self.parity_mode_combo.setCurrentText(mode)
+
     def request(self) -> EvaluationRequest:
         """What the inputs ask for (gold files are parsed by the job)."""
         pasted = self.pasted_edit.toPlainText()

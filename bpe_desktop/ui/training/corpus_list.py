@@ -3,6 +3,11 @@
 Sizes are shown at once; line counts — or, for word-count tables, their distinct words
 and total count — are computed in a background job (a large compressed corpus can take
 seconds) and filled in as they arrive.
+
+A multilingual corpus labels each file with its language (guessed from the file or
+folder name, editable) and optionally a weight; files of one language are trained as one.
+After a multilingual run, each language's share of the running words before and after
+balancing is shown.
 """
 
 from __future__ import annotations
@@ -16,8 +21,9 @@ from PySide6.QtGui import QBrush, QColor, QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTreeWidget, QTreeWidgetItem
 
 from bpe_desktop.core.counting import count_lines, table_stats
-from bpe_desktop.core.errors import CorpusError
+from bpe_desktop.core.errors import ConfigError, CorpusError
 from bpe_desktop.core.formatting import format_bytes
+from bpe_desktop.core.languages import check_code, guess_language
 from bpe_desktop.ui.common.workers import JobRunner
 
 #: Role of a row's problem (why training would refuse the file), None when there is none.
@@ -52,8 +58,19 @@ def files_in(paths: list[str]) -> tuple[list[str], int]:
     return out, skipped
 
 
+#: Columns: file, size, lines, language, weight, share.
+LANGUAGE_COLUMN, WEIGHT_COLUMN, SHARE_COLUMN = 3, 4, 5
+EDITABLE_COLUMNS = (LANGUAGE_COLUMN, WEIGHT_COLUMN)
+
+
+def language_of(path: str) -> str:
+    """The language a file's name, or else its folder's name, names ("" if neither)."""
+    return guess_language(path) or guess_language(os.path.dirname(path))
+
+
 class CorpusList(QTreeWidget):
-    """File, size and line count of each corpus file; accepts dropped files and folders."""
+    """File, size, line count, language, weight and share of each corpus file; accepts
+    dropped files and folders."""
 
     changed = Signal()
     #: A status text for the log (e.g. "3 files added, 2 skipped").
@@ -64,7 +81,16 @@ class CorpusList(QTreeWidget):
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
         self._tables = False
-        self.setHeaderLabels(["File", "Size", "Lines"])
+        self.setHeaderLabels(["File", "Size", "Lines", "Language", "Weight", "Share"])
+        header_item = self.headerItem()
+        header_item.setToolTip(LANGUAGE_COLUMN, "The file's language (double-click to edit; "
+                               "empty: one corpus, not multilingual)")
+        header_item.setToolTip(WEIGHT_COLUMN, "The language's relative share after "
+                               "balancing (double-click to edit; empty: as it is)")
+        header_item.setToolTip(SHARE_COLUMN, "The language's share of the running words, "
+                               "before → after balancing (after a multilingual run)")
+        self.setEditTriggers(QAbstractItemView.EditTrigger.DoubleClicked
+                             | QAbstractItemView.EditTrigger.EditKeyPressed)
         self.setRootIsDecorated(False)
         self.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
         self.setAcceptDrops(True)
@@ -72,7 +98,8 @@ class CorpusList(QTreeWidget):
         header = self.header()
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         header.setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
-        header.setSectionResizeMode(2, QHeaderView.ResizeMode.ResizeToContents)
+        for column in range(2, SHARE_COLUMN + 1):
+            header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
         self.setToolTip("Text files to learn from (UTF-8, plain or .gz). Drop files or "
                         "folders here.")
         self._line_counter = JobRunner(self, min_interval=0.0)
@@ -169,8 +196,41 @@ class CorpusList(QTreeWidget):
     def shutdown(self) -> None:
         self._line_counter.shutdown()
 
+    # -- languages ------------------------------------------------------------------------
+
+    def language_entries(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """``lang`` and ``weight`` entries (CODE=PATH, CODE=W) from the labelled rows; both
+        empty when no row has a language. Raises ConfigError naming the file for a row
+        without a language among labelled ones, a bad code, or disagreeing weights."""
+        rows = [self.topLevelItem(i) for i in range(self.topLevelItemCount())]
+        labels = [item.text(LANGUAGE_COLUMN).strip() for item in rows]
+        if not any(labels):
+            return (), ()
+        langs: list[str] = []
+        weights: dict[str, str] = {}
+        for item, code in zip(rows, labels):
+            path = item.data(0, Qt.ItemDataRole.UserRole)
+            if not code:
+                raise ConfigError(f"{path}: give this file a language too (or clear every "
+                                  "language to train on one corpus)")
+            check_code(code, path)
+            langs.append(f"{code}={path}")
+            weight = item.text(WEIGHT_COLUMN).strip()
+            if weight and weights.setdefault(code, weight) != weight:
+                raise ConfigError(f"{path}: language {code!r} has the weights "
+                                  f"{weights[code]} and {weight}; give one")
+        return tuple(langs), tuple(f"{code}={w}" for code, w in weights.items())
+
+    def show_shares(self, codes, before, after) -> None:
+        """Each language's share before → after balancing, on its files' rows."""
+        shares = {code: f"{b:.1%} → {a:.1%}" for code, b, a in zip(codes, before, after)}
+        for i in range(self.topLevelItemCount()):
+            item = self.topLevelItem(i)
+            item.setText(SHARE_COLUMN, shares.get(item.text(LANGUAGE_COLUMN).strip(), ""))
+
     def _item(self, path: str) -> QTreeWidgetItem:
-        item = QTreeWidgetItem([os.path.basename(path), "", "…"])
+        item = QTreeWidgetItem([os.path.basename(path), "", "…", language_of(path), "", ""])
+        item.setFlags(item.flags() | Qt.ItemFlag.ItemIsEditable)
         item.setData(0, Qt.ItemDataRole.UserRole, path)
         item.setToolTip(0, path)
         try:
@@ -260,6 +320,14 @@ class CorpusList(QTreeWidget):
             item.setToolTip(0, f"{item.data(0, Qt.ItemDataRole.UserRole)}\n{problem[1]}")
         else:
             item.setToolTip(0, item.data(0, Qt.ItemDataRole.UserRole))
+
+    def edit(self, index, trigger=None, event=None):  # Qt override
+        """Only the language and weight columns are edited."""
+        if index.column() not in EDITABLE_COLUMNS:
+            return False
+        if trigger is None:
+            return super().edit(index)
+        return super().edit(index, trigger, event)
 
     # -- drag and drop --------------------------------------------------------------------
 

@@ -79,6 +79,7 @@ class _Editor:
 #: linguistic constraints, not the tool being imitated).
 KEPT_BY_PRESETS = ("run", "constraints")
 CONSTRAINTS_TITLE = "<b>Linguistic constraints</b>"
+LANGUAGES_TITLE = "<b>Languages</b>"
 
 
 def _file_list(spec: OptionSpec) -> _Editor:
@@ -210,6 +211,14 @@ class TrainingOptions(QWidget):
                 continue
             if spec.group == "run" and not hasattr(self, "word_counts"):
                 self._add_corpus_options(form)
+            if spec.group == "corpus":
+                continue  # languages and weights are the corpus list's columns
+            if spec.group == "languages" and not hasattr(self, "languages_title"):
+                self.languages_title = QLabel(LANGUAGES_TITLE)
+                self.languages_title.setToolTip(
+                    "Label the corpus files with their languages (the Language column) "
+                    "to balance them or to train parity-aware (Help ▸ Training options).")
+                form.addRow(self.languages_title)
             if spec.group == "constraints" and not hasattr(self, "constraints_title"):
                 self.constraints_title = QLabel(CONSTRAINTS_TITLE)
                 self.constraints_title.setToolTip(
@@ -257,9 +266,11 @@ class TrainingOptions(QWidget):
 
     # -- reading and writing the form -----------------------------------------------------
 
-    def config(self) -> TrainConfig:
-        """The options as a TrainConfig; raises ConfigError with a readable message."""
+    def config(self, **corpus_options) -> TrainConfig:
+        """The options as a TrainConfig, with the corpus list's ``corpus_options`` (its
+        languages and weights); raises ConfigError with a readable message."""
         values = {name: editor.get() for name, editor in self._editors.items()}
+        values.update(corpus_options)
         specials = values["special_tokens"]
         stop = self.stop.currentData()
         if stop == "vocab_size" and self.stop_value.value() <= len(specials):

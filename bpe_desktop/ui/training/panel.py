@@ -33,8 +33,10 @@ from bpe_desktop.core import (
 )
 from bpe_desktop.core.eta import StageEta, stage_eta
 from bpe_desktop.core.formatting import describe_config, format_bytes, format_seconds
+from bpe_desktop.core.languages import needs_languages
 from bpe_desktop.core.memory import MemoryEstimate, estimate_training_memory
 from bpe_desktop.core.morfessor_source import SegmenterProgress
+from bpe_desktop.core.multilingual import describe_languages, train_multilingual
 from bpe_desktop.core.text_files import skipped_message, without_empty_files
 from bpe_desktop.core.training import REPLACEABLE_REASONS
 from bpe_desktop.paths import resource_path
@@ -44,6 +46,7 @@ from bpe_desktop.ui.common.passes import StepsInPasses
 from bpe_desktop.ui.common.settings import Settings
 from bpe_desktop.ui.common.workers import JobError, JobRunner
 from bpe_desktop.ui.training.corpus_list import CorpusList
+from bpe_desktop.ui.training.language_plot import LanguageCurves
 from bpe_desktop.ui.training.options import TrainingOptions
 from bpe_desktop.ui.training.plot import MergeCountPlot
 from bpe_desktop.ui.training.segmentation import SegmentationDialog
@@ -201,6 +204,8 @@ class TrainingPanel(QWidget):
         run_row.addWidget(self.segmentation_button)
 
         self.plot = MergeCountPlot()
+        self.language_plot = LanguageCurves()  # shown for parity-aware runs
+        self.language_plot.hide()
         self.log_view = QPlainTextEdit()
         self.log_view.setReadOnly(True)
         self.log_view.setMaximumBlockCount(5000)
@@ -212,7 +217,10 @@ class TrainingPanel(QWidget):
         right_layout.setContentsMargins(0, 0, 0, 0)
         right_layout.addLayout(run_row)
         right_layout.addWidget(self.stage_label)
-        right_layout.addWidget(self.plot, 1)
+        plots = QHBoxLayout()
+        plots.addWidget(self.plot, 1)
+        plots.addWidget(self.language_plot, 1)
+        right_layout.addLayout(plots, 1)
         right = QSplitter(Qt.Orientation.Vertical)
         right.addWidget(right_top)
         right.addWidget(self.log_view)
@@ -306,7 +314,10 @@ class TrainingPanel(QWidget):
             dialogs.show_error(self, "Empty corpus", str(exc))
             return False
         try:
-            config = self.options.config()
+            lang, weight = self.corpus.language_entries()
+            config = self.options.config(lang=lang, weight=weight)
+            if not needs_languages(config):  # one labelled language: its files as usual
+                config = config.replace(lang=(), weight=())
             corpus = Corpus.from_files(kept, word_counts=self.options.word_counts.isChecked(),
                                        errors=self.options.errors.currentData())
         except BpeError as exc:
@@ -319,6 +330,8 @@ class TrainingPanel(QWidget):
         self._started_at = time.monotonic()
         self._run = (corpus, config)
         self.plot.clear_counts()  # its step axis is set with the first progress
+        self.language_plot.clear_curves()
+        self.language_plot.setVisible(bool(config.parity_dev))
         self.stage_label.setText("Estimating the memory needed…")
         self.progress_bar.setRange(0, 0)
         message = (f"Training on {len(paths)} file(s), "
@@ -394,6 +407,7 @@ class TrainingPanel(QWidget):
         if expected:
             self.plot.expect_merges(expected)
         self.plot.add_counts(update.new_counts)
+        self.language_plot.add_point(p.merges_done, p.tokens_per_line())
         fraction = p.fraction
         if fraction is None:
             self.progress_bar.setRange(0, 0)  # busy indicator
@@ -443,6 +457,11 @@ class TrainingPanel(QWidget):
                      "coverage and became the unknown token.")
         for line in constraint_log(result):
             self.log(line)
+        if result.languages is not None:
+            report = result.languages
+            self.corpus.show_shares(report.codes, report.shares(False), report.shares(True))
+            for line in describe_languages(report):
+                self.log(line)
         self.segmentation = dict(result.segmentation)
         self.segmentation_button.setEnabled(bool(self.segmentation))
         self.trained.emit(result)
@@ -627,9 +646,13 @@ def _training_job(corpus: Corpus, config: TrainConfig):
             if report(TrainingUpdate(p, tuple(pending))):
                 pending.clear()
 
-        # Morfessor's progress goes to the same bar, when it runs first.
-        segmenter = {"on_segmenter": report} if config.morfessor else {}
-        result = train(corpus, config, on_progress=on_progress, cancel=cancel, **segmenter)
+        if config.lang:  # the files' languages say what to read
+            result = train_multilingual(config, on_progress=on_progress, cancel=cancel,
+                                        word_counts=corpus.file_format == "word-counts")
+        else:
+            # Morfessor's progress goes to the same bar, when it runs first.
+            segmenter = {"on_segmenter": report} if config.morfessor else {}
+            result = train(corpus, config, on_progress=on_progress, cancel=cancel, **segmenter)
         result.model.piece_ids  # computed here, not on the GUI thread when it takes over
         if last and pending:
             report(TrainingUpdate(last[0], tuple(pending)), force=True)

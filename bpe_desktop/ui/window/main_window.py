@@ -10,6 +10,7 @@ from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import QLabel, QMainWindow, QMenu, QTabWidget, QWidget
 
 from bpe_desktop.core import BpeError, TrainResult
+from bpe_desktop.core.parity_dev import dev_files
 from bpe_desktop.ui.codec.panel import CodecPanel
 from bpe_desktop.ui.common import dialogs, theme
 from bpe_desktop.ui.common.icons import action_icon, panel_icon
@@ -340,6 +341,12 @@ class MainWindow(QMainWindow):
     @Slot(object)
     def _on_trained(self, result: TrainResult) -> None:
         self.document.set_trained(result)
+        config = result.model.config
+        if config.parity_dev and not config.parity_dev[0].lower().endswith(".tsv"):
+            # Evaluate's parity chart starts from the development set the run balanced
+            self.evaluate.use_parallel_texts(
+                [path for _, path in dev_files(config.parity_dev)],
+                "document" if config.parity_dev_documents else "lines")
 
     @Slot()
     def cancel_job(self) -> None:

@@ -2,16 +2,14 @@
 
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 use super::options::{parse_source, text_rules};
-use super::training::{progress_dict, CancelFlag};
+use super::training::{reporting, CancelFlag};
 use super::{config_error, engine, guard};
-use crate::error::EngineError;
-use crate::progress::{Progress, Reporter};
 
 /// Counted words in first-seen order (kept in Rust; written out in slices).
 #[pyclass(module = "bpe_desktop._engine", frozen)]
@@ -82,26 +80,10 @@ pub(super) fn count_words(
         if !(1..=crate::MAX_THREADS).contains(&threads) {
             return config_error(py, format!("threads must be from 1 to {}; got {threads}", crate::MAX_THREADS));
         }
-        let flag: Option<Arc<AtomicBool>> = cancel.map(|c| c.get().0.clone());
-        let callback_error: Mutex<Option<PyErr>> = Mutex::new(None);
-        let result = py.detach(|| {
-            let mut call = |p: &Progress| -> bool {
-                let Some(cb) = progress.as_ref() else { return true };
-                Python::attach(|py| match progress_dict(py, p).and_then(|d| cb.call1(py, (d,))) {
-                    Ok(_) => true,
-                    Err(e) => {
-                        *callback_error.lock().unwrap_or_else(|p| p.into_inner()) = Some(e);
-                        false
-                    }
-                })
-            };
-            let mut reporter = Reporter::new(Some(&mut call), flag.as_deref());
+        let result = reporting(py, progress, cancel, |reporter| {
             let pool = crate::priority::worker_pool(threads)?;
-            crate::corpus::count_words(source, &rules, &pool, &mut reporter)
-        });
-        if let Some(err) = callback_error.into_inner().unwrap_or_else(|p| p.into_inner()) {
-            return Err(err);
-        }
+            crate::corpus::count_words(source, &rules, &pool, reporter)
+        })?;
         Ok(WordCountTable(engine(py, result)?))
     })
 }

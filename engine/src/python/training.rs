@@ -17,7 +17,7 @@ use super::{engine, guard};
 use crate::progress::{Progress, Reporter};
 use crate::symbols::{AnyTable, UNK};
 use crate::with_table;
-use crate::run_training;
+use crate::{run_parity_training, run_training};
 
 /// A cancellation flag shared between Python threads and the engine.
 #[pyclass(module = "bpe_desktop._engine", frozen)]
@@ -182,6 +182,9 @@ pub(super) fn progress_dict<'py>(py: Python<'py>, p: &Progress) -> PyResult<Boun
     d.set_item("count", p.count)?;
     d.set_item("elapsed", p.elapsed)?;
     d.set_item("new_counts", PyList::new(py, &p.new_counts)?)?;
+    if !p.language_tokens.is_empty() {
+        d.set_item("language_tokens", PyList::new(py, &p.language_tokens)?)?;
+    }
     Ok(d)
 }
 
@@ -215,29 +218,43 @@ fn train_guarded<'py>(
         apply_constraints(py, &mut settings, given)?;
     }
     let unk_piece = unk_piece.unwrap_or_else(|| "\u{fffd}".into());
+    let result = reporting(py, progress, cancel, |reporter| run_training(source, &settings, reporter))?;
+    let out = engine(py, result)?;
+    output_dict(py, out, unk_piece)
+}
+
+/// Run `body` without the GIL, with a reporter that calls `progress` (taking the GIL for
+/// each report) and watches `cancel`. An exception raised by `progress` is the error.
+pub(super) fn reporting<T: Send>(
+    py: Python<'_>,
+    progress: Option<Py<PyAny>>,
+    cancel: Option<Py<CancelFlag>>,
+    body: impl FnOnce(&mut Reporter) -> crate::error::Result<T> + Send,
+) -> PyResult<crate::error::Result<T>> {
     let flag: Option<Arc<AtomicBool>> = cancel.map(|c| c.get().0.clone());
     let callback_error: Mutex<Option<PyErr>> = Mutex::new(None);
     let result = py.detach(|| {
         let mut call = |p: &Progress| -> bool {
             let Some(cb) = progress.as_ref() else { return true };
-            Python::attach(|py| {
-                let outcome = progress_dict(py, p).and_then(|d| cb.call1(py, (d,)));
-                match outcome {
-                    Ok(_) => true,
-                    Err(e) => {
-                        *callback_error.lock().unwrap_or_else(|p| p.into_inner()) = Some(e);
-                        false
-                    }
+            Python::attach(|py| match progress_dict(py, p).and_then(|d| cb.call1(py, (d,))) {
+                Ok(_) => true,
+                Err(e) => {
+                    *callback_error.lock().unwrap_or_else(|p| p.into_inner()) = Some(e);
+                    false
                 }
             })
         };
         let mut reporter = Reporter::new(Some(&mut call), flag.as_deref());
-        run_training(source, &settings, &mut reporter)
+        body(&mut reporter)
     });
     if let Some(err) = callback_error.into_inner().unwrap_or_else(|p| p.into_inner()) {
         return Err(err); // the callback raised: propagate its exception
     }
-    let out = engine(py, result)?;
+    Ok(result)
+}
+
+/// `train`'s result as the dict it returns.
+fn output_dict(py: Python<'_>, out: crate::TrainOutput, unk_piece: String) -> PyResult<Bound<'_, PyDict>> {
     let trained = out.trained;
     let (tokens, left, right, counts) = py.detach(|| {
         let merges = &trained.merges;
@@ -273,4 +290,39 @@ fn train_guarded<'py>(
     let view = WordTableView { table: trained.words, tokens: trained.tokens, unk_piece };
     d.set_item("words", Py::new(py, view)?)?;
     Ok(d)
+}
+
+/// Parity-aware training (see `crate::parity`): `tables` (per language, its balanced
+/// word counts as (word, count)), `dev` (per language, its development words as (word,
+/// count)), the `measure` and moving `window` (0: none), and `train`'s options, progress
+/// and cancel flag. The result is `train`'s, plus `chosen` (per merge, the choosing
+/// language's index), `dev_tokens_before`, `dev_tokens_after` and `dev_chars`.
+#[pyfunction]
+#[pyo3(signature = (tables, config, dev, measure, window, progress=None, cancel=None))]
+pub(super) fn train_parity<'py>(
+    py: Python<'py>,
+    tables: Vec<Vec<(String, u64)>>,
+    config: &Bound<'py, PyAny>,
+    dev: Vec<Vec<(String, u64)>>,
+    measure: String,
+    window: usize,
+    progress: Option<Py<PyAny>>,
+    cancel: Option<Py<CancelFlag>>,
+) -> PyResult<Bound<'py, PyDict>> {
+    guard(|| {
+        let (settings, unk_piece) = train_settings(py, config)?;
+        let unk_piece = unk_piece.unwrap_or_else(|| "\u{fffd}".into());
+        let measure = engine(py, crate::options::ParityMeasure::parse(&measure))?;
+        let rule = crate::parity::ParityRule { measure, window };
+        let result = reporting(py, progress, cancel, |reporter| {
+            run_parity_training(tables, &settings, &dev, rule, reporter)
+        })?;
+        let (out, trace) = engine(py, result)?;
+        let d = output_dict(py, out, unk_piece)?;
+        d.set_item("chosen", trace.chosen)?;
+        d.set_item("dev_tokens_before", trace.dev_tokens_before)?;
+        d.set_item("dev_tokens_after", trace.dev_tokens_after)?;
+        d.set_item("dev_chars", trace.dev_chars)?;
+        Ok(d)
+    })
 }

@@ -1,0 +1,208 @@
+"""Languages of a multilingual corpus: labels, balancing, and the parallel development set.
+
+Balancing scales each language's word counts by one exact factor ``f_l`` so that the
+languages' shares of the running words become the target shares ``p_l``:
+
+* ``as-is``: ``p_l = n_l / N`` (every factor is 1);
+* explicit weights: ``p_l = w_l / sum(w)`` (a weight is a relative share, not a multiplier);
+* temperature ``T``: ``p_l ∝ n_l^(1/T)`` (XLM, mBERT), with ``n_l^(1/T)`` computed in
+  floating point (the same on every machine) and everything after it in exact fractions.
+
+``f_l = p_l * N / n_l``, where ``n_l`` is language ``l``'s running words and ``N`` their
+sum. Counts are scaled exactly and rounded by largest remainders (:func:`scaled_counts`),
+so that each language gets exactly its share of ``N`` (to the nearest word, half up): a
+word counted ``c`` times gets ``floor(c * f_l)`` or one more. A word left at 0 is out of
+that language (sampling would rarely have drawn it). With ``T = 1`` every factor is
+exactly 1, so the merges equal plain training on the concatenated files.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Mapping, Sequence
+
+from bpe_desktop.core.errors import ConfigError
+
+#: Language names as corpus file names spell them (``ud_finnish``) -> ISO 639-1 code.
+NAME_CODES = {
+    "arabic": "ar", "basque": "eu", "bulgarian": "bg", "catalan": "ca", "chinese": "zh",
+    "czech": "cs", "danish": "da", "dutch": "nl", "english": "en", "estonian": "et",
+    "finnish": "fi", "french": "fr", "german": "de", "greek": "el", "hebrew": "he",
+    "hindi": "hi", "hungarian": "hu", "indonesian": "id", "irish": "ga", "italian": "it",
+    "japanese": "ja", "korean": "ko", "latin": "la", "latvian": "lv", "lithuanian": "lt",
+    "norwegian": "no", "persian": "fa", "polish": "pl", "portuguese": "pt",
+    "romanian": "ro", "russian": "ru", "slovak": "sk", "slovenian": "sl", "spanish": "es",
+    "swahili": "sw", "swedish": "sv", "tamil": "ta", "thai": "th", "turkish": "tr",
+    "ukrainian": "uk", "urdu": "ur", "vietnamese": "vi", "welsh": "cy", "yoruba": "yo",
+}
+#: Codes recognised on their own in a file name: ISO 639-1 and the ISO 639-3 codes of the
+#: languages above (``fin``, ``tur``; UDHR files are named so).
+KNOWN_CODES = frozenset(NAME_CODES.values()) | frozenset((
+    "ara", "eus", "bul", "cat", "zho", "cmn", "ces", "dan", "nld", "eng", "est", "fin",
+    "fra", "deu", "ell", "heb", "hin", "hun", "ind", "gle", "ita", "jpn", "kor", "lat",
+    "lav", "lit", "nob", "fas", "pol", "por", "ron", "rus", "slk", "slv", "spa", "swh",
+    "swe", "tam", "tha", "tur", "ukr", "urd", "vie", "cym", "yor",
+))
+_CODE = re.compile(r"^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$")
+
+
+def guess_language(path: str | os.PathLike) -> str:
+    """The language a corpus file's name names (``ud_finnish.txt`` -> ``fi``,
+    ``tur.txt`` -> ``tur``, ``fi/`` -> ``fi``); "" when it names none."""
+    name = os.path.basename(os.path.normpath(os.fspath(path))).lower()
+    stem = name.split(".")[0]
+    parts = [p for p in re.split(r"[_\-\s]+", stem) if p]
+    for part in reversed(parts):
+        if part in NAME_CODES:
+            return NAME_CODES[part]
+    for part in reversed(parts):
+        if part in KNOWN_CODES:
+            return part
+    return ""
+
+
+def check_code(code: str, where: str) -> str:
+    """A language label: letters, 2-3 of them, optionally with subtags (``pt-BR``)."""
+    if not _CODE.match(code):
+        raise ConfigError(f"{where}: {code!r} is not a language code (2 or 3 letters, "
+                          "e.g. fi, tur, pt-BR)")
+    return code
+
+
+def split_entry(entry: str, option: str) -> tuple[str, str]:
+    """``CODE=VALUE`` -> (code, value), each checked."""
+    code, sep, value = entry.partition("=")
+    if not sep or not value:
+        raise ConfigError(f"{option} {entry!r}: expected CODE=VALUE (e.g. fi=ud_finnish.txt)")
+    return check_code(code.strip(), f"{option} {entry!r}"), value.strip()
+
+
+@dataclass(frozen=True)
+class LanguageTotals:
+    """One language's running words before and after balancing."""
+
+    code: str
+    before: int
+    after: int
+
+
+def target_shares(totals: Sequence[int], *, weights: Sequence[Fraction] | None = None,
+                  temperature: float | None = None) -> list[Fraction]:
+    """Each language's target share of the running words (see the module's rule)."""
+    if weights is not None and temperature is not None:
+        raise ConfigError("give either language weights or a temperature, not both")
+    if weights is not None:
+        raw = [Fraction(w) for w in weights]
+    elif temperature is not None:
+        if not temperature > 0:
+            raise ConfigError(f"temperature must be more than 0; got {temperature}")
+        # n ** 1.0 is n exactly (n < 2**53), so T = 1 gives the as-is shares exactly.
+        raw = [Fraction(float(n) ** (1.0 / temperature)) for n in totals]
+    else:
+        raw = [Fraction(n) for n in totals]
+    whole = sum(raw)
+    if whole <= 0:
+        raise ConfigError("the languages have no words to balance")
+    return [r / whole for r in raw]
+
+
+def balance_factors(totals: Sequence[int], shares: Sequence[Fraction]) -> list[Fraction]:
+    """``f_l = p_l * N / n_l``: the exact factor that gives language ``l`` its share."""
+    whole = sum(totals)
+    return [share * whole / n if n else Fraction(0) for share, n in zip(shares, totals)]
+
+
+def scaled_counts(counts: Sequence[int], factor: Fraction) -> list[int]:
+    """One language's word counts times ``factor``, rounded so that their sum is exactly
+    ``round_half_up(sum(counts) * factor)`` (largest remainders): each word gets
+    ``floor(c * factor)``, then the words with the largest fractional parts (the first
+    in the table on ties) one more each. A word left at 0 is out of the balanced corpus."""
+    if factor == 1:
+        return list(counts)
+    num, den = factor.numerator, factor.denominator
+    target = (2 * sum(counts) * num + den) // (2 * den)
+    parts = [divmod(c * num, den) for c in counts]
+    out = [whole for whole, _ in parts]
+    short = target - sum(out)
+    if short > 0:
+        by_remainder = sorted(range(len(parts)), key=lambda i: (-parts[i][1], i))
+        for i in by_remainder[:short]:
+            out[i] += 1
+    return out
+
+
+def parse_weights(entries: Sequence[str], codes: Sequence[str],
+                  files: Mapping[str, str]) -> list[Fraction]:
+    """``CODE=W`` entries as one weight per language of ``codes``; every language needs
+    one, each more than 0 (the message names the language's file)."""
+    given: dict[str, Fraction] = {}
+    for entry in entries:
+        code, value = split_entry(entry, "--weight")
+        where = f"weight of {code!r} ({files.get(code, 'no such language')})"
+        if code not in codes:
+            raise ConfigError(f"{where}: {code!r} is not one of the languages "
+                              f"({', '.join(codes)})")
+        try:
+            weight = Fraction(value)
+        except (ValueError, ZeroDivisionError):
+            raise ConfigError(f"{where}: {value!r} is not a number") from None
+        if weight <= 0:
+            raise ConfigError(f"{where} must be more than 0; got {value}")
+        given[code] = weight
+    missing = [c for c in codes if c not in given]
+    if missing:
+        raise ConfigError("with weights, every language needs one; none for "
+                          + ", ".join(f"{c!r} ({files[c]})" for c in missing))
+    return [given[c] for c in codes]
+
+
+#: TrainConfig options holding CODE=VALUE lists.
+LANGUAGE_LIST_OPTIONS = ("lang", "weight", "parity_dev")
+
+
+def language_paths(config) -> dict[str, list[str]]:
+    """``lang`` as code -> its files or folders, languages in the order first given (a
+    code given again adds files to its language)."""
+    out: dict[str, list[str]] = {}
+    for entry in config.lang:
+        code, path = split_entry(entry, "--lang")
+        out.setdefault(code, []).append(path)
+    return out
+
+
+def language_files(config) -> dict[str, str]:
+    """Each language's files as one text for messages."""
+    return {code: ", ".join(paths) for code, paths in language_paths(config).items()}
+
+
+def needs_languages(config) -> bool:
+    """Whether the languages change anything: several of them, or balancing, or a
+    development set (one language alone trains as its files)."""
+    return bool(len(language_paths(config)) > 1 or config.weight or config.temperature
+                or config.parity_dev)
+
+
+def check_languages(config) -> None:
+    """The multilingual options agree with each other (files are checked when read)."""
+    for name in LANGUAGE_LIST_OPTIONS:
+        value = getattr(config, name)
+        if not isinstance(value, tuple) or not all(isinstance(v, str) for v in value):
+            raise ConfigError(f"{name} must be a list of CODE=VALUE strings; got {value!r}")
+    t = config.temperature
+    if isinstance(t, bool) or not isinstance(t, (int, float)) or not 0 <= t <= 100:
+        raise ConfigError(f"temperature must be from 0 (none) to 100; got {t!r}")
+    files = language_files(config)
+    if not files:
+        for name, given in (("weight", config.weight), ("temperature", t),
+                            ("parity_dev", config.parity_dev),
+                            ("parity_window", config.parity_window)):
+            if given:
+                raise ConfigError(f"{name} needs languages (--lang CODE=PATH per language)")
+        return
+    if config.weight and t:
+        raise ConfigError("give either language weights or a temperature, not both")
+    if config.weight:
+        parse_weights(config.weight, list(files), files)

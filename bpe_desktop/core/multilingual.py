@@ -1,0 +1,273 @@
+"""Train one tokenizer on several languages: balanced word counts, parity-aware merges.
+
+Each language's files are counted with the run's text rules; the counts are balanced
+(:mod:`~bpe_desktop.core.languages`) and joined into one table in the order the languages
+were given (a word keeps the place it was first seen, as in the concatenated files).
+Without a development set that table is trained as usual; with one, the engine's
+parity-aware trainer (``engine/src/parity.rs``) lets the language whose development text
+is worst compressed choose each merge from its own pair counts.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import os
+import time
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Callable, Sequence
+
+from bpe_desktop.core import _native
+from bpe_desktop.core.config import TrainConfig
+from bpe_desktop.core.counting import engine_count, expand_inputs
+from bpe_desktop.core.errors import ConfigError, CorpusError
+from bpe_desktop.core.languages import (
+    balance_factors,
+    language_files,
+    language_paths,
+    parse_weights,
+    scaled_counts,
+    target_shares,
+)
+from bpe_desktop.core.parity_dev import DevSet, load_dev_set
+from bpe_desktop.core.training import (
+    CancelToken,
+    Corpus,
+    Progress,
+    TrainResult,
+    progress_from_engine,
+    result_from_engine,
+    train,
+)
+
+
+@dataclass(frozen=True)
+class LanguageReport:
+    """What a multilingual run knows per language, in the order the languages were given."""
+
+    codes: tuple[str, ...]
+    files: tuple[str, ...]
+    #: Running words counted, and after balancing.
+    words_before: tuple[int, ...]
+    words_after: tuple[int, ...]
+    #: Parity-aware runs: development lines, characters, tokens before the first merge and
+    #: after the last, and per merge the index of the language that chose it.
+    dev_lines: tuple[int, ...] = ()
+    dev_chars: tuple[int, ...] = ()
+    dev_tokens_before: tuple[int, ...] = ()
+    dev_tokens_after: tuple[int, ...] = ()
+    chosen: tuple[int, ...] = ()
+
+    def shares(self, after: bool) -> list[float]:
+        """Each language's share of the running words, before or after balancing."""
+        counts = self.words_after if after else self.words_before
+        whole = sum(counts) or 1
+        return [c / whole for c in counts]
+
+
+@dataclass(frozen=True)
+class CountedLanguages:
+    """Each language's word table (``(word, count)`` in first-seen order)."""
+
+    codes: tuple[str, ...]
+    files: tuple[str, ...]
+    tables: tuple[tuple[tuple[str, int], ...], ...]
+
+    @functools.cached_property
+    def totals(self) -> list[int]:
+        """Each language's running words."""
+        return [sum(c for _, c in table) for table in self.tables]
+
+
+def count_languages(config: TrainConfig, *, cancel: CancelToken | None = None,
+                    on_progress: Callable[[Progress], None] | None = None,
+                    word_counts: bool = False) -> CountedLanguages:
+    """Count each ``config.lang`` language's files or folders with the run's text rules
+    (``word_counts``: they are word-count tables, summed per language)."""
+    files = language_paths(config)
+    tables = []
+    for paths in files.values():
+        source = {"kind": "files", "format": "word-counts" if word_counts else "text",
+                  "paths": [os.fspath(p) for p in paths] if word_counts
+                  else expand_inputs(paths), "errors": "strict"}
+        if on_progress is not None:
+            on_progress(Progress("reading", 0, 0, 0, 0, None, None, None, 0.0))
+        table = engine_count(source, config, cancel=cancel)
+        tables.append(tuple(table.items()))
+    return CountedLanguages(tuple(files), tuple(", ".join(p) for p in files.values()),
+                            tuple(tables))
+
+
+def balanced_shares(config: TrainConfig, counted: CountedLanguages) -> list[Fraction]:
+    """The target shares the configuration asks for (as-is, weights or temperature)."""
+    weights = None
+    if config.weight:
+        weights = parse_weights(config.weight, counted.codes,
+                                dict(zip(counted.codes, counted.files)))
+    return target_shares(counted.totals, weights=weights,
+                         temperature=config.temperature or None)
+
+
+def combine(counted: CountedLanguages, factors: Sequence[Fraction]
+            ) -> tuple[list[tuple[str, int]], dict[str, list[int]], list[int]]:
+    """The balanced joint table (first-seen order over the languages in order), each word's
+    balanced count per language, and each language's balanced running words."""
+    langs = len(counted.codes)
+    per_word: dict[str, list[int]] = {}
+    after = [0] * langs
+    for l, (table, factor) in enumerate(zip(counted.tables, factors)):
+        scaled_table = scaled_counts([count for _, count in table], factor)
+        for (word, _), scaled in zip(table, scaled_table):
+            if not scaled:
+                continue
+            row = per_word.get(word)
+            if row is None:
+                row = per_word[word] = [0] * langs
+            row[l] += scaled
+            after[l] += scaled
+    joint = [(word, sum(row)) for word, row in per_word.items()]
+    return joint, per_word, after
+
+
+def balanced_tables(counted: CountedLanguages, factors: Sequence[Fraction]
+                    ) -> list[list[tuple[str, int]]]:
+    """Each language's table with its counts balanced (words left at 0 left out)."""
+    tables = []
+    for table, factor in zip(counted.tables, factors):
+        if factor == 1:
+            tables.append(list(table))
+            continue
+        scaled = scaled_counts([count for _, count in table], factor)
+        tables.append([(word, c) for (word, _), c in zip(table, scaled) if c])
+    return tables
+
+
+def check_inputs(config: TrainConfig) -> DevSet | None:
+    """Check what can be checked before counting (languages' files exist, the development
+    set reads and covers every language); the development set, if any."""
+    if (config.gold_boundaries or config.separator or config.morfessor or config.knockout) \
+            and config.parity_dev:
+        raise ConfigError("parity-aware training cannot be combined with linguistic "
+                          "constraints (gold boundaries, separator, Morfessor, knockout)")
+    files = language_paths(config)
+    if not files:
+        raise ConfigError("no languages given (--lang CODE=PATH per language)")
+    for code, paths in files.items():
+        for path in paths:
+            if not os.path.exists(path):
+                raise CorpusError(f"{path}: no such corpus file or folder (language "
+                                  f"{code!r})", path=path, reason="missing")
+    if not config.parity_dev:
+        return None
+    dev = load_dev_set(config.parity_dev, documents=config.parity_dev_documents)
+    shown = language_files(config)
+    dev.check_covers(list(shown), shown)
+    return dev
+
+
+def train_multilingual(
+    config: TrainConfig,
+    *,
+    on_progress: Callable[[Progress], None] | None = None,
+    cancel: CancelToken | None = None,
+    word_counts: bool = False,
+) -> TrainResult:
+    """Train on ``config.lang`` (balanced by ``weight`` or ``temperature``), parity-aware
+    when ``config.parity_dev`` names a development set; ``word_counts``: the languages'
+    files are word-count tables (``bpe-desktop count``). Raises ConfigError / CorpusError
+    naming the file for bad input; nothing is half-made on failure."""
+    dev = check_inputs(config)
+    counted = count_languages(config, cancel=cancel, on_progress=on_progress,
+                              word_counts=word_counts)
+    factors = balance_factors(counted.totals, balanced_shares(config, counted))
+    if dev is not None:
+        tables = balanced_tables(counted, factors)
+        report = LanguageReport(counted.codes, counted.files, tuple(counted.totals),
+                                tuple(sum(c for _, c in t) for t in tables))
+        return _train_parity(tables, config, dev, report, on_progress, cancel)
+    joint, _, after = combine(counted, factors)
+    if not joint:
+        raise CorpusError("the languages' corpora hold no words", reason="no-words")
+    report = LanguageReport(counted.codes, counted.files, tuple(counted.totals), tuple(after))
+    # The table is built here from counted words: Corpus.from_word_counts' checks of
+    # arbitrary input would only repeat what counting guarantees.
+    corpus = Corpus("word-counts", word_counts=tuple(joint))
+    result = train(corpus, config, on_progress=on_progress, cancel=cancel)
+    return dataclasses.replace(result, languages=report)
+
+
+def dev_word_tables(dev: DevSet, codes: Sequence[str], config: TrainConfig,
+                    cancel: CancelToken | None = None) -> list[list[tuple[str, int]]]:
+    """Each language's development words, counted with the run's text rules."""
+    tables = []
+    for code in codes:
+        source = {"kind": "texts", "texts": ["\n".join(dev.texts[code])]}
+        tables.append(engine_count(source, config, cancel=cancel).items())
+    return tables
+
+
+def _train_parity(tables: list[list[tuple[str, int]]], config: TrainConfig, dev: DevSet,
+                  report: LanguageReport, on_progress: Callable[[Progress], None] | None,
+                  cancel: CancelToken | None) -> TrainResult:
+    if not any(tables):
+        raise CorpusError("the languages' corpora hold no words", reason="no-words")
+    dev_words = dev_word_tables(dev, report.codes, config, cancel)
+    lines = tuple(dev.lines(c) for c in report.codes)
+    report = dataclasses.replace(report, dev_lines=lines)
+    labelled = None
+    if on_progress is not None:
+        def labelled(p: Progress) -> None:
+            on_progress(dataclasses.replace(p, languages=report.codes, language_lines=lines)
+                        if p.language_tokens else p)
+    return train_parity_tables(tables, dev_words, config, report,
+                               on_progress=labelled, cancel=cancel)
+
+
+def train_parity_tables(
+    tables: Sequence[Sequence[tuple[str, int]]],
+    dev_words: Sequence[Sequence[tuple[str, int]]],
+    config: TrainConfig,
+    report: LanguageReport,
+    *,
+    on_progress: Callable[[Progress], None] | None = None,
+    cancel: CancelToken | None = None,
+) -> TrainResult:
+    """Parity-aware training on each language's (balanced) word table, trained as one
+    table in first-seen order over the languages in order, and each language's
+    development words (both counted with the run's rules)."""
+    callback = None
+    if on_progress is not None:
+        def callback(raw: dict) -> None:
+            on_progress(progress_from_engine(raw))
+    started = time.perf_counter()
+    raw = _native.call(_native.engine().train_parity, tables, config,
+                       [list(t) for t in dev_words], config.parity_measure,
+                       config.parity_window, callback,
+                       cancel._flag if cancel is not None else None)
+    corpus = Corpus("word-counts")
+    result = result_from_engine(raw, corpus, config, time.perf_counter() - started)
+    report = dataclasses.replace(
+        report,
+        dev_chars=tuple(raw["dev_chars"]),
+        dev_tokens_before=tuple(raw["dev_tokens_before"]),
+        dev_tokens_after=tuple(raw["dev_tokens_after"]),
+        chosen=tuple(raw["chosen"]),
+    )
+    return dataclasses.replace(result, languages=report)
+
+
+def describe_languages(report: LanguageReport) -> list[str]:
+    """One line per language: its share of the running words before and after balancing,
+    and after parity-aware training its development tokens before and after."""
+    before, after = report.shares(False), report.shares(True)
+    lines = []
+    for i, code in enumerate(report.codes):
+        line = f"{code}: share {before[i]:.1%} → {after[i]:.1%}"
+        if report.dev_tokens_after:
+            per_line = report.dev_tokens_after[i] / max(1, report.dev_lines[i])
+            line += (f"; development tokens {report.dev_tokens_before[i]:,} → "
+                     f"{report.dev_tokens_after[i]:,} ({per_line:.1f} per line), chose "
+                     f"{report.chosen.count(i):,} merges")
+        lines.append(line)
+    return lines

@@ -1,0 +1,142 @@
+"""The parallel development set of parity-aware training.
+
+Three forms: line-aligned files, one per language (line i of every file says the same);
+one TSV file with a header row of language codes and a column per language; or, with
+``documents=True``, whole documents per language (UDHR-style translations whose lines do
+not correspond: only the whole texts are parallel). Lines are compared after removing the
+line break; an empty last line does not count.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Mapping, Sequence
+
+from bpe_desktop.core.errors import ConfigError, CorpusError
+from bpe_desktop.core.languages import check_code, guess_language, split_entry
+
+
+@dataclass(frozen=True)
+class DevSet:
+    """Each language's development text as lines (line-aligned) or as one document."""
+
+    #: Language code -> its lines, in the order the languages were given.
+    texts: Mapping[str, tuple[str, ...]]
+    #: Language code -> the file it came from (for messages).
+    files: Mapping[str, str]
+    documents: bool = False
+
+    @property
+    def codes(self) -> tuple[str, ...]:
+        return tuple(self.texts)
+
+    def lines(self, code: str) -> int:
+        """How many lines the curve of tokens per line divides by."""
+        return max(1, len(self.texts[code]))
+
+    def check_covers(self, codes: Sequence[str], training_files: Mapping[str, str]) -> None:
+        """Every training language has a development text and no other language has one."""
+        for code in codes:
+            if code not in self.texts:
+                raise ConfigError(f"language {code!r} ({training_files[code]}) has no "
+                                  "development file (--parity-dev)")
+        for code, path in self.files.items():
+            if code not in codes:
+                raise ConfigError(f"{path}: development language {code!r} is not one of the "
+                                  f"training languages ({', '.join(codes)})")
+
+
+def _read_lines(path: str) -> list[str]:
+    try:
+        with open(path, encoding="utf-8-sig", newline=None) as f:
+            text = f.read()
+    except FileNotFoundError:
+        raise CorpusError(f"{path}: no such development file", path=path,
+                          reason="missing") from None
+    except IsADirectoryError:
+        raise CorpusError(f"{path}: is a folder, not a development file", path=path,
+                          reason="not-a-file") from None
+    except UnicodeDecodeError as exc:
+        raise CorpusError(f"{path}: not UTF-8 at byte {exc.start}", path=path,
+                          offset=exc.start, reason="not-utf8") from None
+    except OSError as exc:
+        raise CorpusError(f"{path}: cannot be read ({exc.strerror})", path=path,
+                          reason="unreadable") from None
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return lines
+
+
+def dev_files(entries: Sequence[str]) -> list[tuple[str, str]]:
+    """(code, path) per development file: ``CODE=PATH``, or a folder whose files are named
+    by language, or a single file named by its language."""
+    out: list[tuple[str, str]] = []
+    for entry in entries:
+        if "=" in entry and not os.path.exists(entry):
+            out.append(split_entry(entry, "--parity-dev"))
+        elif os.path.isdir(entry):
+            for name in sorted(os.listdir(entry)):
+                path = os.path.join(entry, name)
+                if name.startswith(".") or not os.path.isfile(path):
+                    continue
+                code = guess_language(name)
+                if not code:
+                    raise ConfigError(f"{path}: the file name names no language; give it "
+                                      "as CODE=PATH")
+                out.append((code, path))
+        else:
+            code = guess_language(entry)
+            if not code:
+                raise ConfigError(f"{entry}: the file name names no language; give it as "
+                                  "CODE=PATH")
+            out.append((code, entry))
+    return out
+
+
+def load_dev_set(entries: Sequence[str], *, documents: bool = False) -> DevSet:
+    """Read the development set the ``--parity-dev`` entries name (see the module)."""
+    if len(entries) == 1 and entries[0].lower().endswith(".tsv") and "=" not in entries[0]:
+        return _load_tsv(entries[0])
+    texts: dict[str, tuple[str, ...]] = {}
+    files: dict[str, str] = {}
+    for code, path in dev_files(entries):
+        if code in texts:
+            raise ConfigError(f"{path}: a second development file for {code!r} "
+                              f"(the first is {files[code]})")
+        lines = _read_lines(path)
+        if not any(line.strip() for line in lines):
+            raise CorpusError(f"{path}: the development file is empty", path=path,
+                              reason="empty")
+        texts[code], files[code] = tuple(lines), path
+    if not texts:
+        raise ConfigError("no development files given")
+    if not documents:
+        first = next(iter(texts))
+        for code, lines in texts.items():
+            if len(lines) != len(texts[first]):
+                raise ConfigError(
+                    f"{files[code]}: {len(lines)} lines, but {files[first]} has "
+                    f"{len(texts[first])}; line-aligned development files need the same "
+                    "number of lines (whole parallel documents: --parity-dev-documents)")
+    return DevSet(texts, files, documents)
+
+
+def _load_tsv(path: str) -> DevSet:
+    rows = _read_lines(path)
+    if not rows:
+        raise CorpusError(f"{path}: the development table is empty", path=path, reason="empty")
+    codes = [check_code(c.strip(), f"{path}, line 1") for c in rows[0].split("\t")]
+    if len(set(codes)) != len(codes):
+        raise ConfigError(f"{path}, line 1: a language appears twice in the header")
+    columns: list[list[str]] = [[] for _ in codes]
+    for number, row in enumerate(rows[1:], start=2):
+        cells = row.split("\t")
+        if len(cells) != len(codes):
+            raise CorpusError(f"{path}, line {number}: {len(cells)} columns, the header has "
+                              f"{len(codes)}", path=path, line=number, reason="bad-line")
+        for column, cell in zip(columns, cells):
+            column.append(cell)
+    return DevSet({c: tuple(col) for c, col in zip(codes, columns)},
+                  {c: path for c in codes}, documents=False)

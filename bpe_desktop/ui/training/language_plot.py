@@ -1,0 +1,75 @@
+"""Live plot of parity-aware training: each language's development tokens per line
+against the merge step, one curve per language.
+
+A point arrives with each progress report (ten a second at most), so the curves are
+redrawn in a pass of their own, as the merge-count plot is; the plot is hidden for runs
+without a development set.
+"""
+
+from __future__ import annotations
+
+import pyqtgraph as pg
+from PySide6.QtCore import QTimer
+
+from bpe_desktop.ui.common import theme
+
+#: Distinguishable on light and dark backgrounds (Okabe-Ito).
+COLOURS = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#D55E00", "#56B4E9", "#F0E442",
+           "#000000")
+
+
+class LanguageCurves(pg.PlotWidget):
+    """Development tokens per line of each language against the merge step."""
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        item = self.getPlotItem()
+        item.setLabel("bottom", "merge step")
+        item.setLabel("left", "development tokens per line")
+        item.setMenuEnabled(False)
+        item.showGrid(x=True, y=True, alpha=0.2)
+        self._legend = item.addLegend(offset=(-10, 10))
+        self.setMinimumHeight(140)
+        self._steps: list[int] = []
+        self._values: dict[str, list[float]] = {}
+        self._curves: dict[str, pg.PlotDataItem] = {}
+        self._redraw_timer = QTimer(self)
+        self._redraw_timer.setSingleShot(True)
+        self._redraw_timer.setInterval(0)
+        self._redraw_timer.timeout.connect(self._redraw)
+        self.restyle()
+        theme.on_scheme_change(self.restyle)
+
+    def restyle(self) -> None:
+        theme.style_plot(self)
+
+    def clear_curves(self) -> None:
+        self._steps.clear()
+        self._values.clear()
+        for curve in self._curves.values():
+            self.getPlotItem().removeItem(curve)
+        self._curves.clear()
+        self._legend.clear()
+
+    def add_point(self, step: int, per_line: dict[str, float]) -> None:
+        """The languages' tokens per line after ``step`` merges."""
+        if not per_line or (self._steps and step <= self._steps[-1]):
+            return
+        self._steps.append(step)
+        for code, value in per_line.items():
+            self._values.setdefault(code, []).append(value)
+        if not self._redraw_timer.isActive():
+            self._redraw_timer.start()
+
+    def curves(self) -> dict[str, tuple[list[int], list[float]]]:
+        """Each language's points (steps, tokens per line) as plotted."""
+        return {code: (self._steps[-len(v):], list(v)) for code, v in self._values.items()}
+
+    def _redraw(self) -> None:
+        for i, (code, values) in enumerate(self._values.items()):
+            curve = self._curves.get(code)
+            if curve is None:
+                pen = pg.mkPen(COLOURS[i % len(COLOURS)], width=2)
+                curve = self._curves[code] = self.getPlotItem().plot([], [], pen=pen,
+                                                                     name=code)
+            curve.setData(self._steps[-len(values):], values)

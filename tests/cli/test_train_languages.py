@@ -1,0 +1,114 @@
+"""bpe-desktop train with languages: --lang per language, balancing (--temperature,
+--weight), parity-aware training (--parity-dev, --parity-dev-documents, --parity-window)
+with every preset; the model file records it all; bad input is one error line naming the
+file."""
+
+from __future__ import annotations
+
+import pytest
+
+from bpe_desktop.core.model_file import load_model
+from tests.cli.support import assert_one_error_line, run
+from tests.shared_data import DATA_DIR, corpus_path
+
+UD = {"en": corpus_path("ud_english.txt"), "de": corpus_path("ud_german.txt"),
+      "ru": corpus_path("ud_russian.txt")}
+UDHR = {"en": DATA_DIR / "udhr" / "eng.txt", "de": DATA_DIR / "udhr" / "deu.txt",
+        "ru": DATA_DIR / "udhr" / "rus.txt"}
+#: Line-aligned development lines (the same sentence in each language).
+PARALLEL = {"en": ["All human beings are born free.", "Everyone has the right to life."],
+            "de": ["Alle Menschen sind frei geboren.", "Jeder hat das Recht auf Leben."],
+            "ru": ["Все люди рождаются свободными.", "Каждый человек имеет право на жизнь."]}
+
+
+def lang_args():
+    return [a for code, path in UD.items() for a in ("--lang", f"{code}={path}")]
+
+
+def test_temperature_one_equals_training_on_the_concatenated_files(capsys, tmp_path):
+    plain, balanced = tmp_path / "plain.json", tmp_path / "t1.json"
+    assert run(capsys, "train", *UD.values(), "--merges", "300", "-o", plain, "-q")[0] == 0
+    status, out, err = run(capsys, "train", *lang_args(), "--temperature", "1",
+                           "--merges", "300", "-o", balanced)
+    assert status == 0, err
+    assert load_model(balanced).merges == load_model(plain).merges
+    assert "en: share" in out and "de: share" in out
+    assert load_model(balanced).config.temperature == 1.0
+
+
+@pytest.mark.parametrize("preset", ["sennrich", "subword-nmt", "gpt2", "sentencepiece"])
+def test_parity_aware_training_with_every_preset(capsys, tmp_path, preset):
+    model = tmp_path / "m.json"
+    dev = [f"{code}={path}" for code, path in UDHR.items()]
+    status, out, err = run(capsys, "train", *lang_args(), "--temperature", "3",
+                           "--parity-dev", *dev, "--parity-dev-documents",
+                           "--parity-window", "50", "--preset", preset, "--merges", "200",
+                           "-o", model)
+    assert status == 0, err
+    config = load_model(model).config
+    assert config.parity_dev == tuple(dev) and config.parity_dev_documents
+    assert config.parity_window == 50
+    lines = [line for line in out.splitlines() if "development tokens" in line]
+    assert [line.split(":")[0] for line in lines] == ["en", "de", "ru"]
+    chose = [int(line.rsplit("chose ", 1)[1].split()[0].replace(",", "")) for line in lines]
+    assert sum(chose) == len(load_model(model).merges) == 200
+
+
+def test_line_aligned_development_files(capsys, tmp_path):
+    dev = []
+    for code, lines in PARALLEL.items():
+        (tmp_path / f"{code}.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
+        dev.append(f"{code}={tmp_path / f'{code}.txt'}")
+    status, out, err = run(capsys, "train", *lang_args(), "--parity-dev", *dev,
+                           "--merges", "100", "-o", tmp_path / "m.json")
+    assert status == 0, err
+    assert "per line" in out
+
+
+def test_a_folder_of_development_files_named_by_language(capsys, tmp_path):
+    folder = tmp_path / "dev"
+    folder.mkdir()
+    for code, lines in PARALLEL.items():
+        (folder / f"{code}.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    status, _, err = run(capsys, "train", *lang_args(), "--parity-dev", folder,
+                         "--merges", "50", "-o", tmp_path / "m.json")
+    assert status == 0, err
+
+
+@pytest.mark.parametrize("extra, words", [
+    (["--weight", "en=1", "de=0", "ru=1"], ["weight of 'de'", "ud_german.txt", "more than 0"]),
+    (["--parity-dev", f"en={UDHR['en']}", f"de={UDHR['de']}", f"ru={UDHR['ru']}"],
+     ["deu.txt", "lines, but", "eng.txt", "--parity-dev-documents"]),
+    (["--parity-dev", f"en={UDHR['en']}", "--parity-dev-documents"],
+     ["language 'de'", "ud_german.txt", "no development file"]),
+])
+def test_bad_input_is_one_error_line_naming_the_file(capsys, tmp_path, extra, words):
+    status, _, err = run(capsys, "train", *lang_args(), *extra, "-o", tmp_path / "m.json")
+    assert status != 0
+    assert_one_error_line(err, *words)
+    assert not (tmp_path / "m.json").exists()
+
+
+def test_files_and_languages_together_are_refused(capsys, tmp_path):
+    status, _, err = run(capsys, "train", UD["en"], *lang_args(), "-o", tmp_path / "m.json")
+    assert status != 0
+    assert_one_error_line(err, "either as files or as --lang")
+
+
+@pytest.mark.parametrize("preset", ["sennrich", "gpt2"])
+def test_word_count_tables_per_language_train_as_their_texts(capsys, tmp_path, preset):
+    tables = []
+    for code, path in UD.items():
+        table = tmp_path / f"{code}.tsv"
+        assert run(capsys, "count", path, "-o", table, "--preset", preset)[0] == 0
+        tables += ["--lang", f"{code}={table}"]
+    dev = [f"{code}={path}" for code, path in UDHR.items()]
+    common = ["--preset", preset, "--merges", "150", "--parity-dev", *dev,
+              "--parity-dev-documents"]
+    status, _, err = run(capsys, "train", "--word-counts", *tables, *common,
+                         "-o", tmp_path / "tables.json")
+    assert status == 0, err
+    status, _, err = run(capsys, "train", *lang_args(), *common, "-o", tmp_path / "text.json")
+    assert status == 0, err
+    assert load_model(tmp_path / "tables.json").merges == \
+        load_model(tmp_path / "text.json").merges

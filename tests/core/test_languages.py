@@ -1,0 +1,166 @@
+"""Languages of a corpus: labels guessed from file names, exact balancing (as-is, weights,
+temperature) with its rounding rule, the development set's forms, and the errors for bad
+input, each naming the file."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import pytest
+
+from bpe_desktop.core import Corpus, TrainConfig, train
+from bpe_desktop.core.errors import ConfigError, CorpusError
+from bpe_desktop.core.languages import (
+    balance_factors,
+    guess_language,
+    scaled_counts,
+    target_shares,
+)
+from bpe_desktop.core.multilingual import train_multilingual
+from bpe_desktop.core.parity_dev import load_dev_set
+from tests.shared_data import corpus_path
+
+UD = {"en": "ud_english.txt", "de": "ud_german.txt", "ru": "ud_russian.txt"}
+
+
+def lang_entries(codes=("en", "de", "ru")):
+    return tuple(f"{c}={corpus_path(UD[c])}" for c in codes)
+
+
+@pytest.mark.parametrize("name, code", [
+    ("ud_finnish.txt", "fi"), ("tur.txt", "tur"), ("fi", "fi"), ("corpora/ud_german.txt.gz", "de"),
+    ("news-fr-2019.txt", "fr"), ("udhr/jpn.txt", "jpn"), ("notes.txt", ""), ("data/", ""),
+])
+def test_language_is_guessed_from_the_file_name(name, code):
+    assert guess_language(name) == code
+
+
+def test_temperature_shares_are_computed_by_hand():
+    # n = 900 and 100 words; T = 2: p ∝ sqrt(n) = 30 : 10, so 3/4 and 1/4.
+    shares = target_shares([900, 100], temperature=2.0)
+    assert shares == [Fraction(3, 4), Fraction(1, 4)]
+    # f = p * N / n: 3/4 * 1000 / 900 = 5/6 and 1/4 * 1000 / 100 = 5/2
+    assert balance_factors([900, 100], shares) == [Fraction(5, 6), Fraction(5, 2)]
+
+
+def test_weights_are_relative_shares():
+    shares = target_shares([900, 100], weights=[Fraction(1), Fraction(1)])
+    assert shares == [Fraction(1, 2), Fraction(1, 2)]
+    assert balance_factors([900, 100], shares) == [Fraction(5, 9), Fraction(5)]
+
+
+def test_temperature_one_keeps_every_factor_exactly_one():
+    totals = [123_457, 98_765, 4_321]
+    assert balance_factors(totals, target_shares(totals, temperature=1.0)) == [1, 1, 1]
+
+
+@pytest.mark.parametrize("counts, factor, scaled", [
+    # 5/6 of 3, 1, 1, 1 (sum 6 -> 5): floors 2, 0, 0, 0; remainders 1/2, 5/6, 5/6, 5/6:
+    # the three largest (5/6, first ones first) get one more
+    ([3, 1, 1, 1], Fraction(5, 6), [2, 1, 1, 1]),
+    # 2/5 of 1, 1, 1, 1, 1 (sum 5 -> 2): the first two of the equal remainders
+    ([1, 1, 1, 1, 1], Fraction(2, 5), [1, 1, 0, 0, 0]),
+    # 5/2 of 7 and 1 (sum 8 -> 20): 17.5 and 2.5 -> 17 + 2, one short: the first
+    ([7, 1], Fraction(5, 2), [18, 2]),
+    ([10**20], Fraction(1, 3), [33333333333333333333]),  # exact for any size
+    ([4, 9], Fraction(1), [4, 9]),
+])
+def test_scaled_counts_keep_the_language_total_exactly(counts, factor, scaled):
+    assert scaled_counts(counts, factor) == scaled
+    whole = sum(counts) * factor
+    assert sum(scaled) == int(whole + Fraction(1, 2))
+
+
+def test_temperature_one_gives_the_merges_of_the_concatenated_files():
+    config = TrainConfig(vocab_size=1500)
+    plain = train(Corpus.from_files([corpus_path(UD[c]) for c in UD]), config)
+    balanced = train_multilingual(config.replace(lang=lang_entries(), temperature=1.0))
+    as_is = train_multilingual(config.replace(lang=lang_entries()))
+    expected = [(m.left, m.right, m.count) for m in plain.model.merges]
+    assert [(m.left, m.right, m.count) for m in balanced.model.merges] == expected
+    assert [(m.left, m.right, m.count) for m in as_is.model.merges] == expected
+
+
+def test_temperature_moves_the_shares_towards_equal():
+    result = train_multilingual(TrainConfig(merges=50, lang=lang_entries(), temperature=5.0))
+    before, after = result.languages.shares(False), result.languages.shares(True)
+    assert before[0] > 0.7  # English is most of the UD sample
+    assert max(after) - min(after) < max(before) - min(before)
+    assert after[0] < before[0] and after[1] > before[1] and after[2] > before[2]
+
+
+def test_weights_give_the_asked_shares_up_to_rounding():
+    config = TrainConfig(merges=10, lang=lang_entries(), weight=("en=1", "de=1", "ru=2"))
+    shares = train_multilingual(config).languages.shares(True)
+    assert shares == pytest.approx([0.25, 0.25, 0.5], abs=1e-4)
+
+
+@pytest.mark.parametrize("options, message", [
+    (dict(weight=("en=1", "de=0", "ru=1")), r"weight of 'de' \(.*ud_german.txt\) must be more than 0"),
+    (dict(weight=("en=1", "de=-2", "ru=1")), r"weight of 'de' \(.*ud_german.txt\) must be more than 0"),
+    (dict(weight=("en=1", "de=1")), r"none for 'ru' \(.*ud_russian.txt\)"),
+    (dict(weight=("en=1", "de=1", "ru=1"), temperature=2.0), "either language weights or a temp"),
+    (dict(weight=("en=x", "de=1", "ru=1")), "'x' is not a number"),
+])
+def test_bad_weights_are_one_clear_message(options, message):
+    with pytest.raises(ConfigError, match=message):
+        TrainConfig(lang=lang_entries(), **options)
+
+
+def test_options_of_languages_need_languages():
+    with pytest.raises(ConfigError, match="temperature needs languages"):
+        TrainConfig(temperature=2.0)
+    with pytest.raises(ConfigError, match="expected CODE=VALUE"):
+        TrainConfig(lang=("ud_german.txt",))
+
+
+def test_a_language_of_several_files_counts_them_all():
+    two = TrainConfig(merges=20, lang=(f"xx={corpus_path('ud_german.txt')}",
+                                       f"xx={corpus_path('ud_russian.txt')}"))
+    result = train_multilingual(two)
+    alone = train(Corpus.from_files([corpus_path("ud_german.txt"),
+                                     corpus_path("ud_russian.txt")]), TrainConfig(merges=20))
+    assert result.languages.codes == ("xx",)
+    assert result.model.merges == alone.model.merges
+
+
+def test_a_missing_language_file_is_named(tmp_path):
+    config = TrainConfig(lang=(f"fi={tmp_path / 'ud_finnish.txt'}",))
+    with pytest.raises(CorpusError, match="ud_finnish.txt: no such corpus file or folder"):
+        train_multilingual(config)
+
+
+def write_lines(path, lines):
+    path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    return str(path)
+
+
+def test_line_aligned_files_with_different_line_counts_name_the_file(tmp_path):
+    en = write_lines(tmp_path / "en.txt", ["one", "two", "three"])
+    de = write_lines(tmp_path / "de.txt", ["eins", "zwei"])
+    with pytest.raises(ConfigError, match=r"de.txt: 2 lines, but .*en.txt has 3"):
+        load_dev_set([f"en={en}", f"de={de}"])
+    dev = load_dev_set([f"en={en}", f"de={de}"], documents=True)
+    assert dev.texts["de"] == ("eins", "zwei") and dev.documents
+
+
+def test_a_folder_of_files_named_by_language_and_a_tsv(tmp_path):
+    folder = tmp_path / "dev"
+    folder.mkdir()
+    write_lines(folder / "en.txt", ["one", "two"])
+    write_lines(folder / "ud_german.txt", ["eins", "zwei"])
+    dev = load_dev_set([str(folder)])
+    assert dev.texts == {"de": ("eins", "zwei"), "en": ("one", "two")}
+    table = write_lines(tmp_path / "dev.tsv", ["en\tde", "one\teins", "two\tzwei"])
+    assert load_dev_set([table]).texts == {"en": ("one", "two"), "de": ("eins", "zwei")}
+    bad = write_lines(tmp_path / "bad.tsv", ["en\tde", "one\teins", "two"])
+    with pytest.raises(CorpusError, match=r"bad.tsv, line 3: 1 columns, the header has 2"):
+        load_dev_set([bad])
+
+
+def test_a_language_without_a_development_file_is_named(tmp_path):
+    en = write_lines(tmp_path / "en.txt", ["the cat"])
+    config = TrainConfig(lang=lang_entries(("en", "de")), parity_dev=(f"en={en}",))
+    with pytest.raises(ConfigError, match=r"language 'de' \(.*ud_german.txt\) has no "
+                                          "development file"):
+        train_multilingual(config)

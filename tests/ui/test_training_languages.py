@@ -1,0 +1,116 @@
+"""The Training panel with a multilingual corpus: languages and weights in the corpus
+list, shares before and after balancing, and the per-language curve of parity-aware
+training next to the merge-count plot."""
+
+from __future__ import annotations
+
+import pytest
+
+from bpe_desktop.core import TrainConfig
+from bpe_desktop.ui.training.corpus_list import LANGUAGE_COLUMN, SHARE_COLUMN, WEIGHT_COLUMN
+from bpe_desktop.ui.training.panel import TrainingPanel
+from tests.shared_data import DATA_DIR, corpus_path
+
+pytest_plugins = ["tests.ui.window_fixtures"]
+
+FILES = [str(corpus_path(name)) for name in ("ud_english.txt", "ud_german.txt",
+                                             "ud_russian.txt")]
+DEV = {"en": DATA_DIR / "udhr" / "eng.txt", "de": DATA_DIR / "udhr" / "deu.txt",
+       "ru": DATA_DIR / "udhr" / "rus.txt"}
+
+
+@pytest.fixture
+def panel(qtbot):
+    widget = TrainingPanel()
+    qtbot.addWidget(widget)
+    yield widget
+    widget.shutdown()
+
+
+def rows(panel):
+    return [panel.corpus.topLevelItem(i) for i in range(panel.corpus.topLevelItemCount())]
+
+
+def test_languages_are_guessed_and_weights_edited(panel):
+    panel.corpus.add_paths(FILES)
+    assert [item.text(LANGUAGE_COLUMN) for item in rows(panel)] == ["en", "de", "ru"]
+    lang, weight = panel.corpus.language_entries()
+    assert lang == tuple(f"{code}={path}" for code, path in zip(("en", "de", "ru"), FILES))
+    assert weight == ()
+    for item, w in zip(rows(panel), ("1", "1", "2")):
+        item.setText(WEIGHT_COLUMN, w)
+    assert panel.corpus.language_entries()[1] == ("en=1", "de=1", "ru=2")
+
+
+def test_only_language_and_weight_cells_are_editable(panel, qtbot):
+    panel.corpus.add_paths(FILES[:1])
+    model = panel.corpus.model()
+    panel.corpus.show()
+    assert not panel.corpus.edit(model.index(0, 0), panel.corpus.EditTrigger.AllEditTriggers,
+                                 None)
+    assert panel.corpus.edit(model.index(0, LANGUAGE_COLUMN),
+                             panel.corpus.EditTrigger.AllEditTriggers, None)
+
+
+def test_a_file_without_a_language_among_labelled_ones_is_refused(panel, errors):
+    panel.corpus.add_paths(FILES)
+    rows(panel)[1].setText(LANGUAGE_COLUMN, "")
+    assert not panel.start()
+    assert "ud_german.txt: give this file a language too" in errors[0][1]
+
+
+def test_parity_aware_training_shows_shares_and_per_language_curves(panel, qtbot):
+    panel.corpus.add_paths(FILES)
+    rows(panel)[0].setText(WEIGHT_COLUMN, "1")
+    rows(panel)[1].setText(WEIGHT_COLUMN, "1")
+    rows(panel)[2].setText(WEIGHT_COLUMN, "1")
+    panel.options.set_config(TrainConfig(vocab_size=2000))
+    panel.options.parity_dev.setText("; ".join(f"{c}={p}" for c, p in DEV.items()))
+    panel.options.parity_dev_documents.setChecked(True)
+    with qtbot.waitSignal(panel.trained, timeout=120_000) as blocker:
+        assert panel.start()
+    result = blocker.args[0]
+    report = result.languages
+    assert report.codes == ("en", "de", "ru")
+    assert result.model.config.weight == ("en=1", "de=1", "ru=1")
+    assert result.model.config.parity_dev == tuple(f"{c}={p}" for c, p in DEV.items())
+    # equal weights: a third each after balancing, shown with the share before
+    shares = [item.text(SHARE_COLUMN) for item in rows(panel)]
+    assert all(s.endswith("33.3%") for s in shares), shares
+    assert shares[0].startswith(f"{report.shares(False)[0]:.1%}")
+    assert not panel.language_plot.isHidden()
+    curves = panel.language_plot.curves()
+    assert set(curves) == {"en", "de", "ru"}
+    for code, (steps, values) in curves.items():
+        assert steps == sorted(steps) and values
+        # tokens per line fall as merges are learned
+        assert values[-1] <= values[0]
+    assert "en: share" in panel.log_view.toPlainText()
+
+
+@pytest.mark.parametrize("label", ["", "en"])  # one language alone trains as its files
+def test_a_plain_run_hides_the_language_plot(panel, qtbot, label):
+    panel.corpus.add_paths(FILES[:1])
+    rows(panel)[0].setText(LANGUAGE_COLUMN, label)
+    panel.options.set_config(TrainConfig(merges=50))
+    with qtbot.waitSignal(panel.trained, timeout=60_000) as blocker:
+        assert panel.start()
+    assert blocker.args[0].languages is None
+    assert blocker.args[0].model.corpus.files[0].path == FILES[0]
+    assert panel.language_plot.isHidden()
+    assert rows(panel)[0].text(SHARE_COLUMN) == ""
+
+
+def test_after_parity_training_evaluate_has_the_development_set(window, qtbot):
+    from bpe_desktop.core.multilingual import train_multilingual
+
+    dev = tuple(f"{c}={p}" for c, p in DEV.items())
+    config = TrainConfig(merges=40, lang=tuple(f"{c}={p}" for c, p in
+                                               zip(("en", "de", "ru"), FILES)),
+                         parity_dev=dev, parity_dev_documents=True)
+    result = train_multilingual(config)
+    window.training.trained.emit(result)
+    evaluate = window.evaluate
+    assert evaluate.parallel_files.paths() == [str(p) for p in DEV.values()]
+    assert evaluate.parity_mode_combo.currentText() == "document"
+    assert evaluate.request().parallel_files == [str(p) for p in DEV.values()]
