@@ -16,6 +16,7 @@ import numpy as np
 
 from bpe_desktop.core import BPEModel, Tokenizer
 from bpe_desktop.core.chunked import no_breath
+from bpe_desktop.core.vocab_plot_data import PLOTS, PlotSeries, compute_plot
 from bpe_desktop.core.vocab_table import (
     FilterMask,
     TextFilter,
@@ -24,7 +25,6 @@ from bpe_desktop.core.vocab_table import (
     build_columns,
     compute_mask,
 )
-from bpe_desktop.ui.vocabulary.plots import PLOTS, PlotSeries, compute_plot
 
 
 @dataclass(frozen=True)

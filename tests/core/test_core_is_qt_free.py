@@ -1,17 +1,72 @@
-"""The core is the Qt-free layer: importing it (and the CLI) must not import Qt."""
+"""The layers hold: core (and the CLI over it) never loads Qt, and no layer imports one above it.
 
+Every module is imported, not only the package roots: a module that only some code path
+imports (as the vocabulary loader once imported the Qt plot widget) would otherwise hide.
+"""
+
+import ast
+import pkgutil
 import subprocess
 import sys
+from pathlib import Path
 
-FORBIDDEN = ("PySide6", "pyqtgraph", "bpe_desktop.ui")
+import bpe_desktop
+
+QT_MODULES = ("PySide6", "shiboken6", "pyqtgraph")
+PACKAGE_DIR = Path(bpe_desktop.__file__).parent
+#: Each layer and the layers it must never import (the engine is below all of them).
+FORBIDDEN_ABOVE = {
+    "bpe_desktop.core": ("bpe_desktop.ui", "bpe_desktop.cli", "bpe_desktop.app"),
+    # The CLI starts the application when given no command (a lazy import of app).
+    "bpe_desktop.cli": ("bpe_desktop.ui",),
+}
 
 
-def test_core_and_cli_import_no_qt():
+def _modules_of(package: str) -> list[str]:
+    path = PACKAGE_DIR.joinpath(*package.split(".")[1:])
+    names = [package]
+    for info in pkgutil.walk_packages([str(path)], prefix=package + "."):
+        if not info.name.endswith(".__main__"):  # running it would start the program
+            names.append(info.name)
+    return names
+
+
+def _loaded_after_importing(modules: list[str]) -> list[str]:
     code = (
-        "import sys, bpe_desktop.core, bpe_desktop.cli\n"
-        f"bad = [m for m in sys.modules if m.split('.')[0] in {FORBIDDEN!r} "
-        f"or m.startswith('bpe_desktop.ui')]\n"
-        "print(','.join(bad))"
+        "import importlib, sys\n"
+        f"for name in {modules!r}:\n"
+        "    importlib.import_module(name)\n"
+        f"print('\\n'.join(m for m in sys.modules if m.split('.')[0] in {QT_MODULES!r} "
+        "or m.startswith('bpe_desktop.ui')))"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == ""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, timeout=120)
+    return out.stdout.split()
+
+
+def test_every_core_and_cli_module_imports_without_qt():
+    modules = _modules_of("bpe_desktop.core") + _modules_of("bpe_desktop.cli")
+    assert len(modules) > 40  # every module, not the roots only
+    assert _loaded_after_importing(modules) == []
+
+
+def _imported_names(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.add(node.module)
+    return names
+
+
+def test_no_module_imports_a_layer_above_its_own():
+    offenders = []
+    for layer, above in FORBIDDEN_ABOVE.items():
+        root = PACKAGE_DIR.joinpath(*layer.split(".")[1:])
+        for path in sorted(root.rglob("*.py")):
+            for name in _imported_names(path):
+                if name.startswith(above) or name.split(".")[0] in QT_MODULES:
+                    offenders.append(f"{path.relative_to(PACKAGE_DIR)} imports {name}")
+    assert offenders == []

@@ -17,7 +17,7 @@ from bpe_desktop.core.vocab_table import COL_CHARS, COL_COUNT, COL_PIECE
 from bpe_desktop.ui.common import dialogs, theme
 from bpe_desktop.ui.vocabulary import panel as vocab_panel
 from bpe_desktop.ui.vocabulary.panel import LOADING, VocabPanel
-from bpe_desktop.ui.vocabulary.plots import PLOTS, compute_plot
+from bpe_desktop.core.vocab_plot_data import PLOTS, compute_plot
 from bpe_desktop.ui.vocabulary.table_model import VocabTableModel
 
 DESC = Qt.SortOrder.DescendingOrder

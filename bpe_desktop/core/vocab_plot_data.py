@@ -1,0 +1,65 @@
+"""The data of the vocabulary plots: merge-count curve, Zipf rank-frequency, token lengths.
+
+Qt-free, so that the vocabulary loader computes it in a worker thread beside the table
+and the widgets in ``ui/vocabulary/plots.py`` only draw it.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+
+from bpe_desktop.core.chunked import map_chunked, no_breath
+from bpe_desktop.core.model import BPEModel
+from bpe_desktop.core.vocab_table import SPECIAL, TokenUsage, VocabColumns
+
+#: Plot keys, in tab order, with their tab titles.
+PLOTS = {"merges": "Merge counts", "zipf": "Zipf", "lengths": "Token lengths"}
+
+
+def merge_curve(model: BPEModel, breathe=no_breath) -> tuple[np.ndarray, np.ndarray]:
+    """(merge rank, count at merge) for every merge with a recorded count > 0."""
+    counts = np.array(map_chunked(lambda m: -1 if m.count is None else m.count,
+                                  model.merges, breathe), dtype=np.int64)
+    ranks = np.flatnonzero(counts > 0)
+    return ranks, counts[ranks]
+
+
+def zipf_curve(frequencies: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(rank from 1, frequency) of the tokens that occur, most frequent first."""
+    freq = np.sort(frequencies[frequencies > 0])[::-1]
+    return np.arange(1, len(freq) + 1, dtype=np.int64), freq
+
+
+def length_histogram(columns: VocabColumns) -> tuple[np.ndarray, np.ndarray]:
+    """(length in characters, number of tokens) over the non-special tokens."""
+    chars = columns.chars[columns.kind != SPECIAL]
+    counts = np.bincount(chars) if len(chars) else np.zeros(0, dtype=np.int64)
+    return np.arange(len(counts), dtype=np.int64), counts.astype(np.int64)
+
+
+#: A plot's data: (x, y, note); the note says why it is empty ("" when it is not).
+PlotSeries = tuple[np.ndarray, np.ndarray, str]
+
+
+def compute_plot(which: str, model: BPEModel | None, columns: VocabColumns | None,
+                 usage: Callable[[], TokenUsage | None] | None,
+                 breathe=no_breath) -> PlotSeries:
+    """The data of plot ``which``; ``usage`` gives the segmented training words."""
+    empty = np.zeros(0, dtype=np.int64)
+    if model is None or columns is None:
+        return empty, empty, "No model"
+    if which == "merges":
+        if not model.merges:
+            return empty, empty, "This model has no merges"
+        x, y = merge_curve(model, breathe)
+        return x, y, "" if len(x) else "This model does not record merge counts"
+    if which == "zipf":
+        words = usage() if (model.words and usage is not None) else None
+        if words is None:
+            return empty, empty, "This model keeps no training words"
+        x, y = zipf_curve(words.frequencies())
+        return x, y, "" if len(x) else "No token occurs in the training words"
+    x, y = length_histogram(columns)
+    return x, y, "" if y.any() else "No tokens"
