@@ -15,6 +15,7 @@ use pyo3::types::{PyBytes, PyDict, PyList};
 use super::options::{apply_constraints, parse_source, train_settings};
 use super::{engine, guard};
 use crate::progress::{Progress, Reporter};
+use crate::trainer::Trained;
 use crate::symbols::{AnyTable, UNK};
 use crate::with_table;
 use crate::run_training;
@@ -215,6 +216,34 @@ fn train_guarded<'py>(
         apply_constraints(py, &mut settings, given)?;
     }
     let unk_piece = unk_piece.unwrap_or_else(|| "\u{fffd}".into());
+    let result = reported(py, progress, cancel, |reporter| run_training(source, &settings, reporter))?;
+    let out = engine(py, result)?;
+    let d = trained_dict(py, out.trained, unk_piece)?;
+    let files = PyList::empty(py);
+    for f in &out.files {
+        let fd = PyDict::new(py);
+        fd.set_item("path", f.path.as_os_str())?;
+        fd.set_item("size", f.size)?;
+        fd.set_item("sha256", &f.sha256)?;
+        files.append(fd)?;
+    }
+    d.set_item("files", files)?;
+    d.set_item("total_words", out.total_words)?;
+    d.set_item("characters", out.characters)?;
+    d.set_item("unknown_characters", out.unknown_characters)?;
+    d.set_item("count_seconds", out.count_seconds)?;
+    d.set_item("merge_seconds", out.merge_seconds)?;
+    Ok(d)
+}
+
+/// Run `body` without the GIL, its reporter calling `progress` and watching `cancel`;
+/// an exception the callback raised is propagated as it is.
+pub(super) fn reported<T: Send>(
+    py: Python<'_>,
+    progress: Option<Py<PyAny>>,
+    cancel: Option<Py<CancelFlag>>,
+    body: impl FnOnce(&mut Reporter) -> crate::error::Result<T> + Send,
+) -> PyResult<crate::error::Result<T>> {
     let flag: Option<Arc<AtomicBool>> = cancel.map(|c| c.get().0.clone());
     let callback_error: Mutex<Option<PyErr>> = Mutex::new(None);
     let result = py.detach(|| {
@@ -232,13 +261,16 @@ fn train_guarded<'py>(
             })
         };
         let mut reporter = Reporter::new(Some(&mut call), flag.as_deref());
-        run_training(source, &settings, &mut reporter)
+        body(&mut reporter)
     });
     if let Some(err) = callback_error.into_inner().unwrap_or_else(|p| p.into_inner()) {
         return Err(err); // the callback raised: propagate its exception
     }
-    let out = engine(py, result)?;
-    let trained = out.trained;
+    Ok(result)
+}
+
+/// The trained tokens, merges and word table as the `train` dict hands them over.
+pub(super) fn trained_dict<'py>(py: Python<'py>, trained: Trained, unk_piece: String) -> PyResult<Bound<'py, PyDict>> {
     let (tokens, left, right, counts) = py.detach(|| {
         let merges = &trained.merges;
         (
@@ -255,21 +287,7 @@ fn train_guarded<'py>(
     d.set_item("merge_left", PyBytes::new(py, &left))?;
     d.set_item("merge_right", PyBytes::new(py, &right))?;
     d.set_item("merge_counts", PyBytes::new(py, &counts))?;
-    let files = PyList::empty(py);
-    for f in &out.files {
-        let fd = PyDict::new(py);
-        fd.set_item("path", f.path.as_os_str())?;
-        fd.set_item("size", f.size)?;
-        fd.set_item("sha256", &f.sha256)?;
-        files.append(fd)?;
-    }
-    d.set_item("files", files)?;
-    d.set_item("total_words", out.total_words)?;
     d.set_item("distinct_words", trained.words.len())?;
-    d.set_item("characters", out.characters)?;
-    d.set_item("unknown_characters", out.unknown_characters)?;
-    d.set_item("count_seconds", out.count_seconds)?;
-    d.set_item("merge_seconds", out.merge_seconds)?;
     let view = WordTableView { table: trained.words, tokens: trained.tokens, unk_piece };
     d.set_item("words", Py::new(py, view)?)?;
     Ok(d)
