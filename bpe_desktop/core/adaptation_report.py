@@ -13,8 +13,8 @@ Definitions, per held-out text (its non-empty lines):
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 from bpe_desktop.core.model import BPEModel
 

@@ -23,8 +23,7 @@ import os
 from pathlib import Path
 
 from bpe_desktop.core.errors import ExportError
-from bpe_desktop.core.formats import FORMATS, export_model, export_problem
-from bpe_desktop.core.formats import _common
+from bpe_desktop.core.formats import FORMATS, _common, export_model, export_problem
 from bpe_desktop.core.formats import _protowire as pw
 from bpe_desktop.core.formats import sentencepiece_model as spm
 from bpe_desktop.core.model import BPEModel

@@ -26,8 +26,8 @@ from __future__ import annotations
 import dataclasses
 import time
 from collections import Counter
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Callable, Mapping
 
 from bpe_desktop.core import _native
 from bpe_desktop.core.counting import engine_count
@@ -151,9 +151,17 @@ def _with_characters(source: BPEModel, added: tuple[str, ...]) -> BPEModel:
     ordinary = [ids[p] for p in source._ordinary_pieces]
     free = iter(range(source.vocab_size, source.vocab_size + len(added)))
     alphabet_ids = ordinary[:len(source.alphabet)] + [next(free) for _ in added]
-    return dataclasses.replace(
+    base = dataclasses.replace(
         source, alphabet=source.alphabet + added,
         ids=tuple(alphabet_ids + ordinary[len(source.alphabet):]), final_counts=None)
+    _known_pieces(base, source.pieces + added)
+    return base
+
+
+def _known_pieces(model: BPEModel, pieces: tuple[str, ...]) -> None:
+    """Give ``model`` its vocabulary, known by construction (the source's pieces, then the
+    added ones at the next ids), sparing a check of every explicit id per model."""
+    model.__dict__["pieces"] = pieces
 
 
 def _segment(base: BPEModel, words: list[str]) -> tuple[list[str], bytes, list[int]]:
@@ -205,11 +213,13 @@ def _extended_model(source: BPEModel, base: BPEModel, raw: dict, corpus: Corpus,
         if source.description else f"Extended with {len(new):,} merges."
     info = CorpusInfo(kind=corpus.kind,
                       total_words=sum(c for _, c in words), distinct_words=len(words))
-    return dataclasses.replace(
+    model = dataclasses.replace(
         base, config=config, merges=merges, final_counts=None, corpus=info,
         ids=base.ids + tuple(range(first_new, first_new + len(created))),
         words=tuple(zip(_unpack_strings(top, ends), _numbers(top_counts, "Q"))),
         description=text.strip())
+    _known_pieces(model, base.pieces + tuple(created))
+    return model
 
 
 def new_token_ids(model: BPEModel, source: BPEModel) -> frozenset[int]:
@@ -218,4 +228,4 @@ def new_token_ids(model: BPEModel, source: BPEModel) -> frozenset[int]:
     return frozenset(i for i, p in enumerate(model.pieces) if p not in have)
 
 
-__all__ = ["ExtendResult", "UNKNOWN_POLICIES", "extend", "new_token_ids"]
+__all__ = ["UNKNOWN_POLICIES", "ExtendResult", "extend", "new_token_ids"]

@@ -20,8 +20,8 @@ import dataclasses
 import io
 import json
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 from bpe_desktop.core.errors import ConfigError
 from bpe_desktop.core.formats import _common

@@ -20,8 +20,13 @@ from bpe_desktop.core.extend import extend
 from bpe_desktop.core.formats import import_model, verify_export
 from bpe_desktop.core.training import Corpus
 from bpe_desktop.core.trim import trim
-from tests.peer_sources import HELD_OUT, english_lines, roberta_style, sentencepiece_bpe, \
-    split_russian
+from tests.peer_sources import (
+    HELD_OUT,
+    english_lines,
+    roberta_style,
+    sentencepiece_bpe,
+    split_russian,
+)
 
 
 @pytest.fixture(scope="module")
