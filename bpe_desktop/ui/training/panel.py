@@ -249,6 +249,7 @@ class TrainingPanel(QWidget):
         self.options.set_config(example.config)
         self.options.word_counts.setChecked(example.word_counts)
         self.options.preset.setCurrentIndex(0)  # the papers' settings
+        self.start_from.choice.setCurrentIndex(0)  # an example trains a new vocabulary
         self.log(f"Example loaded: {example.label}. Press Train (F5).")
 
     # -- running --------------------------------------------------------------------------

@@ -17,6 +17,7 @@ from bpe_desktop.ui.common.settings import Settings
 from bpe_desktop.ui.compare import ComparePanel
 from bpe_desktop.ui.evaluate import EvaluatePanel
 from bpe_desktop.ui.training.panel import TrainingPanel
+from bpe_desktop.ui.window.trim_dialog import TrimDialog
 from bpe_desktop.ui.vocabulary.panel import VocabPanel
 from bpe_desktop.ui.window.autosave import Autosave, offer_recovery
 from bpe_desktop.ui.window.document import ModelDocument
@@ -113,6 +114,10 @@ class MainWindow(QMainWindow):
         file.addSeparator()
         file.addMenu(self.interop.import_menu)
         file.addMenu(self.interop.export_menu)
+        self.trim_action = self._action("&Trim vocabulary…", self.ask_trim, None,
+                                        "Keep only the tokens target texts need, with an "
+                                        "old-id to new-id map")
+        file.addAction(self.trim_action)
         file.addSeparator()
         file.addAction(self.quit_action)
 
@@ -290,6 +295,19 @@ class MainWindow(QMainWindow):
     @Slot(object)
     def _on_trained(self, result: TrainResult) -> None:
         self.document.set_trained(result)
+        extended = getattr(result, "result", None)  # an extension (ExtendOutcome)
+        if extended is not None and self.document.model is result.model:
+            self.vocab.set_new_from(extended.source.vocab_size)
+
+    def ask_trim(self) -> TrimDialog | None:
+        """File ▸ Trim vocabulary…: the dialog for the open model (non-modal); a trimmed
+        model becomes the current, unsaved one."""
+        if self.document.model is None:
+            return None
+        dialog = TrimDialog(self.document.model, self)
+        dialog.trimmed.connect(lambda r: self.document.set_imported(r.model))
+        dialog.show()
+        return dialog
 
     @Slot()
     def cancel_job(self) -> None:
@@ -314,6 +332,7 @@ class MainWindow(QMainWindow):
 
     @Slot(object)
     def _on_model_changed(self, model) -> None:
+        self.vocab.set_new_from(None)  # an extension marks its new tokens after this
         self.vocab.set_model(model)
         self.codec.set_model(model)
         self.evaluate.set_model(model)
@@ -322,6 +341,7 @@ class MainWindow(QMainWindow):
         for action in (self.save_action, self.save_as_action):
             action.setEnabled(has_model)
         self.interop.export_menu.setEnabled(has_model)
+        self.trim_action.setEnabled(has_model)
         self.interop.recount_action.setEnabled(has_model)
         if model is None:
             self.model_label.setText("No model — train one or open a file")
