@@ -186,7 +186,12 @@ def _held_out(names) -> list[tuple[str, list[str]]]:
 
 
 def _write(args, model, source, fmt: str, verify: list[str]) -> None:
-    from bpe_desktop.core.adapted_output import TRANSFORMERS_FOLDER, write_model
+    from bpe_desktop.cli.interop import report_verification
+    from bpe_desktop.core.adapted_output import (
+        TRANSFORMERS_FOLDER,
+        verify_transformers_folder,
+        write_model,
+    )
     from bpe_desktop.core.formats import verify_export
 
     out_format = _output_format(args, fmt)
@@ -197,30 +202,10 @@ def _write(args, model, source, fmt: str, verify: list[str]) -> None:
     if verify and out_format != "model":
         checked = "hf" if out_format == TRANSFORMERS_FOLDER else out_format
         files = paths[:1] if out_format == TRANSFORMERS_FOLDER else paths
-        result = verify_export(model, checked, files, verify)
-        if result.first_mismatch is not None:
-            line, ours, theirs = result.first_mismatch
-            raise CliError(f"{result.summary()}; the files were written, but the first line "
-                           f"that differs is {line!r}: BPE Desktop {ours} vs "
-                           f"{result.library} {theirs}")
-        if not args.quiet:
-            print(result.summary())
+        report_verification(verify_export(model, checked, files, verify), args.quiet)
         if out_format == TRANSFORMERS_FOLDER:
-            _verify_transformers(model, paths[0].parent, verify, args.quiet)
-
-
-def _verify_transformers(model, folder, lines: list[str], quiet: bool) -> None:
-    from bpe_desktop.core.adapted_output import verify_transformers_folder
-
-    result = verify_transformers_folder(model, folder, lines)
-    if result is None:
-        return
-    if result.first_mismatch is not None:
-        line, ours, theirs = result.first_mismatch
-        raise CliError(f"{result.summary()}; the first line that differs is {line!r}: "
-                       f"BPE Desktop {ours} vs transformers {theirs}")
-    if not quiet:
-        print(result.summary())
+            report_verification(verify_transformers_folder(model, paths[0].parent, verify),
+                                args.quiet)
 
 
 def _print_reports(before, after, held_out) -> None:

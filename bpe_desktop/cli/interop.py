@@ -110,15 +110,19 @@ def cmd_export(args: argparse.Namespace) -> int:
     if not args.quiet:
         print("wrote " + ", ".join(str(p) for p in paths))
     if sample is not None:
-        result = verify_export(model, args.format, paths, sample)
-        if result.first_mismatch is not None:
-            line, ours, theirs = result.first_mismatch
-            raise CliError(f"{result.summary()}; the files were written, but the first line "
-                           f"that differs is {line!r}: BPE Desktop {ours} vs "
-                           f"{result.library} {theirs}")
-        if not args.quiet:
-            print(result.summary())
+        report_verification(verify_export(model, args.format, paths, sample), args.quiet)
     return EXIT_OK
+
+
+def report_verification(result, quiet: bool) -> None:
+    """Print a verification's summary; a CliError naming the first differing line."""
+    if result.first_mismatch is not None:
+        line, ours, theirs = result.first_mismatch
+        raise CliError(f"{result.summary()}; the files were written, but the first line "
+                       f"that differs is {line!r}: BPE Desktop {ours} vs "
+                       f"{result.library} {theirs}")
+    if not quiet:
+        print(result.summary())
 
 
 def cmd_import(args: argparse.Namespace) -> int:
