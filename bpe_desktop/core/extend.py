@@ -88,21 +88,20 @@ def extend(
     _check_settings(source, merges, vocab_size, min_frequency, unknown)
     started = time.perf_counter()
     table = engine_count(corpus._as_engine_source(), source.config, cancel=cancel)
-    words = table.items()
-    characters = _missing_characters(source, words)
+    # Byte-level sources spell every character: their words need not come to Python.
+    characters = Counter() if source.config.pretokenizer == "gpt2" else \
+        _missing_characters(source, table.items())
     added = tuple(sorted(characters.items())) if unknown == "add" else ()
     kept_unknown = () if unknown == "add" else tuple(sorted(characters.items()))
     base = _with_characters(source, tuple(c for c, _ in added))
     counted = time.perf_counter()
-    symbols, sequences, lengths = _segment(base, [w for w, _ in words])
-    raw = _train_on(base, symbols, words, sequences, lengths, merges, vocab_size,
-                    min_frequency, on_progress, cancel)
-    model = _extended_model(source, base, raw, corpus, words)
+    raw = _train_on(base, table, merges, vocab_size, min_frequency, on_progress, cancel)
+    model = _extended_model(source, base, raw, corpus, table)
     old = source.vocab_size
     timings = {"counting": counted - started, "merging": raw["merge_seconds"],
                "total": time.perf_counter() - started}
     return ExtendResult(model, source, added, kept_unknown,
-                        tuple(range(old, model.vocab_size)), len(words), timings)
+                        tuple(range(old, model.vocab_size)), len(table), timings)
 
 
 def _check_settings(source: BPEModel, merges, vocab_size, min_frequency, unknown) -> None:
@@ -128,8 +127,6 @@ def _missing_characters(source: BPEModel, words: list[tuple[str, int]]) -> Count
     """Symbols the counted words start out with that the source has no token for (a
     character, or under ``eow-suffix`` a last character with ``</w>`` glued on), with
     their counts."""
-    if source.config.pretokenizer == "gpt2":
-        return Counter()  # byte-level: every character is spelled in bytes
     known = set(source.alphabet)
     suffixed = source.config.boundary == "eow-suffix"
     missing: Counter = Counter()
@@ -164,42 +161,42 @@ def _known_pieces(model: BPEModel, pieces: tuple[str, ...]) -> None:
     model.__dict__["pieces"] = pieces
 
 
-def _segment(base: BPEModel, words: list[str]) -> tuple[list[str], bytes, list[int]]:
-    """Every word as ``base`` encodes it, as symbol numbers over its ordinary tokens
-    (in id order); special and unknown tokens become the never-merged symbol."""
+def _symbols(base: BPEModel) -> tuple[list[str], bytes]:
+    """The trainer's alphabet (``base``'s ordinary tokens, in id order) and, per token id,
+    its symbol there; special tokens become the never-merged symbol."""
     import numpy as np
 
     pieces = base.pieces
     special = {t.id for t in base.config.special_tokens}
     ordinary_ids = [i for i in range(len(pieces)) if i not in special]
-    symbol_of = np.full(len(pieces), _NEVER_MERGED, dtype=np.uint32)
-    symbol_of[ordinary_ids] = np.arange(len(ordinary_ids), dtype=np.uint32)
-    ids, lengths = base.tokenizer().encode_batch_flat(words)
-    sequences = symbol_of[ids].astype("=u4").tobytes()
-    return [pieces[i] for i in ordinary_ids], sequences, lengths.tolist()
+    symbol_of = np.full(len(pieces), _NEVER_MERGED, dtype="=u4")
+    symbol_of[ordinary_ids] = np.arange(len(ordinary_ids), dtype="=u4")
+    return [pieces[i] for i in ordinary_ids], symbol_of.tobytes()
 
 
-def _train_on(base, symbols, words, sequences, lengths, merges, vocab_size, min_frequency,
-              on_progress, cancel) -> dict:
+def _train_on(base, table, merges, vocab_size, min_frequency, on_progress, cancel) -> dict:
+    """Every counted word as ``base`` encodes it (exactly its tokenizer), then the merge
+    loop on top (in the engine)."""
     config = base.config.replace(min_frequency=min_frequency, merges=None, vocab_size=None)
     callback = None
     if on_progress is not None:
         def callback(raw: dict) -> None:
             on_progress(_progress_from_engine(raw))
+    symbols, symbol_of = _symbols(base)
     # The engine counts blocked results like special tokens towards the size: the
     # source's ordinary tokens are in both its alphabet and the blocked list.
     engine_size = None if vocab_size is None else vocab_size + len(symbols)
     started = time.perf_counter()
     raw = _native.call(
-        _native.engine().train_segments, symbols, [w for w, _ in words],
-        [c for _, c in words], sequences, lengths, config, symbols, merges, engine_size,
-        callback, cancel._flag if cancel is not None else None)
+        _native.engine().train_extension, table._table, base.tokenizer()._native, symbol_of,
+        symbols, config, symbols, merges, engine_size, callback,
+        cancel._flag if cancel is not None else None)
     raw["merge_seconds"] = time.perf_counter() - started
     return raw
 
 
 def _extended_model(source: BPEModel, base: BPEModel, raw: dict, corpus: Corpus,
-                    words: list[tuple[str, int]]) -> BPEModel:
+                    table) -> BPEModel:
     tokens = _unpack_strings(raw["tokens"], raw["token_ends"])
     left, right = _numbers(raw["merge_left"], "I"), _numbers(raw["merge_right"], "I")
     counts = _numbers(raw["merge_counts"], "Q")
@@ -211,8 +208,8 @@ def _extended_model(source: BPEModel, base: BPEModel, raw: dict, corpus: Corpus,
     top, ends, top_counts = raw["words"].top(source.config.keep_words)
     text = f"{source.description} Extended with {len(new):,} merges." \
         if source.description else f"Extended with {len(new):,} merges."
-    info = CorpusInfo(kind=corpus.kind,
-                      total_words=sum(c for _, c in words), distinct_words=len(words))
+    info = CorpusInfo(kind=corpus.kind, total_words=table.total_count,
+                      distinct_words=len(table))
     model = dataclasses.replace(
         base, config=config, merges=merges, final_counts=None, corpus=info,
         ids=base.ids + tuple(range(first_new, first_new + len(created))),

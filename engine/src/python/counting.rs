@@ -15,7 +15,7 @@ use crate::progress::{Progress, Reporter};
 
 /// Counted words in first-seen order (kept in Rust; written out in slices).
 #[pyclass(module = "bpe_desktop._engine", frozen)]
-pub(super) struct WordCountTable(crate::corpus::WordCounts);
+pub(super) struct WordCountTable(pub(super) crate::corpus::WordCounts);
 
 #[pymethods]
 impl WordCountTable {

@@ -202,7 +202,7 @@ fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyTokenizer>()?;
     m.add_class::<ids::Ids>()?;
     m.add_function(wrap_pyfunction!(train, m)?)?;
-    m.add_function(wrap_pyfunction!(extending::train_segments, m)?)?;
+    m.add_function(wrap_pyfunction!(extending::train_extension, m)?)?;
     m.add_function(wrap_pyfunction!(pretokenize, m)?)?;
     m.add_class::<WordCountTable>()?;
     m.add_function(wrap_pyfunction!(count_words, m)?)?;
