@@ -125,3 +125,37 @@ def test_trimmed_sentencepiece_model_keeps_the_target_segmentation(folder, russi
     for line in target:
         assert [back[i] for i in peer.encode(line)] == original.encode(line)
     assert result.dropped > 0 and peer.vocab_size() == len(result.id_map)
+
+
+def _hf_tokenizer(folder, kind: str):
+    from tokenizers import Tokenizer as HfTokenizer
+    from tokenizers import models, pre_tokenizers, trainers
+
+    from tests.peer_sources import english_training_text
+
+    suffix = {"end_of_word_suffix": "</w>"} if kind == "eow" else {}
+    tok = HfTokenizer(models.BPE(unk_token="<unk>", **suffix))
+    tok.pre_tokenizer = pre_tokenizers.WhitespaceSplit() if kind == "eow" \
+        else pre_tokenizers.Metaspace()
+    tok.train([str(english_training_text(folder))], trainers.BpeTrainer(
+        vocab_size=800, special_tokens=["<unk>"], show_progress=False, **suffix))
+    path = folder / f"{kind}.json"
+    tok.save(str(path))
+    return path
+
+
+@pytest.mark.parametrize("kind, boundary", [("eow", "eow-suffix"), ("metaspace", "bow-prefix")])
+def test_hf_word_marker_sources_extended_keep_ids(folder, russian, kind, boundary):
+    path = _hf_tokenizer(folder, kind)
+    source = import_model("hf", path)
+    assert source.config.boundary == boundary
+    train_text, held_out = russian
+    result = extend(source, Corpus.from_files([train_text]), merges=200)
+    assert result.new_characters  # the Cyrillic letters the English tokenizer lacked
+    paths = write_model(result.model, "hf", folder / f"{kind}-extended.json")
+    peer = Tokenizer.from_file(str(paths[0]))
+    original = Tokenizer.from_file(str(path)).get_vocab()
+    assert {p: peer.get_vocab()[p] for p in original} == original
+    tok = result.model.tokenizer()
+    lines = _both_languages(held_out)
+    assert all(peer.encode(line).ids == list(tok.encode(line)) for line in lines)
