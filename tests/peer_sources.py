@@ -52,3 +52,14 @@ def sentencepiece_bpe(folder: Path, vocab_size: int = 1000) -> Path:
         vocab_size=vocab_size, model_type="bpe", user_defined_symbols=["<sep>", "<cls>"],
         byte_fallback=False, minloglevel=2)
     return folder / "sp.model"
+
+
+def russian_and_held_out_files(folder: Path, english_lines_kept: int = 100) -> dict[str, Path]:
+    """The Russian training text, its held-out lines and English held-out lines as files."""
+    train, held_out = split_russian(folder)
+    held = folder / "held-out-ru.txt"
+    held.write_text("\n".join(held_out) + "\n", encoding="utf-8")
+    english = folder / "held-out-en.txt"
+    english.write_text("\n".join(english_lines()[-english_lines_kept:]) + "\n",
+                       encoding="utf-8")
+    return {"corpus": train, "held_ru": held, "held_en": english}

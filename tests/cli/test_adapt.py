@@ -9,19 +9,19 @@ import pytest
 import sentencepiece as spm
 
 from tests.cli.support import assert_one_error_line, run
-from tests.peer_sources import english_lines, roberta_style, sentencepiece_bpe, split_russian
+from tests.peer_sources import (
+    english_lines,
+    roberta_style,
+    russian_and_held_out_files,
+    sentencepiece_bpe,
+)
 
 
 @pytest.fixture(scope="module")
 def sources(tmp_path_factory):
     folder = tmp_path_factory.mktemp("adapt-cli")
-    train_text, held_out = split_russian(folder)
-    held = folder / "held-out-ru.txt"
-    held.write_text("\n".join(held_out) + "\n", encoding="utf-8")
-    english = folder / "held-out-en.txt"
-    english.write_text("\n".join(english_lines()[-100:]) + "\n", encoding="utf-8")
     return {"vocab": roberta_style(folder), "sp": sentencepiece_bpe(folder),
-            "corpus": train_text, "held_ru": held, "held_en": english, "folder": folder}
+            **russian_and_held_out_files(folder)}
 
 
 def test_extend_gpt2_files_verified_with_a_report(capsys, tmp_path, sources):

@@ -8,19 +8,13 @@ import pytest
 from bpe_desktop.core.formats import import_model
 from bpe_desktop.ui.training.panel import TrainingPanel
 from bpe_desktop.ui.training.start_from import EXISTING, NEW_VOCABULARY
-from tests.peer_sources import english_lines, sentencepiece_bpe, split_russian
+from tests.peer_sources import russian_and_held_out_files, sentencepiece_bpe
 
 
 @pytest.fixture(scope="module")
 def sources(tmp_path_factory):
     folder = tmp_path_factory.mktemp("extend-gui")
-    train_text, held_out = split_russian(folder)
-    held = folder / "held.txt"
-    held.write_text("\n".join(held_out) + "\n", encoding="utf-8")
-    english = folder / "english.txt"
-    english.write_text("\n".join(english_lines()[-100:]) + "\n", encoding="utf-8")
-    return {"sp": sentencepiece_bpe(folder), "corpus": train_text, "held": held,
-            "english": english}
+    return {"sp": sentencepiece_bpe(folder), **russian_and_held_out_files(folder)}
 
 
 @pytest.fixture
@@ -40,7 +34,7 @@ def test_extending_a_sentencepiece_model_from_the_panel(panel, qtbot, sources, e
     assert "sentencepiece" in box.source_label.text()
     box.stop_mode.setCurrentIndex(0)
     box.stop_value.setValue(200)
-    box.set_held_out([str(sources["held"]), str(sources["english"])])
+    box.set_held_out([str(sources["held_ru"]), str(sources["held_en"])])
     with qtbot.waitSignal(panel.trained, timeout=60_000) as blocker:
         assert panel.start()
         assert panel.running  # (the form locks in the next event-loop pass)
@@ -50,7 +44,7 @@ def test_extending_a_sentencepiece_model_from_the_panel(panel, qtbot, sources, e
     assert outcome.result.new_merges == 200
     log = panel.log_view.toPlainText()
     assert "new characters: 'о'" in log and "every existing id kept" in log
-    assert "held.txt" in log and "english.txt" in log and "tokens per word" in log
+    assert "held-out-ru.txt" in log and "held-out-en.txt" in log and "tokens per word" in log
     assert errors == []
     assert box.isEnabled() and not panel.options.isEnabled()
     box.choice.setCurrentText(NEW_VOCABULARY)
