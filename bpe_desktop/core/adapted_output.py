@@ -18,6 +18,7 @@ reads offline.
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 from pathlib import Path
@@ -152,8 +153,8 @@ def verify_transformers_folder(model: BPEModel, folder: str | os.PathLike, lines
     ExportError when transformers is not installed or cannot load the folder."""
     from bpe_desktop.core.formats.verify import Verification
 
-    try:
-        import transformers
+    try:  # by name: the desktop bundle, which never verifies, must not pull it in
+        transformers = importlib.import_module("transformers")
     except ImportError:
         raise ExportError("verifying a transformers folder needs the transformers "
                           "package (pip install transformers)") from None
