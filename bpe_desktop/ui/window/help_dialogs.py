@@ -43,7 +43,7 @@ HELP_PAGES = {
     "command-line.md": "Command line",
     "evaluation.md": "Evaluation",
     "comparison.md": "Comparison and BPE-dropout",
-    "adapting-tokenizers.md": "Adapting an existing tokenizer",
+    "extend-and-trim.md": "Adapting an existing tokenizer",
 }
 #: Screenshots wider than this are shown scaled down to it (pixels).
 MAX_IMAGE_WIDTH = 640
