@@ -226,6 +226,7 @@ def train(
     unk: str = UNK,
     cuts: Sequence[frozenset[int]] | None = None,
     forbidden: frozenset[Pair] = frozenset(),
+    start: tuple[Sequence[str], Sequence[Sequence[str]]] | None = None,
 ) -> RefResult:
     if ties not in TIES:
         raise ValueError(f"unknown tie rule {ties!r}")
@@ -246,8 +247,15 @@ def train(
     cuts = [frozenset(c) for c in cuts] if cuts is not None else [frozenset()] * len(items)
 
     alphabet = sorted({s for seg in initial for s in seg if s != unk} | set(initial_alphabet))
-    ids = {s: i for i, s in enumerate(alphabet)}  # codepoint tie ids; tokens in order
     special_pieces = set(specials)
+    if start is not None:
+        # Continued training: the tokens in id order are the alphabet (and the tie ids),
+        # each word starts as given, and no pair may form an existing token.
+        alphabet = list(start[0])
+        initial = [list(s) for s in start[1]]
+        segs = [list(s) for s in initial]
+        special_pieces |= set(alphabet)
+    ids = {s: i for i, s in enumerate(alphabet)}  # codepoint tie ids; tokens in order
     n_specials = len(specials)
 
     learned: list[tuple[str, str, int]] = []

@@ -19,7 +19,17 @@ import traceback
 from typing import Sequence
 
 from bpe_desktop import __version__
-from bpe_desktop.cli import codec, compare, count, evaluate, history, info, interop, train
+from bpe_desktop.cli import (
+    adapt,
+    codec,
+    compare,
+    count,
+    evaluate,
+    history,
+    info,
+    interop,
+    train,
+)
 from bpe_desktop.cli._common import (
     EXIT_ERROR,
     EXIT_INTERRUPTED,
@@ -39,7 +49,7 @@ from bpe_desktop.cli.train import HOLD_FOR_CANCEL_ENV  # noqa: F401 (a test hook
 from bpe_desktop.core.errors import BpeError
 
 #: The command modules, in the order ``--help`` lists their commands.
-COMMANDS = (train, codec, info, interop, evaluate, compare, count, history)
+COMMANDS = (train, codec, info, interop, adapt, evaluate, compare, count, history)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -11,10 +11,10 @@ from bpe_desktop.cli._common import (
     EXIT_OK,
     CliError,
     _check_output,
-    _report_stream,
     _fail,
     _in_worker,
     _lines,
+    _report_stream,
 )
 from bpe_desktop.cli.compare import probability
 from bpe_desktop.cli.options import whole_number
@@ -117,13 +117,19 @@ def cmd_export(args: argparse.Namespace) -> int:
     if not args.quiet:
         print("wrote " + ", ".join(str(p) for p in paths), file=report)
     if sample is not None:
-        result = verify_export(model, args.format, paths, sample)
-        if result.first_mismatch is not None:
-            raise CliError(f"{result.summary()}; the files were written, but "
-                           f"{result.mismatch_text()}")
-        if not args.quiet:
-            print(result.summary(), file=report)
+        report_verification(verify_export(model, args.format, paths, sample), args.quiet,
+                            stream=report)
     return EXIT_OK
+
+
+def report_verification(result, quiet: bool, stream=None) -> None:
+    """Print a verification's summary (to ``stream``, standard output by default); a
+    CliError saying where the first differing line differs."""
+    if result.first_mismatch is not None:
+        raise CliError(f"{result.summary()}; the files were written, but "
+                       f"{result.mismatch_text()}")
+    if not quiet:
+        print(result.summary(), file=stream or sys.stdout)
 
 
 def cmd_import(args: argparse.Namespace) -> int:

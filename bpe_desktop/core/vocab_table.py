@@ -499,9 +499,10 @@ class FilterMask:
 
 def make_filter_spec(text: str = "", *, regex: bool = False, case_sensitive: bool = False,
                      min_length: int | None = None, max_length: int | None = None,
-                     intermediate: bool = False) -> tuple:
-    """The filter as :func:`compute_mask` takes it (a hashable, comparable tuple)."""
-    return (text, regex, case_sensitive, min_length, max_length, intermediate)
+                     new_from: int | None = None, intermediate: bool = False) -> tuple:
+    """The filter as :func:`compute_mask` takes it (a hashable, comparable tuple);
+    ``intermediate`` stays last (the table model reads it there)."""
+    return (text, regex, case_sensitive, min_length, max_length, new_from, intermediate)
 
 
 def spec_error(spec: tuple) -> str | None:
@@ -538,10 +539,11 @@ def filter_mask(columns: VocabColumns, text_filter: TextFilter, spec: tuple,
 def compute_mask(columns: VocabColumns, text_filter: TextFilter, spec: tuple,
                  breathe=no_breath):
     """Which tokens the filter ``spec`` (text, regex, case_sensitive, min_length,
-    max_length, intermediate) keeps: a bool array, or None when it keeps all. Raises
-    ``re.error``. ``intermediate`` keeps only intermediate tokens (none while the final
-    frequencies are unknown)."""
-    text, regex, case_sensitive, min_length, max_length, intermediate = spec
+    max_length, new_from, intermediate) keeps: a bool array, or None when it keeps all.
+    Raises ``re.error``. ``new_from`` keeps only the ids from it on (the tokens an
+    extension added: they take the ids after the source's). ``intermediate`` keeps only
+    intermediate tokens (none while the final frequencies are unknown)."""
+    text, regex, case_sensitive, min_length, max_length, new_from, intermediate = spec
     mask = None
     if text:
         if regex:
@@ -554,6 +556,8 @@ def compute_mask(columns: VocabColumns, text_filter: TextFilter, spec: tuple,
         mask = _and(mask, columns.chars >= min_length)
     if max_length is not None:
         mask = _and(mask, columns.chars <= max_length)
+    if new_from is not None:
+        mask = _and(mask, np.arange(len(columns)) >= new_from)
     if intermediate:
         if columns.final is None:
             return np.zeros(len(columns), dtype=bool)

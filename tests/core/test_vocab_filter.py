@@ -53,9 +53,20 @@ def ids(mask, n) -> list[int]:
 
 
 def test_make_filter_spec_order():
-    assert make_filter_spec() == ("", False, False, None, None, False)
+    assert make_filter_spec() == ("", False, False, None, None, None, False)
     assert make_filter_spec("a", regex=True, case_sensitive=True, min_length=1,
-                            max_length=2, intermediate=True) == ("a", True, True, 1, 2, True)
+                            max_length=2, new_from=7, intermediate=True) == \
+        ("a", True, True, 1, 2, 7, True)
+
+
+def test_new_tokens_are_the_ids_from_the_first_new_one_on(table):
+    """An extension's new tokens follow every id the source had."""
+    columns, text_filter = table
+    n = len(columns)
+    mask = compute_mask(columns, text_filter, make_filter_spec(new_from=n - 3))
+    assert ids(mask, n) == [n - 3, n - 2, n - 1]
+    both = compute_mask(columns, text_filter, make_filter_spec(min_length=99, new_from=0))
+    assert ids(both, n) == []
 
 
 @pytest.mark.parametrize("spec", SPECS)

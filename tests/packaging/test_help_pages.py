@@ -21,7 +21,8 @@ from bpe_desktop.core.config import (
 from bpe_desktop.paths import resource_path
 
 PAGES = ("quickstart.md", "training-options.md", "model-files.md", "command-line.md",
-         "evaluation.md", "comparison.md", "projects.md")
+         "evaluation.md", "comparison.md", "projects.md",
+         "extend-and-trim.md")
 _LINK = re.compile(r"!?\[[^\]]*\]\(([^)\s]+)\)")
 
 

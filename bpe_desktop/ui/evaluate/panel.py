@@ -17,12 +17,14 @@ from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
     QFormLayout,
+    QFrame,
     QGroupBox,
     QHBoxLayout,
     QHeaderView,
     QLabel,
     QPlainTextEdit,
     QPushButton,
+    QScrollArea,
     QSpinBox,
     QSplitter,
     QStyle,
@@ -335,8 +337,14 @@ class EvaluatePanel(QWidget):
         self.results.addTab(self._build_words(), "Words")
         self.results.addTab(self._build_parity(), "Parity")
         self.results.addTab(self._build_sizes(), "Vocabulary size")
+        # The inputs scroll in a short window instead of setting the window's least height.
+        left_scroll = QScrollArea()
+        left_scroll.setWidgetResizable(True)
+        left_scroll.setFrameShape(QFrame.Shape.NoFrame)
+        left_scroll.setWidget(left)
+        left_scroll.setMinimumWidth(left.minimumSizeHint().width())
         splitter = QSplitter(Qt.Orientation.Horizontal)
-        splitter.addWidget(left)
+        splitter.addWidget(left_scroll)
         splitter.addWidget(self.results)
         splitter.setStretchFactor(1, 1)
         layout = QVBoxLayout(self)

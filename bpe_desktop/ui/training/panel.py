@@ -49,7 +49,9 @@ from bpe_desktop.ui.training.corpus_list import CorpusList
 from bpe_desktop.ui.training.language_plot import LanguageCurves
 from bpe_desktop.ui.training.options import TrainingOptions
 from bpe_desktop.ui.training.plot import MergeCountPlot
+from bpe_desktop.ui.training.run_log import constraint_log, outcome_log
 from bpe_desktop.ui.training.segmentation import SegmentationDialog
+from bpe_desktop.ui.training.start_from import ExtendOutcome, StartFrom, extend_job
 
 log = logging.getLogger(__name__)
 
@@ -173,10 +175,13 @@ class TrainingPanel(QWidget):
         options_box = QGroupBox("Options")
         QVBoxLayout(options_box).addWidget(options_scroll)
 
+        self.start_from = StartFrom()
+        self.start_from.changed.connect(self._sync_form)
         left = QSplitter(Qt.Orientation.Vertical)
         left.addWidget(corpus_box)
+        left.addWidget(self.start_from)
         left.addWidget(options_box)
-        left.setStretchFactor(1, 2)
+        left.setStretchFactor(2, 2)
 
         self.train_button = QPushButton("Train")
         self.train_button.setToolTip("Learn a model from the corpus (F5)")
@@ -265,6 +270,7 @@ class TrainingPanel(QWidget):
         self.options.set_config(example.config)
         self.options.word_counts.setChecked(example.word_counts)
         self.options.preset.setCurrentIndex(0)  # the papers' settings
+        self.start_from.choice.setCurrentIndex(0)  # an example trains a new vocabulary
         self.log(f"Example loaded: {example.label}. Press Train (F5).")
 
     # -- running --------------------------------------------------------------------------
@@ -328,6 +334,9 @@ class TrainingPanel(QWidget):
             self.log(message[:1].upper() + message[1:])
         paths = kept
         self._started_at = time.monotonic()
+        extension = self.start_from.request()
+        if self.start_from.extending:
+            return self._start_extension(extension, corpus)
         self._run = (corpus, config)
         self.plot.clear_counts()  # its step axis is set with the first progress
         self.language_plot.clear_curves()
@@ -341,6 +350,21 @@ class TrainingPanel(QWidget):
         # Answered: the rest follows one step per pass; locking the form (it repaints every
         # option) first. If the run ends before, the steps run then.
         self._after_start.later(self._sync_form, self._save_defaults, lambda: self.log(message))
+        return True
+
+    def _start_extension(self, request, corpus: Corpus) -> bool:
+        """Extend the chosen tokenizer on the corpus (Start from: an existing tokenizer)."""
+        if request is None:
+            dialogs.show_error(self, "No tokenizer", "Choose the tokenizer to start from "
+                               "(Start from: an existing tokenizer…).")
+            return False
+        self.plot.clear_counts()
+        self.stage_label.setText("Extending the tokenizer…")
+        self.progress_bar.setRange(0, 0)
+        self.runner.start(extend_job(request, corpus))
+        self._set_running(True)
+        self._after_start.later(self._sync_form, self._save_defaults, lambda: self.log(
+            f"Extending {request.source} on {len(corpus.paths)} file(s)."))
         return True
 
     def _launch(self) -> None:
@@ -386,7 +410,8 @@ class TrainingPanel(QWidget):
 
     def _sync_form(self) -> None:
         """The options are locked while a run is going (it has read them already)."""
-        self.options.setEnabled(not self.running)
+        self.options.setEnabled(not self.running and not self.start_from.extending)
+        self.start_from.setEnabled(not self.running)
 
     # -- results (GUI thread) ---------------------------------------------------------------
 
@@ -436,6 +461,14 @@ class TrainingPanel(QWidget):
             self._on_memory_checked(result)
             return
         self._set_running(False)
+        if isinstance(result, ExtendOutcome):
+            self.progress_bar.setRange(0, 1000)
+            self.progress_bar.setValue(1000)
+            self.stage_label.setText(f"Done: vocabulary {result.model.vocab_size:,}.")
+            for line in outcome_log(result):
+                self.log(line)
+            self.trained.emit(result)
+            return
         model = result.model
         if not model.merges:
             self._refuse_empty(result)
@@ -582,34 +615,6 @@ class TrainingPanel(QWidget):
         Settings().set_training_defaults(self.options.to_dict())
 
 
-#: Knocked-out merges listed in the log (the model file and `info` list them all).
-LOGGED_KNOCKOUTS = 50
-
-
-def constraint_log(result: TrainResult) -> list[str]:
-    """Log lines on the constraints of a finished run: method, Morfessor's time, and the
-    merges BPE-knockout removed, each with its crossings and respects."""
-    report = result.model.constraints
-    if report is None:
-        return []
-    lines = [f"Constraints: {report.method}."]
-    if "segmenter" in result.timings:
-        lines.append(f"Morfessor took {result.timings['segmenter']:.2f} s and cut "
-                     f"{sum(len(m) > 1 for m in result.segmentation.values()):,} of "
-                     f"{len(result.segmentation):,} words.")
-    if report.segmented_words:
-        lines.append(f"{report.segmented_words:,} words had boundaries no merge crossed.")
-    if report.knocked_out:
-        lines.append(f"BPE-knockout removed {len(report.knocked_out):,} merges "
-                     "(crossings > respects on the gold words):")
-        lines.extend(f"  round {r}: {left} + {right} — {c:,} crossings, {k:,} respects"
-                     for left, right, c, k, r in report.knocked_out[:LOGGED_KNOCKOUTS])
-        if len(report.knocked_out) > LOGGED_KNOCKOUTS:
-            lines.append(f"  … and {len(report.knocked_out) - LOGGED_KNOCKOUTS:,} more "
-                         "(all in the model file: bpe-desktop info -m MODEL)")
-    return lines
-
-
 def _memory_job(paths: list[str], config: TrainConfig, word_counts: bool = False):
     """The estimate runs in the worker: it reads a few MB of a corpus that may be on a
     slow disk. Its failure (a bug) must not stop training, so it is logged instead."""
@@ -619,7 +624,7 @@ def _memory_job(paths: list[str], config: TrainConfig, word_counts: bool = False
             if word_counts:
                 return MemoryChecked(estimate_training_memory(paths, config, word_counts=True))
             return MemoryChecked(estimate_training_memory(paths, config))
-        except Exception:  # noqa: BLE001
+        except Exception:
             log.exception("could not estimate the memory training needs")
             return MemoryChecked(None)
 

@@ -121,6 +121,11 @@ class VocabPanel(QWidget):
             "Only merged tokens the final segmentation of the training words rarely uses "
             f"(under {INTERMEDIATE_SHARE:.0%} of their count when merged): steps towards "
             "longer tokens")
+        self.new_check = QCheckBox("New", side)
+        self.new_check.setToolTip("Only the tokens the extension added (they follow every "
+                                  "id the tokenizer had)")
+        self.new_check.hide()
+        self.new_from: int | None = None
         self.count_label = QLabel(side)
         self.error_label = QLabel(side)
         self.error_label.setStyleSheet("color: #d9480f;")
@@ -135,7 +140,8 @@ class VocabPanel(QWidget):
         bar = QHBoxLayout()
         bar.addWidget(self.filter_edit, 1)
         for w in (self.regex_check, self.case_check, QLabel("Length", side), self.min_length,
-                  QLabel("–", side), self.max_length, self.intermediate_check):
+                  QLabel("–", side), self.max_length, self.intermediate_check,
+                  self.new_check):
             bar.addWidget(w)
         footer = QHBoxLayout()
         footer.addWidget(self.count_label)
@@ -221,6 +227,7 @@ class VocabPanel(QWidget):
         self.case_check.toggled.connect(self._apply_filter)
         self.min_length.valueChanged.connect(self._apply_filter)
         self.intermediate_check.toggled.connect(self._apply_filter)
+        self.new_check.toggled.connect(self._apply_filter)
         self.max_length.valueChanged.connect(self._apply_filter)
         self.table.selectionModel().currentRowChanged.connect(self._on_current_row)
         self.export_table_button.clicked.connect(self._ask_export_table)
@@ -406,7 +413,21 @@ class VocabPanel(QWidget):
             case_sensitive=self.case_check.isChecked(),
             min_length=self.min_length.value() or None,
             max_length=self.max_length.value() or None,
+            new_from=self.new_from if self.new_check.isChecked() else None,
             intermediate=self.intermediate_check.isChecked()))
+
+    def set_new_from(self, first_new_id: int | None) -> None:
+        """Mark the ids from ``first_new_id`` on as *new* (an extended tokenizer's added
+        tokens) and offer the filter on them; None: nothing is new."""
+        self.new_from = first_new_id
+        self.new_check.setVisible(first_new_id is not None)
+        if first_new_id is None and self.new_check.isChecked():
+            self.new_check.setChecked(False)  # re-filters
+        elif self.new_check.isChecked():
+            self._apply_filter()
+
+    def is_new(self, token_id: int) -> bool:
+        return self.new_from is not None and token_id >= self.new_from
 
     @Slot()
     def _after_filter(self) -> None:
@@ -470,7 +491,8 @@ class VocabPanel(QWidget):
             self.words_label.setText("")
             return
         special = columns.kind[token] == SPECIAL
-        self.token_label.setText(_token_summary(columns, token))
+        self.token_label.setText(_token_summary(columns, token)
+                                 + (" · new" if self.is_new(token) else ""))
         self.merge_tree.show_token(model, token, bool(special))
         if self._words_loading and model.words and not special:
             self.words_view.show_token(None, None, None, None)

@@ -162,7 +162,7 @@ class VocabTableModel(OneCallPerCell):
 
     def set_filter(self, text: str = "", *, regex: bool = False, case_sensitive: bool = False,
                    min_length: int | None = None, max_length: int | None = None,
-                   intermediate: bool = False) -> str | None:
+                   new_from: int | None = None, intermediate: bool = False) -> str | None:
         """Keep tokens matching ``text`` whose length in characters is in the range.
 
         ``text`` is a substring of the readable piece, its text or the raw piece, or with
@@ -172,7 +172,7 @@ class VocabTableModel(OneCallPerCell):
         """
         spec = make_filter_spec(text, regex=regex, case_sensitive=case_sensitive,
                                 min_length=min_length, max_length=max_length,
-                                intermediate=intermediate)
+                                new_from=new_from, intermediate=intermediate)
         if self._cols is not None:
             result = filter_mask(self._cols, self._text_filter, spec)
         else:  # no rows yet (loading): still refuse a pattern that cannot compile

@@ -43,6 +43,7 @@ HELP_PAGES = {
     "command-line.md": "Command line",
     "evaluation.md": "Evaluation",
     "comparison.md": "Comparison and BPE-dropout",
+    "extend-and-trim.md": "Adapting an existing tokenizer",
     "projects.md": "Projects and run history",
 }
 #: Screenshots wider than this are shown scaled down to it (pixels).

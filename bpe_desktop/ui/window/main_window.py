@@ -27,6 +27,7 @@ from bpe_desktop.ui.window.help_dialogs import show_about, show_quick_start
 from bpe_desktop.ui.window.interop_menus import InteropMenus
 from bpe_desktop.ui.window.projects import ProjectControl
 from bpe_desktop.ui.window.status_bar import ElidingStatusBar
+from bpe_desktop.ui.window.trim_dialog import TrimDialog
 from bpe_desktop.ui.window.zoom import TextZoom
 
 APP_NAME = "BPE Desktop"
@@ -125,6 +126,10 @@ class MainWindow(QMainWindow):
         file.addSeparator()
         file.addMenu(self.interop.import_menu)
         file.addMenu(self.interop.export_menu)
+        self.trim_action = self._action("&Trim vocabulary…", self.ask_trim, None,
+                                        "Keep only the tokens target texts need, with an "
+                                        "old-id to new-id map")
+        file.addAction(self.trim_action)
         file.addSeparator()
         file.addAction(self.projects.new_action)
         file.addAction(self.projects.open_action)
@@ -347,6 +352,19 @@ class MainWindow(QMainWindow):
             self.evaluate.use_parallel_texts(
                 [path for _, path in dev_files(config.parity_dev)],
                 "document" if config.parity_dev_documents else "lines")
+        extended = getattr(result, "result", None)  # an extension (ExtendOutcome)
+        if extended is not None and self.document.model is result.model:
+            self.vocab.set_new_from(extended.source.vocab_size)
+
+    def ask_trim(self) -> TrimDialog | None:
+        """File ▸ Trim vocabulary…: the dialog for the open model (non-modal); a trimmed
+        model becomes the current, unsaved one."""
+        if self.document.model is None:
+            return None
+        dialog = TrimDialog(self.document.model, self)
+        dialog.trimmed.connect(lambda r: self.document.set_imported(r.model))
+        dialog.show()
+        return dialog
 
     @Slot()
     def cancel_job(self) -> None:
@@ -372,6 +390,7 @@ class MainWindow(QMainWindow):
     @Slot(object)
     def _on_model_changed(self, model) -> None:
         self.training.set_model(model)
+        self.vocab.set_new_from(None)  # an extension marks its new tokens after this
         self.vocab.set_model(model)
         self.codec.set_model(model)
         self.evaluate.set_model(model)
@@ -380,6 +399,7 @@ class MainWindow(QMainWindow):
         for action in (self.save_action, self.save_as_action):
             action.setEnabled(has_model)
         self.interop.export_menu.setEnabled(has_model)
+        self.trim_action.setEnabled(has_model)
         self.interop.recount_action.setEnabled(has_model)
         if model is None:
             self.model_label.setText("No model — train one or open a file")

@@ -13,7 +13,7 @@ use super::{config_error, engine, guard};
 
 /// Counted words in first-seen order (kept in Rust; written out in slices).
 #[pyclass(module = "bpe_desktop._engine", frozen)]
-pub(super) struct WordCountTable(crate::corpus::WordCounts);
+pub(super) struct WordCountTable(pub(super) crate::corpus::WordCounts);
 
 #[pymethods]
 impl WordCountTable {

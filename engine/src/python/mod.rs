@@ -19,6 +19,7 @@ use pyo3::types::PyDict;
 use crate::error::{CorpusProblem, EngineError};
 
 mod counting;
+mod extending;
 mod ids;
 mod json;
 mod options;
@@ -202,6 +203,7 @@ fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<ids::Ids>()?;
     m.add_function(wrap_pyfunction!(train, m)?)?;
     m.add_function(wrap_pyfunction!(training::train_parity, m)?)?;
+    m.add_function(wrap_pyfunction!(extending::train_extension, m)?)?;
     m.add_function(wrap_pyfunction!(pretokenize, m)?)?;
     m.add_class::<WordCountTable>()?;
     m.add_function(wrap_pyfunction!(count_words, m)?)?;

@@ -18,7 +18,7 @@ use crate::text::{Boundary, Normalization, PreTokenizer, TextRules};
 
 /// Encoder and decoder over a full vocabulary (ids as in the model file).
 #[pyclass(module = "bpe_desktop._engine", frozen, name = "Tokenizer")]
-pub(super) struct PyTokenizer(Arc<Encoder>);
+pub(super) struct PyTokenizer(pub(super) Arc<Encoder>);
 
 /// Texts shorter than this are encoded holding the GIL: releasing and taking it back
 /// would cost more than encoding them (a few microseconds at most).
@@ -68,7 +68,7 @@ fn pool(threads: usize) -> crate::error::Result<Arc<Pool>> {
 
 /// The helpers that share a batch with the calling thread: `threads - 1` of them (0: one
 /// per core, as rayon counts them), none for one thread.
-fn helpers(threads: usize) -> crate::error::Result<Option<Arc<Pool>>> {
+pub(super) fn helpers(threads: usize) -> crate::error::Result<Option<Arc<Pool>>> {
     let threads = if threads == 0 { rayon::current_num_threads() } else { threads };
     if threads <= 1 {
         return Ok(None);

@@ -15,6 +15,7 @@ use pyo3::types::{PyBytes, PyDict, PyList};
 use super::options::{apply_constraints, parse_source, train_settings};
 use super::{engine, guard};
 use crate::progress::{Progress, Reporter};
+use crate::trainer::Trained;
 use crate::symbols::{AnyTable, UNK};
 use crate::with_table;
 use crate::{run_parity_training, run_training};
@@ -253,9 +254,29 @@ pub(super) fn reporting<T: Send>(
     Ok(result)
 }
 
-/// `train`'s result as the dict it returns.
+/// `train`'s result as the dict it returns: the trained tokens, merges and word table,
+/// and what reading the corpus found.
 fn output_dict(py: Python<'_>, out: crate::TrainOutput, unk_piece: String) -> PyResult<Bound<'_, PyDict>> {
-    let trained = out.trained;
+    let d = trained_dict(py, out.trained, unk_piece)?;
+    let files = PyList::empty(py);
+    for f in &out.files {
+        let fd = PyDict::new(py);
+        fd.set_item("path", f.path.as_os_str())?;
+        fd.set_item("size", f.size)?;
+        fd.set_item("sha256", &f.sha256)?;
+        files.append(fd)?;
+    }
+    d.set_item("files", files)?;
+    d.set_item("total_words", out.total_words)?;
+    d.set_item("characters", out.characters)?;
+    d.set_item("unknown_characters", out.unknown_characters)?;
+    d.set_item("count_seconds", out.count_seconds)?;
+    d.set_item("merge_seconds", out.merge_seconds)?;
+    Ok(d)
+}
+
+/// The trained tokens, merges and word table as the `train` dict hands them over.
+pub(super) fn trained_dict<'py>(py: Python<'py>, trained: Trained, unk_piece: String) -> PyResult<Bound<'py, PyDict>> {
     let (tokens, left, right, counts) = py.detach(|| {
         let merges = &trained.merges;
         (
@@ -272,21 +293,7 @@ fn output_dict(py: Python<'_>, out: crate::TrainOutput, unk_piece: String) -> Py
     d.set_item("merge_left", PyBytes::new(py, &left))?;
     d.set_item("merge_right", PyBytes::new(py, &right))?;
     d.set_item("merge_counts", PyBytes::new(py, &counts))?;
-    let files = PyList::empty(py);
-    for f in &out.files {
-        let fd = PyDict::new(py);
-        fd.set_item("path", f.path.as_os_str())?;
-        fd.set_item("size", f.size)?;
-        fd.set_item("sha256", &f.sha256)?;
-        files.append(fd)?;
-    }
-    d.set_item("files", files)?;
-    d.set_item("total_words", out.total_words)?;
     d.set_item("distinct_words", trained.words.len())?;
-    d.set_item("characters", out.characters)?;
-    d.set_item("unknown_characters", out.unknown_characters)?;
-    d.set_item("count_seconds", out.count_seconds)?;
-    d.set_item("merge_seconds", out.merge_seconds)?;
     let view = WordTableView { table: trained.words, tokens: trained.tokens, unk_piece };
     d.set_item("words", Py::new(py, view)?)?;
     Ok(d)

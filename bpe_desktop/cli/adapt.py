@@ -1,0 +1,215 @@
+"""``bpe-desktop extend`` and ``trim``: adapt an existing tokenizer, keeping its ids."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+
+from bpe_desktop.cli._common import (
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    CliError,
+    _check_output,
+    _fail,
+    _in_worker,
+    _lines,
+)
+from bpe_desktop.cli.options import whole_number
+from bpe_desktop.cli.progress import ProgressBar
+from bpe_desktop.core.errors import TrainingCancelled
+
+_IN_FORMATS = ("model", "hf", "gpt2", "subword-nmt", "sentencepiece", "tiktoken", "fastbpe",
+               "youtokentome")
+_OUT_HELP = ("where to write: a file, or a folder for gpt2 and transformers (hf: a "
+             "folder gets the transformers files)")
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "extend", help="continue training an existing tokenizer on a new corpus",
+        description="Continue training an existing tokenizer on new text, keeping every "
+        "existing token's id, piece and rank: the corpus is counted with the tokenizer's "
+        "own normalizer and pre-tokenizer and segmented exactly as it encodes it, "
+        "characters it cannot represent become new tokens first, then new merges are "
+        "learned on top and appended. Written in the source's format unless --out-format "
+        "says otherwise.",
+    )
+    _add_source(p)
+    p.add_argument("files", nargs="+", metavar="CORPUS", help="corpus files (UTF-8, may be .gz)")
+    size = p.add_mutually_exclusive_group(required=True)
+    size.add_argument("--merges", type=whole_number(1), metavar="N",
+                      help="learn at most N new merges")
+    size.add_argument("--vocab-size", type=whole_number(1), metavar="N",
+                      help="grow the vocabulary to N tokens")
+    p.add_argument("--min-frequency", type=whole_number(1), default=2, metavar="K",
+                   help="a new pair must occur at least K times (default 2)")
+    p.add_argument("--keep-unknown", action="store_true",
+                   help="leave characters the source cannot represent unknown instead of "
+                   "adding them as new tokens")
+    _add_output(p)
+    p.set_defaults(run=cmd_extend)
+
+    p = sub.add_parser(
+        "trim", help="shrink a tokenizer to what a target text needs",
+        description="Drop the tokens that the target text never produces and no kept merge "
+        "needs; the trimmed model segments the target text identically. Writes the model "
+        "and an old-id -> new-id map (JSON and CSV) for the embedding matrix.",
+    )
+    _add_source(p)
+    p.add_argument("--text", nargs="+", required=True, metavar="TARGET",
+                   help="the target text files")
+    p.add_argument("--id-map", required=True, metavar="MAP",
+                   help="where to write the id map: MAP.json ({\"old_id\": new_id}) and a "
+                   "CSV beside it (old_id,new_id,piece)")
+    p.add_argument("--drop-alphabet", action="store_true",
+                   help="also drop base characters the target text does not need (byte-"
+                   "level models keep all 256 bytes)")
+    p.add_argument("--drop-specials", action="store_true",
+                   help="also drop special tokens the target text does not produce")
+    _add_output(p)
+    p.set_defaults(run=cmd_trim)
+
+
+def _add_source(p: argparse.ArgumentParser) -> None:
+    p.add_argument("-m", "--model", required=True, metavar="SOURCE",
+                   help="the tokenizer (gpt2: the folder, either file, or the prefix)")
+    p.add_argument("--format", choices=_IN_FORMATS, dest="format",
+                   help="its format, as in 'import' (model: a BPE Desktop model); detected "
+                   "when left out")
+
+
+def _add_output(p: argparse.ArgumentParser) -> None:
+    from bpe_desktop.core.adapted_output import output_formats
+
+    p.add_argument("-o", "--output", required=True, metavar="OUT", help=_OUT_HELP)
+    p.add_argument("--out-format", choices=output_formats(), metavar="F",
+                   help="the output format (default: the source's; model: BPE Desktop "
+                   "JSON; transformers: a folder for transformers.AutoTokenizer); one of "
+                   + ", ".join(output_formats()))
+    p.add_argument("--verify", nargs="+", metavar="FILE",
+                   help="then load the written files with the format's own library and "
+                   "compare its ids on each line of FILE with this model's (exit 1 on a "
+                   "difference)")
+    p.add_argument("--held-out", nargs="+", metavar="FILE",
+                   help="report before/after on these texts: tokens per word, bytes per "
+                   "token, unknown tokens, lines whose ids are unchanged")
+    p.add_argument("-q", "--quiet", action="store_true", help="no progress or summary")
+
+
+def _load_source(args):
+    from bpe_desktop.core.formats.detect import load_tokenizer
+
+    if not os.path.exists(args.model):
+        raise CliError(f"{args.model}: no such file")
+    return load_tokenizer(args.model, args.format)
+
+
+def _read_lines(names) -> list[str]:
+    return [text for name in names or () for _, text in _lines(name)]
+
+
+def _output_format(args, fmt: str) -> str:
+    out = args.out_format or fmt
+    if out == "hf" and (os.path.isdir(args.output) or args.output.endswith(os.sep)):
+        return "transformers"
+    return out
+
+
+def cmd_extend(args: argparse.Namespace) -> int:
+    from bpe_desktop.core.extend import extend
+    from bpe_desktop.core.training import CancelToken, Corpus
+
+    for name in args.files:
+        if not os.path.isfile(name):
+            raise CliError(f"{name}: no such corpus file")
+    _check_output(args.output, [args.model, *args.files])
+    source, fmt = _load_source(args)
+    verify, held_out = _read_lines(args.verify), _held_out(args.held_out)
+    progress = None if args.quiet else ProgressBar(sys.stderr)
+    cancel = CancelToken()
+    started = time.perf_counter()
+    try:
+        result = _in_worker(lambda: extend(
+            source, Corpus.from_files(args.files), merges=args.merges,
+            vocab_size=args.vocab_size, min_frequency=args.min_frequency,
+            unknown="keep" if args.keep_unknown else "add", on_progress=progress,
+            cancel=cancel), cancel)
+    except TrainingCancelled:
+        _fail("extending cancelled; nothing was written")
+        return EXIT_INTERRUPTED
+    finally:
+        if progress:
+            progress.clear()
+    model = result.model
+    _write(args, model, source, fmt, verify)
+    if not args.quiet:
+        print(f"{result.new_merges:,} new merges, vocabulary {source.vocab_size:,} -> "
+              f"{model.vocab_size:,} tokens, {time.perf_counter() - started:.1f} s")
+        if result.new_characters:
+            frequent = sorted(result.new_characters, key=lambda item: -item[1])
+            shown = ", ".join(f"{c!r} {n:,}" for c, n in frequent[:20])
+            more = len(result.new_characters) - 20
+            print(f"{len(result.new_characters):,} new characters: {shown}"
+                  + (f" and {more:,} more" if more > 0 else ""))
+        if result.unknown_characters:
+            print(f"{len(result.unknown_characters):,} characters left unknown")
+        _print_reports(source, model, held_out)
+    return EXIT_OK
+
+
+def cmd_trim(args: argparse.Namespace) -> int:
+    from bpe_desktop.core.trim import trim, write_id_map
+
+    for name in args.text:
+        if not os.path.isfile(name):
+            raise CliError(f"{name}: no such text file")
+    _check_output(args.output, [args.model, *args.text])
+    _check_output(args.id_map, [args.model, *args.text])
+    source, fmt = _load_source(args)
+    texts = _read_lines(args.text)
+    verify, held_out = _read_lines(args.verify), _held_out(args.held_out)
+    result = trim(source, texts, keep_alphabet=not args.drop_alphabet,
+                  keep_specials=not args.drop_specials)
+    _write(args, result.model, source, fmt, verify)
+    maps = write_id_map(result, args.id_map)
+    if not args.quiet:
+        print(f"kept {len(result.id_map):,} of {source.vocab_size:,} tokens "
+              f"({result.dropped:,} dropped); id map: {', '.join(map(str, maps))}")
+        _print_reports(source, result.model, held_out)
+    return EXIT_OK
+
+
+def _held_out(names) -> list[tuple[str, list[str]]]:
+    return [(name, [text for _, text in _lines(name)]) for name in names or ()]
+
+
+def _write(args, model, source, fmt: str, verify: list[str]) -> None:
+    from bpe_desktop.cli.interop import report_verification
+    from bpe_desktop.core.adapted_output import (
+        TRANSFORMERS_FOLDER,
+        verify_transformers_folder,
+        write_model,
+    )
+    from bpe_desktop.core.formats import verify_export
+
+    out_format = _output_format(args, fmt)
+    paths = write_model(model, out_format, args.output, source=source,
+                        source_path=args.model if fmt == "sentencepiece" else None)
+    if not args.quiet:
+        print("wrote " + ", ".join(str(p) for p in paths))
+    if verify and out_format != "model":
+        checked = "hf" if out_format == TRANSFORMERS_FOLDER else out_format
+        files = paths[:1] if out_format == TRANSFORMERS_FOLDER else paths
+        report_verification(verify_export(model, checked, files, verify), args.quiet)
+        if out_format == TRANSFORMERS_FOLDER:
+            report_verification(verify_transformers_folder(model, paths[0].parent, verify),
+                                args.quiet)
+
+
+def _print_reports(before, after, held_out) -> None:
+    from bpe_desktop.core.adaptation_report import format_report, held_out_report
+
+    for name, lines in held_out:
+        print(format_report(held_out_report(before, after, lines, name)))

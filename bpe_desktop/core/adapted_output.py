@@ -1,0 +1,178 @@
+"""Write an extended or trimmed model back: in its source's format, in any other format
+that can express it, and for Hugging Face also as a transformers folder.
+
+A sentencepiece source is written back by appending the new pieces to the source's own
+``ModelProto``: its normalizer (e.g. ``nmt_nfkc``), trainer spec and user-defined
+symbols stay byte for byte, which BPE Desktop's own sentencepiece export cannot
+express. Protobuf reads a repeated field's entries in the order they appear wherever
+they are in the message, so the appended pieces take the ids after the source's. Each
+new merged piece scores below every existing piece, in merge order (sentencepiece
+joins the pair whose concatenation has the highest score); a new character is a normal
+piece below those.
+
+A transformers folder holds ``tokenizer.json``, ``tokenizer_config.json`` (the class
+``PreTrainedTokenizerFast`` and each special token's role) and
+``special_tokens_map.json``, which ``transformers.AutoTokenizer.from_pretrained``
+reads offline.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+from pathlib import Path
+
+from bpe_desktop.core.errors import ExportError
+from bpe_desktop.core.formats import FORMATS, _common, export_model, export_problem
+from bpe_desktop.core.formats import _protowire as pw
+from bpe_desktop.core.formats import sentencepiece_model as spm
+from bpe_desktop.core.model import BPEModel
+from bpe_desktop.core.model_file import save_model
+
+#: Output formats besides the interchange formats: our model JSON, a transformers folder.
+OWN_FORMAT = "model"
+TRANSFORMERS_FOLDER = "transformers"
+#: transformers' names of the special-token roles.
+_ROLE_KEYS = {"unk": "unk_token", "bos": "bos_token", "eos": "eos_token",
+              "pad": "pad_token", "mask": "mask_token"}
+
+
+def output_formats() -> tuple[str, ...]:
+    return (OWN_FORMAT, *FORMATS, TRANSFORMERS_FOLDER)
+
+
+def fitting_formats(model: BPEModel) -> tuple[str, ...]:
+    """The formats that can express ``model`` (ours and transformers' included)."""
+    fitting = [f for f in FORMATS if export_problem(model, f) is None]
+    if "hf" in fitting:
+        fitting.append(TRANSFORMERS_FOLDER)
+    return (OWN_FORMAT, *fitting)
+
+
+def write_model(model: BPEModel, fmt: str, path: str | os.PathLike, *,
+                source: BPEModel | None = None,
+                source_path: str | os.PathLike | None = None) -> list[Path]:
+    """Write ``model`` as ``fmt`` at ``path``; the files written (each atomically).
+
+    ``source`` and ``source_path``: the model it was extended or trimmed from and its
+    sentencepiece file, which is then rewritten (see the module's notes).
+    """
+    if fmt == OWN_FORMAT:
+        save_model(model, path)
+        return [Path(path)]
+    if fmt == TRANSFORMERS_FOLDER:
+        return write_transformers_folder(model, path)
+    if fmt == "sentencepiece" and source is not None and source_path is not None:
+        kept = _kept_source_ids(model, source)
+        if kept is not None:
+            data = _rewritten_proto(model, source, source_path, kept)
+            return _common.write_files([(Path(path), data)])
+    return export_model(model, fmt, path)
+
+
+def _kept_source_ids(model: BPEModel, source: BPEModel) -> list[int] | None:
+    """The source ids of ``model``'s first tokens when ``model`` is ``source`` with
+    tokens dropped (keeping their order and the specials' ids) and then new ones
+    appended; None when it is not."""
+    have = source.piece_ids
+    kept = []
+    for piece in model.pieces:
+        if piece not in have:
+            break
+        kept.append(have[piece])
+    if kept != sorted(kept) or any(p in have for p in model.pieces[len(kept):]):
+        return None
+    if any(t.id != have.get(t.piece) for t in model.config.special_tokens):
+        return None  # the trainer spec names the specials' ids
+    return kept
+
+
+def _rewritten_proto(model: BPEModel, source: BPEModel, source_path,
+                     kept: list[int]) -> bytes:
+    data = Path(source_path).read_bytes()
+    proto = spm.read_proto(source_path, data)
+    if len(proto["pieces"]) != source.vocab_size:
+        raise ExportError(f"{source_path}: has {len(proto['pieces']):,} pieces, but the "
+                          f"model read from it {source.vocab_size:,}; write it as a new "
+                          "sentencepiece model instead")
+    keep = set(kept)
+    out = bytearray()
+    index = 0
+    for field, _, value, _ in pw.fields(data):  # every ModelProto field is a message
+        if field == spm.MODEL_PIECES:
+            index += 1
+            if index - 1 not in keep:
+                continue
+        out += pw.bytes_field(field, value)
+    lowest = min((score for _, score, _ in proto["pieces"]), default=0.0)
+    alphabet = set(model.alphabet)
+    added = model.pieces[len(kept):]
+    merged = [p for p in added if p not in alphabet]
+    characters = [p for p in added if p in alphabet]
+    score = {p: lowest - 1 - k for k, p in enumerate(merged)}
+    score.update({p: lowest - 1 - len(merged) - k for k, p in enumerate(characters)})
+    for piece in added:
+        out += pw.bytes_field(spm.MODEL_PIECES, pw.str_field(spm.PIECE_TEXT, piece)
+                              + pw.float_field(spm.PIECE_SCORE, float(score[piece])))
+    return bytes(out)
+
+
+def write_transformers_folder(model: BPEModel, folder: str | os.PathLike) -> list[Path]:
+    """``tokenizer.json`` and transformers' two settings files in ``folder``."""
+    why = export_problem(model, "hf")
+    if why:
+        raise ExportError(f"cannot write a transformers folder: {why}")
+    folder = Path(folder)
+    if folder.exists() and not folder.is_dir():
+        raise ExportError(f"{folder}: is a file; a transformers folder needs a folder")
+    folder.mkdir(parents=True, exist_ok=True)
+    paths = export_model(model, "hf", folder / "tokenizer.json")
+    roles = {_ROLE_KEYS[t.role]: t.piece for t in model.config.special_tokens
+             if t.role in _ROLE_KEYS}
+    others = [t.piece for t in model.config.special_tokens if t.role not in _ROLE_KEYS]
+    special_map = dict(roles, **({"additional_special_tokens": others} if others else {}))
+    config = {"tokenizer_class": "PreTrainedTokenizerFast",
+              "clean_up_tokenization_spaces": False, **special_map,
+              "added_tokens_decoder": {
+                  str(t.id): {"content": t.piece, "lstrip": False, "rstrip": False,
+                              "normalized": False, "single_word": False, "special": True}
+                  for t in sorted(model.config.special_tokens, key=lambda t: t.id)}}
+    files = [(folder / "tokenizer_config.json", _json(config)),
+             (folder / "special_tokens_map.json", _json(special_map))]
+    return paths + _common.write_files(files)
+
+
+def _json(value: object) -> bytes:
+    return (json.dumps(value, ensure_ascii=False, indent=2) + "\n").encode("utf-8")
+
+
+def verify_transformers_folder(model: BPEModel, folder: str | os.PathLike, lines):
+    """Load ``folder`` with ``transformers.AutoTokenizer`` (offline) and compare its ids
+    on each line with ``model``'s: a :class:`Verification` (library ``transformers``).
+    ExportError when transformers is not installed or cannot load the folder."""
+    from bpe_desktop.core.formats.verify import Verification
+
+    try:  # by name: the desktop bundle, which never verifies, must not pull it in
+        transformers = importlib.import_module("transformers")
+    except ImportError:
+        raise ExportError("verifying a transformers folder needs the transformers "
+                          "package (pip install transformers)") from None
+    try:
+        peer = transformers.AutoTokenizer.from_pretrained(os.fspath(folder),
+                                                          local_files_only=True)
+    except Exception as exc:  # transformers raises many kinds; all mean "cannot load"
+        raise ExportError(f"transformers {transformers.__version__} could not load "
+                          f"{folder}: {exc}") from None
+    tok = model.tokenizer()
+    lines = [line.rstrip("\n") for line in lines]
+    agreed, first = 0, None
+    for line in lines:
+        ours = tok.encode(line)
+        theirs = peer(line, add_special_tokens=False)["input_ids"]
+        if list(ours) == list(theirs):
+            agreed += 1
+        elif first is None:
+            first = (line, list(map(str, ours)), list(map(str, theirs)))
+    return Verification(TRANSFORMERS_FOLDER, len(lines), agreed, "transformers",
+                        transformers.__version__, first)

@@ -1,0 +1,51 @@
+"""What the Training panel logs after a run: constraints that shaped it, an extension's
+sizes, new characters and before/after reports."""
+
+from __future__ import annotations
+
+from bpe_desktop.core.training import TrainResult
+
+#: Knocked-out merges listed in the log (the model file and `info` list them all).
+LOGGED_KNOCKOUTS = 50
+
+
+def constraint_log(result: TrainResult) -> list[str]:
+    """Log lines on the constraints of a finished run: method, Morfessor's time, and the
+    merges BPE-knockout removed, each with its crossings and respects."""
+    report = result.model.constraints
+    if report is None:
+        return []
+    lines = [f"Constraints: {report.method}."]
+    if "segmenter" in result.timings:
+        lines.append(f"Morfessor took {result.timings['segmenter']:.2f} s and cut "
+                     f"{sum(len(m) > 1 for m in result.segmentation.values()):,} of "
+                     f"{len(result.segmentation):,} words.")
+    if report.segmented_words:
+        lines.append(f"{report.segmented_words:,} words had boundaries no merge crossed.")
+    if report.knocked_out:
+        lines.append(f"BPE-knockout removed {len(report.knocked_out):,} merges "
+                     "(crossings > respects on the gold words):")
+        lines.extend(f"  round {r}: {left} + {right} — {c:,} crossings, {k:,} respects"
+                     for left, right, c, k, r in report.knocked_out[:LOGGED_KNOCKOUTS])
+        if len(report.knocked_out) > LOGGED_KNOCKOUTS:
+            lines.append(f"  … and {len(report.knocked_out) - LOGGED_KNOCKOUTS:,} more "
+                         "(all in the model file: bpe-desktop info -m MODEL)")
+    return lines
+
+
+def outcome_log(outcome) -> list[str]:
+    """The log lines of a finished extension: sizes, new characters, the reports."""
+    from bpe_desktop.core.adaptation_report import format_report
+
+    result = outcome.result
+    lines = [f"Extended the tokenizer: {result.new_merges:,} new merges, vocabulary "
+             f"{result.source.vocab_size:,} -> {result.model.vocab_size:,}; every existing "
+             "id kept."]
+    if result.new_characters:
+        frequent = sorted(result.new_characters, key=lambda item: -item[1])
+        lines.append(f"{len(result.new_characters):,} new characters: " + ", ".join(
+            f"{c!r} {n:,}" for c, n in frequent[:30]))
+    if result.unknown_characters:
+        lines.append(f"{len(result.unknown_characters):,} characters left unknown.")
+    lines += [format_report(r) for r in outcome.reports]
+    return lines

@@ -1,0 +1,193 @@
+"""Training panel: "Start from" — a new vocabulary, or an existing tokenizer to extend.
+
+The tokenizer's format is detected when it is chosen (off the GUI thread it is only
+read once the run starts); the number of new merges or the target size, what to do with
+characters it cannot represent, and held-out texts for the before/after report are set
+here. The run itself (load, extend, report) happens in the panel's worker.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QSpinBox,
+    QWidget,
+)
+
+from bpe_desktop.core.errors import BpeError
+from bpe_desktop.core.formats import FORMATS
+from bpe_desktop.core.formats.detect import OWN_FORMAT, detect_format
+from bpe_desktop.ui.common import dialogs
+
+NEW_VOCABULARY = "a new vocabulary"
+EXISTING = "an existing tokenizer…"
+#: File-dialog filter for every readable tokenizer.
+TOKENIZER_FILTER = ("Tokenizers (*.json *.model *.tiktoken *.codes *.txt *.yttm);;"
+                    "All files (*)")
+
+
+@dataclass(frozen=True)
+class ExtendRequest:
+    """What an extension run needs from the form."""
+
+    source: str
+    fmt: str
+    merges: int | None
+    vocab_size: int | None
+    unknown: str
+    held_out: tuple[str, ...]
+
+
+class StartFrom(QGroupBox):
+    """The "Start from" box; ``changed`` when the choice or the tokenizer changes."""
+
+    changed = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__("Start from", parent)
+        self.source_path: str | None = None
+        self.source_format: str | None = None
+        self.held_out: list[str] = []
+        self.choice = QComboBox()
+        self.choice.addItems([NEW_VOCABULARY, EXISTING])
+        self.choice.setToolTip("Train a vocabulary from scratch, or continue training an "
+                               "existing tokenizer on the corpus (every id it has is kept)")
+        self.choice.currentIndexChanged.connect(self._on_choice)
+        self.source_label = QLabel("No tokenizer chosen")
+        self.source_label.setWordWrap(True)
+        self.choose_button = QPushButton("Choose…")
+        self.choose_button.clicked.connect(self.ask_source)
+        self.stop_mode = QComboBox()
+        self.stop_mode.addItems(["New merges", "Target size"])
+        self.stop_value = QSpinBox()
+        self.stop_value.setRange(1, 2**31 - 1)
+        self.stop_value.setValue(2000)
+        self.stop_value.setGroupSeparatorShown(True)
+        self.keep_unknown = QCheckBox("Keep characters it cannot represent unknown")
+        self.keep_unknown.setToolTip("Off: such characters become new tokens first (the "
+                                     "report lists them with their counts)")
+        self.held_out_label = QLabel("none")
+        held_button = QPushButton("Held-out texts…")
+        held_button.setToolTip("Texts of the new and of the original language for the "
+                               "before/after report")
+        held_button.clicked.connect(self.ask_held_out)
+        form = QFormLayout(self)
+        form.addRow("Start from:", self.choice)
+        row = QHBoxLayout()
+        row.addWidget(self.source_label, 1)
+        row.addWidget(self.choose_button)
+        self.details = [self.source_label, self.choose_button, self.stop_mode,
+                        self.stop_value, self.keep_unknown, self.held_out_label, held_button]
+        form.addRow("Tokenizer:", row)
+        stop = QHBoxLayout()
+        stop.addWidget(self.stop_mode)
+        stop.addWidget(self.stop_value, 1)
+        form.addRow("Learn:", stop)
+        form.addRow(self.keep_unknown)
+        held = QHBoxLayout()
+        held.addWidget(self.held_out_label, 1)
+        held.addWidget(held_button)
+        form.addRow("Report on:", held)
+        self._on_choice()
+
+    @property
+    def extending(self) -> bool:
+        return self.choice.currentText() == EXISTING
+
+    def _on_choice(self) -> None:
+        for widget in self.details:
+            widget.setVisible(self.extending)
+        self.changed.emit()
+
+    def ask_source(self) -> None:
+        paths = dialogs.ask_open_paths(self, "Start from an existing tokenizer", "tokenizer",
+                                       TOKENIZER_FILTER)
+        if paths:
+            self.set_source(paths[0])
+
+    def set_source(self, path: str) -> bool:
+        """Choose the tokenizer at ``path``; False (with the reason shown) when its
+        format cannot be told."""
+        try:
+            fmt = detect_format(path)
+        except (BpeError, OSError) as exc:
+            dialogs.show_error(self, "Not a tokenizer", str(exc))
+            return False
+        self.source_path, self.source_format = path, fmt
+        label = "BPE Desktop model" if fmt == OWN_FORMAT else FORMATS[fmt].label.rstrip("…")
+        self.source_label.setText(f"{os.path.basename(path)} ({label})")
+        self.source_label.setToolTip(path)
+        self.changed.emit()
+        return True
+
+    def ask_held_out(self) -> None:
+        paths = dialogs.ask_open_paths(self, "Held-out texts", "corpus",
+                                       "Text files (*.txt *.gz);;All files (*)",
+                                       multiple=True)
+        if paths:
+            self.set_held_out(paths)
+
+    def set_held_out(self, paths: list[str]) -> None:
+        self.held_out = list(paths)
+        self.held_out_label.setText(", ".join(os.path.basename(p) for p in paths) or "none")
+
+    def request(self) -> ExtendRequest | None:
+        """The extension asked for, or None when training from scratch."""
+        if not self.extending or self.source_path is None:
+            return None
+        by_size = self.stop_mode.currentIndex() == 1
+        value = self.stop_value.value()
+        return ExtendRequest(self.source_path, self.source_format or OWN_FORMAT,
+                             None if by_size else value, value if by_size else None,
+                             "keep" if self.keep_unknown.isChecked() else "add",
+                             tuple(self.held_out))
+
+
+@dataclass(frozen=True)
+class ExtendOutcome:
+    """A finished extension: the result (its ``model`` becomes current) and the reports."""
+
+    result: object  # ExtendResult
+    reports: tuple
+
+    @property
+    def model(self):
+        return self.result.model
+
+    @property
+    def timings(self):
+        """Seconds per stage, as a training result's (what History records)."""
+        return self.result.timings
+
+
+def extend_job(request: ExtendRequest, corpus):
+    """The worker's function: load the source, extend it, report on the held-out texts."""
+
+    def job(report, cancel):
+        from bpe_desktop.core.adaptation_report import held_out_report
+        from bpe_desktop.core.extend import extend
+        from bpe_desktop.core.formats.detect import load_tokenizer
+
+        source, _ = load_tokenizer(request.source, request.fmt)
+        result = extend(source, corpus, merges=request.merges, vocab_size=request.vocab_size,
+                        unknown=request.unknown, cancel=cancel)
+        reports = []
+        for path in request.held_out:
+            with open(path, encoding="utf-8") as f:
+                lines = f.read().splitlines()
+            reports.append(held_out_report(source, result.model, lines,
+                                           os.path.basename(path)))
+        result.model.piece_ids  # computed here, not on the GUI thread
+        return ExtendOutcome(result, tuple(reports))
+
+    return job

@@ -1,0 +1,171 @@
+"""File ▸ Trim vocabulary…: shrink the open model to what target texts need.
+
+Trimming, checking and writing run in a worker (a large model and long texts take
+seconds); the dialog stays responsive and can be cancelled only by closing it, which
+keeps whatever was there: files are written atomically, and only after the trimmed
+model segmented the target text exactly as before.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from PySide6.QtCore import Signal, Slot
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from bpe_desktop.core.adapted_output import fitting_formats, write_model
+from bpe_desktop.core.model import BPEModel
+from bpe_desktop.core.trim import TrimResult, trim, write_id_map
+from bpe_desktop.ui.common import dialogs
+from bpe_desktop.ui.common.workers import JobError, JobRunner
+
+
+@dataclass(frozen=True)
+class TrimDone:
+    result: TrimResult
+    written: tuple[str, ...]
+
+
+class TrimDialog(QDialog):
+    #: The trimmed model (TrimResult), once its files are written.
+    trimmed = Signal(object)
+
+    def __init__(self, model: BPEModel, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle("Trim vocabulary")
+        self.model = model
+        self.targets: list[str] = []
+        self.runner = JobRunner(self)
+        self.runner.finished.connect(self._on_done)
+        self.runner.failed.connect(self._on_failed)
+        self.targets_label = QLabel("none")
+        pick = QPushButton("Choose…")
+        pick.clicked.connect(self.ask_targets)
+        self.keep_alphabet = QCheckBox("Keep every base character (byte-level: always)")
+        self.keep_alphabet.setChecked(True)
+        self.keep_specials = QCheckBox("Keep the special tokens")
+        self.keep_specials.setChecked(True)
+        self.format = QComboBox()
+        for fmt in fitting_formats(model):
+            self.format.addItem(fmt)
+        self.output = QLineEdit()
+        self.output.setPlaceholderText("where to write the trimmed model")
+        self.id_map = QLineEdit()
+        self.id_map.setPlaceholderText("map.json (a .csv is written beside it)")
+        form = QFormLayout()
+        row = QHBoxLayout()
+        row.addWidget(self.targets_label, 1)
+        row.addWidget(pick)
+        form.addRow("Target texts:", row)
+        form.addRow(self.keep_alphabet)
+        form.addRow(self.keep_specials)
+        form.addRow("Format:", self.format)
+        form.addRow("Model file:", self._with_button(self.output, self.ask_output))
+        form.addRow("Id map:", self._with_button(self.id_map, self.ask_id_map))
+        self.status = QLabel(f"{model.vocab_size:,} tokens now.")
+        self.status.setWordWrap(True)
+        self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        self.trim_button = self.buttons.addButton("Trim",
+                                                  QDialogButtonBox.ButtonRole.ApplyRole)
+        self.trim_button.clicked.connect(self.start)
+        self.buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addLayout(form)
+        layout.addWidget(self.status)
+        layout.addWidget(self.buttons)
+
+    def _with_button(self, edit: QLineEdit, slot) -> QHBoxLayout:
+        row = QHBoxLayout()
+        row.addWidget(edit, 1)
+        button = QPushButton("…")
+        button.clicked.connect(slot)
+        row.addWidget(button)
+        return row
+
+    def ask_targets(self) -> None:
+        paths = dialogs.ask_open_paths(self, "Target texts", "corpus",
+                                       "Text files (*.txt *.gz);;All files (*)", multiple=True)
+        if paths:
+            self.set_targets(paths)
+
+    def set_targets(self, paths: list[str]) -> None:
+        self.targets = list(paths)
+        self.targets_label.setText(", ".join(os.path.basename(p) for p in paths) or "none")
+
+    def ask_output(self) -> None:
+        path = dialogs.ask_save_path(self, "Trimmed model", "export", "All files (*)")
+        if path:
+            self.output.setText(path)
+
+    def ask_id_map(self) -> None:
+        path = dialogs.ask_save_path(self, "Id map", "export", "JSON (*.json);;CSV (*.csv)",
+                                     "map.json")
+        if path:
+            self.id_map.setText(path)
+
+    @property
+    def running(self) -> bool:
+        return self.runner.running
+
+    def start(self) -> bool:
+        """Trim and write; False (with the reason shown) when something is missing."""
+        missing = [name for name, ok in (("target texts", self.targets),
+                                         ("a model file", self.output.text().strip()),
+                                         ("an id map file", self.id_map.text().strip()))
+                   if not ok]
+        if missing:
+            dialogs.show_error(self, "Cannot trim", "Choose " + ", ".join(missing) + ".")
+            return False
+        if self.running:
+            return False
+        model, targets = self.model, list(self.targets)
+        fmt, out, id_map = self.format.currentText(), self.output.text(), self.id_map.text()
+        keep_alphabet, keep_specials = (self.keep_alphabet.isChecked(),
+                                        self.keep_specials.isChecked())
+
+        def job(report, cancel) -> TrimDone:
+            lines = []
+            for path in targets:
+                with open(path, encoding="utf-8") as f:
+                    lines += f.read().splitlines()
+            result = trim(model, lines, keep_alphabet=keep_alphabet,
+                          keep_specials=keep_specials)
+            written = write_model(result.model, fmt, out) + write_id_map(result, id_map)
+            return TrimDone(result, tuple(map(str, written)))
+
+        self.trim_button.setEnabled(False)
+        self.status.setText("Trimming…")
+        self.runner.start(job)
+        return True
+
+    @Slot(object)
+    def _on_done(self, done: TrimDone) -> None:
+        self.trim_button.setEnabled(True)
+        r = done.result
+        self.status.setText(f"Kept {len(r.id_map):,} of {r.source_size:,} tokens "
+                            f"({r.dropped:,} dropped); the target texts segment exactly as "
+                            f"before. Wrote {', '.join(done.written)}.")
+        self.trimmed.emit(r)
+
+    @Slot(object)
+    def _on_failed(self, error: JobError) -> None:
+        self.trim_button.setEnabled(True)
+        self.status.setText("Nothing was written.")
+        dialogs.show_error(self, "Cannot trim", error.message)
+
+    def done(self, code: int) -> None:  # noqa: D401 (Qt override)
+        self.runner.shutdown()
+        super().done(code)

@@ -1,0 +1,142 @@
+"""``bpe-desktop extend`` and ``trim`` end to end on peer-built tokenizers, and bad input:
+one error line, exit 1, nothing written."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import sentencepiece as spm
+
+from tests.cli.support import assert_one_error_line, run
+from tests.peer_sources import (
+    english_lines,
+    roberta_style,
+    russian_and_held_out_files,
+    sentencepiece_bpe,
+)
+
+
+@pytest.fixture(scope="module")
+def sources(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("adapt-cli")
+    return {"vocab": roberta_style(folder), "sp": sentencepiece_bpe(folder),
+            **russian_and_held_out_files(folder)}
+
+
+def test_extend_gpt2_files_verified_with_a_report(capsys, tmp_path, sources):
+    status, out, err = run(capsys, "extend", "-m", sources["vocab"], sources["corpus"],
+                           "--merges", 300, "-o", tmp_path / "out", "--verify",
+                           sources["held_ru"], sources["held_en"], "--held-out",
+                           sources["held_ru"], "-q")
+    assert status == 0, err
+    original = json.loads(sources["vocab"].read_text(encoding="utf-8"))
+    written = json.loads((tmp_path / "out-vocab.json").read_text(encoding="utf-8"))
+    assert {p: written[p] for p in original} == original and len(written) == 1800
+    assert out == ""  # -q
+
+
+def test_extend_reports_new_characters_and_the_before_after_table(capsys, tmp_path, sources):
+    status, out, err = run(capsys, "extend", "-m", sources["sp"], "--format", "sentencepiece",
+                           sources["corpus"], "--vocab-size", 1400, "-o", tmp_path / "x.model",
+                           "--verify", sources["held_ru"], "--held-out", sources["held_en"])
+    assert status == 0, err
+    assert "new characters: " in out and "'я'" in out
+    assert "verified on" in out and ": 100%" in out
+    assert "lines with identical ids" in out and "tokens per word" in out
+    assert spm.SentencePieceProcessor(model_file=str(tmp_path / "x.model")).vocab_size() \
+        == 1400
+
+
+def test_extend_to_a_transformers_folder(capsys, tmp_path, sources):
+    status, out, err = run(capsys, "extend", "-m", sources["vocab"], sources["corpus"],
+                           "--merges", 50, "--out-format", "transformers", "-o",
+                           tmp_path / "tf", "--verify", sources["held_ru"])
+    assert status == 0, err
+    assert "with transformers" in out
+    assert (tmp_path / "tf" / "tokenizer_config.json").is_file()
+
+
+def test_extend_to_our_model_file(capsys, tmp_path, sources):
+    status, _, err = run(capsys, "extend", "-m", sources["vocab"], sources["corpus"],
+                         "--merges", 20, "--out-format", "model", "-o", tmp_path / "m.json",
+                         "-q")
+    assert status == 0, err
+    from bpe_desktop.core.model_file import load_model
+
+    assert load_model(tmp_path / "m.json").vocab_size == 1520
+
+
+def test_trim_writes_the_model_and_both_maps(capsys, tmp_path, sources):
+    status, out, err = run(capsys, "trim", "-m", sources["sp"], "--text", sources["held_en"],
+                           "-o", tmp_path / "t.model", "--id-map", tmp_path / "map.json",
+                           "--verify", sources["held_en"])
+    assert status == 0, err
+    mapping = json.loads((tmp_path / "map.json").read_text(encoding="utf-8"))
+    trimmed = spm.SentencePieceProcessor(model_file=str(tmp_path / "t.model"))
+    original = spm.SentencePieceProcessor(model_file=str(sources["sp"]))
+    back = {new: int(old) for old, new in mapping.items()}
+    for line in sources["held_en"].read_text(encoding="utf-8").splitlines():
+        assert [back[i] for i in trimmed.encode(line)] == original.encode(line)
+    assert (tmp_path / "map.csv").is_file() and "dropped" in out
+
+
+def _unigram(folder):
+    spm.SentencePieceTrainer.train(input=str(sources_text(folder)), model_prefix=str(
+        folder / "uni"), vocab_size=300, model_type="unigram", minloglevel=2)
+    return folder / "uni.model"
+
+
+def sources_text(folder):
+    path = folder / "en.txt"
+    path.write_text("\n".join(english_lines()[:2000]) + "\n", encoding="utf-8")
+    return path
+
+
+def _wordpiece(folder):
+    from tokenizers import Tokenizer, models, pre_tokenizers, trainers
+
+    tok = Tokenizer(models.WordPiece(unk_token="[UNK]"))
+    tok.pre_tokenizer = pre_tokenizers.Whitespace()
+    tok.train([str(sources_text(folder))], trainers.WordPieceTrainer(
+        vocab_size=300, special_tokens=["[UNK]"], show_progress=False))
+    tok.save(str(folder / "wordpiece.json"))
+    return folder / "wordpiece.json"
+
+
+@pytest.mark.parametrize("make, words", [
+    (_unigram, ("uni.model", "unigram")),
+    (_wordpiece, ("wordpiece.json", "WordPiece")),
+    (lambda folder: (folder / "notes.txt", (folder / "notes.txt").write_text("hello\n"))[0],
+     ("notes.txt", "not a tokenizer")),
+])
+def test_bad_sources_get_one_line_and_nothing_is_written(capsys, tmp_path, sources, make,
+                                                          words):
+    source = make(tmp_path)
+    status, _, err = run(capsys, "extend", "-m", source, sources["corpus"], "--merges", 5,
+                         "-o", tmp_path / "out.json")
+    assert status == 1
+    assert_one_error_line(err, *words)
+    assert not (tmp_path / "out.json").exists()
+
+
+@pytest.mark.parametrize("content, words", [("", "is empty"), ("  \n\n", "no words")])
+def test_an_empty_corpus_gets_one_line_and_nothing_is_written(capsys, tmp_path, sources,
+                                                               content, words):
+    corpus = tmp_path / "c.txt"
+    corpus.write_text(content, encoding="utf-8")
+    status, _, err = run(capsys, "extend", "-m", sources["sp"], corpus, "--merges", 5, "-o",
+                         tmp_path / "out.model")
+    assert status == 1
+    assert_one_error_line(err, words)
+    assert not (tmp_path / "out.model").exists()
+
+
+def test_trim_with_an_empty_target_writes_nothing(capsys, tmp_path, sources):
+    target = tmp_path / "t.txt"
+    target.write_text("\n\n", encoding="utf-8")
+    status, _, err = run(capsys, "trim", "-m", sources["sp"], "--text", target, "-o",
+                         tmp_path / "t.model", "--id-map", tmp_path / "m.json")
+    assert status == 1
+    assert_one_error_line(err, "empty")
+    assert not (tmp_path / "t.model").exists() and not (tmp_path / "m.json").exists()

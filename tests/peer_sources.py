@@ -1,0 +1,65 @@
+"""Source tokenizers built by the peers' own trainers on the shipped English text (offline):
+a byte-level RoBERTa-style ``vocab.json`` + ``merges.txt`` (HF tokenizers) and a
+sentencepiece BPE model with user-defined symbols and no byte fallback. The held-out lines
+of each language are lines the extension corpus does not contain."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.shared_data import corpus_path
+
+#: Lines of each language kept out of the extension corpus.
+HELD_OUT = 150
+
+
+def english_lines() -> list[str]:
+    return corpus_path("ud_english").read_text(encoding="utf-8").splitlines()
+
+
+def split_russian(folder: Path) -> tuple[Path, list[str]]:
+    """The Russian corpus without its last HELD_OUT lines (written to ``folder``), and those."""
+    lines = corpus_path("ud_russian").read_text(encoding="utf-8").splitlines()
+    train = folder / "russian-train.txt"
+    train.write_text("\n".join(lines[:-HELD_OUT]) + "\n", encoding="utf-8")
+    return train, lines[-HELD_OUT:]
+
+
+def english_training_text(folder: Path) -> Path:
+    path = folder / "english-train.txt"
+    path.write_text("\n".join(english_lines()[:-HELD_OUT]) + "\n", encoding="utf-8")
+    return path
+
+
+def roberta_style(folder: Path, vocab_size: int = 1500) -> Path:
+    """HF ByteLevelBPETokenizer files; returns the vocab.json path."""
+    from tokenizers import ByteLevelBPETokenizer
+
+    tok = ByteLevelBPETokenizer()
+    tok.train([str(english_training_text(folder))], vocab_size=vocab_size, min_frequency=2,
+              special_tokens=["<s>", "<pad>", "</s>", "<unk>", "<mask>"], show_progress=False)
+    tok.save_model(str(folder), "roberta")
+    return folder / "roberta-vocab.json"
+
+
+def sentencepiece_bpe(folder: Path, vocab_size: int = 1000) -> Path:
+    """sentencepiece BPE with user-defined symbols, without byte fallback."""
+    import sentencepiece as spm
+
+    prefix = folder / "sp"
+    spm.SentencePieceTrainer.train(
+        input=str(english_training_text(folder)), model_prefix=str(prefix),
+        vocab_size=vocab_size, model_type="bpe", user_defined_symbols=["<sep>", "<cls>"],
+        byte_fallback=False, minloglevel=2)
+    return folder / "sp.model"
+
+
+def russian_and_held_out_files(folder: Path, english_lines_kept: int = 100) -> dict[str, Path]:
+    """The Russian training text, its held-out lines and English held-out lines as files."""
+    train, held_out = split_russian(folder)
+    held = folder / "held-out-ru.txt"
+    held.write_text("\n".join(held_out) + "\n", encoding="utf-8")
+    english = folder / "held-out-en.txt"
+    english.write_text("\n".join(english_lines()[-english_lines_kept:]) + "\n",
+                       encoding="utf-8")
+    return {"corpus": train, "held_ru": held, "held_en": english}

@@ -1,0 +1,93 @@
+"""The window after an extension (new tokens marked and filterable in the Vocabulary
+browser) and File ▸ Trim vocabulary… (files written in a worker, the target text
+segmented as before, the trimmed model current)."""
+
+from __future__ import annotations
+
+import json
+
+from bpe_desktop.core import Corpus, TrainConfig, train
+from bpe_desktop.core.model_file import save_model
+from bpe_desktop.ui.training.start_from import EXISTING
+from tests.ui.window_helpers import train_toy
+
+#: The ``ui`` (recorded dialogs) and ``window`` fixtures.
+pytest_plugins = ["tests.ui.window_fixtures"]
+
+ENGLISH = "the lower the newer the lowest the widest " * 20
+OTHER = "жаба жало жар жара жаба жало " * 20
+
+
+def _extend_in_window(window, qtbot, tmp_path):
+    source = train(Corpus.from_texts([ENGLISH]),
+                   TrainConfig(merges=10, min_frequency=1)).model
+    save_model(source, tmp_path / "source.json")
+    corpus = tmp_path / "other.txt"
+    corpus.write_text(OTHER, encoding="utf-8")
+    panel = window.training
+    panel.corpus.add_paths([str(corpus)])
+    panel.start_from.choice.setCurrentText(EXISTING)
+    assert panel.start_from.set_source(str(tmp_path / "source.json"))
+    panel.start_from.stop_value.setValue(5)
+    with qtbot.waitSignal(window.document.model_changed, timeout=30_000):
+        assert window.train()
+    return source, window.document.model
+
+
+def test_new_tokens_are_marked_and_filterable(window, qtbot, tmp_path, ui):
+    source, model = _extend_in_window(window, qtbot, tmp_path)
+    vocab = window.vocab
+    qtbot.waitUntil(lambda: not vocab.is_loading(), timeout=10_000)
+    assert model.vocab_size > source.vocab_size and vocab.new_check.isVisibleTo(vocab)
+    vocab.new_check.setChecked(True)
+    qtbot.waitUntil(lambda: not vocab.is_filtering(), timeout=10_000)
+    shown = sorted(vocab.table_model.visible_ids().tolist())
+    assert shown == list(range(source.vocab_size, model.vocab_size))
+    assert vocab.is_new(shown[0]) and not vocab.is_new(source.vocab_size - 1)
+    train_toy(window, qtbot)  # another model: nothing is new any more
+    assert not vocab.new_check.isVisibleTo(vocab) and not vocab.new_check.isChecked()
+    assert ui.errors == []
+
+
+def test_trim_vocabulary_writes_the_model_and_the_map(window, qtbot, tmp_path, ui):
+    assert not window.trim_action.isEnabled()
+    model = train_toy(window, qtbot)
+    assert window.trim_action.isEnabled()
+    target = tmp_path / "target.txt"
+    target.write_text("low lower\n", encoding="utf-8")
+    dialog = window.ask_trim()
+    dialog.set_targets([str(target)])
+    dialog.output.setText(str(tmp_path / "trimmed.json"))
+    dialog.id_map.setText(str(tmp_path / "map.json"))
+    with qtbot.waitSignal(dialog.trimmed, timeout=30_000) as blocker:
+        assert dialog.start()
+    result = blocker.args[0]
+    mapping = json.loads((tmp_path / "map.json").read_text(encoding="utf-8"))
+    assert {int(k): v for k, v in mapping.items()} == result.id_map
+    assert (tmp_path / "map.csv").is_file() and (tmp_path / "trimmed.json").is_file()
+    back = {new: old for old, new in result.id_map.items()}
+    trimmed = window.document.model
+    assert trimmed is result.model and trimmed.vocab_size < model.vocab_size
+    assert [back[i] for i in trimmed.tokenizer().encode("low lower")] == \
+        list(model.tokenizer().encode("low lower"))
+    assert "Kept" in dialog.status.text() and ui.errors == []
+    dialog.close()
+
+
+def test_trim_refuses_missing_choices_and_bad_text_writes_nothing(window, qtbot, tmp_path,
+                                                                   ui):
+    train_toy(window, qtbot)
+    dialog = window.ask_trim()
+    assert not dialog.start()
+    assert ui.errors[-1][0] == "Cannot trim" and "target texts" in ui.errors[-1][1]
+    empty = tmp_path / "empty.txt"
+    empty.write_text("\n", encoding="utf-8")
+    dialog.set_targets([str(empty)])
+    dialog.output.setText(str(tmp_path / "t.json"))
+    dialog.id_map.setText(str(tmp_path / "m.json"))
+    assert dialog.start()
+    qtbot.waitUntil(lambda: not dialog.running, timeout=10_000)
+    qtbot.waitUntil(lambda: len(ui.errors) == 2, timeout=10_000)
+    assert "empty" in ui.errors[-1][1]
+    assert not (tmp_path / "t.json").exists() and not (tmp_path / "m.json").exists()
+    dialog.close()

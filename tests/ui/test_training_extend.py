@@ -1,0 +1,67 @@
+"""Training panel, Start from an existing tokenizer: the extension runs in the worker, the
+report lands in the log, every existing id is kept; bad choices are refused."""
+
+from __future__ import annotations
+
+import pytest
+
+from bpe_desktop.core.formats import import_model
+from bpe_desktop.ui.training.panel import TrainingPanel
+from bpe_desktop.ui.training.start_from import EXISTING, NEW_VOCABULARY
+from tests.peer_sources import russian_and_held_out_files, sentencepiece_bpe
+
+
+@pytest.fixture(scope="module")
+def sources(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("extend-gui")
+    return {"sp": sentencepiece_bpe(folder), **russian_and_held_out_files(folder)}
+
+
+@pytest.fixture
+def panel(qtbot):
+    widget = TrainingPanel()
+    qtbot.addWidget(widget)
+    yield widget
+    widget.shutdown()
+
+
+def test_extending_a_sentencepiece_model_from_the_panel(panel, qtbot, sources, errors):
+    panel.corpus.add_paths([str(sources["corpus"])])
+    box = panel.start_from
+    box.choice.setCurrentText(EXISTING)
+    assert not panel.options.isEnabled()  # the source's own settings apply
+    assert box.set_source(str(sources["sp"]))
+    assert "sentencepiece" in box.source_label.text()
+    box.stop_mode.setCurrentIndex(0)
+    box.stop_value.setValue(200)
+    box.set_held_out([str(sources["held_ru"]), str(sources["held_en"])])
+    with qtbot.waitSignal(panel.trained, timeout=60_000) as blocker:
+        assert panel.start()
+        assert panel.running  # (the form locks in the next event-loop pass)
+    outcome = blocker.args[0]
+    source = import_model("sentencepiece", sources["sp"])
+    assert outcome.model.pieces[:source.vocab_size] == source.pieces
+    assert outcome.result.new_merges == 200
+    log = panel.log_view.toPlainText()
+    assert "new characters: 'о'" in log and "every existing id kept" in log
+    assert "held-out-ru.txt" in log and "held-out-en.txt" in log and "tokens per word" in log
+    assert errors == []
+    assert box.isEnabled() and not panel.options.isEnabled()
+    box.choice.setCurrentText(NEW_VOCABULARY)
+    assert panel.options.isEnabled()
+
+
+def test_extending_without_a_tokenizer_is_refused(panel, sources, errors):
+    panel.corpus.add_paths([str(sources["corpus"])])
+    panel.start_from.choice.setCurrentText(EXISTING)
+    assert not panel.start()
+    assert errors and errors[0][0] == "No tokenizer"
+    assert not panel.running
+
+
+def test_a_file_that_is_no_tokenizer_is_refused_when_chosen(panel, tmp_path, errors):
+    notes = tmp_path / "notes.py"
+    notes.write_text("print('hello')\n", encoding="utf-8")
+    assert not panel.start_from.set_source(str(notes))
+    assert errors[0][0] == "Not a tokenizer" and "notes.py" in errors[0][1]
+    assert panel.start_from.source_path is None
