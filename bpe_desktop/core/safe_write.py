@@ -269,6 +269,14 @@ def check_set(paths: Sequence[str | os.PathLike]) -> None:
     for path in map(Path, paths):
         want = expected.get(path.name)
         if want is None:
+            if path.exists() and expected:
+                # (a set written without this file, e.g. tiktoken ranks without settings,
+                # beside an older export's copy of it)
+                raise ModelFileError(
+                    f"{path}: not listed in {listing_path.name}: it was not written with "
+                    f"{first.name} (it is left from another export); delete it, or delete "
+                    f"{listing_path.name} to read the files as they are",
+                    path=os.fspath(path))
             continue
         try:
             with open(path, "rb") as fh:

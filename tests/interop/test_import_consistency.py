@@ -48,3 +48,19 @@ def test_a_sentencepiece_model_cut_at_a_field_boundary_is_truncated_not_unigram(
             import_model("sentencepiece", cut)
         assert "unigram" not in str(info.value)
     assert import_model("sentencepiece", spm_file).merges  # the whole file still reads
+
+
+def test_tiktoken_ranks_written_without_settings_refuse_an_older_settings_file(tmp_path):
+    corpus = tmp_path / "c.txt"
+    corpus.write_text(TEXT, encoding="utf-8")
+    old = train(Corpus.from_files([str(corpus)]), TrainConfig.preset("gpt2", merges=5)).model
+    new = train(Corpus.from_files([str(corpus)]), TrainConfig.preset("gpt2", merges=9)).model
+    ranks = tmp_path / "m.tiktoken"
+    export_model(old, "tiktoken", ranks)  # ranks, settings and their checksums
+    assert ranks.with_name("m.tiktoken.json").exists()
+    export_model(new, "tiktoken", ranks, sidecar=False)  # the old settings stay beside
+    with pytest.raises(ModelFileError, match="not listed") as info:
+        import_model("tiktoken", ranks)
+    assert "m.tiktoken.json" in str(info.value)
+    ranks.with_name("m.tiktoken.json").unlink()
+    assert len(import_model("tiktoken", ranks).merges) == len(new.merges)
