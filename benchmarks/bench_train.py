@@ -1,14 +1,22 @@
 #!/usr/bin/env python3
 """Training benchmark: BPE Desktop against HF tokenizers, sentencepiece, YouTokenToMe and subword-nmt.
 
-Every training runs in a fresh Python process. The parent measures
+Every training runs in a fresh process, as a user runs it. Ours is the command
+``bpe-desktop train FILE --vocab-size V --threads T -o model.json`` (``python -m
+bpe_desktop.cli``, with the preset's flags); each peer is a training script with its
+fastest documented configuration that writes its model file. The parent measures
 
 * ``wall``  - perf_counter around the whole child (interpreter start, imports, reading,
-  training, the merge-count sanity check);
-* ``train`` - the child's own perf_counter around the training call only;
+  training, building and writing the model file): the main number;
+* ``train`` - a peer child's own perf_counter around its training call only (ours: the
+  command has no such figure);
 * ``RSS``   - the child's peak resident set size, from ``os.wait4`` (the kernel's
   ``ru_maxrss`` for that one child; never below the parent's own peak, so generated
-  corpora are written by a child process: ``common.in_child_process``).
+  corpora are written and the models read back by child processes:
+  ``common.in_child_process``);
+* the 1-minute load before and after each run, and the CPU model (``/proc/cpuinfo``).
+
+The merge lists are checked (count, digests) after all runs, outside the timed processes.
 
 Each (corpus, tool) is run ``--repeat`` times, interleaved, and the best time / lowest
 peak is kept. Pairings (ours / peer, same corpus, same vocabulary, same thread count):
@@ -56,7 +64,6 @@ import os
 import platform
 import shutil
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -68,6 +75,9 @@ CORPORA = {
     "tinyshakespeare": "tinyshakespeare.txt",
     "ud_english": "ud_english.txt",
     "gutenberg": "gutenberg-100M.txt.gz",
+    # The same kind of text with about 1.6x the distinct words: costs that grow with the
+    # word table rather than the text show here.
+    "gutenberg-b": "gutenberg-b-100M.txt.gz",
 }
 SMALL_CORPORA = ("tinyshakespeare", "ud_english")
 #: Made from ``gutenberg`` by bench_large_corpus.make_1gb; only run when named.
@@ -95,56 +105,29 @@ PAIRS = [("ours-gpt2", "hf"), ("ours-spm", "spm"), ("ours-snmt", "snmt"), ("ours
 # =========================================================================================
 
 
-def _import_ours():
-    try:
-        import bpe_desktop.core as core
-    except ImportError:
-        sys.path.insert(0, str(ROOT))
-        import bpe_desktop.core as core
-    return core
+#: Our command's flags per tool (besides FILE, --vocab-size, --threads, -o); ``ours-spm``
+#: has sentencepiece's three meta pieces, so that the vocabulary size means the same.
+OURS_FLAGS = {
+    "ours-default": [],
+    "ours-gpt2": ["--preset", "gpt2"],
+    "ours-spm": ["--preset", "sentencepiece", "--special", "<unk>:0:unk",
+                 "--special", "<s>:1:bos", "--special", "</s>:2:eos"],
+    "ours-snmt": ["--preset", "subword-nmt", "--min-frequency", "2", "--no-specials"],
+}
 
 
-def _digest(lines) -> str:
-    h = hashlib.sha256()
-    for line in lines:
-        h.update(line.encode("utf-8"))
-        h.update(b"\n")
-    return h.hexdigest()[:12]
+def ours_command(tool: str, corpus: str, vocab: int, threads: int, model: str) -> list[str]:
+    """``bpe-desktop train ...`` as a user types it (subword-nmt counts merges)."""
+    size = ["--merges" if tool == "ours-snmt" else "--vocab-size", str(vocab)]
+    return [sys.executable, "-m", "bpe_desktop.cli", "train", corpus, *size,
+            "--threads", str(threads), *OURS_FLAGS[tool], "-q", "-o", model]
 
 
-def _ours_config(core, tool: str, vocab: int, threads: int):
-    TrainConfig, SpecialToken = core.TrainConfig, core.SpecialToken
-    if tool == "ours-gpt2":
-        return TrainConfig.preset("gpt2", vocab_size=vocab, threads=threads)
-    if tool == "ours-spm":
-        # sentencepiece's three meta pieces, so that vocab_size means the same thing.
-        specials = (SpecialToken("<unk>", 0, "unk"), SpecialToken("<s>", 1, "bos"),
-                    SpecialToken("</s>", 2, "eos"))
-        return TrainConfig.preset("sentencepiece", vocab_size=vocab, threads=threads,
-                                  special_tokens=specials)
-    if tool == "ours-snmt":
-        return TrainConfig.preset("subword-nmt", merges=vocab, min_frequency=2,
-                                  special_tokens=(), threads=threads)
-    if tool == "ours-default":
-        return TrainConfig(vocab_size=vocab, threads=threads)
-    raise ValueError(tool)
-
-
-def worker(tool: str, corpus: str, vocab: int, threads: int, result_path: str) -> None:
+def worker(tool: str, corpus: str, vocab: int, threads: int, model_dir: str,
+           result_path: str) -> None:
+    """One peer's training script: train, write the model file, nothing else."""
     out: dict = {"tool": tool, "corpus": corpus}
-    if tool.startswith("ours-"):
-        core = _import_ours()
-        config = _ours_config(core, tool, vocab, threads)
-        t0 = time.perf_counter()
-        result = core.train(core.Corpus.from_files([corpus]), config)
-        out["train"] = time.perf_counter() - t0
-        merges = result.model.merges
-        out["merges"] = len(merges)
-        out["pairs_sha"] = _digest(f"{m.left} {m.right}" for m in merges)
-        out["pieces_sha"] = _digest(m.left + m.right for m in merges)
-        out["vocab_size"] = result.model.vocab_size
-        out["engine_timings"] = dict(result.timings)
-    elif tool == "hf":
+    if tool == "hf":
         from tokenizers import Tokenizer, models, pre_tokenizers, trainers
 
         tok = Tokenizer(models.BPE())
@@ -156,69 +139,112 @@ def worker(tool: str, corpus: str, vocab: int, threads: int, result_path: str) -
         t0 = time.perf_counter()
         tok.train([corpus], trainer)
         out["train"] = time.perf_counter() - t0
-        merges = json.loads(tok.to_str())["model"]["merges"]
-        merges = [m if isinstance(m, list) else m.split(" ", 1) for m in merges]
-        out["merges"] = len(merges)
-        out["pairs_sha"] = _digest(f"{a} {b}" for a, b in merges)
-        out["pieces_sha"] = _digest(a + b for a, b in merges)
-        out["vocab_size"] = tok.get_vocab_size()
+        out["model"] = os.path.join(model_dir, "tokenizer.json")
+        tok.save(out["model"])
     elif tool == "spm":
         import sentencepiece as spm
 
-        with tempfile.TemporaryDirectory() as tmp:
-            prefix = os.path.join(tmp, "m")
-            t0 = time.perf_counter()
-            spm.SentencePieceTrainer.train(
-                input=corpus, model_prefix=prefix, vocab_size=vocab, model_type="bpe",
-                character_coverage=1.0, input_sentence_size=0, num_threads=threads,
-                max_sentence_length=2**24, normalization_rule_name="identity",
-                split_by_unicode_script=False, split_by_number=False,
-                max_sentencepiece_length=512, hard_vocab_limit=False, minloglevel=2,
-            )
-            out["train"] = time.perf_counter() - t0
-            sp = spm.SentencePieceProcessor(model_file=prefix + ".model")
-        # Merged pieces come first (in merge order), then the single characters.
-        pieces = [sp.id_to_piece(i) for i in range(sp.get_piece_size())
-                  if not (sp.is_control(i) or sp.is_unknown(i))]
-        merged = [p for p in pieces if len(p) > 1]
-        out["merges"] = len(merged)
-        out["pieces_sha"] = _digest(merged)
-        out["vocab_size"] = sp.get_piece_size()
+        prefix = os.path.join(model_dir, "m")
+        t0 = time.perf_counter()
+        spm.SentencePieceTrainer.train(
+            input=corpus, model_prefix=prefix, vocab_size=vocab, model_type="bpe",
+            character_coverage=1.0, input_sentence_size=0, num_threads=threads,
+            max_sentence_length=2**24, normalization_rule_name="identity",
+            split_by_unicode_script=False, split_by_number=False,
+            max_sentencepiece_length=512, hard_vocab_limit=False, minloglevel=2,
+        )
+        out["train"] = time.perf_counter() - t0
+        out["model"] = prefix + ".model"
     elif tool == "yttm":
         import youtokentome as yttm
 
-        with tempfile.TemporaryDirectory() as tmp:
-            model = os.path.join(tmp, "m.yttm")
-            t0 = time.perf_counter()
-            bpe = yttm.BPE.train(data=corpus, model=model, vocab_size=vocab, n_threads=threads)
-            out["train"] = time.perf_counter() - t0
-        pieces = [p for p in bpe.vocab() if not (p.startswith("<") and p.endswith(">"))]
-        merged = [p for p in pieces if len(p) > 1]
-        out["merges"] = len(merged)
-        out["pieces_sha"] = _digest(merged)
-        out["vocab_size"] = bpe.vocab_size()
+        out["model"] = os.path.join(model_dir, "m.yttm")
+        t0 = time.perf_counter()
+        yttm.BPE.train(data=corpus, model=out["model"], vocab_size=vocab, n_threads=threads)
+        out["train"] = time.perf_counter() - t0
     elif tool == "snmt":
         import codecs
 
         from subword_nmt.learn_bpe import learn_bpe
 
-        with tempfile.TemporaryDirectory() as tmp:
-            codes = os.path.join(tmp, "codes")
-            t0 = time.perf_counter()
-            with codecs.open(corpus, encoding="utf-8") as fi, \
-                    open(codes, "w", encoding="utf-8") as fo:
-                learn_bpe(fi, fo, vocab, min_frequency=2)
-            out["train"] = time.perf_counter() - t0
-            with open(codes, encoding="utf-8") as f:
-                lines = f.read().split("\n")[1:]
-        lines = [line for line in lines if line]
-        out["merges"] = len(lines)
-        out["pairs_sha"] = _digest(lines)
-        out["pieces_sha"] = _digest(line.replace(" ", "", 1) for line in lines)
+        out["model"] = os.path.join(model_dir, "codes")
+        t0 = time.perf_counter()
+        with codecs.open(corpus, encoding="utf-8") as fi, \
+                open(out["model"], "w", encoding="utf-8") as fo:
+            learn_bpe(fi, fo, vocab, min_frequency=2)
+        out["train"] = time.perf_counter() - t0
     else:
         raise SystemExit(f"unknown tool {tool}")
     with open(result_path, "w") as f:
         json.dump(out, f)
+
+
+def _digest(lines) -> str:
+    h = hashlib.sha256()
+    for line in lines:
+        h.update(line.encode("utf-8"))
+        h.update(b"\n")
+    return h.hexdigest()[:12]
+
+
+def describe_model(tool: str, path: str) -> dict:
+    """The merge count and digests of a trained model file (pairs where the file keeps
+    them, else the merged pieces in order), and ours' distinct words."""
+    if tool.startswith("ours-"):
+        with open(path, encoding="utf-8") as f:
+            model = json.load(f)
+        merges = model["merges"]
+        return {"merges": len(merges), "pairs_sha": _digest(f"{a} {b}" for a, b, _ in merges),
+                "pieces_sha": _digest(a + b for a, b, _ in merges),
+                "distinct_words": model["corpus"].get("distinct_words")}
+    if tool == "hf":
+        with open(path, encoding="utf-8") as f:
+            merges = json.load(f)["model"]["merges"]
+        merges = [m if isinstance(m, list) else m.split(" ", 1) for m in merges]
+        return {"merges": len(merges), "pairs_sha": _digest(f"{a} {b}" for a, b in merges),
+                "pieces_sha": _digest(a + b for a, b in merges)}
+    if tool == "spm":
+        import sentencepiece as spm
+
+        sp = spm.SentencePieceProcessor(model_file=path)
+        # Merged pieces come first (in merge order), then the single characters.
+        pieces = [sp.id_to_piece(i) for i in range(sp.get_piece_size())
+                  if not (sp.is_control(i) or sp.is_unknown(i))]
+        merged = [p for p in pieces if len(p) > 1]
+        return {"merges": len(merged), "pieces_sha": _digest(merged)}
+    if tool == "yttm":
+        import youtokentome as yttm
+
+        pieces = [p for p in yttm.BPE(path).vocab() if not (p.startswith("<") and p.endswith(">"))]
+        merged = [p for p in pieces if len(p) > 1]
+        return {"merges": len(merged), "pieces_sha": _digest(merged)}
+    with open(path, encoding="utf-8") as f:  # subword-nmt's codes: a version line, then pairs
+        lines = [line for line in f.read().split("\n")[1:] if line]
+    return {"merges": len(lines), "pairs_sha": _digest(lines),
+            "pieces_sha": _digest(line.replace(" ", "", 1) for line in lines)}
+
+
+def describe_models(runs: list[tuple[str, str]]) -> list[dict]:
+    """``describe_model`` of each (tool, path); {} for a file that cannot be read."""
+    out = []
+    for tool, path in runs:
+        try:
+            out.append(describe_model(tool, path))
+        except Exception as exc:  # a failed run leaves no (or half a) model file
+            out.append({"describe_error": f"{type(exc).__name__}: {exc}"})
+    return out
+
+
+def cpu_model() -> str:
+    """The CPU's model name from /proc/cpuinfo ("unknown" elsewhere)."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
 
 
 # =========================================================================================
@@ -227,19 +253,33 @@ def worker(tool: str, corpus: str, vocab: int, threads: int, result_path: str) -
 
 
 def run_tool(tool: str, corpus_path: Path, vocab: int, threads: int, timeout: float,
-             log_dir: Path) -> dict:
+             run_dir: Path) -> dict:
+    """One timed run in a fresh process; its model file is left in ``run_dir``."""
     env = dict(os.environ)
     env["RAYON_NUM_THREADS"] = str(threads)
     env["TOKENIZERS_PARALLELISM"] = "true"
     env["OMP_NUM_THREADS"] = str(threads)
-    cmd = [sys.executable, str(Path(__file__).resolve()), "--worker", tool,
-           "--corpus-file", str(corpus_path), "--vocab", str(vocab), "--threads", str(threads)]
-    log_path = log_dir / f"{tool}-{corpus_path.stem}.log"
-    run = run_child(cmd, env, log_path, timeout)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    ours = TOOLS[tool]["ours"]
+    if ours:
+        # This checkout's package, as an installed one would be found.
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
+        model = run_dir / "model.json"
+        cmd = ours_command(tool, str(corpus_path), vocab, threads, str(model))
+    else:
+        cmd = [sys.executable, str(Path(__file__).resolve()), "--worker", tool,
+               "--corpus-file", str(corpus_path), "--vocab", str(vocab),
+               "--threads", str(threads), "--model-dir", str(run_dir)]
+    log_path = run_dir / "log.txt"
+    load_before = os.getloadavg()[0]
+    run = run_child(cmd, env, log_path, timeout, result_arg=not ours)
     rec = {"tool": tool, "corpus": corpus_path.name, "wall": run["wall"],
            "maxrss_mb": run["maxrss_wait4_mb"], "returncode": run["returncode"],
-           "timed_out": run["timed_out"], "log": run["log"]}
+           "timed_out": run["timed_out"], "log": run["log"],
+           "load_before": load_before, "load_after": os.getloadavg()[0]}
     rec.update({k: v for k, v in (run["result"] or {}).items() if k not in ("tool", "corpus")})
+    if ours:
+        rec["model"] = str(model)
     if run["returncode"] != 0:
         rec["error"] = _tail(log_path)
     return rec
@@ -312,30 +352,67 @@ def _ratio(a, b):
 
 
 def summarize(records: list[dict]) -> dict:
-    """Best (lowest) wall/train/RSS per (corpus, tool) over the successful repeats."""
+    """Per (corpus, tool) over the successful repeats: the best (lowest) wall time with
+    that run's load, the lowest train time and peak RSS, and the merge digests."""
     best: dict = {}
     for r in records:
         key = (r["corpus_name"], r["tool"])
         b = best.setdefault(key, {"corpus": r["corpus_name"], "tool": r["tool"],
                                   "runs": 0, "failures": 0})
-        if r["returncode"] != 0 or "train" not in r:
+        if r["returncode"] != 0:
             b["failures"] += 1
             b["error"] = "timeout" if r.get("timed_out") else r.get("error", "failed")
             continue
         b["runs"] += 1
-        for k in ("wall", "train", "maxrss_mb"):
-            b[k] = min(b.get(k, float("inf")), r[k])
-        for k in ("merges", "pairs_sha", "pieces_sha", "vocab_size"):
+        if r["wall"] < b.get("wall", float("inf")):
+            b.update(wall=r["wall"], load=(r["load_before"], r["load_after"]))
+        for k in ("train", "maxrss_mb"):
+            if k in r:
+                b[k] = min(b.get(k, float("inf")), r[k])
+        for k in ("merges", "pairs_sha", "pieces_sha", "vocab_size", "distinct_words"):
             if k in r:
                 b[k] = r[k]
     return best
 
 
-def table(best: dict, corpora: list[str], threads: int) -> str:
-    head = ("| corpus | ours | peer | ours train s | peer train s | train ratio | "
-            "ours wall s | peer wall s | wall ratio | ours RSS MB | peer RSS MB | RSS ratio | "
-            "merges ours / peer | same merges |")
-    lines = [head, "|---|---|---|" + "---:|" * 10 + "---|"]
+def side_by_side(best: dict, corpora: list[str]) -> str:
+    """Wall time (with the 1-minute load before→after that run) and peak RSS of each
+    tool, and ours ÷ the fastest of sentencepiece and YouTokenToMe, and ours ÷ HF, one
+    row per corpus."""
+    tools = [("ours-default", "ours default"), ("ours-gpt2", "ours `gpt2`"),
+             ("spm", "sentencepiece"), ("yttm", "YouTokenToMe"), ("hf", "HF")]
+    head = ["corpus", "distinct words", *(name for _, name in tools),
+            "default ÷ fastest of spm, yttm", "`gpt2` ÷ fastest", "default ÷ HF", "`gpt2` ÷ HF"]
+    lines = ["| " + " | ".join(head) + " |", "|---|" + "---:|" * (len(head) - 1)]
+    for corpus in corpora:
+        if not any((corpus, t) in best for t, _ in tools):
+            continue
+
+        def get(tool: str, k: str, corpus: str = corpus):
+            return best.get((corpus, tool), {}).get(k)
+
+        cells = []
+        for tool, _ in tools:
+            wall, load, rss = get(tool, "wall"), get(tool, "load"), get(tool, "maxrss_mb")
+            cells.append("—" if wall is None else
+                         f"{_fmt_s(wall)} s, {_fmt_mb(rss)} MB ({load[0]:.1f}→{load[1]:.1f})")
+        fastest = [w for w in (get("spm", "wall"), get("yttm", "wall")) if w is not None]
+        fastest = min(fastest) if fastest else None
+        words = get("ours-default", "distinct_words") or get("ours-gpt2", "distinct_words")
+        cells += [_ratio(get("ours-default", "wall"), fastest),
+                  _ratio(get("ours-gpt2", "wall"), fastest),
+                  _ratio(get("ours-default", "wall"), get("hf", "wall")),
+                  _ratio(get("ours-gpt2", "wall"), get("hf", "wall"))]
+        lines.append(f"| {corpus} | {'—' if words is None else f'{words:,}'} | "
+                     + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def table(best: dict, corpora: list[str]) -> str:
+    """Each pairing of ours with its peer: wall time, peak RSS, merge count and digests."""
+    head = ("| corpus | ours | peer | ours wall s | peer wall s | wall ratio | peer train s | "
+            "ours RSS MB | peer RSS MB | RSS ratio | merges ours / peer | same merges |")
+    lines = [head, "|---|---|---|" + "---:|" * 8 + "---|"]
     for corpus in corpora:
         for ours, peer in PAIRS:
             variants = [(corpus, ours)]
@@ -344,7 +421,7 @@ def table(best: dict, corpora: list[str], threads: int) -> str:
             for cname, tool in variants:
                 o = best.get((cname, tool))
                 p = best.get((corpus, peer))
-                if o is None and p is None:
+                if o is None:  # only the peer ran: it has a row of its own pairing
                     continue
                 o = o or {}
                 p = p or {}
@@ -362,10 +439,9 @@ def table(best: dict, corpora: list[str], threads: int) -> str:
                     label = f"{tool}: {o['error'].splitlines()[-1][:40]}"
                 merges = f"{o.get('merges', '—')} / {p.get('merges', '—')}"
                 lines.append(
-                    f"| {cname} | {label} | {peer_label} | {_fmt_s(o.get('train'))} | "
-                    f"{_fmt_s(p.get('train'))} | {_ratio(o.get('train'), p.get('train'))} | "
-                    f"{_fmt_s(o.get('wall'))} | {_fmt_s(p.get('wall'))} | "
-                    f"{_ratio(o.get('wall'), p.get('wall'))} | {_fmt_mb(o.get('maxrss_mb'))} | "
+                    f"| {cname} | {label} | {peer_label} | {_fmt_s(o.get('wall'))} | "
+                    f"{_fmt_s(p.get('wall'))} | {_ratio(o.get('wall'), p.get('wall'))} | "
+                    f"{_fmt_s(p.get('train'))} | {_fmt_mb(o.get('maxrss_mb'))} | "
                     f"{_fmt_mb(p.get('maxrss_mb'))} | "
                     f"{_ratio(o.get('maxrss_mb'), p.get('maxrss_mb'))} | {merges} | {same} |"
                 )
@@ -387,11 +463,13 @@ def main(argv=None) -> int:
     ap.add_argument("--no-gz", action="store_true",
                     help="do not also time ours reading the .gz file directly")
     add_child_options(ap)
+    ap.add_argument("--model-dir", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     require_corpora()
 
     if args.worker:
-        worker(args.worker, args.corpus_file, args.vocab, args.threads, args.result)
+        worker(args.worker, args.corpus_file, args.vocab, args.threads, args.model_dir,
+               args.result)
         return 0
 
     corpora = comma_list(ap, args.corpora, tuple(CORPORA) + GENERATED_CORPORA, "corpus")
@@ -421,8 +499,9 @@ def main(argv=None) -> int:
     log_dir = CACHE / "logs" / f"train-{stamp}"
     log_dir.mkdir(parents=True, exist_ok=True)
     load_before = os.getloadavg()
+    cpu = cpu_model()
     print(f"# training benchmark {stamp}: vocab {args.vocab}, {args.threads} threads, "
-          f"best of {args.repeat}, {os.cpu_count()} CPUs, load {load_before[0]:.2f}",
+          f"best of {args.repeat}, {os.cpu_count()} CPUs ({cpu}), load {load_before[0]:.2f}",
           file=sys.stderr)
     if load_before[0] > 0.5:
         print(f"warning: the machine is busy (1-min load {load_before[0]:.2f}); "
@@ -433,28 +512,35 @@ def main(argv=None) -> int:
         for cname, path, tool in plan:
             if TOOLS[tool].get("slow") and rep >= args.slow_repeat:
                 continue
-            rec = run_tool(tool, path, args.vocab, args.threads, args.timeout, log_dir)
+            run_dir = log_dir / f"{cname}-{tool}-{rep + 1}"
+            rec = run_tool(tool, path, args.vocab, args.threads, args.timeout, run_dir)
             rec["corpus_name"] = cname
             rec["repeat"] = rep
             records.append(rec)
             status = "ok" if rec["returncode"] == 0 else (
                 "TIMEOUT" if rec["timed_out"] else f"FAILED rc={rec['returncode']}")
-            print(f"  [{rep + 1}/{args.repeat}] {cname:18} {tool:10} wall {rec['wall']:8.3f} s  "
-                  f"train {rec.get('train', float('nan')):8.3f} s  "
-                  f"RSS {rec['maxrss_mb']:7.0f} MB  merges {rec.get('merges', '—')}  {status}",
-                  file=sys.stderr)
+            train = f"train {rec['train']:8.3f} s  " if "train" in rec else ""
+            print(f"  [{rep + 1}/{args.repeat}] {cname:18} {tool:12} wall {rec['wall']:8.3f} s  "
+                  f"{train}RSS {rec['maxrss_mb']:7.0f} MB  load {rec['load_before']:.1f}→"
+                  f"{rec['load_after']:.1f}  {status}", file=sys.stderr)
             if rec["returncode"] != 0:
                 print("    " + rec.get("error", "").replace("\n", "\n    "), file=sys.stderr)
     load_after = os.getloadavg()
 
+    # The merge lists, read back from the model files outside the timed processes.
+    done = [r for r in records if r["returncode"] == 0 and r.get("model")]
+    for rec, info in zip(done, in_child_process(
+            describe_models, [(r["tool"], r["model"]) for r in done])):
+        rec.update(info)
     best = summarize(records)
-    md = table(best, corpora, args.threads)
+    md = side_by_side(best, corpora) + "\n\n" + table(best, corpora)
     header = (f"Training, vocab {args.vocab}, {args.threads} threads, best of {args.repeat} "
               f"(subword-nmt: {min(args.slow_repeat, args.repeat)}); "
-              f"{os.cpu_count()} CPUs; 1-min load before/after "
+              f"{os.cpu_count()} CPUs, {cpu}; 1-min load at start/end "
               f"{load_before[0]:.2f}/{load_after[0]:.2f}. Ratio = ours / peer "
-              "(< 1 is better for ours). train = in-process training call; "
-              "wall = whole child process; RSS = child's peak.")
+              "(< 1 is better for ours). wall = whole process (ours: the `bpe-desktop train` "
+              "command, model JSON written); RSS = its peak; (a→b) = 1-min load before→after "
+              "that run; peer train = the peer's training call alone.")
     print(header)
     print()
     print(md)
@@ -464,7 +550,8 @@ def main(argv=None) -> int:
     with open(out_path, "w") as f:
         json.dump({
             "benchmark": "train", "stamp": stamp, "vocab": args.vocab, "threads": args.threads,
-            "repeat": args.repeat, "cpus": os.cpu_count(), "platform": platform.platform(),
+            "repeat": args.repeat, "cpus": os.cpu_count(), "cpu_model": cpu,
+            "platform": platform.platform(),
             "versions": _versions(), "load_before": load_before, "load_after": load_after,
             "runs": records, "best": list(best.values()), "markdown": md,
         }, f, indent=1)

@@ -116,16 +116,19 @@ def parent_peak_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
 
 
-def run_child(cmd: list[str], env: dict, log_path: Path, timeout: float) -> dict:
+def run_child(cmd: list[str], env: dict, log_path: Path, timeout: float,
+              result_arg: bool = True) -> dict:
     """Run one measurement in a child process that writes its JSON result to the file
-    named after ``--result``; kill it (its whole group) after ``timeout`` seconds.
+    named after ``--result`` (not given to a command that takes no such option:
+    ``result_arg=False``); kill it (its whole group) after ``timeout`` seconds.
 
     Returns the child's result merged with ``wall`` (s, seen from here),
     ``maxrss_wait4_mb``, ``returncode``, ``timed_out`` and ``log``.
     """
     with tempfile.NamedTemporaryFile("r", suffix=".json", delete=False) as tmp:
         result_path = tmp.name
-    cmd = [*cmd, "--result", result_path]
+    if result_arg:
+        cmd = [*cmd, "--result", result_path]
     timed_out = threading.Event()
     with open(log_path, "w") as log:
         t0 = time.perf_counter()
@@ -156,7 +159,7 @@ def run_child(cmd: list[str], env: dict, log_path: Path, timeout: float) -> dict
            "log": str(log_path)}
     try:
         with open(result_path) as f:
-            rec["result"] = json.load(f)
+            rec["result"] = json.load(f) if result_arg else None
     except (OSError, ValueError):
         rec["result"] = None
     finally:
