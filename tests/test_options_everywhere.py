@@ -35,7 +35,7 @@ UNUSUAL = TrainConfig(
     threads=1, keep_words=123, fuse_unk=True, gold_boundaries=("g1.tsv", "g2.tsv"),
     separator="ŋ", morfessor=True, morfessor_annotations=("a.tsv",), morfessor_keep_frequent=9,
     knockout=("k.tsv",),
-    knockout_rounds=3,
+    knockout_rounds=3, protected=("New York", "C++"),
 )
 
 
@@ -67,13 +67,17 @@ def test_value_lists_are_the_engines():
 
 
 @pytest.mark.parametrize("config", [UNUSUAL, UNUSUAL.replace(vocab_size=None, merges=55)])
-def test_every_field_is_reachable_from_the_command_line(config):
+def test_every_field_is_reachable_from_the_command_line(config, tmp_path):
     args = ["train", "corpus.txt", "-o", "m.json"]
     for name in FIELDS:
         value = getattr(config, name)
         if value is None:
             continue
-        if name == "special_tokens":
+        if name == "protected":  # one string a line in a file
+            strings = tmp_path / "protected.txt"
+            strings.write_text("\n".join(value) + "\n", encoding="utf-8")
+            args += [flag_of(name), str(strings)]
+        elif name == "special_tokens":
             for token in value:
                 args += [flag_of(name), format_special(token)]
         elif isinstance(value, bool):
@@ -109,7 +113,7 @@ def test_every_field_is_saved_in_the_model_file(tmp_path):
                              special_tokens=(SpecialToken("<unk>", 0, "unk"),))
     # trained without the constraint sources (their files do not exist), saved with them
     plain = config.replace(gold_boundaries=(), separator="", morfessor=False,
-                           morfessor_annotations=(), knockout=())
+                           morfessor_annotations=(), knockout=(), protected=())
     model = train(Corpus.from_texts(["low lower lowest newer"] * 3), plain).model
     model = dataclasses.replace(model, config=config)
     path = tmp_path / "m.json"

@@ -278,6 +278,14 @@ class TrainConfig:
         5, label="Knockout &rounds:", group="constraints", minimum=1, maximum=100,
         metavar="N",
         help="The most trainings BPE-knockout runs after the first one.")
+    protected: tuple[str, ...] = option(
+        (), label="&Protected strings:", group="constraints", metavar="FILE",
+        placeholder="one a line, or load a file",
+        help="Strings that are always one token: every occurrence in the corpus (found in "
+             "the raw text before the words are cut, longest first, leftmost) becomes one "
+             "token that no merge splits or joins across, and so does every occurrence "
+             "when encoding. They take the ids after the special tokens but are ordinary "
+             "text. On the command line: --protect FILE, one string a line.")
 
     def __post_init__(self) -> None:
         for name, spec in option_specs(TrainConfig).items():
@@ -310,7 +318,7 @@ class TrainConfig:
                 "the gpt2 pre-tokenizer keeps each word's leading space (as Ġ) inside the "
                 f"word: use boundary 'none', not {self.boundary!r}"
             )
-        for name in FILE_LIST_OPTIONS:
+        for name in (*FILE_LIST_OPTIONS, "protected"):
             value = getattr(self, name)
             if isinstance(value, list):
                 object.__setattr__(self, name, tuple(value))

@@ -237,6 +237,9 @@ def train(
         from bpe_desktop.core.constrained import train_constrained
         return train_constrained(corpus, config, on_progress=on_progress, cancel=cancel,
                                  on_segmenter=on_segmenter)
+    engine_corpus, engine_config, occurrences = corpus, config, None
+    if config.protected:
+        engine_corpus, engine_config, occurrences = _cut_protected(corpus, config, cancel)
     engine = _native.engine()
     callback = None
     if on_progress is not None:
@@ -245,8 +248,8 @@ def train(
     started = time.perf_counter()
     raw = _native.call(
         engine.train,
-        corpus._as_engine_source(),
-        config,  # the engine reads the options from its attributes
+        engine_corpus._as_engine_source(),
+        engine_config,  # the engine reads the options from its attributes
         callback,
         cancel._flag if cancel is not None else None,
         None if constraints is None or constraints.empty else constraints.engine_dict(),
@@ -263,12 +266,17 @@ def train(
         alphabet=tuple(tokens[:raw["alphabet_len"]]),
         merges=tuple(map(Merge, map(tokens.__getitem__, left), map(tokens.__getitem__, right),
                          counts)),
-        corpus=_corpus_info(corpus, raw),
+        corpus=_corpus_info(corpus, raw, occurrences is not None),
         words=tuple((w, c) for w, c in zip(_unpack_strings(words, word_ends),
                                            _numbers(word_counts, "Q"))
                     if len(w) <= MAX_KEPT_WORD_CHARS),
     )
-    model = dataclasses.replace(model, final_counts=_final_counts(model, tokens, raw["words"]))
+    if occurrences is not None:
+        # Protected strings are base symbols placed first, taking the ids after the
+        # specials; the engine never saw them (each occurrence was cut out of the text).
+        model = dataclasses.replace(model, alphabet=(*config.protected, *model.alphabet))
+    model = dataclasses.replace(model, final_counts=_final_counts(model, tokens, raw["words"],
+                                                                  occurrences))
     timings = {"counting": raw["count_seconds"], "merging": raw["merge_seconds"],
                "total": total}
     return TrainResult(model=model, timings=timings, _words=raw["words"])
@@ -280,7 +288,62 @@ def train(
 MAX_KEPT_WORD_CHARS = 256
 
 
-def _final_counts(model: BPEModel, tokens: list[str], words) -> tuple[int, ...] | None:
+def _cut_protected(corpus: Corpus, config: TrainConfig, cancel) -> tuple[Corpus, TrainConfig,
+                                                                          dict[str, int]]:
+    """The corpus with every protected string cut out (see :mod:`~bpe_desktop.core.protected`),
+    the configuration the engine gets (the vocabulary size less the protected tokens) and
+    the occurrences of each protected string."""
+    from bpe_desktop.core.protected import Protector
+
+    protect = Protector(config.protected)
+    counts: dict[str, int] = {}
+    if corpus.kind == "texts":
+        cut = Corpus.from_texts(protect.count_and_cut(t, counts) for t in corpus.texts)
+    elif corpus.kind == "word-counts":
+        cut = Corpus.from_word_counts(protect.cut_words(corpus.word_counts, counts))
+    elif corpus.file_format == "word-counts":
+        from bpe_desktop.core.counting import engine_count
+
+        table = engine_count(corpus._as_engine_source(), config.replace(protected=()),
+                             cancel=cancel)
+        cut = Corpus.from_word_counts(protect.cut_words(table.items(), counts))
+    else:
+        cut = Corpus.from_texts(protect.count_and_cut(_read_corpus_file(p, corpus.errors),
+                                                      counts) for p in corpus.paths)
+    engine_config = config.replace(protected=())
+    if config.vocab_size is not None:
+        room = config.vocab_size - len(config.protected)
+        if room <= len(config.special_tokens):
+            raise ConfigError(f"a vocabulary size of {config.vocab_size:,} leaves no room for "
+                              f"characters: the special tokens and the "
+                              f"{len(config.protected)} protected strings take it all")
+        engine_config = engine_config.replace(vocab_size=room)
+    return cut, engine_config, counts
+
+
+def _read_corpus_file(path: str, errors: str) -> str:
+    """A corpus file's text (``.gz`` read transparently); invalid UTF-8 is an error
+    naming file, byte offset and line unless ``errors`` is "replace"."""
+    from bpe_desktop.core.errors import CorpusError
+    from bpe_desktop.core.text_files import read_text_bytes
+
+    try:
+        data = read_text_bytes(path)
+    except OSError as exc:
+        raise CorpusError(f"{path}: {exc.strerror or exc}", path=path,
+                          reason="unreadable") from None
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        if errors == "replace":
+            return data.decode("utf-8-sig", errors="replace")
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise CorpusError(f"{path} line {line} (byte {exc.start}): not UTF-8 text",
+                          path=path, offset=exc.start, line=line, reason="not-utf8") from None
+
+
+def _final_counts(model: BPEModel, tokens: list[str], words,
+                  protected: Mapping[str, int] | None = None) -> tuple[int, ...] | None:
     """Each token's count (by id) in the final segmentation of every training word; None
     for a run whose special tokens do not fit its vocabulary (recount's counting pass,
     which trains no merges, with an imported model's ids)."""
@@ -292,6 +355,8 @@ def _final_counts(model: BPEModel, tokens: list[str], words) -> tuple[int, ...] 
     for piece, count in zip(tokens, _numbers(words.final_counts(), "Q")):
         if count:
             final[ids[piece]] = count
+    for piece, count in (protected or {}).items():
+        final[ids[piece]] = count
     return tuple(final)
 
 
@@ -323,10 +388,12 @@ def _progress_from_engine(raw: dict) -> Progress:
     )
 
 
-def _corpus_info(corpus: Corpus, raw: dict) -> CorpusInfo:
+def _corpus_info(corpus: Corpus, raw: dict, read_here: bool = False) -> CorpusInfo:
     files: Sequence[CorpusFile] = tuple(
         CorpusFile(path=f["path"], size=f["size"], sha256=f["sha256"]) for f in raw["files"]
     )
+    if read_here and corpus.kind == "files":  # the engine read texts cut from these files
+        files = tuple(_file_info(p) for p in corpus.paths)
     return CorpusInfo(
         kind=corpus.kind if corpus.kind != "files" or corpus.file_format == "text"
         else "word-count-files",
@@ -336,3 +403,11 @@ def _corpus_info(corpus: Corpus, raw: dict) -> CorpusInfo:
         characters=raw["characters"],
         unknown_characters=raw["unknown_characters"],
     )
+
+
+def _file_info(path: str) -> CorpusFile:
+    import hashlib
+
+    with open(path, "rb") as f:
+        digest = hashlib.file_digest(f, "sha256").hexdigest()
+    return CorpusFile(path=os.path.abspath(path), size=os.path.getsize(path), sha256=digest)

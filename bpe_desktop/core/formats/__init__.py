@@ -145,7 +145,26 @@ def export_problem(model: BPEModel, fmt: str, **options: Any) -> str | None:
 
     None when it can. The text is a complete clause, ready to follow "Cannot export: ".
     """
-    return _module(fmt).problem(model, **_export_options(fmt, options))
+    return _protected_problem(model, fmt) or \
+        _module(fmt).problem(model, **_export_options(fmt, options))
+
+
+#: Formats that can carry protected strings (HF: added tokens, not special).
+CARRIES_PROTECTED = ("hf",)
+
+
+def _protected_problem(model: BPEModel, fmt: str) -> str | None:
+    if not model.config.protected or fmt in CARRIES_PROTECTED:
+        return None
+    if fmt == "sentencepiece":
+        return ("this model has protected strings; sentencepiece would hold them as "
+                "user-defined pieces, but it finds those in its ▁-marked text, so a word "
+                "after one has no ▁ and a space before one becomes a ▁ piece, which this "
+                "model's encoding does not do; export as Hugging Face tokenizer.json, "
+                "which keeps them as added tokens")
+    return ("this model has protected strings, which this format has no place for (its "
+            "encoder would split them); export as Hugging Face tokenizer.json, which "
+            "keeps them as added tokens")
 
 
 def export_model(model: BPEModel, fmt: str, path: str | os.PathLike, **options: Any
@@ -159,7 +178,7 @@ def export_model(model: BPEModel, fmt: str, path: str | os.PathLike, **options: 
     """
     module = _module(fmt)
     options = _export_options(fmt, options)
-    why = module.problem(model, **options)
+    why = _protected_problem(model, fmt) or module.problem(model, **options)
     if why:
         raise ExportError(f"cannot export as {FORMATS[fmt].label.rstrip('…')}: {why}")
     return module.export(model, path, **options)

@@ -13,6 +13,9 @@ What is written, per training option:
   has no counterpart: HF always glues the suffix to the last character;
 * normalization and lowercasing: ``NFC`` / ``NFKC`` and ``Lowercase`` normalizers;
 * special tokens: in ``added_tokens`` (special) and in the vocabulary with their ids;
+* protected strings: in ``added_tokens`` with ``special: false`` and ``normalized: false``
+  (HF then finds them in the raw text, longest first, and pre-tokenizes the text between
+  them on its own, as BPE Desktop does) and in the vocabulary;
   the ``unk`` one is the model's ``unk_token``; ``fuse_unk`` is the model's option
   (one unknown token per run of unknown characters, or one per character).
 
@@ -92,6 +95,7 @@ def tokenizer_dict(model: BPEModel, *, legacy_merges: bool = False,
     cfg = model.config
     specials = sorted(cfg.special_tokens, key=lambda t: t.id)
     unk = cfg.special("unk")
+    ids = model.piece_ids
     merges: list[Any] = [
         f"{m.left} {m.right}" if legacy_merges else [m.left, m.right] for m in model.merges
     ]
@@ -103,6 +107,11 @@ def tokenizer_dict(model: BPEModel, *, legacy_merges: bool = False,
             {"id": t.id, "content": t.piece, "single_word": False, "lstrip": False,
              "rstrip": False, "normalized": False, "special": True}
             for t in specials
+        ] + [
+            # Protected strings: found in the raw text before the normalizer, as ours.
+            {"id": ids[piece], "content": piece, "single_word": False, "lstrip": False,
+             "rstrip": False, "normalized": False, "special": False}
+            for piece in cfg.protected
         ],
         "normalizer": _normalizer(cfg),
         "pre_tokenizer": _pre_tokenizer(cfg),

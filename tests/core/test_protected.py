@@ -1,0 +1,111 @@
+"""Protected strings: every occurrence is one token in training and in encoding, found
+longest first and leftmost in the raw text; the rest is ordinary BPE on the text between."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+
+from bpe_desktop.core import Corpus, TrainConfig, train
+from bpe_desktop.core.errors import ConfigError, CorpusError
+from bpe_desktop.core.protected import Protector, read_protected
+from tests.reference_bpe import train_with_config as reference_train
+
+
+def naive_split(text: str, strings) -> list[tuple[str, bool]]:
+    """The definition, written out: at each position the longest string starting there."""
+    out, plain, i = [], "", 0
+    while i < len(text):
+        found = max((s for s in strings if text.startswith(s, i)), key=len, default=None)
+        if found is None:
+            plain += text[i]
+            i += 1
+            continue
+        if plain:
+            out.append((plain, False))
+            plain = ""
+        out.append((found, True))
+        i += len(found)
+    if plain:
+        out.append((plain, False))
+    return out
+
+
+def test_longest_first_then_leftmost_by_hand():
+    p = Protector(["ab", "abc", "bcd"])
+    assert p.split("xabcdab") == [("x", False), ("abc", True), ("d", False), ("ab", True)]
+
+
+texts = st.text(alphabet="ab c", min_size=0, max_size=40)
+strings = st.lists(st.text(alphabet="abc ", min_size=1, max_size=4).filter(str.strip),
+                   min_size=1, max_size=3, unique=True)
+
+
+@settings(max_examples=200, deadline=None)
+@given(texts, strings)
+def test_split_is_the_longest_leftmost_definition(text, protected):
+    assert Protector(protected).split(text) == naive_split(text, protected)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(texts, min_size=1, max_size=4), strings)
+def test_training_is_plain_training_on_the_text_between_occurrences(corpus, protected):
+    # the reference trainer on the words of the parts between occurrences
+    counts: dict[str, int] = {}
+    for text in corpus:
+        for part, prot in naive_split(text, protected):
+            for w in ([] if prot else part.split()):
+                counts[w] = counts.get(w, 0) + 1
+    assume(counts)  # a corpus without words is an error, as in plain training
+    config = TrainConfig(merges=8, special_tokens=(), protected=tuple(protected))
+    model = train(Corpus.from_texts(corpus), config).model
+    expected = reference_train(list(counts.items()), config.replace(protected=()))
+    assert [(m.left, m.right, m.count) for m in model.merges] == expected.merges
+    assert model.pieces[:len(protected)] == tuple(protected)
+    tok = model.tokenizer()
+    for text in corpus:
+        ids = tok.encode(text)
+        want = [i for part, prot in naive_split(text, protected)
+                for i in ([model.piece_to_id(part)] if prot else tok.encode(part))]
+        assert ids == want
+
+
+def test_golden_training_and_encoding():
+    config = TrainConfig(merges=3, min_frequency=1, protected=("New York",))
+    model = train(Corpus.from_texts(["New York New Yorker Yorker"]), config).model
+    # Both occurrences cut out: the words are "er" and "Yorker". By hand: (e, r) and
+    # (r, </w>) occur twice, (e, r) first; then (er, </w>) twice; then every pair once,
+    # (Y, o) seen first.
+    assert [(m.left, m.right) for m in model.merges] == [("e", "r"), ("er", "</w>"), ("Y", "o")]
+    assert model.pieces[:2] == ("<unk>", "New York")
+    assert model.final_counts[1] == 2
+    tok = model.tokenizer()
+    assert tok.encode_as_pieces("New Yorker") == ["New York", "er</w>"]
+    assert tok.encode_words("erNew York") == [("er", [tok.piece_to_id("er</w>")]),
+                                              ("New York", [1])]
+
+
+def test_vocabulary_size_counts_the_protected_tokens():
+    config = TrainConfig(vocab_size=12, protected=("xy", "zz"))
+    model = train(Corpus.from_texts(["xy abab zz abcabc xyz"] * 3), config).model
+    assert model.vocab_size <= 12 and "xy" in model.piece_ids
+
+
+def test_bad_protected_strings_are_clear_errors(tmp_path):
+    with pytest.raises(ConfigError, match="separator '@@' occurs in the protected string"):
+        TrainConfig(separator="@@", protected=("a@@b",))
+    with pytest.raises(ConfigError, match="also a special token"):
+        TrainConfig(protected=("<unk>",))
+    with pytest.raises(ConfigError, match="listed twice"):
+        TrainConfig(protected=("ab", "ab"))
+    bad = tmp_path / "p.txt"
+    bad.write_bytes(b"ok\n\xff\n")
+    with pytest.raises(CorpusError, match=r"p.txt line 2"):
+        read_protected(bad)
+
+
+def test_file_of_strings_one_a_line(tmp_path):
+    path = tmp_path / "p.txt"
+    path.write_text("\ufeffNew York\r\n\n  \nC++\nNew York\n", encoding="utf-8")
+    assert read_protected(path) == ("New York", "C++")
