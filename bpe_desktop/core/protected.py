@@ -10,6 +10,14 @@ tokens with ``normalized: false``):
   one after it) — no merge can split a protected string or join across it;
 * protected strings take the ids right after the special tokens, in the order given,
   as the first entries of the model's alphabet (they are base symbols no merge makes).
+
+Models with the ``sentencepiece`` pre-tokenizer encode as sentencepiece itself does with
+``user_defined_symbols`` (so that its library gives the same ids): the text is read as
+sentencepiece reads it (spaces at the ends dropped, runs of spaces made one, ``▁``
+before the text and for each space), the protected strings are found in that, and the
+rest is cut before each ``▁``: a ``▁`` right before a protected string is a token of
+its own, and the text right after one (no ``▁``) is encoded without a word-start
+marker. Training cuts the corpus as above (every occurrence ends a word).
 """
 
 from __future__ import annotations
@@ -19,6 +27,11 @@ import re
 from typing import Iterable, Sequence
 
 from bpe_desktop.core.errors import ConfigError, CorpusError
+
+BOW = "\u2581"
+#: sentencepiece's words inside a stretch of its text: a ▁ and what follows up to the
+#: next ▁, a lone ▁, or text without one (right after a protected string).
+_SP_WORDS = re.compile(f"{BOW}[^{BOW}]+|{BOW}|[^{BOW}]+")
 
 
 def read_protected(path: str | os.PathLike) -> tuple[str, ...]:
@@ -60,6 +73,10 @@ def check_protected(config) -> None:
             raise ConfigError(f"protected string {s!r} is listed twice")
         if s in specials:
             raise ConfigError(f"protected string {s!r} is also a special token")
+        if config.pretokenizer == "sentencepiece" and any(c.isspace() for c in s):
+            raise ConfigError(f"protected string {s!r} contains whitespace, which the "
+                              "sentencepiece pre-tokenizer reads as ▁ before it looks for "
+                              "protected strings, so it would never be found")
         if config.separator and config.separator in s:
             raise ConfigError(f"separator {config.separator!r} occurs in the protected "
                               f"string {s!r}: it would be removed from it, so the string "
@@ -92,6 +109,23 @@ class Protector:
             out.append((text[start:], False))
         return out
 
+    def sentencepiece_parts(self, text: str) -> list[tuple[str, str]]:
+        """``text`` as sentencepiece reads it (see the module notes), as (part, kind)
+        pairs; kind: "protected", "word" (``▁`` and a word), "marker" (a lone ``▁``) or
+        "bare" (text without the ``▁``)."""
+        trimmed = re.sub(" +", " ", text.strip(" "))
+        if not trimmed:
+            return []
+        out: list[tuple[str, str]] = []
+        for part, protected in self.split(BOW + trimmed.replace(" ", BOW)):
+            if protected:
+                out.append((part, "protected"))
+                continue
+            for word in _SP_WORDS.findall(part):
+                out.append((word, "marker" if word == BOW else
+                            "word" if word[0] == BOW else "bare"))
+        return out
+
     def count_and_cut(self, text: str, counts: dict[str, int]) -> str:
         """``text`` with every occurrence replaced by a line break (which ends a word in
         every pre-tokenizer), adding the occurrences to ``counts``."""
@@ -116,3 +150,52 @@ class Protector:
                 else:
                     out[part] = out.get(part, 0) + n
         return list(out.items())
+
+
+def bare_word_ids(word: str, model, unk_id: int | None, *, greedy: bool = False) -> list[int]:
+    """The ids of ``word`` encoded without a word-start marker (sentencepiece's text right
+    after a protected string): the model's merges by rank, each applied everywhere left to
+    right (or, ``greedy``, the longest token from the left); characters outside the
+    vocabulary are the unknown token, one per run when the model fuses them."""
+    from bpe_desktop.core.errors import EncodeError
+
+    ids = model.piece_ids
+    if greedy:
+        symbols: list[str | None] = []
+        i, longest = 0, max(map(len, ids))
+        while i < len(word):
+            size = next((n for n in range(min(longest, len(word) - i), 0, -1)
+                         if word[i:i + n] in ids), 0)
+            symbols.append(word[i:i + size] if size else None)
+            i += size or 1
+    else:
+        ranks = model._cache.get("merge_ranks")
+        if ranks is None:
+            ranks = model._cache["merge_ranks"] = {
+                (m.left, m.right): r for r, m in reversed(list(enumerate(model.merges)))}
+        symbols = [c if c in ids else None for c in word]
+        while True:
+            found = [(ranks[pair], pair) for pair in zip(symbols, symbols[1:]) if pair in ranks]
+            if not found:
+                break
+            left, right = min(found)[1]
+            merged: list[str | None] = []
+            k = 0
+            while k < len(symbols):
+                if k + 1 < len(symbols) and symbols[k] == left and symbols[k + 1] == right:
+                    merged.append(left + right)
+                    k += 2
+                else:
+                    merged.append(symbols[k])
+                    k += 1
+            symbols = merged
+    out: list[int] = []
+    for s in symbols:
+        if s is not None:
+            out.append(ids[s])
+        elif unk_id is None:
+            raise EncodeError(f"{word!r} has a character outside the vocabulary and the "
+                              "model has no unknown token")
+        elif not (model.config.fuse_unk and out and out[-1] == unk_id):
+            out.append(unk_id)
+    return out

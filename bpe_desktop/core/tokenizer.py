@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING, Iterable, Sequence
 from bpe_desktop.core import _native
 from bpe_desktop.core.config import EOW
 from bpe_desktop.core.errors import EncodeError
-from bpe_desktop.core.protected import Protector
+from bpe_desktop.core.protected import Protector, bare_word_ids
 
 if TYPE_CHECKING:
     import numpy as np
@@ -232,17 +232,7 @@ class Tokenizer:
         args = _dropout_args(dropout, seed)
         if self._protector is None:
             return _native.call(self._native.encode_words, text, mode == "greedy", *args)
-        if not isinstance(text, str):
-            raise EncodeError("encode takes a string")
-        out: list[tuple[str, list[int]]] = []
-        ids = self.model.piece_ids
-        for part, protected in self._protector.split(text):
-            if protected:
-                out.append((part, [ids[part]]))
-            else:
-                out.extend(_native.call(self._native.encode_words, part, mode == "greedy",
-                                        *args))
-        return out
+        return self._protected_words(text, mode == "greedy", args)
 
     def merge_steps(self, word: str) -> list[MergeStep]:
         """Seed 000's encode loop for one word, step by step (first step: the symbols)."""
@@ -316,11 +306,29 @@ class Tokenizer:
             return _ids_array(_native.call(self._native.encode, text, mode == "greedy", *args))
         import numpy as np
 
+        words = self._protected_words(text, mode == "greedy", args)
+        return np.array([i for _, ids in words for i in ids], dtype="<u4")
+
+    def _protected_words(self, text: str, greedy: bool,
+                         args: tuple[float, int]) -> list[tuple[str, list[int]]]:
+        """Words and ids of a text with protected strings (see bpe_desktop.core.protected)."""
+        if not isinstance(text, str):
+            raise EncodeError("encode takes a string")
         ids = self.model.piece_ids
-        arrays = [np.array([ids[part]], dtype="<u4") if protected else
-                  _ids_array(_native.call(self._native.encode, part, mode == "greedy", *args))
-                  for part, protected in self._protector.split(text)]
-        return np.concatenate(arrays) if arrays else np.empty(0, dtype="<u4")
+        out: list[tuple[str, list[int]]] = []
+        if self.model.config.pretokenizer != "sentencepiece":
+            for part, protected in self._protector.split(text):
+                out.extend([(part, [ids[part]])] if protected else
+                           _native.call(self._native.encode_words, part, greedy, *args))
+            return out
+        for part, kind in self._protector.sentencepiece_parts(text):
+            if kind in ("protected", "marker"):
+                out.append((part, [ids[part]]))
+            elif kind == "word":  # the engine gives the word its ▁ itself
+                out.extend(_native.call(self._native.encode_words, part[1:], greedy, *args))
+            else:
+                out.append((part, bare_word_ids(part, self.model, self._unk_id, greedy=greedy)))
+        return out
 
     def _encode_batch(self, texts: Sequence[str], mode: str,
                       threads: int) -> tuple[np.ndarray, list[int]]:
