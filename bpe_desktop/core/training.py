@@ -410,4 +410,4 @@ def _file_info(path: str) -> CorpusFile:
 
     with open(path, "rb") as f:
         digest = hashlib.file_digest(f, "sha256").hexdigest()
-    return CorpusFile(path=os.path.abspath(path), size=os.path.getsize(path), sha256=digest)
+    return CorpusFile(path=path, size=os.path.getsize(path), sha256=digest)

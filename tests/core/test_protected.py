@@ -109,3 +109,41 @@ def test_file_of_strings_one_a_line(tmp_path):
     path = tmp_path / "p.txt"
     path.write_text("\ufeffNew York\r\n\n  \nC++\nNew York\n", encoding="utf-8")
     assert read_protected(path) == ("New York", "C++")
+
+
+def test_corpus_files_are_recorded_as_in_plain_training(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "c.txt").write_text("low lower ab lowest ab\n" * 3, encoding="utf-8")
+    plain = train(Corpus.from_files(["c.txt"]), TrainConfig(merges=3)).model
+    protected = train(Corpus.from_files(["c.txt"]),
+                      TrainConfig(merges=3, protected=("ab",))).model
+    assert protected.corpus.files == plain.corpus.files
+    assert protected.final_counts[protected.piece_to_id("ab")] == 6
+
+
+def test_a_corpus_file_that_is_not_utf8_names_file_and_line(tmp_path):
+    bad = tmp_path / "c.txt"
+    bad.write_bytes(b"ab ok\nfine \xff here\n")
+    with pytest.raises(CorpusError, match=r"c.txt line 2") as caught:
+        train(Corpus.from_files([bad]), TrainConfig(merges=3, protected=("ab",)))
+    assert caught.value.reason == "not-utf8"
+    replaced = train(Corpus.from_files([bad], errors="replace"),
+                     TrainConfig(merges=3, protected=("ab",))).model
+    assert "\ufffd" in replaced.alphabet
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(texts, min_size=1, max_size=4),
+       st.lists(st.text(alphabet="abc", min_size=1, max_size=3), min_size=1, max_size=3,
+                unique=True))
+def test_sentencepiece_style_training_is_plain_training_between_occurrences(corpus, protected):
+    counts: dict[str, int] = {}
+    for text in corpus:
+        for part, prot in naive_split(text, protected):
+            for w in ([] if prot else part.split()):
+                counts[w] = counts.get(w, 0) + 1
+    assume(counts)
+    config = TrainConfig.preset("sentencepiece", merges=8, protected=tuple(protected))
+    model = train(Corpus.from_texts(corpus), config).model
+    expected = reference_train(list(counts.items()), config.replace(protected=()))
+    assert [(m.left, m.right, m.count) for m in model.merges] == expected.merges
