@@ -133,3 +133,22 @@ def hf_pair(tmp_path_factory):
 def test_hf_gives_our_ids_on_any_text(tmp_path_factory, text):
     ours, hf = hf_pair(tmp_path_factory)
     assert hf.encode(text).ids == ours.encode(text)
+
+
+@pytest.mark.parametrize("fmt", ["hf", "sentencepiece"])
+def test_imported_exports_keep_their_protected_strings(fmt, tmp_path):
+    from bpe_desktop.core.formats import import_model
+
+    if fmt == "hf":
+        config, text, strings = CONFIGS["whitespace"], TEXT, PROTECTED
+    else:
+        config = TrainConfig.preset("sentencepiece", vocab_size=120, protected=SP_PROTECTED)
+        text, strings = SP_TEXT, SP_PROTECTED
+    model = train(Corpus.from_texts([text]), config).model
+    path = tmp_path / ("tokenizer.json" if fmt == "hf" else "m.model")
+    export_model(model, fmt, path)
+    back = import_model(fmt, path)
+    assert back.config.protected == strings
+    probes = PROBES if fmt == "hf" else SP_PROBES
+    for probe in probes:
+        assert back.tokenizer().encode(probe) == model.tokenizer().encode(probe), probe

@@ -224,6 +224,7 @@ def load(path: str | os.PathLike) -> BPEModel:
     specials = []
     ranked: list[tuple[float, int, str]] = []  # merged-piece candidates: (-score, id, piece)
     alphabet: list[str] = []
+    protected: list[str] = []
     seen: dict[str, int] = {}
     for i, (piece, score, kind) in enumerate(pieces):
         if piece in seen:
@@ -232,6 +233,8 @@ def load(path: str | os.PathLike) -> BPEModel:
         seen[piece] = i
         if kind == UNKNOWN:
             specials.append(_common.special(piece, i, "unk"))
+        elif kind == USER_DEFINED and not any(c.isspace() for c in piece):
+            protected.append(piece)  # found in the text, never split
         elif kind in (CONTROL, USER_DEFINED):
             role = role_of_id.get(i) if kind == CONTROL else None
             specials.append(_common.special(piece, i, role if role != "unk" else None))
@@ -259,7 +262,7 @@ def load(path: str | os.PathLike) -> BPEModel:
                      f"{unreachable[0]!r}) and are alphabet symbols here")
     normalize, lowercase = _read_normalizer(path, normalizer, notes)
     config = TrainConfig.preset("sentencepiece", merges=len(merges), normalize=normalize,
-                                lowercase=lowercase,
+                                lowercase=lowercase, protected=tuple(protected),
                                 special_tokens=_common.unique_roles(specials))
     vocab = {piece: i for i, (piece, _, _) in enumerate(pieces)}
     return _common.build_model(path, config=config, merges=merges, vocab=vocab,
