@@ -13,8 +13,8 @@ tokens with ``normalized: false``):
 
 Models with the ``sentencepiece`` pre-tokenizer encode as sentencepiece itself does with
 ``user_defined_symbols`` (so that its library gives the same ids): the text is read as
-sentencepiece reads it (spaces at the ends dropped, runs of spaces made one, ``▁``
-before the text and for each space), the protected strings are found in that, and the
+sentencepiece reads it (spaces and line breaks at the ends dropped, runs of them made one
+space, ``▁`` before the text and for each space), the protected strings are found in that, and the
 rest is cut before each ``▁``: a ``▁`` right before a protected string is a token of
 its own, and the text right after one (no ``▁``) is encoded without a word-start
 marker. Training cuts the corpus as above (every occurrence ends a word).
@@ -113,7 +113,9 @@ class Protector:
         """``text`` as sentencepiece reads it (see the module notes), as (part, kind)
         pairs; kind: "protected", "word" (``▁`` and a word), "marker" (a lone ``▁``) or
         "bare" (text without the ``▁``)."""
-        trimmed = re.sub(" +", " ", text.strip(" "))
+        # Line breaks separate words as spaces do (the pre-tokenizer's rule), so a text
+        # encoded line by line gives the ids of the whole text.
+        trimmed = re.sub("[ \n\r]+", " ", text).strip(" ")
         if not trimmed:
             return []
         out: list[tuple[str, str]] = []

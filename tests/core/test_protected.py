@@ -147,3 +147,37 @@ def test_sentencepiece_style_training_is_plain_training_between_occurrences(corp
     model = train(Corpus.from_texts(corpus), config).model
     expected = reference_train(list(counts.items()), config.replace(protected=()))
     assert [(m.left, m.right, m.count) for m in model.merges] == expected.merges
+
+
+def test_sentencepiece_style_text_encodes_alike_whole_or_line_by_line():
+    config = TrainConfig.preset("sentencepiece", merges=10, protected=("ab",))
+    model = train(Corpus.from_texts(["ab cab abc\nxab ab\n"] * 3), config).model
+    tok = model.tokenizer()
+    text = "cab\nab x\r\nabab  \n c"
+    by_line = [i for line in text.splitlines() for i in tok.encode(line)]
+    assert tok.encode(text) == by_line
+    bow, ab = model.piece_to_id("▁"), model.piece_to_id("ab")
+    assert tok.encode("ab")[:2] == [bow, ab] and tok.encode("abab") == [bow, ab, ab]
+
+
+def test_model_files_keep_protected_strings_and_refuse_unknown_ones(tmp_path):
+    import json
+
+    from bpe_desktop.core import model_file
+    from bpe_desktop.core.errors import ModelFileError
+
+    model = train(Corpus.from_texts(["ab abc cab xy"] * 3),
+                  TrainConfig(merges=4, protected=("ab", "xy"))).model
+    path = tmp_path / "m.json"
+    model_file.save_model(model, path)
+    loaded = model_file.load_model(path)
+    assert loaded.config.protected == ("ab", "xy") and loaded.pieces == model.pieces
+    assert loaded.tokenizer().encode("xyab") == model.tokenizer().encode("xyab")
+    data = json.loads(path.read_text(encoding="utf-8"))
+    del data["config"]["protected"]  # a file from before protected strings
+    path.write_text(json.dumps(data), encoding="utf-8")
+    assert model_file.load_model(path).config.protected == ()
+    data["config"]["protected"] = ["ab", "zz"]
+    path.write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(ModelFileError, match=r"config.protected.*'zz' is not in the alphabet"):
+        model_file.load_model(path)
