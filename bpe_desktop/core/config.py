@@ -343,12 +343,14 @@ class TrainConfig:
     @property
     def merge_limit(self) -> int | None:
         """The most merges a run of this configuration can learn (None: no limit). Besides
-        one entry per merge, the vocabulary holds the special tokens and the base symbols:
-        all 256 bytes at byte level, at least one character otherwise."""
+        one entry per merge, the vocabulary holds the special tokens, the protected strings
+        and the base symbols: all 256 bytes at byte level, at least one character
+        otherwise."""
         limits = [] if self.merges is None else [self.merges]
         if self.vocab_size is not None:
             base = 256 if self.byte_level else 1
-            limits.append(max(0, self.vocab_size - len(self.special_tokens) - base))
+            limits.append(max(0, self.vocab_size - len(self.special_tokens)
+                              - len(self.protected) - base))
         return min(limits, default=None)
 
     @property
