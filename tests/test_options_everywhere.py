@@ -113,7 +113,7 @@ def test_every_field_is_saved_in_the_model_file(tmp_path):
                              special_tokens=(SpecialToken("<unk>", 0, "unk"),))
     # trained without the constraint sources (their files do not exist), saved with them
     plain = config.replace(gold_boundaries=(), separator="", morfessor=False,
-                           morfessor_annotations=(), knockout=(), protected=())
+                           morfessor_annotations=(), knockout=())
     model = train(Corpus.from_texts(["low lower lowest newer"] * 3), plain).model
     model = dataclasses.replace(model, config=config)
     path = tmp_path / "m.json"
