@@ -32,6 +32,17 @@ def naive_split(text: str, strings) -> list[tuple[str, bool]]:
     return out
 
 
+def words_between(corpus, protected) -> dict[str, int]:
+    """The words of the text between occurrences, counted in first-seen order: what
+    the reference trainer learns from."""
+    counts: dict[str, int] = {}
+    for text in corpus:
+        for part, prot in naive_split(text, protected):
+            for w in ([] if prot else part.split()):
+                counts[w] = counts.get(w, 0) + 1
+    return counts
+
+
 def test_longest_first_then_leftmost_by_hand():
     p = Protector(["ab", "abc", "bcd"])
     assert p.split("xabcdab") == [("x", False), ("abc", True), ("d", False), ("ab", True)]
@@ -51,12 +62,7 @@ def test_split_is_the_longest_leftmost_definition(text, protected):
 @settings(max_examples=60, deadline=None)
 @given(st.lists(texts, min_size=1, max_size=4), strings)
 def test_training_is_plain_training_on_the_text_between_occurrences(corpus, protected):
-    # the reference trainer on the words of the parts between occurrences
-    counts: dict[str, int] = {}
-    for text in corpus:
-        for part, prot in naive_split(text, protected):
-            for w in ([] if prot else part.split()):
-                counts[w] = counts.get(w, 0) + 1
+    counts = words_between(corpus, protected)
     assume(counts)  # a corpus without words is an error, as in plain training
     config = TrainConfig(merges=8, special_tokens=(), protected=tuple(protected))
     model = train(Corpus.from_texts(corpus), config).model
@@ -137,11 +143,7 @@ def test_a_corpus_file_that_is_not_utf8_names_file_and_line(tmp_path):
        st.lists(st.text(alphabet="abc", min_size=1, max_size=3), min_size=1, max_size=3,
                 unique=True))
 def test_sentencepiece_style_training_is_plain_training_between_occurrences(corpus, protected):
-    counts: dict[str, int] = {}
-    for text in corpus:
-        for part, prot in naive_split(text, protected):
-            for w in ([] if prot else part.split()):
-                counts[w] = counts.get(w, 0) + 1
+    counts = words_between(corpus, protected)
     assume(counts)
     config = TrainConfig.preset("sentencepiece", merges=8, protected=tuple(protected))
     model = train(Corpus.from_texts(corpus), config).model
