@@ -21,8 +21,10 @@ Exactness rules (see ``engine/src/trainer.rs`` for the implementation):
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
+import tempfile
 import time
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Mapping, Sequence
@@ -238,22 +240,25 @@ def train(
         return train_constrained(corpus, config, on_progress=on_progress, cancel=cancel,
                                  on_segmenter=on_segmenter)
     engine_corpus, engine_config, occurrences = corpus, config, None
-    if config.protected:
-        engine_corpus, engine_config, occurrences = _cut_protected(corpus, config, cancel)
-    engine = _native.engine()
-    callback = None
-    if on_progress is not None:
-        def callback(raw: dict) -> None:
-            on_progress(_progress_from_engine(raw))
-    started = time.perf_counter()
-    raw = _native.call(
-        engine.train,
-        engine_corpus._as_engine_source(),
-        engine_config,  # the engine reads the options from its attributes
-        callback,
-        cancel._flag if cancel is not None else None,
-        None if constraints is None or constraints.empty else constraints.engine_dict(),
-    )
+    with contextlib.ExitStack() as stack:
+        if config.protected:
+            workdir = stack.enter_context(tempfile.TemporaryDirectory(prefix="bpe-protected-"))
+            engine_corpus, engine_config, occurrences = _cut_protected(corpus, config, cancel,
+                                                                       workdir)
+        engine = _native.engine()
+        callback = None
+        if on_progress is not None:
+            def callback(raw: dict) -> None:
+                on_progress(_progress_from_engine(raw))
+        started = time.perf_counter()
+        raw = _native.call(
+            engine.train,
+            engine_corpus._as_engine_source(),
+            engine_config,  # the engine reads the options from its attributes
+            callback,
+            cancel._flag if cancel is not None else None,
+            None if constraints is None or constraints.empty else constraints.engine_dict(),
+        )
     total = time.perf_counter() - started
     # The engine hands large results over packed (it builds no Python objects while holding
     # the GIL); they are unpacked here in plain bytecode, which a GUI thread can interrupt.
@@ -288,11 +293,12 @@ def train(
 MAX_KEPT_WORD_CHARS = 256
 
 
-def _cut_protected(corpus: Corpus, config: TrainConfig, cancel) -> tuple[Corpus, TrainConfig,
-                                                                          dict[str, int]]:
-    """The corpus with every protected string cut out (see :mod:`~bpe_desktop.core.protected`),
-    the configuration the engine gets (the vocabulary size less the protected tokens) and
-    the occurrences of each protected string."""
+def _cut_protected(corpus: Corpus, config: TrainConfig, cancel,
+                   workdir: str) -> tuple[Corpus, TrainConfig, dict[str, int]]:
+    """The corpus with every protected string cut out (see :mod:`~bpe_desktop.core.protected`;
+    text files are streamed into copies in ``workdir``), the configuration the engine gets
+    (the vocabulary size less the protected tokens) and each protected string's
+    occurrences."""
     from bpe_desktop.core.protected import Protector
 
     protect = Protector(config.protected)
@@ -308,8 +314,11 @@ def _cut_protected(corpus: Corpus, config: TrainConfig, cancel) -> tuple[Corpus,
                              cancel=cancel)
         cut = Corpus.from_word_counts(protect.cut_words(table.items(), counts))
     else:
-        cut = Corpus.from_texts(protect.count_and_cut(_read_corpus_file(p, corpus.errors),
-                                                      counts) for p in corpus.paths)
+        copies = []
+        for number, path in enumerate(corpus.paths):
+            copies.append(os.path.join(workdir, f"{number}.txt"))
+            _cut_file(path, copies[-1], protect, counts, corpus.errors, cancel)
+        cut = Corpus.from_files(copies)
     engine_config = config.replace(protected=())
     if config.vocab_size is not None:
         room = config.vocab_size - len(config.protected)
@@ -321,25 +330,43 @@ def _cut_protected(corpus: Corpus, config: TrainConfig, cancel) -> tuple[Corpus,
     return cut, engine_config, counts
 
 
-def _read_corpus_file(path: str, errors: str) -> str:
-    """A corpus file's text (``.gz`` read transparently); invalid UTF-8 is an error
-    naming file, byte offset and line unless ``errors`` is "replace"."""
-    from bpe_desktop.core.errors import CorpusError
-    from bpe_desktop.core.text_files import read_text_bytes
+def _cut_file(path: str, copy: str, protect, counts: dict[str, int], errors: str,
+              cancel) -> None:
+    """A corpus file (``.gz`` read transparently) streamed line by line into ``copy`` with
+    the protected strings cut out (none spans a line); invalid UTF-8 is an error naming
+    file, line and byte offset unless ``errors`` is "replace"."""
+    from bpe_desktop.core.errors import CorpusError, TrainingCancelled
+    from bpe_desktop.core.text_files import open_text_bytes
 
     try:
-        data = read_text_bytes(path)
+        source = open_text_bytes(path)
     except OSError as exc:
         raise CorpusError(f"{path}: {exc.strerror or exc}", path=path,
                           reason="unreadable") from None
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        if errors == "replace":
-            return data.decode("utf-8-sig", errors="replace")
-        line = data.count(b"\n", 0, exc.start) + 1
-        raise CorpusError(f"{path} line {line} (byte {exc.start}): not UTF-8 text",
-                          path=path, offset=exc.start, line=line, reason="not-utf8") from None
+    offset = 0
+    with source, open(copy, "w", encoding="utf-8", newline="") as out:
+        for number, raw in enumerate(source, 1):
+            if number % 65536 == 0 and cancel is not None and cancel.cancelled:
+                raise TrainingCancelled("training cancelled")
+            encoding = "utf-8-sig" if number == 1 else "utf-8"
+            try:
+                line = raw.decode(encoding)
+            except UnicodeDecodeError as exc:
+                if errors != "replace":
+                    at = offset + exc.start
+                    raise CorpusError(f"{path} line {number} (byte {at}): not UTF-8 text",
+                                      path=path, offset=at, line=number,
+                                      reason="not-utf8") from None
+                line = raw.decode(encoding, errors="replace")
+            if "\x00" in line:  # as the engine reads text: NUL is no character of it
+                if errors != "replace":
+                    at = offset + raw.index(b"\x00")
+                    raise CorpusError(f"{path} line {number} (byte {at}): a NUL byte inside "
+                                      "the text", path=path, offset=at, line=number,
+                                      reason="nul-byte")
+                line = line.replace("\x00", "\ufffd")
+            out.write(protect.count_and_cut(line, counts))
+            offset += len(raw)
 
 
 def _final_counts(model: BPEModel, tokens: list[str], words,

@@ -183,3 +183,20 @@ def test_model_files_keep_protected_strings_and_refuse_unknown_ones(tmp_path):
     path.write_text(json.dumps(data), encoding="utf-8")
     with pytest.raises(ModelFileError, match=r"config.protected.*'zz' is not in the alphabet"):
         model_file.load_model(path)
+
+
+def test_gzip_and_nul_bytes_in_corpus_files(tmp_path):
+    import gzip
+
+    text = "low lower ab lowest ab newer\n" * 5
+    (tmp_path / "c.txt").write_text(text, encoding="utf-8")
+    with gzip.open(tmp_path / "c.txt.gz", "wt", encoding="utf-8") as f:
+        f.write(text)
+    config = TrainConfig(merges=6, protected=("ab",))
+    plain = train(Corpus.from_files([tmp_path / "c.txt"]), config).model
+    packed = train(Corpus.from_files([tmp_path / "c.txt.gz"]), config).model
+    assert packed.merges == plain.merges and packed.final_counts == plain.final_counts
+    (tmp_path / "n.txt").write_bytes(b"ab low\nlow\x00er\n")
+    with pytest.raises(CorpusError, match=r"n.txt line 2 \(byte 10\)") as caught:
+        train(Corpus.from_files([tmp_path / "n.txt"]), config)
+    assert caught.value.reason == "nul-byte"
