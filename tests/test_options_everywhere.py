@@ -35,7 +35,7 @@ UNUSUAL = TrainConfig(
     threads=1, keep_words=123, fuse_unk=True, gold_boundaries=("g1.tsv", "g2.tsv"),
     separator="ŋ", morfessor=True, morfessor_annotations=("a.tsv",), morfessor_keep_frequent=9,
     knockout=("k.tsv",),
-    knockout_rounds=3,
+    knockout_rounds=3, protected=("New York", "C++"),
     lang=("fi=ud_finnish.txt", "tr=ud_turkish.txt", "fi=more_finnish/"),
     weight=("fi=1", "tr=2.5"),
     parity_dev=("fi=dev.fi", "tr=dev.tr"),
@@ -80,13 +80,17 @@ def test_value_lists_are_the_engines():
 
 @pytest.mark.parametrize("config", [UNUSUAL, UNUSUAL.replace(vocab_size=None, merges=55),
                                     SAMPLED])
-def test_every_field_is_reachable_from_the_command_line(config):
+def test_every_field_is_reachable_from_the_command_line(config, tmp_path):
     args = ["train", "corpus.txt", "-o", "m.json"]
     for name in FIELDS:
         value = getattr(config, name)
         if value is None or value == ():
             continue
-        if name == "special_tokens":
+        if name == "protected":  # one string a line in a file
+            strings = tmp_path / "protected.txt"
+            strings.write_text("\n".join(value) + "\n", encoding="utf-8")
+            args += [flag_of(name), str(strings)]
+        elif name == "special_tokens":
             for token in value:
                 args += [flag_of(name), format_special(token)]
         elif isinstance(value, bool):

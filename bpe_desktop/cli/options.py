@@ -25,7 +25,8 @@ from bpe_desktop.core.options import OptionSpec, option_specs
 
 def flag_of(name: str) -> str:
     """The command-line flag of option ``name``."""
-    return "--special" if name == "special_tokens" else "--" + name.replace("_", "-")
+    return {"special_tokens": "--special", "protected": "--protect"}.get(
+        name, "--" + name.replace("_", "-"))
 
 
 def whole_number(minimum: int, maximum: int | None = None) -> Callable[[str], int]:
@@ -98,6 +99,9 @@ def add_train_options(parser: argparse.ArgumentParser,
                                   help=spec.help + " Repeatable; replaces the default ones.")
             specials.add_argument("--no-specials", action="store_true",
                                   help="no special tokens at all")
+        elif name == "protected":  # the strings are read from files
+            where.add_argument(flag_of(name), dest="protect_files", nargs="+",
+                               action="extend", metavar=spec.metavar, help=spec.help)
         elif spec.choices:
             where.add_argument(flag_of(name), dest=name, choices=tuple(spec.choices),
                                help=_help(spec, default))
@@ -131,6 +135,11 @@ def config_from_args(args: argparse.Namespace) -> TrainConfig:
     pretokenizer = getattr(args, "pretokenizer", None)
     if pretokenizer in BOUNDARY_OF_PRETOKENIZER and getattr(args, "boundary", None) is None:
         overrides["boundary"] = BOUNDARY_OF_PRETOKENIZER[pretokenizer]
+    if getattr(args, "protect_files", None):
+        from bpe_desktop.core.protected import read_protected
+
+        strings = [s for path in args.protect_files for s in read_protected(path)]
+        overrides["protected"] = tuple(dict.fromkeys(strings))
     if getattr(args, "no_specials", False):
         overrides["special_tokens"] = ()
     elif getattr(args, "special_tokens", None):

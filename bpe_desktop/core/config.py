@@ -282,6 +282,14 @@ class TrainConfig:
         5, label="Knockout &rounds:", group="constraints", minimum=1, maximum=100,
         metavar="N",
         help="The most trainings BPE-knockout runs after the first one.")
+    protected: tuple[str, ...] = option(
+        (), label="&Protected strings:", group="constraints", metavar="FILE",
+        placeholder="one a line, or load a file",
+        help="Strings that are always one token: every occurrence in the corpus (found in "
+             "the raw text before the words are cut, longest first, leftmost) becomes one "
+             "token that no merge splits or joins across, and so does every occurrence "
+             "when encoding. They take the ids after the special tokens but are ordinary "
+             "text. On the command line: --protect FILE, one string a line.")
     lang: tuple[str, ...] = option(
         (), label="&Languages:", group="corpus", metavar="CODE=PATH",
         placeholder="fi=ud_finnish.txt; tr=ud_turkish.txt",
@@ -360,7 +368,7 @@ class TrainConfig:
                 "the gpt2 pre-tokenizer keeps each word's leading space (as Ġ) inside the "
                 f"word: use boundary 'none', not {self.boundary!r}"
             )
-        for name in LIST_OPTIONS:
+        for name in (*LIST_OPTIONS, "protected"):
             value = getattr(self, name)
             if isinstance(value, list):
                 object.__setattr__(self, name, tuple(value))
@@ -386,12 +394,14 @@ class TrainConfig:
     @property
     def merge_limit(self) -> int | None:
         """The most merges a run of this configuration can learn (None: no limit). Besides
-        one entry per merge, the vocabulary holds the special tokens and the base symbols:
-        all 256 bytes at byte level, at least one character otherwise."""
+        one entry per merge, the vocabulary holds the special tokens, the protected strings
+        and the base symbols: all 256 bytes at byte level, at least one character
+        otherwise."""
         limits = [] if self.merges is None else [self.merges]
         if self.vocab_size is not None:
             base = 256 if self.byte_level else 1
-            limits.append(max(0, self.vocab_size - len(self.special_tokens) - base))
+            limits.append(max(0, self.vocab_size - len(self.special_tokens)
+                              - len(self.protected) - base))
         return min(limits, default=None)
 
     @property
@@ -408,7 +418,7 @@ class TrainConfig:
     def to_dict(self) -> dict[str, Any]:
         d = dataclasses.asdict(self)
         d["special_tokens"] = [dataclasses.asdict(t) for t in self.special_tokens]
-        for name in LIST_OPTIONS:
+        for name in (*LIST_OPTIONS, "protected"):
             d[name] = list(d[name])
         return d
 

@@ -122,6 +122,10 @@ def describe(config) -> str:
     if config.knockout:
         parts.append(f"BPE-knockout ({names(config.knockout)}, at most "
                      f"{config.knockout_rounds} rounds)")
+    if getattr(config, "protected", ()):
+        shown = ", ".join(map(repr, config.protected[:5]))
+        more = f" and {len(config.protected) - 5} more" if len(config.protected) > 5 else ""
+        parts.append(f"protected strings ({shown}{more})")
     return "; ".join(parts)
 
 
@@ -145,6 +149,8 @@ def check_config(config) -> None:
         raise ConfigError(f"separator {config.separator!r}: the letters pre-tokenizer makes "
                           "every non-letter a word of its own, so the separator cannot mark "
                           "cuts inside words; use another pre-tokenizer")
+    from bpe_desktop.core.protected import check_protected
+    check_protected(config)
     for token in config.special_tokens:
         if config.separator and config.separator in token.piece:
             raise ConfigError(f"separator {config.separator!r} occurs in the special token "

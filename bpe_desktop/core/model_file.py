@@ -501,6 +501,10 @@ def model_from_dict(data: Any, *, path: str | None = None) -> BPEModel:
         model.piece_ids
     except ConfigError as exc:
         raise _error(path, "config.special_tokens", str(exc)) from None
+    missing = next((p for p in model.config.protected if p not in model.alphabet), None)
+    if missing is not None:  # each is a base symbol with an id of its own
+        raise _error(path, "config.protected", f"the protected string {missing!r} is not in "
+                     "the alphabet")
     model._cache[_CHECKED_KEY] = True
     return model
 

@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING, Iterable, Sequence
 from bpe_desktop.core import _native
 from bpe_desktop.core.config import EOW
 from bpe_desktop.core.errors import EncodeError
+from bpe_desktop.core.protected import Protector, bare_word_ids
 
 if TYPE_CHECKING:
     import numpy as np
@@ -120,6 +121,9 @@ class Tokenizer:
             specials,
         )
         self._encode_list = self._native.encode_list
+        # Protected strings are cut out of the raw text first; the parts between them are
+        # encoded as texts of their own (see bpe_desktop.core.protected).
+        self._protector = Protector(cfg.protected) if cfg.protected else None
 
     # -- sizes and lookups (sentencepiece names) ------------------------------------------
 
@@ -160,7 +164,7 @@ class Tokenizer:
                seed: int | None = None) -> list[int]:
         """Text to ids (a BPE-dropout sample when ``dropout`` > 0; see the module notes)."""
         if mode == "merges" and type(dropout) is float and dropout == 0.0 and seed is None \
-                and not add_bos and not add_eos:
+                and not add_bos and not add_eos and self._protector is None:
             # The common call, in one engine call that builds the list (per-call cost
             # matters: users encode many short texts this way). It refuses a non-str.
             return self._encode_list(text, False)
@@ -225,8 +229,10 @@ class Tokenizer:
                      seed: int | None = None) -> list[tuple[str, list[int]]]:
         """The text's words (as the pre-tokenizer cuts them) with their ids."""
         _check_mode(mode)
-        return _native.call(self._native.encode_words, text, mode == "greedy",
-                            *_dropout_args(dropout, seed))
+        args = _dropout_args(dropout, seed)
+        if self._protector is None:
+            return _native.call(self._native.encode_words, text, mode == "greedy", *args)
+        return self._protected_words(text, mode == "greedy", args)
 
     def merge_steps(self, word: str) -> list[MergeStep]:
         """Seed 000's encode loop for one word, step by step (first step: the symbols)."""
@@ -295,9 +301,34 @@ class Tokenizer:
         _check_mode(mode)
         if not isinstance(text, str):
             raise EncodeError("encode takes a string")
-        raw = _native.call(self._native.encode, text, mode == "greedy",
-                           *_dropout_args(dropout, seed))
-        return _ids_array(raw)
+        args = _dropout_args(dropout, seed)
+        if self._protector is None:
+            return _ids_array(_native.call(self._native.encode, text, mode == "greedy", *args))
+        import numpy as np
+
+        words = self._protected_words(text, mode == "greedy", args)
+        return np.array([i for _, ids in words for i in ids], dtype="<u4")
+
+    def _protected_words(self, text: str, greedy: bool,
+                         args: tuple[float, int]) -> list[tuple[str, list[int]]]:
+        """Words and ids of a text with protected strings (see bpe_desktop.core.protected)."""
+        if not isinstance(text, str):
+            raise EncodeError("encode takes a string")
+        ids = self.model.piece_ids
+        out: list[tuple[str, list[int]]] = []
+        if self.model.config.pretokenizer != "sentencepiece":
+            for part, protected in self._protector.split(text):
+                out.extend([(part, [ids[part]])] if protected else
+                           _native.call(self._native.encode_words, part, greedy, *args))
+            return out
+        for part, kind in self._protector.sentencepiece_parts(text):
+            if kind in ("protected", "marker"):
+                out.append((part, [ids[part]]))
+            elif kind == "word":  # the engine gives the word its ▁ itself
+                out.extend(_native.call(self._native.encode_words, part[1:], greedy, *args))
+            else:
+                out.append((part, bare_word_ids(part, self.model, self._unk_id, greedy=greedy)))
+        return out
 
     def _encode_batch(self, texts: Sequence[str], mode: str,
                       threads: int) -> tuple[np.ndarray, list[int]]:
@@ -305,6 +336,12 @@ class Tokenizer:
         _check_mode(mode)
         if not isinstance(texts, (list, tuple)):
             texts = list(texts)
+        if self._protector is not None:
+            import numpy as np
+
+            arrays = [self._encode_array(t, mode) for t in texts]
+            ends = list(itertools.accumulate(map(len, arrays)))
+            return (np.concatenate(arrays) if arrays else np.empty(0, dtype="<u4")), ends
         raw, ends = _native.call(self._native.encode_batch, texts, mode == "greedy", threads)
         return _ids_array(raw), ends
 

@@ -21,8 +21,10 @@ Exactness rules (see ``engine/src/trainer.rs`` for the implementation):
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
+import tempfile
 import time
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Mapping, Sequence
@@ -250,26 +252,34 @@ def train(
         from bpe_desktop.core.constrained import train_constrained
         return train_constrained(corpus, config, on_progress=on_progress, cancel=cancel,
                                  on_segmenter=on_segmenter)
-    engine = _native.engine()
-    callback = None
-    if on_progress is not None:
-        def callback(raw: dict) -> None:
-            on_progress(progress_from_engine(raw))
-    started = time.perf_counter()
-    raw = _native.call(
-        engine.train,
-        corpus._as_engine_source(),
-        config,  # the engine reads the options from its attributes
-        callback,
-        cancel._flag if cancel is not None else None,
-        None if constraints is None or constraints.empty else constraints.engine_dict(),
-    )
-    return result_from_engine(raw, corpus, config, time.perf_counter() - started)
+    engine_corpus, engine_config, occurrences = corpus, config, None
+    with contextlib.ExitStack() as stack:
+        if config.protected:
+            workdir = stack.enter_context(tempfile.TemporaryDirectory(prefix="bpe-protected-"))
+            engine_corpus, engine_config, occurrences = _cut_protected(corpus, config, cancel,
+                                                                       workdir)
+        engine = _native.engine()
+        callback = None
+        if on_progress is not None:
+            def callback(raw: dict) -> None:
+                on_progress(progress_from_engine(raw))
+        started = time.perf_counter()
+        raw = _native.call(
+            engine.train,
+            engine_corpus._as_engine_source(),
+            engine_config,  # the engine reads the options from its attributes
+            callback,
+            cancel._flag if cancel is not None else None,
+            None if constraints is None or constraints.empty else constraints.engine_dict(),
+        )
+    total = time.perf_counter() - started
+    return result_from_engine(raw, corpus, config, total, occurrences)
 
 
-def result_from_engine(raw: dict, corpus: Corpus, config: TrainConfig,
-                       total: float) -> TrainResult:
-    """The TrainResult of an engine training's result dict."""
+def result_from_engine(raw: dict, corpus: Corpus, config: TrainConfig, total: float,
+                       occurrences: Mapping[str, int] | None = None) -> TrainResult:
+    """The TrainResult of an engine training's result dict; ``occurrences``: the count of
+    each protected string cut out of the text before the engine read it."""
     # The engine hands large results over packed (it builds no Python objects while holding
     # the GIL); they are unpacked here in plain bytecode, which a GUI thread can interrupt.
     tokens = _unpack_strings(raw["tokens"], raw["token_ends"])
@@ -281,12 +291,17 @@ def result_from_engine(raw: dict, corpus: Corpus, config: TrainConfig,
         alphabet=tuple(tokens[:raw["alphabet_len"]]),
         merges=tuple(map(Merge, map(tokens.__getitem__, left), map(tokens.__getitem__, right),
                          counts)),
-        corpus=_corpus_info(corpus, raw),
+        corpus=_corpus_info(corpus, raw, occurrences is not None),
         words=tuple((w, c) for w, c in zip(_unpack_strings(words, word_ends),
                                            _numbers(word_counts, "Q"))
                     if len(w) <= MAX_KEPT_WORD_CHARS),
     )
-    model = dataclasses.replace(model, final_counts=_final_counts(model, tokens, raw["words"]))
+    if occurrences is not None:
+        # Protected strings are base symbols placed first, taking the ids after the
+        # specials; the engine never saw them (each occurrence was cut out of the text).
+        model = dataclasses.replace(model, alphabet=(*config.protected, *model.alphabet))
+    model = dataclasses.replace(model, final_counts=_final_counts(model, tokens, raw["words"],
+                                                                  occurrences))
     timings = {"counting": raw["count_seconds"], "merging": raw["merge_seconds"],
                "total": total}
     return TrainResult(model=model, timings=timings, _words=raw["words"])
@@ -298,7 +313,84 @@ def result_from_engine(raw: dict, corpus: Corpus, config: TrainConfig,
 MAX_KEPT_WORD_CHARS = 256
 
 
-def _final_counts(model: BPEModel, tokens: list[str], words) -> tuple[int, ...] | None:
+def _cut_protected(corpus: Corpus, config: TrainConfig, cancel,
+                   workdir: str) -> tuple[Corpus, TrainConfig, dict[str, int]]:
+    """The corpus with every protected string cut out (see :mod:`~bpe_desktop.core.protected`;
+    text files are streamed into copies in ``workdir``), the configuration the engine gets
+    (the vocabulary size less the protected tokens) and each protected string's
+    occurrences."""
+    from bpe_desktop.core.protected import Protector
+
+    protect = Protector(config.protected)
+    counts: dict[str, int] = {}
+    if corpus.kind == "texts":
+        cut = Corpus.from_texts(protect.count_and_cut(t, counts) for t in corpus.texts)
+    elif corpus.kind == "word-counts":
+        cut = Corpus.from_word_counts(protect.cut_words(corpus.word_counts, counts))
+    elif corpus.file_format == "word-counts":
+        from bpe_desktop.core.counting import engine_count
+
+        table = engine_count(corpus._as_engine_source(), config.replace(protected=()),
+                             cancel=cancel)
+        cut = Corpus.from_word_counts(protect.cut_words(table.items(), counts))
+    else:
+        copies = []
+        for number, path in enumerate(corpus.paths):
+            copies.append(os.path.join(workdir, f"{number}.txt"))
+            _cut_file(path, copies[-1], protect, counts, corpus.errors, cancel)
+        cut = Corpus.from_files(copies)
+    engine_config = config.replace(protected=())
+    if config.vocab_size is not None:
+        room = config.vocab_size - len(config.protected)
+        if room <= len(config.special_tokens):
+            raise ConfigError(f"a vocabulary size of {config.vocab_size:,} leaves no room for "
+                              f"characters: the special tokens and the "
+                              f"{len(config.protected)} protected strings take it all")
+        engine_config = engine_config.replace(vocab_size=room)
+    return cut, engine_config, counts
+
+
+def _cut_file(path: str, copy: str, protect, counts: dict[str, int], errors: str,
+              cancel) -> None:
+    """A corpus file (``.gz`` read transparently) streamed line by line into ``copy`` with
+    the protected strings cut out (none spans a line); invalid UTF-8 is an error naming
+    file, line and byte offset unless ``errors`` is "replace"."""
+    from bpe_desktop.core.errors import CorpusError, TrainingCancelled
+    from bpe_desktop.core.text_files import open_text_bytes
+
+    try:
+        source = open_text_bytes(path)
+    except OSError as exc:
+        raise CorpusError(f"{path}: {exc.strerror or exc}", path=path,
+                          reason="unreadable") from None
+    offset = 0
+    with source, open(copy, "w", encoding="utf-8", newline="") as out:
+        for number, raw in enumerate(source, 1):
+            if number % 65536 == 0 and cancel is not None and cancel.cancelled:
+                raise TrainingCancelled("training cancelled")
+            encoding = "utf-8-sig" if number == 1 else "utf-8"
+            try:
+                line = raw.decode(encoding)
+            except UnicodeDecodeError as exc:
+                if errors != "replace":
+                    at = offset + exc.start
+                    raise CorpusError(f"{path} line {number} (byte {at}): not UTF-8 text",
+                                      path=path, offset=at, line=number,
+                                      reason="not-utf8") from None
+                line = raw.decode(encoding, errors="replace")
+            if "\x00" in line:  # as the engine reads text: NUL is no character of it
+                if errors != "replace":
+                    at = offset + raw.index(b"\x00")
+                    raise CorpusError(f"{path} line {number} (byte {at}): a NUL byte inside "
+                                      "the text", path=path, offset=at, line=number,
+                                      reason="nul-byte")
+                line = line.replace("\x00", "\ufffd")
+            out.write(protect.count_and_cut(line, counts))
+            offset += len(raw)
+
+
+def _final_counts(model: BPEModel, tokens: list[str], words,
+                  protected: Mapping[str, int] | None = None) -> tuple[int, ...] | None:
     """Each token's count (by id) in the final segmentation of every training word; None
     for a run whose special tokens do not fit its vocabulary (recount's counting pass,
     which trains no merges, with an imported model's ids)."""
@@ -310,6 +402,8 @@ def _final_counts(model: BPEModel, tokens: list[str], words) -> tuple[int, ...] 
     for piece, count in zip(tokens, _numbers(words.final_counts(), "Q")):
         if count:
             final[ids[piece]] = count
+    for piece, count in (protected or {}).items():
+        final[ids[piece]] = count
     return tuple(final)
 
 
@@ -342,10 +436,12 @@ def progress_from_engine(raw: dict) -> Progress:
     )
 
 
-def _corpus_info(corpus: Corpus, raw: dict) -> CorpusInfo:
+def _corpus_info(corpus: Corpus, raw: dict, read_here: bool = False) -> CorpusInfo:
     files: Sequence[CorpusFile] = tuple(
         CorpusFile(path=f["path"], size=f["size"], sha256=f["sha256"]) for f in raw["files"]
     )
+    if read_here and corpus.kind == "files":  # the engine read texts cut from these files
+        files = tuple(_file_info(p) for p in corpus.paths)
     return CorpusInfo(
         kind=corpus.kind if corpus.kind != "files" or corpus.file_format == "text"
         else "word-count-files",
@@ -355,3 +451,11 @@ def _corpus_info(corpus: Corpus, raw: dict) -> CorpusInfo:
         characters=raw["characters"],
         unknown_characters=raw["unknown_characters"],
     )
+
+
+def _file_info(path: str) -> CorpusFile:
+    import hashlib
+
+    with open(path, "rb") as f:
+        digest = hashlib.file_digest(f, "sha256").hexdigest()
+    return CorpusFile(path=path, size=os.path.getsize(path), sha256=digest)

@@ -53,7 +53,8 @@ HEADERS = ("ID", "Piece", "Kind", "Chars", "Bytes", "Rank", "Count", "Left", "Ri
 HEADER_TIPS = (
     "Token id",
     "The token (␣ space, ⇥ tab, ↵ newline, <0xAB> a byte that is not a whole character)",
-    "special token, base symbol (the alphabet) or merged token",
+    "special token, protected string (always one token), base symbol (the alphabet) or "
+    "merged token",
     "Length in characters of the text the token stands for",
     "Length in UTF-8 bytes of the text the token stands for",
     "Rank of the merge that created the token (0 = first merge)",
@@ -68,8 +69,8 @@ CSV_HEADER = ("id", "piece", "display", "kind", "chars", "bytes", "rank", "count
               "right", "final")
 NUMERIC_COLUMNS = frozenset({COL_ID, COL_CHARS, COL_BYTES, COL_RANK, COL_COUNT, COL_FINAL})
 
-SPECIAL, BASE, MERGED = 0, 1, 2
-KIND_NAMES = ("special", "base", "merged")
+SPECIAL, BASE, MERGED, PROTECTED = 0, 1, 2, 3
+KIND_NAMES = ("special", "base", "merged", "protected")
 
 _MISSING_KEY = np.iinfo(np.int64).max
 #: Pieces copied into the piece-order sort's array between two breaths.
@@ -93,7 +94,7 @@ class VocabColumns:
     pieces: tuple[str, ...]
     display: list[str]  # readable piece
     surface: list[str]  # the text the piece stands for
-    kind: np.ndarray  # int8: SPECIAL, BASE, MERGED
+    kind: np.ndarray  # int8: SPECIAL, BASE, MERGED, PROTECTED
     chars: np.ndarray  # int64
     nbytes: np.ndarray  # int64
     rank: np.ndarray  # int64, -1: not created by a merge
@@ -205,6 +206,7 @@ def build_columns(model: BPEModel, breathe=no_breath) -> VocabColumns:
     kind[np.array(map_chunked(ids.__getitem__, model.alphabet, breathe),
                   dtype=np.int64)] = BASE
     kind[np.asarray(special_ids, dtype=np.int64)] = SPECIAL
+    kind[np.array([ids[p] for p in cfg.protected], dtype=np.int64)] = PROTECTED
     display, surface, nbytes = _texts(pieces, cfg, set(special_ids), breathe)
     rank, count, left, right = _creation_columns(model, kind, breathe)
     columns = VocabColumns(

@@ -145,7 +145,33 @@ def export_problem(model: BPEModel, fmt: str, **options: Any) -> str | None:
 
     None when it can. The text is a complete clause, ready to follow "Cannot export: ".
     """
-    return _module(fmt).problem(model, **_export_options(fmt, options))
+    return _protected_problem(model, fmt) or \
+        _module(fmt).problem(model, **_export_options(fmt, options))
+
+
+def _protected_problem(model: BPEModel, fmt: str) -> str | None:
+    """Protected strings travel as Hugging Face added tokens (not special) or as
+    sentencepiece user-defined pieces; each library finds them as this model does only
+    for its own way of marking words (see bpe_desktop.core.protected)."""
+    if not model.config.protected:
+        return None
+    sentencepiece = model.config.pretokenizer == "sentencepiece"
+    if fmt == ("sentencepiece" if sentencepiece else "hf"):
+        return None
+    if fmt == "hf" and sentencepiece:
+        return ("this model has protected strings and reads text as sentencepiece does "
+                "(a ▁ before a protected string is a token of its own, the text right after "
+                "one has no ▁); Hugging Face finds added tokens before its Metaspace step, "
+                "which then gives every piece between them a ▁, so the ids would differ; "
+                "export as a sentencepiece model, which keeps them as user-defined pieces")
+    if fmt == "sentencepiece":
+        return ("this model has protected strings, and sentencepiece finds user-defined "
+                "pieces in its ▁-marked text, which only models with the sentencepiece "
+                "pre-tokenizer read that way; export as Hugging Face tokenizer.json, which "
+                "keeps them as added tokens")
+    target = "a sentencepiece model" if sentencepiece else "Hugging Face tokenizer.json"
+    return ("this model has protected strings, which this format has no place for (its "
+            f"encoder would split them); export as {target}, which keeps them")
 
 
 def export_model(model: BPEModel, fmt: str, path: str | os.PathLike, **options: Any
@@ -159,7 +185,7 @@ def export_model(model: BPEModel, fmt: str, path: str | os.PathLike, **options: 
     """
     module = _module(fmt)
     options = _export_options(fmt, options)
-    why = module.problem(model, **options)
+    why = _protected_problem(model, fmt) or module.problem(model, **options)
     if why:
         raise ExportError(f"cannot export as {FORMATS[fmt].label.rstrip('…')}: {why}")
     return module.export(model, path, **options)

@@ -13,6 +13,10 @@ What is written, per training option:
   has no counterpart: HF always glues the suffix to the last character;
 * normalization and lowercasing: ``NFC`` / ``NFKC`` and ``Lowercase`` normalizers;
 * special tokens: in ``added_tokens`` (special) and in the vocabulary with their ids;
+* protected strings: in ``added_tokens`` with ``special: false`` and ``normalized: false``
+  (HF then finds them in the raw text, longest first, and pre-tokenizes the text between
+  them on its own, as BPE Desktop does) and in the vocabulary; imported back as
+  protected strings;
   the ``unk`` one is the model's ``unk_token``; ``fuse_unk`` is the model's option
   (one unknown token per run of unknown characters, or one per character).
 
@@ -92,6 +96,7 @@ def tokenizer_dict(model: BPEModel, *, legacy_merges: bool = False,
     cfg = model.config
     specials = sorted(cfg.special_tokens, key=lambda t: t.id)
     unk = cfg.special("unk")
+    ids = model.piece_ids
     merges: list[Any] = [
         f"{m.left} {m.right}" if legacy_merges else [m.left, m.right] for m in model.merges
     ]
@@ -103,6 +108,11 @@ def tokenizer_dict(model: BPEModel, *, legacy_merges: bool = False,
             {"id": t.id, "content": t.piece, "single_word": False, "lstrip": False,
              "rstrip": False, "normalized": False, "special": True}
             for t in specials
+        ] + [
+            # Protected strings: found in the raw text before the normalizer, as ours.
+            {"id": ids[piece], "content": piece, "single_word": False, "lstrip": False,
+             "rstrip": False, "normalized": False, "special": False}
+            for piece in cfg.protected
         ],
         "normalizer": _normalizer(cfg),
         "pre_tokenizer": _pre_tokenizer(cfg),
@@ -194,6 +204,8 @@ class _Reader:
     def __init__(self, path: str | os.PathLike) -> None:
         self.path = path
         self.notes: list[str] = []
+        #: Non-special added tokens of the vocabulary that no merge makes.
+        self.protected: list[str] = []
 
     def fail(self, where: str | None, problem: str) -> Exception:
         return _common.import_error(self.path, where, problem)
@@ -233,6 +245,12 @@ def load(path: str | os.PathLike) -> BPEModel:
                          "and a </w> suffix is not supported")
         boundary = "eow-suffix"
     normalize, lowercase = _read_normalizer(r, root.get("normalizer"))
+    protected = tuple(sorted(dict.fromkeys(r.protected), key=vocab.__getitem__))
+    if protected and pretokenizer == "sentencepiece":
+        # BPE Desktop reads protected strings in such models as sentencepiece does.
+        r.notes.append("the added tokens " + ", ".join(map(repr, protected)) + " are "
+                       "ordinary tokens here (not found in the text as a whole)")
+        protected = ()
     for key, note in (("dropout", "BPE-dropout is not applied"),
                       ("byte_fallback", "unknown characters become <unk> here, not "
                                         "byte tokens"),
@@ -244,6 +262,7 @@ def load(path: str | os.PathLike) -> BPEModel:
         merges=len(merges), min_frequency=1, pretokenizer=pretokenizer, boundary=boundary,
         ties="codepoint", normalize=normalize, lowercase=lowercase,
         special_tokens=_common.unique_roles(specials), fuse_unk=_fuse_unk(r, model),
+        protected=protected,
     )
     return _common.build_model(path, config=config, merges=merges, vocab=vocab,
                                notes=r.notes, label=LABEL)
@@ -324,7 +343,12 @@ def _specials(r: _Reader, root: dict, model: dict, vocab: dict[str, int],
             raise r.fail(f"{where}.id", f"{piece!r} has id {tid} here but "
                          f"{vocab[piece]} in model.vocab")
         if not item.get("special", False) and piece in vocab:
-            continue  # an ordinary token that was also added
+            if piece not in made:  # found in the text, never split: a protected string
+                r.protected.append(piece)
+                if item.get("normalized", True) and root.get("normalizer"):
+                    r.notes.append(f"the added token {piece!r} is found in the raw text "
+                                   "here (the source looks for it in normalized text)")
+            continue  # else an ordinary token that was also added
         if piece in made:
             raise r.fail(f"{where}.content", f"the special token {piece!r} is also made by "
                          f"model.merges[{made[piece]}]; BPE Desktop keeps special tokens "

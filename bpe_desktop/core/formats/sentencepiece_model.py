@@ -5,7 +5,8 @@ encoder repeatedly joins the adjacent pair whose concatenation is the piece with
 highest score (leftmost first). Scores are therefore ``-k`` for the k-th merged token
 (merge order), then lower scores for the alphabet (never formed by a merge), and 0
 for special tokens: ``unk`` is UNKNOWN, the others CONTROL (never read from text, as
-in BPE Desktop). ``trainer_spec`` names the model type (BPE), the size and the special
+in BPE Desktop); protected strings are USER_DEFINED (found in the text, never split).
+``trainer_spec`` names the model type (BPE), the size and the special
 tokens' ids and pieces; ``normalizer_spec`` is ``identity`` with sentencepiece's
 default whitespace handling (a ``▁`` before the first word, runs of spaces collapsed),
 which is what the sentencepiece pre-tokenizer does.
@@ -115,12 +116,15 @@ def scores(model: BPEModel) -> list[float]:
 def model_proto(model: BPEModel) -> bytes:
     cfg = model.config
     roles = {t.id: t.role for t in cfg.special_tokens}
+    protected = {model.piece_ids[p] for p in cfg.protected}
     out = bytearray()
     for i, (piece, score) in enumerate(zip(model.pieces, scores(model))):
         body = pw.str_field(PIECE_TEXT, piece) + pw.float_field(PIECE_SCORE, score)
         role = roles.get(i)
         if role is not None:
             body += pw.int_field(PIECE_TYPE, UNKNOWN if role == "unk" else CONTROL)
+        elif i in protected:  # found in the text, never split (user_defined_symbols)
+            body += pw.int_field(PIECE_TYPE, USER_DEFINED)
         out += pw.bytes_field(MODEL_PIECES, body)
     trainer = pw.int_field(TRAINER_MODEL_TYPE, BPE_TYPE) + pw.int_field(TRAINER_VOCAB_SIZE,
                                                                           model.vocab_size)
@@ -220,6 +224,7 @@ def load(path: str | os.PathLike) -> BPEModel:
     specials = []
     ranked: list[tuple[float, int, str]] = []  # merged-piece candidates: (-score, id, piece)
     alphabet: list[str] = []
+    protected: list[str] = []
     seen: dict[str, int] = {}
     for i, (piece, score, kind) in enumerate(pieces):
         if piece in seen:
@@ -228,6 +233,8 @@ def load(path: str | os.PathLike) -> BPEModel:
         seen[piece] = i
         if kind == UNKNOWN:
             specials.append(_common.special(piece, i, "unk"))
+        elif kind == USER_DEFINED and not any(c.isspace() for c in piece):
+            protected.append(piece)  # found in the text, never split
         elif kind in (CONTROL, USER_DEFINED):
             role = role_of_id.get(i) if kind == CONTROL else None
             specials.append(_common.special(piece, i, role if role != "unk" else None))
@@ -255,7 +262,7 @@ def load(path: str | os.PathLike) -> BPEModel:
                      f"{unreachable[0]!r}) and are alphabet symbols here")
     normalize, lowercase = _read_normalizer(path, normalizer, notes)
     config = TrainConfig.preset("sentencepiece", merges=len(merges), normalize=normalize,
-                                lowercase=lowercase,
+                                lowercase=lowercase, protected=tuple(protected),
                                 special_tokens=_common.unique_roles(specials))
     vocab = {piece: i for i, (piece, _, _) in enumerate(pieces)}
     return _common.build_model(path, config=config, merges=merges, vocab=vocab,

@@ -22,6 +22,8 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QLineEdit,
+    QMessageBox,
+    QPlainTextEdit,
     QSpinBox,
     QToolButton,
     QWidget,
@@ -106,6 +108,44 @@ def _file_list(spec: OptionSpec) -> _Editor:
     return _Editor(line, get, lambda v: line.setText("; ".join(v)), line.textChanged, row)
 
 
+def _string_list(spec: OptionSpec) -> _Editor:
+    """Strings one a line in a small text box, and a button adding those of a file."""
+    from bpe_desktop.core.errors import BpeError
+    from bpe_desktop.core.protected import read_protected
+
+    text = QPlainTextEdit()
+    text.setToolTip(spec.help)
+    text.setPlaceholderText(spec.placeholder)
+    text.setFixedHeight(text.fontMetrics().lineSpacing() * 4)
+    load = QToolButton()
+    load.setText("…")
+    load.setToolTip("Add the strings of a file (one a line)")
+    row = QHBoxLayout()
+    row.addWidget(text, 1)
+    row.addWidget(load, 0, Qt.AlignmentFlag.AlignTop)
+
+    def get() -> tuple[str, ...]:
+        # Typed twice is meant once (a file's strings are also kept once).
+        return tuple(dict.fromkeys(s for s in text.toPlainText().split("\n") if s.strip()))
+
+    def put(strings) -> None:
+        text.setPlainText("\n".join(strings))
+
+    def add() -> None:
+        name, _ = QFileDialog.getOpenFileName(text, spec.plain_label)
+        if not name:
+            return
+        try:
+            strings = read_protected(name)
+        except BpeError as exc:
+            QMessageBox.warning(text, spec.plain_label, str(exc))
+            return
+        put(dict.fromkeys((*get(), *strings)))
+
+    load.clicked.connect(add)
+    return _Editor(text, get, put, text.textChanged, row)
+
+
 def _combo(choices: dict[str, str], tip: str) -> QComboBox:
     box = QComboBox()
     for key, label in choices.items():
@@ -145,6 +185,8 @@ def _editor(name: str, spec: OptionSpec, default: Any) -> _Editor:
             spin.setSpecialValueText(spec.zero_means)
         spin.setToolTip(spec.help)
         return _Editor(spin, spin.value, spin.setValue, spin.valueChanged)
+    if name == "protected":
+        return _string_list(spec)
     if isinstance(default, tuple) and name != "special_tokens":
         return _file_list(spec)
     line = QLineEdit()
@@ -327,6 +369,8 @@ class TrainingOptions(QWidget):
                 out[key] = widget.isChecked()
             elif isinstance(widget, QLineEdit):
                 out[key] = widget.text()
+            elif isinstance(widget, QPlainTextEdit):
+                out[key] = widget.toPlainText()
             else:
                 out[key] = widget.value()
         return out
@@ -343,6 +387,8 @@ class TrainingOptions(QWidget):
                     widget.setChecked(value)
                 elif isinstance(widget, QLineEdit) and isinstance(value, str):
                     widget.setText(value)
+                elif isinstance(widget, QPlainTextEdit) and isinstance(value, str):
+                    widget.setPlainText(value)
                 elif isinstance(widget, QDoubleSpinBox) and isinstance(value, (int, float)) \
                         and not isinstance(value, bool):
                     widget.setValue(float(value))

@@ -34,6 +34,7 @@ from bpe_desktop.core.vocab_table import (
     KIND_NAMES,
     MERGED,
     NUMERIC_COLUMNS,
+    PROTECTED,
     SPECIAL,
     FilterMask,
     TextFilter,
@@ -298,7 +299,8 @@ class VocabTableModel(OneCallPerCell):
             return _RIGHT if index.column() in NUMERIC_COLUMNS else None
         if role == _FONT:
             token = int(self._rows[index.row()])
-            return self._special_font if self._cols.kind[token] == SPECIAL else None
+            return self._special_font if self._cols.kind[token] in (SPECIAL, PROTECTED) \
+                else None
         if role == _TOOLTIP:
             return self._tooltip(int(self._rows[index.row()]), index.column())
         if role == RawRole:
@@ -349,7 +351,9 @@ class VocabTableModel(OneCallPerCell):
             piece = cols.pieces[token]
             tip = piece_tooltip(piece, cols.display[token], cols.surface[token],
                                 piece_bytes(piece, self._model.config))
-            return ("Special token\n" + tip) if cols.kind[token] == SPECIAL else tip
+            heading = {SPECIAL: "Special token\n",
+                       PROTECTED: "Protected string: always one token, never split\n"}
+            return heading.get(int(cols.kind[token]), "") + tip
         if column == COL_COUNT and cols.kind[token] == MERGED and cols.count[token] < 0:
             return "This model does not record merge counts (imported)"
         if column in (COL_LEFT, COL_RIGHT):
