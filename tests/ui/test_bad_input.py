@@ -13,7 +13,7 @@ import pytest
 from PySide6.QtCore import Qt
 
 from bpe_desktop.core import TrainConfig, formats, save_model
-from bpe_desktop.ui.training import panel as training_panel
+from bpe_desktop.ui.training import jobs as training_jobs
 from tests.shared_data import corpus_path
 from tests.ui.window_helpers import train_toy
 
@@ -176,13 +176,13 @@ def test_a_corpus_file_that_vanishes_once_training_starts_fails_cleanly(
         window, qtbot, ui, trained, tmp_path, monkeypatch):
     path = tmp_path / "vanishing.txt"
     path.write_text("words words words\n")
-    real_train = training_panel.train
+    real_train = training_jobs.train
 
     def train_after_deletion(corpus, config, **kwargs):
         path.unlink()  # after the panel's own check, before the engine opens it
         return real_train(corpus, config, **kwargs)
 
-    monkeypatch.setattr(training_panel, "train", train_after_deletion)
+    monkeypatch.setattr(training_jobs, "train", train_after_deletion)
     with qtbot.waitSignal(window.training.failed, timeout=30_000):
         assert train_on(window, qtbot, [path])
     assert str(path) in ui.errors[-1][1] and "does not exist" in ui.errors[-1][1]
@@ -226,7 +226,7 @@ def test_declining_the_memory_warning_keeps_the_model(window, qtbot, ui, trained
     from bpe_desktop.core.memory import MemoryEstimate
 
     warning = "Training on this file needs about 40.0 GB of memory; this computer has 2.0 GB free."
-    monkeypatch.setattr(training_panel, "estimate_training_memory",
+    monkeypatch.setattr(training_jobs, "estimate_training_memory",
                         lambda paths, config: MemoryEstimate(40 << 30, 2 << 30, warning))
     ui.yes = False
     with qtbot.waitSignal(window.training.cancelled, timeout=30_000):
@@ -245,7 +245,7 @@ def test_cancelling_at_each_stage_keeps_the_last_good_model(window, qtbot, ui, t
                                                             monkeypatch, stage):
     """The cancel lands exactly in ``stage``: requested from the worker's own progress
     callback the moment that stage is first reported."""
-    real_train = training_panel.train
+    real_train = training_jobs.train
     seen = []
 
     def train_cancelled_in_stage(corpus, config, *, on_progress, cancel):
@@ -256,7 +256,7 @@ def test_cancelling_at_each_stage_keeps_the_last_good_model(window, qtbot, ui, t
             on_progress(p)
         return real_train(corpus, config, on_progress=progress, cancel=cancel)
 
-    monkeypatch.setattr(training_panel, "train", train_cancelled_in_stage)
+    monkeypatch.setattr(training_jobs, "train", train_cancelled_in_stage)
     with qtbot.waitSignal(window.training.cancelled, timeout=30_000):
         assert train_on(window, qtbot, [corpus_path("botchan")],
                         config=TrainConfig(vocab_size=3000))

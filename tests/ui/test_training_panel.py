@@ -15,7 +15,7 @@ from bpe_desktop.core import PRESETS, Corpus, TrainConfig, train
 from bpe_desktop.core.formatting import format_seconds
 from bpe_desktop.core.memory import MemoryEstimate
 from bpe_desktop.ui.common import dialogs
-from bpe_desktop.ui.training import panel as training_panel
+from bpe_desktop.ui.training import jobs as training_jobs
 from bpe_desktop.ui.training.options import CUSTOM, PRESET_LABELS, TrainingOptions
 from bpe_desktop.ui.training.panel import TrainingPanel
 from tests.shared_data import corpus_path
@@ -341,7 +341,7 @@ def _too_big(calls):
 
 def test_a_memory_warning_asks_before_training_and_no_stops(panel, qtbot, errors, monkeypatch):
     calls, asked = [], []
-    monkeypatch.setattr(training_panel, "estimate_training_memory", _too_big(calls))
+    monkeypatch.setattr(training_jobs, "estimate_training_memory", _too_big(calls))
     monkeypatch.setattr(dialogs, "ask_yes_no",
                         lambda parent, title, text: asked.append((title, text)) or False)
     panel.load_example(panel.example("toy"))
@@ -361,7 +361,7 @@ def test_a_memory_warning_asks_before_training_and_no_stops(panel, qtbot, errors
 
 def test_a_memory_warning_accepted_trains(panel, qtbot, errors, monkeypatch):
     calls = []
-    monkeypatch.setattr(training_panel, "estimate_training_memory", _too_big(calls))
+    monkeypatch.setattr(training_jobs, "estimate_training_memory", _too_big(calls))
     monkeypatch.setattr(dialogs, "ask_yes_no", lambda *args: True)
     panel.load_example(panel.example("toy"))
     with qtbot.waitSignal(panel.trained, timeout=30_000) as blocker:
@@ -376,7 +376,7 @@ def test_no_question_without_a_memory_warning(panel, qtbot, monkeypatch):
         estimates.append(MemoryEstimate(50_000_000, 8 << 30, None))
         return estimates[-1]
 
-    monkeypatch.setattr(training_panel, "estimate_training_memory", enough)
+    monkeypatch.setattr(training_jobs, "estimate_training_memory", enough)
     monkeypatch.setattr(dialogs, "ask_yes_no", lambda *args: pytest.fail("asked"))
     panel.load_example(panel.example("toy"))
     with qtbot.waitSignal(panel.trained, timeout=30_000):
@@ -388,9 +388,9 @@ def test_a_failing_estimate_is_logged_and_training_goes_on(panel, qtbot, monkeyp
     def broken(paths, config, **options):
         raise RuntimeError("estimator bug")
 
-    monkeypatch.setattr(training_panel, "estimate_training_memory", broken)
+    monkeypatch.setattr(training_jobs, "estimate_training_memory", broken)
     panel.load_example(panel.example("toy"))
-    with caplog.at_level(logging.ERROR, logger=training_panel.__name__):
+    with caplog.at_level(logging.ERROR, logger=training_jobs.__name__):
         with qtbot.waitSignal(panel.trained, timeout=30_000):
             assert panel.start()
     assert "estimator bug" in caplog.text
@@ -403,7 +403,7 @@ def test_the_memory_check_can_be_cancelled(panel, qtbot, monkeypatch):
         gate.wait(10)
         return MemoryEstimate(50_000_000, 8 << 30, None)
 
-    monkeypatch.setattr(training_panel, "estimate_training_memory", slow)
+    monkeypatch.setattr(training_jobs, "estimate_training_memory", slow)
     panel.load_example(panel.example("toy"))
     trained = []
     panel.trained.connect(trained.append)

@@ -29,16 +29,13 @@ from bpe_desktop.core import (
     Progress,
     TrainConfig,
     TrainResult,
-    train,
 )
 from bpe_desktop.core.eta import StageEta, stage_eta
 from bpe_desktop.core.formatting import describe_config, format_bytes, format_seconds
 from bpe_desktop.core.languages import needs_languages
-from bpe_desktop.core.memory import MemoryEstimate, estimate_training_memory
 from bpe_desktop.core.morfessor_source import SegmenterProgress
-from bpe_desktop.core.multilingual import describe_languages, train_multilingual
+from bpe_desktop.core.multilingual import describe_languages
 from bpe_desktop.core.text_files import skipped_message, without_empty_files
-from bpe_desktop.core.training import REPLACEABLE_REASONS
 from bpe_desktop.paths import resource_path
 from bpe_desktop.ui.common import dialogs
 from bpe_desktop.ui.common.live_status import ProgressBar, StatusLine
@@ -46,6 +43,13 @@ from bpe_desktop.ui.common.passes import StepsInPasses
 from bpe_desktop.ui.common.settings import Settings
 from bpe_desktop.ui.common.workers import JobError, JobRunner
 from bpe_desktop.ui.training.corpus_list import CorpusList
+from bpe_desktop.ui.training.jobs import (
+    MemoryChecked,
+    TrainingUpdate,
+    memory_job,
+    replaceable,
+    training_job,
+)
 from bpe_desktop.ui.training.language_plot import LanguageCurves
 from bpe_desktop.ui.training.options import TrainingOptions
 from bpe_desktop.ui.training.plot import MergeCountPlot
@@ -59,22 +63,6 @@ STAGES = {"reading": "Reading and counting words", "counting": "Counting words",
           "merging": "Merging pairs", "done": "Finishing"}
 #: The options group box's own margins around its scroll area (px, both sides).
 OPTIONS_MARGIN = 24
-
-
-@dataclass(frozen=True)
-class TrainingUpdate:
-    """What reaches the GUI from a running training: the latest snapshot and every merge
-    count since the previous update (progress is throttled, counts are not dropped)."""
-
-    progress: Progress
-    new_counts: tuple[int, ...]
-
-
-@dataclass(frozen=True)
-class MemoryChecked:
-    """The first job of a run: the memory estimate (None if it could not be made)."""
-
-    estimate: MemoryEstimate | None
 
 
 @dataclass(frozen=True)
@@ -345,7 +333,7 @@ class TrainingPanel(QWidget):
         self.progress_bar.setRange(0, 0)
         message = (f"Training on {len(paths)} file(s), "
                    f"{format_bytes(self.corpus.total_size())}: {describe_config(config)}")
-        self.runner.start(_memory_job(paths, config, corpus.file_format == "word-counts"))
+        self.runner.start(memory_job(paths, config, corpus.file_format == "word-counts"))
         self._set_running(True)
         # Answered: the rest follows one step per pass; locking the form (it repaints every
         # option) first. If the run ends before, the steps run then.
@@ -370,7 +358,7 @@ class TrainingPanel(QWidget):
     def _launch(self) -> None:
         corpus, config = self._run
         self._eta = StageEta()  # a new run's times start from zero
-        self.runner.start(_training_job(corpus, config))
+        self.runner.start(training_job(corpus, config))
 
     def _on_memory_checked(self, checked: MemoryChecked) -> None:
         estimate = checked.estimate
@@ -544,7 +532,7 @@ class TrainingPanel(QWidget):
         self._reset_progress("Training failed; the current model is unchanged.")
         self.log(f"Error: {error.message}")
         corpus, config = self._run
-        if _replaceable(error.exception) and corpus.errors == "strict":
+        if replaceable(error.exception) and corpus.errors == "strict":
             if self._ask_replacement(error.exception):
                 # The same files and options, this run only; its memory was checked.
                 self._run = (corpus.with_errors("replace"), config)
@@ -613,54 +601,3 @@ class TrainingPanel(QWidget):
 
     def _save_defaults(self) -> None:
         Settings().set_training_defaults(self.options.to_dict())
-
-
-def _memory_job(paths: list[str], config: TrainConfig, word_counts: bool = False):
-    """The estimate runs in the worker: it reads a few MB of a corpus that may be on a
-    slow disk. Its failure (a bug) must not stop training, so it is logged instead."""
-
-    def job(report, cancel) -> MemoryChecked:
-        try:
-            if word_counts:
-                return MemoryChecked(estimate_training_memory(paths, config, word_counts=True))
-            return MemoryChecked(estimate_training_memory(paths, config))
-        except Exception:
-            log.exception("could not estimate the memory training needs")
-            return MemoryChecked(None)
-
-    return job
-
-
-def _replaceable(exc: BaseException) -> bool:
-    """Invalid UTF-8 (or a stray NUL) that replacement characters get past; a binary
-    file, a missing one and the like are refused outright."""
-    return (isinstance(exc, CorpusError)
-            and getattr(exc, "reason", None) in REPLACEABLE_REASONS)
-
-
-def _training_job(corpus: Corpus, config: TrainConfig):
-    """The function the worker runs: train, batching merge counts between GUI updates."""
-
-    def job(report, cancel):
-        pending: list[int] = []
-        last: list[Progress] = []
-
-        def on_progress(p: Progress) -> None:
-            pending.extend(p.new_counts)
-            last[:] = [p]
-            if report(TrainingUpdate(p, tuple(pending))):
-                pending.clear()
-
-        if config.lang:  # the files' languages say what to read
-            result = train_multilingual(config, on_progress=on_progress, cancel=cancel,
-                                        word_counts=corpus.file_format == "word-counts")
-        else:
-            # Morfessor's progress goes to the same bar, when it runs first.
-            segmenter = {"on_segmenter": report} if config.morfessor else {}
-            result = train(corpus, config, on_progress=on_progress, cancel=cancel, **segmenter)
-        result.model.piece_ids  # computed here, not on the GUI thread when it takes over
-        if last and pending:
-            report(TrainingUpdate(last[0], tuple(pending)), force=True)
-        return result
-
-    return job
