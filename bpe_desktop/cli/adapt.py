@@ -18,6 +18,7 @@ from bpe_desktop.cli._common import (
 )
 from bpe_desktop.cli.options import whole_number
 from bpe_desktop.cli.progress import ProgressBar
+from bpe_desktop.cli.recording import add_project_option, recording
 from bpe_desktop.core.errors import TrainingCancelled
 
 _IN_FORMATS = ("model", "hf", "gpt2", "subword-nmt", "sentencepiece", "tiktoken", "fastbpe",
@@ -49,6 +50,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="leave characters the source cannot represent unknown instead of "
                    "adding them as new tokens")
     _add_output(p)
+    add_project_option(p)
     p.set_defaults(run=cmd_extend)
 
     p = sub.add_parser(
@@ -144,6 +146,13 @@ def cmd_extend(args: argparse.Namespace) -> int:
             progress.clear()
     model = result.model
     _write(args, model, source, fmt, verify)
+    if (run := recording(args)) is not None:
+        from bpe_desktop.core.project.metrics import Metric, training_metrics
+
+        run.set_model(model, path=args.output)
+        run.add_metrics([*training_metrics(model, dict(result.timings)),
+                         Metric("new_merges", result.new_merges),
+                         Metric("new_characters", len(result.new_characters))])
     if not args.quiet:
         print(f"{result.new_merges:,} new merges, vocabulary {source.vocab_size:,} -> "
               f"{model.vocab_size:,} tokens, {time.perf_counter() - started:.1f} s")

@@ -92,8 +92,16 @@ def _compare(args):
     return config, [*(("model", m) for m in args.models), *(("text", t) for t in args.text)], ""
 
 
+def _extend(args):
+    config = {"format": args.format or "", "out_format": args.out_format or "",
+              "merges": args.merges, "vocab_size": args.vocab_size,
+              "min_frequency": args.min_frequency, "keep_unknown": args.keep_unknown}
+    return config, [("model", args.model), *(("corpus", f) for f in args.files)], ""
+
+
 #: The recorded commands: what of their arguments is the run's configuration, which
-#: files it reads (role, path), and its preset. (``extend`` joins when it exists.)
+#: files it reads (role, path), and its preset.
 RECORDED: dict[str, Callable[[argparse.Namespace], tuple[dict, list, str]]] = {
-    "train": _train, "count": _count, "evaluate": _evaluate, "compare": _compare,
+    "train": _train, "extend": _extend, "count": _count, "evaluate": _evaluate,
+    "compare": _compare,
 }

@@ -140,3 +140,20 @@ def test_trim_with_an_empty_target_writes_nothing(capsys, tmp_path, sources):
     assert status == 1
     assert_one_error_line(err, "empty")
     assert not (tmp_path / "t.model").exists() and not (tmp_path / "m.json").exists()
+
+
+def test_extend_records_its_run_in_a_project(capsys, tmp_path, sources):
+    project, out = tmp_path / "p.bpeproj", tmp_path / "m.json"
+    status, _, err = run(capsys, "extend", "-m", sources["vocab"], sources["corpus"],
+                         "--merges", 20, "--out-format", "model", "-o", out, "-q",
+                         "--project", project)
+    assert status == 0, err
+    status, printed, err = run(capsys, "history", project, "--json")
+    assert status == 0, err
+    (extension,) = json.loads(printed)["runs"]
+    assert extension["kind"] == "extend" and extension["status"] == "finished"
+    assert extension["config"]["merges"] == 20 and extension["config"]["out_format"] == "model"
+    assert sorted(i["role"] for i in extension["inputs"]) == ["corpus", "model"]
+    assert extension["model"] == {"path": str(out), "stored": False}
+    metrics = {m["metric"]: m["value"] for m in extension["metrics"]}
+    assert metrics["new_merges"] == 20 and metrics["vocab_size"] == 1520
