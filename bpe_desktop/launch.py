@@ -10,7 +10,9 @@ from __future__ import annotations
 import contextlib
 import signal
 import sys
-from typing import Iterator, Sequence
+from typing import Sequence
+
+from bpe_desktop.signals import sigint_held
 
 #: The command's name in messages, and its exit status after Ctrl-C (128 + SIGINT);
 #: ``bpe_desktop.cli`` uses both.
@@ -20,7 +22,8 @@ EXIT_INTERRUPTED = 130
 
 def main(argv: Sequence[str] | None = None) -> int:
     try:
-        with _ctrl_c_held():
+        # An import running code through the C API must not take the KeyboardInterrupt.
+        with sigint_held():
             from bpe_desktop.cli import main as cli_main
 
         return cli_main(argv)
@@ -46,22 +49,3 @@ def run() -> int:
     finally:
         with contextlib.suppress(ValueError):  # (not the main thread: an embedding)
             signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
-@contextlib.contextmanager
-def _ctrl_c_held() -> Iterator[None]:
-    """Ctrl-C during the block arrives when it ends, here, as a KeyboardInterrupt.
-
-    An extension module may run Python code while it is imported through the C API; a
-    KeyboardInterrupt there marks the interpreter, which then ends itself by SIGINT
-    (exit status -2) however the exception was caught. Held until the imports are done,
-    the signal can only interrupt this module's own code.
-    """
-    if not hasattr(signal, "pthread_sigmask"):
-        yield
-        return
-    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, previous)

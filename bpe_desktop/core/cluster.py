@@ -19,7 +19,6 @@ import contextlib
 import logging
 import os
 import signal
-import threading
 import time
 from dataclasses import dataclass
 from typing import Callable, Iterator, Sequence
@@ -32,6 +31,7 @@ from bpe_desktop.core.counting import (
     expand_inputs,
 )
 from bpe_desktop.core.errors import ConfigError, CorpusError
+from bpe_desktop.signals import sigint_held
 
 #: Default partition size: large enough that a task's overhead is negligible, small
 #: enough that a worker holds one comfortably.
@@ -92,7 +92,7 @@ def connect(spec: str, *, log_path: str | os.PathLike | None = None) -> Iterator
     if kind == "local":
         workers = value or (os.cpu_count() or 1)
         with _workers_without_sigint(), contextlib.ExitStack() as stack:
-            with _sigint_deferred():  # a half-made cluster cannot be closed cleanly
+            with sigint_held():  # a half-made cluster cannot be closed cleanly
                 cluster = stack.enter_context(LocalCluster(
                     n_workers=workers, threads_per_worker=1, processes=True,
                     silence_logs=logging.CRITICAL))
@@ -136,20 +136,6 @@ def _workers_without_sigint() -> Iterator[None]:
         yield
     finally:
         mp_util.spawnv_passfds = spawn
-
-
-@contextlib.contextmanager
-def _sigint_deferred() -> Iterator[None]:
-    """Ctrl-C in the main thread arrives when the block is done, not inside it."""
-    if not hasattr(signal, "pthread_sigmask") or \
-            threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
 #: The loggers of Dask's packages (each is configured apart, with its own handlers).
