@@ -98,3 +98,15 @@ def errors(monkeypatch) -> list[tuple[str, str]]:
     monkeypatch.setattr(dialogs, "show_error",
                         lambda parent, title, message, details=None: shown.append((title, message)))
     return shown
+
+
+@pytest.fixture
+def training_panel(qtbot):
+    """A Training panel on its own (its Train action starts a run), shut down after the test."""
+    from bpe_desktop.ui.training.panel import TrainingPanel
+
+    widget = TrainingPanel()
+    qtbot.addWidget(widget)
+    widget.train_requested.connect(widget.start)
+    yield widget
+    widget.shutdown()

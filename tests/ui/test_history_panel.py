@@ -15,7 +15,7 @@ from PySide6.QtGui import QGuiApplication, QKeySequence
 from PySide6.QtTest import QTest
 
 from bpe_desktop.core.project import Metric, Project
-from bpe_desktop.ui.history.table_model import COLUMNS, PAGE_SIZE
+from bpe_desktop.ui.history.table_model import COLUMNS
 from bpe_desktop.ui.window.main_window import MainWindow
 from tests.ui.window_helpers import train_toy
 

@@ -6,15 +6,11 @@ from __future__ import annotations
 import pytest
 
 from bpe_desktop.core import TrainConfig
-from bpe_desktop.ui.training.panel import TrainingPanel
 
 
 @pytest.fixture
-def panel(qtbot):
-    widget = TrainingPanel()
-    qtbot.addWidget(widget)
-    yield widget
-    widget.shutdown()
+def panel(training_panel):
+    return training_panel
 
 
 def test_an_empty_file_is_skipped_and_logged(panel, qtbot, tmp_path, errors):

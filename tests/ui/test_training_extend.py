@@ -6,7 +6,6 @@ from __future__ import annotations
 import pytest
 
 from bpe_desktop.core.formats import import_model
-from bpe_desktop.ui.training.panel import TrainingPanel
 from bpe_desktop.ui.training.start_from import EXISTING, NEW_VOCABULARY
 from tests.peer_sources import russian_and_held_out_files, sentencepiece_bpe
 
@@ -18,11 +17,8 @@ def sources(tmp_path_factory):
 
 
 @pytest.fixture
-def panel(qtbot):
-    widget = TrainingPanel()
-    qtbot.addWidget(widget)
-    yield widget
-    widget.shutdown()
+def panel(training_panel):
+    return training_panel
 
 
 def test_extending_a_sentencepiece_model_from_the_panel(panel, qtbot, sources, errors):

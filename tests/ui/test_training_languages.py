@@ -8,7 +8,6 @@ import pytest
 
 from bpe_desktop.core import TrainConfig
 from bpe_desktop.ui.training.corpus_list import LANGUAGE_COLUMN, SHARE_COLUMN, WEIGHT_COLUMN
-from bpe_desktop.ui.training.panel import TrainingPanel
 from tests.shared_data import DATA_DIR, corpus_path
 
 pytest_plugins = ["tests.ui.window_fixtures"]
@@ -20,11 +19,8 @@ DEV = {"en": DATA_DIR / "udhr" / "eng.txt", "de": DATA_DIR / "udhr" / "deu.txt",
 
 
 @pytest.fixture
-def panel(qtbot):
-    widget = TrainingPanel()
-    qtbot.addWidget(widget)
-    yield widget
-    widget.shutdown()
+def panel(training_panel):
+    return training_panel
 
 
 def rows(panel):

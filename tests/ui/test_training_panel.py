@@ -22,12 +22,8 @@ from tests.shared_data import corpus_path
 
 
 @pytest.fixture
-def panel(qtbot):
-    widget = TrainingPanel()
-    qtbot.addWidget(widget)
-    widget.train_requested.connect(widget.start)
-    yield widget
-    widget.shutdown()
+def panel(training_panel):
+    return training_panel
 
 
 def test_the_step_axis_is_set_from_the_options_with_the_first_progress(panel, qtbot):

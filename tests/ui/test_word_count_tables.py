@@ -13,18 +13,13 @@ from bpe_desktop.core import Corpus, TrainConfig, train
 from bpe_desktop.core.counting import count_words, table_stats
 from bpe_desktop.core.errors import CorpusError
 from bpe_desktop.ui.training.options import TIPS
-from bpe_desktop.ui.training.panel import TrainingPanel
 
 BOTCHAN = Path(bpe_desktop.__file__).parent / "resources" / "examples" / "botchan.txt"
 
 
 @pytest.fixture
-def panel(qtbot):
-    widget = TrainingPanel()
-    qtbot.addWidget(widget)
-    widget.train_requested.connect(widget.start)
-    yield widget
-    widget.shutdown()
+def panel(training_panel):
+    return training_panel
 
 
 @pytest.fixture
