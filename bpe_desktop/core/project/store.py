@@ -117,7 +117,7 @@ class Project:
         except sqlite3.Error as exc:
             raise ProjectError(f"{self.path}: cannot open the project ({exc})") from None
         try:
-            self._prepare()
+            self._prepare_when_free()
             if verify:
                 problem = self.conn.execute("PRAGMA quick_check(1)").fetchone()[0]
                 if problem != "ok":
@@ -136,12 +136,31 @@ class Project:
 
     # -- opening --------------------------------------------------------------------------
 
+    def _prepare_when_free(self) -> None:
+        """:meth:`_prepare`, tried again while another process holds a lock it needs.
+
+        SQLite answers "locked" at once, without waiting, where waiting could deadlock:
+        two processes creating the same new project both switch it to WAL, each holding
+        the read lock the other's switch must wait for. The switch is then retried here
+        (every step of preparing is idempotent) until :data:`BUSY_TIMEOUT_MS`.
+        """
+        deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
+        pause = 0.005
+        while True:
+            try:
+                return self._prepare()
+            except sqlite3.OperationalError as exc:
+                if not _is_busy(exc) or time.monotonic() + pause > deadline:
+                    raise
+            time.sleep(pause)
+            pause = min(pause * 2, 0.1)
+
     def _prepare(self) -> None:
         c = self.conn
         c.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         c.execute("PRAGMA foreign_keys = ON")
-        version, app_id = self._version()
-        self._check_ours(version, app_id)  # before anything writes to another's file
+        version, app_id, tables = self._version()
+        self._check_ours(version, app_id, tables)  # before anything writes to another's file
         if c.execute("PRAGMA journal_mode = WAL").fetchone()[0].lower() != "wal":
             raise ProjectError(f"{self.path}: cannot use write-ahead logging here "
                                "(a read-only or network folder?)")
@@ -151,19 +170,23 @@ class Project:
         if 0 < version < schema.SCHEMA_VERSION:
             self._backup(version)
         with self.transaction():
-            version, app_id = self._version()  # another process may have done it meanwhile
-            self._check_ours(version, app_id)
+            version, app_id, tables = self._version()  # another may have done it meanwhile
+            self._check_ours(version, app_id, tables)
             if version < schema.SCHEMA_VERSION:
                 schema.migrate(c, version)
 
-    def _version(self) -> tuple[int, int]:
-        version = self.conn.execute("PRAGMA user_version").fetchone()[0]
-        app_id = self.conn.execute("PRAGMA application_id").fetchone()[0]
-        return version, app_id
+    def _version(self) -> tuple[int, int, int]:
+        """The schema version, application id and number of tables, read in one statement
+        so all three come from one state of the file: read one by one, another process
+        creating the project between the reads would make it look like another program's.
+        """
+        return self.conn.execute(
+            "SELECT (SELECT user_version FROM pragma_user_version),"
+            " (SELECT application_id FROM pragma_application_id),"
+            " (SELECT count(*) FROM sqlite_master)").fetchone()
 
-    def _check_ours(self, version: int, app_id: int) -> None:
+    def _check_ours(self, version: int, app_id: int, tables: int) -> None:
         if app_id == 0 and version == 0:
-            tables = self.conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
             if tables:
                 raise ProjectError(f"{self.path}: an SQLite database of another program, "
                                    "not a BPE Desktop project")
@@ -458,6 +481,10 @@ def _check_is_sqlite(path: str) -> None:
         raise ProjectError(f"{path}: cannot read the project ({exc.strerror})") from None
     if head and head != _SQLITE_MAGIC:
         raise ProjectError(f"{path}: not a BPE Desktop project (not an SQLite database)")
+
+
+def _is_busy(exc: sqlite3.OperationalError) -> bool:
+    return exc.sqlite_errorcode & 0xFF in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
 
 
 def _process_alive(pid: int | None) -> bool:

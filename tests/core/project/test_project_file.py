@@ -172,3 +172,37 @@ def test_recording_into_a_damaged_project_names_it(tmp_path):
             project.finish_run(run, "finished",
                                metrics=[Metric(f"m{i}", i) for i in range(3000)])
     assert str(path) in str(caught.value) and "damaged" in str(caught.value)
+
+
+def _open_and_record(path: str, barrier, results) -> None:
+    barrier.wait()  # every process opens the new file at the same moment
+    try:
+        with Project(path) as project:
+            project.start_run("train", config={})
+        results.put("")
+    except BpeError as exc:
+        results.put(str(exc))
+
+
+def test_processes_creating_one_project_at_once_all_open_it(tmp_path):
+    # Two races once turned a new project away: both creators switching it to WAL at once
+    # ("database is locked", SQLite refusing to wait where waiting could deadlock), and one
+    # reading the schema version and the table count in two steps around another's commit
+    # ("another program's database").
+    import multiprocessing
+
+    ctx = multiprocessing.get_context("spawn" if sys.platform == "win32" else "fork")
+    for attempt in range(25):
+        path = str(tmp_path / f"p{attempt}.bpeproj")
+        barrier, results = ctx.Barrier(6), ctx.Queue()
+        procs = [ctx.Process(target=_open_and_record, args=(path, barrier, results))
+                 for _ in range(6)]
+        for p in procs:
+            p.start()
+        errors = [results.get(timeout=60) for _ in procs]
+        for p in procs:
+            p.join(timeout=60)
+        assert errors == [""] * 6
+        with Project(path) as project:
+            assert len(project.run_ids()) == 6
+            assert project.integrity_check() == "ok"
