@@ -5,31 +5,21 @@ status: 1 for errors, 2 for bad usage, 130 when interrupted (Ctrl-C). Set
 ``BPE_DESKTOP_DEBUG=1`` to also get the traceback of an unexpected error.
 
 One module per command (or pair of commands), each with ``add_parser(sub)`` adding its
-subcommand(s) and their ``cmd_*`` functions; :data:`COMMANDS` lists them in the order
-``--help`` shows them. ``_common`` holds the error handling, ``progress`` the progress
+subcommand(s) and their ``cmd_*`` functions; :data:`COMMANDS` names each command's module,
+in the order ``--help`` shows them. ``_common`` holds the error handling, ``progress`` the progress
 line and ``options`` the training options made from TrainConfig's declarations.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import sys
 import traceback
 from typing import Sequence
 
 from bpe_desktop import __version__
-from bpe_desktop.cli import (
-    adapt,
-    codec,
-    compare,
-    count,
-    evaluate,
-    history,
-    info,
-    interop,
-    train,
-)
 from bpe_desktop.cli._common import (
     EXIT_ERROR,
     EXIT_INTERRUPTED,
@@ -42,19 +32,41 @@ from bpe_desktop.cli._common import (
     _os_message,
     _silence_stdout,
 )
-from bpe_desktop.cli.options import config_from_args  # noqa: F401 (the public helper)
-from bpe_desktop.cli.progress import ProgressBar  # noqa: F401 (for callers and tests)
 from bpe_desktop.cli.recording import run_command
-from bpe_desktop.cli.train import HOLD_FOR_CANCEL_ENV  # noqa: F401 (a test hook)
 from bpe_desktop.core.errors import BpeError
 
-#: The command modules, in the order ``--help`` lists their commands.
-COMMANDS = (train, codec, info, interop, adapt, evaluate, compare, count, history)
+#: Each command and the module (in this package) that defines it, in the order
+#: ``--help`` lists them. A command run imports only its own module, so the start-up of
+#: ``encode`` does not pay for evaluation's or comparison's imports.
+COMMANDS = {
+    "train": "train",
+    "encode": "codec", "decode": "codec",
+    "info": "info",
+    "export": "interop", "import": "interop",
+    "extend": "adapt", "trim": "adapt",
+    "evaluate": "evaluate",
+    "compare": "compare",
+    "count": "count",
+    "history": "history", "report": "history",
+}
+
+#: Names kept importable from here, loaded on first use (see :data:`COMMANDS`).
+_LAZY_NAMES = {
+    "config_from_args": "options",  # the public helper
+    "ProgressBar": "progress",  # for callers and tests
+    "HOLD_FOR_CANCEL_ENV": "train",  # a test hook
+}
+
+
+def __getattr__(name: str):
+    if name in _LAZY_NAMES:
+        return getattr(importlib.import_module(f"{__name__}.{_LAZY_NAMES[name]}"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
     args_list = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(args_list[0] if args_list else None)
     if _wants_desktop_app(parser, args_list):
         from bpe_desktop.app import main as app_main
 
@@ -99,19 +111,12 @@ def _wants_desktop_app(parser: argparse.ArgumentParser, argv: list[str]) -> bool
     first = argv[0]
     if first in _APP_OPTIONS or first.split("=", 1)[0] in _APP_OPTIONS:
         return True
-    if first.startswith("-") or first in _commands(parser):
+    if first.startswith("-") or first in COMMANDS:
         return False
     return first.endswith(".json") or os.path.isfile(first)
 
 
 _APP_OPTIONS = ("--smoke-test", "--screenshots", "--appearance")
-
-
-def _commands(parser: argparse.ArgumentParser) -> set[str]:
-    for action in parser._subparsers._group_actions if parser._subparsers else ():
-        if isinstance(action, argparse._SubParsersAction):
-            return set(action.choices)
-    return set()
 
 
 class _Parser(argparse.ArgumentParser):
@@ -122,7 +127,9 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_USAGE, f"{PROG}: error: {message} ({hint})\n")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser of every command, or only of ``command`` (and the commands its module
+    defines) when it is one: what running it needs, without importing the others."""
     parser = _Parser(
         prog=PROG,
         description="Train, inspect and use byte-pair-encoding tokenizers.",
@@ -130,6 +137,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for module in COMMANDS:
-        module.add_parser(sub)
+    wanted = [COMMANDS[command]] if command in COMMANDS else COMMANDS.values()
+    for module in dict.fromkeys(wanted):
+        importlib.import_module(f"{__name__}.{module}").add_parser(sub)
     return parser

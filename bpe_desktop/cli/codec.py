@@ -7,8 +7,7 @@ import sys
 from typing import Iterator
 
 from bpe_desktop.cli._common import EXIT_OK, CliError, _lines_with_ends
-from bpe_desktop.cli.compare import probability
-from bpe_desktop.cli.options import whole_number
+from bpe_desktop.cli.options import probability, whole_number
 from bpe_desktop.core.errors import EncodeError
 from bpe_desktop.core.model_file import load_model
 from bpe_desktop.core.tokenizer import MAX_SEED, MODES

@@ -1,8 +1,7 @@
 """``bpe-desktop compare``: two to four tokenizers on the same text, side by side.
 
 Shares everything with the Compare panel through :mod:`bpe_desktop.core.comparison`;
-this module only parses options and prints (readable tables, or one JSON object). It
-also holds the ``--dropout`` argument type of ``encode`` and ``export``.
+this module only parses options and prints (readable tables, or one JSON object).
 """
 
 from __future__ import annotations
@@ -14,17 +13,6 @@ import sys
 
 from bpe_desktop.cli.recording import add_project_option, recording
 from bpe_desktop.core.comparison import MAX_TOKENIZERS, MIN_TOKENIZERS, model_formats
-
-
-def probability(text: str) -> float:
-    """An argparse type: a number from 0 to 1 (BPE-dropout)."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not 0.0 <= value <= 1.0:  # also refuses nan
-        raise argparse.ArgumentTypeError(f"must be from 0 to 1; got {text}")
-    return value
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
