@@ -99,12 +99,18 @@ def run_order(conn: sqlite3.Connection, query: RunQuery,
     if interrupted is not None:
         conn.set_progress_handler(interrupted, _STEPS_BETWEEN_ASKS)
     try:
-        rows = conn.execute(f"SELECT id FROM runs WHERE {where} ORDER BY {_order(query)}",
-                            params).fetchall()
+        # One text of all the ids, parsed by NumPy: a row per id would cost 5x the time,
+        # taking and letting go of the GIL for each. (The LIMIT keeps SQLite from
+        # dropping the subquery's order, which the aggregate would not need otherwise.)
+        text = conn.execute(
+            f"SELECT group_concat(id) FROM (SELECT id FROM runs WHERE {where} "
+            f"ORDER BY {_order(query)} LIMIT -1)", params).fetchone()[0]
     finally:
         if interrupted is not None:
             conn.set_progress_handler(None, 0)
-    return np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
+    if not text:
+        return np.empty(0, dtype=np.int64)
+    return np.fromstring(text, dtype=np.int64, sep=",")
 
 
 def runs_by_id(conn: sqlite3.Connection, ids: Sequence[int]) -> list[RunSummary | None]:

@@ -21,6 +21,7 @@ from PySide6.QtWidgets import QMenu
 
 from bpe_desktop.core import BpeError, TrainConfig
 from bpe_desktop.core.project import Project, ProjectError
+from bpe_desktop.core.project.check import check_pages
 from bpe_desktop.core.project.commands import UNSAVED_MODEL, command_record, train_arguments
 from bpe_desktop.core.project.recording import model_config_entries
 from bpe_desktop.core.project.metrics import (
@@ -30,6 +31,8 @@ from bpe_desktop.core.project.metrics import (
 )
 from bpe_desktop.ui.common import dialogs
 from bpe_desktop.ui.common.modal_work import run_modal
+from bpe_desktop.ui.common.scheduling import ENGINE_NICENESS as CHECK_NICENESS
+from bpe_desktop.ui.common.scheduling import lower_this_thread
 from bpe_desktop.ui.common.workers import JobRunner
 from bpe_desktop.ui.history.panel import default_project_path
 from bpe_desktop.ui.history.recorder import ProjectRecorder
@@ -137,7 +140,9 @@ class ProjectControl(QObject):
         self.verifier.shutdown()  # the check of a project no longer open
 
         def job(_report, _cancel) -> str:
-            Project(path).close()  # raises ProjectError naming the damage
+            # Below the GUI thread once its Python is done: the check needs a core for a
+            # while, and lets the GIL go throughout.
+            check_pages(path, lambda: lower_this_thread(CHECK_NICENESS))
             return path
         self.verifier.start(job)
 
