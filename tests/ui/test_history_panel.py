@@ -178,6 +178,20 @@ def test_sorting_and_filtering_read_the_order_away_from_the_window(window, qtbot
     assert all(re.search(r"WHERE (i\.run_)?(run_)?id (IN|=) ", s) for s in statements), statements
 
 
+def test_closing_the_window_while_the_list_is_read_stops_its_reader(qtbot, ui, tmp_path):
+    from bpe_desktop.ui.common.workers import all_threads
+
+    path = tmp_path / "big.bpeproj"
+    fill(path, 20_000)
+    window = MainWindow()
+    qtbot.addWidget(window)
+    window.projects.open_project(str(path))
+    window.history.table.sortByColumn(column("f1"), Qt.SortOrder.AscendingOrder)
+    assert window.history.model.busy
+    window.close_discarding()
+    assert not any(t.isRunning() for t in list(all_threads))
+
+
 def test_a_run_recorded_elsewhere_joins_the_list_and_the_selection_stays(window, qtbot,
                                                                          tmp_path):
     path = tmp_path / "p.bpeproj"

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import sqlite3
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -90,24 +90,16 @@ def page_of_runs(project: Project, query: RunQuery, offset: int,
     return [RunSummary(*r) for r in rows]
 
 
-def run_order(conn: sqlite3.Connection, query: RunQuery,
-              interrupted: Callable[[], bool] | None = None) -> np.ndarray:
-    """The ids of the runs ``query`` matches, in its order (int64). ``interrupted`` is
-    asked now and then while SQLite works; when it says True the query stops with
-    ``sqlite3.OperationalError``."""
+def run_order(conn: sqlite3.Connection, query: RunQuery) -> np.ndarray:
+    """The ids of the runs ``query`` matches, in its order (int64). Another thread may
+    stop it with ``conn.interrupt()`` (``sqlite3.OperationalError``)."""
     where, params = query.where(hidden_exist=_any_hidden(conn))
-    if interrupted is not None:
-        conn.set_progress_handler(interrupted, _STEPS_BETWEEN_ASKS)
-    try:
-        # One text of all the ids, parsed by NumPy: a row per id would cost 5x the time,
-        # taking and letting go of the GIL for each. (The LIMIT keeps SQLite from
-        # dropping the subquery's order, which the aggregate would not need otherwise.)
-        text = conn.execute(
-            f"SELECT group_concat(id) FROM (SELECT id FROM runs WHERE {where} "
-            f"ORDER BY {_order(query)} LIMIT -1)", params).fetchone()[0]
-    finally:
-        if interrupted is not None:
-            conn.set_progress_handler(None, 0)
+    # One text of all the ids, parsed by NumPy: a row per id would cost 5x the time,
+    # taking and letting go of the GIL for each. (The LIMIT keeps SQLite from dropping
+    # the subquery's order, which the aggregate would not need otherwise.)
+    text = conn.execute(
+        f"SELECT group_concat(id) FROM (SELECT id FROM runs WHERE {where} "
+        f"ORDER BY {_order(query)} LIMIT -1)", params).fetchone()[0]
     if not text:
         return np.empty(0, dtype=np.int64)
     return np.fromstring(text, dtype=np.int64, sep=",")
@@ -139,9 +131,8 @@ class RunList:
     corpora: list[str]
 
 
-def read_run_list(conn: sqlite3.Connection, query: RunQuery, page_size: int,
-                  interrupted: Callable[[], bool] | None = None) -> RunList:
-    ids = run_order(conn, query, interrupted)
+def read_run_list(conn: sqlite3.Connection, query: RunQuery, page_size: int) -> RunList:
+    ids = run_order(conn, query)
     return RunList(query, ids, runs_by_id(conn, ids[:page_size]),
                    _distinct(conn, "preset"), _distinct(conn, "corpus_label"))
 
@@ -156,9 +147,6 @@ def open_reader(path: str) -> sqlite3.Connection:
     return conn
 
 
-#: How many SQLite steps :func:`run_order` lets pass between two questions whether to stop
-#: (each question takes the GIL; 100,000 steps are about a millisecond).
-_STEPS_BETWEEN_ASKS = 100_000
 #: Below SQLite's smallest limit of parameters in one statement (999).
 _IDS_PER_QUERY = 900
 

@@ -371,6 +371,12 @@ class HistoryPanel(QWidget):
         self.on_recorded()
         self.status_message.emit(f"Restored {len(ids)} run(s).")
 
+    def shutdown(self) -> None:
+        """The window is closing: runs deleted here go for good, the list's reader stops."""
+        self.watch.stop()
+        self.set_project(None)
+        self.model.shutdown()
+
     def purge_deleted(self) -> None:
         """Remove for good the runs deleted here (the project changes or the window
         closes: no undo after that)."""

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import sqlite3
 from collections import OrderedDict
-from collections.abc import Callable
 
 import numpy as np
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt, QTimer, Signal
 
+from bpe_desktop.core import CancelToken
 from bpe_desktop.core.project import Project, ProjectError, RunQuery, RunSummary
 from bpe_desktop.core.project.queries import RunList, open_reader, read_run_list, runs_by_id
 from bpe_desktop.core.project.report import seconds, when
@@ -54,6 +54,8 @@ class RunTableModel(OneCallPerCell):
         self._ids = np.empty(0, dtype=np.int64)
         self._pages: OrderedDict[int, list[RunSummary | None]] = OrderedDict()
         self._reader = LatestJob(self)
+        #: The connection the reader's worker reads on, while it does.
+        self._reading: list[sqlite3.Connection] = []
         self._reader.finished.connect(self.show_list)
         self._reader.failed.connect(self.failed)
 
@@ -86,9 +88,13 @@ class RunTableModel(OneCallPerCell):
         query changed); the rows on screen stay until it arrives."""
         if self.project is None:
             return
-        path, query = self.project.path, self.query
+        path, query, reading = self.project.path, self.query, self._reading
         self._reader.submit(lambda _report, cancel: read_runs(
-            path, query, lambda: cancel.cancelled))
+            path, query, reading=reading, cancel=cancel))
+        # The list still being read is not wanted: stop SQLite (the cancel is set now,
+        # so the worker takes the interruption for what it is).
+        for conn in list(reading):
+            conn.interrupt()
 
     def show_list(self, runs: RunList | None) -> None:
         self.beginResetModel()
@@ -102,6 +108,10 @@ class RunTableModel(OneCallPerCell):
         self.endResetModel()
         if runs is not None:
             self.listed.emit(runs)
+
+    def shutdown(self) -> None:
+        """Stop reading and wait for the reader's thread (the window is closing)."""
+        self._reader.shutdown()
 
     def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
         key = COLUMNS[column][1]
@@ -183,20 +193,26 @@ def cell(run: RunSummary, key: str) -> str:
 
 
 
-def read_runs(path: str, query: RunQuery, interrupted: Callable[[], bool] = lambda: False,
-              conn: sqlite3.Connection | None = None) -> RunList:
+def read_runs(path: str, query: RunQuery, conn: sqlite3.Connection | None = None, *,
+              reading: list[sqlite3.Connection] | None = None,
+              cancel: CancelToken | None = None) -> RunList:
     """The list of runs for ``query``, for a worker thread: on ``conn``, or on a
-    connection of its own; SQLite's errors named as the project's."""
+    connection of its own, listed in ``reading`` while it reads (so the GUI thread can
+    stop it, with ``cancel`` set first); SQLite's errors named as the project's."""
     try:
         reader = open_reader(path) if conn is None else conn
+        if reading is not None:
+            reading.append(reader)
         try:
-            return read_run_list(reader, query, PAGE_SIZE, interrupted)
+            return read_run_list(reader, query, PAGE_SIZE)
         finally:
+            if reading is not None:
+                reading.remove(reader)
             if reader is not conn:
                 reader.close()
     except sqlite3.OperationalError as exc:
-        if interrupted():
-            raise
+        if cancel is not None and cancel.cancelled:
+            raise  # stopped by refresh(): the worker reports it as cancelled
         raise ProjectError(f"{path}: cannot read the project ({exc})") from exc
     except sqlite3.DatabaseError as exc:
         raise ProjectError(f"{path}: the project file is damaged ({exc}); restore a "

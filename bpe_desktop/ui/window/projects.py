@@ -205,7 +205,7 @@ class ProjectControl(QObject):
         self._end_training("cancelled", "the window was closed during the run")
         self.verifier.shutdown()
         self.recorder.shutdown()
-        self.history.set_project(None)  # the runs deleted in this window go for good
+        self.history.shutdown()  # the runs deleted in this window go for good
         if self.project is not None:
             self.project.close()
             self.project = None

@@ -4,6 +4,7 @@ order, rows by id, and the list read on a connection of its own."""
 from __future__ import annotations
 
 import sqlite3
+import threading
 import time
 
 import pytest
@@ -121,17 +122,24 @@ def test_a_run_list_is_read_on_a_connection_of_its_own(project):
         reader.close()
 
 
-def test_reading_the_order_stops_when_asked(project):
-    asked = []
+def test_reading_the_order_can_be_stopped_from_another_thread(project):
+    with project.transaction():
+        project.conn.executemany("INSERT INTO runs (kind, status, started) VALUES "
+                                 "('count', 'finished', ?)", [(i,) for i in range(200_000)])
+    reader = open_reader(project.path)
+    done = threading.Event()
 
-    def interrupted() -> bool:
-        asked.append(1)
-        return True
-    with Project(project.path) as big:
-        with big.transaction():
-            big.conn.executemany("INSERT INTO runs (kind, status, started) VALUES "
-                                 "('count', 'finished', ?)", [(i,) for i in range(300_000)])
-        with pytest.raises(sqlite3.OperationalError, match="interrupted"):
-            run_order(big.conn, RunQuery(order_by="duration"), interrupted)
-        assert asked
-        assert len(run_order(big.conn, RunQuery())) == 300_029  # the handler is gone
+    def stop() -> None:  # what the window does when a newer list is asked for
+        while not done.is_set():
+            reader.interrupt()
+            time.sleep(0.001)
+    stopper = threading.Thread(target=stop)
+    stopper.start()
+    try:
+        with pytest.raises(sqlite3.OperationalError, match="interrupt"):
+            run_order(reader, RunQuery(order_by="duration", status="finished"))
+    finally:
+        done.set()
+        stopper.join()
+    assert len(run_order(reader, RunQuery())) == 200_029  # the connection reads on
+    reader.close()
