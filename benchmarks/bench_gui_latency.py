@@ -305,6 +305,7 @@ def run(corpus: str, vocab: int, threads: int, idle_seconds: float) -> dict:
 def _history(app, window) -> dict:
     import history_phase
 
+    CACHE.mkdir(parents=True, exist_ok=True)  # (--history-only runs before anything else made it)
     project = history_phase.make_project(CACHE / "history-100k.bpeproj")
     return history_phase.history_uses(app, window, _measured, _spin, _gui_pass, project)
 

@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shlex
 import sqlite3
 import time
 
 import pytest
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QCoreApplication, Qt
 from PySide6.QtGui import QGuiApplication, QKeySequence
 from PySide6.QtTest import QTest
 
@@ -25,9 +26,17 @@ DATA = os.path.join(os.path.dirname(__file__), "..", "data")
 GOLD = os.path.join(DATA, "morph", "eng.word.dev.tsv")
 
 
+def listed(window, qtbot) -> None:
+    """Until the History table shows the list of runs asked for last (it is read in the
+    background after a sort, a filter or a recorded run)."""
+    QCoreApplication.processEvents()  # the recorder's queued signals
+    qtbot.waitUntil(lambda: not window.history.model.busy, timeout=10_000)
+
+
 def settle(window, qtbot, rows: int) -> None:
     """Until the recorder has written and the table shows ``rows`` runs."""
     window.projects.recorder.wait()
+    listed(window, qtbot)
     qtbot.waitUntil(lambda: window.history.model.rowCount() == rows, timeout=10_000)
 
 
@@ -105,14 +114,18 @@ def test_filters_and_sorting(window, qtbot, tmp_path):
     history = window.history
     assert history.model.rowCount() == 51
     history.kind_combo.setCurrentText("train")
+    listed(window, qtbot)
     assert history.model.rowCount() == 1 and cell(window, 0, "status") == "failed"
     history.kind_combo.setCurrentText("All")
     history.preset_combo.setCurrentText("gpt2")
+    listed(window, qtbot)
     assert history.model.rowCount() == 26  # 25 odd evaluations and the training
     history.preset_combo.setCurrentText("All")
     history.table.sortByColumn(column("f1"), Qt.SortOrder.DescendingOrder)
+    listed(window, qtbot)
     assert cell(window, 0, "f1") == f"{49 / 50:.4f}"
     history.table.sortByColumn(column("vocab_size"), Qt.SortOrder.AscendingOrder)
+    listed(window, qtbot)
     assert cell(window, 0, "vocab_size") == ""  # runs without a value count as smallest
     assert cell(window, 1, "vocab_size") == "100"
 
@@ -132,6 +145,66 @@ def test_a_long_history_is_read_a_page_at_a_time(window, qtbot, tmp_path):
     assert cell(window, 19_999, "vocab_size") == f"{100 + 19_999:,}"
     assert len(model._pages) <= 3
     assert time.perf_counter() - started < 10  # (the benchmark measures the real figure)
+
+
+def test_sorting_and_filtering_read_the_order_away_from_the_window(window, qtbot, tmp_path):
+    """The window's own connection reads only runs by id: which runs match, and in which
+    order, is read in the background while the previous list stays on screen."""
+    path = tmp_path / "big.bpeproj"
+    fill(path, 20_000)
+    window.projects.open_project(str(path))
+    window.tabs.setCurrentWidget(window.history)
+    history, model = window.history, window.history.model
+    statements: list[str] = []
+    window.projects.project.conn.set_trace_callback(statements.append)
+    select(window, 5)
+    chosen = history.selected_ids()
+    history.table.sortByColumn(column("vocab_size"), Qt.SortOrder.DescendingOrder)
+    assert model.busy and cell(window, 0, "vocab_size") == "100"  # still newest first
+    listed(window, qtbot)
+    assert cell(window, 0, "vocab_size") == "20,099" and history.selected_ids() == chosen
+    assert model.row_of(chosen[0]) == 20_000 - 1 - 5
+    history.preset_combo.setCurrentText("gpt2")
+    history.table.sortByColumn(column("f1"), Qt.SortOrder.DescendingOrder)
+    history.status_combo.setCurrentText("finished")  # each supersedes the one before
+    listed(window, qtbot)
+    assert model.rowCount() == 10_000 and cell(window, 0, "vocab_size") == "20,099"
+    history.table.scrollToBottom()
+    qtbot.wait(20)
+    assert cell(window, 9_999, "vocab_size") == "101"  # gpt2: the odd ones
+    window.projects.project.conn.set_trace_callback(None)
+    # Rows by id, the selected run's details by its id: nothing that reads every run.
+    assert any("WHERE id IN" in s for s in statements)
+    assert all(re.search(r"WHERE (i\.run_)?(run_)?id (IN|=) ", s) for s in statements), statements
+
+
+def test_closing_the_window_while_the_list_is_read_stops_its_reader(qtbot, ui, tmp_path):
+    from bpe_desktop.ui.common.workers import all_threads
+
+    path = tmp_path / "big.bpeproj"
+    fill(path, 20_000)
+    window = MainWindow()
+    qtbot.addWidget(window)
+    window.projects.open_project(str(path))
+    window.history.table.sortByColumn(column("f1"), Qt.SortOrder.AscendingOrder)
+    assert window.history.model.busy
+    window.close_discarding()
+    assert not any(t.isRunning() for t in list(all_threads))
+
+
+def test_a_run_recorded_elsewhere_joins_the_list_and_the_selection_stays(window, qtbot,
+                                                                         tmp_path):
+    path = tmp_path / "p.bpeproj"
+    fill(path, 3)
+    window.projects.open_project(str(path))
+    select(window, 1)
+    chosen = window.history.selected_ids()
+    with Project(path) as p:
+        p.finish_run(p.start_run("count"), "finished")
+    window.history.on_recorded()
+    listed(window, qtbot)
+    assert window.history.model.rowCount() == 4 and cell(window, 0, "kind") == "count"
+    assert window.history.selected_ids() == chosen
 
 
 def test_copy_as_command_and_rerun_reproduce_a_training(window, qtbot):
@@ -202,12 +275,17 @@ def test_delete_can_be_undone_until_the_window_closes(qtbot, ui, tmp_path):
     window.projects.open_project(str(path))
     select(window, 0, 1)
     window.history.delete_button.click()
+    listed(window, qtbot)
     assert window.history.model.rowCount() == 1
     window.history.table.setFocus()
     QTest.keySequence(window.history.table, QKeySequence.StandardKey.Undo)
+    listed(window, qtbot)
     assert window.history.model.rowCount() == 3
+    assert [window.history.model.run_at(r).id for r in (0, 1)] == \
+        window.history.selected_ids()  # the restored runs are selected again
     select(window, 2)
     window.history.delete_button.click()
+    listed(window, qtbot)
     assert window.history.model.rowCount() == 2
     window.close_discarding()
     with sqlite3.connect(path) as c:
@@ -300,6 +378,7 @@ def test_rerun_of_a_command_line_run_runs_its_command_again(window, qtbot, tmp_p
     assert window.history.rerun_button.isEnabled()
     window.history.rerun_button.click()
     qtbot.waitUntil(lambda: not window.projects._processes, timeout=60_000)
+    listed(window, qtbot)
     assert window.history.model.rowCount() == 2
     again = window.history.model.run_at(0)
     assert (again.kind, again.status) == ("count", "finished")

@@ -1,4 +1,5 @@
-"""The GUI thread's short scheduler slice (bpe_desktop.ui.common.scheduling)."""
+"""The GUI thread's short scheduler slice, and threads run below it
+(bpe_desktop.ui.common.scheduling)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import threading
 from bpe_desktop.ui.common.scheduling import (
     GUI_SLICE_NS,
     favour_this_thread,
+    lower_this_thread,
     this_threads_slice_ns,
 )
 
@@ -80,3 +82,19 @@ def test_the_application_prioritises_the_thread_that_creates_it(monkeypatch):
         assert lower_engine_threads(0) == scheduling.ENGINE_NICENESS
     finally:
         lower_engine_threads(before)
+
+
+def test_a_lowered_thread_is_lowered_alone():
+    """The project's page check runs below the GUI thread; nothing else is lowered."""
+    me = threading.get_native_id()
+    before = os.getpriority(os.PRIO_PROCESS, me)
+
+    def lower():
+        tid = threading.get_native_id()
+        start = os.getpriority(os.PRIO_PROCESS, tid)
+        taken = lower_this_thread(10)
+        return taken, os.getpriority(os.PRIO_PROCESS, tid) - start
+    taken, steps = _in_a_thread(lower)
+    assert taken == sys.platform.startswith("linux")
+    assert steps == (min(10, 19 - before) if taken else 0)
+    assert os.getpriority(os.PRIO_PROCESS, me) == before

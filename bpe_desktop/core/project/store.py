@@ -414,10 +414,6 @@ class Project:
                 "UPDATE corpora SET language = ? WHERE id IN (SELECT corpus_id FROM "
                 "run_inputs WHERE run_id = ? AND role = 'corpus')", (language, run_id))
 
-    def has_hidden_runs(self) -> bool:
-        return self.conn.execute("SELECT 1 FROM runs WHERE hidden = 1 LIMIT 1").fetchone() \
-            is not None
-
     def hide_runs(self, ids: Sequence[int], hidden: bool = True) -> None:
         with self.transaction():
             self.conn.executemany("UPDATE runs SET hidden = ? WHERE id = ?",

@@ -23,8 +23,10 @@ from __future__ import annotations
 
 import ctypes
 import logging
+import os
 import platform
 import sys
+import threading
 
 from bpe_desktop.core import lower_engine_threads
 
@@ -93,6 +95,22 @@ def favour_this_thread(slice_ns: int = GUI_SLICE_NS) -> bool:
         return False
     # Kernels before 6.12 accept the call but ignore the slice of a normal thread.
     return this_threads_slice_ns() == slice_ns
+
+
+def lower_this_thread(steps: int) -> bool:
+    """Run the calling thread ``steps`` nice steps lower from now on (Linux); whether it
+    took. Only for a thread that ends with its job and spends it in one long call that
+    lets the GIL go (SQLite's check of every page of a project): lowered, a thread that
+    holds the GIL would keep the GUI thread waiting while it waits for a core."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        tid = threading.get_native_id()
+        os.setpriority(os.PRIO_PROCESS, tid, os.getpriority(os.PRIO_PROCESS, tid) + steps)
+    except OSError as exc:
+        log.debug("could not lower the thread: %s", exc)
+        return False
+    return True
 
 
 def prioritise_gui_thread() -> None:

@@ -1,7 +1,9 @@
 """The History panel: every run of the open project, to filter, sort, inspect, reproduce,
 compare, report on and delete.
 
-The table pages from the project (:mod:`.table_model`); the details of the chosen run
+The table reads which runs match, in which order, in the background and then their rows
+a page at a time (:mod:`.table_model`); the selected runs stay selected when the list is
+read again (a sort, runs recorded). The details of the chosen run
 are shown as the report shows them; with several runs chosen, their metrics side by
 side and plotted (:mod:`.metrics_view`). Deleting hides the runs at once and can be
 undone until the window closes, when they are removed for good.
@@ -10,8 +12,9 @@ undone until the window closes, when they are removed for good.
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 
-from PySide6.QtCore import Qt, QTimer, Signal, Slot
+from PySide6.QtCore import QItemSelection, QItemSelectionModel, Qt, QTimer, Signal, Slot
 from PySide6.QtGui import QGuiApplication, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -31,7 +34,7 @@ from PySide6.QtWidgets import (
 from bpe_desktop.core.comparison import MAX_TOKENIZERS, MIN_TOKENIZERS
 from bpe_desktop.core.project import RUN_KINDS, RUN_STATUSES, Project, RunDetails, RunQuery
 from bpe_desktop.core.project.commands import shell_command
-from bpe_desktop.core.project.queries import PERIODS, distinct_values
+from bpe_desktop.core.project.queries import PERIODS, RunList
 from bpe_desktop.core.project.report import run_section
 from bpe_desktop.core.project.report_html import render_html
 from bpe_desktop.core.project.report import Report
@@ -45,6 +48,8 @@ COLUMN_CHARS = (6, 8, 9, 19, 9, 12, 18, 10, 7, 9)
 WATCH_INTERVAL_MS = 1500
 #: The most runs whose details and metrics are shown side by side.
 MAX_DETAILED = 50
+#: The most selected runs kept selected when the list is read again.
+MAX_RESELECTED = 1000
 
 
 class HistoryPanel(QWidget):
@@ -64,6 +69,9 @@ class HistoryPanel(QWidget):
         self.model = RunTableModel(self)
         self._deleted: list[list[int]] = []  # undo stack of hidden runs
         self._seen_version: int | None = None
+        #: The runs to select once the list being read is shown (None: those selected
+        #: when it is swapped in).
+        self._next_selection: list[int] | None = None
         self._build()
         # Runs other programs record (a command line with --project) appear on their own.
         self.watch = QTimer(self)
@@ -105,6 +113,8 @@ class HistoryPanel(QWidget):
             self.table.setColumnWidth(index, em * chars + 16)
         self.table.selectionModel().selectionChanged.connect(self._on_selection)
         self.model.modelReset.connect(self._on_selection)
+        self.model.modelAboutToBeReset.connect(self._keep_selection)
+        self.model.listed.connect(self._on_listed)
 
         self.details = QTextBrowser()
         self.details.setOpenLinks(False)
@@ -160,44 +170,59 @@ class HistoryPanel(QWidget):
 
     # -- the project ---------------------------------------------------------------------
 
-    def set_project(self, project: Project | None) -> None:
-        """Show this project's runs (the panel reads through this connection)."""
+    def set_project(self, project: Project | None, runs: RunList | None = None) -> None:
+        """Show this project's runs (the panel reads through this connection); ``runs``:
+        its list for :meth:`opening_query`, when the caller read it already."""
         self.purge_deleted()
         self.project = project
         self.project_label.setText(f"Project: {project.path}" if project
                                    else "No project open")
-        self._fill_value_filters()
-        self.model.set_project(project)
+        self._next_selection = []  # another project's runs
+        for combo in (self.preset_combo, self.corpus_combo):
+            self._fill_combo(combo, [])
+        self.model.query = self.opening_query()
+        self.model.set_project(project, runs)
+
+    def opening_query(self) -> RunQuery:
+        """The query a newly opened project is shown with: the kind, status and date
+        filters and the order stay; presets and corpora are the project's own."""
+        return replace(self.model.query, preset="", corpus="")
 
     @Slot(int)
     def on_recorded(self, _run_id: int = 0) -> None:
-        """A run was recorded: show it (the filters' values may have grown)."""
-        if self.project is None:
-            return
-        selected = self.selected_ids()
-        self._fill_value_filters()
-        self.model.refresh()
-        self.select_ids(selected)
+        """Runs were recorded or deleted: read the list again."""
+        if self.project is not None:
+            self.model.refresh()
 
-    def _fill_value_filters(self) -> None:
-        for combo, column in ((self.preset_combo, "preset"), (self.corpus_combo, "corpus_label")):
-            values = distinct_values(self.project, column) if self.project else []
-            current = combo.currentText()
-            combo.blockSignals(True)
-            combo.clear()
-            combo.addItems([ALL, *values])
-            combo.setCurrentText(current if current in values else ALL)
-            combo.blockSignals(False)
+    @Slot(object)
+    def _on_listed(self, runs: RunList) -> None:
+        """A new list is shown: offer its presets and corpora, select what was."""
+        self._fill_combo(self.preset_combo, runs.presets)
+        self._fill_combo(self.corpus_combo, runs.corpora)
+        selection, self._next_selection = self._next_selection or [], None
+        self.select_ids(selection)
+        if (self.preset_combo.currentText(), self.corpus_combo.currentText()) != (
+                runs.query.preset or ALL, runs.query.corpus or ALL):
+            self.apply_filters()  # the chosen value is gone: all of them
+
+    @staticmethod
+    def _fill_combo(combo: QComboBox, values: list[str]) -> None:
+        current = combo.currentText()
+        if [combo.itemText(i) for i in range(1, combo.count())] == values:
+            return
+        combo.blockSignals(True)
+        combo.clear()
+        combo.addItems([ALL, *values])
+        combo.setCurrentText(current if current in values else ALL)
+        combo.blockSignals(False)
 
     @Slot()
     def apply_filters(self) -> None:
         value = lambda combo: "" if combo.currentText() == ALL else combo.currentText()
-        q = self.model.query
-        self.model.set_query(RunQuery(
-            kind=value(self.kind_combo), status=value(self.status_combo),
+        self.model.set_query(replace(
+            self.model.query, kind=value(self.kind_combo), status=value(self.status_combo),
             preset=value(self.preset_combo), corpus=value(self.corpus_combo),
-            period=self.period_combo.currentText(), order_by=q.order_by,
-            descending=q.descending))
+            period=self.period_combo.currentText()))
 
     # -- selection and details -------------------------------------------------------------
 
@@ -207,13 +232,21 @@ class HistoryPanel(QWidget):
         return [r.id for r in runs if r is not None]
 
     def select_ids(self, ids: list[int]) -> None:
-        selection = self.table.selectionModel()
-        selection.clearSelection()
-        for run_id in ids:
-            row = self.model.row_of(run_id)
-            if row is not None:
-                selection.select(self.model.index(row, 0),
-                                 selection.SelectionFlag.Select | selection.SelectionFlag.Rows)
+        selection = QItemSelection()
+        last = self.model.columnCount() - 1
+        for row in self.model.rows_of(ids):
+            selection.select(self.model.index(row, 0), self.model.index(row, last))
+        self.table.selectionModel().select(
+            selection, QItemSelectionModel.SelectionFlag.ClearAndSelect)
+
+    @Slot()
+    def _keep_selection(self) -> None:
+        """The list is about to change: remember the selected runs (up to
+        :data:`MAX_RESELECTED`) to select them in the new one."""
+        if self._next_selection is None:
+            ranges = self.table.selectionModel().selection()
+            count = sum(r.height() for r in ranges)
+            self._next_selection = self.selected_ids() if count <= MAX_RESELECTED else []
 
     def selected_runs(self) -> list[RunDetails]:
         """The selected runs' details; none beyond :data:`MAX_DETAILED` (a selection of
@@ -323,6 +356,7 @@ class HistoryPanel(QWidget):
             return
         self.project.hide_runs(ids)
         self._deleted.append(ids)
+        self._next_selection = []
         self.on_recorded()
         self.status_message.emit(f"Deleted {len(ids)} run(s); Undo delete brings them back "
                                  "until the window closes.")
@@ -333,9 +367,15 @@ class HistoryPanel(QWidget):
             return
         ids = self._deleted.pop()
         self.project.hide_runs(ids, hidden=False)
+        self._next_selection = ids
         self.on_recorded()
-        self.select_ids(ids)
         self.status_message.emit(f"Restored {len(ids)} run(s).")
+
+    def shutdown(self) -> None:
+        """The window is closing: runs deleted here go for good, the list's reader stops."""
+        self.watch.stop()
+        self.set_project(None)
+        self.model.shutdown()
 
     def purge_deleted(self) -> None:
         """Remove for good the runs deleted here (the project changes or the window

@@ -21,6 +21,7 @@ from PySide6.QtWidgets import QMenu
 
 from bpe_desktop.core import BpeError, TrainConfig
 from bpe_desktop.core.project import Project, ProjectError
+from bpe_desktop.core.project.check import check_pages
 from bpe_desktop.core.project.commands import UNSAVED_MODEL, command_record, train_arguments
 from bpe_desktop.core.project.recording import model_config_entries
 from bpe_desktop.core.project.metrics import (
@@ -30,9 +31,12 @@ from bpe_desktop.core.project.metrics import (
 )
 from bpe_desktop.ui.common import dialogs
 from bpe_desktop.ui.common.modal_work import run_modal
+from bpe_desktop.ui.common.scheduling import ENGINE_NICENESS as CHECK_NICENESS
+from bpe_desktop.ui.common.scheduling import lower_this_thread
 from bpe_desktop.ui.common.workers import JobRunner
 from bpe_desktop.ui.history.panel import default_project_path
 from bpe_desktop.ui.history.recorder import ProjectRecorder
+from bpe_desktop.ui.history.table_model import read_runs
 
 if TYPE_CHECKING:
     from bpe_desktop.ui.window.main_window import MainWindow
@@ -55,6 +59,7 @@ class ProjectControl(QObject):
         self._processes: list[QProcess] = []  # commands of runs run again
         self.verifier = JobRunner(self)
         self.verifier.failed.connect(self._on_verify_failed)
+        self.history.model.failed.connect(self._on_read_failed)
         self._log_start = 0
 
         self.new_action = QAction("New &project…", window)
@@ -92,32 +97,31 @@ class ProjectControl(QObject):
         self.open_project(default_project_path(), in_worker=False)
 
     def open_project(self, path: str, *, in_worker: bool = True) -> bool:
-        """Open ``path`` as the project (migrated if old, in a worker while the window
-        waits, unless ``in_worker`` is False: at start, before it shows). Every page of it
-        is then checked in the background (a second for a large file read from disk):
-        a damaged project is named and closed."""
-        def open_it() -> Project:
-            return Project(path, verify=False)
+        """Open ``path`` as the project and read History's list of its runs (migrated if
+        old, in a worker while the window waits, unless ``in_worker`` is False: at start,
+        before it shows). Every page of it is then checked in the background (a second
+        for a large file read from disk): a damaged project is named and closed."""
+        query = self.history.opening_query()
+
+        def open_it() -> tuple[Project, object]:
+            project = Project(path, verify=False)
+            try:
+                return project, read_runs(project.path, query, conn=project.conn)
+            except BaseException:
+                project.close()
+                raise
         try:
             if in_worker:
-                project = run_modal(self.window, f"Opening {os.path.basename(path)}…",
-                                    open_it)
+                project, runs = run_modal(self.window,
+                                          f"Opening {os.path.basename(path)}…", open_it)
             else:
-                project = open_it()
+                project, runs = open_it()
         except (ProjectError, OSError) as exc:
             dialogs.show_error(self.window, "Cannot open project",
                                f"{exc}\n\nThe project open before stays open.")
             return False
         previous = self.project
-        try:
-            self.history.set_project(project)
-        except sqlite3.DatabaseError as exc:
-            project.close()
-            self.history.set_project(previous)
-            dialogs.show_error(self.window, "Cannot open project",
-                               f"{path}: the project file is damaged ({exc}); restore a "
-                               "backup copy.\n\nThe project open before stays open.")
-            return False
+        self.history.set_project(project, runs)
         if previous is not None:
             previous.close()
         self.project = project
@@ -136,7 +140,9 @@ class ProjectControl(QObject):
         self.verifier.shutdown()  # the check of a project no longer open
 
         def job(_report, _cancel) -> str:
-            Project(path).close()  # raises ProjectError naming the damage
+            # Below the GUI thread once its Python is done: the check needs a core for a
+            # while, and lets the GIL go throughout.
+            check_pages(path, lambda: lower_this_thread(CHECK_NICENESS))
             return path
         self.verifier.start(job)
 
@@ -151,6 +157,16 @@ class ProjectControl(QObject):
                            f"{error.message}\n\nThe project was closed: nothing more is "
                            "recorded in it. Open or create another one (File ▸ Open "
                            "project…, New project…).")
+
+    def _on_read_failed(self, error) -> None:
+        """History could not read the runs: a damaged file is closed as the check's
+        finding is; anything else (a lock held for too long) is only said."""
+        cause = error.exception.__cause__
+        if isinstance(cause, sqlite3.DatabaseError) and not isinstance(
+                cause, sqlite3.OperationalError):
+            self._on_verify_failed(error)
+        else:
+            self.window._show_status(error.message)
 
     def recent_projects(self) -> list[str]:
         value = self.window.settings.value(_RECENT, []) or []
@@ -189,7 +205,7 @@ class ProjectControl(QObject):
         self._end_training("cancelled", "the window was closed during the run")
         self.verifier.shutdown()
         self.recorder.shutdown()
-        self.history.set_project(None)  # the runs deleted in this window go for good
+        self.history.shutdown()  # the runs deleted in this window go for good
         if self.project is not None:
             self.project.close()
             self.project = None
