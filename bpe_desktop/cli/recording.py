@@ -92,7 +92,8 @@ def _evaluate(args):
 
 
 def _compare(args):
-    config = {"formats": args.formats or ["model"]}
+    config = {"formats": args.formats or ["model"], "parity_dev": args.parity_dev,
+              "parity_dev_documents": args.parity_dev_documents}
     return config, [*(("model", m) for m in args.models), *(("text", t) for t in args.text)], ""
 
 

@@ -79,18 +79,24 @@ class Comparison:
     #: the evaluation's text statistics, one per tokenizer.
     stats: list[TextStats] = field(default_factory=list)
     vocab_sizes: list[int] = field(default_factory=list)
+    #: On a parallel set: each language's token cost under each tokenizer
+    #: (:class:`~bpe_desktop.core.comparison.parity_pair.LanguageCosts`).
+    language_costs: object | None = None
 
     @property
     def names(self) -> tuple[str, ...]:
         return self.alignment.names
 
     def to_json(self) -> dict:
-        return {
+        out = {
             "tokenizers": [{"name": n, "vocab_size": v, "text": s.summary()}
                            for n, v, s in zip(self.names, self.vocab_sizes, self.stats)],
             "pairs": [{**p.summary(), "overlap": o.summary()}
                       for p, o in zip(self.pairs, self.overlaps)],
         }
+        if self.language_costs is not None:
+            out["languages"] = self.language_costs.to_json()
+        return out
 
 
 def compare(models: Sequence[tuple[str, BPEModel]], lines: Iterable[str], *,
