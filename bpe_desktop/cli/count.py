@@ -103,7 +103,7 @@ def cmd_count(args: argparse.Namespace) -> int:
     if args.dask and not cluster.dask_available():
         raise CliError(cluster.INSTALL_HINT)
     inputs = _without_empty(counting.expand_inputs(args.inputs))
-    language = table_language_of(args, inputs)
+    language = table_language_of(args)
     try:
         if args.dask:
             with cluster.connect(args.dask, log_path=_log_path()) as client:
@@ -146,9 +146,10 @@ def cmd_count(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def table_language_of(args: argparse.Namespace, inputs: list[str]) -> str | None:
+def table_language_of(args: argparse.Namespace) -> str | None:
     """The label the table gets: --language (checked; 'none': no label), else the one
-    the input names agree on; None with --merge (the tables' common label)."""
+    the inputs' names (files or folders, as given) agree on; None with --merge (the
+    tables' common label)."""
     from bpe_desktop.core.counting import inputs_language
     from bpe_desktop.core.languages import check_code
 

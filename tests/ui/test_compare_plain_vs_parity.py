@@ -122,3 +122,15 @@ def test_after_a_parity_run_from_tables_training_opens_compare_with_both(window,
     assert plain.config.lang == window.document.model.config.lang
     assert plain.vocab_size == window.document.model.vocab_size
     assert set(cells(window.compare)) >= {"en", "ru", "max/min", "Gini", "total tokens"}
+
+
+def test_cancel_keeps_the_panel_as_it_was(panel, qtbot, parity_model):
+    panel.set_model(parity_model, "parity.json")
+    assert panel.add_current()
+    with qtbot.waitSignal(panel.runner.stopped, timeout=60_000):
+        assert panel.compare_with_plain()
+        panel.cancel_button.click()
+    assert [s.name for s in panel.sources] == ["parity"]
+    assert panel.comparison is None and panel.parallel is None
+    assert "cancelled" in panel.status_label.text()
+    assert panel.plain_button.isEnabled()
