@@ -5,8 +5,8 @@ twice: plain BPE on the concatenated files, and parity-aware BPE with the first 
 language's UDHR text as the development set. Both models then encode the second half of each
 UDHR text (never seen while training or choosing), and the table gives each language's
 tokens, the ratio of the most to the least expensive language, the Gini coefficient of the
-per-language tokens, the total, and the training times (best of ``--repeat``; each the whole
-training call, counting included).
+per-language tokens, the total, and the training times (best of ``--repeat``, the models
+taking turns; each the whole training call, counting included).
 
 The UDHR files are translations of one document but not line-aligned (212-215 lines: some
 translations split or join paragraphs), so the development set is document-aligned: each
@@ -30,6 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.common import RESULTS, require_corpora  # noqa: E402
 from bpe_desktop.core import Corpus, TrainConfig, train  # noqa: E402
+from bpe_desktop.core.comparison.parity_pair import gini  # noqa: E402
 from bpe_desktop.core.multilingual import train_multilingual  # noqa: E402
 from bpe_desktop.core.tokenizer import Tokenizer  # noqa: E402
 
@@ -39,25 +40,23 @@ LANGUAGES = (("en", "ud_english.txt", "eng.txt"), ("de", "ud_german.txt", "deu.t
              ("ja", "ud_japanese.txt", "jpn.txt"))
 
 
-def gini(values: list[int]) -> float:
-    """Mean absolute difference over twice the mean: 0 when all are equal."""
-    n, mean = len(values), sum(values) / len(values)
-    return sum(abs(a - b) for a in values for b in values) / (2 * n * n * mean)
-
-
 def halves(path: Path) -> tuple[str, str]:
     lines = path.read_text(encoding="utf-8").splitlines()
     middle = len(lines) // 2
     return "\n".join(lines[:middle]) + "\n", "\n".join(lines[middle:]) + "\n"
 
 
-def timed_best(fn, repeat: int):
-    best, result = float("inf"), None
+def timed_best(runs: dict, repeat: int) -> dict:
+    """name -> (best seconds, model). The runs take turns, round by round, so that a
+    change of the machine's load (other users) falls on all of them alike."""
+    best = {name: (float("inf"), None) for name in runs}
     for _ in range(repeat):
-        started = time.perf_counter()
-        result = fn()
-        best = min(best, time.perf_counter() - started)
-    return best, result
+        for name, fn in runs.items():
+            started = time.perf_counter()
+            model = fn()
+            seconds = time.perf_counter() - started
+            best[name] = (min(best[name][0], seconds), model)
+    return best
 
 
 def main() -> int:
@@ -89,8 +88,7 @@ def main() -> int:
             runs[f"parity-aware, window {args.window}"] = \
                 lambda: train_multilingual(windowed).model
         rows = {}
-        for name, run in runs.items():
-            seconds, model = timed_best(run, args.repeat)
+        for name, (seconds, model) in timed_best(runs, args.repeat).items():
             tokenizer = Tokenizer(model)
             tokens = {code: len(tokenizer.encode(text)) for code, text in scored.items()}
             counts = list(tokens.values())

@@ -31,8 +31,19 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="how to read each MODEL, in order (default: model, a BPE Desktop "
                    f"model file; choices: {', '.join(model_formats())}); one --format "
                    "applies to every MODEL")
-    p.add_argument("--text", action="append", required=True, metavar="FILE",
-                   help="the text, read line by line (repeatable)")
+    p.add_argument("--text", action="append", default=[], metavar="FILE",
+                   help="the text, read line by line (repeatable; required unless "
+                   "--parity-dev gives a parallel set)")
+    p.add_argument("--parity-dev", nargs="+", action="extend", default=[],
+                   metavar="CODE=PATH",
+                   help="a parallel set, as train's --parity-dev (line-aligned files per "
+                   "language, a folder of files named by language, or one TSV): each "
+                   "tokenizer's tokens per line for each language, side by side with the "
+                   "max/min ratio and the Gini coefficient (e.g. plain BPE against "
+                   "parity-aware); without --text the comparison runs on its lines")
+    p.add_argument("--parity-dev-documents", action="store_true",
+                   help="the --parity-dev files are whole parallel documents: costs are "
+                   "tokens per document")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     add_project_option(p)
     p.set_defaults(run=cmd_compare)
@@ -52,12 +63,33 @@ def cmd_compare(args: argparse.Namespace) -> int:
     if len(formats) != len(models):
         raise CliError(f"give one --format for all models or one per model; got "
                        f"{len(formats)} for {len(models)} models")
+    if not args.text and not args.parity_dev:
+        raise CliError("give the text to compare on (--text FILE) or a parallel set "
+                       "(--parity-dev CODE=PATH…)")
+    if args.parity_dev_documents and not args.parity_dev:
+        raise CliError("--parity-dev-documents needs --parity-dev")
     for name in [*models, *args.text]:
         if not os.path.exists(name):
             raise CliError(f"{name}: no such file")
+    dev = None
+    if args.parity_dev:
+        from bpe_desktop.core.parity_dev import load_dev_set
+
+        dev = load_dev_set(args.parity_dev, documents=args.parity_dev_documents)
     loaded = [(name, open_model(m, f))
               for name, m, f in zip(display_names(models), models, formats)]
-    result = compare(loaded, read_text_lines(args.text))
+    if dev is not None and not args.text:
+        from bpe_desktop.core.comparison.parity_pair import compare_on_parallel
+
+        result = compare_on_parallel(loaded, dev)
+    else:
+        result = compare(loaded, read_text_lines(args.text))
+        if dev is not None:
+            import dataclasses
+
+            from bpe_desktop.core.comparison.parity_pair import language_costs
+
+            result = dataclasses.replace(result, language_costs=language_costs(loaded, dev))
     if (run := recording(args)) is not None:
         from bpe_desktop.core.project.metrics import comparison_metrics
 
@@ -98,4 +130,8 @@ def format_comparison(result) -> str:
     out.append(_table("Pairs (B against A)", ("A → B", "precision", "recall", "F1",
                                               "identical", "skipped", "tokens A",
                                               "tokens B", "both", "only A", "only B"), rows))
+    costs = result.language_costs
+    if costs is not None:
+        out.append(_table(f"Languages (tokens per {costs.unit} of the parallel set)",
+                          ("language", *names), costs.rows()))
     return "\n".join(out)

@@ -66,7 +66,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--encoding-errors", choices=("strict", "replace"), default="strict",
                    help="invalid UTF-8: stop with an error (strict, default) or use U+FFFD")
     p.add_argument("-q", "--quiet", action="store_true", help="no progress or summary")
-    add_project_option(p)
+    add_project_option(p, language_help="the language of the corpus, written into the "
+                       "table (a code: fi, tur, pt-BR; 'train --word-counts' then uses the "
+                       "table as that language's) and, with --project, recorded with the "
+                       "files. Default: the language the file names name (ud_finnish.txt: "
+                       "fi), or with --merge the tables' common label; 'none' for no label")
     p.set_defaults(run=cmd_count)
 
 
@@ -99,6 +103,7 @@ def cmd_count(args: argparse.Namespace) -> int:
     if args.dask and not cluster.dask_available():
         raise CliError(cluster.INSTALL_HINT)
     inputs = _without_empty(counting.expand_inputs(args.inputs))
+    language = table_language_of(args)
     try:
         if args.dask:
             with cluster.connect(args.dask, log_path=_log_path()) as client:
@@ -106,17 +111,18 @@ def cmd_count(args: argparse.Namespace) -> int:
                     sys.stderr.write(f"{PROG}: Dask dashboard: {client.dashboard_link}\n")
                 table = cluster.count_on_dask(
                     inputs, config, client, partition_bytes=args.partition_size,
-                    errors=args.encoding_errors, on_progress=progress)
+                    errors=args.encoding_errors, on_progress=progress, language=language)
         else:
             cancel = CancelToken()
             if args.merge:
                 def work():
                     return counting.merge_tables(inputs, config, on_progress=progress,
-                                                 cancel=cancel)
+                                                 cancel=cancel, language=language)
             else:
                 def work():
                     return counting.count_words(inputs, config, errors=args.encoding_errors,
-                                                on_progress=progress, cancel=cancel)
+                                                on_progress=progress, cancel=cancel,
+                                                language=language)
             table = _in_worker(work, cancel)
     except TrainingCancelled:
         _fail("counting cancelled; nothing was written")
@@ -133,10 +139,28 @@ def cmd_count(args: argparse.Namespace) -> int:
         hint = ""
         if not args.dask and not args.merge and not cluster.dask_available():
             hint = f" (to count on a cluster: {cluster.INSTALL_COMMAND}, then --dask)"
-        print(f"{table.distinct_words:,} distinct words, {table.total_count:,} in all, "
-              f"{time.perf_counter() - started:.1f} s; saved {args.output}{hint}",
+        label = f", language {table.language}" if table.language else ""
+        print(f"{table.distinct_words:,} distinct words, {table.total_count:,} in all"
+              f"{label}, {time.perf_counter() - started:.1f} s; saved {args.output}{hint}",
               file=_report_stream(args.output))
     return EXIT_OK
+
+
+def table_language_of(args: argparse.Namespace) -> str | None:
+    """The label the table gets: --language (checked; 'none': no label), else the one
+    the inputs' names (files or folders, as given) agree on; None with --merge (the
+    tables' common label)."""
+    from bpe_desktop.core.counting import inputs_language
+    from bpe_desktop.core.languages import check_code
+
+    given = args.language.strip()
+    if given.lower() == "none":
+        return ""
+    if given:
+        return check_code(given, "--language")
+    if args.merge:
+        return None
+    return inputs_language(args.inputs)
 
 
 def _log_path() -> str | None:

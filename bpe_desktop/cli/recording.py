@@ -17,14 +17,16 @@ from typing import Callable, Sequence
 from bpe_desktop.cli._common import EXIT_INTERRUPTED, EXIT_OK
 
 
-def add_project_option(parser: argparse.ArgumentParser) -> None:
+def add_project_option(parser: argparse.ArgumentParser, language_help: str = "") -> None:
+    """``--project`` and ``--language`` (``language_help``: what else the command does
+    with the language)."""
     parser.add_argument("--project", metavar="FILE",
                         help="record this run (settings, files, versions, metrics, model) "
                         "in a project file (.bpeproj; created if missing); "
                         "see 'bpe-desktop history'")
     parser.add_argument("--language", default="", metavar="LABEL",
-                        help="with --project: the language of the corpus files, recorded "
-                        "with them (any label: de, Hindi, …)")
+                        help=language_help or "with --project: the language of the corpus "
+                        "files, recorded with them (any label: de, Hindi, …)")
 
 
 def recording(args: argparse.Namespace):
@@ -60,7 +62,9 @@ def run_command(args: argparse.Namespace, argv: Sequence[str]) -> int:
 
 def _train(args):
     from bpe_desktop.cli.options import config_from_args
+    from bpe_desktop.cli.train import tables_as_languages
 
+    tables_as_languages(args)
     config = {**config_from_args(args).to_dict(), "word_counts": args.word_counts,
               "encoding_errors": args.encoding_errors}
     return config, [("corpus", f) for f in args.files], args.preset or ""
@@ -88,7 +92,8 @@ def _evaluate(args):
 
 
 def _compare(args):
-    config = {"formats": args.formats or ["model"]}
+    config = {"formats": args.formats or ["model"], "parity_dev": args.parity_dev,
+              "parity_dev_documents": args.parity_dev_documents}
     return config, [*(("model", m) for m in args.models), *(("text", t) for t in args.text)], ""
 
 

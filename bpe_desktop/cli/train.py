@@ -54,6 +54,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 def cmd_train(args: argparse.Namespace) -> int:
     from bpe_desktop.core.training import CancelToken
 
+    tables_as_languages(args)
     config = config_from_args(args)
     if args.save_segmentation and not config.morfessor:
         raise CliError("--save-segmentation needs --morfessor (it saves Morfessor's "
@@ -100,6 +101,17 @@ def cmd_train(args: argparse.Namespace) -> int:
         print(f"{len(model.merges):,} merges, vocabulary of {model.vocab_size:,} tokens, "
               f"{seconds:.1f} s; saved {args.output}", file=_report_stream(args.output))
     return EXIT_OK
+
+
+def tables_as_languages(args: argparse.Namespace) -> None:
+    """Word-count tables given as files, with balancing or a development set, are the
+    languages their labels (written by ``count``) name: ``--lang CODE=TABLE`` each."""
+    if not (args.word_counts and args.files and not args.lang
+            and (args.weight or args.temperature or args.parity_dev)):
+        return
+    from bpe_desktop.core.multilingual import languages_of_tables
+
+    args.lang, args.files = list(languages_of_tables(args.files)), []
 
 
 def _files_run(args: argparse.Namespace, config):
@@ -149,6 +161,12 @@ def _languages_run(args: argparse.Namespace, config):
                        "language, not both")
     files = language_paths(config)
     check_inputs(config)  # bad files and development sets before anything is printed
+    if args.word_counts:
+        from bpe_desktop.core.multilingual import relabelled_tables
+
+        for table, label, code in relabelled_tables(config):
+            sys.stderr.write(f"{PROG}: warning: {table} is labelled {label!r} (by count) "
+                             f"but given as --lang {code}; training it as {code}\n")
     _check_output(args.output, [path for paths in files.values() for path in paths])
 
     def work(on_progress, cancel):

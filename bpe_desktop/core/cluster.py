@@ -271,10 +271,11 @@ def count_on_dask(
     errors: str = "strict",
     on_progress: Callable[[CountProgress], None] | None = None,
     count_task: Callable[[Partition, dict, str], str] = count_partition,
+    language: str = "",
 ) -> WordCountTable:
     """Count ``inputs`` (files, folders, globs) on the cluster behind ``client``; the
-    table equals :func:`counting.count_words`'s. ``count_task`` is the function run per
-    partition (replaceable for tests)."""
+    table, labelled ``language``, equals :func:`counting.count_words`'s. ``count_task``
+    is the function run per partition (replaceable for tests)."""
     from distributed import as_completed
 
     config = config or TrainConfig()
@@ -310,4 +311,4 @@ def count_on_dask(
     if not text:
         raise CorpusError(f"the corpus files contain no words: {', '.join(paths[:10])}",
                           path=paths[0], reason="no-words")
-    return engine_count({"kind": "tables", "tables": [text]}, config)
+    return engine_count({"kind": "tables", "tables": [text]}, config, language=language)

@@ -8,7 +8,10 @@ training on the text, for every tie-break rule. Tables are ``word<TAB>count`` li
 UTF-8, gzip-compressed when the name ends in ``.gz``. Tables written here start with the
 header line ``WORD_COUNTS_HEADER``; in such a table a word's backslash, tab, newline and
 carriage return are written ``\\\\ \\t \\n \\r`` (GPT-2 words keep their newline). A table
-without the header (made by another tool) is read literally.
+without the header (made by another tool) is read literally. The header may be followed
+by ``#language: CODE``, the language the words were counted from
+(:func:`table_language`): multilingual training takes a labelled table as that
+language's; counting skips the line, and tables without it load as before.
 
 ``count_words`` counts on this machine with the engine's threads;
 :mod:`bpe_desktop.core.cluster` counts on a Dask cluster and gives the same table.
@@ -25,6 +28,7 @@ from typing import Callable, Iterable, Sequence
 from bpe_desktop.core import _native
 from bpe_desktop.core.config import TrainConfig
 from bpe_desktop.core.errors import ConfigError, CorpusError
+from bpe_desktop.core.languages import check_code, language_of
 from bpe_desktop.core.safe_write import write_output
 from bpe_desktop.core.training import CancelToken
 
@@ -35,6 +39,36 @@ WRITE_CHUNK = 1 << 18
 def table_header() -> str:
     """The first line of the tables ``count`` writes (marks escaped words)."""
     return _native.engine().WORD_COUNTS_HEADER
+
+
+def language_line(language: str) -> str:
+    """The second line of a table counted from one language (``#language: fi``)."""
+    return f"{_native.engine().WORD_COUNTS_LANGUAGE_PREFIX}{language}\n"
+
+
+def table_language(path: str | os.PathLike) -> str:
+    """The language label of a word-count table (``.gz`` too): "" when it has none (an
+    older table, one made by another tool, or counted from several languages). A label
+    that is not a language code is a :class:`CorpusError` naming the file and line."""
+    name = os.fspath(path)
+    opener = gzip.open if name.endswith(".gz") else open
+    try:
+        with opener(name, "rb") as fh:
+            first = fh.readline(4096).rstrip(b"\r\n").removeprefix(b"\xef\xbb\xbf")
+            if first != table_header().encode("utf-8"):
+                return ""
+            second = fh.readline(4096).rstrip(b"\r\n")
+    except (OSError, EOFError, gzip.BadGzipFile) as exc:
+        raise CorpusError(f"{name}: cannot be read ({exc})", path=name,
+                          reason="unreadable") from None
+    prefix = _native.engine().WORD_COUNTS_LANGUAGE_PREFIX.encode("utf-8")
+    if not second.startswith(prefix):
+        return ""
+    code = second[len(prefix):].decode("utf-8", errors="replace").strip()
+    try:
+        return check_code(code, f"{name}, line 2")
+    except ConfigError as exc:
+        raise CorpusError(str(exc), path=name, line=2, reason="bad-line") from None
 
 
 @dataclass(frozen=True)
@@ -56,10 +90,12 @@ class CountProgress:
 
 
 class WordCountTable:
-    """A counted table held by the engine: words in first-seen order with their counts."""
+    """A counted table held by the engine: words in first-seen order with their counts,
+    and the language they were counted from ("" when not one language or not known)."""
 
-    def __init__(self, table) -> None:
+    def __init__(self, table, language: str = "") -> None:
         self._table = table
+        self.language = check_code(language, "the table's language") if language else ""
 
     def __len__(self) -> int:
         return len(self._table)
@@ -81,16 +117,22 @@ class WordCountTable:
         return dict(self.items())
 
     def text(self) -> str:
-        """The whole table as written to a file (header, then escaped lines)."""
-        return self._table.lines(0, len(self), True)
+        """The whole table as written to a file (header, language, then escaped lines)."""
+        return "".join(self._chunks(len(self) or 1))
 
     def save(self, path: str | os.PathLike) -> None:
         """Write the table atomically (temporary file, fsync, rename); gzip when ``path``
         ends in ``.gz`` (no name or time in the gzip header, so equal tables give equal
         files)."""
-        chunks = (self._table.lines(start, start + WRITE_CHUNK, start == 0)
-                  for start in range(0, max(len(self), 1), WRITE_CHUNK))
-        write_table_atomically(path, chunks)
+        write_table_atomically(path, self._chunks(WRITE_CHUNK))
+
+    def _chunks(self, size: int) -> Iterable[str]:
+        for start in range(0, max(len(self), 1), size):
+            chunk = self._table.lines(start, start + size, start == 0)
+            if start == 0 and self.language:  # the label goes right after the header
+                header, _, rest = chunk.partition("\n")
+                chunk = f"{header}\n{language_line(self.language)}{rest}"
+            yield chunk
 
 
 def write_table_atomically(path: str | os.PathLike, chunks: Iterable[str]) -> None:
@@ -157,8 +199,10 @@ def engine_count(
     threads: int | None = None,
     on_progress: Callable[[CountProgress], None] | None = None,
     cancel: CancelToken | None = None,
+    language: str = "",
 ) -> WordCountTable:
-    """Run the engine's counting on an engine corpus description (see ``Corpus``)."""
+    """Run the engine's counting on an engine corpus description (see ``Corpus``); the
+    table is labelled ``language``."""
     callback = None
     if on_progress is not None:
         def callback(raw: dict) -> None:
@@ -167,7 +211,7 @@ def engine_count(
     table = _native.call(_native.engine().count_words, source, config,
                          config.effective_threads if threads is None else threads, callback,
                          cancel._flag if cancel is not None else None)
-    return WordCountTable(table)
+    return WordCountTable(table, language)
 
 
 def count_words(
@@ -177,16 +221,26 @@ def count_words(
     errors: str = "strict",
     on_progress: Callable[[CountProgress], None] | None = None,
     cancel: CancelToken | None = None,
+    language: str = "",
 ) -> WordCountTable:
     """Count the words of text files, folders and globs (``.gz`` read transparently) on
-    this machine with ``config.threads`` engine threads. Raises :class:`CorpusError`
+    this machine with ``config.threads`` engine threads; the table is labelled
+    ``language`` (the inputs' language, "" for none). Raises :class:`CorpusError`
     naming file and place for unreadable input, :class:`TrainingCancelled` on cancel."""
     config = config or TrainConfig()
     if errors not in ("strict", "replace"):
         raise ConfigError("errors must be 'strict' or 'replace'")
     source = {"kind": "files", "paths": expand_inputs(inputs), "format": "text",
               "errors": errors}
-    return engine_count(source, config, on_progress=on_progress, cancel=cancel)
+    return engine_count(source, config, on_progress=on_progress, cancel=cancel,
+                        language=language)
+
+
+def inputs_language(inputs: Sequence[str | os.PathLike]) -> str:
+    """The language every input's name names (``ud_finnish.txt``, ``fi/``), "" when one
+    names none or they disagree: the label ``count`` writes unless told one."""
+    found = {language_of(item) for item in inputs}
+    return found.pop() if len(found) == 1 else ""
 
 
 def merge_tables(
@@ -195,16 +249,22 @@ def merge_tables(
     *,
     on_progress: Callable[[CountProgress], None] | None = None,
     cancel: CancelToken | None = None,
+    language: str | None = None,
 ) -> WordCountTable:
     """Sum word-count tables (``.gz`` too), streamed: memory follows the distinct words.
-    Words keep first-seen order (tables in the order given). A malformed line is a
-    :class:`CorpusError` naming the file and line."""
+    Words keep first-seen order (tables in the order given). The sum is labelled
+    ``language``, or by default with the tables' language when every one has the same
+    label. A malformed line is a :class:`CorpusError` naming the file and line."""
     config = config or TrainConfig()
     source = {"kind": "files", "paths": [os.fspath(t) for t in tables],
               "format": "word-counts", "errors": "strict"}
     if not source["paths"]:
         raise ConfigError("no word-count tables given")
-    return engine_count(source, config, on_progress=on_progress, cancel=cancel)
+    if language is None:
+        labels = {table_language(t) for t in source["paths"]}
+        language = labels.pop() if len(labels) == 1 else ""
+    return engine_count(source, config, on_progress=on_progress, cancel=cancel,
+                        language=language)
 
 
 def count_lines(path: str | os.PathLike, cancel: CancelToken | None = None) -> int:
@@ -223,6 +283,8 @@ def table_stats(path: str | os.PathLike, cancel=None) -> tuple[int, int] | None:
     naming the file and line, as training would report it."""
     name = os.fspath(path)
     header = table_header().encode("utf-8")
+    label = _native.engine().WORD_COUNTS_LANGUAGE_PREFIX.encode("utf-8")
+    escaped = False
     entries = total = 0
     opener = gzip.open if name.endswith(".gz") else open
     try:
@@ -231,8 +293,10 @@ def table_stats(path: str | os.PathLike, cancel=None) -> tuple[int, int] | None:
                 if number % 65536 == 0 and cancel is not None and cancel.cancelled:
                     return None
                 line = line.rstrip(b"\r\n")
-                if (number == 1 and line.removeprefix(b"\xef\xbb\xbf") == header) \
-                        or not line.strip():
+                if number == 1 and line.removeprefix(b"\xef\xbb\xbf") == header:
+                    escaped = True
+                    continue
+                if not line.strip() or (number == 2 and escaped and line.startswith(label)):
                     continue
                 _, tab, count = line.rpartition(b"\t")
                 count = count.strip()

@@ -64,6 +64,11 @@ def guess_language(path: str | os.PathLike) -> str:
     return ""
 
 
+def language_of(path: str | os.PathLike) -> str:
+    """The language a file's name, or else its folder's name, names ("" if neither)."""
+    return guess_language(path) or guess_language(os.path.dirname(os.fspath(path)))
+
+
 def check_code(code: str, where: str) -> str:
     """A language label: letters, 2-3 of them, optionally with subtags (``pt-BR``)."""
     if not _CODE.match(code):

@@ -20,7 +20,7 @@ from typing import Callable, Sequence
 
 from bpe_desktop.core import _native
 from bpe_desktop.core.config import TrainConfig
-from bpe_desktop.core.counting import engine_count, expand_inputs
+from bpe_desktop.core.counting import engine_count, expand_inputs, table_language
 from bpe_desktop.core.errors import ConfigError, CorpusError
 from bpe_desktop.core.languages import (
     balance_factors,
@@ -97,6 +97,27 @@ def count_languages(config: TrainConfig, *, cancel: CancelToken | None = None,
         tables.append(tuple(table.items()))
     return CountedLanguages(tuple(files), tuple(", ".join(p) for p in files.values()),
                             tuple(tables))
+
+
+def languages_of_tables(tables: Sequence[str | os.PathLike]) -> tuple[str, ...]:
+    """``lang`` entries (``CODE=TABLE``) from the language labels ``count`` wrote into
+    word-count tables, in the order given. Raises :class:`ConfigError` naming every table
+    without a label (balancing and parity need each table's language)."""
+    labels = [(os.fspath(t), table_language(t)) for t in tables]
+    unlabelled = [path for path, code in labels if not code]
+    if unlabelled:
+        raise ConfigError(
+            f"{', '.join(unlabelled)}: no language label (count it with 'bpe-desktop count "
+            "--language CODE', or give the languages as --lang CODE=TABLE)")
+    return tuple(f"{code}={path}" for path, code in labels)
+
+
+def relabelled_tables(config: TrainConfig) -> list[tuple[str, str, str]]:
+    """``(table, its label, the language it is given as)`` for each ``config.lang``
+    word-count table whose label names another language (the given language is used)."""
+    return [(path, label, code) for code, paths in language_paths(config).items()
+            for path in paths if os.path.isfile(path)
+            and (label := table_language(path)) and label != code]
 
 
 def balanced_shares(config: TrainConfig, counted: CountedLanguages) -> list[Fraction]:

@@ -164,3 +164,46 @@ def test_export_hf_carries_dropout(capsys, tmp_path):
     status, _, err = run(capsys, "export", "-m", path, "--format", "subword-nmt",
                          "--dropout", "0.1", "-o", tmp_path / "codes")
     assert status != 0 and "--dropout is an option of --format hf" in err
+
+
+def test_compare_on_a_parallel_set_shows_each_languages_cost(capsys, tmp_path):
+    from tests.cli.support import handmade_model
+
+    merged, bare = tmp_path / "merged.json", tmp_path / "bare.json"
+    save_model(handmade_model(), merged)
+    save_model(handmade_model().truncated(0), bare)
+    (tmp_path / "en.txt").write_text("low\nlower\n", encoding="utf-8")
+    (tmp_path / "de.txt").write_text("ole ole\nr\n", encoding="utf-8")
+    dev = ["--parity-dev", f"en={tmp_path / 'en.txt'}", f"de={tmp_path / 'de.txt'}"]
+    status, out, err = run(capsys, "compare", "-m", merged, "-m", bare, *dev)
+    assert status == 0, err
+    # Tokens per line (hand-counted in tests/core/comparison/test_parity_pair.py).
+    assert "Languages (tokens per line of the parallel set)" in out
+    rows = {line.split()[0]: line.split()[1:] for line in out.splitlines() if line.strip()}
+    assert rows["en"] == ["2.50", "5.00"] and rows["de"] == ["5.00", "5.00"]
+    assert rows["max/min"] == ["2.000", "1.000"]
+    status, out, _ = run(capsys, "compare", "-m", merged, "-m", bare, *dev,
+                         "--parity-dev-documents", "--json")
+    languages = json.loads(out)["languages"]
+    assert languages["unit"] == "document"
+    assert languages["tokenizers"][0]["cost_per_unit"] == {"en": 5.0, "de": 10.0}
+    # With --text the comparison runs on the text and the costs on the parallel set.
+    (tmp_path / "t.txt").write_text("low low\n", encoding="utf-8")
+    status, out, _ = run(capsys, "compare", "-m", merged, "-m", bare, *dev, "--json",
+                         "--text", tmp_path / "t.txt")
+    result = json.loads(out)
+    assert result["pairs"][0]["tokens_a"] == 4
+    assert result["languages"]["tokenizers"][1]["tokens"] == {"en": 10, "de": 10}
+
+
+def test_compare_needs_a_text_or_a_parallel_set(capsys, files):
+    from tests.cli.support import assert_one_error_line
+
+    full, short, _ = files
+    status, _, err = run(capsys, "compare", "-m", full, "-m", short)
+    assert status != 0
+    assert_one_error_line(err, "--text FILE", "--parity-dev")
+    status, _, err = run(capsys, "compare", "-m", full, "-m", short, "--parity-dev",
+                         "en=missing.txt")
+    assert status != 0
+    assert_one_error_line(err, "missing.txt: no such development file")

@@ -15,7 +15,7 @@ from bpe_desktop import cli
 from bpe_desktop.core import Corpus, CorpusError, TrainConfig, cluster, train
 from bpe_desktop.core.cluster import Partition, count_on_dask, count_partition, plan_partitions
 from bpe_desktop.core.config import PRESETS
-from bpe_desktop.core.counting import count_words
+from bpe_desktop.core.counting import count_words, table_language
 
 BOTCHAN = Path(bpe_desktop.__file__).parent / "resources" / "examples" / "botchan.txt"
 #: Small partitions, so that botchan (about 300 kB) is cut into a dozen byte ranges.
@@ -121,6 +121,24 @@ def test_cli_counts_on_a_local_cluster(dask_client, tmp_path, capsys, corpus):
     assert cli.main(["count", *map(str, corpus), "-o", str(local), "-q",
                      "--preset", "sentencepiece"]) == 0
     assert out.read_bytes() == local.read_bytes()
+
+
+def test_the_cluster_writes_the_language_label_as_counting_here_does(dask_client, corpus,
+                                                                     tmp_path, capsys):
+    table = count_on_dask(corpus, None, dask_client, partition_bytes=PIECE, language="ja")
+    assert table.language == "ja"
+    table.save(tmp_path / "cluster.tsv")
+    count_words(corpus, language="ja").save(tmp_path / "local.tsv")
+    assert (tmp_path / "cluster.tsv").read_bytes() == (tmp_path / "local.tsv").read_bytes()
+    assert table_language(tmp_path / "cluster.tsv") == "ja"
+    # The command line on a LocalCluster of its own: --language is written too.
+    out = tmp_path / "cli.tsv.gz"
+    assert cli.main(["count", *map(str, corpus), "-o", str(out), "--dask", "local:1",
+                     "--partition-size", str(PIECE), "--language", "ja", "-q"]) == 0, \
+        capsys.readouterr().err
+    assert table_language(out) == "ja"
+    with gzip.open(out, "rb") as fh:
+        assert fh.read() == (tmp_path / "local.tsv").read_bytes()
 
 
 def test_without_dask_the_cli_says_how_to_get_it(tmp_path, capsys, monkeypatch, corpus):

@@ -110,3 +110,42 @@ def test_after_parity_training_evaluate_has_the_development_set(window, qtbot):
     assert evaluate.parallel_files.paths() == [str(p) for p in DEV.values()]
     assert evaluate.parity_mode_combo.currentText() == "document"
     assert evaluate.request().parallel_files == [str(p) for p in DEV.values()]
+
+
+def test_word_count_tables_show_and_train_as_their_labelled_language(panel, qtbot, tmp_path):
+    from bpe_desktop.core.counting import count_words
+
+    tables = []
+    for i, (code, path) in enumerate(zip(("en", "de", "ru"), FILES)):
+        tables.append(str(tmp_path / f"counts{i}.tsv"))  # the name names no language
+        count_words([path], language=code).save(tables[-1])
+    panel.options.word_counts.setChecked(True)
+    panel.corpus.add_paths(tables)
+    qtbot.waitUntil(lambda: [r.text(LANGUAGE_COLUMN) for r in rows(panel)]
+                    == ["en", "de", "ru"], timeout=20_000)
+    assert "written by 'count'" in rows(panel)[0].toolTip(LANGUAGE_COLUMN)
+    panel.options.set_config(TrainConfig(merges=60))
+    panel.options.temperature.setValue(2.0)
+    with qtbot.waitSignal(panel.trained, timeout=60_000) as blocker:
+        assert panel.start()
+    result = blocker.args[0]
+    assert result.languages.codes == ("en", "de", "ru")
+    assert result.model.config.lang == tuple(f"{c}={t}" for c, t in
+                                             zip(("en", "de", "ru"), tables))
+    assert all("→" in r.text(SHARE_COLUMN) for r in rows(panel))
+
+
+def test_a_typed_language_is_kept_over_the_tables_label(panel, qtbot, tmp_path):
+    from bpe_desktop.core.counting import count_words
+
+    table = str(tmp_path / "ud_english.tsv")  # the name says en, the label says de
+    count_words([FILES[1]], language="de").save(table)
+    panel.options.word_counts.setChecked(True)
+    panel.corpus.add_paths([table])
+    qtbot.waitUntil(lambda: rows(panel)[0].text(2) not in ("", "…"), timeout=20_000)
+    assert rows(panel)[0].text(LANGUAGE_COLUMN) == "de"  # the label wins over the name
+    panel.corpus.set_word_counts(False)
+    rows(panel)[0].setText(LANGUAGE_COLUMN, "nl")  # typed by the user
+    panel.corpus.set_word_counts(True)
+    qtbot.waitUntil(lambda: rows(panel)[0].text(2) not in ("", "…"), timeout=20_000)
+    assert rows(panel)[0].text(LANGUAGE_COLUMN) == "nl"

@@ -19,6 +19,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from bpe_desktop.core.comparison.alignment import (
     AlignedWord,
@@ -40,6 +41,9 @@ from bpe_desktop.core.comparison.overlap import (
 from bpe_desktop.core.errors import ConfigError, ModelFileError
 from bpe_desktop.core.evaluation.text_stats import TextSample, TextStats
 from bpe_desktop.core.model import BPEModel
+
+if TYPE_CHECKING:
+    from bpe_desktop.core.comparison.parity_pair import LanguageCosts
 
 #: How many tokenizers one comparison holds.
 MIN_TOKENIZERS, MAX_TOKENIZERS = 2, 4
@@ -79,18 +83,23 @@ class Comparison:
     #: the evaluation's text statistics, one per tokenizer.
     stats: list[TextStats] = field(default_factory=list)
     vocab_sizes: list[int] = field(default_factory=list)
+    #: On a parallel set: each language's token cost under each tokenizer.
+    language_costs: LanguageCosts | None = None
 
     @property
     def names(self) -> tuple[str, ...]:
         return self.alignment.names
 
     def to_json(self) -> dict:
-        return {
+        out = {
             "tokenizers": [{"name": n, "vocab_size": v, "text": s.summary()}
                            for n, v, s in zip(self.names, self.vocab_sizes, self.stats)],
             "pairs": [{**p.summary(), "overlap": o.summary()}
                       for p, o in zip(self.pairs, self.overlaps)],
         }
+        if self.language_costs is not None:
+            out["languages"] = self.language_costs.to_json()
+        return out
 
 
 def compare(models: Sequence[tuple[str, BPEModel]], lines: Iterable[str], *,

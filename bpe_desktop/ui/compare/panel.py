@@ -5,7 +5,9 @@ the core's :func:`~bpe_desktop.core.comparison.compare` in a worker thread (Canc
 results: the words aligned one per row (cells cut differently from the first tokenizer
 highlighted, identical words can be hidden, hovering a cell lists its tokens with id and
 rank), the pair summaries and the evaluation's metrics side by side, a scatter plot of
-tokens per line, and the vocabulary overlap lists of a pair (CSV export).
+tokens per line, the vocabulary overlap lists of a pair (CSV export), and for a model
+trained parity-aware, *Plain vs parity-aware*: its plain counterpart trained in the
+worker and both compared on the development set, each language's cost side by side.
 """
 
 from __future__ import annotations
@@ -43,10 +45,18 @@ from bpe_desktop.core.comparison import (
     open_model,
     read_text_lines,
 )
+from bpe_desktop.core.comparison.parity_pair import language_costs
 from bpe_desktop.core.formats import FORMATS
+from bpe_desktop.core.parity_dev import DevSet
 from bpe_desktop.ui.common import dialogs
 from bpe_desktop.ui.common.text_direction import follow_text_direction
 from bpe_desktop.ui.common.workers import JobError, JobRunner
+from bpe_desktop.ui.compare.languages import (
+    PLAIN_NAME,
+    LanguageCostsView,
+    PlainVsParity,
+    plain_vs_parity_job,
+)
 from bpe_desktop.ui.compare.plots import LineTokensScatter
 from bpe_desktop.ui.compare.table_models import (
     PAIR_HEADERS,
@@ -88,6 +98,10 @@ class ComparePanel(QWidget):
         self.sources: list[Source] = []
         self.text_path: str | None = None
         self.comparison: Comparison | None = None
+        #: The parallel set of the last Plain vs parity-aware (each later comparison shows
+        #: the language costs on it too) and what it is, for the Languages tab.
+        self.parallel: DevSet | None = None
+        self._parallel_source = ""
         self.runner = JobRunner(self)
         self.runner.progressed.connect(lambda stage: self.progress.setFormat(stage))
         self.runner.finished.connect(self._on_finished)
@@ -148,13 +162,33 @@ class ComparePanel(QWidget):
         self.text_path = path
         self._show_text_file()
 
+    def compare_with_plain(self, model: BPEModel | None = None, name: str | None = None,
+                           word_counts: bool | None = None) -> bool:
+        """Train the plain counterpart of a parity-aware ``model`` (default: the open
+        model) in the worker, then compare both on its development set; the two become
+        the panel's tokenizers. ``word_counts``: whether its languages' files are
+        word-count tables (None: recognised by their header). False if it cannot start."""
+        if self.runner.running:
+            return False
+        model = model if model is not None else self._current
+        if model is None or not model.config.parity_dev:
+            self._set_status("Plain vs parity-aware needs a model trained parity-aware "
+                             "(with a development set).")
+            return False
+        name = os.path.splitext(name or self._current_name)[0]
+        if name == PLAIN_NAME:
+            name = f"{name} (parity-aware)"
+        self.runner.start(plain_vs_parity_job(model, name, word_counts))
+        self._set_running(True)
+        return True
+
     def start(self) -> None:
         if self.runner.running:
             return
         if len(self.sources) < MIN_TOKENIZERS:
             self._set_status(f"Add at least {MIN_TOKENIZERS} tokenizers first.")
             return
-        sources, path = list(self.sources), self.text_path
+        sources, path, parallel = list(self.sources), self.text_path, self.parallel
         typed = self.text_edit.toPlainText()
         if path is None and not typed.strip():
             self._set_status("Type a text or open a text file first.")
@@ -167,7 +201,10 @@ class ComparePanel(QWidget):
                 report("reading the text", force=True)
                 lines = read_text_lines([path]) if path is not None else typed.splitlines()
                 report("comparing", force=True)
-                return compare(models, lines, cancelled=lambda: cancel.cancelled)
+                result = compare(models, lines, cancelled=lambda: cancel.cancelled)
+                if parallel is not None:
+                    result.language_costs = language_costs(models, parallel)
+                return result
             finally:
                 # Models read from files here are freed in slices, not in one long hold
                 # of the GIL as this job ends (see core.release).
@@ -215,6 +252,12 @@ class ComparePanel(QWidget):
         self.import_button.setToolTip("Add a tokenizer written by another tool, in the "
                                       "format chosen on the left")
         self.import_button.clicked.connect(self._ask_import)
+        self.plain_button = QPushButton("Plain vs parity-aware")
+        self.plain_button.setToolTip(
+            "For a model trained parity-aware: train plain BPE on the same corpora with "
+            "the same settings and vocabulary size, and compare both on the development "
+            "set, with each language's token cost (Languages tab)")
+        self.plain_button.clicked.connect(lambda: self.compare_with_plain())
         self.remove_button = QPushButton("Remove")
         self.remove_button.clicked.connect(
             lambda: self.remove_source(self.source_list.currentRow()))
@@ -224,6 +267,7 @@ class ComparePanel(QWidget):
         row1.addWidget(self.remove_button)
         row2.addWidget(self.format_combo, 1)
         row2.addWidget(self.import_button)
+        row2.addWidget(self.plain_button)
         box = QVBoxLayout(tokenizers)
         box.addWidget(self.source_list)
         box.addLayout(row1)
@@ -271,6 +315,8 @@ class ComparePanel(QWidget):
         self.results.addTab(self._build_words(), "Words")
         self.results.addTab(self._build_summary(), "Summary")
         self.results.addTab(self._build_vocabulary(), "Vocabulary")
+        self.languages = LanguageCostsView()
+        self.results.addTab(self.languages, "Languages")
         splitter = QSplitter(Qt.Orientation.Horizontal)
         splitter.addWidget(left)
         splitter.addWidget(self.results)
@@ -347,8 +393,11 @@ class ComparePanel(QWidget):
     # -- slots --------------------------------------------------------------------------------
 
     @Slot(object)
-    def _on_finished(self, comparison: Comparison) -> None:
+    def _on_finished(self, comparison: Comparison | PlainVsParity) -> None:
+        if isinstance(comparison, PlainVsParity):
+            comparison = self._take_plain_vs_parity(comparison)
         self.comparison = comparison
+        self.languages.show_costs(comparison.language_costs, self._parallel_source)
         self.words_model.set_comparison(comparison)
         self.pair_model.set_rows(pair_rows(comparison))
         headers, rows = metrics_table(comparison)
@@ -367,6 +416,20 @@ class ComparePanel(QWidget):
                                  "distinct")
         self._set_status(f"Compared {len(comparison.names)} tokenizers on {words:,} words.")
         self.compared.emit()
+
+    @Slot(object)
+    def _take_plain_vs_parity(self, outcome: PlainVsParity) -> Comparison:
+        """The pair becomes the panel's tokenizers and the development set its text."""
+        self.sources = [Source(PLAIN_NAME, model=outcome.plain),
+                        Source(outcome.comparison.names[1], model=outcome.parity)]
+        self._refresh_sources()
+        self.set_text("\n".join(line for code in outcome.dev.codes
+                                 for line in outcome.dev.texts[code]))
+        self.parallel = outcome.dev
+        files = ", ".join(outcome.dev.files.values())
+        self._parallel_source = f"the development set: {files}"
+        self.results.setCurrentWidget(self.languages)
+        return outcome.comparison
 
     @Slot(object)
     def _on_failed(self, error: JobError) -> None:
@@ -448,6 +511,9 @@ class ComparePanel(QWidget):
         self.remove_button.setEnabled(bool(self.sources))
         self._set_running(self.runner.running)
 
+    def _plain_possible(self) -> bool:
+        return self._current is not None and bool(self._current.config.parity_dev)
+
     def _show_text_file(self) -> None:
         path = self.text_path
         self.text_edit.setEnabled(path is None)
@@ -456,6 +522,7 @@ class ComparePanel(QWidget):
 
     def _set_running(self, running: bool) -> None:
         self.compare_button.setEnabled(not running and len(self.sources) >= MIN_TOKENIZERS)
+        self.plain_button.setEnabled(not running and self._plain_possible())
         self.cancel_button.setEnabled(running)
         self.progress.setVisible(running)
         if not running:

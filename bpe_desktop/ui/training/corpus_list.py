@@ -5,7 +5,8 @@ and total count — are computed in a background job (a large compressed corpus 
 seconds) and filled in as they arrive.
 
 A multilingual corpus labels each file with its language (guessed from the file or
-folder name, editable) and optionally a weight; files of one language are trained as one.
+folder name, or for a word-count table the label ``count`` wrote into it; editable) and
+optionally a weight; files of one language are trained as one.
 After a multilingual run, each language's share of the running words before and after
 balancing is shown.
 """
@@ -20,14 +21,17 @@ from PySide6.QtCore import Qt, Signal, Slot
 from PySide6.QtGui import QBrush, QColor, QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTreeWidget, QTreeWidgetItem
 
-from bpe_desktop.core.counting import count_lines, table_stats
+from bpe_desktop.core.counting import count_lines, table_language, table_stats
 from bpe_desktop.core.errors import ConfigError, CorpusError
 from bpe_desktop.core.formatting import format_bytes
-from bpe_desktop.core.languages import check_code, guess_language
+from bpe_desktop.core.languages import check_code, language_of
 from bpe_desktop.ui.common.workers import JobRunner
 
 #: Role of a row's problem (why training would refuse the file), None when there is none.
 PROBLEM_ROLE = Qt.ItemDataRole.UserRole + 1
+#: Role of the language the row was given automatically (the name's guess or the table's
+#: label), to tell it from one the user typed.
+GUESS_ROLE = Qt.ItemDataRole.UserRole + 2
 #: How a refused file's row names its problem (CorpusError.reason -> cell text).
 PROBLEM_LABELS = {"binary": "binary", "other-encoding": "not UTF-8", "missing": "missing",
                   "empty": "empty"}
@@ -61,11 +65,6 @@ def files_in(paths: list[str]) -> tuple[list[str], int]:
 #: Columns: file, size, lines, language, weight, share.
 LANGUAGE_COLUMN, WEIGHT_COLUMN, SHARE_COLUMN = 3, 4, 5
 EDITABLE_COLUMNS = (LANGUAGE_COLUMN, WEIGHT_COLUMN)
-
-
-def language_of(path: str) -> str:
-    """The language a file's name, or else its folder's name, names ("" if neither)."""
-    return guess_language(path) or guess_language(os.path.dirname(path))
 
 
 class CorpusList(QTreeWidget):
@@ -231,6 +230,7 @@ class CorpusList(QTreeWidget):
     def _item(self, path: str) -> QTreeWidgetItem:
         item = QTreeWidgetItem([os.path.basename(path), "", "…", language_of(path), "", ""])
         item.setFlags(item.flags() | Qt.ItemFlag.ItemIsEditable)
+        item.setData(LANGUAGE_COLUMN, GUESS_ROLE, item.text(LANGUAGE_COLUMN))
         item.setData(0, Qt.ItemDataRole.UserRole, path)
         item.setToolTip(0, path)
         try:
@@ -261,20 +261,22 @@ class CorpusList(QTreeWidget):
 
         def job(report, cancel):
             for path in pending:
+                label = ""
                 try:
                     lines = table_stats(path, cancel) if tables else count_lines(path, cancel)
+                    label = table_language(path) if tables else ""
                 except (OSError, EOFError, gzip.BadGzipFile, CorpusError) as exc:
                     lines = exc
                 if cancel.cancelled:
                     return None
-                report((path, lines, tables), force=True)
+                report((path, lines, tables, label), force=True)
             return None
 
         self._line_counter.start(job)
 
     @Slot(object)
     def _on_lines_counted(self, payload) -> None:
-        path, lines, tables = payload
+        path, lines, tables, label = payload
         if tables != self._tables:
             return  # counted for the other kind of file
         for i in range(self.topLevelItemCount()):
@@ -296,6 +298,7 @@ class CorpusList(QTreeWidget):
                 item.setText(2, f"{words:,} / {total:,}")
                 item.setToolTip(2, f"{words:,} distinct words, {total:,} words in all")
                 item.setData(2, Qt.ItemDataRole.UserRole, lines)
+                self._take_table_language(item, label)
             else:
                 item.setText(2, f"{lines:,}")
                 item.setData(2, Qt.ItemDataRole.UserRole, lines)
@@ -303,6 +306,17 @@ class CorpusList(QTreeWidget):
             if problem and not empty:
                 self.message.emit(f"Cannot train on {problem[1]}")
         self.stats_changed.emit()
+
+    @staticmethod
+    def _take_table_language(item: QTreeWidgetItem, label: str) -> None:
+        """A table's label (written by ``count``) replaces the name's guess, not a
+        language the user typed."""
+        if not label or item.text(LANGUAGE_COLUMN) != item.data(LANGUAGE_COLUMN, GUESS_ROLE):
+            return
+        item.setText(LANGUAGE_COLUMN, label)
+        item.setData(LANGUAGE_COLUMN, GUESS_ROLE, label)
+        item.setToolTip(LANGUAGE_COLUMN, f"The table's language label ({label}), written "
+                        "by 'count'; double-click to train it as another language")
 
     @staticmethod
     def _mark(item: QTreeWidgetItem, problem: tuple[str, str] | None,

@@ -95,6 +95,9 @@ class TrainingPanel(QWidget):
     running_changed = Signal(bool)
     #: The Train button was pressed: the main window decides (unsaved model?) and calls start().
     train_requested = Signal()
+    #: After a parity-aware run, the user asks to compare it with plain BPE:
+    #: (the model, whether its languages' files are word-count tables).
+    compare_plain_requested = Signal(object, bool)
     status_message = Signal(str)
 
     def __init__(self, parent: QWidget | None = None) -> None:
@@ -111,6 +114,8 @@ class TrainingPanel(QWidget):
         self._started_at = 0.0
         #: The corpus and options of the run being started or running.
         self._run: tuple[Corpus, TrainConfig] | None = None
+        #: The last parity-aware run's model and whether it read word-count tables.
+        self._parity_run: tuple[BPEModel, bool] | None = None
         #: What a started run does after the pass that answered the click, one step per
         #: event-loop pass: locking the form repaints every option.
         self._after_start = StepsInPasses(self)
@@ -195,6 +200,13 @@ class TrainingPanel(QWidget):
         run_row.addWidget(self.cancel_button)
         run_row.addWidget(self.progress_bar, 1)
         run_row.addWidget(self.segmentation_button)
+        self.compare_plain_button = QPushButton("Compare with plain BPE")
+        self.compare_plain_button.setToolTip(
+            "Train plain BPE on the same corpora, settings and vocabulary size, and compare "
+            "it with this parity-aware model on the development set (Compare panel)")
+        self.compare_plain_button.hide()  # shown after a parity-aware run
+        self.compare_plain_button.clicked.connect(self._ask_compare_plain)
+        run_row.addWidget(self.compare_plain_button)
 
         self.plot = MergeCountPlot()
         self.language_plot = LanguageCurves()  # shown for parity-aware runs
@@ -485,7 +497,14 @@ class TrainingPanel(QWidget):
                 self.log(line)
         self.segmentation = dict(result.segmentation)
         self.segmentation_button.setEnabled(bool(self.segmentation))
+        tables = self._run is not None and self._run[0].file_format == "word-counts"
+        self._parity_run = (model, tables) if model.config.parity_dev else None
+        self.compare_plain_button.setVisible(self._parity_run is not None)
         self.trained.emit(result)
+
+    def _ask_compare_plain(self) -> None:
+        if self._parity_run is not None:
+            self.compare_plain_requested.emit(*self._parity_run)
 
     def show_segmentation(self) -> SegmentationDialog | None:
         """The last run's Morfessor segmentation in a table; a saved file can be used as

@@ -70,6 +70,7 @@ class MainWindow(QMainWindow):
         self.document.state_changed.connect(self._update_title)
         self.training.train_requested.connect(self.train)
         self.training.trained.connect(self._on_trained)
+        self.training.compare_plain_requested.connect(self._compare_with_plain)
         self.training.running_changed.connect(self._on_running_changed)
         self.evaluate.use_model.connect(self.document.set_imported)
 
@@ -355,6 +356,12 @@ class MainWindow(QMainWindow):
         extended = getattr(result, "result", None)  # an extension (ExtendOutcome)
         if extended is not None and self.document.model is result.model:
             self.vocab.set_new_from(extended.source.vocab_size)
+
+    @Slot(object, bool)
+    def _compare_with_plain(self, model, word_counts: bool) -> None:
+        """Training ▸ Compare with plain BPE: Compare trains and shows the pair."""
+        self.tabs.setCurrentWidget(self.compare)
+        self.compare.compare_with_plain(model, "parity-aware BPE", word_counts)
 
     def ask_trim(self) -> TrimDialog | None:
         """File ▸ Trim vocabulary…: the dialog for the open model (non-modal); a trimmed

@@ -388,7 +388,8 @@ fn read_word_count_files(
 }
 
 /// The lines of one table, in order: whether it is escaped (its first line is
-/// [`table::HEADER`]) and the current line number.
+/// [`table::HEADER`]; its second line may then be a language label) and the current
+/// line number.
 #[derive(Default)]
 struct TableLines {
     line_no: u64,
@@ -402,6 +403,9 @@ impl TableLines {
         if self.line_no == 1 && line == table::HEADER {
             self.escaped = true;
             return Ok(());
+        }
+        if self.line_no == 2 && self.escaped && line.starts_with(table::LANGUAGE_PREFIX) {
+            return Ok(()); // the table's language label: read by the caller, not counted
         }
         parse_count_line(wc, rules, path, line, self.line_no, self.escaped)
     }

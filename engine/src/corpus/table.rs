@@ -3,7 +3,9 @@
 //!
 //! A table whose first line is [`HEADER`] has its words escaped (`\\`, `\t`, `\n`,
 //! `\r`), so that every word the pre-tokenizers make (GPT-2's keep their newline) fits
-//! on one line. A table without it is read literally (each line's last tab separates the
+//! on one line. Its second line may be [`LANGUAGE_PREFIX`] and a language code: the
+//! language the words were counted from (multilingual training reads it; counting skips
+//! it, since a line without a tab cannot be an entry). A table without it is read literally (each line's last tab separates the
 //! count), so tables made by other tools (Spark, a spreadsheet) need no escaping.
 
 use std::borrow::Cow;
@@ -13,6 +15,9 @@ use super::WordCounts;
 
 /// First line of an escaped table (what `bpe-desktop count` writes).
 pub const HEADER: &str = "#bpe-desktop word counts 1: word<TAB>count, backslash escapes \\\\ \\t \\n \\r";
+
+/// Start of an escaped table's optional second line, `#language: CODE`.
+pub const LANGUAGE_PREFIX: &str = "#language: ";
 
 /// `word` with backslash, tab, newline and carriage return escaped.
 pub fn escape_into(word: &str, out: &mut String) {

@@ -208,6 +208,7 @@ fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<WordCountTable>()?;
     m.add_function(wrap_pyfunction!(count_words, m)?)?;
     m.add("WORD_COUNTS_HEADER", crate::corpus::table::HEADER)?;
+    m.add("WORD_COUNTS_LANGUAGE_PREFIX", crate::corpus::table::LANGUAGE_PREFIX)?;
     m.add_function(wrap_pyfunction!(_debug_panic, m)?)?;
     m.add_function(wrap_pyfunction!(_corpus_reasons, m)?)?;
     m.add_function(wrap_pyfunction!(lower_engine_threads, m)?)?;

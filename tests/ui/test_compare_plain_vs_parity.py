@@ -1,0 +1,136 @@
+"""Plain vs parity-aware in one step: from the Compare panel (the open model) or the
+Training panel after a parity-aware run, the plain counterpart is trained in the worker
+and both are compared on the development set, each language's cost side by side."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from bpe_desktop.core import TrainConfig
+from bpe_desktop.core.comparison.parity_pair import (
+    language_costs,
+    model_dev_set,
+    train_plain_counterpart,
+)
+from bpe_desktop.core.counting import count_words
+from bpe_desktop.core.multilingual import train_multilingual
+from bpe_desktop.ui.compare import ComparePanel
+from bpe_desktop.ui.compare.languages import PLAIN_NAME
+from bpe_desktop.ui.training.corpus_list import LANGUAGE_COLUMN
+from tests.shared_data import DATA_DIR, corpus_path
+
+pytest_plugins = ["tests.ui.window_fixtures"]
+
+UD = {"en": corpus_path("ud_english.txt"), "ru": corpus_path("ud_russian.txt")}
+UDHR = {"en": DATA_DIR / "udhr" / "eng.txt", "ru": DATA_DIR / "udhr" / "rus.txt"}
+
+
+@pytest.fixture(scope="module")
+def parity_model():
+    config = TrainConfig(vocab_size=500, lang=tuple(f"{c}={p}" for c, p in UD.items()),
+                         parity_dev=tuple(f"{c}={p}" for c, p in UDHR.items()),
+                         parity_dev_documents=True)
+    return train_multilingual(config).model
+
+
+@pytest.fixture
+def panel(qtbot):
+    p = ComparePanel()
+    qtbot.addWidget(p)
+    return p
+
+
+def cells(panel) -> dict[str, list[str]]:
+    m = panel.languages.model
+    return {m.rows[r][0]: [m.data(m.index(r, c)) for c in range(1, m.columnCount())]
+            for r in range(m.rowCount())}
+
+
+def test_one_click_trains_plain_and_shows_both_languages_costs(panel, qtbot, parity_model):
+    panel.set_model(parity_model, "parity.json")
+    assert panel.plain_button.isEnabled()
+    with qtbot.waitSignal(panel.compared, timeout=120_000):
+        panel.plain_button.click()
+        assert not panel.plain_button.isEnabled()  # the worker runs; the GUI goes on
+        assert panel.cancel_button.isEnabled()
+    assert [s.name for s in panel.sources] == [PLAIN_NAME, "parity"]
+    plain = panel.sources[0].model
+    assert plain.vocab_size == parity_model.vocab_size and not plain.config.parity_dev
+    assert plain.merges == train_plain_counterpart(parity_model).merges
+    expected = language_costs([(PLAIN_NAME, plain), ("parity", parity_model)],
+                              model_dev_set(parity_model))
+    shown = cells(panel)
+    for l, code in enumerate(("en", "ru")):
+        assert shown[code] == [f"{expected.costs(t)[l]:,.2f}" for t in (0, 1)]
+    assert shown["max/min"] == [f"{expected.max_min(t):.3f}" for t in (0, 1)]
+    assert panel.languages.model.headers[1] == f"{PLAIN_NAME}: tokens per document"
+    assert panel.results.currentWidget() is panel.languages
+    # The text is the development set: comparing again keeps the language costs.
+    assert panel.text_edit.toPlainText().splitlines()[0] == \
+        UDHR["en"].read_text(encoding="utf-8").splitlines()[0]
+    with qtbot.waitSignal(panel.compared, timeout=60_000):
+        panel.compare_button.click()
+    assert cells(panel) == shown
+
+
+def test_a_plain_model_offers_no_plain_counterpart(panel, parity_model):
+    plain = dataclasses.replace(parity_model, config=parity_model.config.replace(
+        parity_dev=(), parity_dev_documents=False))
+    panel.set_model(plain, "plain.json")
+    assert not panel.plain_button.isEnabled()
+    assert not panel.compare_with_plain()
+    assert "trained parity-aware" in panel.status_label.text()
+
+
+def test_a_missing_development_file_is_one_clear_error(panel, qtbot, parity_model, errors,
+                                                       tmp_path):
+    gone = tmp_path / "gone.txt"
+    config = parity_model.config.replace(parity_dev=(f"en={gone}", f"ru={UDHR['ru']}"))
+    model = dataclasses.replace(parity_model, config=config)
+    with qtbot.waitSignal(panel.runner.stopped, timeout=60_000):
+        assert panel.compare_with_plain(model, "broken")
+    assert "gone.txt: no such development file" in errors[0][1]
+    assert panel.sources == []
+
+
+def test_after_a_parity_run_from_tables_training_opens_compare_with_both(window, qtbot,
+                                                                         tmp_path):
+    tables = []
+    for code, path in UD.items():
+        tables.append(str(tmp_path / f"{code}-counts.tsv"))
+        count_words([path], language=code).save(tables[-1])
+    training = window.training
+    training.options.word_counts.setChecked(True)
+    training.corpus.add_paths(tables)
+    qtbot.waitUntil(lambda: [training.corpus.topLevelItem(i).text(LANGUAGE_COLUMN)
+                             for i in range(2)] == ["en", "ru"], timeout=20_000)
+    training.options.set_config(TrainConfig(vocab_size=400))
+    training.options.parity_dev.setText("; ".join(f"{c}={p}" for c, p in UDHR.items()))
+    training.options.parity_dev_documents.setChecked(True)
+    assert training.compare_plain_button.isHidden()
+    with qtbot.waitSignal(training.trained, timeout=120_000):
+        assert training.start()
+    assert not training.compare_plain_button.isHidden()
+    with qtbot.waitSignal(window.compare.compared, timeout=120_000):
+        training.compare_plain_button.click()
+    assert window.tabs.currentWidget() is window.compare
+    names = [s.name for s in window.compare.sources]
+    assert names == [PLAIN_NAME, "parity-aware BPE"]
+    plain = window.compare.sources[0].model
+    assert plain.config.lang == window.document.model.config.lang
+    assert plain.vocab_size == window.document.model.vocab_size
+    assert set(cells(window.compare)) >= {"en", "ru", "max/min", "Gini", "total tokens"}
+
+
+def test_cancel_keeps_the_panel_as_it_was(panel, qtbot, parity_model):
+    panel.set_model(parity_model, "parity.json")
+    assert panel.add_current()
+    with qtbot.waitSignal(panel.runner.stopped, timeout=60_000):
+        assert panel.compare_with_plain()
+        panel.cancel_button.click()
+    assert [s.name for s in panel.sources] == ["parity"]
+    assert panel.comparison is None and panel.parallel is None
+    assert "cancelled" in panel.status_label.text()
+    assert panel.plain_button.isEnabled()
