@@ -109,9 +109,22 @@ class Tokenizer:
         self._bos = cfg.special("bos")
         self._eos = cfg.special("eos")
         self._pad = cfg.special("pad")
+        engine_model = model.engine_model()
+        if engine_model is not None:  # built by the engine from the tokens it holds
+            self._native = engine_model.tokenizer(cfg, self._unk_id, specials)
+        else:
+            self._native = self._from_fields(model, specials)
+        self._encode_list = self._native.encode_list
+        # Protected strings are cut out of the raw text first; the parts between them are
+        # encoded as texts of their own (see bpe_desktop.core.protected).
+        self._protector = Protector(cfg.protected) if cfg.protected else None
+
+    def _from_fields(self, model: BPEModel, specials: dict[int, str]):
+        """The engine's tokenizer of a model made in Python: its pieces and merges packed."""
+        cfg = model.config
         pieces = model.pieces
         parts, part_ends = model.packed_merges()  # ids looked up by the engine
-        self._native = _native.engine().Tokenizer(
+        return _native.engine().Tokenizer(
             cfg,  # the engine reads its text rules (normalize ... boundary) itself
             _joined(pieces),
             _u32_bytes(itertools.accumulate(map(len, pieces)), len(pieces)),  # ends
@@ -120,10 +133,6 @@ class Tokenizer:
             self._unk_id,
             specials,
         )
-        self._encode_list = self._native.encode_list
-        # Protected strings are cut out of the raw text first; the parts between them are
-        # encoded as texts of their own (see bpe_desktop.core.protected).
-        self._protector = Protector(cfg.protected) if cfg.protected else None
 
     # -- sizes and lookups (sentencepiece names) ------------------------------------------
 
@@ -143,7 +152,7 @@ class Tokenizer:
 
     def id_to_piece(self, id: int) -> str:
         self._check_ids([id])
-        return self.model.pieces[id]
+        return self.model.id_to_piece(id)
 
     def unk_id(self) -> int:
         return self._unk_id if self._unk_id is not None else -1
