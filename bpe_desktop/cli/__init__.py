@@ -18,18 +18,9 @@ import sys
 import traceback
 from typing import Sequence
 
+import importlib
+
 from bpe_desktop import __version__
-from bpe_desktop.cli import (
-    adapt,
-    codec,
-    compare,
-    count,
-    evaluate,
-    history,
-    info,
-    interop,
-    train,
-)
 from bpe_desktop.cli._common import (
     EXIT_ERROR,
     EXIT_INTERRUPTED,
@@ -42,19 +33,54 @@ from bpe_desktop.cli._common import (
     _os_message,
     _silence_stdout,
 )
-from bpe_desktop.cli.options import config_from_args  # noqa: F401 (the public helper)
-from bpe_desktop.cli.progress import ProgressBar  # noqa: F401 (for callers and tests)
 from bpe_desktop.cli.recording import run_command
-from bpe_desktop.cli.train import HOLD_FOR_CANCEL_ENV  # noqa: F401 (a test hook)
 from bpe_desktop.core.errors import BpeError
 
+
+class _CommandModule:
+    """A command module, imported on first use: a command line imports only the module
+    of its own command (a one-line ``encode`` must not pay for numpy, the evaluation and
+    comparison code), ``--help`` all of them. ``commands`` names the subcommands its
+    ``add_parser`` adds (a test checks them against the parser)."""
+
+    def __init__(self, name: str, commands: tuple[str, ...]) -> None:
+        self.name = name
+        self.commands = commands
+
+    def __getattr__(self, attr: str):
+        return getattr(importlib.import_module(f"{__name__}.{self.name}"), attr)
+
+
 #: The command modules, in the order ``--help`` lists their commands.
-COMMANDS = (train, codec, info, interop, adapt, evaluate, compare, count, history)
+COMMANDS = (
+    _CommandModule("train", ("train",)),
+    _CommandModule("codec", ("encode", "decode")),
+    _CommandModule("info", ("info",)),
+    _CommandModule("interop", ("export", "import")),
+    _CommandModule("adapt", ("extend", "trim")),
+    _CommandModule("evaluate", ("evaluate",)),
+    _CommandModule("compare", ("compare",)),
+    _CommandModule("count", ("count",)),
+    _CommandModule("history", ("history", "report")),
+)
+
+#: Names this package offers, from the module that defines them (imported when asked for).
+_LAZY_NAMES = {"config_from_args": "options", "ProgressBar": "progress",
+               "HOLD_FOR_CANCEL_ENV": "train"}
+
+
+def __getattr__(name: str):
+    # The command modules (cli.codec, ...) and a few helpers, imported when first asked for.
+    if name in _LAZY_NAMES:
+        return getattr(importlib.import_module(f"{__name__}.{_LAZY_NAMES[name]}"), name)
+    if any(module.name == name for module in COMMANDS):
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
     args_list = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(args_list[0] if args_list else None)
     if _wants_desktop_app(parser, args_list):
         from bpe_desktop.app import main as app_main
 
@@ -122,7 +148,9 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_USAGE, f"{PROG}: error: {message} ({hint})\n")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The command line's parser; given a ``command``, one with only that command if it
+    is one (the others' modules are not imported)."""
     parser = _Parser(
         prog=PROG,
         description="Train, inspect and use byte-pair-encoding tokenizers.",
@@ -130,6 +158,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for module in COMMANDS:
+    chosen = [m for m in COMMANDS if command in m.commands]
+    for module in chosen or COMMANDS:
         module.add_parser(sub)
     return parser

@@ -16,17 +16,6 @@ from bpe_desktop.cli.recording import add_project_option, recording
 from bpe_desktop.core.comparison import MAX_TOKENIZERS, MIN_TOKENIZERS, model_formats
 
 
-def probability(text: str) -> float:
-    """An argparse type: a number from 0 to 1 (BPE-dropout)."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not 0.0 <= value <= 1.0:  # also refuses nan
-        raise argparse.ArgumentTypeError(f"must be from 0 to 1; got {text}")
-    return value
-
-
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "compare", help="compare tokenizers on the same text",

@@ -16,8 +16,7 @@ from bpe_desktop.cli._common import (
     _lines,
     _report_stream,
 )
-from bpe_desktop.cli.compare import probability
-from bpe_desktop.cli.options import whole_number
+from bpe_desktop.cli.options import probability, whole_number
 from bpe_desktop.cli.progress import ProgressBar
 from bpe_desktop.core.errors import TrainingCancelled
 from bpe_desktop.core.formats import FORMATS

@@ -147,3 +147,14 @@ def config_from_args(args: argparse.Namespace) -> TrainConfig:
     if args.preset:
         return TrainConfig.preset(args.preset, **overrides)
     return TrainConfig(**overrides)
+
+
+def probability(text: str) -> float:
+    """An argparse type: a number from 0 to 1 (BPE-dropout)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not 0.0 <= value <= 1.0:  # also refuses nan
+        raise argparse.ArgumentTypeError(f"must be from 0 to 1; got {text}")
+    return value

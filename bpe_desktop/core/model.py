@@ -150,7 +150,7 @@ class BPEModel:
         """All tokens in id order."""
         engine = self.__dict__.get("_engine")
         if engine is not None:
-            return tuple(engine.pieces())
+            return tuple(itertools.chain.from_iterable(_engine_slices(engine, "pieces")))
         specials = {t.id: t.piece for t in self.config.special_tokens}
         size = len(specials) + len(self._ordinary_pieces)
         too_big = [t for t in self.config.special_tokens if t.id >= size]
@@ -386,16 +386,34 @@ for _name in ENGINE_FIELDS:
 del _name
 
 
+#: Items an engine-held model's field takes from the engine per call: each call holds the
+#: GIL about a millisecond (a whole 100k-token model's in one call held it ~10 ms, while
+#: the GUI thread waited).
+_ENGINE_SLICE = 8192
+
+
 def _from_engine(engine: Any, name: str) -> Any:
     """The field ``name`` of an engine-held model, as the model file's reader built it."""
-    if name == "merges":
-        return tuple(map(Merge, *engine.merge_columns()))
     if name == "alphabet":
         return tuple(engine.alphabet())
-    if name == "words":
-        return tuple(engine.words())
-    values = engine.ids() if name == "ids" else engine.final_counts()
-    return None if values is None else tuple(values)
+    if name == "ids" or name == "final_counts":
+        values = engine.ids() if name == "ids" else engine.final_counts()
+        return None if values is None else tuple(values)
+    return tuple(itertools.chain.from_iterable(_engine_slices(engine, name)))
+
+
+def _engine_slices(engine: Any, name: str) -> Iterator[Any]:
+    """The items of an engine-held model's merges, pieces or words, a slice per call."""
+    total = {"merges": engine.merge_count, "pieces": engine.size,
+             "words": engine.word_count}[name]
+    for start in range(0, total, _ENGINE_SLICE):
+        stop = start + _ENGINE_SLICE
+        if name == "merges":
+            yield map(Merge, *engine.merge_columns(start, stop))
+        elif name == "pieces":
+            yield engine.pieces(start, stop)
+        else:
+            yield engine.words(start, stop)
 
 
 def explicit_ids_problem(ids, ordinary: int, special_ids) -> tuple[int | None, str] | None:

@@ -32,8 +32,10 @@ the ids stay theirs. Ids alone then cannot tell that a word ended there, and
 
 from __future__ import annotations
 
+import array
 import itertools
 import secrets
+import sys
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Iterable, Sequence
 
@@ -224,6 +226,23 @@ class Tokenizer:
         ids, ends = self._encode_batch(texts, mode, threads)
         starts = [0, *ends]
         return [ids[a:b] for a, b in zip(starts, ends)]  # views of one array
+
+    def encode_batch_lists(self, texts: Sequence[str], *, mode: str = "merges",
+                           threads: int = 0) -> list[list[int]]:
+        """Encode many texts in parallel; the ids of each text as a list (without NumPy,
+        whose import alone costs a short command line more than its encoding)."""
+        if self._protector is not None:
+            return [ids.tolist() for ids in self.encode_batch(texts, mode=mode, threads=threads)]
+        _check_mode(mode)
+        if not isinstance(texts, (list, tuple)):
+            texts = list(texts)
+        raw, ends = _native.call(self._native.encode_batch, texts, mode == "greedy", threads)
+        flat = array.array("I")  # 4 bytes wide on every platform Python supports
+        flat.frombytes(raw)
+        if sys.byteorder == "big":  # the engine's ids are little-endian
+            flat.byteswap()
+        ids = flat.tolist()
+        return [ids[a:b] for a, b in zip([0, *ends], ends)]
 
     def encode_batch_flat(self, texts: Sequence[str], *, mode: str = "merges",
                           threads: int = 0) -> tuple[np.ndarray, np.ndarray]:

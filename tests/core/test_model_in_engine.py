@@ -66,6 +66,15 @@ def test_every_field_equals_the_python_readers(pair):
         assert getattr(fast, name) == getattr(slow, name), name
 
 
+def test_fields_taken_from_the_engine_a_slice_at_a_time_are_whole(pair, monkeypatch):
+    from bpe_desktop.core import model as model_module
+
+    monkeypatch.setattr(model_module, "_ENGINE_SLICE", 7)
+    fast, slow = both_ways(pair[1])
+    assert fast.merges == slow.merges and fast.words == slow.words
+    assert fast.pieces == slow.pieces
+
+
 def test_look_ups_equal_the_python_readers(pair):
     fast, slow = pair
     assert fast.vocab_size == slow.vocab_size

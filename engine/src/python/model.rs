@@ -87,13 +87,16 @@ impl PyModel {
         self.0.lists.ordinary.iter().take(self.0.lists.alphabet_len).map(str::to_string).collect()
     }
 
-    /// The merges as three columns: left pieces, right pieces, counts (None: unknown).
+    /// Merges `start..stop` as three columns: left pieces, right pieces, counts (None:
+    /// unknown). A range, so that a caller holds the GIL for a slice at a time.
     #[allow(clippy::type_complexity)]
-    fn merge_columns(&self) -> (Vec<&str>, Vec<&str>, Vec<Option<u64>>) {
+    fn merge_columns(&self, start: usize, stop: usize) -> (Vec<&str>, Vec<&str>, Vec<Option<u64>>) {
         let (l, o) = (&self.0.lists, &self.0.lists.ordinary);
-        let lefts = l.merges.iter().map(|m| o.get(m.0 as usize)).collect();
-        let rights = l.merges.iter().map(|m| o.get(m.1 as usize)).collect();
-        (lefts, rights, l.counts.clone())
+        let range = start.min(l.merges.len())..stop.min(l.merges.len()).max(start.min(l.merges.len()));
+        let merges = &l.merges[range.clone()];
+        let lefts = merges.iter().map(|m| o.get(m.0 as usize)).collect();
+        let rights = merges.iter().map(|m| o.get(m.1 as usize)).collect();
+        (lefts, rights, l.counts[range].to_vec())
     }
 
     /// Every merge's left and right piece back to back (l0 r0 l1 r1 ...) and where each
@@ -114,12 +117,21 @@ impl PyModel {
         (text, PyBytes::new(py, &ends))
     }
 
-    fn pieces(&self) -> Vec<&str> {
-        self.0.pieces().iter().map(String::as_str).collect()
+    /// The pieces of ids `start..stop` (a range: see `merge_columns`).
+    fn pieces(&self, start: usize, stop: usize) -> Vec<&str> {
+        let p = self.0.pieces();
+        let start = start.min(p.len());
+        p[start..stop.clamp(start, p.len())].iter().map(String::as_str).collect()
     }
 
-    fn words(&self) -> Vec<(&str, u64)> {
-        self.0.lists.words.iter().collect()
+    /// The kept training words `start..stop` with their counts (a range: see `merge_columns`).
+    fn words(&self, start: usize, stop: usize) -> Vec<(&str, u64)> {
+        self.0.lists.words.iter().skip(start).take(stop.saturating_sub(start)).collect()
+    }
+
+    #[getter]
+    fn word_count(&self) -> usize {
+        self.0.lists.words.ends.len()
     }
 
     /// The explicit ids of the ordinary tokens as the file gave them (None: numbered in order).
