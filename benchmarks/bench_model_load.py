@@ -30,7 +30,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.common import CACHE, CORPORA_DIR, best  # noqa: E402
+from benchmarks.common import CACHE, CORPORA_DIR, best
 
 LINE = "The quick brown fox jumps over the lazy dog, twice; naïve café owners watch."
 SLICE_BYTES = 20_000_000
@@ -114,10 +114,10 @@ def main() -> None:
     del kept
 
     ours_cmd = [sys.executable, "-m", "bpe_desktop.cli", "encode", "-m", str(model_path)]
-    hf_cmd = [sys.executable, "-c",
-              "import sys; from tokenizers import Tokenizer; "
-              f"t = Tokenizer.from_file({str(hf_path)!r}); "
-              "print(' '.join(t.encode(sys.stdin.readline().rstrip('\\n')).tokens))"]
+    one_liner = ("import sys; from tokenizers import Tokenizer; "
+                 f"t = Tokenizer.from_file({str(hf_path)!r}); "
+                 "print(' '.join(t.encode(sys.stdin.readline().rstrip('\\n')).tokens))")
+    hf_cmd = [sys.executable, "-c", one_liner]
     stdin = LINE + "\n"
     hf_proc = process_time(hf_cmd, stdin, max(3, args.repeat // 4))
     our_proc = process_time(ours_cmd, stdin, max(3, args.repeat // 4))

@@ -13,12 +13,11 @@ line and ``options`` the training options made from TrainConfig's declarations.
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import sys
 import traceback
 from typing import Sequence
-
-import importlib
 
 from bpe_desktop import __version__
 from bpe_desktop.cli._common import (

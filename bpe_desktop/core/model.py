@@ -12,6 +12,14 @@ exists reusing its token) takes the next free id, so ids are dense from 0.
 An imported model whose source numbers its tokens otherwise keeps the source's ids:
 ``ids`` then gives the id of each ordinary token, in that same order (alphabet, then
 merged tokens). Together with the special tokens' ids they are 0 .. size-1, each once.
+
+Where the tokens live
+---------------------
+A model read from a file is held by the engine (``_engine.Model``: its pieces, merges as
+id pairs, ids, counts and kept words, with no Python object per token); its long fields
+(:data:`ENGINE_FIELDS`) and ``pieces`` are built from it on first access, while look-ups,
+sizes, truncation and the tokenizer ask the engine. A model made in Python (training's
+result, an import) holds its fields itself. Both behave alike in every respect.
 """
 
 from __future__ import annotations

@@ -16,7 +16,6 @@ from bpe_desktop.core.config import SpecialToken
 from bpe_desktop.core.errors import ConfigError, ModelFileError
 from bpe_desktop.core.model import BPEModel, Merge
 from bpe_desktop.core.model_file import dumps, loads, model_from_dict
-
 from tests.core.model_file_helpers import small_model
 
 TEXT = ("the quick brown fox jumps over the lazy dog and the dog sleeps "
@@ -155,7 +154,7 @@ def test_loading_and_encoding_holds_no_python_object_per_token():
     try:
         loaded = loads(raw)
         loaded.tokenizer().encode(TEXT[:200])
-        loaded.truncated(10).vocab_size
+        cut_size = loaded.truncated(10).vocab_size
         gc.collect()
         held = tracemalloc.get_traced_memory()[0]
         assert "merges" not in loaded.__dict__ and "pieces" not in loaded.__dict__
@@ -163,3 +162,4 @@ def test_loading_and_encoding_holds_no_python_object_per_token():
         tracemalloc.stop()
     # A Python object per merge or token would be a few hundred bytes each.
     assert held < 40 * model.vocab_size
+    assert cut_size == model.truncated(10).vocab_size
