@@ -5,8 +5,8 @@ status: 1 for errors, 2 for bad usage, 130 when interrupted (Ctrl-C). Set
 ``BPE_DESKTOP_DEBUG=1`` to also get the traceback of an unexpected error.
 
 One module per command (or pair of commands), each with ``add_parser(sub)`` adding its
-subcommand(s) and their ``cmd_*`` functions; :data:`COMMANDS` names each command's module,
-in the order ``--help`` shows them. ``_common`` holds the error handling, ``progress`` the progress
+subcommand(s) and their ``cmd_*`` functions; :data:`COMMANDS` lists them in the order
+``--help`` shows them. ``_common`` holds the error handling, ``progress`` the progress
 line and ``options`` the training options made from TrainConfig's declarations.
 """
 
@@ -35,32 +35,45 @@ from bpe_desktop.cli._common import (
 from bpe_desktop.cli.recording import run_command
 from bpe_desktop.core.errors import BpeError
 
-#: Each command and the module (in this package) that defines it, in the order
-#: ``--help`` lists them. A command run imports only its own module, so the start-up of
-#: ``encode`` does not pay for evaluation's or comparison's imports.
-COMMANDS = {
-    "train": "train",
-    "encode": "codec", "decode": "codec",
-    "info": "info",
-    "export": "interop", "import": "interop",
-    "extend": "adapt", "trim": "adapt",
-    "evaluate": "evaluate",
-    "compare": "compare",
-    "count": "count",
-    "history": "history", "report": "history",
-}
 
-#: Names kept importable from here, loaded on first use (see :data:`COMMANDS`).
-_LAZY_NAMES = {
-    "config_from_args": "options",  # the public helper
-    "ProgressBar": "progress",  # for callers and tests
-    "HOLD_FOR_CANCEL_ENV": "train",  # a test hook
-}
+class _CommandModule:
+    """A command module, imported on first use: a command line imports only the module
+    of its own command (a one-line ``encode`` must not pay for numpy, the evaluation and
+    comparison code), ``--help`` all of them. ``commands`` names the subcommands its
+    ``add_parser`` adds (a test checks them against the parser)."""
+
+    def __init__(self, name: str, commands: tuple[str, ...]) -> None:
+        self.name = name
+        self.commands = commands
+
+    def __getattr__(self, attr: str):
+        return getattr(importlib.import_module(f"{__name__}.{self.name}"), attr)
+
+
+#: The command modules, in the order ``--help`` lists their commands.
+COMMANDS = (
+    _CommandModule("train", ("train",)),
+    _CommandModule("codec", ("encode", "decode")),
+    _CommandModule("info", ("info",)),
+    _CommandModule("interop", ("export", "import")),
+    _CommandModule("adapt", ("extend", "trim")),
+    _CommandModule("evaluate", ("evaluate",)),
+    _CommandModule("compare", ("compare",)),
+    _CommandModule("count", ("count",)),
+    _CommandModule("history", ("history", "report")),
+)
+
+#: Names this package offers, from the module that defines them (imported when asked for).
+_LAZY_NAMES = {"config_from_args": "options", "ProgressBar": "progress",
+               "HOLD_FOR_CANCEL_ENV": "train"}
 
 
 def __getattr__(name: str):
+    # The command modules (cli.codec, ...) and a few helpers, imported when first asked for.
     if name in _LAZY_NAMES:
         return getattr(importlib.import_module(f"{__name__}.{_LAZY_NAMES[name]}"), name)
+    if any(module.name == name for module in COMMANDS):
+        return importlib.import_module(f"{__name__}.{name}")
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
@@ -111,12 +124,19 @@ def _wants_desktop_app(parser: argparse.ArgumentParser, argv: list[str]) -> bool
     first = argv[0]
     if first in _APP_OPTIONS or first.split("=", 1)[0] in _APP_OPTIONS:
         return True
-    if first.startswith("-") or first in COMMANDS:
+    if first.startswith("-") or first in _commands(parser):
         return False
     return first.endswith(".json") or os.path.isfile(first)
 
 
 _APP_OPTIONS = ("--smoke-test", "--screenshots", "--appearance")
+
+
+def _commands(parser: argparse.ArgumentParser) -> set[str]:
+    for action in parser._subparsers._group_actions if parser._subparsers else ():
+        if isinstance(action, argparse._SubParsersAction):
+            return set(action.choices)
+    return set()
 
 
 class _Parser(argparse.ArgumentParser):
@@ -128,8 +148,8 @@ class _Parser(argparse.ArgumentParser):
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
-    """The parser of every command, or only of ``command`` (and the commands its module
-    defines) when it is one: what running it needs, without importing the others."""
+    """The command line's parser; given a ``command``, one with only that command if it
+    is one (the others' modules are not imported)."""
     parser = _Parser(
         prog=PROG,
         description="Train, inspect and use byte-pair-encoding tokenizers.",
@@ -137,7 +157,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    wanted = [COMMANDS[command]] if command in COMMANDS else COMMANDS.values()
-    for module in dict.fromkeys(wanted):
-        importlib.import_module(f"{__name__}.{module}").add_parser(sub)
+    chosen = [m for m in COMMANDS if command in m.commands]
+    for module in chosen or COMMANDS:
+        module.add_parser(sub)
     return parser

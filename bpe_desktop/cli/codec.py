@@ -64,8 +64,6 @@ def _batches(name: str) -> Iterator[list[tuple[int, str, str]]]:
 
 
 def cmd_encode(args: argparse.Namespace) -> int:
-    import numpy as np
-
     if args.dropout and args.mode != "merges":
         raise CliError("--dropout applies to --mode merges only")
     # --seed with P = 0 is ordinary encoding (one sample, whatever the seed): a sweep of P
@@ -74,22 +72,24 @@ def cmd_encode(args: argparse.Namespace) -> int:
     tok = model.tokenizer()
     if args.dropout:
         return _encode_sampled(tok, args)
-    # id -> output text, indexed with each line's id array (faster than a Python loop)
-    shown = [str(i) for i in range(model.vocab_size)] if args.ids else model.pieces
-    table = np.array(shown, dtype=object)
+    # id -> output text, looked up in C (map over the table's __getitem__)
+    shown = map(str, range(model.vocab_size)) if args.ids else model.pieces
+    table = tuple(shown).__getitem__
+    unk = tok.unk_id()
+    word_final_unk = not args.ids and model.config.boundary == "eow-suffix" and unk >= 0
     label = "standard input" if args.input == "-" else args.input
     out = sys.stdout
     for batch in _batches(args.input):
         texts = [text for _, text, _ in batch]
         try:
-            encoded = tok.encode_batch(texts, mode=args.mode)
+            encoded = tok.encode_batch_lists(texts, mode=args.mode)
         except EncodeError as exc:
             _encode_error(tok, batch, args.mode, label, exc)
-        lines = [" ".join(table[arr].tolist()) for arr in encoded]
-        if not args.ids and model.config.boundary == "eow-suffix" and tok.unk_id() >= 0:
+        lines = [" ".join(map(table, ids)) for ids in encoded]
+        if word_final_unk:
             # A word-final <unk> hides the word's </w>: show it as <unk></w>.
-            for k, arr in enumerate(encoded):
-                if (arr == tok.unk_id()).any():
+            for k, ids in enumerate(encoded):
+                if unk in ids:
                     lines[k] = " ".join(tok.encode_as_pieces(texts[k], mode=args.mode))
         out.write("".join(line + end for line, (_, _, end) in zip(lines, batch)))
     out.flush()

@@ -11,38 +11,39 @@ worker threads all use the same API::
     tok.encode_as_pieces("lowest")      # ['low', 'est</w>']
 """
 
-from bpe_desktop.core.config import (
-    BOUNDARIES,
-    NORMALIZATIONS,
-    PRESETS,
-    PRETOKENIZERS,
-    TIE_BREAKS,
-    SpecialToken,
-    TrainConfig,
-)
-from bpe_desktop.core.errors import (
-    BpeError,
-    ConfigError,
-    CorpusError,
-    EncodeError,
-    EngineError,
-    ExportError,
-    ModelFileError,
-    TrainingCancelled,
-)
-from bpe_desktop.core._native import lower_engine_threads
-from bpe_desktop.core.memory import MemoryEstimate, estimate_training_memory
-from bpe_desktop.core.model import BPEModel, CorpusFile, CorpusInfo, Merge, TokenInfo
-from bpe_desktop.core.model_file import load_model, save_model
-from bpe_desktop.core.tokenizer import Encoding, MergeStep, Tokenizer
-from bpe_desktop.core.training import (
-    CancelToken,
-    Corpus,
-    Progress,
-    TrainResult,
-    WordSegmentation,
-    train,
-)
+import importlib
+
+#: Each public name and the module that defines it; imported when first asked for, so
+#: that a program using one part (the command line encoding a line, a test importing an
+#: error class) does not pay for the rest.
+_SOURCES = {
+    "config": ("BOUNDARIES", "NORMALIZATIONS", "PRESETS", "PRETOKENIZERS", "TIE_BREAKS",
+               "SpecialToken", "TrainConfig"),
+    "errors": ("BpeError", "ConfigError", "CorpusError", "EncodeError", "EngineError",
+               "ExportError", "ModelFileError", "TrainingCancelled"),
+    "_native": ("lower_engine_threads",),
+    "memory": ("MemoryEstimate", "estimate_training_memory"),
+    "model": ("BPEModel", "CorpusFile", "CorpusInfo", "Merge", "TokenInfo"),
+    "model_file": ("load_model", "save_model"),
+    "tokenizer": ("Encoding", "MergeStep", "Tokenizer"),
+    "training": ("CancelToken", "Corpus", "Progress", "TrainResult", "WordSegmentation",
+                 "train"),
+}
+_MODULE_OF = {name: module for module, names in _SOURCES.items() for name in names}
+
+
+def __getattr__(name: str):
+    module = _MODULE_OF.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_MODULE_OF))
+
 
 __all__ = [
     "BOUNDARIES", "NORMALIZATIONS", "PRESETS", "PRETOKENIZERS", "TIE_BREAKS",

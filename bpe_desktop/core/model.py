@@ -12,6 +12,14 @@ exists reusing its token) takes the next free id, so ids are dense from 0.
 An imported model whose source numbers its tokens otherwise keeps the source's ids:
 ``ids`` then gives the id of each ordinary token, in that same order (alphabet, then
 merged tokens). Together with the special tokens' ids they are 0 .. size-1, each once.
+
+Where the tokens live
+---------------------
+A model read from a file is held by the engine (``_engine.Model``: its pieces, merges as
+id pairs, ids, counts and kept words, with no Python object per token); its long fields
+(:data:`ENGINE_FIELDS`) and ``pieces`` are built from it on first access, while look-ups,
+sizes, truncation and the tokenizer ask the engine. A model made in Python (training's
+result, an import) holds its fields itself. Both behave alike in every respect.
 """
 
 from __future__ import annotations
@@ -21,7 +29,7 @@ import functools
 import itertools
 import operator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Iterator
+from typing import TYPE_CHECKING, Any, Iterator
 
 from bpe_desktop.core.config import TrainConfig
 from bpe_desktop.core.constraints import ConstraintReport
@@ -110,11 +118,47 @@ class BPEModel:
     constraints: ConstraintReport | None = None
     _cache: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
+    # -- held by the engine -------------------------------------------------------------
+
+    @classmethod
+    def from_engine(cls, engine_model: Any, *, config: TrainConfig,
+                    corpus: CorpusInfo | None = None, description: str = "",
+                    constraints: ConstraintReport | None = None) -> BPEModel:
+        """A model whose tokens and merges the engine holds (``_engine.Model``, as read
+        from a model file). Its long fields (:data:`ENGINE_FIELDS`) become Python values
+        only when first asked for; look-ups, truncation and the tokenizer never ask."""
+        model = object.__new__(cls)
+        model.__dict__.update(config=config, corpus=corpus, description=description,
+                              constraints=constraints, _cache={}, _engine=engine_model)
+        return model
+
+    def __getattr__(self, name: str) -> Any:
+        # Called only for what the instance lacks: an engine-held field not yet built.
+        engine = self.__dict__.get("_engine")
+        if engine is None or name not in ENGINE_FIELDS:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        value = _from_engine(engine, name)
+        self.__dict__[name] = value
+        return value
+
+    def __reduce__(self) -> tuple:
+        # Fields only: the engine's object and the caches are rebuilt where it lands.
+        return (type(self), tuple(getattr(self, f.name) for f in dataclasses.fields(self)
+                                  if f.init))
+
+    def engine_model(self) -> Any:
+        """The engine's ``Model`` holding this model's tokens and merges, or None for a
+        model made in Python (training's result, an import)."""
+        return self.__dict__.get("_engine")
+
     # -- vocabulary ---------------------------------------------------------------------
 
     @functools.cached_property
     def pieces(self) -> tuple[str, ...]:
         """All tokens in id order."""
+        engine = self.__dict__.get("_engine")
+        if engine is not None:
+            return tuple(itertools.chain.from_iterable(_engine_slices(engine, "pieces")))
         specials = {t.id: t.piece for t in self.config.special_tokens}
         size = len(specials) + len(self._ordinary_pieces)
         too_big = [t for t in self.config.special_tokens if t.id >= size]
@@ -173,12 +217,21 @@ class BPEModel:
 
     @property
     def vocab_size(self) -> int:
-        return len(self.pieces)
+        engine = self.__dict__.get("_engine")
+        return engine.size if engine is not None else len(self.pieces)
 
     def piece_to_id(self, piece: str) -> int | None:
+        engine = self.__dict__.get("_engine")
+        if engine is not None and "piece_ids" not in self.__dict__:
+            return engine.piece_to_id(piece) if isinstance(piece, str) else None
         return self.piece_ids.get(piece)
 
     def id_to_piece(self, id: int) -> str:
+        engine = self.__dict__.get("_engine")
+        if engine is not None and "pieces" not in self.__dict__:
+            if not isinstance(id, int) or not 0 <= id < engine.size:
+                return self.pieces[id]  # the tuple's own error (or negative index)
+            return engine.id_to_piece(id)
         return self.pieces[id]
 
     @functools.cached_property
@@ -229,6 +282,9 @@ class BPEModel:
 
     def vocab_size_at(self, merges: int) -> int:
         """The vocabulary size of :meth:`truncated` ``(merges)`` (without building it)."""
+        engine = self.__dict__.get("_engine")
+        if engine is not None:
+            return engine.vocab_size_at(max(0, merges))
         sizes = self._cache.get("sizes")
         if sizes is None:
             seen, grown, sizes = set(self.alphabet), 0, [0]
@@ -248,9 +304,10 @@ class BPEModel:
         A special token whose id no longer fits the smaller vocabulary moves to the
         highest free id (keeping the specials' order); everything else keeps its id.
         """
-        if not 0 <= merges <= len(self.merges):
-            raise ConfigError(f"a model with {len(self.merges)} merges cannot be cut to "
-                              f"{merges}")
+        engine = self.__dict__.get("_engine")
+        count = engine.merge_count if engine is not None else len(self.merges)
+        if not 0 <= merges <= count:
+            raise ConfigError(f"a model with {count} merges cannot be cut to {merges}")
         size = self.vocab_size_at(merges)
         specials = sorted(self.config.special_tokens, key=lambda t: t.id)
         fitting = {t.id for t in specials if t.id < size}
@@ -260,6 +317,12 @@ class BPEModel:
         tokens = tuple(dataclasses.replace(t, id=new_ids.get(t.piece, t.id))
                        for t in self.config.special_tokens)
         config = self.config.replace(merges=merges, vocab_size=None, special_tokens=tokens)
+        if engine is not None:
+            smaller = engine.truncated(merges, [(t.id, t.piece) for t in tokens])
+            if smaller is not None:  # None: explicit ids, cut as fields below
+                return BPEModel.from_engine(smaller, config=config, corpus=self.corpus,
+                                            description=self.description,
+                                            constraints=self.constraints)
         cut = dataclasses.replace(self, config=config, merges=self.merges[:merges],
                                   final_counts=None)
         if not moved:  # the same ids: the vocabulary is a prefix (spares the sweep work)
@@ -279,6 +342,12 @@ class BPEModel:
         GIL at 100,000 merges, and one C call over all of them would hold it for ~10 ms.
         """
         out = self._cache.get("packed_merges")
+        engine = self.__dict__.get("_engine")
+        if out is None and engine is not None:
+            import numpy as np
+
+            text, ends = engine.packed_merges()
+            out = self._cache["packed_merges"] = (text, np.frombuffer(ends, dtype=np.uint32))
         if out is None:
             import numpy as np  # imported on first use: training never needs it
 
@@ -313,6 +382,46 @@ class BPEModel:
         model: a model that built one is otherwise freed only by the cyclic collector,
         which the desktop application keeps away from a large model's objects."""
         self._cache.pop("tokenizer", None)
+
+
+#: The fields an engine-held model builds on first access (see BPEModel.from_engine).
+ENGINE_FIELDS = ("alphabet", "merges", "words", "ids", "final_counts")
+# Defaults live on in the generated __init__; as class attributes they would hide an
+# engine-held model's fields from __getattr__.
+for _name in ENGINE_FIELDS:
+    if _name in BPEModel.__dict__:
+        delattr(BPEModel, _name)
+del _name
+
+
+#: Items an engine-held model's field takes from the engine per call: each call holds the
+#: GIL about a millisecond (a whole 100k-token model's in one call held it ~10 ms, while
+#: the GUI thread waited).
+_ENGINE_SLICE = 8192
+
+
+def _from_engine(engine: Any, name: str) -> Any:
+    """The field ``name`` of an engine-held model, as the model file's reader built it."""
+    if name == "alphabet":
+        return tuple(engine.alphabet())
+    if name == "ids" or name == "final_counts":
+        values = engine.ids() if name == "ids" else engine.final_counts()
+        return None if values is None else tuple(values)
+    return tuple(itertools.chain.from_iterable(_engine_slices(engine, name)))
+
+
+def _engine_slices(engine: Any, name: str) -> Iterator[Any]:
+    """The items of an engine-held model's merges, pieces or words, a slice per call."""
+    total = {"merges": engine.merge_count, "pieces": engine.size,
+             "words": engine.word_count}[name]
+    for start in range(0, total, _ENGINE_SLICE):
+        stop = start + _ENGINE_SLICE
+        if name == "merges":
+            yield map(Merge, *engine.merge_columns(start, stop))
+        elif name == "pieces":
+            yield engine.pieces(start, stop)
+        else:
+            yield engine.words(start, stop)
 
 
 def explicit_ids_problem(ids, ordinary: int, special_ids) -> tuple[int | None, str] | None:

@@ -156,9 +156,12 @@ from bpe_desktop.core.model_file_checks import (  # noqa: F401 (the layout, re-e
     SPECIAL_KEYS,
     TOP_KEYS,
     VERSION,
+    _corpus,
     _error,
     _no_constant,
     _no_duplicates,
+    check_head,
+    check_tail,
     migrate,
     validate,
 )
@@ -364,6 +367,9 @@ def load_model(path: str | os.PathLike[str]) -> BPEModel:
                      "refusing to read it")
     # One step at a time, dropping each stage's input, so that a large file is held in
     # memory once as bytes, text and parsed JSON at most two at a time.
+    model = _engine_read(raw)
+    if model is not None:
+        return model
     with _gc_paused():
         text = _decode(raw, name)
         del raw
@@ -379,6 +385,9 @@ def load_model(path: str | os.PathLike[str]) -> BPEModel:
 
 def loads(data: bytes | str, *, path: str | None = None) -> BPEModel:
     """Parse and validate a model file's contents (bytes or text)."""
+    model = _engine_read(data)
+    if model is not None:
+        return model
     with _gc_paused():
         text = _decode(data, path)
         parsed = [_parse_json(text, path)]
@@ -484,6 +493,38 @@ def json_value_problem(exc: ValueError) -> str:
         return (f"not valid JSON here: a number has more than "
                 f"{sys.get_int_max_str_digits()} digits")
     return f"not valid JSON: {exc}"
+
+
+def _engine_read(data: bytes | bytearray | memoryview | str) -> BPEModel | None:
+    """The model of a valid file (its bytes or text), its tokens and merges read and held
+    by the engine (no Python object per token); None for anything the engine or a check
+    here doubts: the caller then reads the file in Python, whose checks say what is wrong."""
+    if isinstance(data, str):
+        data = data.removeprefix("\ufeff")
+    else:
+        data = bytes(data)
+        data = data[3:] if data.startswith(b"\xef\xbb\xbf") else data
+    found = _native.engine().read_model_file(data)
+    if found is None:
+        return None
+    members, lists = found
+    try:
+        # The lists' keys stand in for the lists the engine took (they are required).
+        data, created, config = check_head({**members, "alphabet": [], "merges": []})
+        corpus = _corpus(data.get("corpus"))
+        description, constraints = check_tail(data)
+    except ModelFileError:
+        return None
+    engine_model = lists.finish([(t.id, t.piece) for t in config.special_tokens])
+    if engine_model is None:
+        return None
+    if config.protected and not set(config.protected) <= set(engine_model.alphabet()):
+        return None
+    model = BPEModel.from_engine(engine_model, config=config, corpus=corpus,
+                                 description=description, constraints=constraints)
+    model._cache[_CREATED_KEY] = created
+    model._cache[_CHECKED_KEY] = True
+    return model
 
 
 def model_from_dict(data: Any, *, path: str | None = None) -> BPEModel:

@@ -159,11 +159,10 @@ def _object(where: str, value: Any, keys: tuple[str, ...], required: tuple[str, 
     return value
 
 
-def validate(data: Any, *, build: bool = True) -> dict[str, Any]:
-    """Check a parsed file; return the BPEModel keyword arguments and the created time.
-
-    With ``build=False`` (checking before a save) the Merge objects are not made.
-    """
+def check_head(data: Any) -> tuple[dict[str, Any], str | None, TrainConfig]:
+    """Check what comes before the long lists (format, version, keys, ``created``,
+    ``config``): the file's dict brought to the current version, its created time and
+    its configuration."""
     if not isinstance(data, dict):
         raise _Invalid(None, f"not a model file: the JSON is {_kind(data)}, not an object")
     if "format" not in data:
@@ -203,6 +202,15 @@ def validate(data: Any, *, build: bool = True) -> dict[str, Any]:
             raise _Invalid("created", f"{created!r} is not an ISO 8601 date and time") from None
 
     config = _config(data["config"])
+    return data, created, config
+
+
+def validate(data: Any, *, build: bool = True) -> dict[str, Any]:
+    """Check a parsed file; return the BPEModel keyword arguments and the created time.
+
+    With ``build=False`` (checking before a save) the Merge objects are not made.
+    """
+    data, created, config = check_head(data)
 
     alphabet = _list("alphabet", data["alphabet"])
     # token -> where it was first defined: its alphabet index (an int), or the merges
@@ -301,8 +309,7 @@ def validate(data: Any, *, build: bool = True) -> dict[str, Any]:
         seen_words[word] = i
         words.append((word, count))
 
-    description = _text("description", data.get("description", ""))
-    constraints = _constraints(data.get("constraints"))
+    description, constraints = check_tail(data)
 
     checked = {
         "created": created,
@@ -324,6 +331,12 @@ def validate(data: Any, *, build: bool = True) -> dict[str, Any]:
     del defined, redundant, seen_words, merges, words
     free_gradually(tables)
     return checked
+
+
+def check_tail(data: dict[str, Any]) -> tuple[str, ConstraintReport | None]:
+    """The description and the constraints report, checked (they follow the words)."""
+    return (_text("description", data.get("description", "")),
+            _constraints(data.get("constraints")))
 
 
 def _origin(first: Any, raw_merges: list) -> str:

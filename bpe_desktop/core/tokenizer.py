@@ -32,8 +32,10 @@ the ids stay theirs. Ids alone then cannot tell that a word ended there, and
 
 from __future__ import annotations
 
+import array
 import itertools
 import secrets
+import sys
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Iterable, Sequence
 
@@ -109,9 +111,22 @@ class Tokenizer:
         self._bos = cfg.special("bos")
         self._eos = cfg.special("eos")
         self._pad = cfg.special("pad")
+        engine_model = model.engine_model()
+        if engine_model is not None:  # built by the engine from the tokens it holds
+            self._native = engine_model.tokenizer(cfg, self._unk_id, specials)
+        else:
+            self._native = self._from_fields(model, specials)
+        self._encode_list = self._native.encode_list
+        # Protected strings are cut out of the raw text first; the parts between them are
+        # encoded as texts of their own (see bpe_desktop.core.protected).
+        self._protector = Protector(cfg.protected) if cfg.protected else None
+
+    def _from_fields(self, model: BPEModel, specials: dict[int, str]):
+        """The engine's tokenizer of a model made in Python: its pieces and merges packed."""
+        cfg = model.config
         pieces = model.pieces
         parts, part_ends = model.packed_merges()  # ids looked up by the engine
-        self._native = _native.engine().Tokenizer(
+        return _native.engine().Tokenizer(
             cfg,  # the engine reads its text rules (normalize ... boundary) itself
             _joined(pieces),
             _u32_bytes(itertools.accumulate(map(len, pieces)), len(pieces)),  # ends
@@ -120,10 +135,6 @@ class Tokenizer:
             self._unk_id,
             specials,
         )
-        self._encode_list = self._native.encode_list
-        # Protected strings are cut out of the raw text first; the parts between them are
-        # encoded as texts of their own (see bpe_desktop.core.protected).
-        self._protector = Protector(cfg.protected) if cfg.protected else None
 
     # -- sizes and lookups (sentencepiece names) ------------------------------------------
 
@@ -143,7 +154,7 @@ class Tokenizer:
 
     def id_to_piece(self, id: int) -> str:
         self._check_ids([id])
-        return self.model.pieces[id]
+        return self.model.id_to_piece(id)
 
     def unk_id(self) -> int:
         return self._unk_id if self._unk_id is not None else -1
@@ -215,6 +226,23 @@ class Tokenizer:
         ids, ends = self._encode_batch(texts, mode, threads)
         starts = [0, *ends]
         return [ids[a:b] for a, b in zip(starts, ends)]  # views of one array
+
+    def encode_batch_lists(self, texts: Sequence[str], *, mode: str = "merges",
+                           threads: int = 0) -> list[list[int]]:
+        """Encode many texts in parallel; the ids of each text as a list (without NumPy,
+        whose import alone costs a short command line more than its encoding)."""
+        if self._protector is not None:
+            return [ids.tolist() for ids in self.encode_batch(texts, mode=mode, threads=threads)]
+        _check_mode(mode)
+        if not isinstance(texts, (list, tuple)):
+            texts = list(texts)
+        raw, ends = _native.call(self._native.encode_batch, texts, mode == "greedy", threads)
+        flat = array.array("I")  # 4 bytes wide on every platform Python supports
+        flat.frombytes(raw)
+        if sys.byteorder == "big":  # the engine's ids are little-endian
+            flat.byteswap()
+        ids = flat.tolist()
+        return [ids[a:b] for a, b in zip([0, *ends], ends)]
 
     def encode_batch_flat(self, texts: Sequence[str], *, mode: str = "merges",
                           threads: int = 0) -> tuple[np.ndarray, np.ndarray]:

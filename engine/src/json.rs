@@ -49,7 +49,7 @@ impl Parsed {
 
 /// The JSON value `text` holds (whitespace around it allowed), if this parser takes it.
 pub fn parse(text: &str) -> Option<Parsed> {
-    let mut p = Parser { b: text.as_bytes(), at: 0, out: Parsed::default() };
+    let mut p = Parser { text, b: text.as_bytes(), at: 0, out: Parsed::default() };
     p.space();
     p.value(0)?;
     p.space();
@@ -57,6 +57,7 @@ pub fn parse(text: &str) -> Option<Parsed> {
 }
 
 struct Parser<'a> {
+    text: &'a str,
     b: &'a [u8],
     at: usize,
     out: Parsed,
@@ -230,8 +231,8 @@ impl Parser<'_> {
                 }
                 self.at += 1;
             }
-            // The text is a &str and a run stops only at ASCII bytes: whole characters.
-            self.out.strings.push_str(std::str::from_utf8(&self.b[run..self.at]).ok()?);
+            // A run stops only at ASCII bytes: whole characters of the text.
+            self.out.strings.push_str(self.text.get(run..self.at)?);
             match *self.b.get(self.at)? {
                 b'"' => {
                     self.at += 1;

@@ -11,6 +11,7 @@ pub mod error;
 pub mod gpt2;
 pub mod json;
 pub mod json_write;
+pub mod model_file;
 pub mod options;
 pub mod parity;
 pub mod pool;

@@ -3,8 +3,6 @@ through ``main([...])``)."""
 
 from __future__ import annotations
 
-import argparse
-
 import io
 import os
 import subprocess
@@ -46,19 +44,6 @@ def test_help_lists_the_commands(capsys):
     assert "usage: bpe-desktop" in out
     for command in ("train", "encode", "decode", "info"):
         assert command in out
-
-
-def test_help_lists_every_command_in_the_order_of_the_command_table(capsys):
-    # A command's run builds the parser of its own module only, from the command table:
-    # the table must name every command the modules define, each with its module.
-    full = cli.build_parser()
-    [sub] = [a for a in full._actions if isinstance(a, argparse._SubParsersAction)]
-    assert list(sub.choices) == list(cli.COMMANDS)
-    for command in cli.COMMANDS:
-        alone = cli.build_parser(command)
-        [own] = [a for a in alone._actions if isinstance(a, argparse._SubParsersAction)]
-        assert command in own.choices
-        assert own.choices[command].format_help() == sub.choices[command].format_help()
 
 
 @pytest.mark.parametrize("argv, words", [

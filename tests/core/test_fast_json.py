@@ -64,8 +64,13 @@ def test_a_model_file_loads_the_same_either_way(monkeypatch, tmp_path, toy_model
     from bpe_desktop.core import load_model, model_file
 
     fast = load_model(toy_model_file)
+    assert fast.engine_model() is not None  # read and held by the engine
 
     class NoFastPath:
+        @staticmethod
+        def read_model_file(_data):
+            return None
+
         @staticmethod
         def parse_json(_text):
             return None

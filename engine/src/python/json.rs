@@ -20,14 +20,19 @@ const PAUSE: Duration = Duration::from_micros(100);
 /// Objects built between two looks at the clock.
 const CHECK_EVERY: usize = 1024;
 
-struct Builder<'py, 'a> {
+pub(super) struct Builder<'py, 'a> {
     py: Python<'py>,
     parsed: &'a Parsed,
-    at: usize,
+    pub(super) at: usize,
     since: Instant,
 }
 
-impl<'py> Builder<'py, '_> {
+impl<'py, 'a> Builder<'py, 'a> {
+    /// A builder of the values from item `at` on.
+    pub(super) fn new(py: Python<'py>, parsed: &'a Parsed, at: usize) -> Self {
+        Builder { py, parsed, at, since: Instant::now() }
+    }
+
     fn breathe(&mut self) {
         if self.at % CHECK_EVERY == 0 && self.since.elapsed() >= HOLD {
             self.py.detach(|| std::thread::sleep(PAUSE)); // a waiting thread takes the GIL
@@ -40,7 +45,7 @@ impl<'py> Builder<'py, '_> {
     }
 
     /// The value at `at`, and what follows that belongs to it.
-    fn build(&mut self) -> PyResult<Bound<'py, PyAny>> {
+    pub(super) fn build(&mut self) -> PyResult<Bound<'py, PyAny>> {
         self.breathe();
         let py = self.py;
         let item = self.parsed.items[self.at];
@@ -79,7 +84,7 @@ pub(super) fn parse_json<'py>(py: Python<'py>, text: &Bound<'py, PyString>) -> P
         // A string with an unpaired surrogate has no UTF-8 form: Python's parser takes it.
         let Ok(text) = text.to_str() else { return Ok(None) };
         let Some(parsed) = py.detach(|| parse(text)) else { return Ok(None) };
-        let value = Builder { py, parsed: &parsed, at: 0, since: Instant::now() }.build()?;
+        let value = Builder::new(py, &parsed, 0).build()?;
         py.detach(move || drop(parsed));
         Ok(Some((value,)))
     })

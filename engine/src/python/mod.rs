@@ -22,6 +22,7 @@ mod counting;
 mod extending;
 mod ids;
 mod json;
+mod model;
 mod options;
 mod tokenizer;
 mod training;
@@ -216,6 +217,9 @@ fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(encode_cut_points, m)?)?;
     m.add_function(wrap_pyfunction!(sample_words, m)?)?;
     m.add_function(wrap_pyfunction!(json::parse_json, m)?)?;
+    m.add_function(wrap_pyfunction!(model::read_model_file, m)?)?;
+    m.add_class::<model::PyModelLists>()?;
+    m.add_class::<model::PyModel>()?;
     m.add_function(wrap_pyfunction!(json::json_rows, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("MAX_THREADS", crate::MAX_THREADS)?;

@@ -1,0 +1,178 @@
+//! `Model`: a model's vocabulary and merges held by the engine (`crate::model_file`), read
+//! from a model file without a Python object per token; Python asks it for what it needs
+//! (a look-up, a column as a list, the tokenizer) when it needs it.
+
+use std::sync::{Arc, Mutex};
+
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyDict, PyString};
+use rustc_hash::FxHashMap;
+
+use super::json::Builder;
+use super::options::text_rules;
+use super::tokenizer::PyTokenizer;
+use super::{engine, extract, guard};
+use crate::encoder::{Encoder, SpecialRole};
+use crate::json::parse;
+use crate::model_file::{read, ModelLists, Vocabulary};
+
+/// A model file's long lists, read but not yet numbered (the special tokens, from the
+/// configuration Python checks, come next: [`PyModelLists::finish`]).
+#[pyclass(module = "bpe_desktop._engine", frozen, name = "ModelLists")]
+pub(super) struct PyModelLists(Mutex<Option<ModelLists>>);
+
+/// `(other members, lists)` of a model file (its UTF-8 bytes, or its text): the
+/// top-level members other than the long lists as a dict of Python values, the lists
+/// kept here. None when the engine does not take the file (see `crate::model_file`): the
+/// caller then reads it in Python.
+#[pyfunction]
+pub(super) fn read_model_file<'py>(
+    py: Python<'py>,
+    data: &Bound<'py, PyAny>,
+) -> PyResult<Option<(Bound<'py, PyDict>, PyModelLists)>> {
+    guard(|| {
+        let bytes: &[u8] = if let Ok(b) = data.cast::<PyBytes>() {
+            b.as_bytes()
+        } else if let Ok(Ok(text)) = data.cast::<PyString>().map(|s| s.to_str()) {
+            text.as_bytes()
+        } else {
+            return Ok(None);
+        };
+        let Some((parsed, lists, rest)) = py.detach(|| {
+            let text = std::str::from_utf8(bytes).ok()?;
+            let parsed = parse(text)?;
+            let (lists, rest) = read(&parsed)?;
+            Some((parsed, lists, rest))
+        }) else {
+            return Ok(None);
+        };
+        let members = PyDict::new(py);
+        for at in rest {
+            let mut b = Builder::new(py, &parsed, at);
+            let key = b.build()?;
+            members.set_item(key, b.build()?)?;
+        }
+        py.detach(move || drop(parsed));
+        Ok(Some((members, PyModelLists(Mutex::new(Some(lists))))))
+    })
+}
+
+#[pymethods]
+impl PyModelLists {
+    /// The model with its special tokens `(id, piece)` in place, or None where the lists
+    /// and the special tokens do not fit together (Python's checks then say why). Once.
+    fn finish(&self, py: Python<'_>, specials: Vec<(u32, String)>) -> Option<PyModel> {
+        let lists = self.0.lock().unwrap_or_else(|e| e.into_inner()).take()?;
+        py.detach(|| Vocabulary::new(lists, specials)).map(|v| PyModel(Arc::new(v)))
+    }
+}
+
+/// A model's tokens and merges (see the module's comment). Immutable.
+#[pyclass(module = "bpe_desktop._engine", frozen, name = "Model")]
+pub(super) struct PyModel(Arc<Vocabulary>);
+
+#[pymethods]
+impl PyModel {
+    #[getter]
+    fn size(&self) -> usize {
+        self.0.size()
+    }
+
+    #[getter]
+    fn merge_count(&self) -> usize {
+        self.0.lists.merges.len()
+    }
+
+    fn alphabet(&self) -> Vec<String> {
+        self.0.lists.ordinary.iter().take(self.0.lists.alphabet_len).map(str::to_string).collect()
+    }
+
+    /// Merges `start..stop` as three columns: left pieces, right pieces, counts (None:
+    /// unknown). A range, so that a caller holds the GIL for a slice at a time.
+    #[allow(clippy::type_complexity)]
+    fn merge_columns(&self, start: usize, stop: usize) -> (Vec<&str>, Vec<&str>, Vec<Option<u64>>) {
+        let (l, o) = (&self.0.lists, &self.0.lists.ordinary);
+        let range = start.min(l.merges.len())..stop.min(l.merges.len()).max(start.min(l.merges.len()));
+        let merges = &l.merges[range.clone()];
+        let lefts = merges.iter().map(|m| o.get(m.0 as usize)).collect();
+        let rights = merges.iter().map(|m| o.get(m.1 as usize)).collect();
+        (lefts, rights, l.counts[range].to_vec())
+    }
+
+    /// Every merge's left and right piece back to back (l0 r0 l1 r1 ...) and where each
+    /// ends in characters (native-endian u32): `BPEModel.packed_merges`.
+    fn packed_merges<'py>(&self, py: Python<'py>) -> (String, Bound<'py, PyBytes>) {
+        let (l, o) = (&self.0.lists, &self.0.lists.ordinary);
+        let mut text = String::new();
+        let mut ends: Vec<u8> = Vec::with_capacity(8 * l.merges.len());
+        let mut chars = 0u32;
+        for &(left, right, _) in &l.merges {
+            for side in [left, right] {
+                let piece = o.get(side as usize);
+                text.push_str(piece);
+                chars += piece.chars().count() as u32;
+                ends.extend_from_slice(&chars.to_ne_bytes());
+            }
+        }
+        (text, PyBytes::new(py, &ends))
+    }
+
+    /// The pieces of ids `start..stop` (a range: see `merge_columns`).
+    fn pieces(&self, start: usize, stop: usize) -> Vec<&str> {
+        let p = self.0.pieces();
+        let start = start.min(p.len());
+        p[start..stop.clamp(start, p.len())].iter().map(String::as_str).collect()
+    }
+
+    /// The kept training words `start..stop` with their counts (a range: see `merge_columns`).
+    fn words(&self, start: usize, stop: usize) -> Vec<(&str, u64)> {
+        self.0.lists.words.iter().skip(start).take(stop.saturating_sub(start)).collect()
+    }
+
+    #[getter]
+    fn word_count(&self) -> usize {
+        self.0.lists.words.ends.len()
+    }
+
+    /// The explicit ids of the ordinary tokens as the file gave them (None: numbered in order).
+    fn ids(&self) -> Option<Vec<i64>> {
+        self.0.lists.ids.clone()
+    }
+
+    fn final_counts(&self) -> Option<Vec<i64>> {
+        self.0.lists.final_counts.clone()
+    }
+
+    fn piece_to_id(&self, piece: &str) -> Option<u32> {
+        self.0.piece_to_id(piece)
+    }
+
+    fn id_to_piece(&self, id: usize) -> Option<&str> {
+        self.0.pieces().get(id).map(String::as_str)
+    }
+
+    /// The vocabulary size of the model cut to its first `merges` merges.
+    fn vocab_size_at(&self, merges: usize) -> usize {
+        self.0.specials.len() + self.0.ordinary_at(merges.min(self.0.lists.merges.len()))
+    }
+
+    /// The model cut to its first `merges` merges, its special tokens at the ids given;
+    /// None for a model with explicit ids.
+    fn truncated(&self, py: Python<'_>, merges: usize, specials: Vec<(u32, String)>) -> Option<PyModel> {
+        let v = self.0.clone();
+        py.detach(move || v.truncated(merges, specials)).map(|v| PyModel(Arc::new(v)))
+    }
+
+    /// The encoder of this model, built here (`config` gives the text rules, `unk` the
+    /// unknown token's id, `specials` each special token's role by id).
+    fn tokenizer(&self, py: Python<'_>, config: &Bound<'_, PyAny>, unk: Option<u32>, specials: &Bound<'_, PyAny>) -> PyResult<PyTokenizer> {
+        guard(|| {
+            let rules = text_rules(config)?;
+            let roles: FxHashMap<u32, SpecialRole> = extract(specials, "special tokens", "ConfigError")?;
+            let fuse_unk: bool = extract(&config.getattr("fuse_unk")?, "fuse_unk", "ConfigError")?;
+            let v = self.0.clone();
+            let built = py.detach(move || Encoder::new(rules, v.pieces_by_id(), &v.merge_ids(), unk, roles, fuse_unk));
+            Ok(PyTokenizer(Arc::new(engine(py, built)?)))
+        })
+    }
+}

@@ -1,0 +1,165 @@
+"""A model read from its file is held by the engine: the model a user gets behaves as the
+one the Python reader builds (every field, look-up, truncation, encoding, saving), yet
+holds no Python object per token until a caller asks for a whole field."""
+
+from __future__ import annotations
+
+import gc
+import json
+import pickle
+import tracemalloc
+
+import pytest
+
+from bpe_desktop.core import Corpus, TrainConfig, train
+from bpe_desktop.core.config import SpecialToken
+from bpe_desktop.core.errors import ConfigError, ModelFileError
+from bpe_desktop.core.model import BPEModel, Merge
+from bpe_desktop.core.model_file import dumps, loads, model_from_dict
+from tests.core.model_file_helpers import small_model
+
+TEXT = ("the quick brown fox jumps over the lazy dog and the dog sleeps "
+        "while the fox runs over the hills, quick and brown, again and again ") * 20
+
+
+def both_ways(model: BPEModel) -> tuple[BPEModel, BPEModel]:
+    """(read by the engine, read by the Python validator) from the model's file."""
+    text = dumps(model)
+    engine_read = loads(text.encode("utf-8"))
+    python_read = model_from_dict(json.loads(text))
+    assert engine_read.engine_model() is not None
+    assert python_read.engine_model() is None
+    return engine_read, python_read
+
+
+def trained(**options) -> BPEModel:
+    config = TrainConfig(merges=60, keep_words=100, **options)
+    return train(Corpus.from_texts([TEXT]), config).model
+
+
+MODELS = {
+    "plain": lambda: trained(),
+    "specials": lambda: trained(special_tokens=(
+        SpecialToken("<unk>", 0, "unk"), SpecialToken("<s>", 3, "bos"),
+        SpecialToken("</s>", 70, "eos"))),
+    "byte-level": lambda: trained(pretokenizer="gpt2", boundary="none"),
+    "redundant merge": lambda: small_model(
+        alphabet=("a", "b", "ab"), merges=(Merge("a", "b", 3), Merge("ab", "b", None))),
+    "explicit ids": lambda: small_model(
+        config=TrainConfig(merges=1, special_tokens=(SpecialToken("<unk>", 1, "unk"),)),
+        alphabet=("a", "b"), merges=(Merge("a", "b", 1),), ids=(3, 0, 2), words=()),
+    "protected": lambda: trained(protected=("<br>",)),
+}
+
+
+@pytest.fixture(params=list(MODELS))
+def pair(request) -> tuple[BPEModel, BPEModel]:
+    return both_ways(MODELS[request.param]())
+
+
+def test_every_field_equals_the_python_readers(pair):
+    fast, slow = pair
+    assert fast == slow
+    for name in ("config", "alphabet", "merges", "words", "ids", "final_counts", "corpus",
+                 "description", "constraints"):
+        assert getattr(fast, name) == getattr(slow, name), name
+
+
+def test_fields_taken_from_the_engine_a_slice_at_a_time_are_whole(pair, monkeypatch):
+    from bpe_desktop.core import model as model_module
+
+    monkeypatch.setattr(model_module, "_ENGINE_SLICE", 7)
+    fast, slow = both_ways(pair[1])
+    assert fast.merges == slow.merges and fast.words == slow.words
+    assert fast.pieces == slow.pieces
+
+
+def test_look_ups_equal_the_python_readers(pair):
+    fast, slow = pair
+    assert fast.vocab_size == slow.vocab_size
+    for i in range(slow.vocab_size):
+        piece = slow.id_to_piece(i)
+        assert fast.id_to_piece(i) == piece
+        assert fast.piece_to_id(piece) == i
+    assert fast.piece_to_id("no such token") is None
+    assert fast.pieces == slow.pieces
+    assert [fast.vocab_size_at(k) for k in range(len(slow.merges) + 2)] == \
+           [slow.vocab_size_at(k) for k in range(len(slow.merges) + 2)]
+    assert fast.token_info(fast.vocab_size - 1) == slow.token_info(slow.vocab_size - 1)
+    fast_text, fast_ends = fast.packed_merges()
+    slow_text, slow_ends = slow.packed_merges()
+    assert fast_text == slow_text and fast_ends.tolist() == slow_ends.tolist()
+
+
+def test_truncation_equals_the_python_readers(pair):
+    fast, slow = pair
+    for k in (0, 1, len(slow.merges) // 2, len(slow.merges)):
+        a, b = fast.truncated(k), slow.truncated(k)
+        assert a == b and a.pieces == b.pieces, k
+        assert a.vocab_size == b.vocab_size
+    with pytest.raises(ConfigError, match="cannot be cut"):
+        fast.truncated(len(slow.merges) + 1)
+
+
+def test_encoding_and_saving_equal_the_python_readers(pair):
+    fast, slow = pair
+    text = TEXT[:300] + " quickest <br> zebra"
+    for mode in ("merges", "greedy"):
+        assert fast.tokenizer().encode(text, mode=mode) == slow.tokenizer().encode(text, mode=mode)
+    assert fast.tokenizer().encode_as_pieces(text) == slow.tokenizer().encode_as_pieces(text)
+    assert dumps(fast) == dumps(slow)
+
+
+def test_a_model_survives_pickling(pair):
+    fast, slow = pair
+    assert pickle.loads(pickle.dumps(fast)) == slow
+
+
+def test_a_version_1_file_is_read_by_the_engine_too():
+    model = trained()
+    data = json.loads(dumps(model))
+    data["version"] = 1
+    del data["ids"]
+    loaded = loads(json.dumps(data).encode("utf-8"))
+    assert loaded.engine_model() is not None
+    assert loaded.merges == model.merges and loaded.pieces == model.pieces
+
+
+@pytest.mark.parametrize("change, where", [
+    (lambda d: d["merges"].append(list(d["merges"][0])), "merges["),
+    (lambda d: d["words"].append(list(d["words"][0])), "words["),
+    (lambda d: d["alphabet"].append(""), "alphabet["),
+    (lambda d: d.update(final_counts=[1]), "final_counts"),
+    (lambda d: d["config"]["special_tokens"].append(
+        {"piece": "t", "id": 1, "role": "user"}), "config.special_tokens[1].piece"),
+    (lambda d: d.update(extra=1), "unknown key"),
+])
+def test_a_bad_file_gets_the_python_readers_message(change, where):
+    data = json.loads(dumps(trained()))
+    change(data)
+    with pytest.raises(ModelFileError) as engine_path:
+        loads(json.dumps(data, ensure_ascii=False).encode("utf-8"))
+    with pytest.raises(ModelFileError) as python_path:
+        model_from_dict(data)
+    assert str(engine_path.value) == str(python_path.value)
+    assert where in str(engine_path.value)
+
+
+def test_loading_and_encoding_holds_no_python_object_per_token():
+    model = trained()
+    raw = dumps(model).encode("utf-8")
+    loads(raw).tokenizer()  # imports and caches warmed up
+    gc.collect()
+    tracemalloc.start()
+    try:
+        loaded = loads(raw)
+        loaded.tokenizer().encode(TEXT[:200])
+        cut_size = loaded.truncated(10).vocab_size
+        gc.collect()
+        held = tracemalloc.get_traced_memory()[0]
+        assert "merges" not in loaded.__dict__ and "pieces" not in loaded.__dict__
+    finally:
+        tracemalloc.stop()
+    # A Python object per merge or token would be a few hundred bytes each.
+    assert held < 40 * model.vocab_size
+    assert cut_size == model.truncated(10).vocab_size
