@@ -205,7 +205,7 @@ def _write(args, model, source, fmt: str, verify: list[str]) -> None:
 
     out_format = _output_format(args, fmt)
     paths = write_model(model, out_format, args.output, source=source,
-                        source_path=args.model if fmt == "sentencepiece" else None)
+                        source_path=args.model, source_format=fmt)
     if not args.quiet:
         print("wrote " + ", ".join(str(p) for p in paths))
     if verify and out_format != "model":

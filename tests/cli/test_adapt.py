@@ -57,6 +57,25 @@ def test_extend_to_a_transformers_folder(capsys, tmp_path, sources):
     assert (tmp_path / "tf" / "tokenizer_config.json").is_file()
 
 
+def test_extend_patches_a_tokenizer_json_keeping_its_post_processor(capsys, tmp_path,
+                                                                    sources):
+    from tokenizers import ByteLevelBPETokenizer, processors
+
+    tok = ByteLevelBPETokenizer(str(sources["vocab"]),
+                                str(sources["vocab"]).replace("vocab.json", "merges.txt"))
+    tok.post_processor = processors.RobertaProcessing(("</s>", 2), ("<s>", 0))
+    tok.save(str(tmp_path / "tokenizer.json"))
+    status, _, err = run(capsys, "extend", "-m", tmp_path / "tokenizer.json",
+                         sources["corpus"], "--merges", 40, "-o", tmp_path / "out.json",
+                         "--verify", sources["held_en"], "-q")
+    assert status == 0, err
+    written = json.loads((tmp_path / "out.json").read_text(encoding="utf-8"))
+    source = json.loads((tmp_path / "tokenizer.json").read_text(encoding="utf-8"))
+    assert written["post_processor"]["type"] == "RobertaProcessing"
+    assert written["post_processor"] == source["post_processor"]
+    assert len(written["model"]["merges"]) == len(tok.get_vocab()) - 256 - 5 + 40
+
+
 def test_extend_to_our_model_file(capsys, tmp_path, sources):
     status, _, err = run(capsys, "extend", "-m", sources["vocab"], sources["corpus"],
                          "--merges", 20, "--out-format", "model", "-o", tmp_path / "m.json",
