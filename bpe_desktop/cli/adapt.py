@@ -49,6 +49,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--keep-unknown", action="store_true",
                    help="leave characters the source cannot represent unknown instead of "
                    "adding them as new tokens")
+    _add_extend_options(p)
     _add_output(p)
     add_project_option(p)
     p.set_defaults(run=cmd_extend)
@@ -72,6 +73,17 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="also drop special tokens the target text does not produce")
     _add_output(p)
     p.set_defaults(run=cmd_trim)
+
+
+def _add_extend_options(p: argparse.ArgumentParser) -> None:
+    """A flag per :class:`ExtendOptions` field, from its declaration."""
+    from bpe_desktop.core.new_ids import ExtendOptions
+    from bpe_desktop.core.options import option_specs
+
+    defaults = ExtendOptions()
+    for name, spec in option_specs(ExtendOptions).items():
+        p.add_argument("--" + name.replace("_", "-"), metavar=spec.metavar,
+                       default=getattr(defaults, name), help=spec.help)
 
 
 def _add_source(p: argparse.ArgumentParser) -> None:
@@ -121,6 +133,8 @@ def _output_format(args, fmt: str) -> str:
 
 def cmd_extend(args: argparse.Namespace) -> int:
     from bpe_desktop.core.extend import extend
+    from bpe_desktop.core.new_ids import ExtendOptions, new_ids_from
+    from bpe_desktop.core.options import option_specs
     from bpe_desktop.core.training import CancelToken, Corpus
 
     for name in args.files:
@@ -128,6 +142,9 @@ def cmd_extend(args: argparse.Namespace) -> int:
             raise CliError(f"{name}: no such corpus file")
     _check_output(args.output, [args.model, *args.files])
     source, fmt = _load_source(args)
+    options = ExtendOptions(**{name: getattr(args, name)
+                               for name in option_specs(ExtendOptions)})
+    new_ids = new_ids_from(options.new_ids)
     verify, held_out = _read_lines(args.verify), _held_out(args.held_out)
     progress = None if args.quiet else ProgressBar(sys.stderr)
     cancel = CancelToken()
@@ -136,7 +153,8 @@ def cmd_extend(args: argparse.Namespace) -> int:
         result = _in_worker(lambda: extend(
             source, Corpus.from_files(args.files), merges=args.merges,
             vocab_size=args.vocab_size, min_frequency=args.min_frequency,
-            unknown="keep" if args.keep_unknown else "add", on_progress=progress,
+            unknown="keep" if args.keep_unknown else "add", new_ids=new_ids,
+            on_progress=progress,
             cancel=cancel), cancel)
     except TrainingCancelled:
         _fail("extending cancelled; nothing was written")

@@ -97,7 +97,7 @@ def _kept_source_ids(model: BPEModel, source: BPEModel) -> list[int] | None:
         kept.append(have[piece])
     if kept != sorted(kept) or any(p in have for p in model.pieces[len(kept):]):
         return None
-    if any(t.id != have.get(t.piece) for t in model.config.special_tokens):
+    if any(t.piece in have and t.id != have[t.piece] for t in model.config.special_tokens):
         return None  # the trainer spec names the specials' ids
     return kept
 
@@ -121,14 +121,20 @@ def _rewritten_proto(model: BPEModel, source: BPEModel, source_path,
         out += pw.bytes_field(field, value)
     lowest = min((score for _, score, _ in proto["pieces"]), default=0.0)
     alphabet = set(model.alphabet)
+    reserved = {t.piece for t in model.config.special_tokens}  # new ones: named ids' gaps
     added = model.pieces[len(kept):]
-    merged = [p for p in added if p not in alphabet]
+    merged = [p for p in added if p not in alphabet and p not in reserved]
     characters = [p for p in added if p in alphabet]
     score = {p: lowest - 1 - k for k, p in enumerate(merged)}
     score.update({p: lowest - 1 - len(merged) - k for k, p in enumerate(characters)})
     for piece in added:
-        out += pw.bytes_field(spm.MODEL_PIECES, pw.str_field(spm.PIECE_TEXT, piece)
-                              + pw.float_field(spm.PIECE_SCORE, float(score[piece])))
+        if piece in reserved:  # a control piece: never produced, never found in text
+            body = pw.str_field(spm.PIECE_TEXT, piece) + pw.float_field(spm.PIECE_SCORE, 0.0) \
+                + pw.int_field(spm.PIECE_TYPE, spm.CONTROL)
+        else:
+            body = pw.str_field(spm.PIECE_TEXT, piece) \
+                + pw.float_field(spm.PIECE_SCORE, float(score[piece]))
+        out += pw.bytes_field(spm.MODEL_PIECES, body)
     return bytes(out)
 
 

@@ -13,7 +13,8 @@ Rules (each one is what makes the extended model a drop-in successor of its sour
   a second merge, which sentencepiece and tiktoken cannot express), so every new merge
   makes a new token;
 * every existing token keeps its id, piece and rank; new tokens take the next free ids,
-  after the special tokens; special tokens are kept.
+  after the special tokens, or the ids the user names (:mod:`bpe_desktop.core.new_ids`);
+  special tokens are kept.
 
 Why encoding reproduces the training segmentation: the source's merges all rank before
 the new ones, so an encoder first reaches the source's segmentation (where no source
@@ -33,6 +34,7 @@ from bpe_desktop.core import _native
 from bpe_desktop.core.counting import engine_count
 from bpe_desktop.core.errors import ConfigError
 from bpe_desktop.core.model import BPEModel, CorpusInfo, Merge
+from bpe_desktop.core.new_ids import NewIds, check_capacity, check_free, placed
 from bpe_desktop.core.training import (
     CancelToken,
     Corpus,
@@ -76,16 +78,21 @@ def extend(
     vocab_size: int | None = None,
     min_frequency: int = 2,
     unknown: str = "add",
+    new_ids: NewIds | None = None,
     on_progress: Callable[[Progress], None] | None = None,
     cancel: CancelToken | None = None,
 ) -> ExtendResult:
     """``source`` trained further on ``corpus`` (see the module's rules).
 
     Give ``merges`` (how many new merges at most) or ``vocab_size`` (the size to grow
-    the vocabulary to). Raises ConfigError for bad settings, CorpusError for a corpus
-    that cannot be read or holds no words, TrainingCancelled when cancelled.
+    the vocabulary to, not counting reserved ids); ``new_ids``: the ids the new tokens
+    take (the next free ones when None). Raises ConfigError for bad settings,
+    CorpusError for a corpus that cannot be read or holds no words, TrainingCancelled
+    when cancelled.
     """
     _check_settings(source, merges, vocab_size, min_frequency, unknown)
+    if new_ids is not None:
+        check_free(new_ids, source)
     started = time.perf_counter()
     table = engine_count(corpus._as_engine_source(), source.config, cancel=cancel)
     # Byte-level sources spell every character: their words need not come to Python.
@@ -94,14 +101,19 @@ def extend(
     added = tuple(sorted(characters.items())) if unknown == "add" else ()
     kept_unknown = () if unknown == "add" else tuple(sorted(characters.items()))
     base = _with_characters(source, tuple(c for c, _ in added))
+    if new_ids is not None:
+        wanted = merges if merges is not None else vocab_size - base.vocab_size
+        check_capacity(new_ids, len(added) + wanted, len(added))
     counted = time.perf_counter()
     raw = _train_on(base, table, merges, vocab_size, min_frequency, on_progress, cancel)
     model = _extended_model(source, base, raw, corpus, table)
     old = source.vocab_size
+    given = tuple(range(old, model.vocab_size))
+    if new_ids is not None:
+        model, given = placed(model, old, new_ids), new_ids.take(len(given))
     timings = {"counting": counted - started, "merging": raw["merge_seconds"],
                "total": time.perf_counter() - started}
-    return ExtendResult(model, source, added, kept_unknown,
-                        tuple(range(old, model.vocab_size)), len(table), timings)
+    return ExtendResult(model, source, added, kept_unknown, given, len(table), timings)
 
 
 def _check_settings(source: BPEModel, merges, vocab_size, min_frequency, unknown) -> None:

@@ -14,7 +14,8 @@ as it is and only what adaptation changes is rewritten:
 * ``model.merges``: the model's merges, in the source's spelling (``"left right"``
   strings or ``[left, right]`` pairs);
 * ``added_tokens``: each keeps its flags; its id follows its token, and it is dropped
-  with its token (trimming);
+  with its token (trimming); new special tokens (the reserved ids an extension into
+  named ids leaves) are added as special tokens;
 * ids that other fields name (``post_processor`` special tokens of ``TemplateProcessing``,
   ``cls``/``sep`` of ``RobertaProcessing``/``BertProcessing``, ``padding.pad_id``)
   follow their tokens; a field naming a dropped token is an error, nothing written.
@@ -50,8 +51,12 @@ def patched_tokenizer_json(model: BPEModel, source_path: str | os.PathLike) -> b
     vocab.update((p, i) for p, i in ids.items() if p not in source_pieces)
     bpe["vocab"] = dict(sorted(vocab.items(), key=lambda item: item[1]))
     bpe["merges"] = _merges(model, bpe.get("merges"))
-    root["added_tokens"] = [dict(t, id=ids[t["content"]]) for t in added
-                            if isinstance(t, dict) and t.get("content") in ids]
+    kept = [dict(t, id=ids[t["content"]]) for t in added
+            if isinstance(t, dict) and t.get("content") in ids]
+    reserved = [{"id": t.id, "content": t.piece, "single_word": False, "lstrip": False,
+                 "rstrip": False, "normalized": False, "special": True}
+                for t in model.config.special_tokens if t.piece not in source_pieces]
+    root["added_tokens"] = sorted(kept + reserved, key=lambda t: t["id"])
     if root.get("post_processor") is not None:
         root["post_processor"] = _remapped(root["post_processor"], ids, where,
                                            "post_processor")

@@ -76,6 +76,33 @@ def test_extend_patches_a_tokenizer_json_keeping_its_post_processor(capsys, tmp_
     assert len(written["model"]["merges"]) == len(tok.get_vocab()) - 256 - 5 + 40
 
 
+def test_extend_into_named_ids_from_a_file(capsys, tmp_path, sources):
+    ids = tmp_path / "ids.txt"
+    ids.write_text("# rows 2000-2099 are free in the embedding matrix\n2000-2099\n",
+                   encoding="utf-8")
+    status, _, err = run(capsys, "extend", "-m", sources["vocab"], sources["corpus"],
+                         "--merges", 100, "--new-ids", ids, "-o", tmp_path / "out",
+                         "--verify", sources["held_ru"], "-q")
+    assert status == 0, err
+    written = json.loads((tmp_path / "out-vocab.json").read_text(encoding="utf-8"))
+    new = sorted(i for p, i in written.items() if not p.startswith("<reserved_"))[1500:]
+    assert new == list(range(2000, 2100)) and written["<reserved_1999>"] == 1999
+
+
+@pytest.mark.parametrize("ids, message", [
+    ("1400-", "1400 is already the token"),
+    ("2000-2009", "10 ids are named, but the extension needs up to 100"),
+    ("2000-1990", "ends before it starts"),
+])
+def test_bad_new_ids_get_one_line_and_nothing_is_written(capsys, tmp_path, sources, ids,
+                                                         message):
+    status, out, err = run(capsys, "extend", "-m", sources["vocab"], sources["corpus"],
+                           "--merges", 100, "--new-ids", ids, "-o", tmp_path / "out")
+    assert status == 1
+    assert_one_error_line(err, message)
+    assert not list(tmp_path.iterdir())
+
+
 def test_extend_to_our_model_file(capsys, tmp_path, sources):
     status, _, err = run(capsys, "extend", "-m", sources["vocab"], sources["corpus"],
                          "--merges", 20, "--out-format", "model", "-o", tmp_path / "m.json",
