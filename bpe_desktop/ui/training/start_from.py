@@ -2,8 +2,8 @@
 
 The tokenizer's format is detected when it is chosen (off the GUI thread it is only
 read once the run starts); the number of new merges or the target size, what to do with
-characters it cannot represent, and held-out texts for the before/after report are set
-here. The run itself (load, extend, report) happens in the panel's worker.
+characters it cannot represent, the :class:`ExtendOptions` (one editor each, made from
+their declaration) and held-out texts for the before/after report are set here. The run itself (load, extend, report) happens in the panel's worker.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
     QGroupBox,
     QHBoxLayout,
     QLabel,
+    QLineEdit,
     QPushButton,
     QSpinBox,
     QWidget,
@@ -27,6 +28,8 @@ from PySide6.QtWidgets import (
 from bpe_desktop.core.errors import BpeError
 from bpe_desktop.core.formats import FORMATS
 from bpe_desktop.core.formats.detect import OWN_FORMAT, detect_format
+from bpe_desktop.core.new_ids import ExtendOptions
+from bpe_desktop.core.options import option_specs
 from bpe_desktop.ui.common import dialogs
 
 NEW_VOCABULARY = "a new vocabulary"
@@ -46,6 +49,8 @@ class ExtendRequest:
     vocab_size: int | None
     unknown: str
     held_out: tuple[str, ...]
+    #: The ExtendOptions fields, as the form holds them.
+    options: ExtendOptions = ExtendOptions()
 
 
 class StartFrom(QGroupBox):
@@ -94,6 +99,17 @@ class StartFrom(QGroupBox):
         stop.addWidget(self.stop_value, 1)
         form.addRow("Learn:", stop)
         form.addRow(self.keep_unknown)
+        #: An editor per ExtendOptions field, made from its declaration.
+        self.option_edits: dict[str, QLineEdit] = {}
+        for name, spec in option_specs(ExtendOptions).items():
+            edit = QLineEdit(getattr(ExtendOptions(), name))
+            edit.setPlaceholderText(spec.placeholder)
+            edit.setToolTip(spec.help[:1].upper() + spec.help[1:] + ".")
+            label = QLabel(spec.label)
+            label.setBuddy(edit)
+            form.addRow(label, edit)
+            self.option_edits[name] = edit
+            self.details += [label, edit]
         held = QHBoxLayout()
         held.addWidget(self.held_out_label, 1)
         held.addWidget(held_button)
@@ -141,6 +157,17 @@ class StartFrom(QGroupBox):
         self.held_out = list(paths)
         self.held_out_label.setText(", ".join(os.path.basename(p) for p in paths) or "none")
 
+    def options_problem(self) -> str | None:
+        """Why the new ids are misspelt (or their file unreadable), or None; whether they
+        are free is known once the worker has loaded the tokenizer."""
+        from bpe_desktop.core.new_ids import new_ids_from
+
+        try:
+            new_ids_from(self.option_edits["new_ids"].text())
+        except BpeError as exc:
+            return str(exc)
+        return None
+
     def request(self) -> ExtendRequest | None:
         """The extension asked for, or None when training from scratch."""
         if not self.extending or self.source_path is None:
@@ -150,7 +177,8 @@ class StartFrom(QGroupBox):
         return ExtendRequest(self.source_path, self.source_format or OWN_FORMAT,
                              None if by_size else value, value if by_size else None,
                              "keep" if self.keep_unknown.isChecked() else "add",
-                             tuple(self.held_out))
+                             tuple(self.held_out), ExtendOptions(**{
+                                 name: edit.text() for name, edit in self.option_edits.items()}))
 
 
 @dataclass(frozen=True)
@@ -177,10 +205,12 @@ def extend_job(request: ExtendRequest, corpus):
         from bpe_desktop.core.adaptation_report import held_out_report
         from bpe_desktop.core.extend import extend
         from bpe_desktop.core.formats.detect import load_tokenizer
+        from bpe_desktop.core.new_ids import new_ids_from
 
         source, _ = load_tokenizer(request.source, request.fmt)
         result = extend(source, corpus, merges=request.merges, vocab_size=request.vocab_size,
-                        unknown=request.unknown, cancel=cancel)
+                        unknown=request.unknown,
+                        new_ids=new_ids_from(request.options.new_ids), cancel=cancel)
         reports = []
         for path in request.held_out:
             with open(path, encoding="utf-8") as f:
