@@ -39,6 +39,7 @@ from bpe_desktop.core.training import (
     CancelToken,
     Corpus,
     Progress,
+    _file_info,
     _numbers,
     _unpack_strings,
     progress_from_engine,
@@ -220,7 +221,9 @@ def _extended_model(source: BPEModel, base: BPEModel, raw: dict, corpus: Corpus,
     top, ends, top_counts = raw["words"].top(source.config.keep_words)
     text = f"{source.description} Extended with {len(new):,} merges." \
         if source.description else f"Extended with {len(new):,} merges."
-    info = CorpusInfo(kind=corpus.kind, total_words=table.total_count,
+    # The files, as training records them: an export verifies on their lines.
+    files = tuple(_file_info(p) for p in corpus.paths) if corpus.kind == "files" else ()
+    info = CorpusInfo(kind=corpus.kind, files=files, total_words=table.total_count,
                       distinct_words=len(table))
     model = dataclasses.replace(
         base, config=config, merges=merges, final_counts=None, corpus=info,

@@ -187,6 +187,10 @@ class ExtendOutcome:
 
     result: object  # ExtendResult
     reports: tuple
+    #: The source's file and format: an export in that format rewrites it (keeping what
+    #: the import could not express) instead of writing a new one.
+    source_path: str = ""
+    source_format: str = ""
 
     @property
     def model(self):
@@ -218,6 +222,6 @@ def extend_job(request: ExtendRequest, corpus):
             reports.append(held_out_report(source, result.model, lines,
                                            os.path.basename(path)))
         result.model.piece_ids  # computed here, not on the GUI thread
-        return ExtendOutcome(result, tuple(reports))
+        return ExtendOutcome(result, tuple(reports), request.source, request.fmt)
 
     return job
