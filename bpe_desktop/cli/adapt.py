@@ -46,10 +46,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                       help="grow the vocabulary to N tokens")
     p.add_argument("--min-frequency", type=whole_number(1), default=2, metavar="K",
                    help="a new pair must occur at least K times (default 2)")
-    p.add_argument("--keep-unknown", action="store_true",
-                   help="leave characters the source cannot represent unknown instead of "
-                   "adding them as new tokens")
     _add_extend_options(p)
+    p.add_argument("--keep-unknown", dest="unknown", action="store_const", const="keep",
+                   default="add", help="the same as --unknown keep")
     _add_output(p)
     add_project_option(p)
     p.set_defaults(run=cmd_extend)
@@ -77,13 +76,16 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 def _add_extend_options(p: argparse.ArgumentParser) -> None:
     """A flag per :class:`ExtendOptions` field, from its declaration."""
-    from bpe_desktop.core.new_ids import ExtendOptions
+    from bpe_desktop.core.extend_options import ExtendOptions
     from bpe_desktop.core.options import option_specs
 
     defaults = ExtendOptions()
     for name, spec in option_specs(ExtendOptions).items():
-        p.add_argument("--" + name.replace("_", "-"), metavar=spec.metavar,
-                       default=getattr(defaults, name), help=spec.help)
+        default = getattr(defaults, name)
+        choices = list(spec.choices) or None
+        help_text = spec.help + (f" (default {default})" if default else "")
+        p.add_argument("--" + name.replace("_", "-"), default=default, choices=choices,
+                       metavar=None if choices else spec.metavar, help=help_text)
 
 
 def _add_source(p: argparse.ArgumentParser) -> None:
@@ -133,7 +135,8 @@ def _output_format(args, fmt: str) -> str:
 
 def cmd_extend(args: argparse.Namespace) -> int:
     from bpe_desktop.core.extend import extend
-    from bpe_desktop.core.new_ids import ExtendOptions, new_ids_from
+    from bpe_desktop.core.extend_options import ExtendOptions
+    from bpe_desktop.core.new_ids import new_ids_from
     from bpe_desktop.core.options import option_specs
     from bpe_desktop.core.training import CancelToken, Corpus
 
@@ -153,7 +156,7 @@ def cmd_extend(args: argparse.Namespace) -> int:
         result = _in_worker(lambda: extend(
             source, Corpus.from_files(args.files), merges=args.merges,
             vocab_size=args.vocab_size, min_frequency=args.min_frequency,
-            unknown="keep" if args.keep_unknown else "add", new_ids=new_ids,
+            unknown=options.unknown, new_ids=new_ids,
             on_progress=progress,
             cancel=cancel), cancel)
     except TrainingCancelled:
@@ -182,6 +185,9 @@ def cmd_extend(args: argparse.Namespace) -> int:
                   + (f" and {more:,} more" if more > 0 else ""))
         if result.unknown_characters:
             print(f"{len(result.unknown_characters):,} characters left unknown")
+        if result.byte_characters:
+            print(f"{len(result.byte_characters):,} characters spelled in byte tokens "
+                  "(byte fallback)")
         _print_reports(source, model, held_out)
     return EXIT_OK
 

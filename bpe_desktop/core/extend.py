@@ -6,8 +6,12 @@ Rules (each one is what makes the extended model a drop-in successor of its sour
   ``TrainConfig``), and each distinct word is segmented exactly as the source encodes it
   (its merges in rank order);
 * characters the source cannot represent (it would give ``<unk>``) become new alphabet
-  tokens first, reported with their counts; with ``unknown="keep"`` they stay unknown
-  and are never merged. Byte-level sources represent everything;
+  tokens first, reported with their counts; with ``unknown="keep"`` they stay as the
+  source encodes them (unknown, or their bytes with byte fallback) and are never merged;
+  ``unknown="bytes"`` asks for the bytes, and needs a source with byte fallback. Byte
+  tokens ``<0xNN>`` of a byte-fallback source are never merged: sentencepiece applies no
+  merge to them (it spells unknown pieces in bytes after merging), so a merge of them
+  could not be written back. Byte-level sources represent everything;
 * new merges are learned on top with the source's tie rule and appended after its
   merges. A pair whose result already is a token is never merged (the token would gain
   a second merge, which sentencepiece and tiktoken cannot express), so every new merge
@@ -33,6 +37,8 @@ from dataclasses import dataclass
 from bpe_desktop.core import _native
 from bpe_desktop.core.counting import engine_count
 from bpe_desktop.core.errors import ConfigError
+from bpe_desktop.core.extend_options import UNKNOWN_CHOICES
+from bpe_desktop.core.formats._common import BYTE_PIECES, byte_pieces_in
 from bpe_desktop.core.model import BPEModel, CorpusInfo, Merge
 from bpe_desktop.core.new_ids import NewIds, check_capacity, check_free, placed
 from bpe_desktop.core.training import (
@@ -46,7 +52,7 @@ from bpe_desktop.core.training import (
 )
 
 #: What happens to characters the source cannot represent.
-UNKNOWN_POLICIES = ("add", "keep")
+UNKNOWN_POLICIES = tuple(UNKNOWN_CHOICES)
 #: The symbol the engine never merges (special tokens and kept unknowns in a word).
 _NEVER_MERGED = 2**32 - 1
 
@@ -65,6 +71,8 @@ class ExtendResult:
     new_ids: tuple[int, ...]
     distinct_words: int
     timings: Mapping[str, float]
+    #: Characters spelled in byte tokens (byte fallback), with their counts.
+    byte_characters: tuple[tuple[str, int], ...] = ()
 
     @property
     def new_merges(self) -> int:
@@ -100,7 +108,9 @@ def extend(
     characters = Counter() if source.config.pretokenizer == "gpt2" else \
         _missing_characters(source, table.items())
     added = tuple(sorted(characters.items())) if unknown == "add" else ()
-    kept_unknown = () if unknown == "add" else tuple(sorted(characters.items()))
+    as_bytes = _spelled_in_bytes(source, characters) if unknown != "add" else {}
+    kept_unknown = () if unknown == "add" else tuple(
+        sorted((c, n) for c, n in characters.items() if c not in as_bytes))
     base = _with_characters(source, tuple(c for c, _ in added))
     if new_ids is not None:
         wanted = merges if merges is not None else vocab_size - base.vocab_size
@@ -114,7 +124,8 @@ def extend(
         model, given = placed(model, old, new_ids), new_ids.take(len(given))
     timings = {"counting": counted - started, "merging": raw["merge_seconds"],
                "total": time.perf_counter() - started}
-    return ExtendResult(model, source, added, kept_unknown, given, len(table), timings)
+    return ExtendResult(model, source, added, kept_unknown, given, len(table), timings,
+                        tuple(sorted(as_bytes.items())))
 
 
 def _check_settings(source: BPEModel, merges, vocab_size, min_frequency, unknown) -> None:
@@ -132,8 +143,25 @@ def _check_settings(source: BPEModel, merges, vocab_size, min_frequency, unknown
             or min_frequency < 1:
         raise ConfigError(f"the minimum pair count must be at least 1, not {min_frequency!r}")
     if unknown not in UNKNOWN_POLICIES:
-        raise ConfigError(f"unknown characters: choose {' or '.join(UNKNOWN_POLICIES)}, "
+        raise ConfigError(f"unknown characters: choose {', '.join(UNKNOWN_POLICIES)}, "
                           f"not {unknown!r}")
+    if unknown == "bytes" and not (source.config.byte_fallback
+                                   and byte_pieces_in(source) == len(BYTE_PIECES)):
+        raise ConfigError("unknown characters as bytes: the source has no byte fallback "
+                          "(sentencepiece byte_fallback, HF byte_fallback with the 256 byte "
+                          "tokens <0x00> ... <0xFF>); add them as new tokens or keep them "
+                          "unknown")
+
+
+def _spelled_in_bytes(source: BPEModel, characters: Counter) -> dict[str, int]:
+    """The characters (with their counts) that ``source`` spells in byte tokens: with
+    byte fallback, those whose UTF-8 bytes all have a token (a word-final one of an
+    ``eow-suffix`` model with its ``</w>``, as the encoder spells it)."""
+    if not source.config.byte_fallback:
+        return {}
+    have = source.piece_ids
+    return {c: n for c, n in characters.items()
+            if all(BYTE_PIECES[b] in have for b in c.encode("utf-8"))}
 
 
 def _missing_characters(source: BPEModel, words: list[tuple[str, int]]) -> Counter:
@@ -184,6 +212,9 @@ def _symbols(base: BPEModel) -> tuple[list[str], bytes]:
     ordinary_ids = [i for i in range(len(pieces)) if i not in special]
     symbol_of = np.full(len(pieces), _NEVER_MERGED, dtype="=u4")
     symbol_of[ordinary_ids] = np.arange(len(ordinary_ids), dtype="=u4")
+    if base.config.byte_fallback:  # byte tokens are never merged (see the module's rules)
+        ids = base.piece_ids
+        symbol_of[[ids[p] for p in BYTE_PIECES if p in ids]] = _NEVER_MERGED
     return [pieces[i] for i in ordinary_ids], symbol_of.tobytes()
 
 

@@ -25,26 +25,11 @@ from dataclasses import dataclass
 from bpe_desktop.core.config import MAX_SPECIAL_ID, SpecialToken
 from bpe_desktop.core.errors import ConfigError
 from bpe_desktop.core.formats._common import free_piece
-from bpe_desktop.core.options import option
 
 #: The most reserved placeholders the named ids may leave (each is a vocabulary entry).
 MAX_RESERVED = 1 << 20
 _ITEM = re.compile(r"^\s*(\d+)\s*(?:(-)\s*(\d+)?)?\s*$")
 _SPEC = re.compile(r"^[\d\s,-]+$")
-
-
-@dataclass(frozen=True)
-class ExtendOptions:
-    """Options of an extension besides its size, declared once for the command line
-    (``bpe-desktop extend``) and the Training panel's *Start from* box."""
-
-    new_ids: str = option(
-        "", label="New token &ids:", metavar="IDS", group="extend",
-        placeholder="next free ids (e.g. 50000-51999, or 52000-)",
-        help="the ids the new tokens take, in ascending order: one id, a range A-B, a "
-        "start A- (every id from A on), several separated by commas, or a file with one "
-        "of these a line; they must be free, and ids left over below the last one used "
-        "become reserved tokens <reserved_ID>; empty: the next free ids")
 
 
 @dataclass(frozen=True)
@@ -182,5 +167,5 @@ def placed(model, first_new: int, ids: NewIds):
                                ids=tuple(moved.get(i, i) for i in model.ids))
 
 
-__all__ = ["ExtendOptions", "NewIds", "check_capacity", "check_free", "new_ids_from",
+__all__ = ["NewIds", "check_capacity", "check_free", "new_ids_from",
            "parse_new_ids", "placed", "read_new_ids"]

@@ -51,6 +51,10 @@ pub struct Encoder {
     /// A run of unknown symbols in a word becomes one unknown token (sentencepiece, HF
     /// `fuse_unk`); otherwise each unknown character is one.
     fuse_unk: bool,
+    /// Byte fallback (sentencepiece `byte_fallback`, HF `byte_fallback`): the id of the
+    /// piece `<0xNN>` of each byte. An unknown character becomes its UTF-8 bytes' pieces
+    /// when all of them exist, else the unknown token, as HF does.
+    fallback_bytes: Option<[Option<u32>; 256]>,
 }
 
 impl Encoder {
@@ -109,7 +113,33 @@ impl Encoder {
             t
         });
         let max_piece_chars = pieces.iter().map(|p| p.chars().count()).max().unwrap_or(1);
-        Ok(Encoder { id: cache::new_encoder_id(), rules, pieces, index, ranks, unk, specials, char_ids, final_char_ids, marker_id, byte_ids, byte_chars, max_piece_chars, fuse_unk })
+        Ok(Encoder { id: cache::new_encoder_id(), rules, pieces, index, ranks, unk, specials, char_ids, final_char_ids, marker_id, byte_ids, byte_chars, max_piece_chars, fuse_unk, fallback_bytes: None })
+    }
+
+    /// This encoder with byte fallback on or off (see `fallback_bytes`).
+    pub fn with_byte_fallback(mut self, on: bool) -> Self {
+        self.fallback_bytes = on.then(|| {
+            let mut t = [None; 256];
+            for (b, slot) in t.iter_mut().enumerate() {
+                *slot = self.index.get(&format!("<0x{b:02X}>")).copied();
+            }
+            t
+        });
+        self
+    }
+
+    /// An unknown character `what` (spelled `text`: with `</w>` glued on when it ends an
+    /// `eow-suffix` word, as HF spells the symbol it looks up) as its bytes' pieces, or
+    /// the unknown token.
+    fn push_unknown(&self, out: &mut Vec<u32>, what: char, text: &str) -> Result<()> {
+        if let Some(table) = &self.fallback_bytes {
+            if text.bytes().all(|b| table[b as usize].is_some()) {
+                out.extend(text.bytes().map(|b| table[b as usize].unwrap()));
+                return Ok(());
+            }
+        }
+        out.push(self.unknown(what)?);
+        Ok(())
     }
 
     /// This encoder's identity in the per-thread word caches (for tests of the cache).
@@ -144,12 +174,17 @@ impl Encoder {
             let mut chars = word.chars().peekable();
             while let Some(c) = chars.next() {
                 let last = chars.peek().is_none();
-                let id = if last && self.rules.boundary == Boundary::EowSuffix {
+                let suffixed = last && self.rules.boundary == Boundary::EowSuffix;
+                let id = if suffixed {
                     self.final_char_ids.get(&c).copied()
                 } else {
                     self.char_ids.get(&c).copied()
                 };
-                out.push(id.map_or_else(|| self.unknown(c), Ok)?);
+                match id {
+                    Some(id) => out.push(id),
+                    None if suffixed => self.push_unknown(&mut out, c, &format!("{c}{EOW}"))?,
+                    None => self.push_unknown(&mut out, c, c.encode_utf8(&mut [0; 4]))?,
+                }
             }
         }
         if self.rules.boundary == Boundary::EowSymbol {
@@ -540,6 +575,17 @@ mod tests {
         assert_eq!(e.decode(&ids).unwrap(), "k<unk>a");
         assert_eq!(e.decode_words(&ids, &[2]).unwrap(), "k<unk> a");
         assert!(e.decode_words(&ids, &[4]).is_err());
+    }
+
+    #[test]
+    fn byte_fallback_spells_unknown_characters_in_byte_pieces() {
+        // "я" is D1 8F in UTF-8; "ж" (D0 B6) lacks <0xB6>, so it stays unknown.
+        let pieces: Vec<String> = ["<unk>", "a", "<0xD1>", "<0x8F>", "<0xD0>"].iter().map(|s| s.to_string()).collect();
+        let mut specials = FxHashMap::default();
+        specials.insert(0, SpecialRole::Unk);
+        let e = Encoder::new(rules(Boundary::None), pieces, &[], Some(0), specials, true).unwrap().with_byte_fallback(true);
+        assert_eq!(e.encode("aяa ж", false).unwrap(), vec![1, 2, 3, 1, 0]);
+        assert_eq!(e.encode("яя", true).unwrap(), vec![2, 3, 2, 3]);
     }
 
     #[test]

@@ -101,3 +101,23 @@ def test_bad_new_ids_are_refused_with_the_reason(panel, qtbot, sources, errors, 
     qtbot.waitUntil(lambda: bool(errors))
     assert errors[0][0] == title and words in errors[0][1]
     qtbot.waitUntil(lambda: not panel.running)
+
+
+def test_unseen_characters_kept_as_bytes_from_the_panel(panel, qtbot, sources, tmp_path,
+                                                        errors):
+    sp = sentencepiece_bpe(tmp_path, byte_fallback=True)
+    panel.corpus.add_paths([str(sources["corpus"])])
+    box = panel.start_from
+    box.choice.setCurrentText(EXISTING)
+    assert box.set_source(str(sp))
+    menu = box.option_edits["unknown"]
+    assert [menu.itemData(i) for i in range(menu.count())] == ["add", "keep", "bytes"]
+    menu.setCurrentIndex(menu.findData("bytes"))
+    box.stop_mode.setCurrentIndex(0)
+    box.stop_value.setValue(30)
+    with qtbot.waitSignal(panel.trained, timeout=60_000) as blocker:
+        assert panel.start()
+    result = blocker.args[0].result
+    assert result.new_characters == () and dict(result.byte_characters)["я"] > 0
+    assert "characters spelled in byte tokens (byte fallback)" in panel.log_view.toPlainText()
+    assert errors == []

@@ -13,7 +13,6 @@ from dataclasses import dataclass
 
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
-    QCheckBox,
     QComboBox,
     QFormLayout,
     QGroupBox,
@@ -28,7 +27,7 @@ from PySide6.QtWidgets import (
 from bpe_desktop.core.errors import BpeError
 from bpe_desktop.core.formats import FORMATS
 from bpe_desktop.core.formats.detect import OWN_FORMAT, detect_format
-from bpe_desktop.core.new_ids import ExtendOptions
+from bpe_desktop.core.extend_options import ExtendOptions
 from bpe_desktop.core.options import option_specs
 from bpe_desktop.ui.common import dialogs
 
@@ -47,7 +46,6 @@ class ExtendRequest:
     fmt: str
     merges: int | None
     vocab_size: int | None
-    unknown: str
     held_out: tuple[str, ...]
     #: The ExtendOptions fields, as the form holds them.
     options: ExtendOptions = ExtendOptions()
@@ -78,9 +76,6 @@ class StartFrom(QGroupBox):
         self.stop_value.setRange(1, 2**31 - 1)
         self.stop_value.setValue(2000)
         self.stop_value.setGroupSeparatorShown(True)
-        self.keep_unknown = QCheckBox("Keep characters it cannot represent unknown")
-        self.keep_unknown.setToolTip("Off: such characters become new tokens first (the "
-                                     "report lists them with their counts)")
         self.held_out_label = QLabel("none")
         held_button = QPushButton("Held-out texts…")
         held_button.setToolTip("Texts of the new and of the original language for the "
@@ -92,18 +87,16 @@ class StartFrom(QGroupBox):
         row.addWidget(self.source_label, 1)
         row.addWidget(self.choose_button)
         self.details = [self.source_label, self.choose_button, self.stop_mode,
-                        self.stop_value, self.keep_unknown, self.held_out_label, held_button]
+                        self.stop_value, self.held_out_label, held_button]
         form.addRow("Tokenizer:", row)
         stop = QHBoxLayout()
         stop.addWidget(self.stop_mode)
         stop.addWidget(self.stop_value, 1)
         form.addRow("Learn:", stop)
-        form.addRow(self.keep_unknown)
         #: An editor per ExtendOptions field, made from its declaration.
-        self.option_edits: dict[str, QLineEdit] = {}
+        self.option_edits: dict[str, QLineEdit | QComboBox] = {}
         for name, spec in option_specs(ExtendOptions).items():
-            edit = QLineEdit(getattr(ExtendOptions(), name))
-            edit.setPlaceholderText(spec.placeholder)
+            edit = _editor(spec, getattr(ExtendOptions(), name))
             edit.setToolTip(spec.help[:1].upper() + spec.help[1:] + ".")
             label = QLabel(spec.label)
             label.setBuddy(edit)
@@ -174,11 +167,28 @@ class StartFrom(QGroupBox):
             return None
         by_size = self.stop_mode.currentIndex() == 1
         value = self.stop_value.value()
+        options = ExtendOptions(**{name: _value(edit)
+                                   for name, edit in self.option_edits.items()})
         return ExtendRequest(self.source_path, self.source_format or OWN_FORMAT,
                              None if by_size else value, value if by_size else None,
-                             "keep" if self.keep_unknown.isChecked() else "add",
-                             tuple(self.held_out), ExtendOptions(**{
-                                 name: edit.text() for name, edit in self.option_edits.items()}))
+                             tuple(self.held_out), options)
+
+
+def _editor(spec, default: str) -> QLineEdit | QComboBox:
+    """A menu of the option's choices, or a text field."""
+    if spec.choices:
+        menu = QComboBox()
+        for value, label in spec.choices.items():
+            menu.addItem(label, value)
+        menu.setCurrentIndex(menu.findData(default))
+        return menu
+    edit = QLineEdit(default)
+    edit.setPlaceholderText(spec.placeholder)
+    return edit
+
+
+def _value(editor: QLineEdit | QComboBox) -> str:
+    return editor.currentData() if isinstance(editor, QComboBox) else editor.text()
 
 
 @dataclass(frozen=True)
@@ -213,7 +223,7 @@ def extend_job(request: ExtendRequest, corpus):
 
         source, _ = load_tokenizer(request.source, request.fmt)
         result = extend(source, corpus, merges=request.merges, vocab_size=request.vocab_size,
-                        unknown=request.unknown,
+                        unknown=request.options.unknown,
                         new_ids=new_ids_from(request.options.new_ids), cancel=cancel)
         reports = []
         for path in request.held_out:
