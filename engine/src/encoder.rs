@@ -406,16 +406,29 @@ impl Encoder {
     /// Ids back to text. pad/bos/eos are dropped; markers become spaces.
     pub fn decode(&self, ids: &[u32]) -> Result<String> {
         let mut joined = String::new();
+        // Byte fallback: a run of byte pieces is the UTF-8 of the characters they spell.
+        let byte_of: FxHashMap<u32, u8> = self.fallback_bytes.iter().flat_map(|t| t.iter().enumerate())
+            .filter_map(|(b, id)| id.map(|id| (id, b as u8))).collect();
+        let mut run: Vec<u8> = Vec::new();
         for &id in ids {
             let piece = self
                 .pieces
                 .get(id as usize)
                 .ok_or_else(|| EngineError::Encode(format!("id {id} is outside the vocabulary")))?;
+            if let Some(&b) = byte_of.get(&id) {
+                run.push(b);
+                continue;
+            }
+            if !run.is_empty() {
+                joined.push_str(&String::from_utf8_lossy(&run));
+                run.clear();
+            }
             match self.specials.get(&id) {
                 Some(SpecialRole::Pad | SpecialRole::Bos | SpecialRole::Eos) => {}
                 _ => joined.push_str(piece),
             }
         }
+        joined.push_str(&String::from_utf8_lossy(&run));
         if self.byte_ids.is_some() {
             let mut back: FxHashMap<char, u8> = FxHashMap::default();
             for (b, c) in self.byte_chars.iter().enumerate() {
@@ -586,6 +599,8 @@ mod tests {
         let e = Encoder::new(rules(Boundary::None), pieces, &[], Some(0), specials, true).unwrap().with_byte_fallback(true);
         assert_eq!(e.encode("aяa ж", false).unwrap(), vec![1, 2, 3, 1, 0]);
         assert_eq!(e.encode("яя", true).unwrap(), vec![2, 3, 2, 3]);
+        assert_eq!(e.decode(&[1, 2, 3, 1, 0]).unwrap(), "aяa<unk>");
+        assert_eq!(e.decode(&[2, 1]).unwrap(), "\u{FFFD}a"); // a lone lead byte
     }
 
     #[test]

@@ -74,6 +74,9 @@ def test_unseen_characters_kept_as_bytes_give_sentencepieces_ids(folder, sp_path
     after = spm.SentencePieceProcessor(model_file=str(out))
     assert after.encode(russian[1][0]) == list(model.tokenizer().encode(russian[1][0]))
     assert any(after.id_to_piece(i) in BYTE_PIECES for i in after.encode(russian[1][0]))
+    tok = model.tokenizer()
+    for line in lines[:50]:  # byte runs decode to their characters, as sentencepiece's
+        assert tok.decode(tok.encode(line)) == after.decode(after.encode(line))
 
 
 def test_adding_the_characters_still_works_on_a_byte_fallback_source(folder, sp_path,
