@@ -60,6 +60,16 @@ def test_new_tokens_take_the_named_ids_and_the_gap_is_reserved(byte_level):
         list(range(2000, 2200))
 
 
+def test_our_model_file_keeps_the_named_ids_and_reserved_tokens(folder, byte_level):
+    from bpe_desktop.core.model_file import load_model
+
+    _, _, result = byte_level
+    write_model(result.model, "model", folder / "named-model.json")
+    loaded = load_model(folder / "named-model.json")
+    assert loaded.pieces == result.model.pieces
+    assert loaded.config.special_tokens == result.model.config.special_tokens
+
+
 @pytest.mark.parametrize("fmt", ["gpt2", "hf", "tiktoken"])
 def test_exports_carry_the_named_ids_in_their_libraries(folder, russian, byte_level, fmt):
     _, _, result = byte_level

@@ -50,6 +50,8 @@ def test_an_extended_tokenizer_json_is_exported_as_its_source_patched(window, qt
     files = russian_and_held_out_files(tmp_path)
     outcome = _extend(window, qtbot, files["corpus"], source, 60, new_ids="1600-")
     assert outcome.result.new_ids[0] == 1600
+    # the Vocabulary browser marks the new tokens, not the reserved ids before them
+    assert window.vocab.is_new(1600) and not window.vocab.is_new(1599)
     _export(window, qtbot, "hf", tmp_path / "out.json")
     written = json.loads((tmp_path / "out.json").read_text(encoding="utf-8"))
     assert written["post_processor"] == json.loads(source.read_text())["post_processor"]

@@ -358,7 +358,8 @@ class MainWindow(QMainWindow):
                 [path for _, path in dev_files(config.parity_dev)],
                 "document" if config.parity_dev_documents else "lines")
         if extended is not None and self.document.model is result.model:
-            self.vocab.set_new_from(extended.source.vocab_size)
+            # the first new token (named ids may leave reserved ones before it)
+            self.vocab.set_new_from(min(extended.new_ids, default=extended.source.vocab_size))
 
     def ask_trim(self) -> TrimDialog | None:
         """File ▸ Trim vocabulary…: the dialog for the open model (non-modal); a trimmed
