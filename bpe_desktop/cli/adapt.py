@@ -177,6 +177,11 @@ def cmd_extend(args: argparse.Namespace) -> int:
     if not args.quiet:
         print(f"{result.new_merges:,} new merges, vocabulary {source.vocab_size:,} -> "
               f"{model.vocab_size:,} tokens, {time.perf_counter() - started:.1f} s")
+        if new_ids is not None and result.new_ids:
+            reserved = model.vocab_size - source.vocab_size - len(result.new_ids)
+            print(f"new tokens at ids {result.new_ids[0]:,} ... {result.new_ids[-1]:,}"
+                  + (f"; {reserved:,} ids left free before them are reserved tokens"
+                     if reserved else ""))
         if result.new_characters:
             frequent = sorted(result.new_characters, key=lambda item: -item[1])
             shown = ", ".join(f"{c!r} {n:,}" for c, n in frequent[:20])

@@ -87,6 +87,11 @@ def test_extend_into_named_ids_from_a_file(capsys, tmp_path, sources):
     written = json.loads((tmp_path / "out-vocab.json").read_text(encoding="utf-8"))
     new = sorted(i for p, i in written.items() if not p.startswith("<reserved_"))[1500:]
     assert new == list(range(2000, 2100)) and written["<reserved_1999>"] == 1999
+    status, out, err = run(capsys, "extend", "-m", sources["vocab"], sources["corpus"],
+                           "--merges", 10, "--new-ids", "1600-", "-o", tmp_path / "o2")
+    assert status == 0, err
+    assert "new tokens at ids 1,600 ... 1,609; 100 ids left free before them are " \
+        "reserved tokens" in out
 
 
 @pytest.mark.parametrize("ids, message", [
@@ -101,6 +106,20 @@ def test_bad_new_ids_get_one_line_and_nothing_is_written(capsys, tmp_path, sourc
     assert status == 1
     assert_one_error_line(err, message)
     assert not list(tmp_path.iterdir())
+
+
+def test_extend_keeping_unseen_characters_as_bytes(capsys, tmp_path, sources):
+    sp = sentencepiece_bpe(tmp_path, byte_fallback=True)
+    status, out, err = run(capsys, "extend", "-m", sp, sources["corpus"], "--merges", 50,
+                           "--unknown", "bytes", "-o", tmp_path / "b.model", "--verify",
+                           sources["held_ru"], sources["held_en"])
+    assert status == 0, err
+    assert "characters spelled in byte tokens (byte fallback)" in out and ": 100%" in out
+    status, _, err = run(capsys, "extend", "-m", sources["sp"], sources["corpus"],
+                         "--merges", 50, "--unknown", "bytes", "-o", tmp_path / "c.model")
+    assert status == 1
+    assert_one_error_line(err, "the source has no byte fallback")
+    assert not (tmp_path / "c.model").exists()
 
 
 def test_extend_to_our_model_file(capsys, tmp_path, sources):
