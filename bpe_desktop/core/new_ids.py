@@ -18,6 +18,7 @@ produced by encoding, and does not count towards a target vocabulary size.
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import os
 import re
 from dataclasses import dataclass
@@ -114,7 +115,7 @@ def _collect(items: list[tuple[str, str]], where: str) -> NewIds:
     if not listed and open_from is None:
         raise ConfigError(f"{where}: names no id")
     ordered = sorted(listed)
-    for a, b in zip(ordered, ordered[1:]):
+    for a, b in itertools.pairwise(ordered):
         if a == b:
             raise ConfigError(f"{where}: the id {a} is named twice")
     if open_from is not None and ordered and ordered[-1] >= open_from:

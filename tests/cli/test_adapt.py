@@ -101,8 +101,8 @@ def test_extend_into_named_ids_from_a_file(capsys, tmp_path, sources):
 ])
 def test_bad_new_ids_get_one_line_and_nothing_is_written(capsys, tmp_path, sources, ids,
                                                          message):
-    status, out, err = run(capsys, "extend", "-m", sources["vocab"], sources["corpus"],
-                           "--merges", 100, "--new-ids", ids, "-o", tmp_path / "out")
+    status, _, err = run(capsys, "extend", "-m", sources["vocab"], sources["corpus"],
+                         "--merges", 100, "--new-ids", ids, "-o", tmp_path / "out")
     assert status == 1
     assert_one_error_line(err, message)
     assert not list(tmp_path.iterdir())

@@ -22,23 +22,12 @@ from tests.peer_sources import (
     english_lines,
     english_training_text,
     sentencepiece_bpe,
-    split_russian,
 )
 
 
 @pytest.fixture(scope="module")
-def folder(tmp_path_factory):
-    return tmp_path_factory.mktemp("byte-fallback")
-
-
-@pytest.fixture(scope="module")
-def russian(folder):
-    return split_russian(folder)
-
-
-@pytest.fixture(scope="module")
-def sp_path(folder):
-    return sentencepiece_bpe(folder, byte_fallback=True)
+def sp_path(adapt_folder):
+    return sentencepiece_bpe(adapt_folder, byte_fallback=True)
 
 
 def _lines(russian):
@@ -57,7 +46,7 @@ def test_an_imported_byte_fallback_model_encodes_unknown_characters_as_its_libra
         == "<0x8F>"  # я is D1 8F
 
 
-def test_unseen_characters_kept_as_bytes_give_sentencepieces_ids(folder, sp_path, russian):
+def test_unseen_characters_kept_as_bytes_give_sentencepieces_ids(adapt_folder, sp_path, russian):
     source = import_model("sentencepiece", sp_path)
     result = extend(source, Corpus.from_files([russian[0]]), merges=200, unknown="bytes")
     model = result.model
@@ -66,7 +55,7 @@ def test_unseen_characters_kept_as_bytes_give_sentencepieces_ids(folder, sp_path
     new = model.merges[len(source.merges):]
     assert len(new) == 200
     assert not any(p in BYTE_PIECES for m in new for p in (m.left, m.right))
-    out = folder / "bytes.model"
+    out = adapt_folder / "bytes.model"
     paths = write_model(model, "sentencepiece", out, source=source, source_path=sp_path)
     lines = _lines(russian)
     check = verify_export(model, "sentencepiece", paths, lines)
@@ -79,43 +68,43 @@ def test_unseen_characters_kept_as_bytes_give_sentencepieces_ids(folder, sp_path
         assert tok.decode(tok.encode(line)) == after.decode(after.encode(line))
 
 
-def test_adding_the_characters_still_works_on_a_byte_fallback_source(folder, sp_path,
+def test_adding_the_characters_still_works_on_a_byte_fallback_source(adapt_folder, sp_path,
                                                                     russian):
     source = import_model("sentencepiece", sp_path)
     result = extend(source, Corpus.from_files([russian[0]]), merges=100)
     assert dict(result.new_characters)["я"] > 100 and result.byte_characters == ()
-    out = folder / "added.model"
+    out = adapt_folder / "added.model"
     paths = write_model(result.model, "sentencepiece", out, source=source,
                         source_path=sp_path)
     check = verify_export(result.model, "sentencepiece", paths, _lines(russian))
     assert check.agreed == check.lines
 
 
-def _hf_byte_fallback(folder):
+def _hf_byte_fallback(adapt_folder):
     """An HF Metaspace BPE trained by tokenizers, with the 256 byte tokens and
     byte_fallback on (as converted Llama-style tokenizers have)."""
     tok = Tokenizer(models.BPE(unk_token="<unk>"))
     tok.pre_tokenizer = pre_tokenizers.Metaspace()
-    tok.train([str(english_training_text(folder))], trainers.BpeTrainer(
+    tok.train([str(english_training_text(adapt_folder))], trainers.BpeTrainer(
         vocab_size=800, special_tokens=["<unk>"], show_progress=False))
     data = json.loads(tok.to_str())
     vocab = data["model"]["vocab"]
     for piece in BYTE_PIECES:
         vocab[piece] = len(vocab)
     data["model"]["byte_fallback"] = True
-    path = folder / "hf-bytes.json"
+    path = adapt_folder / "hf-bytes.json"
     path.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
     return path
 
 
-def test_hf_byte_fallback_source_extended_keeps_bytes_with_tokenizers_ids(folder, russian):
-    path = _hf_byte_fallback(folder)
+def test_hf_byte_fallback_source_extended_keeps_bytes_with_tokenizers_ids(adapt_folder, russian):
+    path = _hf_byte_fallback(adapt_folder)
     source = import_model("hf", path)
     assert source.config.byte_fallback
     for fmt in ("subword-nmt", "fastbpe", "youtokentome"):
         assert export_problem(source, fmt).startswith("this model spells unknown")
     result = extend(source, Corpus.from_files([russian[0]]), merges=150, unknown="bytes")
-    out = folder / "hf-bytes-extended.json"
+    out = adapt_folder / "hf-bytes-extended.json"
     write_model(result.model, "hf", out, source=source, source_path=path, source_format="hf")
     peer = Tokenizer.from_file(str(out))
     tok = result.model.tokenizer()
@@ -124,14 +113,14 @@ def test_hf_byte_fallback_source_extended_keeps_bytes_with_tokenizers_ids(folder
     assert json.loads(out.read_text(encoding="utf-8"))["model"]["byte_fallback"] is True
     assert "<0xD1>" in peer.encode(russian[1][0]).tokens
     # BPE Desktop's own sentencepiece export writes them as byte pieces, byte_fallback on
-    sp_out = write_model(result.model, "sentencepiece", folder / "from-hf.model")
+    sp_out = write_model(result.model, "sentencepiece", adapt_folder / "from-hf.model")
     check = verify_export(result.model, "sentencepiece", sp_out, lines)
     assert check.agreed == check.lines == len(lines), check.first_mismatch
     sp = spm.SentencePieceProcessor(model_file=str(sp_out[0]))
     assert sp.is_byte(result.model.piece_to_id("<0xD1>"))
 
 
-def test_bytes_are_refused_for_a_source_without_byte_fallback(folder, russian):
-    source = import_model("sentencepiece", sentencepiece_bpe(folder))
+def test_bytes_are_refused_for_a_source_without_byte_fallback(adapt_folder, russian):
+    source = import_model("sentencepiece", sentencepiece_bpe(adapt_folder))
     with pytest.raises(ConfigError, match="no byte fallback"):
         extend(source, Corpus.from_files([russian[0]]), merges=10, unknown="bytes")

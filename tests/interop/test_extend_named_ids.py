@@ -20,24 +20,13 @@ from tests.peer_sources import (
     english_lines,
     roberta_style,
     sentencepiece_bpe,
-    split_russian,
 )
 
 
 @pytest.fixture(scope="module")
-def folder(tmp_path_factory):
-    return tmp_path_factory.mktemp("named-ids")
-
-
-@pytest.fixture(scope="module")
-def russian(folder):
-    return split_russian(folder)
-
-
-@pytest.fixture(scope="module")
-def byte_level(folder, russian):
+def byte_level(adapt_folder, russian):
     """The RoBERTa-style source (1,500 tokens) extended by 200 merges from id 2,000 on."""
-    vocab = roberta_style(folder)
+    vocab = roberta_style(adapt_folder)
     source = import_model("gpt2", vocab)
     result = extend(source, Corpus.from_files([russian[0]]), merges=200,
                     new_ids=parse_new_ids("2000-"))
@@ -60,21 +49,21 @@ def test_new_tokens_take_the_named_ids_and_the_gap_is_reserved(byte_level):
         list(range(2000, 2200))
 
 
-def test_our_model_file_keeps_the_named_ids_and_reserved_tokens(folder, byte_level):
+def test_our_model_file_keeps_the_named_ids_and_reserved_tokens(adapt_folder, byte_level):
     from bpe_desktop.core.model_file import load_model
 
     _, _, result = byte_level
-    write_model(result.model, "model", folder / "named-model.json")
-    loaded = load_model(folder / "named-model.json")
+    write_model(result.model, "model", adapt_folder / "named-model.json")
+    loaded = load_model(adapt_folder / "named-model.json")
     assert loaded.pieces == result.model.pieces
     assert loaded.config.special_tokens == result.model.config.special_tokens
 
 
 @pytest.mark.parametrize("fmt", ["gpt2", "hf", "tiktoken"])
-def test_exports_carry_the_named_ids_in_their_libraries(folder, russian, byte_level, fmt):
+def test_exports_carry_the_named_ids_in_their_libraries(adapt_folder, russian, byte_level, fmt):
     _, _, result = byte_level
     model = result.model
-    out = folder / {"gpt2": "gpt2-out", "hf": "named.json", "tiktoken": "named.tiktoken"}[fmt]
+    out = adapt_folder / {"gpt2": "gpt2-out", "hf": "named.json", "tiktoken": "named.tiktoken"}[fmt]
     paths = write_model(model, fmt, out)
     lines = _lines(russian)
     check = verify_export(model, fmt, paths, lines)
@@ -84,15 +73,15 @@ def test_exports_carry_the_named_ids_in_their_libraries(folder, russian, byte_le
 
 
 def test_hf_transformers_folder_and_patched_tokenizer_json_carry_the_named_ids(
-        folder, russian, byte_level):
+        adapt_folder, russian, byte_level):
     vocab, source, result = byte_level
     from tokenizers import ByteLevelBPETokenizer
 
     hf = ByteLevelBPETokenizer(str(vocab), str(vocab).replace("vocab.json", "merges.txt"))
-    hf.save(str(folder / "source-tokenizer.json"))
-    out = folder / "tf-named"
+    hf.save(str(adapt_folder / "source-tokenizer.json"))
+    out = adapt_folder / "tf-named"
     write_model(result.model, "transformers", out, source=source,
-                source_path=folder / "source-tokenizer.json", source_format="hf")
+                source_path=adapt_folder / "source-tokenizer.json", source_format="hf")
     peer = Tokenizer.from_file(str(out / "tokenizer.json"))
     new_piece = result.model.id_to_piece(2000)
     assert peer.token_to_id(new_piece) == 2000
@@ -107,15 +96,15 @@ def test_hf_transformers_folder_and_patched_tokenizer_json_carry_the_named_ids(
         .items() <= next(t for t in added if t["id"] == 1999).items()
 
 
-def test_sentencepiece_written_in_place_with_named_ids_and_control_pieces(folder, russian):
-    sp_path = sentencepiece_bpe(folder)
+def test_sentencepiece_written_in_place_with_named_ids_and_control_pieces(adapt_folder, russian):
+    sp_path = sentencepiece_bpe(adapt_folder)
     source = import_model("sentencepiece", sp_path)
     result = extend(source, Corpus.from_files([russian[0]]), merges=100,
                     new_ids=parse_new_ids("1100-1149,1200-"))
     model = result.model
     new = len(result.new_characters) + 100
     assert result.new_ids == tuple(range(1100, 1150)) + tuple(range(1200, 1200 + new - 50))
-    out = folder / "named.model"
+    out = adapt_folder / "named.model"
     paths = write_model(model, "sentencepiece", out, source=source, source_path=sp_path)
     after = spm.SentencePieceProcessor(model_file=str(out))
     before = spm.SentencePieceProcessor(model_file=str(sp_path))

@@ -8,8 +8,16 @@ from __future__ import annotations
 import json
 
 import pytest
-from tokenizers import AddedToken, Tokenizer, decoders, models, normalizers, pre_tokenizers
-from tokenizers import processors, trainers
+from tokenizers import (
+    AddedToken,
+    Tokenizer,
+    decoders,
+    models,
+    normalizers,
+    pre_tokenizers,
+    processors,
+    trainers,
+)
 
 from bpe_desktop.core.adapted_output import verify_transformers_folder, write_model
 from bpe_desktop.core.errors import ExportError
@@ -17,7 +25,7 @@ from bpe_desktop.core.extend import extend
 from bpe_desktop.core.formats import import_model
 from bpe_desktop.core.training import Corpus
 from bpe_desktop.core.trim import trim
-from tests.peer_sources import HELD_OUT, english_lines, english_training_text, split_russian
+from tests.peer_sources import HELD_OUT, english_lines, english_training_text
 
 SPECIALS = ["<s>", "<pad>", "</s>", "<unk>", "<mask>"]
 #: The fields adaptation must leave as the source has them.
@@ -25,12 +33,7 @@ KEPT_FIELDS = ("normalizer", "pre_tokenizer", "decoder", "truncation", "padding"
 
 
 @pytest.fixture(scope="module")
-def folder(tmp_path_factory):
-    return tmp_path_factory.mktemp("hf-patch")
-
-
-@pytest.fixture(scope="module")
-def source_path(folder):
+def source_path(adapt_folder):
     """A RoBERTa-style byte-level tokenizer.json with what BPE Desktop's import cannot
     express: a TemplateProcessing post-processor, truncation, padding and a <mask>
     added token that strips the space before it."""
@@ -38,7 +41,7 @@ def source_path(folder):
     tok.normalizer = normalizers.NFC()
     tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     tok.decoder = decoders.ByteLevel()
-    tok.train([str(english_training_text(folder))], trainers.BpeTrainer(
+    tok.train([str(english_training_text(adapt_folder))], trainers.BpeTrainer(
         vocab_size=1200, special_tokens=SPECIALS, show_progress=False,
         initial_alphabet=pre_tokenizers.ByteLevel.alphabet()))
     tok.post_processor = processors.TemplateProcessing(
@@ -47,22 +50,22 @@ def source_path(folder):
     tok.enable_truncation(max_length=2048)
     tok.enable_padding(pad_id=tok.token_to_id("<pad>"), pad_token="<pad>")
     tok.add_special_tokens([AddedToken("<mask>", lstrip=True, special=True)])
-    path = folder / "tokenizer.json"
+    path = adapt_folder / "tokenizer.json"
     tok.save(str(path))
     return path
 
 
 @pytest.fixture(scope="module")
-def extended(folder, source_path):
-    train, held_out = split_russian(folder)
+def extended(source_path, russian):
+    train, held_out = russian
     source = import_model("hf", source_path)
     return source, extend(source, Corpus.from_files([train]), merges=300).model, held_out
 
 
 def test_extended_tokenizer_json_keeps_every_field_the_import_cannot_express(
-        folder, source_path, extended):
+        adapt_folder, source_path, extended):
     source, model, _ = extended
-    out = folder / "extended.json"
+    out = adapt_folder / "extended.json"
     write_model(model, "hf", out, source=source, source_path=source_path, source_format="hf")
     before = json.loads(source_path.read_text(encoding="utf-8"))
     after = json.loads(out.read_text(encoding="utf-8"))
@@ -79,9 +82,9 @@ def test_extended_tokenizer_json_keeps_every_field_the_import_cannot_express(
 
 
 def test_extended_tokenizer_gives_the_old_ids_with_the_post_processors_specials(
-        folder, source_path, extended):
+        adapt_folder, source_path, extended):
     source, model, held_out = extended
-    out = folder / "tf"
+    out = adapt_folder / "tf"
     write_model(model, "transformers", out, source=source, source_path=source_path,
                 source_format="hf")
     original = Tokenizer.from_file(str(source_path))
@@ -108,11 +111,11 @@ def test_extended_tokenizer_gives_the_old_ids_with_the_post_processors_specials(
     assert check.agreed == check.lines
 
 
-def test_trimmed_tokenizer_json_renumbers_the_post_processor_and_padding(folder, source_path):
+def test_trimmed_tokenizer_json_renumbers_the_post_processor_and_padding(adapt_folder, source_path):
     source = import_model("hf", source_path)
     target = english_lines()[:200]
     result = trim(source, target)
-    out = folder / "trimmed.json"
+    out = adapt_folder / "trimmed.json"
     write_model(result.model, "hf", out, source=source, source_path=source_path,
                 source_format="hf")
     original = Tokenizer.from_file(str(source_path))
@@ -125,10 +128,10 @@ def test_trimmed_tokenizer_json_renumbers_the_post_processor_and_padding(folder,
     assert trimmed.token_to_id("<mask>") == result.model.piece_to_id("<mask>")
 
 
-def test_a_post_processor_naming_a_dropped_token_writes_nothing(folder, source_path):
+def test_a_post_processor_naming_a_dropped_token_writes_nothing(adapt_folder, source_path):
     source = import_model("hf", source_path)
     result = trim(source, english_lines()[:50], keep_specials=False)
-    out = folder / "dropped.json"
+    out = adapt_folder / "dropped.json"
     with pytest.raises(ExportError, match=r"post_processor\.special_tokens.* names the token"):
         write_model(result.model, "hf", out, source=source, source_path=source_path,
                     source_format="hf")

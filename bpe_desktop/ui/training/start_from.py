@@ -9,7 +9,7 @@ their declaration) and held-out texts for the before/after report are set here. 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
@@ -25,9 +25,9 @@ from PySide6.QtWidgets import (
 )
 
 from bpe_desktop.core.errors import BpeError
+from bpe_desktop.core.extend_options import ExtendOptions
 from bpe_desktop.core.formats import FORMATS
 from bpe_desktop.core.formats.detect import OWN_FORMAT, detect_format
-from bpe_desktop.core.extend_options import ExtendOptions
 from bpe_desktop.core.options import option_specs
 from bpe_desktop.ui.common import dialogs
 
@@ -48,7 +48,7 @@ class ExtendRequest:
     vocab_size: int | None
     held_out: tuple[str, ...]
     #: The ExtendOptions fields, as the form holds them.
-    options: ExtendOptions = ExtendOptions()
+    options: ExtendOptions = field(default_factory=ExtendOptions)
 
 
 class StartFrom(QGroupBox):
