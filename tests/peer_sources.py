@@ -42,16 +42,19 @@ def roberta_style(folder: Path, vocab_size: int = 1500) -> Path:
     return folder / "roberta-vocab.json"
 
 
-def sentencepiece_bpe(folder: Path, vocab_size: int = 1000) -> Path:
-    """sentencepiece BPE with user-defined symbols, without byte fallback."""
+def sentencepiece_bpe(folder: Path, vocab_size: int = 1000, *,
+                      byte_fallback: bool = False) -> Path:
+    """sentencepiece BPE with user-defined symbols, without byte fallback unless asked
+    (then its 256 byte pieces come after the specials)."""
     import sentencepiece as spm
 
-    prefix = folder / "sp"
+    prefix = folder / ("sp-bytes" if byte_fallback else "sp")
     spm.SentencePieceTrainer.train(
         input=str(english_training_text(folder)), model_prefix=str(prefix),
-        vocab_size=vocab_size, model_type="bpe", user_defined_symbols=["<sep>", "<cls>"],
-        byte_fallback=False, minloglevel=2)
-    return folder / "sp.model"
+        vocab_size=vocab_size + (256 if byte_fallback else 0), model_type="bpe",
+        user_defined_symbols=["<sep>", "<cls>"], byte_fallback=byte_fallback,
+        minloglevel=2)
+    return prefix.with_suffix(".model")
 
 
 def russian_and_held_out_files(folder: Path, english_lines_kept: int = 100) -> dict[str, Path]:

@@ -227,6 +227,7 @@ def train(
     cuts: Sequence[frozenset[int]] | None = None,
     forbidden: frozenset[Pair] = frozenset(),
     start: tuple[Sequence[str], Sequence[Sequence[str]]] | None = None,
+    never_merged: frozenset[str] = frozenset(),
 ) -> RefResult:
     if ties not in TIES:
         raise ValueError(f"unknown tie rule {ties!r}")
@@ -270,7 +271,7 @@ def train(
             blocked = blocked_positions(seg, cut)
             for i, (a, b) in enumerate(zip(seg, seg[1:])):
                 if a == unk or b == unk or a + b in special_pieces or i in blocked \
-                        or (a, b) in forbidden:
+                        or (a, b) in forbidden or a in never_merged or b in never_merged:
                     continue
                 pairs[(a, b)] = pairs.get((a, b), 0) + count
         if not pairs:

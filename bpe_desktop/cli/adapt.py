@@ -46,9 +46,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                       help="grow the vocabulary to N tokens")
     p.add_argument("--min-frequency", type=whole_number(1), default=2, metavar="K",
                    help="a new pair must occur at least K times (default 2)")
-    p.add_argument("--keep-unknown", action="store_true",
-                   help="leave characters the source cannot represent unknown instead of "
-                   "adding them as new tokens")
+    _add_extend_options(p)
+    p.add_argument("--keep-unknown", dest="unknown", action="store_const", const="keep",
+                   default="add", help="the same as --unknown keep")
     _add_output(p)
     add_project_option(p)
     p.set_defaults(run=cmd_extend)
@@ -72,6 +72,20 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="also drop special tokens the target text does not produce")
     _add_output(p)
     p.set_defaults(run=cmd_trim)
+
+
+def _add_extend_options(p: argparse.ArgumentParser) -> None:
+    """A flag per :class:`ExtendOptions` field, from its declaration."""
+    from bpe_desktop.core.extend_options import ExtendOptions
+    from bpe_desktop.core.options import option_specs
+
+    defaults = ExtendOptions()
+    for name, spec in option_specs(ExtendOptions).items():
+        default = getattr(defaults, name)
+        choices = list(spec.choices) or None
+        help_text = spec.help + (f" (default {default})" if default else "")
+        p.add_argument("--" + name.replace("_", "-"), default=default, choices=choices,
+                       metavar=None if choices else spec.metavar, help=help_text)
 
 
 def _add_source(p: argparse.ArgumentParser) -> None:
@@ -121,6 +135,9 @@ def _output_format(args, fmt: str) -> str:
 
 def cmd_extend(args: argparse.Namespace) -> int:
     from bpe_desktop.core.extend import extend
+    from bpe_desktop.core.extend_options import ExtendOptions
+    from bpe_desktop.core.new_ids import new_ids_from
+    from bpe_desktop.core.options import option_specs
     from bpe_desktop.core.training import CancelToken, Corpus
 
     for name in args.files:
@@ -128,6 +145,9 @@ def cmd_extend(args: argparse.Namespace) -> int:
             raise CliError(f"{name}: no such corpus file")
     _check_output(args.output, [args.model, *args.files])
     source, fmt = _load_source(args)
+    options = ExtendOptions(**{name: getattr(args, name)
+                               for name in option_specs(ExtendOptions)})
+    new_ids = new_ids_from(options.new_ids)
     verify, held_out = _read_lines(args.verify), _held_out(args.held_out)
     progress = None if args.quiet else ProgressBar(sys.stderr)
     cancel = CancelToken()
@@ -136,7 +156,8 @@ def cmd_extend(args: argparse.Namespace) -> int:
         result = _in_worker(lambda: extend(
             source, Corpus.from_files(args.files), merges=args.merges,
             vocab_size=args.vocab_size, min_frequency=args.min_frequency,
-            unknown="keep" if args.keep_unknown else "add", on_progress=progress,
+            unknown=options.unknown, new_ids=new_ids,
+            on_progress=progress,
             cancel=cancel), cancel)
     except TrainingCancelled:
         _fail("extending cancelled; nothing was written")
@@ -156,6 +177,11 @@ def cmd_extend(args: argparse.Namespace) -> int:
     if not args.quiet:
         print(f"{result.new_merges:,} new merges, vocabulary {source.vocab_size:,} -> "
               f"{model.vocab_size:,} tokens, {time.perf_counter() - started:.1f} s")
+        if new_ids is not None and result.new_ids:
+            reserved = model.vocab_size - source.vocab_size - len(result.new_ids)
+            print(f"new tokens at ids {result.new_ids[0]:,} ... {result.new_ids[-1]:,}"
+                  + (f"; {reserved:,} ids left free before them are reserved tokens"
+                     if reserved else ""))
         if result.new_characters:
             frequent = sorted(result.new_characters, key=lambda item: -item[1])
             shown = ", ".join(f"{c!r} {n:,}" for c, n in frequent[:20])
@@ -164,6 +190,9 @@ def cmd_extend(args: argparse.Namespace) -> int:
                   + (f" and {more:,} more" if more > 0 else ""))
         if result.unknown_characters:
             print(f"{len(result.unknown_characters):,} characters left unknown")
+        if result.byte_characters:
+            print(f"{len(result.byte_characters):,} characters spelled in byte tokens "
+                  "(byte fallback)")
         _print_reports(source, model, held_out)
     return EXIT_OK
 
@@ -205,7 +234,7 @@ def _write(args, model, source, fmt: str, verify: list[str]) -> None:
 
     out_format = _output_format(args, fmt)
     paths = write_model(model, out_format, args.output, source=source,
-                        source_path=args.model if fmt == "sentencepiece" else None)
+                        source_path=args.model, source_format=fmt)
     if not args.quiet:
         print("wrote " + ", ".join(str(p) for p in paths))
     if verify and out_format != "model":

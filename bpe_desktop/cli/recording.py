@@ -100,7 +100,7 @@ def _compare(args):
 def _extend(args):
     config = {"format": args.format or "", "out_format": args.out_format or "",
               "merges": args.merges, "vocab_size": args.vocab_size,
-              "min_frequency": args.min_frequency, "keep_unknown": args.keep_unknown}
+              "min_frequency": args.min_frequency, "unknown": args.unknown, "new_ids": args.new_ids}
     return config, [("model", args.model), *(("corpus", f) for f in args.files)], ""
 
 

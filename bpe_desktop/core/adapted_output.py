@@ -8,7 +8,8 @@ express. Protobuf reads a repeated field's entries in the order they appear wher
 they are in the message, so the appended pieces take the ids after the source's. Each
 new merged piece scores below every existing piece, in merge order (sentencepiece
 joins the pair whose concatenation has the highest score); a new character is a normal
-piece below those.
+piece below those. A ``tokenizer.json`` source is patched likewise, keeping its
+post-processor, normalizer, decoder and added tokens' flags (:mod:`bpe_desktop.core.hf_patch`).
 
 A transformers folder holds ``tokenizer.json``, ``tokenizer_config.json`` (the class
 ``PreTrainedTokenizerFast`` and each special token's role) and
@@ -27,6 +28,7 @@ from bpe_desktop.core.errors import ExportError
 from bpe_desktop.core.formats import FORMATS, _common, export_model, export_problem
 from bpe_desktop.core.formats import _protowire as pw
 from bpe_desktop.core.formats import sentencepiece_model as spm
+from bpe_desktop.core.hf_patch import patched_tokenizer_json
 from bpe_desktop.core.model import BPEModel
 from bpe_desktop.core.model_file import save_model
 
@@ -52,18 +54,30 @@ def fitting_formats(model: BPEModel) -> tuple[str, ...]:
 
 def write_model(model: BPEModel, fmt: str, path: str | os.PathLike, *,
                 source: BPEModel | None = None,
-                source_path: str | os.PathLike | None = None) -> list[Path]:
+                source_path: str | os.PathLike | None = None,
+                source_format: str | None = None) -> list[Path]:
     """Write ``model`` as ``fmt`` at ``path``; the files written (each atomically).
 
-    ``source`` and ``source_path``: the model it was extended or trimmed from and its
-    sentencepiece file, which is then rewritten (see the module's notes).
+    ``source``, ``source_path`` and ``source_format`` (``fmt`` when None): the model it
+    was extended or trimmed from, its file and that file's format. A sentencepiece
+    ``.model`` or a ``tokenizer.json`` (also for a transformers folder) written in its
+    own format is then rewritten in place of a new export (see the module's notes and
+    :mod:`bpe_desktop.core.hf_patch`).
     """
+    source_format = source_format or fmt
+    if source_path is not None and source_format == "hf" \
+            and fmt in ("hf", TRANSFORMERS_FOLDER):
+        patched = patched_tokenizer_json(model, source_path)
+        if fmt == TRANSFORMERS_FOLDER:
+            return write_transformers_folder(model, path, tokenizer_json=patched)
+        return _common.write_files([(Path(path), patched)])
     if fmt == OWN_FORMAT:
         save_model(model, path)
         return [Path(path)]
     if fmt == TRANSFORMERS_FOLDER:
         return write_transformers_folder(model, path)
-    if fmt == "sentencepiece" and source is not None and source_path is not None:
+    if fmt == "sentencepiece" and source_format == fmt and source is not None \
+            and source_path is not None:
         kept = _kept_source_ids(model, source)
         if kept is not None:
             data = _rewritten_proto(model, source, source_path, kept)
@@ -83,7 +97,7 @@ def _kept_source_ids(model: BPEModel, source: BPEModel) -> list[int] | None:
         kept.append(have[piece])
     if kept != sorted(kept) or any(p in have for p in model.pieces[len(kept):]):
         return None
-    if any(t.id != have.get(t.piece) for t in model.config.special_tokens):
+    if any(t.piece in have and t.id != have[t.piece] for t in model.config.special_tokens):
         return None  # the trainer spec names the specials' ids
     return kept
 
@@ -107,19 +121,27 @@ def _rewritten_proto(model: BPEModel, source: BPEModel, source_path,
         out += pw.bytes_field(field, value)
     lowest = min((score for _, score, _ in proto["pieces"]), default=0.0)
     alphabet = set(model.alphabet)
+    reserved = {t.piece for t in model.config.special_tokens}  # new ones: named ids' gaps
     added = model.pieces[len(kept):]
-    merged = [p for p in added if p not in alphabet]
+    merged = [p for p in added if p not in alphabet and p not in reserved]
     characters = [p for p in added if p in alphabet]
     score = {p: lowest - 1 - k for k, p in enumerate(merged)}
     score.update({p: lowest - 1 - len(merged) - k for k, p in enumerate(characters)})
     for piece in added:
-        out += pw.bytes_field(spm.MODEL_PIECES, pw.str_field(spm.PIECE_TEXT, piece)
-                              + pw.float_field(spm.PIECE_SCORE, float(score[piece])))
+        if piece in reserved:  # a control piece: never produced, never found in text
+            body = pw.str_field(spm.PIECE_TEXT, piece) + pw.float_field(spm.PIECE_SCORE, 0.0) \
+                + pw.int_field(spm.PIECE_TYPE, spm.CONTROL)
+        else:
+            body = pw.str_field(spm.PIECE_TEXT, piece) \
+                + pw.float_field(spm.PIECE_SCORE, float(score[piece]))
+        out += pw.bytes_field(spm.MODEL_PIECES, body)
     return bytes(out)
 
 
-def write_transformers_folder(model: BPEModel, folder: str | os.PathLike) -> list[Path]:
-    """``tokenizer.json`` and transformers' two settings files in ``folder``."""
+def write_transformers_folder(model: BPEModel, folder: str | os.PathLike, *,
+                              tokenizer_json: bytes | None = None) -> list[Path]:
+    """``tokenizer.json`` (exported, or ``tokenizer_json`` when given: a patched source)
+    and transformers' two settings files in ``folder``."""
     why = export_problem(model, "hf")
     if why:
         raise ExportError(f"cannot write a transformers folder: {why}")
@@ -127,7 +149,10 @@ def write_transformers_folder(model: BPEModel, folder: str | os.PathLike) -> lis
     if folder.exists() and not folder.is_dir():
         raise ExportError(f"{folder}: is a file; a transformers folder needs a folder")
     folder.mkdir(parents=True, exist_ok=True)
-    paths = export_model(model, "hf", folder / "tokenizer.json")
+    if tokenizer_json is None:
+        paths = export_model(model, "hf", folder / "tokenizer.json")
+    else:
+        paths = _common.write_files([(folder / "tokenizer.json", tokenizer_json)])
     roles = {_ROLE_KEYS[t.role]: t.piece for t in model.config.special_tokens
              if t.role in _ROLE_KEYS}
     others = [t.piece for t in model.config.special_tokens if t.role not in _ROLE_KEYS]

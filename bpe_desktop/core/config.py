@@ -242,6 +242,12 @@ class TrainConfig:
              "one unknown token, as sentencepiece and HF fuse_unk do; off, each such "
              "character is one (HF's default). Set by the sentencepiece preset; training is "
              "not affected.")
+    byte_fallback: bool = option(
+        False, label="&Byte fallback for unknown characters", group="text",
+        help="When encoding, a character outside the vocabulary becomes the tokens of its "
+             "UTF-8 bytes, <0x00> ... <0xFF>, when the vocabulary has all of them (else the "
+             "unknown token), as sentencepiece and HF byte_fallback do. Set when importing "
+             "such a model; training is not affected (it adds no byte tokens).")
     gold_boundaries: tuple[str, ...] = option(
         (), label="&Gold boundaries:", group="constraints", metavar="GOLD",
         placeholder="gold segmentation files",
@@ -345,7 +351,7 @@ class TrainConfig:
             elif spec.maximum is not None and isinstance(spec.maximum, int) and \
                     not (spec.optional and value is None):
                 _check_int(name, value, minimum=int(spec.minimum), maximum=spec.maximum)
-        for name in ("lowercase", "fuse_unk", "morfessor"):
+        for name in ("lowercase", "fuse_unk", "byte_fallback", "morfessor"):
             if not isinstance(getattr(self, name), bool):
                 raise ConfigError(f"{name} must be true or false; got {getattr(self, name)!r}")
         cov = self.character_coverage

@@ -6,14 +6,19 @@ Rules (each one is what makes the extended model a drop-in successor of its sour
   ``TrainConfig``), and each distinct word is segmented exactly as the source encodes it
   (its merges in rank order);
 * characters the source cannot represent (it would give ``<unk>``) become new alphabet
-  tokens first, reported with their counts; with ``unknown="keep"`` they stay unknown
-  and are never merged. Byte-level sources represent everything;
+  tokens first, reported with their counts; with ``unknown="keep"`` they stay as the
+  source encodes them (unknown, or their bytes with byte fallback) and are never merged;
+  ``unknown="bytes"`` asks for the bytes, and needs a source with byte fallback. Byte
+  tokens ``<0xNN>`` of a byte-fallback source are never merged: sentencepiece applies no
+  merge to them (it spells unknown pieces in bytes after merging), so a merge of them
+  could not be written back. Byte-level sources represent everything;
 * new merges are learned on top with the source's tie rule and appended after its
   merges. A pair whose result already is a token is never merged (the token would gain
   a second merge, which sentencepiece and tiktoken cannot express), so every new merge
   makes a new token;
 * every existing token keeps its id, piece and rank; new tokens take the next free ids,
-  after the special tokens; special tokens are kept.
+  after the special tokens, or the ids the user names (:mod:`bpe_desktop.core.new_ids`);
+  special tokens are kept.
 
 Why encoding reproduces the training segmentation: the source's merges all rank before
 the new ones, so an encoder first reaches the source's segmentation (where no source
@@ -32,18 +37,22 @@ from dataclasses import dataclass
 from bpe_desktop.core import _native
 from bpe_desktop.core.counting import engine_count
 from bpe_desktop.core.errors import ConfigError
+from bpe_desktop.core.extend_options import UNKNOWN_CHOICES
+from bpe_desktop.core.formats._common import BYTE_PIECES, byte_pieces_in
 from bpe_desktop.core.model import BPEModel, CorpusInfo, Merge
+from bpe_desktop.core.new_ids import NewIds, check_capacity, check_free, placed
 from bpe_desktop.core.training import (
     CancelToken,
     Corpus,
     Progress,
+    _file_info,
     _numbers,
     _unpack_strings,
     progress_from_engine,
 )
 
 #: What happens to characters the source cannot represent.
-UNKNOWN_POLICIES = ("add", "keep")
+UNKNOWN_POLICIES = tuple(UNKNOWN_CHOICES)
 #: The symbol the engine never merges (special tokens and kept unknowns in a word).
 _NEVER_MERGED = 2**32 - 1
 
@@ -62,6 +71,8 @@ class ExtendResult:
     new_ids: tuple[int, ...]
     distinct_words: int
     timings: Mapping[str, float]
+    #: Characters spelled in byte tokens (byte fallback), with their counts.
+    byte_characters: tuple[tuple[str, int], ...] = ()
 
     @property
     def new_merges(self) -> int:
@@ -76,32 +87,45 @@ def extend(
     vocab_size: int | None = None,
     min_frequency: int = 2,
     unknown: str = "add",
+    new_ids: NewIds | None = None,
     on_progress: Callable[[Progress], None] | None = None,
     cancel: CancelToken | None = None,
 ) -> ExtendResult:
     """``source`` trained further on ``corpus`` (see the module's rules).
 
     Give ``merges`` (how many new merges at most) or ``vocab_size`` (the size to grow
-    the vocabulary to). Raises ConfigError for bad settings, CorpusError for a corpus
-    that cannot be read or holds no words, TrainingCancelled when cancelled.
+    the vocabulary to, not counting reserved ids); ``new_ids``: the ids the new tokens
+    take (the next free ones when None). Raises ConfigError for bad settings,
+    CorpusError for a corpus that cannot be read or holds no words, TrainingCancelled
+    when cancelled.
     """
     _check_settings(source, merges, vocab_size, min_frequency, unknown)
+    if new_ids is not None:
+        check_free(new_ids, source)
     started = time.perf_counter()
     table = engine_count(corpus._as_engine_source(), source.config, cancel=cancel)
     # Byte-level sources spell every character: their words need not come to Python.
     characters = Counter() if source.config.pretokenizer == "gpt2" else \
         _missing_characters(source, table.items())
     added = tuple(sorted(characters.items())) if unknown == "add" else ()
-    kept_unknown = () if unknown == "add" else tuple(sorted(characters.items()))
+    as_bytes = _spelled_in_bytes(source, characters) if unknown != "add" else {}
+    kept_unknown = () if unknown == "add" else tuple(
+        sorted((c, n) for c, n in characters.items() if c not in as_bytes))
     base = _with_characters(source, tuple(c for c, _ in added))
+    if new_ids is not None:
+        wanted = merges if merges is not None else vocab_size - base.vocab_size
+        check_capacity(new_ids, len(added) + wanted, len(added))
     counted = time.perf_counter()
     raw = _train_on(base, table, merges, vocab_size, min_frequency, on_progress, cancel)
     model = _extended_model(source, base, raw, corpus, table)
     old = source.vocab_size
+    given = tuple(range(old, model.vocab_size))
+    if new_ids is not None:
+        model, given = placed(model, old, new_ids), new_ids.take(len(given))
     timings = {"counting": counted - started, "merging": raw["merge_seconds"],
                "total": time.perf_counter() - started}
-    return ExtendResult(model, source, added, kept_unknown,
-                        tuple(range(old, model.vocab_size)), len(table), timings)
+    return ExtendResult(model, source, added, kept_unknown, given, len(table), timings,
+                        tuple(sorted(as_bytes.items())))
 
 
 def _check_settings(source: BPEModel, merges, vocab_size, min_frequency, unknown) -> None:
@@ -119,8 +143,25 @@ def _check_settings(source: BPEModel, merges, vocab_size, min_frequency, unknown
             or min_frequency < 1:
         raise ConfigError(f"the minimum pair count must be at least 1, not {min_frequency!r}")
     if unknown not in UNKNOWN_POLICIES:
-        raise ConfigError(f"unknown characters: choose {' or '.join(UNKNOWN_POLICIES)}, "
+        raise ConfigError(f"unknown characters: choose {', '.join(UNKNOWN_POLICIES)}, "
                           f"not {unknown!r}")
+    if unknown == "bytes" and not (source.config.byte_fallback
+                                   and byte_pieces_in(source) == len(BYTE_PIECES)):
+        raise ConfigError("unknown characters as bytes: the source has no byte fallback "
+                          "(sentencepiece byte_fallback, HF byte_fallback with the 256 byte "
+                          "tokens <0x00> ... <0xFF>); add them as new tokens or keep them "
+                          "unknown")
+
+
+def _spelled_in_bytes(source: BPEModel, characters: Counter) -> dict[str, int]:
+    """The characters (with their counts) that ``source`` spells in byte tokens: with
+    byte fallback, those whose UTF-8 bytes all have a token (a word-final one of an
+    ``eow-suffix`` model with its ``</w>``, as the encoder spells it)."""
+    if not source.config.byte_fallback:
+        return {}
+    have = source.piece_ids
+    return {c: n for c, n in characters.items()
+            if all(BYTE_PIECES[b] in have for b in c.encode("utf-8"))}
 
 
 def _missing_characters(source: BPEModel, words: list[tuple[str, int]]) -> Counter:
@@ -171,6 +212,9 @@ def _symbols(base: BPEModel) -> tuple[list[str], bytes]:
     ordinary_ids = [i for i in range(len(pieces)) if i not in special]
     symbol_of = np.full(len(pieces), _NEVER_MERGED, dtype="=u4")
     symbol_of[ordinary_ids] = np.arange(len(ordinary_ids), dtype="=u4")
+    if base.config.byte_fallback:  # byte tokens are never merged (see the module's rules)
+        ids = base.piece_ids
+        symbol_of[[ids[p] for p in BYTE_PIECES if p in ids]] = _NEVER_MERGED
     return [pieces[i] for i in ordinary_ids], symbol_of.tobytes()
 
 
@@ -208,7 +252,9 @@ def _extended_model(source: BPEModel, base: BPEModel, raw: dict, corpus: Corpus,
     top, ends, top_counts = raw["words"].top(source.config.keep_words)
     text = f"{source.description} Extended with {len(new):,} merges." \
         if source.description else f"Extended with {len(new):,} merges."
-    info = CorpusInfo(kind=corpus.kind, total_words=table.total_count,
+    # The files, as training records them: an export verifies on their lines.
+    files = tuple(_file_info(p) for p in corpus.paths) if corpus.kind == "files" else ()
+    info = CorpusInfo(kind=corpus.kind, files=files, total_words=table.total_count,
                       distinct_words=len(table))
     model = dataclasses.replace(
         base, config=config, merges=merges, final_counts=None, corpus=info,

@@ -51,6 +51,10 @@ pub struct Encoder {
     /// A run of unknown symbols in a word becomes one unknown token (sentencepiece, HF
     /// `fuse_unk`); otherwise each unknown character is one.
     fuse_unk: bool,
+    /// Byte fallback (sentencepiece `byte_fallback`, HF `byte_fallback`): the id of the
+    /// piece `<0xNN>` of each byte. An unknown character becomes its UTF-8 bytes' pieces
+    /// when all of them exist, else the unknown token, as HF does.
+    fallback_bytes: Option<[Option<u32>; 256]>,
 }
 
 impl Encoder {
@@ -109,7 +113,33 @@ impl Encoder {
             t
         });
         let max_piece_chars = pieces.iter().map(|p| p.chars().count()).max().unwrap_or(1);
-        Ok(Encoder { id: cache::new_encoder_id(), rules, pieces, index, ranks, unk, specials, char_ids, final_char_ids, marker_id, byte_ids, byte_chars, max_piece_chars, fuse_unk })
+        Ok(Encoder { id: cache::new_encoder_id(), rules, pieces, index, ranks, unk, specials, char_ids, final_char_ids, marker_id, byte_ids, byte_chars, max_piece_chars, fuse_unk, fallback_bytes: None })
+    }
+
+    /// This encoder with byte fallback on or off (see `fallback_bytes`).
+    pub fn with_byte_fallback(mut self, on: bool) -> Self {
+        self.fallback_bytes = on.then(|| {
+            let mut t = [None; 256];
+            for (b, slot) in t.iter_mut().enumerate() {
+                *slot = self.index.get(&format!("<0x{b:02X}>")).copied();
+            }
+            t
+        });
+        self
+    }
+
+    /// An unknown character `what` (spelled `text`: with `</w>` glued on when it ends an
+    /// `eow-suffix` word, as HF spells the symbol it looks up) as its bytes' pieces, or
+    /// the unknown token.
+    fn push_unknown(&self, out: &mut Vec<u32>, what: char, text: &str) -> Result<()> {
+        if let Some(table) = &self.fallback_bytes {
+            if text.bytes().all(|b| table[b as usize].is_some()) {
+                out.extend(text.bytes().map(|b| table[b as usize].unwrap()));
+                return Ok(());
+            }
+        }
+        out.push(self.unknown(what)?);
+        Ok(())
     }
 
     /// This encoder's identity in the per-thread word caches (for tests of the cache).
@@ -144,12 +174,17 @@ impl Encoder {
             let mut chars = word.chars().peekable();
             while let Some(c) = chars.next() {
                 let last = chars.peek().is_none();
-                let id = if last && self.rules.boundary == Boundary::EowSuffix {
+                let suffixed = last && self.rules.boundary == Boundary::EowSuffix;
+                let id = if suffixed {
                     self.final_char_ids.get(&c).copied()
                 } else {
                     self.char_ids.get(&c).copied()
                 };
-                out.push(id.map_or_else(|| self.unknown(c), Ok)?);
+                match id {
+                    Some(id) => out.push(id),
+                    None if suffixed => self.push_unknown(&mut out, c, &format!("{c}{EOW}"))?,
+                    None => self.push_unknown(&mut out, c, c.encode_utf8(&mut [0; 4]))?,
+                }
             }
         }
         if self.rules.boundary == Boundary::EowSymbol {
@@ -371,16 +406,29 @@ impl Encoder {
     /// Ids back to text. pad/bos/eos are dropped; markers become spaces.
     pub fn decode(&self, ids: &[u32]) -> Result<String> {
         let mut joined = String::new();
+        // Byte fallback: a run of byte pieces is the UTF-8 of the characters they spell.
+        let byte_of: FxHashMap<u32, u8> = self.fallback_bytes.iter().flat_map(|t| t.iter().enumerate())
+            .filter_map(|(b, id)| id.map(|id| (id, b as u8))).collect();
+        let mut run: Vec<u8> = Vec::new();
         for &id in ids {
             let piece = self
                 .pieces
                 .get(id as usize)
                 .ok_or_else(|| EngineError::Encode(format!("id {id} is outside the vocabulary")))?;
+            if let Some(&b) = byte_of.get(&id) {
+                run.push(b);
+                continue;
+            }
+            if !run.is_empty() {
+                joined.push_str(&String::from_utf8_lossy(&run));
+                run.clear();
+            }
             match self.specials.get(&id) {
                 Some(SpecialRole::Pad | SpecialRole::Bos | SpecialRole::Eos) => {}
                 _ => joined.push_str(piece),
             }
         }
+        joined.push_str(&String::from_utf8_lossy(&run));
         if self.byte_ids.is_some() {
             let mut back: FxHashMap<char, u8> = FxHashMap::default();
             for (b, c) in self.byte_chars.iter().enumerate() {
@@ -540,6 +588,19 @@ mod tests {
         assert_eq!(e.decode(&ids).unwrap(), "k<unk>a");
         assert_eq!(e.decode_words(&ids, &[2]).unwrap(), "k<unk> a");
         assert!(e.decode_words(&ids, &[4]).is_err());
+    }
+
+    #[test]
+    fn byte_fallback_spells_unknown_characters_in_byte_pieces() {
+        // "я" is D1 8F in UTF-8; "ж" (D0 B6) lacks <0xB6>, so it stays unknown.
+        let pieces: Vec<String> = ["<unk>", "a", "<0xD1>", "<0x8F>", "<0xD0>"].iter().map(|s| s.to_string()).collect();
+        let mut specials = FxHashMap::default();
+        specials.insert(0, SpecialRole::Unk);
+        let e = Encoder::new(rules(Boundary::None), pieces, &[], Some(0), specials, true).unwrap().with_byte_fallback(true);
+        assert_eq!(e.encode("aяa ж", false).unwrap(), vec![1, 2, 3, 1, 0]);
+        assert_eq!(e.encode("яя", true).unwrap(), vec![2, 3, 2, 3]);
+        assert_eq!(e.decode(&[1, 2, 3, 1, 0]).unwrap(), "aяa<unk>");
+        assert_eq!(e.decode(&[2, 1]).unwrap(), "\u{FFFD}a"); // a lone lead byte
     }
 
     #[test]

@@ -57,6 +57,71 @@ def test_extend_to_a_transformers_folder(capsys, tmp_path, sources):
     assert (tmp_path / "tf" / "tokenizer_config.json").is_file()
 
 
+def test_extend_patches_a_tokenizer_json_keeping_its_post_processor(capsys, tmp_path,
+                                                                    sources):
+    from tokenizers import ByteLevelBPETokenizer, processors
+
+    tok = ByteLevelBPETokenizer(str(sources["vocab"]),
+                                str(sources["vocab"]).replace("vocab.json", "merges.txt"))
+    tok.post_processor = processors.RobertaProcessing(("</s>", 2), ("<s>", 0))
+    tok.save(str(tmp_path / "tokenizer.json"))
+    status, _, err = run(capsys, "extend", "-m", tmp_path / "tokenizer.json",
+                         sources["corpus"], "--merges", 40, "-o", tmp_path / "out.json",
+                         "--verify", sources["held_en"], "-q")
+    assert status == 0, err
+    written = json.loads((tmp_path / "out.json").read_text(encoding="utf-8"))
+    source = json.loads((tmp_path / "tokenizer.json").read_text(encoding="utf-8"))
+    assert written["post_processor"]["type"] == "RobertaProcessing"
+    assert written["post_processor"] == source["post_processor"]
+    assert len(written["model"]["merges"]) == len(tok.get_vocab()) - 256 - 5 + 40
+
+
+def test_extend_into_named_ids_from_a_file(capsys, tmp_path, sources):
+    ids = tmp_path / "ids.txt"
+    ids.write_text("# rows 2000-2099 are free in the embedding matrix\n2000-2099\n",
+                   encoding="utf-8")
+    status, _, err = run(capsys, "extend", "-m", sources["vocab"], sources["corpus"],
+                         "--merges", 100, "--new-ids", ids, "-o", tmp_path / "out",
+                         "--verify", sources["held_ru"], "-q")
+    assert status == 0, err
+    written = json.loads((tmp_path / "out-vocab.json").read_text(encoding="utf-8"))
+    new = sorted(i for p, i in written.items() if not p.startswith("<reserved_"))[1500:]
+    assert new == list(range(2000, 2100)) and written["<reserved_1999>"] == 1999
+    status, out, err = run(capsys, "extend", "-m", sources["vocab"], sources["corpus"],
+                           "--merges", 10, "--new-ids", "1600-", "-o", tmp_path / "o2")
+    assert status == 0, err
+    assert "new tokens at ids 1,600 ... 1,609; 100 ids left free before them are " \
+        "reserved tokens" in out
+
+
+@pytest.mark.parametrize("ids, message", [
+    ("1400-", "1400 is already the token"),
+    ("2000-2009", "10 ids are named, but the extension needs up to 100"),
+    ("2000-1990", "ends before it starts"),
+])
+def test_bad_new_ids_get_one_line_and_nothing_is_written(capsys, tmp_path, sources, ids,
+                                                         message):
+    status, _, err = run(capsys, "extend", "-m", sources["vocab"], sources["corpus"],
+                         "--merges", 100, "--new-ids", ids, "-o", tmp_path / "out")
+    assert status == 1
+    assert_one_error_line(err, message)
+    assert not list(tmp_path.iterdir())
+
+
+def test_extend_keeping_unseen_characters_as_bytes(capsys, tmp_path, sources):
+    sp = sentencepiece_bpe(tmp_path, byte_fallback=True)
+    status, out, err = run(capsys, "extend", "-m", sp, sources["corpus"], "--merges", 50,
+                           "--unknown", "bytes", "-o", tmp_path / "b.model", "--verify",
+                           sources["held_ru"], sources["held_en"])
+    assert status == 0, err
+    assert "characters spelled in byte tokens (byte fallback)" in out and ": 100%" in out
+    status, _, err = run(capsys, "extend", "-m", sources["sp"], sources["corpus"],
+                         "--merges", 50, "--unknown", "bytes", "-o", tmp_path / "c.model")
+    assert status == 1
+    assert_one_error_line(err, "the source has no byte fallback")
+    assert not (tmp_path / "c.model").exists()
+
+
 def test_extend_to_our_model_file(capsys, tmp_path, sources):
     status, _, err = run(capsys, "extend", "-m", sources["vocab"], sources["corpus"],
                          "--merges", 20, "--out-format", "model", "-o", tmp_path / "m.json",

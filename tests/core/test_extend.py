@@ -84,7 +84,8 @@ def test_training_words_encode_to_their_training_segmentation():
     ({"merges": 2, "vocab_size": 40}, "either a number of new merges"),
     ({"merges": 0}, "at least 1"),
     ({"vocab_size": 3}, "larger than the source's"),
-    ({"merges": 1, "unknown": "bytes"}, "choose add or keep"),
+    ({"merges": 1, "unknown": "letters"}, "choose add, keep, bytes"),
+    ({"merges": 1, "unknown": "bytes"}, "the source has no byte fallback"),
     ({"merges": 1, "min_frequency": 0}, "minimum pair count"),
 ])
 def test_bad_settings_are_refused(options, message):

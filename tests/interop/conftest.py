@@ -43,3 +43,17 @@ def normalized_corpus(tmp_path_factory):
         return made[name]
 
     return get
+
+
+@pytest.fixture(scope="module")
+def adapt_folder(tmp_path_factory, request):
+    """A folder per test module for the peer-built tokenizers that extension tests adapt."""
+    return tmp_path_factory.mktemp(request.module.__name__.rsplit(".", 1)[-1])
+
+
+@pytest.fixture(scope="module")
+def russian(adapt_folder):
+    """The Russian training text (a file in ``adapt_folder``) and its held-out lines."""
+    from tests.peer_sources import split_russian
+
+    return split_russian(adapt_folder)

@@ -25,32 +25,21 @@ from tests.peer_sources import (
     english_lines,
     roberta_style,
     sentencepiece_bpe,
-    split_russian,
 )
-
-
-@pytest.fixture(scope="module")
-def folder(tmp_path_factory):
-    return tmp_path_factory.mktemp("extend-peers")
-
-
-@pytest.fixture(scope="module")
-def russian(folder):
-    return split_russian(folder)
 
 
 def _both_languages(russian_lines):
     return russian_lines + english_lines()[-HELD_OUT:]
 
 
-def test_byte_level_source_extended_keeps_ids_in_tokenizers_and_transformers(folder, russian):
-    vocab = roberta_style(folder)
+def test_byte_level_source_extended_keeps_ids_in_tokenizers_and_transformers(adapt_folder, russian):
+    vocab = roberta_style(adapt_folder)
     source = import_model("gpt2", vocab)
     train_text, held_out = russian
     result = extend(source, Corpus.from_files([train_text]), merges=400)
     model = result.model
     assert result.new_characters == ()  # byte-level: nothing is unknown
-    paths = write_model(model, "gpt2", folder / "extended")
+    paths = write_model(model, "gpt2", adapt_folder / "extended")
     written = json.loads(paths[0].read_text(encoding="utf-8"))
     original = json.loads(vocab.read_text(encoding="utf-8"))
     assert {p: written[p] for p in original} == original
@@ -58,13 +47,13 @@ def test_byte_level_source_extended_keeps_ids_in_tokenizers_and_transformers(fol
     lines = _both_languages(held_out)
     check = verify_export(model, "gpt2", paths, lines)
     assert check.agreed == check.lines == len(lines)
-    peer = Tokenizer.from_file(str(write_model(model, "hf", folder / "ext.json")[0]))
+    peer = Tokenizer.from_file(str(write_model(model, "hf", adapt_folder / "ext.json")[0]))
     tok = model.tokenizer()
     assert all(peer.encode(line).ids == list(tok.encode(line)) for line in lines)
-    tf = write_model(model, "transformers", folder / "tf")
+    tf = write_model(model, "transformers", adapt_folder / "tf")
     assert sorted(p.name for p in tf) == ["special_tokens_map.json", "tokenizer.json",
                                           "tokenizer_config.json"]
-    loaded = verify_transformers_folder(model, folder / "tf", lines)
+    loaded = verify_transformers_folder(model, adapt_folder / "tf", lines)
     assert loaded.agreed == loaded.lines == len(lines)
     assert "transformers" in fitting_formats(model) and "tiktoken" in fitting_formats(model)
     russian_report = held_out_report(source, model, held_out)
@@ -73,28 +62,28 @@ def test_byte_level_source_extended_keeps_ids_in_tokenizers_and_transformers(fol
     assert english_report.unchanged_share >= 0.95
 
 
-def test_transformers_folder_names_the_special_tokens_roles(folder):
-    vocab = roberta_style(folder)
+def test_transformers_folder_names_the_special_tokens_roles(adapt_folder):
+    vocab = roberta_style(adapt_folder)
     source = import_model("gpt2", vocab)
-    write_model(source, "transformers", folder / "roles")
+    write_model(source, "transformers", adapt_folder / "roles")
     import transformers
 
-    tok = transformers.AutoTokenizer.from_pretrained(str(folder / "roles"),
+    tok = transformers.AutoTokenizer.from_pretrained(str(adapt_folder / "roles"),
                                                      local_files_only=True)
     assert (tok.bos_token, tok.eos_token, tok.unk_token, tok.pad_token) == \
         ("<s>", "</s>", "<unk>", "<pad>")
     assert tok.convert_tokens_to_ids("<mask>") == source.piece_to_id("<mask>")
 
 
-def test_sentencepiece_source_extended_in_place(folder, russian):
-    sp_path = sentencepiece_bpe(folder)
+def test_sentencepiece_source_extended_in_place(adapt_folder, russian):
+    sp_path = sentencepiece_bpe(adapt_folder)
     source = import_model("sentencepiece", sp_path)
     train_text, held_out = russian
     result = extend(source, Corpus.from_files([train_text]), merges=400)
     model = result.model
     counts = dict(result.new_characters)
     assert counts["я"] > 100 and "я" not in source.piece_ids
-    out = folder / "extended.model"
+    out = adapt_folder / "extended.model"
     paths = write_model(model, "sentencepiece", out, source=source, source_path=sp_path)
     before = spm.SentencePieceProcessor(model_file=str(sp_path))
     after = spm.SentencePieceProcessor(model_file=str(out))
@@ -112,12 +101,12 @@ def test_sentencepiece_source_extended_in_place(folder, russian):
         >= 0.95
 
 
-def test_trimmed_sentencepiece_model_keeps_the_target_segmentation(folder, russian):
-    sp_path = sentencepiece_bpe(folder)
+def test_trimmed_sentencepiece_model_keeps_the_target_segmentation(adapt_folder, russian):
+    sp_path = sentencepiece_bpe(adapt_folder)
     source = import_model("sentencepiece", sp_path)
     target = english_lines()[:300]
     result = trim(source, target)
-    out = folder / "trimmed.model"
+    out = adapt_folder / "trimmed.model"
     write_model(result.model, "sentencepiece", out, source=source, source_path=sp_path)
     peer = spm.SentencePieceProcessor(model_file=str(out))
     back = {new: old for old, new in result.id_map.items()}
@@ -127,7 +116,7 @@ def test_trimmed_sentencepiece_model_keeps_the_target_segmentation(folder, russi
     assert result.dropped > 0 and peer.vocab_size() == len(result.id_map)
 
 
-def _hf_tokenizer(folder, kind: str):
+def _hf_tokenizer(adapt_folder, kind: str):
     from tokenizers import Tokenizer as HfTokenizer
     from tokenizers import models, pre_tokenizers, trainers
 
@@ -137,22 +126,22 @@ def _hf_tokenizer(folder, kind: str):
     tok = HfTokenizer(models.BPE(unk_token="<unk>", **suffix))
     tok.pre_tokenizer = pre_tokenizers.WhitespaceSplit() if kind == "eow" \
         else pre_tokenizers.Metaspace()
-    tok.train([str(english_training_text(folder))], trainers.BpeTrainer(
+    tok.train([str(english_training_text(adapt_folder))], trainers.BpeTrainer(
         vocab_size=800, special_tokens=["<unk>"], show_progress=False, **suffix))
-    path = folder / f"{kind}.json"
+    path = adapt_folder / f"{kind}.json"
     tok.save(str(path))
     return path
 
 
 @pytest.mark.parametrize("kind, boundary", [("eow", "eow-suffix"), ("metaspace", "bow-prefix")])
-def test_hf_word_marker_sources_extended_keep_ids(folder, russian, kind, boundary):
-    path = _hf_tokenizer(folder, kind)
+def test_hf_word_marker_sources_extended_keep_ids(adapt_folder, russian, kind, boundary):
+    path = _hf_tokenizer(adapt_folder, kind)
     source = import_model("hf", path)
     assert source.config.boundary == boundary
     train_text, held_out = russian
     result = extend(source, Corpus.from_files([train_text]), merges=200)
     assert result.new_characters  # the Cyrillic letters the English tokenizer lacked
-    paths = write_model(result.model, "hf", folder / f"{kind}-extended.json")
+    paths = write_model(result.model, "hf", adapt_folder / f"{kind}-extended.json")
     peer = Tokenizer.from_file(str(paths[0]))
     original = Tokenizer.from_file(str(path)).get_vocab()
     assert {p: peer.get_vocab()[p] for p in original} == original

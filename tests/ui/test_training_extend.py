@@ -61,3 +61,63 @@ def test_a_file_that_is_no_tokenizer_is_refused_when_chosen(panel, tmp_path, err
     assert not panel.start_from.set_source(str(notes))
     assert errors[0][0] == "Not a tokenizer" and "notes.py" in errors[0][1]
     assert panel.start_from.source_path is None
+
+
+def test_new_tokens_take_the_ids_named_in_the_panel(panel, qtbot, sources, errors):
+    panel.corpus.add_paths([str(sources["corpus"])])
+    box = panel.start_from
+    box.choice.setCurrentText(EXISTING)
+    assert box.set_source(str(sources["sp"]))
+    edit = box.option_edits["new_ids"]
+    assert not edit.isHidden() and "50000-51999" in edit.placeholderText()
+    assert "ascending order" in edit.toolTip()
+    box.stop_mode.setCurrentIndex(0)
+    box.stop_value.setValue(50)
+    edit.setText("1500-")
+    with qtbot.waitSignal(panel.trained, timeout=60_000) as blocker:
+        assert panel.start()
+    result = blocker.args[0].result
+    assert result.new_ids[0] == 1500 and result.model.vocab_size == 1500 + len(result.new_ids)
+    assert result.model.id_to_piece(1000) == "<reserved_1000>"
+    assert errors == []
+
+
+@pytest.mark.parametrize("ids, title, words", [
+    ("9-3", "Invalid new ids", "ends before it starts"),
+    ("5-", "Extending failed", "already the"),
+])
+def test_bad_new_ids_are_refused_with_the_reason(panel, qtbot, sources, errors, ids, title,
+                                                 words):
+    panel.corpus.add_paths([str(sources["corpus"])])
+    box = panel.start_from
+    box.choice.setCurrentText(EXISTING)
+    assert box.set_source(str(sources["sp"]))
+    box.option_edits["new_ids"].setText(ids)
+    if title == "Invalid new ids":
+        assert not panel.start()
+    else:
+        with qtbot.waitSignal(panel.failed, timeout=60_000):
+            assert panel.start()
+    qtbot.waitUntil(lambda: bool(errors))
+    assert errors[0][0] == title and words in errors[0][1]
+    qtbot.waitUntil(lambda: not panel.running)
+
+
+def test_unseen_characters_kept_as_bytes_from_the_panel(panel, qtbot, sources, tmp_path,
+                                                        errors):
+    sp = sentencepiece_bpe(tmp_path, byte_fallback=True)
+    panel.corpus.add_paths([str(sources["corpus"])])
+    box = panel.start_from
+    box.choice.setCurrentText(EXISTING)
+    assert box.set_source(str(sp))
+    menu = box.option_edits["unknown"]
+    assert [menu.itemData(i) for i in range(menu.count())] == ["add", "keep", "bytes"]
+    menu.setCurrentIndex(menu.findData("bytes"))
+    box.stop_mode.setCurrentIndex(0)
+    box.stop_value.setValue(30)
+    with qtbot.waitSignal(panel.trained, timeout=60_000) as blocker:
+        assert panel.start()
+    result = blocker.args[0].result
+    assert result.new_characters == () and dict(result.byte_characters)["я"] > 0
+    assert "characters spelled in byte tokens (byte fallback)" in panel.log_view.toPlainText()
+    assert errors == []

@@ -59,7 +59,7 @@ from bpe_desktop.core.formats import (
     vocab_list,
     youtokentome,
 )
-from bpe_desktop.core.formats._common import import_error
+from bpe_desktop.core.formats._common import byte_pieces_in, import_error
 from bpe_desktop.core.formats.recount import recount
 from bpe_desktop.core.formats.verify import Verification, verify_export
 
@@ -145,8 +145,19 @@ def export_problem(model: BPEModel, fmt: str, **options: Any) -> str | None:
 
     None when it can. The text is a complete clause, ready to follow "Cannot export: ".
     """
-    return _protected_problem(model, fmt) or \
+    return _protected_problem(model, fmt) or _byte_fallback_problem(model, fmt) or \
         _module(fmt).problem(model, **_export_options(fmt, options))
+
+
+def _byte_fallback_problem(model: BPEModel, fmt: str) -> str | None:
+    """Byte fallback travels only in Hugging Face and sentencepiece files; elsewhere the
+    library would give the unknown token where this model gives byte tokens."""
+    if not model.config.byte_fallback or fmt in ("hf", "sentencepiece") \
+            or model.config.byte_level or byte_pieces_in(model) == 0:
+        return None
+    return ("this model spells unknown characters in byte tokens <0x00> ... <0xFF> (byte "
+            "fallback), which this format has no setting for; export as Hugging Face "
+            "tokenizer.json or sentencepiece model")
 
 
 def _protected_problem(model: BPEModel, fmt: str) -> str | None:
@@ -185,7 +196,8 @@ def export_model(model: BPEModel, fmt: str, path: str | os.PathLike, **options: 
     """
     module = _module(fmt)
     options = _export_options(fmt, options)
-    why = _protected_problem(model, fmt) or module.problem(model, **options)
+    why = _protected_problem(model, fmt) or _byte_fallback_problem(model, fmt) \
+        or module.problem(model, **options)
     if why:
         raise ExportError(f"cannot export as {FORMATS[fmt].label.rstrip('…')}: {why}")
     return module.export(model, path, **options)

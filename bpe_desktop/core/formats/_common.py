@@ -178,6 +178,16 @@ MAX_ID = MAX_VOCAB - 1
 MAX_NESTING = 64
 
 
+#: The pieces byte fallback spells an unknown character's UTF-8 bytes in, byte by byte.
+BYTE_PIECES = tuple(f"<0x{b:02X}>" for b in range(256))
+
+
+def byte_pieces_in(model: BPEModel) -> int:
+    """How many of the 256 byte-fallback pieces ``model``'s vocabulary has."""
+    ids = model.piece_ids
+    return sum(1 for p in BYTE_PIECES if p in ids)
+
+
 def import_error(path: str | os.PathLike, where: str | None, problem: str) -> ModelFileError:
     """A :class:`ModelFileError` whose message reads ``FILE: WHERE: PROBLEM``."""
     name = os.fspath(path)

@@ -125,7 +125,7 @@ def tokenizer_dict(model: BPEModel, *, legacy_merges: bool = False,
             "continuing_subword_prefix": None,
             "end_of_word_suffix": EOW if cfg.boundary == "eow-suffix" else None,
             "fuse_unk": cfg.fuse_unk,
-            "byte_fallback": False,
+            "byte_fallback": cfg.byte_fallback,
             "ignore_merges": False,
             "vocab": {piece: i for i, piece in enumerate(model.pieces)},
             "merges": merges,
@@ -252,8 +252,6 @@ def load(path: str | os.PathLike) -> BPEModel:
                        "ordinary tokens here (not found in the text as a whole)")
         protected = ()
     for key, note in (("dropout", "BPE-dropout is not applied"),
-                      ("byte_fallback", "unknown characters become <unk> here, not "
-                                        "byte tokens"),
                       ("ignore_merges", "words found in the vocabulary are still split by "
                                         "the merges here (ignore_merges is not supported)")):
         if model.get(key):
@@ -262,6 +260,7 @@ def load(path: str | os.PathLike) -> BPEModel:
         merges=len(merges), min_frequency=1, pretokenizer=pretokenizer, boundary=boundary,
         ties="codepoint", normalize=normalize, lowercase=lowercase,
         special_tokens=_common.unique_roles(specials), fuse_unk=_fuse_unk(r, model),
+        byte_fallback=model.get("byte_fallback") is True,
         protected=protected,
     )
     return _common.build_model(path, config=config, merges=merges, vocab=vocab,

@@ -46,6 +46,7 @@ BPE_TYPE = 2  # TrainerSpec.ModelType
 MODEL_PIECES, MODEL_TRAINER, MODEL_NORMALIZER = 1, 2, 3
 PIECE_TEXT, PIECE_SCORE, PIECE_TYPE = 1, 2, 3
 TRAINER_MODEL_TYPE, TRAINER_VOCAB_SIZE, TRAINER_WS_SUFFIX = 3, 4, 24
+TRAINER_BYTE_FALLBACK = 35
 TRAINER_IDS = {"unk": 40, "bos": 41, "eos": 42, "pad": 43}
 TRAINER_PIECES = {"unk": 45, "bos": 46, "eos": 47, "pad": 48}
 TRAINER_ID_DEFAULTS = {"unk": 0, "bos": 1, "eos": 2, "pad": -1}
@@ -54,6 +55,7 @@ NORM_NAME, NORM_CHARSMAP, NORM_DUMMY_PREFIX, NORM_REMOVE_SPACES, NORM_ESCAPE = 1
 #: Names of the TrainerSpec fields read here, for error messages.
 _TRAINER_FIELDS = {TRAINER_MODEL_TYPE: "model_type", TRAINER_VOCAB_SIZE: "vocab_size",
                    TRAINER_WS_SUFFIX: "treat_whitespace_as_suffix",
+                   TRAINER_BYTE_FALLBACK: "byte_fallback",
                    **{f: f"{role}_id" for role, f in TRAINER_IDS.items()}}
 #: Names of a piece's fields, for error messages.
 _PIECE_FIELDS = {PIECE_TEXT: ".piece", PIECE_SCORE: ".score", PIECE_TYPE: ".type"}
@@ -72,7 +74,8 @@ def problem(model: BPEModel) -> str | None:
     found = _common.normalization_problem(model, "this sentencepiece export")
     if found:
         return found
-    if not cfg.fuse_unk:
+    every_byte = cfg.byte_fallback and _common.byte_pieces_in(model) == 256
+    if not cfg.fuse_unk and not every_byte:  # with every byte piece nothing is unknown
         return ("sentencepiece makes one <unk> of a run of unknown characters, and this "
                 "model makes one per character; turn on fuse_unk (one unknown token per "
                 "run of unknown characters, as the sentencepiece preset does)")
@@ -86,6 +89,10 @@ def problem(model: BPEModel) -> str | None:
                 "sentencepiece gives each piece one score, so it would apply this merge at "
                 f"the earlier one's priority and could segment differently; train with "
                 f"{_common.stop_before(rank, model)} to stop before it")
+    if cfg.byte_fallback and 0 < _common.byte_pieces_in(model) < 256:
+        return (f"sentencepiece's byte fallback needs all 256 byte pieces <0x00> ... <0xFF>, "
+                f"and this model has {_common.byte_pieces_in(model)}; export as Hugging Face "
+                "tokenizer.json, which falls back to bytes where it has them")
     if model.vocab_size > MAX_PIECES:
         return (f"sentencepiece scores are 32-bit floats, exact for at most {MAX_PIECES:,} "
                 f"pieces; this model has {model.vocab_size:,}")
@@ -117,6 +124,9 @@ def model_proto(model: BPEModel) -> bytes:
     cfg = model.config
     roles = {t.id: t.role for t in cfg.special_tokens}
     protected = {model.piece_ids[p] for p in cfg.protected}
+    # All 256 (problem() refused fewer): sentencepiece's own byte pieces.
+    byte_fallback = cfg.byte_fallback and _common.byte_pieces_in(model) == 256
+    byte_ids = {model.piece_ids[p] for p in _common.BYTE_PIECES} if byte_fallback else set()
     out = bytearray()
     for i, (piece, score) in enumerate(zip(model.pieces, scores(model))):
         body = pw.str_field(PIECE_TEXT, piece) + pw.float_field(PIECE_SCORE, score)
@@ -125,6 +135,8 @@ def model_proto(model: BPEModel) -> bytes:
             body += pw.int_field(PIECE_TYPE, UNKNOWN if role == "unk" else CONTROL)
         elif i in protected:  # found in the text, never split (user_defined_symbols)
             body += pw.int_field(PIECE_TYPE, USER_DEFINED)
+        elif i in byte_ids:
+            body += pw.int_field(PIECE_TYPE, BYTE)
         out += pw.bytes_field(MODEL_PIECES, body)
     trainer = pw.int_field(TRAINER_MODEL_TYPE, BPE_TYPE) + pw.int_field(TRAINER_VOCAB_SIZE,
                                                                           model.vocab_size)
@@ -135,6 +147,8 @@ def model_proto(model: BPEModel) -> bytes:
         tok = cfg.special(role)
         if tok is not None:
             trainer += pw.str_field(TRAINER_PIECES[role], tok.piece)
+    if byte_fallback:
+        trainer += pw.int_field(TRAINER_BYTE_FALLBACK, 1)
     out += pw.bytes_field(MODEL_TRAINER, trainer)
     normalizer = (pw.str_field(NORM_NAME, "identity") + pw.bytes_field(NORM_CHARSMAP, b"")
                   + pw.int_field(NORM_DUMMY_PREFIX, 1) + pw.int_field(NORM_REMOVE_SPACES, 1)
@@ -249,9 +263,7 @@ def load(path: str | os.PathLike) -> BPEModel:
             if kind == UNUSED:
                 notes.append(f"the unused piece {piece!r} is an ordinary token here")
             ranked.append((-score, i, piece))
-    if any(kind == BYTE for _, _, kind in pieces):
-        notes.append("unknown characters become <unk> here, not byte pieces "
-                     "(byte_fallback is not supported)")
+    byte_fallback = bool(trainer_int(TRAINER_BYTE_FALLBACK, 0))
     if BOW not in seen:
         alphabet.append(BOW)
     ranked.sort()
@@ -263,6 +275,7 @@ def load(path: str | os.PathLike) -> BPEModel:
     normalize, lowercase = _read_normalizer(path, normalizer, notes)
     config = TrainConfig.preset("sentencepiece", merges=len(merges), normalize=normalize,
                                 lowercase=lowercase, protected=tuple(protected),
+                                byte_fallback=byte_fallback,
                                 special_tokens=_common.unique_roles(specials))
     vocab = {piece: i for i, (piece, _, _) in enumerate(pieces)}
     return _common.build_model(path, config=config, merges=merges, vocab=vocab,

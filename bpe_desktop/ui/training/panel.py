@@ -358,6 +358,10 @@ class TrainingPanel(QWidget):
             dialogs.show_error(self, "No tokenizer", "Choose the tokenizer to start from "
                                "(Start from: an existing tokenizer…).")
             return False
+        if (problem := self.start_from.options_problem()) is not None:
+            dialogs.show_error(self, "Invalid new ids", problem)
+            return False
+        self._run = None  # not a training run: no training to repeat should it fail
         self.plot.clear_counts()
         self.stage_label.setText("Extending the tokenizer…")
         self.progress_bar.setRange(0, 0)
@@ -550,6 +554,10 @@ class TrainingPanel(QWidget):
         self._set_running(False)
         self._reset_progress("Training failed; the current model is unchanged.")
         self.log(f"Error: {error.message}")
+        if self._run is None:  # an extension: nothing to run again
+            dialogs.show_error(self, "Extending failed", error.message, error.details_if_bug)
+            self.failed.emit(error)
+            return
         corpus, config = self._run
         if replaceable(error.exception) and corpus.errors == "strict":
             if self._ask_replacement(error.exception):

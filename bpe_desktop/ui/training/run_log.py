@@ -47,5 +47,8 @@ def outcome_log(outcome) -> list[str]:
             f"{c!r} {n:,}" for c, n in frequent[:30]))
     if result.unknown_characters:
         lines.append(f"{len(result.unknown_characters):,} characters left unknown.")
+    if result.byte_characters:
+        lines.append(f"{len(result.byte_characters):,} characters spelled in byte tokens "
+                     "(byte fallback).")
     lines += [format_report(r) for r in outcome.reports]
     return lines

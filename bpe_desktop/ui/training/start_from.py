@@ -2,31 +2,33 @@
 
 The tokenizer's format is detected when it is chosen (off the GUI thread it is only
 read once the run starts); the number of new merges or the target size, what to do with
-characters it cannot represent, and held-out texts for the before/after report are set
-here. The run itself (load, extend, report) happens in the panel's worker.
+characters it cannot represent, the :class:`ExtendOptions` (one editor each, made from
+their declaration) and held-out texts for the before/after report are set here. The run itself (load, extend, report) happens in the panel's worker.
 """
 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
-    QCheckBox,
     QComboBox,
     QFormLayout,
     QGroupBox,
     QHBoxLayout,
     QLabel,
+    QLineEdit,
     QPushButton,
     QSpinBox,
     QWidget,
 )
 
 from bpe_desktop.core.errors import BpeError
+from bpe_desktop.core.extend_options import ExtendOptions
 from bpe_desktop.core.formats import FORMATS
 from bpe_desktop.core.formats.detect import OWN_FORMAT, detect_format
+from bpe_desktop.core.options import option_specs
 from bpe_desktop.ui.common import dialogs
 
 NEW_VOCABULARY = "a new vocabulary"
@@ -44,8 +46,9 @@ class ExtendRequest:
     fmt: str
     merges: int | None
     vocab_size: int | None
-    unknown: str
     held_out: tuple[str, ...]
+    #: The ExtendOptions fields, as the form holds them.
+    options: ExtendOptions = field(default_factory=ExtendOptions)
 
 
 class StartFrom(QGroupBox):
@@ -73,9 +76,6 @@ class StartFrom(QGroupBox):
         self.stop_value.setRange(1, 2**31 - 1)
         self.stop_value.setValue(2000)
         self.stop_value.setGroupSeparatorShown(True)
-        self.keep_unknown = QCheckBox("Keep characters it cannot represent unknown")
-        self.keep_unknown.setToolTip("Off: such characters become new tokens first (the "
-                                     "report lists them with their counts)")
         self.held_out_label = QLabel("none")
         held_button = QPushButton("Held-out texts…")
         held_button.setToolTip("Texts of the new and of the original language for the "
@@ -87,13 +87,22 @@ class StartFrom(QGroupBox):
         row.addWidget(self.source_label, 1)
         row.addWidget(self.choose_button)
         self.details = [self.source_label, self.choose_button, self.stop_mode,
-                        self.stop_value, self.keep_unknown, self.held_out_label, held_button]
+                        self.stop_value, self.held_out_label, held_button]
         form.addRow("Tokenizer:", row)
         stop = QHBoxLayout()
         stop.addWidget(self.stop_mode)
         stop.addWidget(self.stop_value, 1)
         form.addRow("Learn:", stop)
-        form.addRow(self.keep_unknown)
+        #: An editor per ExtendOptions field, made from its declaration.
+        self.option_edits: dict[str, QLineEdit | QComboBox] = {}
+        for name, spec in option_specs(ExtendOptions).items():
+            edit = _editor(spec, getattr(ExtendOptions(), name))
+            edit.setToolTip(spec.help[:1].upper() + spec.help[1:] + ".")
+            label = QLabel(spec.label)
+            label.setBuddy(edit)
+            form.addRow(label, edit)
+            self.option_edits[name] = edit
+            self.details += [label, edit]
         held = QHBoxLayout()
         held.addWidget(self.held_out_label, 1)
         held.addWidget(held_button)
@@ -141,16 +150,45 @@ class StartFrom(QGroupBox):
         self.held_out = list(paths)
         self.held_out_label.setText(", ".join(os.path.basename(p) for p in paths) or "none")
 
+    def options_problem(self) -> str | None:
+        """Why the new ids are misspelt (or their file unreadable), or None; whether they
+        are free is known once the worker has loaded the tokenizer."""
+        from bpe_desktop.core.new_ids import new_ids_from
+
+        try:
+            new_ids_from(self.option_edits["new_ids"].text())
+        except BpeError as exc:
+            return str(exc)
+        return None
+
     def request(self) -> ExtendRequest | None:
         """The extension asked for, or None when training from scratch."""
         if not self.extending or self.source_path is None:
             return None
         by_size = self.stop_mode.currentIndex() == 1
         value = self.stop_value.value()
+        options = ExtendOptions(**{name: _value(edit)
+                                   for name, edit in self.option_edits.items()})
         return ExtendRequest(self.source_path, self.source_format or OWN_FORMAT,
                              None if by_size else value, value if by_size else None,
-                             "keep" if self.keep_unknown.isChecked() else "add",
-                             tuple(self.held_out))
+                             tuple(self.held_out), options)
+
+
+def _editor(spec, default: str) -> QLineEdit | QComboBox:
+    """A menu of the option's choices, or a text field."""
+    if spec.choices:
+        menu = QComboBox()
+        for value, label in spec.choices.items():
+            menu.addItem(label, value)
+        menu.setCurrentIndex(menu.findData(default))
+        return menu
+    edit = QLineEdit(default)
+    edit.setPlaceholderText(spec.placeholder)
+    return edit
+
+
+def _value(editor: QLineEdit | QComboBox) -> str:
+    return editor.currentData() if isinstance(editor, QComboBox) else editor.text()
 
 
 @dataclass(frozen=True)
@@ -159,6 +197,10 @@ class ExtendOutcome:
 
     result: object  # ExtendResult
     reports: tuple
+    #: The source's file and format: an export in that format rewrites it (keeping what
+    #: the import could not express) instead of writing a new one.
+    source_path: str = ""
+    source_format: str = ""
 
     @property
     def model(self):
@@ -177,10 +219,12 @@ def extend_job(request: ExtendRequest, corpus):
         from bpe_desktop.core.adaptation_report import held_out_report
         from bpe_desktop.core.extend import extend
         from bpe_desktop.core.formats.detect import load_tokenizer
+        from bpe_desktop.core.new_ids import new_ids_from
 
         source, _ = load_tokenizer(request.source, request.fmt)
         result = extend(source, corpus, merges=request.merges, vocab_size=request.vocab_size,
-                        unknown=request.unknown, cancel=cancel)
+                        unknown=request.options.unknown,
+                        new_ids=new_ids_from(request.options.new_ids), cancel=cancel)
         reports = []
         for path in request.held_out:
             with open(path, encoding="utf-8") as f:
@@ -188,6 +232,6 @@ def extend_job(request: ExtendRequest, corpus):
             reports.append(held_out_report(source, result.model, lines,
                                            os.path.basename(path)))
         result.model.piece_ids  # computed here, not on the GUI thread
-        return ExtendOutcome(result, tuple(reports))
+        return ExtendOutcome(result, tuple(reports), request.source, request.fmt)
 
     return job

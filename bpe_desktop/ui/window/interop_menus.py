@@ -5,7 +5,9 @@ never freezes the window. After an export the file is reloaded with the library 
 reads it (when installed) and segmentations are compared on lines of the model's own
 corpus; the result is shown ("verified on 1,000 lines with tokenizers 0.22: 100%").
 A format that cannot express the model is refused before anything is written, with
-the reason and the training settings that would make it exportable.
+the reason and the training settings that would make it exportable. A model extended
+from a ``tokenizer.json`` or sentencepiece file, exported in that format, rewrites that
+file (:mod:`bpe_desktop.core.adapted_output`) so nothing the import missed is lost.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMenu
 
 from bpe_desktop.core import BpeError, BPEModel, Corpus, Progress, formats
+from bpe_desktop.core.adapted_output import write_model
 from bpe_desktop.core.chunked import Superseded
 from bpe_desktop.core.formats import Verification, reach
 from bpe_desktop.ui.common import dialogs
@@ -95,6 +98,10 @@ class RecountDone:
     model: BPEModel
 
 
+#: Formats whose source file an extension's export rewrites.
+REWRITTEN_FORMATS = ("hf", "sentencepiece")
+
+
 class InteropMenus(QObject):
     """Owns the Import and Export submenus of the main window and their jobs."""
 
@@ -116,6 +123,8 @@ class InteropMenus(QObject):
         self.runner.failed.connect(self._on_failed)
         self.runner.cancelled.connect(self._on_cancelled)
         self.runner.stopped.connect(lambda: self.running_changed.emit(False))
+        #: (extended model, source model, source file, its format) of the last extension.
+        self.adapted_from: tuple[BPEModel, BPEModel, str, str] | None = None
         #: The running job's error title and what a failure leaves as it was.
         self._job_title = ""
         self._kept = ""
@@ -168,13 +177,14 @@ class InteropMenus(QObject):
             self._export_checks.discard()
             return
         fmts = tuple(self.export_actions)
+        rewritten = {f for f in fmts if self._rewritten_source(model, f, {}) is not None}
 
         def job(report, cancel) -> tuple[BPEModel, dict[str, str | None]]:
             problems = {}
             for fmt in fmts:
                 if cancel.cancelled:
                     raise Superseded
-                problems[fmt] = formats.export_problem(model, fmt)
+                problems[fmt] = None if fmt in rewritten else formats.export_problem(model, fmt)
             return model, problems
 
         self._export_checks.discard()  # an older model's result must not arrive meanwhile
@@ -229,6 +239,8 @@ class InteropMenus(QObject):
         """The background check's verdict when it is for ``model``, else the check now."""
         if model is self._problems_model and fmt in self._problems:
             return self._problems[fmt]
+        if self._rewritten_source(model, fmt, {}) is not None:
+            return None  # the source's own file can say what an export could not
         return formats.export_problem(model, fmt)
 
     @property
@@ -313,8 +325,17 @@ class InteropMenus(QObject):
                                    f"exported as {_label(fmt)}: {problem}.")
                 return False
 
+        rewritten = self._rewritten_source(model, fmt, options)
+
         def job(report, cancel) -> ExportDone:
-            written = tuple(str(p) for p in formats.export_model(model, fmt, path, **options))
+            if rewritten is not None:  # the extended source's own file, patched
+                source, source_path = rewritten
+                written = tuple(str(p) for p in write_model(
+                    model, fmt, path, source=source, source_path=source_path,
+                    source_format=fmt))
+            else:
+                written = tuple(str(p) for p in formats.export_model(model, fmt, path,
+                                                                     **options))
             if info.peer is None:
                 return ExportDone(fmt, written, None)
             sample = sample_lines(model)
@@ -331,6 +352,17 @@ class InteropMenus(QObject):
                     kept="Files written before are unchanged (each is replaced whole or "
                          "not at all).")
         return True
+
+    def _rewritten_source(self, model, fmt: str, options: dict):
+        """(source model, its file) when ``model`` was extended from a tokenizer.json or
+        sentencepiece file and is exported in that format with no export options: that
+        file is then rewritten, keeping what the import could not express."""
+        if self.adapted_from is None or options:
+            return None
+        extended, source, source_path, source_format = self.adapted_from
+        if extended is not model or source_format != fmt or fmt not in REWRITTEN_FORMATS:
+            return None
+        return source, source_path
 
     # -- import ---------------------------------------------------------------------------
 

@@ -346,6 +346,11 @@ class MainWindow(QMainWindow):
 
     @Slot(object)
     def _on_trained(self, result: TrainResult) -> None:
+        extended = getattr(result, "result", None)  # an extension (ExtendOutcome)
+        # Known before the export checks that the new model starts: its source's own file
+        # can be rewritten in its format.
+        self.interop.adapted_from = None if extended is None else (
+            result.model, extended.source, result.source_path, result.source_format)
         self.document.set_trained(result)
         config = result.model.config
         if config.parity_dev and not config.parity_dev[0].lower().endswith(".tsv"):
@@ -353,9 +358,9 @@ class MainWindow(QMainWindow):
             self.evaluate.use_parallel_texts(
                 [path for _, path in dev_files(config.parity_dev)],
                 "document" if config.parity_dev_documents else "lines")
-        extended = getattr(result, "result", None)  # an extension (ExtendOutcome)
         if extended is not None and self.document.model is result.model:
-            self.vocab.set_new_from(extended.source.vocab_size)
+            # the first new token (named ids may leave reserved ones before it)
+            self.vocab.set_new_from(min(extended.new_ids, default=extended.source.vocab_size))
 
     @Slot(object, bool)
     def _compare_with_plain(self, model, word_counts: bool) -> None:

@@ -193,13 +193,15 @@ impl PyTokenizer {
             let unk: Option<u32> = extract(unk, "unknown token id", "ConfigError")?;
             let roles: FxHashMap<u32, SpecialRole> = extract(specials, "special tokens", "ConfigError")?;
             let fuse_unk: bool = extract(&config.getattr("fuse_unk")?, "fuse_unk", "ConfigError")?;
+            let byte_fallback: bool = extract(&config.getattr("byte_fallback")?, "byte_fallback", "ConfigError")?;
             // Unpacking, looking the merges up and building the merge tables (~90 ms at
             // 100k tokens): without the GIL.
             let built = py.detach(move || {
                 let pieces = unpack_strings(&text, piece_ends).map_err(Unresolved::Malformed)?;
                 let parts = unpack_strings(&parts_text, merge_part_ends).map_err(Unresolved::Malformed)?;
                 let merges = resolve_merges(&pieces, &parts)?;
-                Ok(Encoder::new(rules, pieces, &merges, unk, roles, fuse_unk))
+                Ok(Encoder::new(rules, pieces, &merges, unk, roles, fuse_unk)
+                    .map(|e| e.with_byte_fallback(byte_fallback)))
             });
             let enc = built.map_err(|problem| unresolved_error(py, problem))?;
             Ok(PyTokenizer(Arc::new(engine(py, enc)?)))

@@ -1,0 +1,138 @@
+"""An extended or trimmed Hugging Face ``tokenizer.json`` is the source file patched: every
+field the import cannot express (post-processor, normalizer, decoder, truncation, padding,
+added tokens' flags) is kept, and HF tokenizers and transformers give the source's ids on
+original-language text, the post-processor's special tokens included."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from tokenizers import (
+    AddedToken,
+    Tokenizer,
+    decoders,
+    models,
+    normalizers,
+    pre_tokenizers,
+    processors,
+    trainers,
+)
+
+from bpe_desktop.core.adapted_output import verify_transformers_folder, write_model
+from bpe_desktop.core.errors import ExportError
+from bpe_desktop.core.extend import extend
+from bpe_desktop.core.formats import import_model
+from bpe_desktop.core.training import Corpus
+from bpe_desktop.core.trim import trim
+from tests.peer_sources import HELD_OUT, english_lines, english_training_text
+
+SPECIALS = ["<s>", "<pad>", "</s>", "<unk>", "<mask>"]
+#: The fields adaptation must leave as the source has them.
+KEPT_FIELDS = ("normalizer", "pre_tokenizer", "decoder", "truncation", "padding")
+
+
+@pytest.fixture(scope="module")
+def source_path(adapt_folder):
+    """A RoBERTa-style byte-level tokenizer.json with what BPE Desktop's import cannot
+    express: a TemplateProcessing post-processor, truncation, padding and a <mask>
+    added token that strips the space before it."""
+    tok = Tokenizer(models.BPE())
+    tok.normalizer = normalizers.NFC()
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.decoder = decoders.ByteLevel()
+    tok.train([str(english_training_text(adapt_folder))], trainers.BpeTrainer(
+        vocab_size=1200, special_tokens=SPECIALS, show_progress=False,
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet()))
+    tok.post_processor = processors.TemplateProcessing(
+        single="<s> $A </s>", pair="<s> $A </s> </s> $B </s>",
+        special_tokens=[("<s>", tok.token_to_id("<s>")), ("</s>", tok.token_to_id("</s>"))])
+    tok.enable_truncation(max_length=2048)
+    tok.enable_padding(pad_id=tok.token_to_id("<pad>"), pad_token="<pad>")
+    tok.add_special_tokens([AddedToken("<mask>", lstrip=True, special=True)])
+    path = adapt_folder / "tokenizer.json"
+    tok.save(str(path))
+    return path
+
+
+@pytest.fixture(scope="module")
+def extended(source_path, russian):
+    train, held_out = russian
+    source = import_model("hf", source_path)
+    return source, extend(source, Corpus.from_files([train]), merges=300).model, held_out
+
+
+def test_extended_tokenizer_json_keeps_every_field_the_import_cannot_express(
+        adapt_folder, source_path, extended):
+    source, model, _ = extended
+    out = adapt_folder / "extended.json"
+    write_model(model, "hf", out, source=source, source_path=source_path, source_format="hf")
+    before = json.loads(source_path.read_text(encoding="utf-8"))
+    after = json.loads(out.read_text(encoding="utf-8"))
+    for field in KEPT_FIELDS + ("post_processor", "added_tokens", "version"):
+        assert after[field] == before[field], field
+    assert {k: v for k, v in after["model"].items() if k not in ("vocab", "merges")} == \
+        {k: v for k, v in before["model"].items() if k not in ("vocab", "merges")}
+    assert {p: after["model"]["vocab"][p] for p in before["model"]["vocab"]} == \
+        before["model"]["vocab"]
+    assert after["model"]["merges"][:len(before["model"]["merges"])] == \
+        before["model"]["merges"]
+    assert len(after["model"]["merges"]) == len(before["model"]["merges"]) + 300
+    assert len(after["model"]["vocab"]) == len(before["model"]["vocab"]) + 300
+
+
+def test_extended_tokenizer_gives_the_old_ids_with_the_post_processors_specials(
+        adapt_folder, source_path, extended):
+    source, model, held_out = extended
+    out = adapt_folder / "tf"
+    write_model(model, "transformers", out, source=source, source_path=source_path,
+                source_format="hf")
+    original = Tokenizer.from_file(str(source_path))
+    patched = Tokenizer.from_file(str(out / "tokenizer.json"))
+    bos, eos = original.token_to_id("<s>"), original.token_to_id("</s>")
+    english = english_lines()[-HELD_OUT:]
+    tok = model.tokenizer()
+    for line in english + held_out:
+        ids = patched.encode(line).ids
+        assert ids == [bos, *tok.encode(line), eos]
+    unchanged = sum(patched.encode(line).ids == original.encode(line).ids for line in english)
+    assert unchanged >= 0.95 * len(english)
+    first, second = english[0], held_out[0]
+    assert patched.encode(first, second).ids == \
+        [bos, *tok.encode(first), eos, eos, *tok.encode(second), eos]
+    masked = "the <mask> is here"
+    assert patched.encode(masked).ids == original.encode(masked).ids
+    import transformers
+
+    auto = transformers.AutoTokenizer.from_pretrained(str(out), local_files_only=True)
+    for line in english[:50] + held_out[:50]:
+        assert auto(line)["input_ids"] == patched.encode(line).ids
+    check = verify_transformers_folder(model, out, english + held_out)
+    assert check.agreed == check.lines
+
+
+def test_trimmed_tokenizer_json_renumbers_the_post_processor_and_padding(adapt_folder, source_path):
+    source = import_model("hf", source_path)
+    target = english_lines()[:200]
+    result = trim(source, target)
+    out = adapt_folder / "trimmed.json"
+    write_model(result.model, "hf", out, source=source, source_path=source_path,
+                source_format="hf")
+    original = Tokenizer.from_file(str(source_path))
+    trimmed = Tokenizer.from_file(str(out))
+    back = {new: old for old, new in result.id_map.items()}
+    for line in target:
+        assert [back[i] for i in trimmed.encode(line).ids] == original.encode(line).ids
+    after = json.loads(out.read_text(encoding="utf-8"))
+    assert after["padding"]["pad_id"] == result.model.piece_to_id("<pad>")
+    assert trimmed.token_to_id("<mask>") == result.model.piece_to_id("<mask>")
+
+
+def test_a_post_processor_naming_a_dropped_token_writes_nothing(adapt_folder, source_path):
+    source = import_model("hf", source_path)
+    result = trim(source, english_lines()[:50], keep_specials=False)
+    out = adapt_folder / "dropped.json"
+    with pytest.raises(ExportError, match=r"post_processor\.special_tokens.* names the token"):
+        write_model(result.model, "hf", out, source=source, source_path=source_path,
+                    source_format="hf")
+    assert not out.exists()
