@@ -126,6 +126,7 @@ def test_every_field_is_reachable_from_the_form(qtbot):
 def test_every_field_is_saved_in_the_model_file(tmp_path):
     config = UNUSUAL.replace(vocab_size=None, merges=3,
                              special_tokens=(SpecialToken("<unk>", 0, "unk"),))
+    config = config.with_byte_tokens()  # as training makes it (byte_fallback is on)
     # trained without the constraint sources (their files do not exist), saved with them
     plain = config.replace(gold_boundaries=(), separator="", morfessor=False,
                            morfessor_annotations=(), knockout=())

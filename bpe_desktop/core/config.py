@@ -104,6 +104,9 @@ class SpecialToken:
 
 
 DEFAULT_SPECIALS = (SpecialToken("<unk>", 0, "unk"),)
+#: The pieces byte fallback spells an unknown character's UTF-8 bytes in, byte by byte
+#: (sentencepiece's and HF's spelling).
+BYTE_PIECES = tuple(f"<0x{b:02X}>" for b in range(256))
 
 #: Roles given to well-known special pieces when none is named.
 ROLE_OF_PIECE = {"<unk>": "unk", "<pad>": "pad", "<s>": "bos", "<bos>": "bos",
@@ -247,7 +250,8 @@ class TrainConfig:
         help="When encoding, a character outside the vocabulary becomes the tokens of its "
              "UTF-8 bytes, <0x00> ... <0xFF>, when the vocabulary has all of them (else the "
              "unknown token), as sentencepiece and HF byte_fallback do. Set when importing "
-             "such a model; training is not affected (it adds no byte tokens).")
+             "such a model; training with it reserves the 256 byte tokens (as sentencepiece "
+             "does), after the other special tokens.")
     gold_boundaries: tuple[str, ...] = option(
         (), label="&Gold boundaries:", group="constraints", metavar="GOLD",
         placeholder="gold segmentation files",
@@ -420,6 +424,22 @@ class TrainConfig:
 
     def replace(self, **changes: Any) -> TrainConfig:
         return dataclasses.replace(self, **changes)
+
+    def with_byte_tokens(self) -> TrainConfig:
+        """With :attr:`byte_fallback`, the configuration whose special tokens include the
+        256 byte tokens ``<0x00>`` ... ``<0xFF>`` (the missing ones, in byte order, at the
+        ids after the highest special id), as sentencepiece reserves them when it trains
+        with byte fallback: without them byte fallback would have nothing to fall back to.
+        They count towards the vocabulary size. Unchanged without byte fallback."""
+        if not self.byte_fallback:
+            return self
+        have = {t.piece for t in self.special_tokens}
+        missing = [piece for piece in BYTE_PIECES if piece not in have]
+        if not missing:
+            return self
+        start = max((t.id for t in self.special_tokens), default=-1) + 1
+        added = tuple(SpecialToken(piece, start + k) for k, piece in enumerate(missing))
+        return self.replace(special_tokens=self.special_tokens + added)
 
     def to_dict(self) -> dict[str, Any]:
         d = dataclasses.asdict(self)

@@ -247,7 +247,7 @@ def train(
     ``on_segmenter`` receives Morfessor's progress. ``constraints`` given directly are
     passed to the engine as they are, bypassing the configuration's sources.
     """
-    config = config or TrainConfig()
+    config = (config or TrainConfig()).with_byte_tokens()
     if constraints is None and describe_constraints(config):
         from bpe_desktop.core.constrained import train_constrained
         return train_constrained(corpus, config, on_progress=on_progress, cancel=cancel,

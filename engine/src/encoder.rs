@@ -118,10 +118,14 @@ impl Encoder {
 
     /// This encoder with byte fallback on or off (see `fallback_bytes`).
     pub fn with_byte_fallback(mut self, on: bool) -> Self {
+        // The byte tokens may be ordinary tokens (an imported vocabulary) or special ones
+        // (reserved by training with byte fallback), so every piece is looked at.
         self.fallback_bytes = on.then(|| {
             let mut t = [None; 256];
-            for (b, slot) in t.iter_mut().enumerate() {
-                *slot = self.index.get(&format!("<0x{b:02X}>")).copied();
+            for (id, piece) in self.pieces.iter().enumerate() {
+                if let Some(b) = byte_piece_value(piece) {
+                    t[b as usize].get_or_insert(id as u32);
+                }
             }
             t
         });
@@ -618,4 +622,15 @@ mod tests {
         assert_eq!(steps.last().unwrap().2, fused.encode("käää", false).unwrap());
         assert_eq!(suffix_toy(false).merge_steps("käää").unwrap()[0].2.len(), 4);
     }
+}
+
+
+/// The byte an `<0xNN>` piece stands for (two upper-case hex digits, as sentencepiece and
+/// HF spell them), or None.
+fn byte_piece_value(piece: &str) -> Option<u8> {
+    let hex = piece.strip_prefix("<0x")?.strip_suffix('>')?;
+    if hex.len() != 2 || !hex.bytes().all(|c| c.is_ascii_digit() || (b'A'..=b'F').contains(&c)) {
+        return None;
+    }
+    u8::from_str_radix(hex, 16).ok()
 }

@@ -12,6 +12,7 @@ from typing import Any, Container, Iterable, Mapping, Sequence
 
 from bpe_desktop.core import model_file as _model_file
 from bpe_desktop.core import model_file_checks as _checks
+from bpe_desktop.core.config import BYTE_PIECES  # noqa: F401 (the formats' name for it)
 from bpe_desktop.core.safe_write import check_set, write_files, write_set  # noqa: F401
 from bpe_desktop.core.config import MAX_VOCAB, SpecialToken, TrainConfig
 from bpe_desktop.core.errors import ConfigError, ModelFileError
@@ -176,10 +177,6 @@ MAX_ID = MAX_VOCAB - 1
 #: Sequence pre-tokenizers or normalizers nested deeper than this are refused (real
 #: files nest one or two levels; this keeps reading them far from Python's recursion limit).
 MAX_NESTING = 64
-
-
-#: The pieces byte fallback spells an unknown character's UTF-8 bytes in, byte by byte.
-BYTE_PIECES = tuple(f"<0x{b:02X}>" for b in range(256))
 
 
 def byte_pieces_in(model: BPEModel) -> int:

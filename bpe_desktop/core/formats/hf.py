@@ -94,7 +94,11 @@ def tokenizer_dict(model: BPEModel, *, legacy_merges: bool = False,
                    dropout: float | None = None) -> dict[str, Any]:
     """The ``tokenizer.json`` object, keys in the order ``tokenizers`` writes them."""
     cfg = model.config
-    specials = sorted(cfg.special_tokens, key=lambda t: t.id)
+    # Byte tokens that training reserved as special tokens stay out of added_tokens: HF
+    # would find "<0x41>" typed in the text; in the vocabulary, byte_fallback finds them.
+    bytes_in_vocab = set(_common.BYTE_PIECES) if cfg.byte_fallback else set()
+    specials = sorted((t for t in cfg.special_tokens if t.piece not in bytes_in_vocab),
+                      key=lambda t: t.id)
     unk = cfg.special("unk")
     ids = model.piece_ids
     merges: list[Any] = [
@@ -184,6 +188,13 @@ def _pre_tokenizer(cfg: TrainConfig) -> dict[str, Any]:
 
 
 def _decoder(cfg: TrainConfig) -> dict[str, Any]:
+    base = _word_decoder(cfg)
+    if cfg.byte_fallback and not cfg.byte_level:  # <0xNN> tokens back to their characters
+        return {"type": "Sequence", "decoders": [{"type": "ByteFallback"}, base]}
+    return base
+
+
+def _word_decoder(cfg: TrainConfig) -> dict[str, Any]:
     if cfg.byte_level:
         return {"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": True,
                 "use_regex": True}

@@ -131,12 +131,12 @@ def model_proto(model: BPEModel) -> bytes:
     for i, (piece, score) in enumerate(zip(model.pieces, scores(model))):
         body = pw.str_field(PIECE_TEXT, piece) + pw.float_field(PIECE_SCORE, score)
         role = roles.get(i)
-        if role is not None:
+        if i in byte_ids:  # also when training reserved them as special tokens
+            body += pw.int_field(PIECE_TYPE, BYTE)
+        elif role is not None:
             body += pw.int_field(PIECE_TYPE, UNKNOWN if role == "unk" else CONTROL)
         elif i in protected:  # found in the text, never split (user_defined_symbols)
             body += pw.int_field(PIECE_TYPE, USER_DEFINED)
-        elif i in byte_ids:
-            body += pw.int_field(PIECE_TYPE, BYTE)
         out += pw.bytes_field(MODEL_PIECES, body)
     trainer = pw.int_field(TRAINER_MODEL_TYPE, BPE_TYPE) + pw.int_field(TRAINER_VOCAB_SIZE,
                                                                           model.vocab_size)

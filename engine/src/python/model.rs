@@ -170,8 +170,12 @@ impl PyModel {
             let rules = text_rules(config)?;
             let roles: FxHashMap<u32, SpecialRole> = extract(specials, "special tokens", "ConfigError")?;
             let fuse_unk: bool = extract(&config.getattr("fuse_unk")?, "fuse_unk", "ConfigError")?;
+            let byte_fallback: bool = extract(&config.getattr("byte_fallback")?, "byte_fallback", "ConfigError")?;
             let v = self.0.clone();
-            let built = py.detach(move || Encoder::new(rules, v.pieces_by_id(), &v.merge_ids(), unk, roles, fuse_unk));
+            let built = py.detach(move || {
+                Encoder::new(rules, v.pieces_by_id(), &v.merge_ids(), unk, roles, fuse_unk)
+                    .map(|e| e.with_byte_fallback(byte_fallback))
+            });
             Ok(PyTokenizer(Arc::new(engine(py, built)?)))
         })
     }
