@@ -13,8 +13,9 @@ sennrich preset, lower-cased (the gold is lower-case):
 * BPE-knockout with the supervision half.
 
 Each is scored on the scoring half (boundary precision, recall, F1, MorphScore) and on
-held-out running text (tokens per word: UDHR of the language; Czech has none there, so
-its fertility is over the scoring half's words). Also: training time with boundaries
+held-out running text (tokens per word: UDHR of the language; Czech has none there: its
+running text is given with ``--text ces=PATH``, else its fertility is over the scoring
+half's words). Also: training time with boundaries
 against plain training on the same corpus (engine time, reading to last merge; Morfessor
 and knockout's extra rounds apart).
 
@@ -62,11 +63,35 @@ def word_counts(lang: str) -> list[tuple[str, int]]:
     return [(w, max(1, round(f * SCALE))) for w, f in freqs.items() if w.strip()]
 
 
+#: Running text for languages the shared UDHR lacks (``--text LANG=PATH``).
+EXTRA_TEXTS: dict[str, Path] = {}
+
+
 def held_out_text(lang: str, scoring: GoldSet) -> list[str]:
-    udhr = SHARED / "udhr" / f"{lang}.txt"
+    udhr = EXTRA_TEXTS.get(lang, SHARED / "udhr" / f"{lang}.txt")
+    if udhr.is_dir():
+        return html_paragraphs(udhr)
     if udhr.exists():
         return udhr.read_text(encoding="utf-8").lower().splitlines()
     return [" ".join(w.word for w in scoring.words)]
+
+
+def html_paragraphs(folder: Path) -> list[str]:
+    """The prose of a folder of HTML pages (a manual), lower-cased: each paragraph of at
+    least 8 words, 80 % of them with a letter, once (navigation repeats on every page)."""
+    import html
+    import re
+
+    seen: dict[str, None] = {}
+    for page in sorted(folder.glob("*.html")):
+        text = page.read_text(encoding="utf-8", errors="replace")
+        text = re.sub(r"(?is)<(script|style|pre).*?</\1>", " ", text)
+        text = html.unescape(re.sub(r"(?s)<[^>]+>", " ", text))
+        for paragraph in re.split(r"\n\s*\n", text):
+            words = paragraph.split()
+            if len(words) >= 8 and sum(any(c.isalpha() for c in w) for w in words) >= 0.8 * len(words):
+                seen.setdefault(" ".join(words).lower())
+    return list(seen)
 
 
 def score(model, scoring: GoldSet, text: list[str]) -> dict:
@@ -163,7 +188,13 @@ def main() -> int:
     parser.add_argument("--langs", default="eng,ces,hun,fra")
     parser.add_argument("--vocab", type=int, default=16000)
     parser.add_argument("--no-timing", action="store_true")
+    parser.add_argument("--text", action="append", default=[], metavar="LANG=PATH",
+                        help="held-out running text of a language the shared UDHR lacks "
+                        "(Czech: the Czech manual of aptitude, see benchmarks/README.md)")
     args = parser.parse_args()
+    for item in args.text:
+        lang, _, path = item.partition("=")
+        EXTRA_TEXTS[lang] = Path(path)
     print(f"load before: {os.getloadavg()}", flush=True)
     rows = []
     with tempfile.TemporaryDirectory() as folder:
