@@ -91,3 +91,41 @@ def test_trim_refuses_missing_choices_and_bad_text_writes_nothing(window, qtbot,
     assert "empty" in ui.errors[-1][1]
     assert not (tmp_path / "t.json").exists() and not (tmp_path / "m.json").exists()
     dialog.close()
+
+
+def test_trimming_an_imported_tokenizer_json_rewrites_that_file(window, qtbot, tmp_path, ui):
+    from tokenizers import ByteLevelBPETokenizer, Tokenizer, processors
+
+    from tests.peer_sources import english_lines, roberta_style
+
+    vocab = roberta_style(tmp_path)
+    hf = ByteLevelBPETokenizer(str(vocab), str(vocab).replace("vocab.json", "merges.txt"))
+    hf.post_processor = processors.TemplateProcessing(
+        single="<s> $A </s>", special_tokens=[("<s>", 0), ("</s>", 2)])
+    source = tmp_path / "tokenizer.json"
+    hf.save(str(source))
+    with qtbot.waitSignal(window.interop.done, timeout=60_000):
+        assert window.interop.import_path("hf", str(source))
+    target = tmp_path / "target.txt"
+    lines = english_lines()[:50]
+    target.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    dialog = window.ask_trim()
+    assert dialog.format.currentText() == "hf"  # the source's own format first
+    dialog.set_targets([str(target)])
+    dialog.output.setText(str(tmp_path / "trimmed.json"))
+    dialog.id_map.setText(str(tmp_path / "map.json"))
+    with qtbot.waitSignal(dialog.trimmed, timeout=60_000) as blocker:
+        assert dialog.start()
+    result = blocker.args[0]
+    written = json.loads((tmp_path / "trimmed.json").read_text(encoding="utf-8"))
+    # the post-processor the import cannot express is kept, its ids renumbered
+    assert written["post_processor"]["type"] == "TemplateProcessing"
+    trimmed, original = Tokenizer.from_file(str(tmp_path / "trimmed.json")), \
+        Tokenizer.from_file(str(source))
+    back = {new: old for old, new in result.id_map.items()}
+    for line in lines[:10]:
+        ids = trimmed.encode(line).ids
+        assert [back[i] for i in ids] == original.encode(line).ids
+        assert trimmed.id_to_token(ids[0]) == "<s>" and trimmed.id_to_token(ids[-1]) == "</s>"
+    assert ui.errors == []
+    dialog.close()

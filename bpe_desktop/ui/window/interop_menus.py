@@ -125,6 +125,9 @@ class InteropMenus(QObject):
         self.runner.stopped.connect(lambda: self.running_changed.emit(False))
         #: (extended model, source model, source file, its format) of the last extension.
         self.adapted_from: tuple[BPEModel, BPEModel, str, str] | None = None
+        #: (model, its file, the file's format) of the last import: what a trim of that
+        #: model writes back into (File ▸ Trim vocabulary…).
+        self.imported_from: tuple[BPEModel, str, str] | None = None
         #: The running job's error title and what a failure leaves as it was.
         self._job_title = ""
         self._kept = ""
@@ -433,6 +436,7 @@ class InteropMenus(QObject):
         if isinstance(result, ExportDone):
             self._export_done(result)
         elif isinstance(result, ImportDone):
+            self.imported_from = (result.model, result.path, result.fmt)
             self.window.document.set_imported(result.model)
             model = result.model
             self._report(f"Imported {result.path}: {model.vocab_size:,} tokens, "

@@ -373,7 +373,9 @@ class MainWindow(QMainWindow):
         model becomes the current, unsaved one."""
         if self.document.model is None:
             return None
-        dialog = TrimDialog(self.document.model, self)
+        model, source = self.document.model, self.interop.imported_from
+        dialog = TrimDialog(model, self, source=source[1:] if source and source[0] is model
+                            else None)
         dialog.trimmed.connect(lambda r: self.document.set_imported(r.model))
         dialog.show()
         return dialog

@@ -43,10 +43,15 @@ class TrimDialog(QDialog):
     #: The trimmed model (TrimResult), once its files are written.
     trimmed = Signal(object)
 
-    def __init__(self, model: BPEModel, parent: QWidget | None = None) -> None:
+    def __init__(self, model: BPEModel, parent: QWidget | None = None, *,
+                 source: tuple[str, str] | None = None) -> None:
+        """``source``: (file, format) the model was imported from; written in that format,
+        the trimmed model is that file rewritten (what the import could not express, such
+        as a tokenizer.json's post-processor, kept), as ``bpe-desktop trim`` does."""
         super().__init__(parent)
         self.setWindowTitle("Trim vocabulary")
         self.model = model
+        self.source = source
         self.targets: list[str] = []
         self.runner = JobRunner(self)
         self.runner.finished.connect(self._on_done)
@@ -61,6 +66,8 @@ class TrimDialog(QDialog):
         self.format = QComboBox()
         for fmt in fitting_formats(model):
             self.format.addItem(fmt)
+        if source is not None and self.format.findText(source[1]) >= 0:
+            self.format.setCurrentText(source[1])  # the source's own format first
         self.output = QLineEdit()
         self.output.setPlaceholderText("where to write the trimmed model")
         self.id_map = QLineEdit()
@@ -132,6 +139,7 @@ class TrimDialog(QDialog):
         if self.running:
             return False
         model, targets = self.model, list(self.targets)
+        source_path, source_format = self.source or (None, None)
         fmt, out, id_map = self.format.currentText(), self.output.text(), self.id_map.text()
         keep_alphabet, keep_specials = (self.keep_alphabet.isChecked(),
                                         self.keep_specials.isChecked())
@@ -143,7 +151,9 @@ class TrimDialog(QDialog):
                     lines += f.read().splitlines()
             result = trim(model, lines, keep_alphabet=keep_alphabet,
                           keep_specials=keep_specials)
-            written = write_model(result.model, fmt, out) + write_id_map(result, id_map)
+            written = write_model(result.model, fmt, out, source=model,
+                                  source_path=source_path, source_format=source_format)
+            written += write_id_map(result, id_map)
             return TrimDone(result, tuple(map(str, written)))
 
         self.trim_button.setEnabled(False)
