@@ -82,7 +82,8 @@ class MergeLines(EngineRows):
     per_row = 2
 
     def __len__(self) -> int:
-        return len(self._model.merges)
+        engine = self._model.engine_model()
+        return len(self._model.merges) if engine is None else engine.merge_count
 
     def as_lists(self) -> list[list]:
         return [[m.left, m.right, m.count] for m in self._model.merges]
@@ -91,6 +92,11 @@ class MergeLines(EngineRows):
         import numpy as np
 
         text, ends = self._model.packed_merges()
+        engine = self._model.engine_model()
+        if engine is not None:
+            counts, known = engine.merge_counts()
+            return (text, ends, np.frombuffer(counts, dtype=np.uint64),
+                    np.frombuffer(known, dtype=np.uint8))
         # One pass over the merges (C calls, no Python loop); unknown counts become 0.
         counts = np.array(list(map(_COUNT, self._model.merges)), dtype=object)
         known = counts != None  # noqa: E711 (element-wise)
@@ -106,7 +112,8 @@ class WordLines(EngineRows):
     per_row = 1
 
     def __len__(self) -> int:
-        return len(self._model.words)
+        engine = self._model.engine_model()
+        return len(self._model.words) if engine is None else engine.word_count
 
     def as_lists(self) -> list[list]:
         return [[w, c] for w, c in self._model.words]
@@ -116,6 +123,12 @@ class WordLines(EngineRows):
 
         cache = self._model._cache
         out = cache.get("packed_words")
+        engine = self._model.engine_model()
+        if out is None and engine is not None:
+            text, ends, counts = engine.packed_words()
+            out = cache["packed_words"] = (
+                text, np.frombuffer(ends, dtype=np.uint32), np.frombuffer(counts, dtype=np.uint64),
+                np.ones(engine.word_count, dtype=np.uint8))
         if out is None:
             words = self._model.words
             texts: list[str] = []
@@ -139,10 +152,20 @@ class WordLines(EngineRows):
 
 class IntLines:
     """A checked model's whole numbers (ids, final counts) for the file's text: ``str`` of
-    a plain int is its JSON, so a slice is one C call instead of one encoder call each."""
+    a plain int is its JSON, so a slice is one C call instead of one encoder call each;
+    of a model the engine holds, the engine writes them (``engine``: its ``Model``, and
+    ``name`` the list's)."""
 
-    def __init__(self, values: tuple[int, ...]) -> None:
+    def __init__(self, values: tuple[int, ...] = (), engine: Any = None, name: str = "") -> None:
         self.values = values
+        self._engine, self._name = engine, name
+
+    def __len__(self) -> int:
+        return len(self.values) if self._engine is None else self._engine.int_list_len(self._name)
+
+    def lines(self, pad: str) -> bytes | None:
+        """The numbers joined by ``",\n" + pad`` as UTF-8, or None: Python writes them."""
+        return None if self._engine is None else self._engine.int_lines(self._name, pad)
 
 
 def _chunks(data: Mapping[str, Any]) -> Iterator[str | bytes]:
@@ -180,8 +203,14 @@ def _value(value: Any, depth: int) -> Iterator[str | bytes]:
             yield f"[\n{pad}"
             yield lines
             yield "\n" + " " * depth + "]"
-    elif isinstance(value, IntLines) and value.values:
-        yield from _one_per_line(value.values, depth, lambda part: map(str, part))
+    elif isinstance(value, IntLines) and len(value):
+        lines = value.lines(pad)
+        if lines is None:
+            yield from _one_per_line(value.values, depth, lambda part: map(str, part))
+        else:
+            yield f"[\n{pad}"
+            yield lines
+            yield "\n" + " " * depth + "]"
     elif isinstance(value, IntLines):
         yield "[]"
     elif isinstance(value, dict) and value:

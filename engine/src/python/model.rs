@@ -69,7 +69,17 @@ impl PyModelLists {
 
 /// A model's tokens and merges (see the module's comment). Immutable.
 #[pyclass(module = "bpe_desktop._engine", frozen, name = "Model")]
-pub(super) struct PyModel(Arc<Vocabulary>);
+pub(super) struct PyModel(pub(super) Arc<Vocabulary>);
+
+impl PyModel {
+    fn int_list(&self, name: &str) -> Option<&Vec<i64>> {
+        match name {
+            "ids" => self.0.lists.ids.as_ref(),
+            "final_counts" => self.0.lists.final_counts.as_ref(),
+            _ => None,
+        }
+    }
+}
 
 #[pymethods]
 impl PyModel {
@@ -115,6 +125,51 @@ impl PyModel {
             }
         }
         (text, PyBytes::new(py, &ends))
+    }
+
+    /// Every merge's count (native-endian u64, 0 where unknown) and whether it is known
+    /// (a byte each): the counts column of the model file's writer (`MergeLines`).
+    fn merge_counts<'py>(&self, py: Python<'py>) -> (Bound<'py, PyBytes>, Bound<'py, PyBytes>) {
+        let counts = &self.0.lists.counts;
+        let values: Vec<u8> = counts.iter().flat_map(|c| c.unwrap_or(0).to_ne_bytes()).collect();
+        let known: Vec<u8> = counts.iter().map(|c| u8::from(c.is_some())).collect();
+        (PyBytes::new(py, &values), PyBytes::new(py, &known))
+    }
+
+    /// The kept training words back to back, where each ends in characters (native-endian
+    /// u32) and their counts (u64): the words column of the model file's writer.
+    fn packed_words<'py>(&self, py: Python<'py>) -> (String, Bound<'py, PyBytes>, Bound<'py, PyBytes>) {
+        let words = &self.0.lists.words;
+        let mut ends: Vec<u8> = Vec::with_capacity(4 * words.ends.len());
+        let mut counts: Vec<u8> = Vec::with_capacity(8 * words.ends.len());
+        let mut chars = 0u32;
+        for (word, count) in words.iter() {
+            chars += word.chars().count() as u32;
+            ends.extend_from_slice(&chars.to_ne_bytes());
+            counts.extend_from_slice(&count.to_ne_bytes());
+        }
+        (words.text.clone(), PyBytes::new(py, &ends), PyBytes::new(py, &counts))
+    }
+
+    /// How many numbers the model's `ids` or `final_counts` hold (None: it has none).
+    fn int_list_len(&self, name: &str) -> Option<usize> {
+        self.int_list(name).map(Vec::len)
+    }
+
+    /// The model's `ids` or `final_counts` as the model file's lines: each number's JSON
+    /// joined by `",\n" + pad`, as UTF-8 (None: it has none).
+    fn int_lines<'py>(&self, py: Python<'py>, name: &str, pad: &str) -> Option<Bound<'py, PyBytes>> {
+        use std::fmt::Write;
+        let values = self.int_list(name)?;
+        let mut text = String::with_capacity(values.len() * (pad.len() + 8));
+        for (k, v) in values.iter().enumerate() {
+            if k > 0 {
+                text.push_str(",\n");
+                text.push_str(pad);
+            }
+            let _ = write!(text, "{v}");
+        }
+        Some(PyBytes::new(py, text.as_bytes()))
     }
 
     /// The pieces of ids `start..stop` (a range: see `merge_columns`).
