@@ -230,6 +230,12 @@ class BPEModel:
         return ids
 
     @property
+    def merge_count(self) -> int:
+        """How many merges (without building :attr:`merges` of an engine-held model)."""
+        engine = self.__dict__.get("_engine")
+        return engine.merge_count if engine is not None else len(self.merges)
+
+    @property
     def vocab_size(self) -> int:
         engine = self.__dict__.get("_engine")
         return engine.size if engine is not None else len(self.pieces)
@@ -319,7 +325,7 @@ class BPEModel:
         highest free id (keeping the specials' order); everything else keeps its id.
         """
         engine = self.__dict__.get("_engine")
-        count = engine.merge_count if engine is not None else len(self.merges)
+        count = self.merge_count
         if not 0 <= merges <= count:
             raise ConfigError(f"a model with {count} merges cannot be cut to {merges}")
         size = self.vocab_size_at(merges)

@@ -82,8 +82,7 @@ class MergeLines(EngineRows):
     per_row = 2
 
     def __len__(self) -> int:
-        engine = self._model.engine_model()
-        return len(self._model.merges) if engine is None else engine.merge_count
+        return self._model.merge_count
 
     def as_lists(self) -> list[list]:
         return [[m.left, m.right, m.count] for m in self._model.merges]
