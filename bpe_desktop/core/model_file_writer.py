@@ -46,8 +46,9 @@ class EngineRows(abc.ABC):
     list's items would have (:meth:`as_lists`). Python's encoder held the GIL ~150 ms for a
     100,000-merge model's merges and 50,000 words, beside the GUI thread in an autosave."""
 
-    #: How many strings a row holds.
+    #: How many strings a row holds, and the list's name in the model file.
     per_row: int
+    name: str
 
     def __init__(self, model: Any) -> None:
         self._model = model
@@ -67,9 +68,13 @@ class EngineRows(abc.ABC):
 
     def lines(self, pad: str) -> bytes | None:
         """The items joined by ``",\n" + pad``, as UTF-8; None if the engine cannot write
-        them (a lone surrogate, which the file cannot hold either: Python then says so)."""
+        them (a lone surrogate, which the file cannot hold either: Python then says so). A
+        model the engine holds has its engine write them from its own lists."""
         from bpe_desktop.core import _native
 
+        engine = self._model.engine_model()
+        if engine is not None:
+            return engine.json_rows(self.name, pad)
         text, ends, counts, known = self.packed()
         return _native.engine().json_rows(text, ends.tobytes(), self.per_row,
                                           counts.tobytes(), known.tobytes(), pad)
@@ -79,7 +84,7 @@ class MergeLines(EngineRows):
     """A model's merges, ``[left, right, count]``; the pieces as the engine's tokenizer
     takes them (:meth:`BPEModel.packed_merges`, kept by the model)."""
 
-    per_row = 2
+    per_row, name = 2, "merges"
 
     def __len__(self) -> int:
         return self._model.merge_count
@@ -91,11 +96,6 @@ class MergeLines(EngineRows):
         import numpy as np
 
         text, ends = self._model.packed_merges()
-        engine = self._model.engine_model()
-        if engine is not None:
-            counts, known = engine.merge_counts()
-            return (text, ends, np.frombuffer(counts, dtype=np.uint64),
-                    np.frombuffer(known, dtype=np.uint8))
         # One pass over the merges (C calls, no Python loop); unknown counts become 0.
         counts = np.array(list(map(_COUNT, self._model.merges)), dtype=object)
         known = counts != None  # noqa: E711 (element-wise)
@@ -108,7 +108,7 @@ class WordLines(EngineRows):
     at a time in C calls; kept by the model (it never changes), so a second save packs
     nothing."""
 
-    per_row = 1
+    per_row, name = 1, "words"
 
     def __len__(self) -> int:
         engine = self._model.engine_model()
@@ -122,12 +122,6 @@ class WordLines(EngineRows):
 
         cache = self._model._cache
         out = cache.get("packed_words")
-        engine = self._model.engine_model()
-        if out is None and engine is not None:
-            text, ends, counts = engine.packed_words()
-            out = cache["packed_words"] = (
-                text, np.frombuffer(ends, dtype=np.uint32), np.frombuffer(counts, dtype=np.uint64),
-                np.ones(engine.word_count, dtype=np.uint8))
         if out is None:
             words = self._model.words
             texts: list[str] = []

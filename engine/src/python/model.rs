@@ -14,6 +14,7 @@ use super::tokenizer::PyTokenizer;
 use super::{engine, extract, guard};
 use crate::encoder::{Encoder, SpecialRole};
 use crate::json::parse;
+use crate::json_write::rows;
 use crate::model_file::{read, ModelLists, Vocabulary};
 
 /// A model file's long lists, read but not yet numbered (the special tokens, from the
@@ -127,28 +128,30 @@ impl PyModel {
         (text, PyBytes::new(py, &ends))
     }
 
-    /// Every merge's count (native-endian u64, 0 where unknown) and whether it is known
-    /// (a byte each): the counts column of the model file's writer (`MergeLines`).
-    fn merge_counts<'py>(&self, py: Python<'py>) -> (Bound<'py, PyBytes>, Bound<'py, PyBytes>) {
-        let counts = &self.0.lists.counts;
-        let values: Vec<u8> = counts.iter().flat_map(|c| c.unwrap_or(0).to_ne_bytes()).collect();
-        let known: Vec<u8> = counts.iter().map(|c| u8::from(c.is_some())).collect();
-        (PyBytes::new(py, &values), PyBytes::new(py, &known))
-    }
-
-    /// The kept training words back to back, where each ends in characters (native-endian
-    /// u32) and their counts (u64): the words column of the model file's writer.
-    fn packed_words<'py>(&self, py: Python<'py>) -> (String, Bound<'py, PyBytes>, Bound<'py, PyBytes>) {
-        let words = &self.0.lists.words;
-        let mut ends: Vec<u8> = Vec::with_capacity(4 * words.ends.len());
-        let mut counts: Vec<u8> = Vec::with_capacity(8 * words.ends.len());
-        let mut chars = 0u32;
-        for (word, count) in words.iter() {
-            chars += word.chars().count() as u32;
-            ends.extend_from_slice(&chars.to_ne_bytes());
-            counts.extend_from_slice(&count.to_ne_bytes());
-        }
-        (words.text.clone(), PyBytes::new(py, &ends), PyBytes::new(py, &counts))
+    /// The model file's `merges` or `words` rows (see `crate::json_write::rows`) joined by
+    /// `",\n" + pad`, as UTF-8, written without the GIL (the writer's `EngineRows`).
+    fn json_rows<'py>(&self, py: Python<'py>, name: &str, pad: &str) -> PyResult<Bound<'py, PyBytes>> {
+        guard(|| {
+            let merges = match name {
+                "merges" => true,
+                "words" => false,
+                _ => return Err(pyo3::exceptions::PyValueError::new_err(format!("no rows named {name:?}"))),
+            };
+            let (v, pad) = (self.0.clone(), pad.to_string());
+            let text = py.detach(move || {
+                let lists = &v.lists;
+                if merges {
+                    let o = &lists.ordinary;
+                    let parts: Vec<&str> =
+                        lists.merges.iter().flat_map(|m| [o.get(m.0 as usize), o.get(m.1 as usize)]).collect();
+                    rows(&parts, 2, &lists.counts, &pad)
+                } else {
+                    let (parts, counts): (Vec<&str>, Vec<Option<u64>>) = lists.words.iter().map(|(w, c)| (w, Some(c))).unzip();
+                    rows(&parts, 1, &counts, &pad)
+                }
+            });
+            Ok(PyBytes::new(py, text.as_bytes()))
+        })
     }
 
     /// How many numbers the model's `ids` or `final_counts` hold (None: it has none).
