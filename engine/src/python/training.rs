@@ -255,9 +255,11 @@ pub(super) fn progress_dict<'py>(py: Python<'py>, p: &Progress) -> PyResult<Boun
     Ok(d)
 }
 
-/// Train a model. Returns a dict: the tokens packed (`tokens`, `token_ends`: the alphabet
-/// first, `alphabet_len` of them), the merges as token indices and counts (`merge_left`,
-/// `merge_right`: native-endian u32; `merge_counts`: u64), `words`, stats.
+/// Train a model. Returns a dict: `trained` (a `TrainedModel`, from which the engine-held
+/// model is built), the tokens packed (`tokens`, `token_ends`: the alphabet first,
+/// `alphabet_len` of them) and the merges as token indices and counts (`merge_left`,
+/// `merge_right`: native-endian u32; `merge_counts`: u64) for a model built in Python,
+/// `words`, stats.
 #[pyfunction]
 #[pyo3(signature = (source, config, progress=None, cancel=None, constraints=None))]
 pub(super) fn train<'py>(
