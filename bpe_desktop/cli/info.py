@@ -37,7 +37,7 @@ def cmd_info(args: argparse.Namespace) -> int:
         ("created", created_time(model) or "unknown"),
         ("vocabulary", f"{model.vocab_size:,} tokens ({len(specials):,} special, "
                        f"{len(model.alphabet):,} alphabet, {merged:,} from merges)"),
-        ("merges", f"{len(model.merges):,}"),
+        ("merges", f"{model.merge_count:,}"),
     ]
     if model.description:
         rows.append(("description", model.description))

@@ -159,7 +159,7 @@ def cmd_import(args: argparse.Namespace) -> int:
     if not args.quiet:
         counted = " with counts" if corpus_files else ""
         report = _report_stream(args.output)
-        print(f"{len(model.merges):,} merges{counted}, vocabulary of {model.vocab_size:,} "
+        print(f"{model.merge_count:,} merges{counted}, vocabulary of {model.vocab_size:,} "
               f"tokens; saved {args.output}", file=report)
         print(model.description, file=report)
     return EXIT_OK

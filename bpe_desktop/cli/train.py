@@ -98,7 +98,7 @@ def cmd_train(args: argparse.Namespace) -> int:
 
             for line in describe_languages(result.languages):  # type: ignore[attr-defined]
                 print(line, file=_report_stream(args.output))
-        print(f"{len(model.merges):,} merges, vocabulary of {model.vocab_size:,} tokens, "
+        print(f"{model.merge_count:,} merges, vocabulary of {model.vocab_size:,} tokens, "
               f"{seconds:.1f} s; saved {args.output}", file=_report_stream(args.output))
     return EXIT_OK
 

@@ -86,7 +86,7 @@ def train_constrained(
             result = once(tuple(forbidden))
     report = ConstraintReport(describe(config), len({"".join(m) for m in segmentations}),
                               tuple(knocked))
-    model = dataclasses.replace(result.model, constraints=report)
+    model = result.model.with_provenance(constraints=report)
     timings = dict(result.timings)
     if config.morfessor:
         timings["segmenter"] = segmenter_seconds

@@ -15,11 +15,12 @@ merged tokens). Together with the special tokens' ids they are 0 .. size-1, each
 
 Where the tokens live
 ---------------------
-A model read from a file is held by the engine (``_engine.Model``: its pieces, merges as
-id pairs, ids, counts and kept words, with no Python object per token); its long fields
-(:data:`ENGINE_FIELDS`) and ``pieces`` are built from it on first access, while look-ups,
-sizes, truncation and the tokenizer ask the engine. A model made in Python (training's
-result, an import) holds its fields itself. Both behave alike in every respect.
+A model read from a file or made by training is held by the engine (``_engine.Model``:
+its pieces, merges as id pairs, ids, counts, final counts and kept words, with no Python
+object per token); its long fields (:data:`ENGINE_FIELDS`) and ``pieces`` are built from
+it on first access, while look-ups, sizes, truncation, the tokenizer and saving ask the
+engine. A model made in Python (an import, an extension, a training whose lists the model
+file's rules refuse) holds its fields itself. Both behave alike in every respect.
 """
 
 from __future__ import annotations
@@ -125,7 +126,7 @@ class BPEModel:
                     corpus: CorpusInfo | None = None, description: str = "",
                     constraints: ConstraintReport | None = None) -> BPEModel:
         """A model whose tokens and merges the engine holds (``_engine.Model``, as read
-        from a model file). Its long fields (:data:`ENGINE_FIELDS`) become Python values
+        from a model file or made by training). Its long fields (:data:`ENGINE_FIELDS`) become Python values
         only when first asked for; look-ups, truncation and the tokenizer never ask."""
         model = object.__new__(cls)
         model.__dict__.update(config=config, corpus=corpus, description=description,
@@ -148,8 +149,21 @@ class BPEModel:
 
     def engine_model(self) -> Any:
         """The engine's ``Model`` holding this model's tokens and merges, or None for a
-        model made in Python (training's result, an import)."""
+        model made in Python (see the module's notes)."""
         return self.__dict__.get("_engine")
+
+    def with_provenance(self, **changes: Any) -> BPEModel:
+        """The model with another ``corpus``, ``description`` or ``constraints`` (the
+        tokens stay where they are: an engine-held model's in the engine)."""
+        unknown = set(changes) - {"corpus", "description", "constraints"}
+        if unknown:
+            raise TypeError(f"not a provenance field: {', '.join(sorted(unknown))}")
+        engine = self.engine_model()
+        if engine is None:
+            return dataclasses.replace(self, **changes)
+        kept = {"corpus": self.corpus, "description": self.description,
+                "constraints": self.constraints}
+        return BPEModel.from_engine(engine, config=self.config, **{**kept, **changes})
 
     # -- vocabulary ---------------------------------------------------------------------
 
@@ -214,6 +228,12 @@ class BPEModel:
                     )
                 first[piece] = i
         return ids
+
+    @property
+    def merge_count(self) -> int:
+        """How many merges (without building :attr:`merges` of an engine-held model)."""
+        engine = self.__dict__.get("_engine")
+        return engine.merge_count if engine is not None else len(self.merges)
 
     @property
     def vocab_size(self) -> int:
@@ -305,7 +325,7 @@ class BPEModel:
         highest free id (keeping the specials' order); everything else keeps its id.
         """
         engine = self.__dict__.get("_engine")
-        count = engine.merge_count if engine is not None else len(self.merges)
+        count = self.merge_count
         if not 0 <= merges <= count:
             raise ConfigError(f"a model with {count} merges cannot be cut to {merges}")
         size = self.vocab_size_at(merges)

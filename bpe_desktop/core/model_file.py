@@ -216,11 +216,12 @@ def _checked_dict(model: BPEModel, created: str | None, *, for_writing: bool) ->
         created = model._cache.get(_CREATED_KEY)
         if created is None:
             created = model._cache[_CREATED_KEY] = _now()
-    data = _as_dict(model, created, lists_for_writer=checked and for_writing)
+    held = model.engine_model() is not None
+    data = _as_dict(model, created, lists_for_writer=(checked or held) and for_writing)
     if checked:
         return data
     # Never write what load_model would refuse: check with the reader's own rules.
-    found = _problem(data)
+    found = _engine_held_problem(model, data) if held else _problem(data)
     if found is not None:
         where, problem = found
         shown = f"{where}: " if where else ""
@@ -238,7 +239,11 @@ def model_problem(model: BPEModel) -> tuple[str | None, str] | None:
     """
     if model._cache.get(_CHECKED_KEY, False):
         return None
-    found = _problem(_as_dict(model, "2000-01-01T00:00:00Z"))
+    if model.engine_model() is not None:
+        data = _as_dict(model, "2000-01-01T00:00:00Z", lists_for_writer=True)
+        found = _engine_held_problem(model, data)
+    else:
+        found = _problem(_as_dict(model, "2000-01-01T00:00:00Z"))
     if found is None:
         model._cache[_CHECKED_KEY] = True
     return found
@@ -251,6 +256,28 @@ def _problem(data: dict[str, Any]) -> tuple[str | None, str] | None:
     except ModelFileError as exc:
         return exc.where, str(exc)
     return None
+
+
+def _engine_held_problem(model: BPEModel, data: dict[str, Any]) -> tuple[str | None, str] | None:
+    """:func:`_problem` of a model the engine holds: the engine took its lists only under
+    the file's rules (as :func:`_engine_read` does), so what is left to check is the rest
+    of the file and that each protected string is a base symbol."""
+    rest = {key: value for key, value in data.items() if key not in _LIST_KEYS}
+    try:
+        check_head({**rest, "alphabet": [], "merges": []})
+        _corpus(rest.get("corpus"))
+        check_tail(rest)
+    except ModelFileError as exc:
+        return exc.where, str(exc)
+    alphabet = set(model.engine_model().alphabet())
+    missing = next((p for p in model.config.protected if p not in alphabet), None)
+    if missing is not None:
+        return "config.protected", f"the protected string {missing!r} is not in the alphabet"
+    return None
+
+
+#: The model file's long lists, which an engine-held model's engine holds.
+_LIST_KEYS = ("alphabet", "merges", "ids", "final_counts", "words")
 
 
 def _as_dict(model: BPEModel, created: str, *, lists_for_writer: bool = False) -> dict[str, Any]:
@@ -279,8 +306,8 @@ def _as_dict(model: BPEModel, created: str, *, lists_for_writer: bool = False) -
         "alphabet": list(model.alphabet),
         "merges": (MergeLines(model) if lists_for_writer
                    else [[m.left, m.right, m.count] for m in model.merges]),
-        "ids": _numbers(model.ids, lists_for_writer),
-        "final_counts": _numbers(model.final_counts, lists_for_writer),
+        "ids": _numbers(model, "ids", lists_for_writer),
+        "final_counts": _numbers(model, "final_counts", lists_for_writer),
         "corpus": corpus,
         "words": (WordLines(model) if lists_for_writer
                   else [[w, c] for w, c in model.words]),
@@ -296,8 +323,13 @@ def _constraints(report) -> dict[str, Any] | None:
             "knocked_out": [list(row) for row in report.knocked_out]}
 
 
-def _numbers(values: tuple[int, ...] | None, checked: bool) -> list[int] | IntLines | None:
-    """A model's list of whole numbers; of a checked model, for the writer's fast path."""
+def _numbers(model: BPEModel, name: str, checked: bool) -> list[int] | IntLines | None:
+    """A model's list of whole numbers (``ids``, ``final_counts``); of a checked model, for
+    the writer's fast path (the engine writes those it holds)."""
+    engine = model.engine_model()
+    if checked and engine is not None and name not in model.__dict__:
+        return None if engine.int_list_len(name) is None else IntLines(engine=engine, name=name)
+    values = getattr(model, name)
     if values is None:
         return None
     return IntLines(values) if checked else list(values)

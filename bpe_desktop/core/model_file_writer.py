@@ -46,8 +46,9 @@ class EngineRows(abc.ABC):
     list's items would have (:meth:`as_lists`). Python's encoder held the GIL ~150 ms for a
     100,000-merge model's merges and 50,000 words, beside the GUI thread in an autosave."""
 
-    #: How many strings a row holds.
+    #: How many strings a row holds, and the list's name in the model file.
     per_row: int
+    name: str
 
     def __init__(self, model: Any) -> None:
         self._model = model
@@ -67,9 +68,13 @@ class EngineRows(abc.ABC):
 
     def lines(self, pad: str) -> bytes | None:
         """The items joined by ``",\n" + pad``, as UTF-8; None if the engine cannot write
-        them (a lone surrogate, which the file cannot hold either: Python then says so)."""
+        them (a lone surrogate, which the file cannot hold either: Python then says so). A
+        model the engine holds has its engine write them from its own lists."""
         from bpe_desktop.core import _native
 
+        engine = self._model.engine_model()
+        if engine is not None:
+            return engine.json_rows(self.name, pad)
         text, ends, counts, known = self.packed()
         return _native.engine().json_rows(text, ends.tobytes(), self.per_row,
                                           counts.tobytes(), known.tobytes(), pad)
@@ -79,10 +84,10 @@ class MergeLines(EngineRows):
     """A model's merges, ``[left, right, count]``; the pieces as the engine's tokenizer
     takes them (:meth:`BPEModel.packed_merges`, kept by the model)."""
 
-    per_row = 2
+    per_row, name = 2, "merges"
 
     def __len__(self) -> int:
-        return len(self._model.merges)
+        return self._model.merge_count
 
     def as_lists(self) -> list[list]:
         return [[m.left, m.right, m.count] for m in self._model.merges]
@@ -103,10 +108,11 @@ class WordLines(EngineRows):
     at a time in C calls; kept by the model (it never changes), so a second save packs
     nothing."""
 
-    per_row = 1
+    per_row, name = 1, "words"
 
     def __len__(self) -> int:
-        return len(self._model.words)
+        engine = self._model.engine_model()
+        return len(self._model.words) if engine is None else engine.word_count
 
     def as_lists(self) -> list[list]:
         return [[w, c] for w, c in self._model.words]
@@ -139,10 +145,20 @@ class WordLines(EngineRows):
 
 class IntLines:
     """A checked model's whole numbers (ids, final counts) for the file's text: ``str`` of
-    a plain int is its JSON, so a slice is one C call instead of one encoder call each."""
+    a plain int is its JSON, so a slice is one C call instead of one encoder call each;
+    of a model the engine holds, the engine writes them (``engine``: its ``Model``, and
+    ``name`` the list's)."""
 
-    def __init__(self, values: tuple[int, ...]) -> None:
+    def __init__(self, values: tuple[int, ...] = (), engine: Any = None, name: str = "") -> None:
         self.values = values
+        self._engine, self._name = engine, name
+
+    def __len__(self) -> int:
+        return len(self.values) if self._engine is None else self._engine.int_list_len(self._name)
+
+    def lines(self, pad: str) -> bytes | None:
+        """The numbers joined by ``",\n" + pad`` as UTF-8, or None: Python writes them."""
+        return None if self._engine is None else self._engine.int_lines(self._name, pad)
 
 
 def _chunks(data: Mapping[str, Any]) -> Iterator[str | bytes]:
@@ -180,8 +196,14 @@ def _value(value: Any, depth: int) -> Iterator[str | bytes]:
             yield f"[\n{pad}"
             yield lines
             yield "\n" + " " * depth + "]"
-    elif isinstance(value, IntLines) and value.values:
-        yield from _one_per_line(value.values, depth, lambda part: map(str, part))
+    elif isinstance(value, IntLines) and len(value):
+        lines = value.lines(pad)
+        if lines is None:
+            yield from _one_per_line(value.values, depth, lambda part: map(str, part))
+        else:
+            yield f"[\n{pad}"
+            yield lines
+            yield "\n" + " " * depth + "]"
     elif isinstance(value, IntLines):
         yield "[]"
     elif isinstance(value, dict) and value:

@@ -280,6 +280,30 @@ def result_from_engine(raw: dict, corpus: Corpus, config: TrainConfig, total: fl
                        occurrences: Mapping[str, int] | None = None) -> TrainResult:
     """The TrainResult of an engine training's result dict; ``occurrences``: the count of
     each protected string cut out of the text before the engine read it."""
+    timings = {"counting": raw["count_seconds"], "merging": raw["merge_seconds"],
+               "total": total}
+    info = _corpus_info(corpus, raw, occurrences is not None)
+    model = _engine_held_model(raw, config, info, occurrences)
+    if model is None:
+        model = _python_model(raw, config, info, occurrences)
+    return TrainResult(model=model, timings=timings, _words=raw["words"])
+
+
+def _engine_held_model(raw: dict, config: TrainConfig, info: CorpusInfo,
+                       occurrences: Mapping[str, int] | None) -> BPEModel | None:
+    """The trained model held by the engine, as a loaded model is (no Python object per
+    token or merge), or None where the model file's rules refuse its lists."""
+    protected = [] if occurrences is None else [(p, occurrences.get(p, 0))
+                                                for p in config.protected]
+    held = raw["trained"].model(raw["words"], config.keep_words, MAX_KEPT_WORD_CHARS,
+                                protected, [(t.id, t.piece) for t in config.special_tokens])
+    return None if held is None else BPEModel.from_engine(held, config=config, corpus=info)
+
+
+def _python_model(raw: dict, config: TrainConfig, info: CorpusInfo,
+                  occurrences: Mapping[str, int] | None) -> BPEModel:
+    """The model of a run the model file's rules refuse (see ``TrainedModel.model``), built
+    in Python, whose checks then say what is wrong when it is used or saved."""
     # The engine hands large results over packed (it builds no Python objects while holding
     # the GIL); they are unpacked here in plain bytecode, which a GUI thread can interrupt.
     tokens = _unpack_strings(raw["tokens"], raw["token_ends"])
@@ -291,7 +315,7 @@ def result_from_engine(raw: dict, corpus: Corpus, config: TrainConfig, total: fl
         alphabet=tuple(tokens[:raw["alphabet_len"]]),
         merges=tuple(map(Merge, map(tokens.__getitem__, left), map(tokens.__getitem__, right),
                          counts)),
-        corpus=_corpus_info(corpus, raw, occurrences is not None),
+        corpus=info,
         words=tuple((w, c) for w, c in zip(_unpack_strings(words, word_ends),
                                            _numbers(word_counts, "Q"))
                     if len(w) <= MAX_KEPT_WORD_CHARS),
@@ -300,11 +324,8 @@ def result_from_engine(raw: dict, corpus: Corpus, config: TrainConfig, total: fl
         # Protected strings are base symbols placed first, taking the ids after the
         # specials; the engine never saw them (each occurrence was cut out of the text).
         model = dataclasses.replace(model, alphabet=(*config.protected, *model.alphabet))
-    model = dataclasses.replace(model, final_counts=_final_counts(model, tokens, raw["words"],
-                                                                  occurrences))
-    timings = {"counting": raw["count_seconds"], "merging": raw["merge_seconds"],
-               "total": total}
-    return TrainResult(model=model, timings=timings, _words=raw["words"])
+    return dataclasses.replace(model, final_counts=_final_counts(model, tokens, raw["words"],
+                                                                 occurrences))
 
 
 #: Kept words (the model file's ``words``) longer than this are left out: text without

@@ -40,8 +40,9 @@ pub fn push_string(out: &mut String, s: &str) {
 /// The rows of one of a model file's long lists, each `["s1", ..., "sN", count]` (an unknown
 /// count, `None`: `null`), joined by `",\n" + pad`: `parts` holds `per_row` strings a row,
 /// row after row (`merges`: left and right, 2 a row; `words`: the word, 1 a row).
-pub fn rows(parts: &[String], per_row: usize, counts: &[Option<u64>], pad: &str) -> String {
-    let mut out = String::with_capacity(parts.iter().map(|p| p.len() + 4).sum::<usize>() + counts.len() * (pad.len() + 12));
+pub fn rows<S: AsRef<str>>(parts: &[S], per_row: usize, counts: &[Option<u64>], pad: &str) -> String {
+    let size: usize = parts.iter().map(|p| p.as_ref().len() + 4).sum();
+    let mut out = String::with_capacity(size + counts.len() * (pad.len() + 12));
     for (i, (row, &count)) in parts.chunks_exact(per_row).zip(counts).enumerate() {
         if i > 0 {
             out.push_str(",\n");
@@ -49,7 +50,7 @@ pub fn rows(parts: &[String], per_row: usize, counts: &[Option<u64>], pad: &str)
         }
         out.push('[');
         for part in row {
-            push_string(&mut out, part);
+            push_string(&mut out, part.as_ref());
             out.push_str(", ");
         }
         match count {
@@ -85,7 +86,7 @@ mod tests {
         let parts: Vec<String> = ["a", "b", "ab", "\"", "x", "y"].iter().map(|s| s.to_string()).collect();
         assert_eq!(rows(&parts, 2, &[Some(5), Some(u64::MAX), None], "  "),
                    "[\"a\", \"b\", 5],\n  [\"ab\", \"\\\"\", 18446744073709551615],\n  [\"x\", \"y\", null]");
-        assert_eq!(rows(&[], 2, &[], "  "), "");
+        assert_eq!(rows::<&str>(&[], 2, &[], "  "), "");
     }
 
     #[test]

@@ -20,6 +20,7 @@ pub mod progress;
 pub mod segments;
 pub mod symbols;
 pub mod text;
+pub mod trained_model;
 pub mod trainer;
 pub mod wordlist;
 
@@ -55,6 +56,29 @@ pub struct TrainOutput {
     pub unknown_characters: u128,
     pub count_seconds: f64,
     pub merge_seconds: f64,
+}
+
+impl TrainOutput {
+    /// The output of a run whose merging started at `merging`; `characters`: (all,
+    /// unknown) as symbolizing counted them.
+    fn new(
+        trained: Trained,
+        files: Vec<FileInfo>,
+        total_words: u128,
+        characters: (u128, u128),
+        count_seconds: f64,
+        merging: Instant,
+    ) -> Self {
+        TrainOutput {
+            trained,
+            files,
+            total_words,
+            characters: characters.0,
+            unknown_characters: characters.1,
+            count_seconds,
+            merge_seconds: merging.elapsed().as_secs_f64(),
+        }
+    }
 }
 
 /// Most worker threads accepted (more only adds overhead; a typo must not start 10^6).
@@ -125,15 +149,7 @@ pub fn run_training(source: Source, settings: &TrainSettings, reporter: &mut Rep
     if let Some(segmented) = &edges {
         trained.words = segmented.reassemble(std::mem::take(&mut trained.words));
     }
-    Ok(TrainOutput {
-        trained,
-        files,
-        total_words,
-        characters: symbolized.characters,
-        unknown_characters: symbolized.unknown_characters,
-        count_seconds,
-        merge_seconds: merging.elapsed().as_secs_f64(),
-    })
+    Ok(TrainOutput::new(trained, files, total_words, (symbolized.characters, symbolized.unknown_characters), count_seconds, merging))
 }
 
 /// [`run_training`] with the parity rule (see [`parity`]): `tables` holds each language's
@@ -199,16 +215,8 @@ pub fn run_parity_training(
     let merging = Instant::now();
     let (trained, trace) =
         parity::train_parity(symbolized.alphabet, symbolized.table, train_counts, dev_ids, &settings.merge, rule, reporter)?;
-    let output = TrainOutput {
-        trained,
-        files,
-        total_words,
-        characters: symbolized.characters,
-        unknown_characters: symbolized.unknown_characters,
-        count_seconds,
-        merge_seconds: merging.elapsed().as_secs_f64(),
-    };
-    Ok((output, trace))
+    let characters = (symbolized.characters, symbolized.unknown_characters);
+    Ok((TrainOutput::new(trained, files, total_words, characters, count_seconds, merging), trace))
 }
 
 /// Hand free pages of every malloc arena back to the system. Counting allocates in the

@@ -126,10 +126,10 @@ pub fn read(parsed: &Parsed) -> Option<(ModelLists, Vec<usize>)> {
     // The words are checked beside the rest: they depend on nothing else.
     let (lists, words) = rayon::join(
         || {
-            let mut lists = ModelLists::default();
-            let mut index = HashTable::new();
-            read_alphabet(parsed, alphabet, &mut lists, &mut index)?;
-            read_merges(parsed, merges, &mut lists, &mut index)?;
+            let mut builder = ListsBuilder::default();
+            read_alphabet(parsed, alphabet, &mut builder)?;
+            read_merges(parsed, merges, &mut builder)?;
+            let mut lists = builder.finish();
             lists.ids = optional_ints(parsed, values[2], i64::MIN)?;
             lists.final_counts = optional_ints(parsed, values[3], 0)?;
             Some(lists)
@@ -156,30 +156,95 @@ fn add_last(index: &mut HashTable<u32>, pieces: &Pieces) {
     index.insert_unique(hash(pieces.get(k)), k as u32, |&j| hash(pieces.get(j as usize)));
 }
 
-fn read_alphabet(p: &Parsed, at: usize, lists: &mut ModelLists, index: &mut HashTable<u32>) -> Option<()> {
+/// Builds a model's lists item by item under the model file's rules (see the module's
+/// rule): the file's reader and a training's result both go through it, so a trained model
+/// the engine holds is one the file would give back.
+#[derive(Default)]
+pub struct ListsBuilder {
+    lists: ModelLists,
+    index: HashTable<u32>,
+    /// The merge that defined each token (None: the alphabet).
+    origin: Vec<Option<(u32, u32)>>,
+    /// Pairs listed as redundant merges (their result existed before): each only once.
+    redundant: FxHashSet<(u32, u32)>,
+    joined: String,
+}
+
+impl ListsBuilder {
+    /// The next base symbol: non-empty and not seen before (else None).
+    pub fn symbol(&mut self, sym: &str) -> Option<()> {
+        if sym.is_empty() || self.find(sym).is_some() || !self.lists.merges.is_empty() {
+            return None;
+        }
+        self.push(sym)?;
+        self.origin.push(None);
+        self.lists.alphabet_len += 1;
+        Some(())
+    }
+
+    /// The next merge: both sides known tokens, the pair listed once (else None).
+    pub fn merge(&mut self, left: &str, right: &str, count: Option<u64>) -> Option<()> {
+        let (l, r) = (self.find(left)?, self.find(right)?);
+        let mut joined = std::mem::take(&mut self.joined);
+        joined.clear();
+        joined.push_str(left);
+        joined.push_str(right);
+        let result = match self.find(&joined) {
+            Some(id) => {
+                if self.origin[id as usize] == Some((l, r)) || !self.redundant.insert((l, r)) {
+                    return None; // the merge is listed twice
+                }
+                id
+            }
+            None => {
+                self.push(&joined)?;
+                self.origin.push(Some((l, r)));
+                (self.lists.ordinary.len() - 1) as u32
+            }
+        };
+        self.joined = joined;
+        self.lists.merges.push((l, r, result));
+        self.lists.counts.push(count);
+        Some(())
+    }
+
+    /// The index of an ordinary token in defining order.
+    pub fn find(&self, piece: &str) -> Option<u32> {
+        find(&self.index, &self.lists.ordinary, piece)
+    }
+
+    pub fn reserve_merges(&mut self, n: usize) {
+        self.lists.merges.reserve(n);
+        self.lists.counts.reserve(n);
+    }
+
+    pub fn lists(&self) -> &ModelLists {
+        &self.lists
+    }
+
+    pub fn finish(self) -> ModelLists {
+        self.lists
+    }
+
+    fn push(&mut self, piece: &str) -> Option<()> {
+        self.lists.ordinary.push(piece)?;
+        add_last(&mut self.index, &self.lists.ordinary);
+        Some(())
+    }
+}
+
+fn read_alphabet(p: &Parsed, at: usize, b: &mut ListsBuilder) -> Option<()> {
     let Item::Array(n) = p.items[at] else { return None };
     for k in 0..n as usize {
         let Item::Str(s, e) = p.items[at + 1 + k] else { return None };
-        let sym = p.str(s, e);
-        if sym.is_empty() || find(index, &lists.ordinary, sym).is_some() {
-            return None;
-        }
-        lists.ordinary.push(sym)?;
-        add_last(index, &lists.ordinary);
+        b.symbol(p.str(s, e))?;
     }
-    lists.alphabet_len = n as usize;
     Some(())
 }
 
-fn read_merges(p: &Parsed, at: usize, lists: &mut ModelLists, index: &mut HashTable<u32>) -> Option<()> {
+fn read_merges(p: &Parsed, at: usize, b: &mut ListsBuilder) -> Option<()> {
     let Item::Array(n) = p.items[at] else { return None };
-    // The merge that defined each token (None: the alphabet); a pair may repeat only as
-    // a redundant merge (its result existed before), and then only once.
-    let mut origin: Vec<Option<(u32, u32)>> = vec![None; lists.ordinary.len()];
-    let mut redundant: FxHashSet<(u32, u32)> = FxHashSet::default();
-    let mut joined = String::new();
-    lists.merges.reserve(n as usize);
-    lists.counts.reserve(n as usize);
+    b.reserve_merges(n as usize);
     let mut i = at + 1;
     for _ in 0..n {
         let Item::Array(3) = p.items[i] else { return None };
@@ -190,28 +255,7 @@ fn read_merges(p: &Parsed, at: usize, lists: &mut ModelLists, index: &mut HashTa
             _ => return None,
         };
         i += 4;
-        let (left, right) = (p.str(ls, le), p.str(rs, re));
-        let pieces = &lists.ordinary;
-        let (l, r) = (find(index, pieces, left)?, find(index, pieces, right)?);
-        joined.clear();
-        joined.push_str(left);
-        joined.push_str(right);
-        let result = match find(index, pieces, &joined) {
-            Some(id) => {
-                if origin[id as usize] == Some((l, r)) || !redundant.insert((l, r)) {
-                    return None; // the merge is listed twice
-                }
-                id
-            }
-            None => {
-                lists.ordinary.push(&joined)?;
-                add_last(index, &lists.ordinary);
-                origin.push(Some((l, r)));
-                (lists.ordinary.len() - 1) as u32
-            }
-        };
-        lists.merges.push((l, r, result));
-        lists.counts.push(count);
+        b.merge(p.str(ls, le), p.str(rs, re), count)?;
     }
     Some(())
 }

@@ -1,6 +1,7 @@
-"""A model read from its file is held by the engine: the model a user gets behaves as the
-one the Python reader builds (every field, look-up, truncation, encoding, saving), yet
-holds no Python object per token until a caller asks for a whole field."""
+"""A model read from its file or made by training is held by the engine: the model a user
+gets behaves as the one the Python reader (or training's Python builder) makes (every
+field, look-up, truncation, encoding, saving), yet holds no Python object per token until
+a caller asks for a whole field."""
 
 from __future__ import annotations
 
@@ -13,9 +14,9 @@ from pathlib import Path
 import pytest
 
 from bpe_desktop.core import Corpus, TrainConfig, train
-from bpe_desktop.core.config import SpecialToken
+from bpe_desktop.core.config import PRESETS, SpecialToken
 from bpe_desktop.core.errors import ConfigError, ModelFileError
-from bpe_desktop.core.model import BPEModel, Merge
+from bpe_desktop.core.model import ENGINE_FIELDS, BPEModel, Merge
 from bpe_desktop.core.model_file import dumps, loads, model_from_dict
 from tests.core.model_file_helpers import small_model
 
@@ -176,3 +177,131 @@ def test_loading_and_encoding_holds_no_python_object_per_token():
     # would be tens of bytes each at least.
     grown = _held_after_loading(large) - _held_after_loading(small)
     assert grown < 4 * (large.vocab_size - small.vocab_size)
+
+
+# -- a model made by training is held by the engine too ----------------------------------
+
+SEGMENTED = ("walk+ing talk+ed walk+ed un+do+ing re+do the+n " * 15 + TEXT[:400])
+
+
+def _train_both(run, monkeypatch) -> tuple[BPEModel, BPEModel]:
+    """(the model training gives, the model built in Python from the same run)."""
+    from bpe_desktop.core import training
+
+    held = run()
+    with monkeypatch.context() as patched:
+        patched.setattr(training, "_engine_held_model", lambda *args: None)
+        built = run()
+    assert built.engine_model() is None
+    return held, built
+
+
+def _parity_run():
+    from bpe_desktop.core.multilingual import LanguageReport, train_parity_tables
+
+    tables = [[("walking", 3), ("talked", 2), ("the", 5)], [("жжа", 4), ("жаба", 2)]]
+    dev = [[("walked", 1)], [("жаж", 2)]]
+    config = TrainConfig(lang=("en=tables", "ru=tables"), pretokenizer="whitespace",
+                         merges=12, special_tokens=(SpecialToken("<unk>", 0, "unk"),))
+    totals = tuple(sum(c for _, c in t) for t in tables)
+    report = LanguageReport(("en", "ru"), ("en", "ru"), totals, totals)
+    return train_parity_tables(tables, dev, config, report).model
+
+
+TRAINED_RUNS = {
+    **{f"preset {name}": (lambda name=name: train(
+        Corpus.from_texts([TEXT]), TrainConfig.preset(name, merges=60, keep_words=50)).model)
+       for name in PRESETS},
+    "specials": MODELS["specials"],
+    "protected strings": lambda: trained(protected=("<br>", "fox"), vocab_size=90),
+    "separator": lambda: train(Corpus.from_texts([SEGMENTED]),
+                               TrainConfig(merges=40, separator="+")).model,
+    "long words left out": lambda: train(
+        Corpus.from_texts([TEXT + (" " + "x" * 300) * 500 + " y" * 400]),
+        TrainConfig(merges=30, keep_words=3)).model,
+    "parity-aware": _parity_run,
+}
+
+
+@pytest.fixture(params=list(TRAINED_RUNS))
+def trained_pair(request, monkeypatch) -> tuple[BPEModel, BPEModel]:
+    return _train_both(TRAINED_RUNS[request.param], monkeypatch)
+
+
+def test_a_trained_model_is_held_by_the_engine_with_the_python_built_fields(trained_pair):
+    held, built = trained_pair
+    assert held.engine_model() is not None
+    for name in ("config", "corpus", "description", "constraints", "alphabet", "merges",
+                 "words", "ids", "final_counts", "pieces"):
+        assert getattr(held, name) == getattr(built, name), name
+    assert held == built
+
+
+def test_a_trained_model_looks_up_encodes_and_cuts_as_the_python_built_one(trained_pair):
+    held, built = trained_pair
+    assert held.vocab_size == built.vocab_size
+    assert [held.id_to_piece(i) for i in range(held.vocab_size)] == list(built.pieces)
+    assert all(held.piece_to_id(p) == built.piece_ids[p] for p in built.pieces)
+    text = TEXT[:300] + " walking <br> жаба"
+    assert held.tokenizer().encode(text) == built.tokenizer().encode(text)
+    k = len(built.merges) // 2
+    assert held.truncated(k) == built.truncated(k)
+    assert held.token_info(held.vocab_size - 1) == built.token_info(built.vocab_size - 1)
+
+
+def test_a_trained_model_saves_the_same_bytes_without_building_its_fields(trained_pair):
+    held, built = trained_pair
+    assert dumps(held) == dumps(built)
+    long_fields = set(ENGINE_FIELDS) - {"alphabet"}  # the alphabet is a few hundred symbols
+    assert not long_fields & set(held.__dict__), "saving built a long Python field"
+    assert loads(dumps(held).encode("utf-8")) == built
+
+
+def test_a_constrained_model_keeps_its_report_and_stays_in_the_engine(monkeypatch):
+    held, built = _train_both(TRAINED_RUNS["separator"], monkeypatch)
+    assert held.constraints is not None and held.constraints == built.constraints
+    assert held.engine_model() is not None
+
+
+def test_extending_a_trained_model_equals_extending_the_python_built_one(monkeypatch):
+    from bpe_desktop.core.extend import extend
+
+    held, built = _train_both(lambda: trained(pretokenizer="whitespace", boundary="none"),
+                              monkeypatch)
+    more = Corpus.from_texts(["жжа жаба quickly quicker " * 5])
+    a, b = extend(held, more, merges=6), extend(built, more, merges=6)
+    assert a.model == b.model and dumps(a.model) == dumps(b.model)
+
+
+def test_a_training_the_file_would_refuse_is_built_in_python():
+    # A special token equal to a corpus symbol: the model exists, saving says why not.
+    model = trained(special_tokens=(SpecialToken("q", 0, "user"),))
+    assert model.engine_model() is None
+    with pytest.raises(ModelFileError, match="special"):
+        dumps(model)
+
+
+def _held_after_training(corpus: Corpus, config: TrainConfig) -> tuple[int, int]:
+    """(Python heap held by a trained and saved model, its vocabulary size)."""
+    train(corpus, config)  # imports and caches warmed up
+    gc.collect()
+    tracemalloc.start()
+    try:
+        model = train(corpus, config).model
+        dumps(model)
+        gc.collect()
+        held = tracemalloc.get_traced_memory()[0]
+    finally:
+        tracemalloc.stop()
+    return held, model.vocab_size
+
+
+def test_training_holds_no_python_object_per_token():
+    small, small_size = _held_after_training(Corpus.from_texts([TEXT]),
+                                             TrainConfig(merges=60, keep_words=100))
+    large, large_size = _held_after_training(
+        Corpus.from_files([str(DATA / "ud_english.txt")]),
+        TrainConfig(merges=3000, keep_words=100))
+    assert large_size > 20 * small_size
+    # beyond a fixed overhead, a Python object per merge or token would be tens of bytes
+    assert large - small < 4 * (large_size - small_size)

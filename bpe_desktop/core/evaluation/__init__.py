@@ -154,7 +154,7 @@ def evaluate(model: BPEModel, request: EvaluationRequest, *,
 
             raise ConfigError("parity needs a reference language file")
         parallel = ParallelTexts.from_files(request.parallel_files, request.reference)
-    report = EvaluationReport(vocab_size=model.vocab_size, merges=len(model.merges))
+    report = EvaluationReport(vocab_size=model.vocab_size, merges=model.merge_count)
     if gold:
         characters = TrainingCharacters(model)
         report.gold = {g.name: gold_report(model, g, characters, request.character_map)

@@ -39,7 +39,7 @@ class SweepPoint:
 
 def max_sweep_points(model: BPEModel) -> int:
     """The most vocabulary sizes a sweep of ``model`` can have: 0 to all its merges."""
-    return len(model.merges) + 1
+    return model.merge_count + 1
 
 
 def sweep_merge_counts(model: BPEModel, points: int = DEFAULT_SWEEP_POINTS) -> list[int]:
@@ -48,7 +48,7 @@ def sweep_merge_counts(model: BPEModel, points: int = DEFAULT_SWEEP_POINTS) -> l
 
     There are only ``merges + 1`` distinct merge counts, so more points than that are
     taken as that many (the targets are built before duplicates go)."""
-    total = len(model.merges)
+    total = model.merge_count
     points = min(points, max_sweep_points(model))
     if points < 2 or total == 0:
         return sorted({0, total})

@@ -52,7 +52,7 @@ def comparison_metrics(comparison) -> list[Metric]:
 
 
 def training_metrics(model, timings: dict | None = None) -> list[Metric]:
-    rows = [Metric("vocab_size", model.vocab_size), Metric("merges", len(model.merges))]
+    rows = [Metric("vocab_size", model.vocab_size), Metric("merges", model.merge_count)]
     info = model.corpus
     if info is not None:
         rows += [Metric("total_words", info.total_words),

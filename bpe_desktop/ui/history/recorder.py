@@ -63,7 +63,7 @@ class ProjectRecorder(QObject):
                 return None
             data, size = None, None
             if model is not None and status == "finished":
-                size = (model.vocab_size, len(model.merges))
+                size = (model.vocab_size, model.merge_count)
                 if model_path is None:
                     from bpe_desktop.core.model_file import dumps
 

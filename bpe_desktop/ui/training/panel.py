@@ -482,12 +482,12 @@ class TrainingPanel(QWidget):
         self._plot_model(model)
         t = result.timings
         self.stage_label.setText(
-            f"Done: {len(model.merges):,} merges, vocabulary {model.vocab_size:,}, "
+            f"Done: {model.merge_count:,} merges, vocabulary {model.vocab_size:,}, "
             f"in {t['total']:.2f} s.")
         info = model.corpus
         words = f"{info.total_words:,} words ({info.distinct_words:,} distinct)" if info else ""
         self.log(f"Finished in {t['total']:.2f} s (reading and counting {t['counting']:.2f} s, "
-                 f"merging {t['merging']:.2f} s): {words}, {len(model.merges):,} merges, "
+                 f"merging {t['merging']:.2f} s): {words}, {model.merge_count:,} merges, "
                  f"vocabulary {model.vocab_size:,}.")
         if info and info.unknown_characters:
             self.log(f"{info.unknown_characters:,} characters fell outside the character "

@@ -304,7 +304,7 @@ def offer_recovery(window: WindowHost) -> bool:
             continue
         question = (f"BPE Desktop did not close normally last time. Recover the unsaved "
                     f"model from {recovery.when()}?\n\n{model.vocab_size:,} tokens, "
-                    f"{len(model.merges):,} merges ({model.config.pretokenizer}/"
+                    f"{model.merge_count:,} merges ({model.config.pretokenizer}/"
                     f"{model.config.boundary}).\n\nNo deletes it.")
         if not dialogs.ask_yes_no(window, "Recover unsaved model", question):
             recovery.discard()

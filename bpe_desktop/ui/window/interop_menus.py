@@ -440,7 +440,7 @@ class InteropMenus(QObject):
             self.window.document.set_imported(result.model)
             model = result.model
             self._report(f"Imported {result.path}: {model.vocab_size:,} tokens, "
-                         f"{len(model.merges):,} merges (not saved yet).")
+                         f"{model.merge_count:,} merges (not saved yet).")
         elif isinstance(result, RecountDone):
             self.window.document.set_edited(result.model)
             self._report(f"Counts recomputed on {len(result.paths)} file(s) "

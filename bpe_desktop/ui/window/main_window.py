@@ -277,7 +277,7 @@ class MainWindow(QMainWindow):
             return False
         self.settings.add_recent_file(path)
         self._show_status(f"Opened {path}: {model.vocab_size:,} tokens, "
-                          f"{len(model.merges):,} merges")
+                          f"{model.merge_count:,} merges")
         return True
 
     def _offer_import(self, path: str) -> bool:
@@ -418,7 +418,7 @@ class MainWindow(QMainWindow):
         if model is None:
             self.model_label.setText("No model — train one or open a file")
         else:
-            self.model_label.setText(f"{model.vocab_size:,} tokens · {len(model.merges):,} merges"
+            self.model_label.setText(f"{model.vocab_size:,} tokens · {model.merge_count:,} merges"
                                      f" · {model.config.pretokenizer}/{model.config.boundary}")
 
     @Slot()

@@ -200,6 +200,7 @@ fn sample_words(py: Python<'_>, sample: &[u8]) -> PyResult<(u64, u64, u64, u64, 
 fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<CancelFlag>()?;
     m.add_class::<WordTableView>()?;
+    m.add_class::<training::TrainedModel>()?;
     m.add_class::<PyTokenizer>()?;
     m.add_class::<ids::Ids>()?;
     m.add_function(wrap_pyfunction!(train, m)?)?;

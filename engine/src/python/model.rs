@@ -14,6 +14,7 @@ use super::tokenizer::PyTokenizer;
 use super::{engine, extract, guard};
 use crate::encoder::{Encoder, SpecialRole};
 use crate::json::parse;
+use crate::json_write::rows;
 use crate::model_file::{read, ModelLists, Vocabulary};
 
 /// A model file's long lists, read but not yet numbered (the special tokens, from the
@@ -69,7 +70,17 @@ impl PyModelLists {
 
 /// A model's tokens and merges (see the module's comment). Immutable.
 #[pyclass(module = "bpe_desktop._engine", frozen, name = "Model")]
-pub(super) struct PyModel(Arc<Vocabulary>);
+pub(super) struct PyModel(pub(super) Arc<Vocabulary>);
+
+impl PyModel {
+    fn int_list(&self, name: &str) -> Option<&Vec<i64>> {
+        match name {
+            "ids" => self.0.lists.ids.as_ref(),
+            "final_counts" => self.0.lists.final_counts.as_ref(),
+            _ => None,
+        }
+    }
+}
 
 #[pymethods]
 impl PyModel {
@@ -115,6 +126,53 @@ impl PyModel {
             }
         }
         (text, PyBytes::new(py, &ends))
+    }
+
+    /// The model file's `merges` or `words` rows (see `crate::json_write::rows`) joined by
+    /// `",\n" + pad`, as UTF-8, written without the GIL (the writer's `EngineRows`).
+    fn json_rows<'py>(&self, py: Python<'py>, name: &str, pad: &str) -> PyResult<Bound<'py, PyBytes>> {
+        guard(|| {
+            let merges = match name {
+                "merges" => true,
+                "words" => false,
+                _ => return Err(pyo3::exceptions::PyValueError::new_err(format!("no rows named {name:?}"))),
+            };
+            let (v, pad) = (self.0.clone(), pad.to_string());
+            let text = py.detach(move || {
+                let lists = &v.lists;
+                if merges {
+                    let o = &lists.ordinary;
+                    let parts: Vec<&str> =
+                        lists.merges.iter().flat_map(|m| [o.get(m.0 as usize), o.get(m.1 as usize)]).collect();
+                    rows(&parts, 2, &lists.counts, &pad)
+                } else {
+                    let (parts, counts): (Vec<&str>, Vec<Option<u64>>) = lists.words.iter().map(|(w, c)| (w, Some(c))).unzip();
+                    rows(&parts, 1, &counts, &pad)
+                }
+            });
+            Ok(PyBytes::new(py, text.as_bytes()))
+        })
+    }
+
+    /// How many numbers the model's `ids` or `final_counts` hold (None: it has none).
+    fn int_list_len(&self, name: &str) -> Option<usize> {
+        self.int_list(name).map(Vec::len)
+    }
+
+    /// The model's `ids` or `final_counts` as the model file's lines: each number's JSON
+    /// joined by `",\n" + pad`, as UTF-8 (None: it has none).
+    fn int_lines<'py>(&self, py: Python<'py>, name: &str, pad: &str) -> Option<Bound<'py, PyBytes>> {
+        use std::fmt::Write;
+        let values = self.int_list(name)?;
+        let mut text = String::with_capacity(values.len() * (pad.len() + 8));
+        for (k, v) in values.iter().enumerate() {
+            if k > 0 {
+                text.push_str(",\n");
+                text.push_str(pad);
+            }
+            let _ = write!(text, "{v}");
+        }
+        Some(PyBytes::new(py, text.as_bytes()))
     }
 
     /// The pieces of ids `start..stop` (a range: see `merge_columns`).

@@ -14,8 +14,11 @@ use pyo3::types::{PyBytes, PyDict, PyList};
 
 use super::options::{apply_constraints, parse_source, train_settings};
 use super::{engine, guard};
+use super::model::PyModel;
+use crate::model_file::Words;
 use crate::progress::{Progress, Reporter};
-use crate::trainer::Trained;
+use crate::trained_model::{trained_vocabulary, TrainedLists};
+use crate::trainer::{MergeRecord, Trained};
 use crate::symbols::{AnyTable, UNK};
 use crate::with_table;
 use crate::{run_parity_training, run_training};
@@ -76,19 +79,7 @@ impl WordTableView {
     /// word weighted by its count), by engine token index, as native-endian u64 bytes.
     fn final_counts<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
         guard(|| {
-            let counts = py.detach(|| {
-                let mut counts = vec![0u64; self.tokens.len()];
-                with_table!(&self.table, table => {
-                    for w in 0..table.len() {
-                        for s in table.ids(w) {
-                            if s != UNK {
-                                counts[s as usize] = counts[s as usize].saturating_add(table.counts[w]);
-                            }
-                        }
-                    }
-                });
-                ne_bytes_u64(counts.into_iter())
-            });
+            let counts = py.detach(|| ne_bytes_u64(self.token_counts().into_iter()));
             Ok(PyBytes::new(py, &counts))
         })
     }
@@ -105,6 +96,81 @@ impl WordTableView {
                     (self.table.words().get(w).to_string(), self.table.counts()[w], pieces)
                 })
                 .collect())
+        })
+    }
+}
+
+impl WordTableView {
+    /// How often each token occurs in the final segmentation (see `final_counts`).
+    fn token_counts(&self) -> Vec<u64> {
+        let mut counts = vec![0u64; self.tokens.len()];
+        with_table!(&self.table, table => {
+            for w in 0..table.len() {
+                for s in table.ids(w) {
+                    if s != UNK {
+                        counts[s as usize] = counts[s as usize].saturating_add(table.counts[w]);
+                    }
+                }
+            }
+        });
+        counts
+    }
+
+    /// The `n` most frequent words (as `top`) of at most `max_chars` characters: the
+    /// words a model keeps.
+    fn kept_words(&self, n: usize, max_chars: usize) -> Option<Words> {
+        let (words, counts) = (self.table.words(), self.table.counts());
+        let mut kept = Words::default();
+        for i in most_frequent(counts, n) {
+            let word = words.get(i);
+            if word.chars().count() <= max_chars {
+                kept.text.push_str(word);
+                kept.ends.push((u32::try_from(kept.text.len()).ok()?, counts[i]));
+            }
+        }
+        Some(kept)
+    }
+}
+
+/// What merging learned, kept in the engine until the model is built from it
+/// (`TrainedModel.model`).
+#[pyclass(module = "bpe_desktop._engine", frozen)]
+pub(super) struct TrainedModel {
+    tokens: Vec<String>,
+    alphabet_len: usize,
+    merges: Vec<MergeRecord>,
+}
+
+#[pymethods]
+impl TrainedModel {
+    /// The trained model held by the engine (`_engine.Model`): `protected` strings with
+    /// their occurrences placed before the alphabet, the `keep_words` most frequent words
+    /// of `words` of at most `max_word_chars` characters, each token's final count, the
+    /// special tokens `(id, piece)` at their ids. None where the model file's rules would
+    /// not take it (the caller builds it in Python, whose checks say why).
+    fn model(
+        &self,
+        py: Python<'_>,
+        words: PyRef<'_, WordTableView>,
+        keep_words: usize,
+        max_word_chars: usize,
+        protected: Vec<(String, u64)>,
+        specials: Vec<(u32, String)>,
+    ) -> PyResult<Option<PyModel>> {
+        guard(|| {
+            let view: &WordTableView = &words;
+            let built = py.detach(|| {
+                let final_counts = view.token_counts();
+                let trained = TrainedLists {
+                    tokens: &self.tokens,
+                    alphabet_len: self.alphabet_len,
+                    merges: &self.merges,
+                    final_counts: &final_counts,
+                };
+                let kept = view.kept_words(keep_words, max_word_chars)?;
+                trained_vocabulary(&trained, &protected, kept, specials)
+            });
+            Ok(built.map(|v| PyModel(Arc::new(v))))
         })
     }
 }
@@ -189,9 +255,11 @@ pub(super) fn progress_dict<'py>(py: Python<'py>, p: &Progress) -> PyResult<Boun
     Ok(d)
 }
 
-/// Train a model. Returns a dict: the tokens packed (`tokens`, `token_ends`: the alphabet
-/// first, `alphabet_len` of them), the merges as token indices and counts (`merge_left`,
-/// `merge_right`: native-endian u32; `merge_counts`: u64), `words`, stats.
+/// Train a model. Returns a dict: `trained` (a `TrainedModel`, from which the engine-held
+/// model is built), the tokens packed (`tokens`, `token_ends`: the alphabet first,
+/// `alphabet_len` of them) and the merges as token indices and counts (`merge_left`,
+/// `merge_right`: native-endian u32; `merge_counts`: u64) for a model built in Python,
+/// `words`, stats.
 #[pyfunction]
 #[pyo3(signature = (source, config, progress=None, cancel=None, constraints=None))]
 pub(super) fn train<'py>(
@@ -294,6 +362,8 @@ pub(super) fn trained_dict<'py>(py: Python<'py>, trained: Trained, unk_piece: St
     d.set_item("merge_right", PyBytes::new(py, &right))?;
     d.set_item("merge_counts", PyBytes::new(py, &counts))?;
     d.set_item("distinct_words", trained.words.len())?;
+    let lists = TrainedModel { tokens: trained.tokens.clone(), alphabet_len: trained.alphabet_len, merges: trained.merges };
+    d.set_item("trained", Py::new(py, lists)?)?;
     let view = WordTableView { table: trained.words, tokens: trained.tokens, unk_piece };
     d.set_item("words", Py::new(py, view)?)?;
     Ok(d)
