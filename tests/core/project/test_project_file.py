@@ -191,7 +191,8 @@ def test_processes_creating_one_project_at_once_all_open_it(tmp_path):
     # ("another program's database").
     import multiprocessing
 
-    ctx = multiprocessing.get_context("spawn" if sys.platform == "win32" else "fork")
+    # forkserver: children forked from a fresh single-threaded server, not from pytest
+    ctx = multiprocessing.get_context("spawn" if sys.platform == "win32" else "forkserver")
     for attempt in range(25):
         path = str(tmp_path / f"p{attempt}.bpeproj")
         barrier, results = ctx.Barrier(6), ctx.Queue()
