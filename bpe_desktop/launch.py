@@ -46,10 +46,6 @@ def run() -> int:
     """
     try:
         return main()
-    except KeyboardInterrupt:
-        # A Ctrl-C that arrives while main() reports an earlier one escapes it: the
-        # command was interrupted all the same, and has said so once.
-        return EXIT_INTERRUPTED
     finally:
         with contextlib.suppress(ValueError):  # (not the main thread: an embedding)
             signal.signal(signal.SIGINT, signal.SIG_IGN)

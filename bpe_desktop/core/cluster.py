@@ -85,7 +85,8 @@ def connect(spec: str, *, log_path: str | os.PathLike | None = None) -> Iterator
     """
     kind, value = parse_target(spec)
     try:
-        from distributed import Client, LocalCluster
+        with sigint_held():  # an import cut by Ctrl-C can end the interpreter by SIGINT
+            from distributed import Client, LocalCluster
     except ImportError:
         raise ConfigError(INSTALL_HINT) from None
     _route_dask_logging(log_path)
