@@ -42,6 +42,20 @@ def roberta_style(folder: Path, vocab_size: int = 1500) -> Path:
     return folder / "roberta-vocab.json"
 
 
+def roberta_tokenizer_json(folder: Path) -> Path:
+    """:func:`roberta_style` saved as one tokenizer.json with RoBERTa's post-processor
+    (``<s> $A </s>``), which BPE Desktop's import cannot express."""
+    from tokenizers import ByteLevelBPETokenizer, processors
+
+    vocab = roberta_style(folder)
+    tok = ByteLevelBPETokenizer(str(vocab), str(vocab).replace("vocab.json", "merges.txt"))
+    tok.post_processor = processors.TemplateProcessing(
+        single="<s> $A </s>", special_tokens=[("<s>", 0), ("</s>", 2)])
+    path = folder / "tokenizer.json"
+    tok.save(str(path))
+    return path
+
+
 def sentencepiece_bpe(folder: Path, vocab_size: int = 1000, *,
                       byte_fallback: bool = False) -> Path:
     """sentencepiece BPE with user-defined symbols, without byte fallback unless asked

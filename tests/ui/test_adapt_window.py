@@ -34,6 +34,16 @@ def _extend_in_window(window, qtbot, tmp_path):
     return source, window.document.model
 
 
+def _trim_in(dialog, qtbot, target, tmp_path):
+    """Trim in the dialog to ``target``, writing trimmed.json and map.json; the result."""
+    dialog.set_targets([str(target)])
+    dialog.output.setText(str(tmp_path / "trimmed.json"))
+    dialog.id_map.setText(str(tmp_path / "map.json"))
+    with qtbot.waitSignal(dialog.trimmed, timeout=60_000) as blocker:
+        assert dialog.start()
+    return blocker.args[0]
+
+
 def test_new_tokens_are_marked_and_filterable(window, qtbot, tmp_path, ui):
     source, model = _extend_in_window(window, qtbot, tmp_path)
     vocab = window.vocab
@@ -56,12 +66,7 @@ def test_trim_vocabulary_writes_the_model_and_the_map(window, qtbot, tmp_path, u
     target = tmp_path / "target.txt"
     target.write_text("low lower\n", encoding="utf-8")
     dialog = window.ask_trim()
-    dialog.set_targets([str(target)])
-    dialog.output.setText(str(tmp_path / "trimmed.json"))
-    dialog.id_map.setText(str(tmp_path / "map.json"))
-    with qtbot.waitSignal(dialog.trimmed, timeout=30_000) as blocker:
-        assert dialog.start()
-    result = blocker.args[0]
+    result = _trim_in(dialog, qtbot, target, tmp_path)
     mapping = json.loads((tmp_path / "map.json").read_text(encoding="utf-8"))
     assert {int(k): v for k, v in mapping.items()} == result.id_map
     assert (tmp_path / "map.csv").is_file() and (tmp_path / "trimmed.json").is_file()
@@ -94,16 +99,11 @@ def test_trim_refuses_missing_choices_and_bad_text_writes_nothing(window, qtbot,
 
 
 def test_trimming_an_imported_tokenizer_json_rewrites_that_file(window, qtbot, tmp_path, ui):
-    from tokenizers import ByteLevelBPETokenizer, Tokenizer, processors
+    from tokenizers import Tokenizer
 
-    from tests.peer_sources import english_lines, roberta_style
+    from tests.peer_sources import english_lines, roberta_tokenizer_json
 
-    vocab = roberta_style(tmp_path)
-    hf = ByteLevelBPETokenizer(str(vocab), str(vocab).replace("vocab.json", "merges.txt"))
-    hf.post_processor = processors.TemplateProcessing(
-        single="<s> $A </s>", special_tokens=[("<s>", 0), ("</s>", 2)])
-    source = tmp_path / "tokenizer.json"
-    hf.save(str(source))
+    source = roberta_tokenizer_json(tmp_path)
     with qtbot.waitSignal(window.interop.done, timeout=60_000):
         assert window.interop.import_path("hf", str(source))
     target = tmp_path / "target.txt"
@@ -111,12 +111,7 @@ def test_trimming_an_imported_tokenizer_json_rewrites_that_file(window, qtbot, t
     target.write_text("\n".join(lines) + "\n", encoding="utf-8")
     dialog = window.ask_trim()
     assert dialog.format.currentText() == "hf"  # the source's own format first
-    dialog.set_targets([str(target)])
-    dialog.output.setText(str(tmp_path / "trimmed.json"))
-    dialog.id_map.setText(str(tmp_path / "map.json"))
-    with qtbot.waitSignal(dialog.trimmed, timeout=60_000) as blocker:
-        assert dialog.start()
-    result = blocker.args[0]
+    result = _trim_in(dialog, qtbot, target, tmp_path)
     written = json.loads((tmp_path / "trimmed.json").read_text(encoding="utf-8"))
     # the post-processor the import cannot express is kept, its ids renumbered
     assert written["post_processor"]["type"] == "TemplateProcessing"

@@ -7,12 +7,12 @@ from __future__ import annotations
 import json
 
 import sentencepiece as spm
-from tokenizers import ByteLevelBPETokenizer, Tokenizer, processors
+from tokenizers import Tokenizer
 
 from bpe_desktop.ui.training.start_from import EXISTING
 from tests.peer_sources import (
     english_lines,
-    roberta_style,
+    roberta_tokenizer_json,
     russian_and_held_out_files,
     sentencepiece_bpe,
 )
@@ -41,12 +41,7 @@ def _export(window, qtbot, fmt, path):
 
 def test_an_extended_tokenizer_json_is_exported_as_its_source_patched(window, qtbot, ui,
                                                                       tmp_path):
-    vocab = roberta_style(tmp_path)
-    hf = ByteLevelBPETokenizer(str(vocab), str(vocab).replace("vocab.json", "merges.txt"))
-    hf.post_processor = processors.TemplateProcessing(
-        single="<s> $A </s>", special_tokens=[("<s>", 0), ("</s>", 2)])
-    source = tmp_path / "tokenizer.json"
-    hf.save(str(source))
+    source = roberta_tokenizer_json(tmp_path)
     files = russian_and_held_out_files(tmp_path)
     outcome = _extend(window, qtbot, files["corpus"], source, 60, new_ids="1600-")
     assert outcome.result.new_ids[0] == 1600
