@@ -94,3 +94,24 @@ def format_seconds(seconds: float) -> str:
         return f"{minutes} min {seconds:02d} s"
     hours, minutes = divmod(minutes, 60)
     return f"{hours} h {minutes:02d} min"
+
+
+#: Each training stage as the Training panel names it.
+STAGE_NAMES = {"reading": "Reading and counting words", "counting": "Counting words",
+               "merging": "Merging pairs", "done": "Finishing"}
+
+
+def describe_stage(p, eta: float | None = None) -> str:
+    """The Training panel's status line of a training :class:`Progress` in words:
+    ``Merging pairs: 50 of 200 merges — last: l + o (7) — about 12 s left``."""
+    stage = STAGE_NAMES.get(p.stage, p.stage)
+    if p.stage == "merging":
+        target = f" of {p.merges_target:,}" if p.merges_target else ""
+        detail = f"{p.merges_done:,}{target} merges"
+        if p.pair is not None:
+            count = f" ({p.count:,})" if p.count is not None else ""
+            detail += f" — last: {p.pair[0]} + {p.pair[1]}{count}"
+    else:
+        detail = f"{format_bytes(p.bytes_done)} of {format_bytes(p.bytes_total)}, {p.words:,} words"
+    left = f" — about {format_seconds(eta)} left" if eta is not None else ""
+    return f"{stage}: {detail}{left}"

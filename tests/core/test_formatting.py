@@ -8,6 +8,7 @@ from bpe_desktop.core.config import TrainConfig
 from bpe_desktop.core.formatting import (
     describe_config,
     describe_progress,
+    describe_stage,
     format_bytes,
     format_count,
     format_duration,
@@ -73,3 +74,14 @@ def test_describe_progress_while_reading_shows_bytes_and_words():
 def test_describe_progress_has_no_eta_once_finished():
     p = _progress(merges_done=200, merges_target=200, elapsed=9.0)
     assert describe_progress(p, 0.0) == "merging   100%  200/200 merges  0:09"
+
+
+def test_the_training_panels_status_line_in_words():
+    p = _progress(merges_done=50, merges_target=200, pair=("l", "o"), count=1234)
+    assert describe_stage(p, 12.0) == \
+        "Merging pairs: 50 of 200 merges — last: l + o (1,234) — about 12 s left"
+    assert describe_stage(_progress(merges_done=7, pair=("a", "b"))) == \
+        "Merging pairs: 7 merges — last: a + b"
+    reading = _progress(stage="reading", bytes_done=5_000_000, bytes_total=10_000_000,
+                        words=12_345)
+    assert describe_stage(reading) == "Reading and counting words: 5.0 MB of 10.0 MB, 12,345 words"

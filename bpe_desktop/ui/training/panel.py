@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import logging
 import time
-from dataclasses import dataclass
 
 from PySide6.QtCore import Qt, Signal, Slot
 from PySide6.QtGui import QFontDatabase
@@ -26,23 +25,27 @@ from bpe_desktop.core import (
     BPEModel,
     Corpus,
     CorpusError,
-    Progress,
     TrainConfig,
     TrainResult,
 )
 from bpe_desktop.core.eta import StageEta, stage_eta
-from bpe_desktop.core.formatting import describe_config, format_bytes, format_seconds
+from bpe_desktop.core.formatting import (
+    describe_config,
+    describe_stage,
+    format_bytes,
+    format_seconds,
+)
 from bpe_desktop.core.languages import needs_languages
 from bpe_desktop.core.morfessor_source import SegmenterProgress
 from bpe_desktop.core.multilingual import describe_languages
 from bpe_desktop.core.text_files import skipped_message, without_empty_files
-from bpe_desktop.paths import resource_path
 from bpe_desktop.ui.common import dialogs
 from bpe_desktop.ui.common.live_status import ProgressBar, StatusLine
 from bpe_desktop.ui.common.passes import StepsInPasses
 from bpe_desktop.ui.common.settings import Settings
 from bpe_desktop.ui.common.workers import JobError, JobRunner
 from bpe_desktop.ui.training.corpus_list import CorpusList
+from bpe_desktop.ui.training.examples import Example, examples
 from bpe_desktop.ui.training.jobs import (
     MemoryChecked,
     TrainingUpdate,
@@ -59,30 +62,8 @@ from bpe_desktop.ui.training.start_from import ExtendOutcome, StartFrom, extend_
 
 log = logging.getLogger(__name__)
 
-STAGES = {"reading": "Reading and counting words", "counting": "Counting words",
-          "merging": "Merging pairs", "done": "Finishing"}
 #: The options group box's own margins around its scroll area (px, both sides).
 OPTIONS_MARGIN = 24
-
-
-@dataclass(frozen=True)
-class Example:
-    key: str
-    label: str
-    files: tuple[str, ...]
-    word_counts: bool
-    config: TrainConfig
-
-
-def examples() -> list[Example]:
-    return [
-        Example("toy", "Seed toy vocabulary (low, lower, newest, widest; 10 merges)",
-                (str(resource_path("examples", "seed_toy_words.tsv")),), True,
-                TrainConfig(merges=10)),
-        Example("botchan", "Botchan, an English novel (vocabulary 2,000)",
-                (str(resource_path("examples", "botchan.txt")),), False,
-                TrainConfig(vocab_size=2000)),
-    ]
 
 
 class TrainingPanel(QWidget):
@@ -443,21 +424,8 @@ class TrainingPanel(QWidget):
         else:
             self.progress_bar.setRange(0, 1000)
             self.progress_bar.setValue(int(fraction * 1000))
-        self.stage_label.setText(self._describe_progress(p, fraction))
+        self.stage_label.setText(describe_stage(p, stage_eta(self._eta, p)))
         self.progressed.emit(update)
-
-    def _describe_progress(self, p: Progress, fraction: float | None) -> str:
-        stage = STAGES.get(p.stage, p.stage)
-        if p.stage == "merging":
-            target = f" of {p.merges_target:,}" if p.merges_target else ""
-            detail = f"{p.merges_done:,}{target} merges"
-            if p.pair is not None:
-                detail += f" — last: {p.pair[0]} + {p.pair[1]} ({p.count:,})"
-        else:
-            detail = f"{format_bytes(p.bytes_done)} of {format_bytes(p.bytes_total)}, {p.words:,} words"
-        eta = stage_eta(self._eta, p)
-        left = f" — about {format_seconds(eta)} left" if eta is not None else ""
-        return f"{stage}: {detail}{left}"
 
     @Slot(object)
     def _on_finished(self, result: TrainResult | MemoryChecked) -> None:
