@@ -1,6 +1,5 @@
-"""The model file's text: list items encoded a slice at a time by the C encoder (issue 17:
-an autosave of a 100k-token model spent ~300 ms of GIL encoding items one by one) give
-exactly the text of one ``json`` call per item, one item per line."""
+"""The model file's text: list items encoded a slice at a time give exactly the text of
+one ``json`` call per item, one item per line."""
 
 from __future__ import annotations
 
