@@ -76,14 +76,12 @@ def install_crash_guard(log_path: str) -> None:
     sys.excepthook = hook
 
 
-#: How long a thread running Python keeps the GIL while another waits for it (CPython's
-#: default is 5 ms). Background jobs run Python beside the GUI thread (a model's table, its
-#: plots, loading or autosaving a model), and the GUI thread lets go of the GIL around each
-#: call into Qt: in a pass that makes many such calls (a plot's paint calls Python for each
-#: item) it waits up to one turn each time to get it back. Measured beside an autosave of a
-#: 100,000-token model, a pass of 20 such calls took 49 ms with 5 ms turns, 20 ms with 1 ms
-#: turns, 7 ms with 0.2 ms turns; the autosave took as long in each case, and two Python
-#: threads fighting for the GIL ran 5-8 % slower with 0.2 ms turns than with 5 ms.
+#: How long a thread running Python keeps the GIL while another waits for it (a fraction
+#: of CPython's default). Background jobs run Python beside the GUI thread (a model's
+#: table, its plots, loading or autosaving a model), and the GUI thread lets go of the GIL
+#: around each call into Qt: in a pass that makes many such calls (a plot's paint calls
+#: Python for each item) it waits up to one turn each time to get it back, so the turn
+#: bounds the pass's delay; shorter turns cost the background jobs only a few per cent.
 GIL_SWITCH_INTERVAL = 0.0002
 
 
@@ -142,7 +140,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return smoke_guard.run(app, window, selftest.run_smoke_test)
         return selftest.take_screenshots(app, window, args.screenshots)
     # Everything made so far (Qt wrappers, modules) lives as long as the app: keep it out
-    # of the garbage collector's full passes, which otherwise stall the GUI for ~50 ms.
+    # of the garbage collector's full passes, which would walk it all on the GUI thread.
     gc.freeze()
     window.first_run_hint()
     return app.exec()

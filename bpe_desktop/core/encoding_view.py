@@ -28,10 +28,10 @@ log = logging.getLogger(__name__)
 
 #: At most this many pieces are drawn (and ids written out); statistics, ids and the
 #: round trip cover the whole text. The coloured view lays out a few thousand pieces
-#: in a few milliseconds; 20,000 take steps of 10–25 ms on the GUI thread.
+#: within a frame; many more would take steps longer than a frame on the GUI thread.
 SHOW_LIMIT = 5000
 #: The text goes to the engine's per-word call in chunks of about this many characters
-#: (~2 ms each).
+#: (each a short call, so the GUI thread gets the GIL in between).
 CHUNK_CHARS = 4096
 #: Ids per line where ids are written out: one huge line is slow to lay out.
 IDS_PER_LINE = 200

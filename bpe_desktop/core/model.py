@@ -41,11 +41,12 @@ if TYPE_CHECKING:
 
     from bpe_desktop.core.tokenizer import Tokenizer
 
-#: Merges packed per slice by :meth:`BPEModel.packed_merges` (~1 ms of C calls each).
+#: Merges packed per slice by :meth:`BPEModel.packed_merges`: each slice one short run
+#: of C calls, so another thread gets the GIL between them.
 _PACK_MERGES = 8192
-#: Items per C call in the passes over every merge or token (see _ordinary_pieces): ~0.5 ms
-#: each (8,192 took ~2 ms, and a GUI thread running Python beside the training job that
-#: computes them waited up to 10 ms, losing the GIL for a whole call at each turn).
+#: Items per C call in the passes over every merge or token (see _ordinary_pieces): a C
+#: call keeps the GIL throughout, so a GUI thread running Python beside the job waits for
+#: a whole call at each turn; small calls keep that wait short.
 _C_SLICE = 2048
 _LEFT = operator.attrgetter("left")
 _RIGHT = operator.attrgetter("right")
@@ -203,9 +204,8 @@ class BPEModel:
     @functools.cached_property
     def _ordinary_pieces(self) -> tuple[str, ...]:
         # The alphabet, then each merge's result where it first appears: a dict keeps the
-        # first of equal keys in order (a 100k model: 60 -> 8 ms in C). A slice of merges
-        # per C call: between calls another thread may take the GIL (one call over all
-        # held it ~10 ms, while a worker that opened a file stalled the GUI thread).
+        # first of equal keys in order, in C. A slice of merges per C call: between calls
+        # another thread (the GUI's) may take the GIL.
         seen = dict.fromkeys(self.alphabet)
         for start in range(0, len(self.merges), _C_SLICE):
             part = self.merges[start:start + _C_SLICE]
@@ -415,8 +415,7 @@ del _name
 
 
 #: Items an engine-held model's field takes from the engine per call: each call holds the
-#: GIL about a millisecond (a whole 100k-token model's in one call held it ~10 ms, while
-#: the GUI thread waited).
+#: GIL, so a large model's field comes in slices and the GUI thread gets it in between.
 _ENGINE_SLICE = 8192
 
 

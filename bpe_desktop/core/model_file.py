@@ -180,13 +180,13 @@ MAX_FILE_SIZE = 2 * 1024**3
 #: Bytes buffered before each write to the file. Every write call lets go of the GIL and
 #: takes it straight back; done thousands of times (the default 8 KiB buffer) while the
 #: GUI thread waits for the GIL, the GUI thread's timed wait never asks for it (each
-#: release restarts that wait), so it starved for 100-200 ms during an autosave of a
-#: 100,000-token model. A few large writes leave it waiting for one switch interval.
+#: release restarts that wait), so it starves while an autosave writes. A few large
+#: writes leave it waiting for one switch interval.
 WRITE_BUFFER = 1 << 20
 _CREATED_KEY = "model_file.created"  # where a loaded model remembers its time (BPEModel._cache)
 #: Set in a model's cache once it passed the reader's checks (read from a file, or checked
-#: before a save). A model cannot change, so later saves skip the checks: 25-50 ms of the
-#: Python that an autosave of a 100,000-token model runs beside the GUI.
+#: before a save). A model cannot change, so later saves skip the checks, Python that an
+#: autosave would otherwise run beside the GUI each time.
 _CHECKED_KEY = "model_file.checked"
 
 
@@ -364,8 +364,8 @@ def save_model(model: BPEModel, path: str | os.PathLike[str], *,
         # through a symlink: the file it points to is replaced; a stream is streamed into
         write_output(path, write, buffering=WRITE_BUFFER)
     finally:
-        # As many objects as the model: freed at once, 5-10 ms holding the GIL at 100,000
-        # tokens, in the autosave's thread beside the GUI.
+        # As many objects as the model: freed at once, the deallocation would hold the
+        # GIL in the autosave's thread beside the GUI.
         free_gradually(data)
 
 
@@ -411,7 +411,7 @@ def load_model(path: str | os.PathLike[str]) -> BPEModel:
             return model_from_dict(parsed[0], path=name)
         finally:
             # The parsed JSON, as many objects as the model, a slice at a time: freed at
-            # the return, it held the GIL ~13 ms at 100,000 tokens.
+            # the return, its deallocation would hold the GIL throughout.
             free_gradually(parsed)
 
 

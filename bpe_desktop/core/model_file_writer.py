@@ -19,8 +19,8 @@ _FIRST = operator.itemgetter(0)
 _SECOND = operator.itemgetter(1)
 _ENCODER = json.JSONEncoder(ensure_ascii=False, allow_nan=False)
 #: List items encoded per slice by the C encoder that ``_ENCODER.encode`` builds for each
-#: value, built once: a 100,000-merge model's 250,000 items took ~300 ms of Python calls
-#: one by one (holding the GIL, which an autosave shares with the GUI thread).
+#: value, built once: item by item, a large model's items are that many Python calls
+#: holding the GIL, which an autosave shares with the GUI thread.
 _ITEMS_SLICE = 4096
 _c_encoder = getattr(json.encoder, "c_make_encoder", None)
 _ITEM = None if _c_encoder is None else _c_encoder(

@@ -51,8 +51,8 @@ if TYPE_CHECKING:
 
 MODES = ("merges", "greedy")
 
-#: Values converted (or pieces joined) per call when packing a model for the engine: a
-#: whole 100k-token model in one call held the GIL for 5-20 ms, stalling the GUI thread.
+#: Values converted (or pieces joined) per call when packing a model for the engine: one
+#: call over a whole large model would hold the GIL long enough to stall the GUI thread.
 _PACK_SLICE = 16_384
 #: The largest seed (the engine's generator takes 64 bits).
 MAX_SEED = 2**64 - 1

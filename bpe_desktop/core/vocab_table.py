@@ -153,13 +153,12 @@ class VocabColumns:
         cached = self._sort_keys.get("piece_order")
         if cached is None:
             # NumPy compares fixed-width strings by code point, as Python does, and sorts
-            # them without the GIL (Python's sorted() would hold it for ~0.2 s). The array
-            # is filled a chunk at a time at its final width: joining chunks of different
-            # widths (np.concatenate) held the GIL for 60 ms at 100,000 pieces. Filling a
-            # slice first touches its pages (~29 MB at 100,000 pieces): 5,000 pieces at a
-            # time held the GIL up to 13 ms in a worker, 1,000 at most ~2 ms. So the pages
-            # are touched first by one NumPy assignment, which lets go of the GIL: on a
-            # virtual machine the first touch of fresh memory took 3-35 ms for these 29 MB.
+            # them without the GIL (Python's sorted() would hold it throughout). The array
+            # is filled a slice at a time at its final width: joining chunks of different
+            # widths (np.concatenate) would hold the GIL for the whole copy. The pages are
+            # touched first by one NumPy assignment, which lets go of the GIL, so that
+            # filling a slice does not also pay for the first touch of fresh memory (slow
+            # on virtual machines) while holding it.
             width = max(map_chunked(len, self.display, breathe), default=0)
             texts = np.empty(len(self.display), dtype=f"<U{max(width, 1)}")
             texts.view(np.uint8)[:] = 0
@@ -331,8 +330,8 @@ class TextFilter:
         if not any("\n" in s for s in columns.display):
             lengths = np.array(map_chunked(len, columns.display, breathe), dtype=np.int64) + 1
             starts = np.concatenate(([0], np.cumsum(lengths)[:-1]))
-            # Joined and listed a chunk at a time: one join of 100,000 pieces held the GIL
-            # 4-10 ms in a worker (the same text: "\n" between chunks as within them).
+            # Joined and listed a chunk at a time: one join of every piece would hold the
+            # GIL throughout (the same text: "\n" between chunks as within them).
             parts = list(chunks(columns.display, CHUNK))
             self._lines = ("\n".join(map_chunked("\n".join, parts, breathe, size=1)),
                            [i for part in chunks(starts, CHUNK) for i in part.tolist()])
@@ -360,7 +359,7 @@ class TextFilter:
         if self._lines is not None and _line_safe(text) and self._rare(pattern):
             return self._scan_lines(re.compile(text, flags | re.MULTILINE), pattern, breathe)
         # A chunk at a time: a map of C functions runs no bytecode, so over all pieces it
-        # would hold the GIL for ~20 ms; between chunks another thread (the GUI) may run.
+        # would hold the GIL throughout; between chunks another thread (the GUI) may run.
         search, display, found = pattern.search, self._display, []
         for start in range(0, len(display), CHUNK):
             found.append(np.fromiter(map(bool, map(search, display[start:start + CHUNK])),

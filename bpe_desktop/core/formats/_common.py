@@ -44,8 +44,8 @@ def redundant_merges(model: BPEModel) -> list[tuple[int, Merge]]:
     identify a merge by the token it makes (sentencepiece, tiktoken) cannot.
     """
     # Each merge that is not redundant adds one ordinary piece (a cached list): when they
-    # all did, there is none, and no pass over every merge (~40 ms at 100,000 merges,
-    # three times among the export checks) is needed.
+    # all did, there is none, and no pass over every merge (which the export checks
+    # would otherwise make three times) is needed.
     if len(model._ordinary_pieces) - len(model.alphabet) == len(model.merges):
         return []
     defined = set(model.alphabet)
@@ -125,9 +125,8 @@ def byte_level_problem(model: BPEModel, what: str) -> str | None:
 
 
 #: Pieces whose characters are gathered in one call (byte_tokens_problem). One such call
-#: keeps the GIL: at 2,000 pieces it held it 0.4-2 ms, and the export menus' checks (run in
-#: a worker as a model is shown) made the GUI thread's passes wait p99 4.5 ms for it; at 200,
-#: p99 0.9 ms, in as much time overall.
+#: keeps the GIL, and the export menus' checks run in a worker as a model is shown: small
+#: calls keep the GUI thread's waits short at the same total time.
 _CHAR_SLICE = 200
 
 
@@ -141,7 +140,7 @@ def byte_tokens_problem(model: BPEModel, what: str) -> str | None:
 
 
 #: Where a model keeps its first token that is not made of byte characters (BPEModel._cache;
-#: a model never changes, and the GPT-2 and tiktoken checks both ask: ~16 ms at 100k tokens).
+#: a model never changes, and the GPT-2 and tiktoken checks both ask for it).
 _NON_BYTE_TOKEN_KEY = "formats.first_non_byte_token"
 
 

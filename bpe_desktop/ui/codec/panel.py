@@ -68,8 +68,8 @@ from bpe_desktop.ui.common.workers import JobError
 
 log = logging.getLogger(__name__)
 
-#: Texts longer than this (characters) are encoded in a worker thread; shorter ones take
-#: about 10 ms on the GUI thread, drawing included (most of it laying out the view).
+#: Texts longer than this (characters) are encoded in a worker thread; shorter ones are
+#: encoded and drawn on the GUI thread within one frame (laying out the view is most of it).
 ASYNC_CHARS = 2000
 #: The busy indicator shows only for work that takes longer than this (no flicker).
 BUSY_DELAY_MS = 200
@@ -113,7 +113,7 @@ class CodecPanel(StepThrough, DecodeBox, StatsGrid, QWidget):
         self._busy_timer = QTimer(self)
         self._busy_timer.setSingleShot(True)
         self._busy_timer.timeout.connect(lambda: self._update_busy(self._jobs.busy))
-        #: A result shown in steps (each lays out a view: ~10 ms); a newer one drops it.
+        #: A result shown in steps (each lays out one view); a newer one drops it.
         self._showing = StepsInPasses(self)
         self._handoff: list[QTextDocument] = []  # documents built by jobs (see _encode_job)
         self._drawn: dict = {}  # each id's rendering for the current model (encode_text)

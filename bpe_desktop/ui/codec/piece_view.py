@@ -142,7 +142,7 @@ def build_document(items: Sequence[PieceItem], word_gap: str, style: PieceStyle,
     doc = QTextDocument()
     doc.setUndoRedoEnabled(False)
     # The view's wrapping, set here: setting it when the view takes the document would
-    # lay the document out again (2 ms of the GUI thread for 5,000 pieces).
+    # lay the document out again, on the GUI thread.
     option = doc.defaultTextOption()
     option.setWrapMode(PIECE_WRAP)
     doc.setDefaultTextOption(option)

@@ -39,8 +39,8 @@ from bpe_desktop.core import chunked
 
 #: How often the GUI thread looks at the allocation counts.
 INTERVAL_MS = 500
-#: A pass that would walk more objects than this (more than ~5 ms of the GUI thread)
-#: freezes them instead.
+#: A pass that would walk more objects than this (longer than a frame on the GUI
+#: thread) freezes them instead.
 FREEZE_OVER = 8_000
 #: What :meth:`GuiThreadCollector.collect_due` returns when it froze the young objects,
 #: and when it collected everything frozen (the user away).

@@ -172,7 +172,7 @@ class EvaluatePanel(QWidget):
             self._on_size_selected()
             return
         self._handed_over = None
-        if self.report is not None:  # (clearing views already clear took 2-8 ms)
+        if self.report is not None:  # (clearing views already clear costs a repaint)
             self._show_report(None)
         self._update_enabled()
         self._set_status("" if model else "Train or open a model to evaluate it.")

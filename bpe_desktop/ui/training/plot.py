@@ -54,7 +54,7 @@ class MergeCountPlot(pg.PlotWidget):
         plot_grid.cache_axes(item)
         for name in plot_grid.AXES:
             # Major ticks only: the minor ones' labels are measured one by one whenever
-            # the range changes, a third of that repaint (8.2 -> 5.4 ms).
+            # the range changes, a large share of that repaint.
             item.getAxis(name).setStyle(maxTickLevel=0)
         self.setMinimumHeight(160)
         self._curve = item.plot([], [])

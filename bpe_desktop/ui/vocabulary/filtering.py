@@ -58,7 +58,8 @@ class TableFilter(QObject):
             return
         job = table.filter_job(make_filter_spec(**settings))
         self._waiting = True
-        # Breathing lets the GUI thread have the GIL every 2 ms and stops a superseded job.
+        # Breathing lets the GUI thread have the GIL between short steps and stops a
+        # superseded job.
         self._jobs.submit(lambda _report, cancel: job(Breather(cancel)))
 
     def finish(self) -> None:

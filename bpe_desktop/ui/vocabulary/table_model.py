@@ -114,8 +114,8 @@ class VocabTableModel(OneCallPerCell):
         ``mask`` is the current filter computed with them; it is used when the filter has
         not changed since, else the filter is applied again here.
         """
-        # The replaced columns (~100,000 strings at 100,000 tokens) are freed on the release
-        # thread: dropped here they held the GUI thread ~5 ms as a model was opened.
+        # The replaced columns (a string per token) are freed on the release thread:
+        # dropped here, their deallocation would hold the GUI thread as a model opens.
         replaced = (self._model, self._cols, self._text_filter, self._mask, self._rows)
         self.beginResetModel()
         self._generation += 1

@@ -101,7 +101,8 @@ class ModelDocument(QObject):
         old = self.model
         if old is not None and old is not model:
             # Freed in slices on a background thread once the panels let go of it: a
-            # 100,000-token model takes 20-25 ms to free, on the thread that drops it last.
+            # large model's deallocation would otherwise fall on the thread that drops it
+            # last, often the GUI thread.
             release.retire(old)
         self.model, self.path, self.dirty = model, path, dirty
         self.model_changed.emit(model)

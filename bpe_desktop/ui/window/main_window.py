@@ -221,7 +221,7 @@ class MainWindow(QMainWindow):
 
     def background_busy(self) -> bool:
         # One thing at a time: two workers running Python beside the GUI thread make it
-        # wait for both (the export checks and the autosave together: 70 ms).
+        # wait for both in turn.
         return (self.vocab.is_loading() or self.codec.is_busy() or self.autosave.writing
                 or self.interop.checks_running)
 
