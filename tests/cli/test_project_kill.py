@@ -1,12 +1,15 @@
 """Killing command-line runs that record into one project, two at a time, at random
-moments: the database stays consistent, every run that finished is there once with its
-metrics, and a killed run is at most one row, marked failed once its process is gone."""
+moments (every other pair's victim as soon as its run is recorded as running): the database
+stays consistent, every run that finished is there once with its metrics, and a killed run
+is at most one row, marked failed once its process is gone."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import random
 import signal
+import sqlite3
 import subprocess
 import sys
 import time
@@ -17,6 +20,22 @@ from tests.cli.support import REPO
 
 RUNS = 50
 SEED = 35
+
+
+def _wait_until_running(project, proc: subprocess.Popen) -> None:
+    """Until ``proc``'s run is in the project as running (or the process has ended)."""
+    deadline = time.monotonic() + 60
+    while proc.poll() is None and time.monotonic() < deadline:
+        if project.exists():
+            try:
+                with contextlib.closing(sqlite3.connect(f"file:{project}?mode=ro", uri=True,
+                                                        timeout=5)) as conn:
+                    if conn.execute("SELECT 1 FROM runs WHERE pid = ? AND status = 'running'",
+                                    (proc.pid,)).fetchone():
+                        return
+            except sqlite3.OperationalError:  # not created yet, or its tables not yet
+                pass
+        time.sleep(0.002)
 
 
 def test_sigkill_at_random_moments_loses_and_duplicates_nothing(tmp_path):
@@ -33,7 +52,10 @@ def test_sigkill_at_random_moments_loses_and_duplicates_nothing(tmp_path):
              str(project)], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             for k in range(2)]
         victim = procs[rng.randrange(2)]
-        time.sleep(rng.uniform(0.0, 1.2))  # from start-up to after the run's commit
+        if pair % 2:  # mid-run: as soon as its run is recorded as running
+            _wait_until_running(project, victim)
+        else:
+            time.sleep(rng.uniform(0.0, 1.2))  # from start-up to after the run's commit
         victim.send_signal(signal.SIGKILL)
         for p in procs:
             outcomes[p.pid] = p.wait(timeout=60)
