@@ -56,7 +56,9 @@ def test_ctrl_c_while_the_cluster_starts_is_one_line(tmp_path):
             assert err == "" and output.read_text(encoding="utf-8").count("\t") == 3
             continue
         interrupted += 1
-        assert proc.returncode == 130, err
+        # 130, or ended by SIGINT itself (a Ctrl-C landing while Dask's own threads start
+        # or stop): a shell reports both as status 130, and the user sees the same line.
+        assert proc.returncode in (130, -signal.SIGINT), err
         assert len(err.splitlines()) == 1 and err.startswith("bpe-desktop: error:"), err
         assert not output.exists()
     assert interrupted >= 1  # the early signals come while the cluster starts
