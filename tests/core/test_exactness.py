@@ -163,16 +163,6 @@ def test_explicit_ids_round_trip_through_the_model_file(tmp_path):
     assert dumps(again) == dumps(model)
 
 
-def test_version_1_files_still_load():
-    model = _permuted()
-    data = model_to_dict(BPEModel(config=TrainConfig(merges=3), alphabet=model.alphabet,
-                                  merges=model.merges))
-    del data["ids"]
-    data["version"] = 1
-    old = loads(json.dumps(data))
-    assert old.ids is None and old.pieces[0] == "<unk>" and old.pieces[1] == "</w>"
-
-
 @pytest.mark.parametrize("ids, where, problem", [
     ([3, 4, 5, 6, 7, 8, 0, 1], "ids", "8 explicit ids for 9 ordinary tokens"),
     ([3, 4, 5, 6, 7, 8, 0, 1, 1], "ids[8]", "the id 1 is given twice"),

@@ -18,7 +18,7 @@ from bpe_desktop.core.config import PRESETS, SpecialToken
 from bpe_desktop.core.errors import ConfigError, ModelFileError
 from bpe_desktop.core.model import ENGINE_FIELDS, BPEModel, Merge
 from bpe_desktop.core.model_file import dumps, loads, model_from_dict
-from tests.core.model_file_helpers import small_model
+from tests.core.model_file.helpers import small_model
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 TEXT = ("the quick brown fox jumps over the lazy dog and the dog sleeps "
@@ -116,16 +116,6 @@ def test_encoding_and_saving_equal_the_python_readers(pair):
 def test_a_model_survives_pickling(pair):
     fast, slow = pair
     assert pickle.loads(pickle.dumps(fast)) == slow
-
-
-def test_a_version_1_file_is_read_by_the_engine_too():
-    model = trained()
-    data = json.loads(dumps(model))
-    data["version"] = 1
-    del data["ids"]
-    loaded = loads(json.dumps(data).encode("utf-8"))
-    assert loaded.engine_model() is not None
-    assert loaded.merges == model.merges and loaded.pieces == model.pieces
 
 
 @pytest.mark.parametrize("change, where", [

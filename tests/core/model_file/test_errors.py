@@ -3,30 +3,31 @@
 Malformed JSON and fields, the size limit and the memory check, missing files, nesting at
 every depth, encodings (BOMs, UTF-16, offsets that count the BOM), redundant versus
 duplicate merges, numbers Python will not convert, messages that stay printable whatever
-the file holds, the garbage collector left as it was, and the version-migration hook.
+the file holds, the garbage collector left as it was, and generated damage (any byte or JSON value
+changed) failing only with a ModelFileError.
 """
 
 from __future__ import annotations
 
-import copy
 import gc
 import json
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from bpe_desktop.core import memory, model_file
 from bpe_desktop.core.config import TrainConfig
 from bpe_desktop.core.errors import ModelFileError
 from bpe_desktop.core.model import BPEModel, Merge
 from bpe_desktop.core.model_file import (
-    VERSION,
     dumps,
     load_model,
     loads,
     model_problem,
     save_model,
 )
-from tests.core.model_file_helpers import CREATED, load_error, small_model, text_of, valid_dict
+from tests.core.model_file.helpers import CREATED, load_error, small_model, text_of, valid_dict
 
 
 def _set(path, value):
@@ -242,23 +243,6 @@ def test_model_file_error_is_a_value_error():
     assert isinstance(err, ValueError)
 
 
-def test_migration_hook_is_identity_for_current_version():
-    data = valid_dict()
-    assert model_file.migrate(copy.deepcopy(data), VERSION) == data
-
-
-def test_migration_hook_runs_registered_steps(monkeypatch):
-    # Pretend we are version 2 and a version 1 file renames "description" to "notes".
-    def v1_to_v2(d):
-        d = dict(d)
-        d["version"] = 2
-        return d
-
-    monkeypatch.setattr(model_file, "VERSION", 2)
-    monkeypatch.setitem(model_file.MIGRATIONS, 1, v1_to_v2)
-    assert model_file.migrate({"version": 1}, 1) == {"version": 2}
-    assert loads(text_of(valid_dict())) == small_model()
-
 def _file(data: dict) -> bytes:
     return text_of(data)
 
@@ -463,3 +447,84 @@ def test_model_problem_reports_where_and_what():
     assert problem.startswith("'x' is not a token defined before this merge")
     with pytest.raises(ModelFileError, match=r"^cannot save this model: merges\[1\]\[1\]: "):
         dumps(bad)
+
+
+# -- generated damage ---------------------------------------------------------------------
+
+
+def _paths(value, prefix=()):
+    yield prefix
+    if isinstance(value, dict):
+        for k, v in value.items():
+            yield from _paths(v, prefix + (k,))
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            yield from _paths(v, prefix + (i,))
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-2**70, 2**70) | st.floats(allow_nan=False)
+    | st.text(max_size=5) | st.sampled_from(["l", "o", "lo", "<unk>", "e", "", "\ud800"]),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner,
+                                                                max_size=3),
+    max_leaves=6,
+)
+
+
+@st.composite
+def mutated_files(draw):
+    data = valid_dict()
+    for _ in range(draw(st.integers(1, 3))):
+        paths = list(_paths(data))
+        path = draw(st.sampled_from(paths))
+        action = draw(st.sampled_from(["replace", "delete", "insert", "add-key"]))
+        if not path:
+            if action == "replace":
+                data = draw(json_values)
+            continue
+        parent = data
+        try:
+            for key in path[:-1]:
+                parent = parent[key]
+        except (KeyError, IndexError, TypeError):
+            continue
+        last = path[-1]
+        if action == "replace":
+            parent[last] = draw(json_values)
+        elif action == "delete":
+            del parent[last]
+        elif action == "insert" and isinstance(parent, list):
+            parent.insert(last, draw(json_values))
+        elif action == "add-key" and isinstance(parent, dict):
+            parent[draw(st.text(max_size=5))] = draw(json_values)
+    raw = json.dumps(data, ensure_ascii=draw(st.booleans())).encode("utf-8", "surrogatepass")
+    # and byte-level damage
+    for _ in range(draw(st.integers(0, 2))):
+        kind = draw(st.sampled_from(["truncate", "flip", "drop", "dup"]))
+        if not raw:
+            break
+        i = draw(st.integers(0, len(raw) - 1))
+        if kind == "truncate":
+            raw = raw[:i]
+        elif kind == "flip":
+            raw = raw[:i] + bytes([draw(st.integers(0, 255))]) + raw[i + 1:]
+        elif kind == "drop":
+            raw = raw[:i] + raw[i + 1:]
+        else:
+            raw = raw[:i] + raw[i:i + 8] + raw[i:]
+    return raw
+
+
+@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(mutated_files())
+def test_fuzz_only_model_file_errors(raw):
+    try:
+        model = loads(raw)
+    except ModelFileError as exc:
+        message = str(exc)
+        assert message and "\n" not in message.strip()
+        return
+    # whatever loads is a working model that saves and reloads identically
+    assert len(model.piece_ids) == model.vocab_size
+    text = dumps(model, created=CREATED)
+    assert loads(text) == model

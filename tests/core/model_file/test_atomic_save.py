@@ -12,7 +12,7 @@ from bpe_desktop.core import model_file, model_file_writer
 from bpe_desktop.core.errors import ModelFileError
 from bpe_desktop.core.model import Merge
 from bpe_desktop.core.model_file import load_model, save_model
-from tests.core.model_file_helpers import small_model
+from tests.core.model_file.helpers import small_model
 
 
 def _only(path):
