@@ -1,6 +1,6 @@
 //! Many short strings in one buffer: 4 bytes of overhead per string where a `String`
 //! costs 24 plus a heap block (32 or more). Corpora have millions of distinct words, and
-//! issue 13's tables 100 million: each byte per word is 100 MB.
+//! word-count tables 100 million: each byte per word is 100 MB.
 
 /// Bits of an offset kept per entry. Unit tests use few, so that every test crosses
 /// many of the wraps that a text over 4 GiB crosses in production.

@@ -1,4 +1,4 @@
-"""Issue 15's exactness defects: word ends hidden by <unk>, fused unknown runs, explicit ids."""
+"""Exactness at the edges: word ends hidden by <unk>, fused unknown runs, explicit ids."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Issue 15 against the peers: a word-final <unk> under eow-suffix (HF, subword-nmt) and
+"""Exact ids against the peers: a word-final <unk> under eow-suffix (HF, subword-nmt) and
 an HF tokenizer.json whose ids are not in BPE Desktop's order (kept on import and export).
 
 The sentencepiece cases (fused unknown runs; an spm-trained model's ids kept through

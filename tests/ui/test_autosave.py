@@ -1,4 +1,4 @@
-"""Autosave of unsaved work and its recovery after a crash (issue 5).
+"""Autosave of unsaved work and its recovery after a crash.
 
 The crash is real: a child process trains the toy example in a MainWindow, waits for
 the autosave and kills itself with SIGKILL, leaving its autosave and lock behind.

@@ -1,4 +1,4 @@
-"""Bad input through the window (issue 5): each case shows a message that says what and
+"""Bad input through the window: each case shows a message that says what and
 where, and the model that was open stays exactly as it was."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The vocabulary table's filter computed in a worker thread (issue 17): the model's
+"""The vocabulary table's filter computed in a worker thread: the model's
 filter_job/apply_filter_result, and the panel's typing path."""
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
-"""Work that waits until the panels have taken a model over (issue 17: the autosave and
-the export checks beside the vocabulary's loading job kept the GUI thread waiting for the
-GIL 60-160 ms at a time)."""
+"""Work that waits until the panels have taken a model over: the autosave and the export
+checks run after the vocabulary's loading job, not beside it, where they would keep the
+GUI thread waiting for the GIL."""
 
 from __future__ import annotations
 

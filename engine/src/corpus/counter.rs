@@ -2,8 +2,8 @@
 //! (one [`WordList`] buffer) with their counts, found through an open-addressing table
 //! of 4-byte slots (word id and as many hash bits as the id leaves free). About 21 bytes
 //! per distinct word for 9-letter words plus 6-11 for the slots, where a hash map of
-//! owned strings plus a list of them takes about 150: issue 13's 100 million distinct
-//! words are read in about 3.6 GB at the peak (the index's last doubling).
+//! owned strings plus a list of them takes about 150: 100 million distinct words fit in
+//! a few GB at the peak (the index's last doubling).
 
 use std::hash::BuildHasher;
 
