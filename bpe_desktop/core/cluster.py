@@ -43,11 +43,12 @@ INSTALL_HINT = f"Dask is not installed; to count on a cluster run: {INSTALL_COMM
 
 
 def dask_available() -> bool:
-    try:
-        import distributed  # noqa: F401
-    except ImportError:
-        return False
-    return True
+    """Whether Dask is installed: looked up, not imported. The import takes seconds, and
+    :func:`connect` makes it with Ctrl-C held back (a Ctrl-C inside an import can land in
+    a callback, where Python prints it and goes on)."""
+    import importlib.util
+
+    return importlib.util.find_spec("distributed") is not None
 
 
 @dataclass(frozen=True)
@@ -85,7 +86,7 @@ def connect(spec: str, *, log_path: str | os.PathLike | None = None) -> Iterator
     """
     kind, value = parse_target(spec)
     try:
-        with sigint_held():  # an import cut by Ctrl-C can end the interpreter by SIGINT
+        with sigint_held():  # a Ctrl-C in an import's callback would be printed and lost
             from distributed import Client, LocalCluster
     except ImportError:
         raise ConfigError(INSTALL_HINT) from None

@@ -85,3 +85,34 @@ def test_ctrl_c_during_an_import_that_runs_code_through_the_c_api_is_exit_130():
                           env=dict(os.environ, PYTHONPATH=str(REPO)))
     assert proc.returncode == 130, proc.stderr
     assert proc.stderr == "bpe-desktop: error: interrupted\n"
+
+
+#: ``python -m`` of this module is ``python -m bpe_desktop`` with a Ctrl-C arriving inside
+#: code run from source text, as namedtuple and dataclasses run it when a module (Dask's,
+#: psutil's) is imported: CPython then marks the interpreter to end itself by SIGINT.
+SOURCE_TEXT_INTERRUPTED = """
+import signal, sys
+class SourceTextOnImport:
+    def find_spec(self, name, path=None, target=None):
+        if name == "bpe_desktop.core.counting":
+            exec("import os, signal; os.kill(os.getpid(), signal.SIGINT)", {})
+        return None
+sys.meta_path.insert(0, SourceTextOnImport())
+from bpe_desktop.launch import run
+raise SystemExit(run())
+"""
+
+
+def test_ctrl_c_inside_source_text_code_under_python_m_is_exit_130(tmp_path):
+    (tmp_path / "interrupted_program.py").write_text(SOURCE_TEXT_INTERRUPTED, encoding="utf-8")
+    text = tmp_path / "c.txt"
+    text.write_text("some words here\n", encoding="utf-8")
+    proc = subprocess.run(
+        [sys.executable, "-m", "interrupted_program", "count", str(text),
+         "-o", str(tmp_path / "t.tsv"), "-q"],
+        capture_output=True, text=True, timeout=120, cwd=tmp_path,
+        env=dict(os.environ, PYTHONPATH=os.pathsep.join([str(tmp_path), str(REPO)])),
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    assert proc.returncode == 130, proc.stderr
+    assert proc.stderr == "bpe-desktop: error: interrupted\n"
+    assert not (tmp_path / "t.tsv").exists()
