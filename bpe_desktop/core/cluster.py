@@ -20,6 +20,7 @@ import logging
 import os
 import signal
 import time
+import warnings
 from dataclasses import dataclass
 from typing import Callable, Iterator, Sequence
 
@@ -94,7 +95,11 @@ def connect(spec: str, *, log_path: str | os.PathLike | None = None) -> Iterator
     if kind == "local":
         workers = value or (os.cpu_count() or 1)
         with _workers_without_sigint(), contextlib.ExitStack() as stack:
-            with sigint_held():  # a half-made cluster cannot be closed cleanly
+            # Ctrl-C waits: a half-made cluster cannot be closed cleanly. Dask warns on
+            # stderr when the dashboard's usual port is taken and takes another: the
+            # dashboard link names the port in use.
+            with sigint_held(), warnings.catch_warnings():
+                warnings.filterwarnings("ignore", "Port .* is already in use", UserWarning)
                 cluster = stack.enter_context(LocalCluster(
                     n_workers=workers, threads_per_worker=1, processes=True,
                     silence_logs=logging.CRITICAL))

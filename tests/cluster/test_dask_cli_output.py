@@ -1,17 +1,19 @@
 """``count --dask``: a bad file or Ctrl-C is one line for the user; Dask's own messages
-(worker tracebacks, shutdown chatter) go to the log file."""
+(worker tracebacks, shutdown chatter, a dashboard moved to another port) are not."""
 
 from __future__ import annotations
 
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
 
-import pytest
-
 from tests.cli.support import REPO
+
+#: The port Dask's dashboard takes when it is free.
+DASK_DASHBOARD_PORT = 8787
 
 
 def _start(tmp_path, *inputs):
@@ -24,6 +26,23 @@ def _start(tmp_path, *inputs):
         # process of it, the workers too
         start_new_session=True,
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+
+
+def _wait_until_the_command_runs(proc, timeout: float = 120.0) -> None:
+    """Until the process has loaded the engine library (its command module imports it).
+
+    Before that, a Ctrl-C finds Python itself starting up (site, .pth files): none of the
+    program's code runs yet, so Python's own traceback is what a user sees then.
+    """
+    deadline = time.monotonic() + timeout
+    while proc.poll() is None and time.monotonic() < deadline:
+        try:
+            with open(f"/proc/{proc.pid}/maps", encoding="utf-8") as maps:
+                if "bpe_desktop/_engine" in maps.read():
+                    return
+        except OSError:  # no /proc: count from the start
+            return
+        time.sleep(0.01)
 
 
 def test_a_bad_file_is_one_line(tmp_path):
@@ -49,6 +68,7 @@ def test_ctrl_c_while_the_cluster_starts_is_one_line(tmp_path):
         output = tmp_path / "t.tsv"
         output.unlink(missing_ok=True)
         proc = _start(tmp_path, text)
+        _wait_until_the_command_runs(proc)
         time.sleep(delay)
         os.killpg(proc.pid, signal.SIGINT)
         _, err = proc.communicate(timeout=180)
@@ -100,3 +120,21 @@ def test_ctrl_c_in_a_callback_while_dask_is_imported_is_one_line(tmp_path):
     assert proc.returncode == 130, proc.stderr
     assert proc.stderr == "bpe-desktop: error: interrupted\n"
     assert not (tmp_path / "t.tsv").exists()
+
+
+def test_the_dashboard_port_taken_is_no_message(tmp_path):
+    # Dask's dashboard port taken (by another cluster, or here) moves the dashboard
+    # elsewhere; the table is written and nothing is said.
+    text = tmp_path / "c.txt"
+    text.write_text("some words here\n", encoding="utf-8")
+    with socket.socket() as taken:
+        try:
+            taken.bind(("", DASK_DASHBOARD_PORT))
+            taken.listen()
+        except OSError:  # taken already
+            pass
+        proc = _start(tmp_path, text)
+        _, err = proc.communicate(timeout=180)
+    assert proc.returncode == 0, err
+    assert err == ""
+    assert (tmp_path / "t.tsv").read_text(encoding="utf-8").count("\t") == 3
