@@ -1,5 +1,6 @@
-"""Ctrl-C while the command is still importing its modules ends it as a later Ctrl-C
-does: one line, exit status 130, no traceback."""
+"""Ctrl-C landing where the command's own handling is not yet or no longer running (its
+imports, code Python runs from source text, its report, its end) ends it as a Ctrl-C
+mid-work does: one line, exit status 130 (not an end by SIGINT), no traceback."""
 
 from __future__ import annotations
 
@@ -116,3 +117,49 @@ def test_ctrl_c_inside_source_text_code_under_python_m_is_exit_130(tmp_path):
     assert proc.returncode == 130, proc.stderr
     assert proc.stderr == "bpe-desktop: error: interrupted\n"
     assert not (tmp_path / "t.tsv").exists()
+
+
+@pytest.fixture
+def sigint_restored():
+    """run() ignores Ctrl-C from its end on, as the process exits; the test run goes on."""
+    previous = signal.getsignal(signal.SIGINT)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
+def _run_to_its_status() -> int:
+    from bpe_desktop import launch
+
+    try:
+        return launch.run()
+    except KeyboardInterrupt:  # (a failure of this test, not a stop of the test run)
+        pytest.fail("the Ctrl-C escaped: a traceback and an end by SIGINT")
+
+
+def test_a_second_ctrl_c_while_the_first_is_reported_is_exit_130(monkeypatch, capsys,
+                                                                   sigint_restored):
+    from bpe_desktop import launch
+
+    def reporting_interrupted():
+        raise KeyboardInterrupt  # as from main's own report of the first Ctrl-C
+
+    monkeypatch.setattr(launch, "main", reporting_interrupted)
+    assert _run_to_its_status() == 130
+    assert "Traceback" not in capsys.readouterr().err
+
+
+def test_a_ctrl_c_pending_as_the_command_ends_keeps_its_status(monkeypatch, sigint_restored):
+    from bpe_desktop import launch
+
+    real_signal = signal.signal
+    pending = [KeyboardInterrupt()]
+
+    def signal_with_a_pending_ctrl_c(signum, handler):
+        if pending:  # Python raises a pending Ctrl-C before it changes the handler
+            raise pending.pop()
+        return real_signal(signum, handler)
+
+    monkeypatch.setattr(launch, "main", lambda: 0)
+    monkeypatch.setattr(launch.signal, "signal", signal_with_a_pending_ctrl_c)
+    assert _run_to_its_status() == 0
+    assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
