@@ -7,7 +7,6 @@ command as a Ctrl-C later does: one line on stderr and exit status 130, no trace
 
 from __future__ import annotations
 
-import contextlib
 import signal
 import sys
 from typing import Sequence
@@ -22,7 +21,7 @@ EXIT_INTERRUPTED = 130
 
 def main(argv: Sequence[str] | None = None) -> int:
     try:
-        # An import running code through the C API must not take the KeyboardInterrupt.
+        # An import must not take the KeyboardInterrupt (see sigint_held).
         with sigint_held():
             from bpe_desktop.cli import main as cli_main
 
@@ -38,14 +37,41 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def run() -> int:
     """The program's entry point (the ``bpe-desktop`` script, ``python -m bpe_desktop``):
-    :func:`main`, then an exit that Ctrl-C no longer interrupts.
+    :func:`main`, then an exit that Ctrl-C no longer interrupts, with :func:`main`'s status.
 
     Once the command is over (its outputs written or abandoned), a Ctrl-C during the
     interpreter's own shutdown (a Dask cluster's, at exit) would end the process by SIGINT
     with no word; the command's status stands instead.
     """
+    status = EXIT_INTERRUPTED
     try:
-        return main()
+        status = main()
+    except KeyboardInterrupt:  # a second Ctrl-C while main reported the first
+        pass
     finally:
-        with contextlib.suppress(ValueError):  # (not the main thread: an embedding)
+        _ignore_sigint()
+        _forget_interrupted_source_text()
+    return status
+
+
+def _ignore_sigint() -> None:
+    while True:
+        try:
             signal.signal(signal.SIGINT, signal.SIG_IGN)
+        except KeyboardInterrupt:  # a Ctrl-C pending when asked is raised first: drop it
+            continue
+        except ValueError:  # not the main thread (an embedding)
+            pass
+        return
+
+
+def _forget_interrupted_source_text() -> None:
+    """Clear CPython's mark of a KeyboardInterrupt that ended code run from source text.
+
+    ``exec``/``eval`` of a string (namedtuple and dataclasses build their methods so, on
+    import) that a Ctrl-C interrupts marks the interpreter, even when the
+    KeyboardInterrupt is caught later; started as ``python -m``, the interpreter then
+    ends itself by SIGINT at exit instead of with the status returned. Each string
+    ``exec`` clears the mark first, and by now no Ctrl-C can interrupt one.
+    """
+    exec("pass", {})

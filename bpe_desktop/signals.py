@@ -13,10 +13,11 @@ from typing import Iterator
 def sigint_held() -> Iterator[None]:
     """Ctrl-C during the block arrives when it ends, as a KeyboardInterrupt there.
 
-    For work that must not be cut in the middle: an import that runs Python code through
-    the C API (a KeyboardInterrupt there leaves the interpreter to end itself by SIGINT),
-    a half-made cluster that could not be closed cleanly. Only the main thread receives
-    signals, so elsewhere (and where signal masks do not exist) the block runs as it is.
+    For work that must not be cut in the middle: an import (a KeyboardInterrupt raised in
+    one of its callbacks, such as a module lock's weakref callback, is printed as
+    "Exception ignored" and lost), a half-made cluster that could not be closed cleanly.
+    The signal is blocked for the main thread, which alone runs Python's handlers; so
+    elsewhere (and where signal masks do not exist) the block runs as it is.
     """
     if not hasattr(signal, "pthread_sigmask") or \
             threading.current_thread() is not threading.main_thread():

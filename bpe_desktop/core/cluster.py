@@ -20,6 +20,7 @@ import logging
 import os
 import signal
 import time
+import warnings
 from dataclasses import dataclass
 from typing import Callable, Iterator, Sequence
 
@@ -43,11 +44,12 @@ INSTALL_HINT = f"Dask is not installed; to count on a cluster run: {INSTALL_COMM
 
 
 def dask_available() -> bool:
-    try:
-        import distributed  # noqa: F401
-    except ImportError:
-        return False
-    return True
+    """Whether Dask is installed: looked up, not imported. The import takes seconds, and
+    :func:`connect` makes it with Ctrl-C held back (a Ctrl-C inside an import can land in
+    a callback, where Python prints it and goes on)."""
+    import importlib.util
+
+    return importlib.util.find_spec("distributed") is not None
 
 
 @dataclass(frozen=True)
@@ -85,7 +87,7 @@ def connect(spec: str, *, log_path: str | os.PathLike | None = None) -> Iterator
     """
     kind, value = parse_target(spec)
     try:
-        with sigint_held():  # an import cut by Ctrl-C can end the interpreter by SIGINT
+        with sigint_held():  # a Ctrl-C in an import's callback would be printed and lost
             from distributed import Client, LocalCluster
     except ImportError:
         raise ConfigError(INSTALL_HINT) from None
@@ -93,7 +95,11 @@ def connect(spec: str, *, log_path: str | os.PathLike | None = None) -> Iterator
     if kind == "local":
         workers = value or (os.cpu_count() or 1)
         with _workers_without_sigint(), contextlib.ExitStack() as stack:
-            with sigint_held():  # a half-made cluster cannot be closed cleanly
+            # Ctrl-C waits: a half-made cluster cannot be closed cleanly. Dask warns on
+            # stderr when the dashboard's usual port is taken and takes another: the
+            # dashboard link names the port in use.
+            with sigint_held(), warnings.catch_warnings():
+                warnings.filterwarnings("ignore", "Port .* is already in use", UserWarning)
                 cluster = stack.enter_context(LocalCluster(
                     n_workers=workers, threads_per_worker=1, processes=True,
                     silence_logs=logging.CRITICAL))

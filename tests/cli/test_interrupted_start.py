@@ -1,5 +1,6 @@
-"""Ctrl-C while the command is still importing its modules ends it as a later Ctrl-C
-does: one line, exit status 130, no traceback."""
+"""Ctrl-C landing where the command's own handling is not yet or no longer running (its
+imports, code Python runs from source text, its report, its end) ends it as a Ctrl-C
+mid-work does: one line, exit status 130 (not an end by SIGINT), no traceback."""
 
 from __future__ import annotations
 
@@ -85,3 +86,80 @@ def test_ctrl_c_during_an_import_that_runs_code_through_the_c_api_is_exit_130():
                           env=dict(os.environ, PYTHONPATH=str(REPO)))
     assert proc.returncode == 130, proc.stderr
     assert proc.stderr == "bpe-desktop: error: interrupted\n"
+
+
+#: ``python -m`` of this module is ``python -m bpe_desktop`` with a Ctrl-C arriving inside
+#: code run from source text, as namedtuple and dataclasses run it when a module (Dask's,
+#: psutil's) is imported: CPython then marks the interpreter to end itself by SIGINT.
+SOURCE_TEXT_INTERRUPTED = """
+import signal, sys
+class SourceTextOnImport:
+    def find_spec(self, name, path=None, target=None):
+        if name == "bpe_desktop.core.counting":
+            exec("import os, signal; os.kill(os.getpid(), signal.SIGINT)", {})
+        return None
+sys.meta_path.insert(0, SourceTextOnImport())
+from bpe_desktop.launch import run
+raise SystemExit(run())
+"""
+
+
+def test_ctrl_c_inside_source_text_code_under_python_m_is_exit_130(tmp_path):
+    (tmp_path / "interrupted_program.py").write_text(SOURCE_TEXT_INTERRUPTED, encoding="utf-8")
+    text = tmp_path / "c.txt"
+    text.write_text("some words here\n", encoding="utf-8")
+    proc = subprocess.run(
+        [sys.executable, "-m", "interrupted_program", "count", str(text),
+         "-o", str(tmp_path / "t.tsv"), "-q"],
+        capture_output=True, text=True, timeout=120, cwd=tmp_path,
+        env=dict(os.environ, PYTHONPATH=os.pathsep.join([str(tmp_path), str(REPO)])),
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    assert proc.returncode == 130, proc.stderr
+    assert proc.stderr == "bpe-desktop: error: interrupted\n"
+    assert not (tmp_path / "t.tsv").exists()
+
+
+@pytest.fixture
+def sigint_restored():
+    """run() ignores Ctrl-C from its end on, as the process exits; the test run goes on."""
+    previous = signal.getsignal(signal.SIGINT)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
+def _run_to_its_status() -> int:
+    from bpe_desktop import launch
+
+    try:
+        return launch.run()
+    except KeyboardInterrupt:  # (a failure of this test, not a stop of the test run)
+        pytest.fail("the Ctrl-C escaped: a traceback and an end by SIGINT")
+
+
+def test_a_second_ctrl_c_while_the_first_is_reported_is_exit_130(monkeypatch, capsys,
+                                                                   sigint_restored):
+    from bpe_desktop import launch
+
+    def reporting_interrupted():
+        raise KeyboardInterrupt  # as from main's own report of the first Ctrl-C
+
+    monkeypatch.setattr(launch, "main", reporting_interrupted)
+    assert _run_to_its_status() == 130
+    assert "Traceback" not in capsys.readouterr().err
+
+
+def test_a_ctrl_c_pending_as_the_command_ends_keeps_its_status(monkeypatch, sigint_restored):
+    from bpe_desktop import launch
+
+    real_signal = signal.signal
+    pending = [KeyboardInterrupt()]
+
+    def signal_with_a_pending_ctrl_c(signum, handler):
+        if pending:  # Python raises a pending Ctrl-C before it changes the handler
+            raise pending.pop()
+        return real_signal(signum, handler)
+
+    monkeypatch.setattr(launch, "main", lambda: 0)
+    monkeypatch.setattr(launch.signal, "signal", signal_with_a_pending_ctrl_c)
+    assert _run_to_its_status() == 0
+    assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
