@@ -30,7 +30,7 @@ from bpe_desktop.core.config import TrainConfig
 from bpe_desktop.core.errors import ConfigError, CorpusError
 from bpe_desktop.core.languages import check_code, language_of
 from bpe_desktop.core.safe_write import write_output
-from bpe_desktop.core.training import CancelToken
+from bpe_desktop.core.training import CancelToken, Progress
 
 #: Table entries handed from the engine to the file per write.
 WRITE_CHUNK = 1 << 18
@@ -205,9 +205,8 @@ def engine_count(
     table is labelled ``language``."""
     callback = None
     if on_progress is not None:
-        def callback(raw: dict) -> None:
-            on_progress(CountProgress(raw["bytes_done"], raw["bytes_total"], raw["words"],
-                                      0, 0, raw["elapsed"]))
+        def callback(p: Progress) -> None:
+            on_progress(CountProgress(p.bytes_done, p.bytes_total, p.words, 0, 0, p.elapsed))
     table = _native.call(_native.engine().count_words, source, config,
                          config.effective_threads if threads is None else threads, callback,
                          cancel._flag if cancel is not None else None)

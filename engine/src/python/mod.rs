@@ -7,8 +7,8 @@
 //! `EncodeError`, never `TypeError` or `UnicodeEncodeError`.
 //!
 //! This file holds the module and the error helpers every binding uses; the bindings
-//! themselves are in [`options`] (reading a `TrainConfig`), [`training`], [`tokenizer`]
-//! and [`counting`].
+//! themselves are in [`options`] (reading a `TrainConfig`), [`training`] (with
+//! [`progress`] and [`extending`]), [`tokenizer`], [`model`] and [`counting`].
 
 use std::any::Any;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -24,6 +24,7 @@ mod ids;
 mod json;
 mod model;
 mod options;
+mod progress;
 mod tokenizer;
 mod training;
 
@@ -201,6 +202,9 @@ fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<CancelFlag>()?;
     m.add_class::<WordTableView>()?;
     m.add_class::<training::TrainedModel>()?;
+    m.add_class::<training::TrainRun>()?;
+    m.add_class::<crate::progress::Progress>()?;
+    m.add_class::<crate::parity::ParityTrace>()?;
     m.add_class::<PyTokenizer>()?;
     m.add_class::<ids::Ids>()?;
     m.add_function(wrap_pyfunction!(train, m)?)?;
