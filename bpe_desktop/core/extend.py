@@ -95,7 +95,7 @@ def extend(
     if new_ids is not None:
         check_free(new_ids, source)
     started = time.perf_counter()
-    table = engine_count(corpus._as_engine_source(), source.config, cancel=cancel)
+    table = engine_count(corpus, source.config, cancel=cancel)
     # Byte-level sources spell every character: their words need not come to Python.
     characters = Counter() if source.config.pretokenizer == "gpt2" else \
         _missing_characters(source, table.items())

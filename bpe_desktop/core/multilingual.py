@@ -87,9 +87,9 @@ def count_languages(config: TrainConfig, *, cancel: CancelToken | None = None,
     files = language_paths(config)
     tables = []
     for paths in files.values():
-        source = {"kind": "files", "format": "word-counts" if word_counts else "text",
-                  "paths": [os.fspath(p) for p in paths] if word_counts
-                  else expand_inputs(paths), "errors": "strict"}
+        source = Corpus("files", paths=tuple(os.fspath(p) for p in paths) if word_counts
+                        else tuple(expand_inputs(paths)),
+                        file_format="word-counts" if word_counts else "text")
         if on_progress is not None:
             on_progress(Progress("reading"))
         table = engine_count(source, config, cancel=cancel)
@@ -222,7 +222,7 @@ def dev_word_tables(dev: DevSet, codes: Sequence[str], config: TrainConfig,
     """Each language's development words, counted with the run's text rules."""
     tables = []
     for code in codes:
-        source = {"kind": "texts", "texts": ["\n".join(dev.texts[code])]}
+        source = Corpus("texts", texts=("\n".join(dev.texts[code]),))
         tables.append(engine_count(source, config, cancel=cancel).items())
     return tables
 

@@ -52,7 +52,8 @@ REPLACEABLE_REASONS = ("not-utf8", "nul-byte")
 class Corpus:
     """What to train on: files, in-memory texts, or a word-frequency table.
 
-    Build one with :meth:`from_files`, :meth:`from_texts` or :meth:`from_word_counts`.
+    Build one with :meth:`from_files`, :meth:`from_texts` or :meth:`from_word_counts`. The
+    engine reads it from its attributes.
     """
 
     kind: str
@@ -122,13 +123,11 @@ class Corpus:
                 )
         return cls("word-counts", word_counts=items)
 
-    def _as_engine_source(self) -> dict:
-        if self.kind == "files":
-            return {"kind": "files", "paths": list(self.paths), "format": self.file_format,
-                    "errors": self.errors}
-        if self.kind == "texts":
-            return {"kind": "texts", "texts": list(self.texts)}
-        return {"kind": "word-counts", "items": list(self.word_counts)}
+    @classmethod
+    def from_table_texts(cls, tables: Iterable[str]) -> Corpus:
+        """Word-count tables held in memory (the partial tables of a distributed count),
+        read as table files are; errors name them "table piece N"."""
+        return cls("tables", texts=tuple(tables))
 
 
 #: A snapshot of a running training (or counting), delivered to ``on_progress``: the
@@ -230,11 +229,11 @@ def train(
         started = time.perf_counter()
         output = _native.call(
             _native.engine().train,
-            engine_corpus._as_engine_source(),
+            engine_corpus,
             engine_config,  # the engine reads the options from its attributes
             on_progress,
             cancel._flag if cancel is not None else None,
-            None if constraints is None or constraints.empty else constraints.engine_dict(),
+            None if constraints is None or constraints.empty else constraints,
         )
     total = time.perf_counter() - started
     return result_from_engine(output, corpus, config, total, occurrences)
@@ -311,7 +310,7 @@ def _cut_protected(corpus: Corpus, config: TrainConfig, cancel,
     elif corpus.file_format == "word-counts":
         from bpe_desktop.core.counting import engine_count
 
-        table = engine_count(corpus._as_engine_source(), config.replace(protected=()),
+        table = engine_count(corpus, config.replace(protected=()),
                              cancel=cancel)
         cut = Corpus.from_word_counts(protect.cut_words(table.items(), counts))
     else:

@@ -25,7 +25,7 @@ def test_the_trained_lists_read_in_python_make_the_engine_held_model(preset):
     cfg = TrainConfig.preset(preset, vocab_size=300) if preset != "default" else \
         TrainConfig(vocab_size=300)
     corpus, cfg = Corpus.from_texts(TEXTS), cfg.with_byte_tokens()
-    output = _native.engine().train(corpus._as_engine_source(), cfg)
+    output = _native.engine().train(corpus, cfg)
     model = result_from_engine(output, corpus, cfg, 0.0).model
     trained = output.trained
     tokens = trained.tokens()

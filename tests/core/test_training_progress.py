@@ -126,7 +126,7 @@ def test_parity_training_reports_name_each_language_with_its_lines(tmp_path):
 
 def test_counting_and_extending_report_the_same_class():
     counted = []
-    engine_count({"kind": "texts", "texts": [TEXT]}, TrainConfig(),
+    engine_count(Corpus.from_texts([TEXT]), TrainConfig(),
                  on_progress=counted.append)
     assert counted and counted[-1].bytes_total == len(TEXT)
     source = train(Corpus.from_texts([TEXT]), TrainConfig(merges=5)).model
@@ -142,7 +142,7 @@ def test_the_engine_hands_its_training_result_over_typed(tmp_path):
     path.write_text(TEXT + "naïve ☃\n", encoding="utf-8")
     config = TrainConfig(merges=12, special_tokens=(SpecialToken("<unk>", 0, "unk"),),
                          character_coverage=0.99).with_byte_tokens()
-    output = _native.engine().train(Corpus.from_files([path])._as_engine_source(), config)
+    output = _native.engine().train(Corpus.from_files([path]), config)
     assert type(output).__name__ == "TrainOutput" and output.parity is None
     assert output.files == [(str(path), path.stat().st_size,
                              hashlib.sha256(path.read_bytes()).hexdigest())]

@@ -130,13 +130,6 @@ fn extract_items<'py, T: pyo3::conversion::FromPyObjectOwned<'py>>(
     list.iter().enumerate().map(|(i, item)| extract(item, &format!("{what} {i}"), class)).collect()
 }
 
-fn get<'py, T: pyo3::conversion::FromPyObjectOwned<'py>>(d: &Bound<'py, PyDict>, key: &str) -> PyResult<T> {
-    match d.get_item(key)? {
-        Some(v) => extract(&v, &format!("option {key}"), "ConfigError"),
-        None => Err(to_py_err(d.py(), EngineError::Config(format!("missing option {key}")))),
-    }
-}
-
 fn config_error<T>(py: Python<'_>, message: String) -> PyResult<T> {
     Err(to_py_err(py, EngineError::Config(message)))
 }

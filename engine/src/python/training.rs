@@ -11,7 +11,6 @@ use std::ffi::OsString;
 use std::sync::{Arc, Mutex};
 
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
 
 use super::options::{apply_constraints, parse_source, train_settings};
 use super::{config_error, engine, guard};
@@ -252,17 +251,18 @@ fn most_frequent(counts: &[u64], n: usize) -> Vec<usize> {
     order
 }
 
-/// Train a model: a `TrainOutput` (what merging learned, from which the engine-held model
-/// is built, and what reading the corpus found).
+/// Train a model on `source` (a `Corpus`) with `config` (a `TrainConfig`) and, when given,
+/// `constraints` (`Constraints`): a `TrainOutput` (what merging learned, from which the
+/// engine-held model is built, and what reading the corpus found).
 #[pyfunction]
 #[pyo3(signature = (source, config, progress=None, cancel=None, constraints=None))]
 pub(super) fn train<'py>(
     py: Python<'py>,
-    source: &Bound<'py, PyDict>,
+    source: &Bound<'py, PyAny>,
     config: &Bound<'py, PyAny>,
     progress: Option<Py<PyAny>>,
     cancel: Option<Py<CancelFlag>>,
-    constraints: Option<Bound<'py, PyDict>>,
+    constraints: Option<Bound<'py, PyAny>>,
 ) -> PyResult<TrainRun> {
     guard(|| {
         let source = parse_source(py, source)?;
