@@ -195,7 +195,7 @@ fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<CancelFlag>()?;
     m.add_class::<WordTableView>()?;
     m.add_class::<training::TrainedModel>()?;
-    m.add_class::<training::TrainRun>()?;
+    m.add_class::<training::PyTrainOutput>()?;
     m.add_class::<crate::progress::Progress>()?;
     m.add_class::<crate::parity::ParityTrace>()?;
     m.add_class::<PyTokenizer>()?;

@@ -202,7 +202,7 @@ impl TrainedModel {
 /// What a training run hands Python: what merging learned (`trained`), what reading the
 /// corpus found, and for a parity-aware run its trace (else None).
 #[pyclass(module = "bpe_desktop._engine", name = "TrainOutput", frozen, get_all)]
-pub(super) struct TrainRun {
+pub(super) struct PyTrainOutput {
     trained: Py<TrainedModel>,
     /// Each file read: (path, size in bytes, SHA-256 in hex).
     files: Vec<(OsString, u64, String)>,
@@ -214,9 +214,9 @@ pub(super) struct TrainRun {
     parity: Option<Py<ParityTrace>>,
 }
 
-impl TrainRun {
+impl PyTrainOutput {
     fn new(py: Python<'_>, out: crate::TrainOutput, unk_piece: String, parity: Option<ParityTrace>) -> PyResult<Self> {
-        Ok(TrainRun {
+        Ok(PyTrainOutput {
             trained: TrainedModel::new(py, out.trained, unk_piece)?,
             files: out.files.into_iter().map(|f| (f.path.into_os_string(), f.size, f.sha256)).collect(),
             total_words: out.total_words,
@@ -263,7 +263,7 @@ pub(super) fn train<'py>(
     progress: Option<Py<PyAny>>,
     cancel: Option<Py<CancelFlag>>,
     constraints: Option<Bound<'py, PyAny>>,
-) -> PyResult<TrainRun> {
+) -> PyResult<PyTrainOutput> {
     guard(|| {
         let source = parse_source(py, source)?;
         let (mut settings, unk_piece) = train_settings(py, config)?;
@@ -271,7 +271,7 @@ pub(super) fn train<'py>(
             apply_constraints(py, &mut settings, given)?;
         }
         let result = reporting(py, progress, cancel, |reporter| run_training(source, &settings, reporter))?;
-        TrainRun::new(py, engine(py, result)?, unk_piece_or_default(unk_piece), None)
+        PyTrainOutput::new(py, engine(py, result)?, unk_piece_or_default(unk_piece), None)
     })
 }
 
@@ -346,7 +346,7 @@ pub(super) fn train_parity<'py>(
     languages: Vec<(String, u64)>,
     progress: Option<Py<PyAny>>,
     cancel: Option<Py<CancelFlag>>,
-) -> PyResult<TrainRun> {
+) -> PyResult<PyTrainOutput> {
     guard(|| {
         let (settings, unk_piece) = train_settings(py, config)?;
         if languages.len() != dev.len() {
@@ -358,6 +358,6 @@ pub(super) fn train_parity<'py>(
             run_parity_training(tables, &settings, &dev, rule, reporter)
         })?;
         let (out, trace) = engine(py, result)?;
-        TrainRun::new(py, out, unk_piece_or_default(unk_piece), Some(trace))
+        PyTrainOutput::new(py, out, unk_piece_or_default(unk_piece), Some(trace))
     })
 }
