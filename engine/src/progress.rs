@@ -10,9 +10,10 @@ pub const REPORT_INTERVAL: Duration = Duration::from_millis(50);
 
 pub use crate::options::Stage;
 
-/// A snapshot of a running training (or counting), delivered to the progress callback.
-/// Python sees this very struct as `bpe_desktop.core.Progress` (a frozen class; its
-/// methods are in `python::progress`).
+// Python sees this very struct as `bpe_desktop.core.Progress` (its methods are in
+// `python::progress`): one definition of a report for the engine and every consumer.
+/// A snapshot of a running training (or counting), delivered to the progress callback:
+/// frozen, compared by value. `Progress(stage, bytes_done=0, ...)` builds one.
 #[cfg_attr(feature = "python", pyo3::pyclass(module = "bpe_desktop._engine", frozen, eq))]
 #[derive(Debug, Clone, PartialEq)]
 pub struct Progress {

@@ -12,7 +12,7 @@ use crate::progress::{Progress, Stage};
 #[pymethods]
 impl Progress {
     /// A report of `stage` ("reading", "counting", "merging", "done"); every other field
-    /// defaults to nothing counted. Sequences are given as any iterable of their items.
+    /// defaults to nothing counted. Sequences are given as lists or tuples.
     #[new]
     #[pyo3(signature = (stage, bytes_done=0, bytes_total=0, words=0, merges_done=0,
                         merges_target=None, pair=None, count=None, elapsed=0.0,
