@@ -125,3 +125,21 @@ impl<'a> Reporter<'a> {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fraction_is_the_stage_measure_done_capped_at_one() {
+        let merging = |done, target| Progress { merges_done: done, merges_target: target, ..Progress::at(Stage::Merging) };
+        assert_eq!(merging(50, Some(200)).fraction(), Some(0.25));
+        assert_eq!(merging(5, None).fraction(), None);
+        assert_eq!(merging(0, Some(0)).fraction(), None);
+        let reading = |done, total| Progress { bytes_done: done, bytes_total: total, ..Progress::at(Stage::Reading) };
+        assert_eq!(reading(30, 120).fraction(), Some(0.25));
+        assert_eq!(reading(130, 120).fraction(), Some(1.0));
+        assert_eq!(reading(0, 0).fraction(), None);
+        assert_eq!(Progress::at(Stage::Done).fraction(), Some(1.0));
+    }
+}
