@@ -5,7 +5,6 @@ from __future__ import annotations
 import shutil
 import threading
 import time
-from types import SimpleNamespace
 from typing import TextIO
 
 from bpe_desktop.cli._common import PROG
@@ -64,9 +63,10 @@ class ProgressBar:
 
     def describe_finished(self, p) -> str:
         """The merging stage as it ended: every merge done, whatever the target was."""
-        finished = SimpleNamespace(**{**vars(p), "stage": "merging",
-                                      "merges_target": p.merges_done})
-        finished.fraction = 1.0
+        from bpe_desktop.core.training import Progress
+
+        finished = Progress("merging", p.bytes_done, p.bytes_total, p.words, p.merges_done,
+                            p.merges_done, p.pair, p.count, p.elapsed)
         return self.describe(finished)
 
     def clear(self) -> None:

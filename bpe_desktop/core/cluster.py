@@ -32,6 +32,7 @@ from bpe_desktop.core.counting import (
     expand_inputs,
 )
 from bpe_desktop.core.errors import ConfigError, CorpusError
+from bpe_desktop.core.training import Corpus
 from bpe_desktop.signals import sigint_held
 
 #: Default partition size: large enough that a task's overhead is negligible, small
@@ -227,9 +228,9 @@ def count_partition(part: Partition, fields: dict, errors: str) -> str:
     no words). Errors name the file and the byte offset in it."""
     config = _config(fields)
     if part.start is None:
-        source = {"kind": "files", "paths": [part.path], "format": "text", "errors": errors}
+        source = Corpus("files", paths=(part.path,), errors=errors)
     else:
-        source = {"kind": "texts", "texts": [_read_range(part, errors)]}
+        source = Corpus("texts", texts=(_read_range(part, errors),))
     try:
         return engine_count(source, config, threads=1).text()
     except CorpusError as exc:
@@ -265,7 +266,7 @@ def merge_partial_tables(left: str, right: str, fields: dict) -> str:
     """Two partial tables summed, ``left``'s words first (first-seen order)."""
     if not left or not right:
         return left or right
-    source = {"kind": "tables", "tables": [left, right]}
+    source = Corpus.from_table_texts((left, right))
     return engine_count(source, _config(fields), threads=1).text()
 
 
@@ -318,4 +319,4 @@ def count_on_dask(
     if not text:
         raise CorpusError(f"the corpus files contain no words: {', '.join(paths[:10])}",
                           path=paths[0], reason="no-words")
-    return engine_count({"kind": "tables", "tables": [text]}, config, language=language)
+    return engine_count(Corpus.from_table_texts((text,)), config, language=language)

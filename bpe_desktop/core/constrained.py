@@ -35,7 +35,7 @@ def morfessor_segmentation(corpus, config: TrainConfig, *, on_progress=None,
     ``config.morfessor_keep_frequent`` most frequent words left whole."""
     from bpe_desktop.core.counting import engine_count
 
-    table = engine_count(corpus._as_engine_source(), config, cancel=cancel)
+    table = engine_count(corpus, config, cancel=cancel)
     words = morfessor_words(table.items())
     annotations = gold_segmentations(config.morfessor_annotations)
     segmentation = train_morfessor(words, annotations, on_progress=on_progress, cancel=cancel)

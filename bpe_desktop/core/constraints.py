@@ -48,11 +48,6 @@ class Constraints:
     def empty(self) -> bool:
         return not (self.segmentations or self.separator or self.forbidden)
 
-    def engine_dict(self) -> dict:
-        return {"segmentations": [list(s) for s in self.segmentations if len(s) > 1],
-                "separator": self.separator or None,
-                "forbidden": [tuple(p) for p in self.forbidden]}
-
 
 @dataclass(frozen=True)
 class ConstraintReport:

@@ -30,7 +30,7 @@ from bpe_desktop.core.config import TrainConfig
 from bpe_desktop.core.errors import ConfigError, CorpusError
 from bpe_desktop.core.languages import check_code, language_of
 from bpe_desktop.core.safe_write import write_output
-from bpe_desktop.core.training import CancelToken
+from bpe_desktop.core.training import CancelToken, Corpus, Progress
 
 #: Table entries handed from the engine to the file per write.
 WRITE_CHUNK = 1 << 18
@@ -193,7 +193,7 @@ def _hidden_below(top: str, folder: str) -> bool:
 
 
 def engine_count(
-    source: dict,
+    source: Corpus,
     config: TrainConfig,
     *,
     threads: int | None = None,
@@ -201,13 +201,11 @@ def engine_count(
     cancel: CancelToken | None = None,
     language: str = "",
 ) -> WordCountTable:
-    """Run the engine's counting on an engine corpus description (see ``Corpus``); the
-    table is labelled ``language``."""
+    """Count the words of ``source`` in the engine; the table is labelled ``language``."""
     callback = None
     if on_progress is not None:
-        def callback(raw: dict) -> None:
-            on_progress(CountProgress(raw["bytes_done"], raw["bytes_total"], raw["words"],
-                                      0, 0, raw["elapsed"]))
+        def callback(p: Progress) -> None:
+            on_progress(CountProgress(p.bytes_done, p.bytes_total, p.words, 0, 0, p.elapsed))
     table = _native.call(_native.engine().count_words, source, config,
                          config.effective_threads if threads is None else threads, callback,
                          cancel._flag if cancel is not None else None)
@@ -230,8 +228,7 @@ def count_words(
     config = config or TrainConfig()
     if errors not in ("strict", "replace"):
         raise ConfigError("errors must be 'strict' or 'replace'")
-    source = {"kind": "files", "paths": expand_inputs(inputs), "format": "text",
-              "errors": errors}
+    source = Corpus("files", paths=tuple(expand_inputs(inputs)), errors=errors)
     return engine_count(source, config, on_progress=on_progress, cancel=cancel,
                         language=language)
 
@@ -256,12 +253,12 @@ def merge_tables(
     ``language``, or by default with the tables' language when every one has the same
     label. A malformed line is a :class:`CorpusError` naming the file and line."""
     config = config or TrainConfig()
-    source = {"kind": "files", "paths": [os.fspath(t) for t in tables],
-              "format": "word-counts", "errors": "strict"}
-    if not source["paths"]:
+    source = Corpus("files", paths=tuple(os.fspath(t) for t in tables),
+                    file_format="word-counts")
+    if not source.paths:
         raise ConfigError("no word-count tables given")
     if language is None:
-        labels = {table_language(t) for t in source["paths"]}
+        labels = {table_language(t) for t in source.paths}
         language = labels.pop() if len(labels) == 1 else ""
     return engine_count(source, config, on_progress=on_progress, cancel=cancel,
                         language=language)

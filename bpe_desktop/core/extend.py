@@ -41,15 +41,7 @@ from bpe_desktop.core.extend_options import UNKNOWN_CHOICES
 from bpe_desktop.core.formats._common import BYTE_PIECES, byte_pieces_in
 from bpe_desktop.core.model import BPEModel, CorpusInfo, Merge
 from bpe_desktop.core.new_ids import NewIds, check_capacity, check_free, placed
-from bpe_desktop.core.training import (
-    CancelToken,
-    Corpus,
-    Progress,
-    _file_info,
-    _numbers,
-    _unpack_strings,
-    progress_from_engine,
-)
+from bpe_desktop.core.training import CancelToken, Corpus, Progress, _file_info
 
 #: What happens to characters the source cannot represent.
 UNKNOWN_POLICIES = tuple(UNKNOWN_CHOICES)
@@ -103,7 +95,7 @@ def extend(
     if new_ids is not None:
         check_free(new_ids, source)
     started = time.perf_counter()
-    table = engine_count(corpus._as_engine_source(), source.config, cancel=cancel)
+    table = engine_count(corpus, source.config, cancel=cancel)
     # Byte-level sources spell every character: their words need not come to Python.
     characters = Counter() if source.config.pretokenizer == "gpt2" else \
         _missing_characters(source, table.items())
@@ -116,13 +108,15 @@ def extend(
         wanted = merges if merges is not None else vocab_size - base.vocab_size
         check_capacity(new_ids, len(added) + wanted, len(added))
     counted = time.perf_counter()
-    raw = _train_on(base, table, merges, vocab_size, min_frequency, on_progress, cancel)
-    model = _extended_model(source, base, raw, corpus, table)
+    merging = time.perf_counter()
+    trained = _train_on(base, table, merges, vocab_size, min_frequency, on_progress, cancel)
+    merged = time.perf_counter()
+    model = _extended_model(source, base, trained, corpus, table)
     old = source.vocab_size
     given = tuple(range(old, model.vocab_size))
     if new_ids is not None:
         model, given = placed(model, old, new_ids), new_ids.take(len(given))
-    timings = {"counting": counted - started, "merging": raw["merge_seconds"],
+    timings = {"counting": counted - started, "merging": merged - merging,
                "total": time.perf_counter() - started}
     return ExtendResult(model, source, added, kept_unknown, given, len(table), timings,
                         tuple(sorted(as_bytes.items())))
@@ -218,38 +212,28 @@ def _symbols(base: BPEModel) -> tuple[list[str], bytes]:
     return [pieces[i] for i in ordinary_ids], symbol_of.tobytes()
 
 
-def _train_on(base, table, merges, vocab_size, min_frequency, on_progress, cancel) -> dict:
+def _train_on(base, table, merges, vocab_size, min_frequency, on_progress, cancel):
     """Every counted word as ``base`` encodes it (exactly its tokenizer), then the merge
-    loop on top (in the engine)."""
+    loop on top (in the engine): the engine's ``TrainedModel``."""
     config = base.config.replace(min_frequency=min_frequency, merges=None, vocab_size=None)
-    callback = None
-    if on_progress is not None:
-        def callback(raw: dict) -> None:
-            on_progress(progress_from_engine(raw))
     symbols, symbol_of = _symbols(base)
     # The engine counts blocked results like special tokens towards the size: the
     # source's ordinary tokens are in both its alphabet and the blocked list.
     engine_size = None if vocab_size is None else vocab_size + len(symbols)
-    started = time.perf_counter()
-    raw = _native.call(
+    return _native.call(
         _native.engine().train_extension, table._table, base.tokenizer()._native, symbol_of,
-        symbols, config, symbols, merges, engine_size, callback,
+        symbols, config, symbols, merges, engine_size, on_progress,
         cancel._flag if cancel is not None else None)
-    raw["merge_seconds"] = time.perf_counter() - started
-    return raw
 
 
-def _extended_model(source: BPEModel, base: BPEModel, raw: dict, corpus: Corpus,
+def _extended_model(source: BPEModel, base: BPEModel, trained, corpus: Corpus,
                     table) -> BPEModel:
-    tokens = _unpack_strings(raw["tokens"], raw["token_ends"])
-    left, right = _numbers(raw["merge_left"], "I"), _numbers(raw["merge_right"], "I")
-    counts = _numbers(raw["merge_counts"], "Q")
-    new = tuple(Merge(tokens[a], tokens[b], c) for a, b, c in zip(left, right, counts))
+    tokens = trained.tokens()
+    new = tuple(Merge(tokens[a], tokens[b], c) for a, b, c in trained.merges())
     created = list(dict.fromkeys(m.result for m in new))
     first_new = base.vocab_size
     merges = base.merges + new
     config = source.config.replace(merges=len(merges), vocab_size=None)
-    top, ends, top_counts = raw["words"].top(source.config.keep_words)
     text = f"{source.description} Extended with {len(new):,} merges." \
         if source.description else f"Extended with {len(new):,} merges."
     # The files, as training records them: an export verifies on their lines.
@@ -259,7 +243,7 @@ def _extended_model(source: BPEModel, base: BPEModel, raw: dict, corpus: Corpus,
     model = dataclasses.replace(
         base, config=config, merges=merges, final_counts=None, corpus=info,
         ids=base.ids + tuple(range(first_new, first_new + len(created))),
-        words=tuple(zip(_unpack_strings(top, ends), _numbers(top_counts, "Q"))),
+        words=tuple(trained.words.top(source.config.keep_words)),
         description=text.strip())
     _known_pieces(model, base.pieces + tuple(created))
     return model

@@ -36,7 +36,6 @@ from bpe_desktop.core.training import (
     Corpus,
     Progress,
     TrainResult,
-    progress_from_engine,
     result_from_engine,
     train,
 )
@@ -88,11 +87,11 @@ def count_languages(config: TrainConfig, *, cancel: CancelToken | None = None,
     files = language_paths(config)
     tables = []
     for paths in files.values():
-        source = {"kind": "files", "format": "word-counts" if word_counts else "text",
-                  "paths": [os.fspath(p) for p in paths] if word_counts
-                  else expand_inputs(paths), "errors": "strict"}
+        source = Corpus("files", paths=tuple(os.fspath(p) for p in paths) if word_counts
+                        else tuple(expand_inputs(paths)),
+                        file_format="word-counts" if word_counts else "text")
         if on_progress is not None:
-            on_progress(Progress("reading", 0, 0, 0, 0, None, None, None, 0.0))
+            on_progress(Progress("reading"))
         table = engine_count(source, config, cancel=cancel)
         tables.append(tuple(table.items()))
     return CountedLanguages(tuple(files), tuple(", ".join(p) for p in files.values()),
@@ -223,7 +222,7 @@ def dev_word_tables(dev: DevSet, codes: Sequence[str], config: TrainConfig,
     """Each language's development words, counted with the run's text rules."""
     tables = []
     for code in codes:
-        source = {"kind": "texts", "texts": ["\n".join(dev.texts[code])]}
+        source = Corpus("texts", texts=("\n".join(dev.texts[code]),))
         tables.append(engine_count(source, config, cancel=cancel).items())
     return tables
 
@@ -234,15 +233,9 @@ def _train_parity(tables: list[list[tuple[str, int]]], config: TrainConfig, dev:
     if not any(tables):
         raise CorpusError("the languages' corpora hold no words", reason="no-words")
     dev_words = dev_word_tables(dev, report.codes, config, cancel)
-    lines = tuple(dev.lines(c) for c in report.codes)
-    report = dataclasses.replace(report, dev_lines=lines)
-    labelled = None
-    if on_progress is not None:
-        def labelled(p: Progress) -> None:
-            on_progress(dataclasses.replace(p, languages=report.codes, language_lines=lines)
-                        if p.language_tokens else p)
+    report = dataclasses.replace(report, dev_lines=tuple(dev.lines(c) for c in report.codes))
     return train_parity_tables(tables, dev_words, config, report,
-                               on_progress=labelled, cancel=cancel)
+                               on_progress=on_progress, cancel=cancel)
 
 
 def train_parity_tables(
@@ -256,24 +249,24 @@ def train_parity_tables(
 ) -> TrainResult:
     """Parity-aware training on each language's (balanced) word table, trained as one
     table in first-seen order over the languages in order, and each language's
-    development words (both counted with the run's rules)."""
-    callback = None
-    if on_progress is not None:
-        def callback(raw: dict) -> None:
-            on_progress(progress_from_engine(raw))
+    development words (both counted with the run's rules). Progress reports name the
+    languages (``report.codes``) with their development lines (``report.dev_lines``; 0
+    when the report does not know them)."""
+    lines = report.dev_lines or (0,) * len(report.codes)
     started = time.perf_counter()
-    raw = _native.call(_native.engine().train_parity, tables, config,
-                       [list(t) for t in dev_words], config.parity_measure,
-                       config.parity_window, callback,
-                       cancel._flag if cancel is not None else None)
+    output = _native.call(_native.engine().train_parity, tables, config,
+                          [list(t) for t in dev_words], config.parity_measure,
+                          config.parity_window, list(zip(report.codes, lines)),
+                          on_progress, cancel._flag if cancel is not None else None)
     corpus = Corpus("word-counts")
-    result = result_from_engine(raw, corpus, config, time.perf_counter() - started)
+    result = result_from_engine(output, corpus, config, time.perf_counter() - started)
+    trace = output.parity
     report = dataclasses.replace(
         report,
-        dev_chars=tuple(raw["dev_chars"]),
-        dev_tokens_before=tuple(raw["dev_tokens_before"]),
-        dev_tokens_after=tuple(raw["dev_tokens_after"]),
-        chosen=tuple(raw["chosen"]),
+        dev_chars=tuple(trace.dev_chars),
+        dev_tokens_before=tuple(trace.dev_tokens_before),
+        dev_tokens_after=tuple(trace.dev_tokens_after),
+        chosen=tuple(trace.chosen),
     )
     return dataclasses.replace(result, languages=report)
 

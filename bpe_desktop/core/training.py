@@ -52,7 +52,8 @@ REPLACEABLE_REASONS = ("not-utf8", "nul-byte")
 class Corpus:
     """What to train on: files, in-memory texts, or a word-frequency table.
 
-    Build one with :meth:`from_files`, :meth:`from_texts` or :meth:`from_word_counts`.
+    Build one with :meth:`from_files`, :meth:`from_texts` or :meth:`from_word_counts`. The
+    engine reads it from its attributes.
     """
 
     kind: str
@@ -122,55 +123,22 @@ class Corpus:
                 )
         return cls("word-counts", word_counts=items)
 
-    def _as_engine_source(self) -> dict:
-        if self.kind == "files":
-            return {"kind": "files", "paths": list(self.paths), "format": self.file_format,
-                    "errors": self.errors}
-        if self.kind == "texts":
-            return {"kind": "texts", "texts": list(self.texts)}
-        return {"kind": "word-counts", "items": list(self.word_counts)}
+    @classmethod
+    def from_table_texts(cls, tables: Iterable[str]) -> Corpus:
+        """Word-count tables held in memory (the partial tables of a distributed count),
+        read as table files are; errors name them "table piece N"."""
+        return cls("tables", texts=tuple(tables))
 
 
-@dataclass(frozen=True)
-class Progress:
-    """A snapshot of a running training, delivered to ``on_progress``."""
-
-    stage: str
-    bytes_done: int
-    bytes_total: int
-    words: int
-    merges_done: int
-    #: The merge target when known (``merges`` option or vocabulary room), else None.
-    merges_target: int | None
-    #: The pair merged last and its count at that moment.
-    pair: tuple[str, str] | None
-    count: int | None
-    elapsed: float
-    #: Counts of every merge since the previous report, in order (for live plots).
-    new_counts: tuple[int, ...] = ()
-    #: Parity-aware training: each language's development-set tokens now, the languages'
-    #: codes and their development lines (else empty).
-    language_tokens: tuple[int, ...] = ()
-    languages: tuple[str, ...] = ()
-    language_lines: tuple[int, ...] = ()
-
-    def tokens_per_line(self) -> dict[str, float]:
-        """Each language's development tokens per line now (empty for other runs)."""
-        return {code: tokens / max(1, lines) for code, tokens, lines
-                in zip(self.languages, self.language_tokens, self.language_lines)}
-
-    @property
-    def fraction(self) -> float | None:
-        """Completion of the current stage in [0, 1], or None when unknown."""
-        if self.stage == "done":
-            return 1.0
-        if self.stage == "merging":
-            if self.merges_target:
-                return min(1.0, self.merges_done / self.merges_target)
-            return None
-        if self.bytes_total:
-            return min(1.0, self.bytes_done / self.bytes_total)
-        return None
+#: A snapshot of a running training (or counting), delivered to ``on_progress``: the
+#: engine's own report, a frozen class with ``stage``, ``bytes_done``, ``bytes_total``,
+#: ``words``, ``merges_done``, ``merges_target`` (None when unknown), ``pair`` (the pair
+#: merged last, or None) and its ``count``, ``elapsed`` seconds, ``new_counts`` (the count
+#: of every merge since the previous report), for parity-aware runs ``language_tokens``,
+#: ``languages`` and ``language_lines`` (else empty), ``fraction`` (the stage's completion
+#: in [0, 1], or None) and ``tokens_per_line()``. Python code reporting a stage of its own
+#: builds one as ``Progress("reading", words=...)`` (every count defaults to 0).
+Progress = _native.engine().Progress
 
 
 class CancelToken:
@@ -258,73 +226,64 @@ def train(
             workdir = stack.enter_context(tempfile.TemporaryDirectory(prefix="bpe-protected-"))
             engine_corpus, engine_config, occurrences = _cut_protected(corpus, config, cancel,
                                                                        workdir)
-        engine = _native.engine()
-        callback = None
-        if on_progress is not None:
-            def callback(raw: dict) -> None:
-                on_progress(progress_from_engine(raw))
         started = time.perf_counter()
-        raw = _native.call(
-            engine.train,
-            engine_corpus._as_engine_source(),
+        output = _native.call(
+            _native.engine().train,
+            engine_corpus,
             engine_config,  # the engine reads the options from its attributes
-            callback,
+            on_progress,
             cancel._flag if cancel is not None else None,
-            None if constraints is None or constraints.empty else constraints.engine_dict(),
+            None if constraints is None or constraints.empty else constraints,
         )
     total = time.perf_counter() - started
-    return result_from_engine(raw, corpus, config, total, occurrences)
+    return result_from_engine(output, corpus, config, total, occurrences)
 
 
-def result_from_engine(raw: dict, corpus: Corpus, config: TrainConfig, total: float,
+def result_from_engine(output, corpus: Corpus, config: TrainConfig, total: float,
                        occurrences: Mapping[str, int] | None = None) -> TrainResult:
-    """The TrainResult of an engine training's result dict; ``occurrences``: the count of
-    each protected string cut out of the text before the engine read it."""
-    timings = {"counting": raw["count_seconds"], "merging": raw["merge_seconds"],
+    """The TrainResult of an engine training's ``TrainOutput``; ``occurrences``: the count
+    of each protected string cut out of the text before the engine read it."""
+    timings = {"counting": output.count_seconds, "merging": output.merge_seconds,
                "total": total}
-    info = _corpus_info(corpus, raw, occurrences is not None)
-    model = _engine_held_model(raw, config, info, occurrences)
+    trained = output.trained
+    info = _corpus_info(corpus, output, occurrences is not None)
+    model = _engine_held_model(trained, config, info, occurrences)
     if model is None:
-        model = _python_model(raw, config, info, occurrences)
-    return TrainResult(model=model, timings=timings, _words=raw["words"])
+        model = _python_model(trained, config, info, occurrences)
+    return TrainResult(model=model, timings=timings, _words=trained.words)
 
 
-def _engine_held_model(raw: dict, config: TrainConfig, info: CorpusInfo,
+def _engine_held_model(trained, config: TrainConfig, info: CorpusInfo,
                        occurrences: Mapping[str, int] | None) -> BPEModel | None:
     """The trained model held by the engine, as a loaded model is (no Python object per
     token or merge), or None where the model file's rules refuse its lists."""
     protected = [] if occurrences is None else [(p, occurrences.get(p, 0))
                                                 for p in config.protected]
-    held = raw["trained"].model(raw["words"], config.keep_words, MAX_KEPT_WORD_CHARS,
-                                protected, [(t.id, t.piece) for t in config.special_tokens])
+    held = trained.model(config.keep_words, MAX_KEPT_WORD_CHARS, protected,
+                         [(t.id, t.piece) for t in config.special_tokens])
     return None if held is None else BPEModel.from_engine(held, config=config, corpus=info)
 
 
-def _python_model(raw: dict, config: TrainConfig, info: CorpusInfo,
-                  occurrences: Mapping[str, int] | None) -> BPEModel:
+def _python_model(trained, config: TrainConfig, info: CorpusInfo,
+                 occurrences: Mapping[str, int] | None) -> BPEModel:
     """The model of a run the model file's rules refuse (see ``TrainedModel.model``), built
-    in Python, whose checks then say what is wrong when it is used or saved."""
-    # The engine hands large results over packed (it builds no Python objects while holding
-    # the GIL); they are unpacked here in plain bytecode, which a GUI thread can interrupt.
-    tokens = _unpack_strings(raw["tokens"], raw["token_ends"])
-    left, right = _numbers(raw["merge_left"], "I"), _numbers(raw["merge_right"], "I")
-    counts = _numbers(raw["merge_counts"], "Q")
-    words, word_ends, word_counts = raw["words"].top(config.keep_words)
+    in Python from the engine's ``TrainedModel``, whose checks then say what is wrong when
+    it is used or saved."""
+    tokens = trained.tokens()
     model = BPEModel(
         config=config,
-        alphabet=tuple(tokens[:raw["alphabet_len"]]),
-        merges=tuple(map(Merge, map(tokens.__getitem__, left), map(tokens.__getitem__, right),
-                         counts)),
+        alphabet=tuple(tokens[:trained.alphabet_len]),
+        merges=tuple(Merge(tokens[left], tokens[right], count)
+                     for left, right, count in trained.merges()),
         corpus=info,
-        words=tuple((w, c) for w, c in zip(_unpack_strings(words, word_ends),
-                                           _numbers(word_counts, "Q"))
+        words=tuple((w, c) for w, c in trained.words.top(config.keep_words)
                     if len(w) <= MAX_KEPT_WORD_CHARS),
     )
     if occurrences is not None:
         # Protected strings are base symbols placed first, taking the ids after the
         # specials; the engine never saw them (each occurrence was cut out of the text).
         model = dataclasses.replace(model, alphabet=(*config.protected, *model.alphabet))
-    return dataclasses.replace(model, final_counts=_final_counts(model, tokens, raw["words"],
+    return dataclasses.replace(model, final_counts=_final_counts(model, tokens, trained.words,
                                                                  occurrences))
 
 
@@ -351,7 +310,7 @@ def _cut_protected(corpus: Corpus, config: TrainConfig, cancel,
     elif corpus.file_format == "word-counts":
         from bpe_desktop.core.counting import engine_count
 
-        table = engine_count(corpus._as_engine_source(), config.replace(protected=()),
+        table = engine_count(corpus, config.replace(protected=()),
                              cancel=cancel)
         cut = Corpus.from_word_counts(protect.cut_words(table.items(), counts))
     else:
@@ -420,7 +379,7 @@ def _final_counts(model: BPEModel, tokens: list[str], words,
     except ConfigError:
         return None
     final = [0] * size
-    for piece, count in zip(tokens, _numbers(words.final_counts(), "Q")):
+    for piece, count in zip(tokens, words.final_counts()):
         if count:
             final[ids[piece]] = count
     for piece, count in (protected or {}).items():
@@ -428,38 +387,9 @@ def _final_counts(model: BPEModel, tokens: list[str], words,
     return tuple(final)
 
 
-def _numbers(packed: bytes, kind: str) -> list[int]:
-    """Native-endian unsigned integers (``kind``: "I" 32-bit, "Q" 64-bit) as a list."""
-    return memoryview(packed).cast(kind).tolist()
-
-
-def _unpack_strings(text: bytes, ends: bytes) -> list[str]:
-    """Strings packed back to back, with each one's end counted in code points."""
-    whole = text.decode("utf-8")
-    ends = _numbers(ends, "Q")
-    return list(map(whole.__getitem__, map(slice, [0, *ends[:-1]], ends)))
-
-
-def progress_from_engine(raw: dict) -> Progress:
-    pair = raw.get("pair")
-    return Progress(
-        stage=raw["stage"],
-        bytes_done=raw["bytes_done"],
-        bytes_total=raw["bytes_total"],
-        words=raw["words"],
-        merges_done=raw["merges_done"],
-        merges_target=raw.get("merges_target"),
-        pair=tuple(pair) if pair is not None else None,
-        count=raw.get("count"),
-        elapsed=raw["elapsed"],
-        new_counts=tuple(raw.get("new_counts", ())),
-        language_tokens=tuple(raw.get("language_tokens", ())),
-    )
-
-
-def _corpus_info(corpus: Corpus, raw: dict, read_here: bool = False) -> CorpusInfo:
+def _corpus_info(corpus: Corpus, output, read_here: bool = False) -> CorpusInfo:
     files: Sequence[CorpusFile] = tuple(
-        CorpusFile(path=f["path"], size=f["size"], sha256=f["sha256"]) for f in raw["files"]
+        CorpusFile(path=path, size=size, sha256=sha256) for path, size, sha256 in output.files
     )
     if read_here and corpus.kind == "files":  # the engine read texts cut from these files
         files = tuple(_file_info(p) for p in corpus.paths)
@@ -467,10 +397,10 @@ def _corpus_info(corpus: Corpus, raw: dict, read_here: bool = False) -> CorpusIn
         kind=corpus.kind if corpus.kind != "files" or corpus.file_format == "text"
         else "word-count-files",
         files=files,
-        total_words=raw["total_words"],
-        distinct_words=raw["distinct_words"],
-        characters=raw["characters"],
-        unknown_characters=raw["unknown_characters"],
+        total_words=output.total_words,
+        distinct_words=len(output.trained.words),
+        characters=output.characters,
+        unknown_characters=output.unknown_characters,
     )
 
 

@@ -10,20 +10,36 @@ pub const REPORT_INTERVAL: Duration = Duration::from_millis(50);
 
 pub use crate::options::Stage;
 
-#[derive(Debug, Clone)]
+// Python sees this very struct as `bpe_desktop.core.Progress` (its methods are in
+// `python::progress`): one definition of a report for the engine and every consumer.
+/// A snapshot of a running training (or counting), delivered to the progress callback:
+/// frozen, compared by value. `Progress(stage, bytes_done=0, ...)` builds one.
+#[cfg_attr(feature = "python", pyo3::pyclass(module = "bpe_desktop._engine", frozen, eq))]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Progress {
     pub stage: Stage,
+    /// Bytes read of the corpus and its size (0 when unknown: in-memory texts, tables).
     pub bytes_done: u64,
     pub bytes_total: u64,
+    /// Words counted so far (reading), or distinct words (merging).
     pub words: u64,
     pub merges_done: u64,
+    /// The merge target when known (`merges` option or vocabulary room).
     pub merges_target: Option<u64>,
+    /// The pair merged last and its count at that moment.
     pub pair: Option<(String, String)>,
     pub count: Option<u64>,
+    /// Seconds since the run started.
     pub elapsed: f64,
+    /// Counts of every merge since the previous report, in order (for live plots).
     pub new_counts: Vec<u64>,
     /// Parity-aware training: each language's development tokens now (else empty).
     pub language_tokens: Vec<u64>,
+    /// Parity-aware training: the languages' codes and development lines, in the order
+    /// of `language_tokens`. The trainer knows languages by index only: the caller that
+    /// names them (the binding) fills these in.
+    pub languages: Vec<String>,
+    pub language_lines: Vec<u64>,
 }
 
 impl Progress {
@@ -41,6 +57,21 @@ impl Progress {
             elapsed: 0.0,
             new_counts: Vec::new(),
             language_tokens: Vec::new(),
+            languages: Vec::new(),
+            language_lines: Vec::new(),
+        }
+    }
+
+    /// Completion of the current stage in [0, 1], or None when unknown.
+    pub fn fraction(&self) -> Option<f64> {
+        match self.stage {
+            Stage::Done => Some(1.0),
+            Stage::Merging => match self.merges_target {
+                Some(target) if target > 0 => Some((self.merges_done as f64 / target as f64).min(1.0)),
+                _ => None,
+            },
+            _ if self.bytes_total > 0 => Some((self.bytes_done as f64 / self.bytes_total as f64).min(1.0)),
+            _ => None,
         }
     }
 }
@@ -92,5 +123,23 @@ impl<'a> Reporter<'a> {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fraction_is_the_stage_measure_done_capped_at_one() {
+        let merging = |done, target| Progress { merges_done: done, merges_target: target, ..Progress::at(Stage::Merging) };
+        assert_eq!(merging(50, Some(200)).fraction(), Some(0.25));
+        assert_eq!(merging(5, None).fraction(), None);
+        assert_eq!(merging(0, Some(0)).fraction(), None);
+        let reading = |done, total| Progress { bytes_done: done, bytes_total: total, ..Progress::at(Stage::Reading) };
+        assert_eq!(reading(30, 120).fraction(), Some(0.25));
+        assert_eq!(reading(130, 120).fraction(), Some(1.0));
+        assert_eq!(reading(0, 0).fraction(), None);
+        assert_eq!(Progress::at(Stage::Done).fraction(), Some(1.0));
     }
 }

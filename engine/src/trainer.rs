@@ -464,17 +464,13 @@ impl<'a, S: Sym> Trainer<'a, S> {
     fn progress(&self, merges: &[MergeRecord], new_counts: Vec<u64>) -> Progress {
         let last = merges.last();
         Progress {
-            stage: Stage::Merging,
-            bytes_done: 0,
-            bytes_total: 0,
             words: self.words.len() as u64,
             merges_done: merges.len() as u64,
             merges_target: self.target(merges.len() as u64),
             pair: last.map(|m| (self.tokens[m.left as usize].clone(), self.tokens[m.right as usize].clone())),
             count: last.map(|m| m.count),
-            elapsed: 0.0,
             new_counts,
-            language_tokens: Vec::new(),
+            ..Progress::at(Stage::Merging)
         }
     }
 

@@ -7,7 +7,6 @@ import io
 import os
 import subprocess
 import sys
-from types import SimpleNamespace
 
 import pytest
 
@@ -213,11 +212,9 @@ def _progress(**kw):
     base = dict(stage="merging", bytes_done=0, bytes_total=0, words=0, merges_done=50,
                 merges_target=200, pair=("l", "o"), count=7, elapsed=3.0, new_counts=())
     base.update(kw)
-    p = SimpleNamespace(**base)
     from bpe_desktop.core.training import Progress
 
-    p.fraction = Progress.fraction.fget(p)
-    return p
+    return Progress(**base)
 
 
 class FakeStream(io.StringIO):

@@ -500,7 +500,7 @@ def _engine_options(**changes):
 ])
 def test_engine_checks_every_number_itself(changes, message):
     """The engine validates what it is given, whoever calls it (not only TrainConfig)."""
-    source = {"kind": "texts", "texts": [TEXT]}
+    source = Corpus.from_texts([TEXT])
     with pytest.raises(ConfigError, match=message.replace("(", r"\(")):
         _native.engine().train(source, _engine_options(**changes))
 
@@ -518,14 +518,13 @@ def test_bad_corpus_values_are_documented_errors():
     engine = _native.engine()
     options = _engine_options()
     with pytest.raises(CorpusError, match="text 1"):
-        engine.train({"kind": "texts", "texts": ["fine", "lone \ud800 surrogate"]}, options)
+        engine.train(Corpus("texts", texts=("fine", "lone \ud800 surrogate")), options)
     with pytest.raises(CorpusError, match="word count entry 0"):
-        engine.train({"kind": "word-counts", "items": [("\udcff", 3)]}, options)
+        engine.train(Corpus("word-counts", word_counts=(("\udcff", 3),)), options)
     with pytest.raises(ConfigError, match="corpus path 0"):
-        engine.train({"kind": "files", "paths": [7], "format": "text", "errors": "strict"},
-                     options)
+        engine.train(Corpus("files", paths=(7,)), options)
     with pytest.raises(ConfigError, match="unknown corpus kind"):
-        engine.train({"kind": "mystery"}, options)
+        engine.train(Corpus("mystery"), options)
 
 
 def test_tokenizer_arguments_are_documented_errors():

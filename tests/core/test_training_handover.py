@@ -1,16 +1,15 @@
-"""The trained result crosses from the engine packed (strings back to back with their ends
-in code points, numbers as bytes): unpacked, it is the same as the engine's word table
-read another way (``word_segmentations``, built directly as Python objects)."""
+"""The trained result crosses from the engine typed (``TrainOutput``, its ``TrainedModel``):
+read as the Python lists a refused model is built from, it is the same as the engine's
+word table read another way (``word_segmentations``) and as the engine-held model."""
 
 from __future__ import annotations
 
-import sys
 from collections import Counter
 
 import pytest
 
-from bpe_desktop.core import Corpus, TrainConfig, train
-from bpe_desktop.core.training import _numbers, _unpack_strings
+from bpe_desktop.core import Corpus, TrainConfig, _native, train
+from bpe_desktop.core.training import MAX_KEPT_WORD_CHARS, _python_model, result_from_engine
 
 TEXTS = [
     "naïve café 東京 東京都 über straße 🙂🙂 a\u0301 e\u0301e\u0301 " * 3,
@@ -19,17 +18,26 @@ TEXTS = [
 ]
 
 
-def test_packed_strings_round_trip_with_characters_of_every_width():
-    items = ["a", "é", "東京", "🙂", "a\u0301", "x" * 1000, "Ġthe"]
-    text = "".join(items).encode("utf-8")
-    ends, total = [], 0
-    for item in items:
-        total += len(item)
-        ends.append(total)
-    packed_ends = b"".join(e.to_bytes(8, sys.byteorder) for e in ends)  # as the engine packs
-    assert _unpack_strings(text, packed_ends) == items
-    assert _unpack_strings(b"", b"") == []
-    assert _numbers(b"", "Q") == []
+@pytest.mark.parametrize("preset", ["default", "gpt2", "sennrich"])
+def test_the_trained_lists_read_in_python_make_the_engine_held_model(preset):
+    """Tokens, merges (as token indices), kept words and final counts of every width of
+    character: the model built from them in Python equals the one the engine built."""
+    cfg = TrainConfig.preset(preset, vocab_size=300) if preset != "default" else \
+        TrainConfig(vocab_size=300)
+    corpus, cfg = Corpus.from_texts(TEXTS), cfg.with_byte_tokens()
+    output = _native.engine().train(corpus, cfg)
+    model = result_from_engine(output, corpus, cfg, 0.0).model
+    trained = output.trained
+    tokens = trained.tokens()
+    assert all(type(t) is str for t in tokens) and len(set(tokens)) == len(tokens)
+    assert all(type(n) is int for m in trained.merges() for n in m)
+    rebuilt = _python_model(trained, cfg, model.corpus, None)
+    assert [(m.left, m.right, m.count) for m in rebuilt.merges] == \
+        [(m.left, m.right, m.count) for m in model.merges]
+    assert rebuilt.pieces == model.pieces
+    assert rebuilt.words == model.words
+    assert rebuilt.final_counts == model.final_counts
+    assert all(len(w) <= MAX_KEPT_WORD_CHARS for w, _ in rebuilt.words)
 
 
 @pytest.mark.parametrize("preset", ["default", "gpt2", "sennrich"])

@@ -42,7 +42,8 @@ pub struct ParityRule {
     pub window: usize,
 }
 
-/// What parity training learns beyond the plain result.
+/// What parity training learns beyond the plain result (Python: `TrainOutput.parity`).
+#[cfg_attr(feature = "python", pyo3::pyclass(module = "bpe_desktop._engine", frozen, get_all))]
 #[derive(Debug, Clone, Default)]
 pub struct ParityTrace {
     /// Per merge, the index of the language that chose it.

@@ -5,7 +5,6 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
 
 use super::options::{parse_source, text_rules};
 use super::training::{reporting, CancelFlag};
@@ -61,14 +60,14 @@ pub(super) fn count_lines(py: Python<'_>, path: PathBuf, cancel: Option<Py<Cance
     })
 }
 
-/// Count the words of a corpus (as training would, with the text rules of `config`, a
+/// Count the words of `source`, a `Corpus` (as training would, with the text rules of `config`, a
 /// `TrainConfig`), on `threads` threads, without training. Progress and cancellation as
 /// for `train`.
 #[pyfunction]
 #[pyo3(signature = (source, config, threads, progress=None, cancel=None))]
 pub(super) fn count_words(
     py: Python<'_>,
-    source: &Bound<'_, PyDict>,
+    source: &Bound<'_, PyAny>,
     config: &Bound<'_, PyAny>,
     threads: usize,
     progress: Option<Py<PyAny>>,

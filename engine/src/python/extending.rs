@@ -7,12 +7,12 @@
 //! merge makes a new token and no existing token gains a second merge.
 
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict};
+use pyo3::types::PyBytes;
 
 use super::counting::WordCountTable;
 use super::options::train_settings;
 use super::tokenizer::{helpers, PyTokenizer};
-use super::training::{reporting, trained_dict, CancelFlag};
+use super::training::{reporting, unk_piece_or_default, CancelFlag, TrainedModel};
 use super::{config_error, engine, guard};
 use crate::encoder::batch;
 use crate::symbols::{narrow_fits, AnyTable, Sym, WordTable, UNK};
@@ -22,7 +22,7 @@ use crate::trainer;
 /// symbols by `symbol_of` (native-endian u32 per token id: an index into `alphabet`, or
 /// `UNK` = 2**32-1 for a symbol never merged: special and unknown tokens). `merges` /
 /// `vocab_size` as in `TrainConfig` (the size counts `blocked` like special tokens);
-/// returns the dict of `train` (no files).
+/// returns what merging learned (a `TrainedModel`).
 #[pyfunction]
 #[pyo3(signature = (table, tokenizer, symbol_of, alphabet, config, blocked, merges=None, vocab_size=None, progress=None, cancel=None))]
 #[allow(clippy::too_many_arguments)]
@@ -38,7 +38,7 @@ pub(super) fn train_extension<'py>(
     vocab_size: Option<u64>,
     progress: Option<Py<PyAny>>,
     cancel: Option<Py<CancelFlag>>,
-) -> PyResult<Bound<'py, PyDict>> {
+) -> PyResult<Py<TrainedModel>> {
     guard(|| {
         let (settings, unk_piece) = train_settings(py, config)?;
         let raw = symbol_of.as_bytes();
@@ -87,6 +87,6 @@ pub(super) fn train_extension<'py>(
             trainer::train_on(&pool, alphabet, table, &opts, reporter)
         })?;
         let trained = engine(py, result)?;
-        trained_dict(py, trained, unk_piece.unwrap_or_else(|| "\u{fffd}".into()))
+        TrainedModel::new(py, trained, unk_piece_or_default(unk_piece))
     })
 }

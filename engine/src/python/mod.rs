@@ -7,8 +7,8 @@
 //! `EncodeError`, never `TypeError` or `UnicodeEncodeError`.
 //!
 //! This file holds the module and the error helpers every binding uses; the bindings
-//! themselves are in [`options`] (reading a `TrainConfig`), [`training`], [`tokenizer`]
-//! and [`counting`].
+//! themselves are in [`options`] (reading a `TrainConfig`), [`training`] (with
+//! [`progress`] and [`extending`]), [`tokenizer`], [`model`] and [`counting`].
 
 use std::any::Any;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -24,6 +24,7 @@ mod ids;
 mod json;
 mod model;
 mod options;
+mod progress;
 mod tokenizer;
 mod training;
 
@@ -129,13 +130,6 @@ fn extract_items<'py, T: pyo3::conversion::FromPyObjectOwned<'py>>(
     list.iter().enumerate().map(|(i, item)| extract(item, &format!("{what} {i}"), class)).collect()
 }
 
-fn get<'py, T: pyo3::conversion::FromPyObjectOwned<'py>>(d: &Bound<'py, PyDict>, key: &str) -> PyResult<T> {
-    match d.get_item(key)? {
-        Some(v) => extract(&v, &format!("option {key}"), "ConfigError"),
-        None => Err(to_py_err(d.py(), EngineError::Config(format!("missing option {key}")))),
-    }
-}
-
 fn config_error<T>(py: Python<'_>, message: String) -> PyResult<T> {
     Err(to_py_err(py, EngineError::Config(message)))
 }
@@ -201,6 +195,9 @@ fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<CancelFlag>()?;
     m.add_class::<WordTableView>()?;
     m.add_class::<training::TrainedModel>()?;
+    m.add_class::<training::PyTrainOutput>()?;
+    m.add_class::<crate::progress::Progress>()?;
+    m.add_class::<crate::parity::ParityTrace>()?;
     m.add_class::<PyTokenizer>()?;
     m.add_class::<ids::Ids>()?;
     m.add_function(wrap_pyfunction!(train, m)?)?;

@@ -1,12 +1,11 @@
-//! Reading a Python `TrainConfig`, `SpecialToken` and corpus description into the
-//! engine's settings.
+//! Reading a Python `TrainConfig`, `SpecialToken`, `Corpus` and `Constraints` into the
+//! engine's settings, from their attributes.
 
 use std::path::PathBuf;
 
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
 
-use super::{config_error, engine, extract, extract_items, get};
+use super::{config_error, engine, extract, extract_items};
 use crate::corpus::Source;
 use crate::encoder::SpecialRole;
 use crate::text::{Boundary, Normalization, PreTokenizer, TextRules};
@@ -99,39 +98,33 @@ pub(super) fn train_settings(py: Python<'_>, config: &Bound<'_, PyAny>) -> PyRes
     Ok((settings, unk_piece))
 }
 
-pub(super) fn parse_source(py: Python<'_>, source: &Bound<'_, PyDict>) -> PyResult<Source> {
-    let kind: String = get(source, "kind")?;
-    let item = |key: &str| -> PyResult<Bound<'_, PyAny>> {
-        match source.get_item(key)? {
-            Some(v) => Ok(v),
-            None => config_error(py, format!("missing corpus entry {key}")),
-        }
-    };
+/// A `Corpus` (`bpe_desktop.core.training`), read from its attributes: `kind` ("files",
+/// "texts", "word-counts", or "tables": word-count table texts held in memory), `paths`
+/// with `file_format` and `errors`, `texts` or `word_counts`.
+pub(super) fn parse_source(py: Python<'_>, corpus: &Bound<'_, PyAny>) -> PyResult<Source> {
+    let kind: String = extract(&corpus.getattr("kind")?, "corpus kind", "ConfigError")?;
+    let attribute = |name: &str| corpus.getattr(name);
     Ok(match kind.as_str() {
         "files" => Source::Files {
-            paths: extract_items::<PathBuf>(&item("paths")?, "corpus path", "ConfigError")?,
-            word_counts: get::<String>(source, "format")? == "word-counts",
-            lossy: get::<String>(source, "errors")? == "replace",
+            paths: extract_items::<PathBuf>(&attribute("paths")?, "corpus path", "ConfigError")?,
+            word_counts: extract::<String>(&attribute("file_format")?, "corpus file format", "ConfigError")? == "word-counts",
+            lossy: extract::<String>(&attribute("errors")?, "corpus errors", "ConfigError")? == "replace",
         },
-        "texts" => Source::Texts(extract_items(&item("texts")?, "text", "CorpusError")?),
-        "word-counts" => Source::WordCounts(extract_items(&item("items")?, "word count entry", "CorpusError")?),
-        "tables" => Source::Tables(extract_items(&item("tables")?, "table", "CorpusError")?),
+        "texts" => Source::Texts(extract_items(&attribute("texts")?, "text", "CorpusError")?),
+        "word-counts" => Source::WordCounts(extract_items(&attribute("word_counts")?, "word count entry", "CorpusError")?),
+        "tables" => Source::Tables(extract_items(&attribute("texts")?, "table", "CorpusError")?),
         other => return config_error(py, format!("unknown corpus kind {other:?}")),
     })
 }
 
-/// Linguistic constraints as `core.constraints` hands them over: `segmentations` (lists of
-/// morphs), `separator` (str or None), `forbidden` ((left, right) pieces).
-pub(super) fn apply_constraints(py: Python<'_>, settings: &mut TrainSettings, given: &Bound<'_, PyDict>) -> PyResult<()> {
-    let item = |key: &str| given.get_item(key);
-    if let Some(v) = item("segmentations")? {
-        settings.constraints.segmentations = extract_items(&v, "segmentation", "ConfigError")?;
-    }
-    if let Some(v) = item("separator")? {
-        settings.constraints.separator = extract(&v, "separator", "ConfigError")?;
-    }
-    if let Some(v) = item("forbidden")? {
-        settings.merge.forbidden = extract_items(&v, "forbidden pair", "ConfigError")?;
-    }
+/// Linguistic `Constraints` (`core.constraints`), read from their attributes: `segmentations`
+/// (tuples of morphs; a single morph cuts nothing), `separator` ("": none), `forbidden`
+/// ((left, right) pieces).
+pub(super) fn apply_constraints(py: Python<'_>, settings: &mut TrainSettings, given: &Bound<'_, PyAny>) -> PyResult<()> {
+    let segmentations: Vec<Vec<String>> = extract_items(&given.getattr("segmentations")?, "segmentation", "ConfigError")?;
+    settings.constraints.segmentations = segmentations.into_iter().filter(|s| s.len() > 1).collect();
+    let separator: String = extract(&given.getattr("separator")?, "separator", "ConfigError")?;
+    settings.constraints.separator = (!separator.is_empty()).then_some(separator);
+    settings.merge.forbidden = extract_items(&given.getattr("forbidden")?, "forbidden pair", "ConfigError")?;
     engine(py, settings.validate())
 }

@@ -1,21 +1,22 @@
-//! `train`: the training entry point, its cancellation flag, progress reports and the
-//! table of trained words.
+//! `train`: the training entry point, its cancellation flag, progress reports (the
+//! engine's `Progress`, handed over as it is) and its typed result (`TrainOutput`).
 //!
-//! Large results are handed over packed (strings back to back with their ends, numbers as
-//! native-endian bytes), built without the GIL: building 100,000 Python tuples here held
-//! it for 20-30 ms, stalling a GUI thread that waited for it. Python unpacks them in
-//! ordinary bytecode, which lets other threads in every switch interval.
+//! What merging learned stays in the engine (`TrainedModel`): the model is built from it
+//! there, as a loaded model is, so a training's result is never a Python object per token,
+//! merge or word. Only a model the file's rules refuse, or an extension, reads the tokens,
+//! merges and kept words as Python lists.
 
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::ffi::OsString;
 use std::sync::{Arc, Mutex};
 
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyList};
 
 use super::options::{apply_constraints, parse_source, train_settings};
-use super::{engine, guard};
+use super::{config_error, engine, guard};
 use super::model::PyModel;
 use crate::model_file::Words;
+use crate::parity::ParityTrace;
 use crate::progress::{Progress, Reporter};
 use crate::trained_model::{trained_vocabulary, TrainedLists};
 use crate::trainer::{MergeRecord, Trained};
@@ -44,7 +45,8 @@ impl CancelFlag {
     }
 }
 
-/// The training words with their final segmentation (kept in Rust; read on demand).
+/// The training words with their final segmentation (kept in Rust; read on demand), and
+/// the tokens their segmentations are made of (the alphabet, then every merge's result).
 #[pyclass(module = "bpe_desktop._engine", frozen)]
 pub(super) struct WordTableView {
     table: AnyTable,
@@ -59,29 +61,21 @@ impl WordTableView {
         guard(|| Ok(self.table.len()))
     }
 
-    /// The `n` most frequent words, ties in first-seen order, packed: (words, their ends
-    /// in code points, counts as native-endian u64) — see `Packed`.
-    fn top<'py>(&self, py: Python<'py>, n: usize) -> PyResult<PackedBytes<'py>> {
+    /// The `n` most frequent words with their counts, ties in first-seen order.
+    fn top(&self, py: Python<'_>, n: usize) -> PyResult<Vec<(&str, u64)>> {
         guard(|| {
             let (words, counts) = (self.table.words(), self.table.counts());
             // Selecting among millions of words takes tens of ms: without the GIL, so a
             // GUI thread waiting for it is not stalled.
-            let (words, counts) = py.detach(|| {
-                let order = most_frequent(counts, n);
-                let packed = Packed::strings(order.iter().map(|&i| words.get(i)));
-                (packed, ne_bytes_u64(order.iter().map(|&i| counts[i])))
-            });
-            Ok((words.text_bytes(py), words.ends_bytes(py), PyBytes::new(py, &counts)))
+            let order = py.detach(|| most_frequent(counts, n));
+            Ok(order.into_iter().map(|i| (words.get(i), counts[i])).collect())
         })
     }
 
     /// How often each token occurs in the final segmentation of every training word (each
-    /// word weighted by its count), by engine token index, as native-endian u64 bytes.
-    fn final_counts<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyBytes>> {
-        guard(|| {
-            let counts = py.detach(|| ne_bytes_u64(self.token_counts().into_iter()));
-            Ok(PyBytes::new(py, &counts))
-        })
+    /// word weighted by its count), by token index.
+    fn final_counts(&self, py: Python<'_>) -> PyResult<Vec<u64>> {
+        guard(|| Ok(py.detach(|| self.token_counts())))
     }
 
     /// (word, count, pieces) in first-seen order.
@@ -132,37 +126,58 @@ impl WordTableView {
     }
 }
 
-/// What merging learned, kept in the engine until the model is built from it
-/// (`TrainedModel.model`).
+/// What merging learned: the merges and the word table they segment, kept in the engine
+/// until the model is built from them (`model`).
 #[pyclass(module = "bpe_desktop._engine", frozen)]
 pub(super) struct TrainedModel {
-    tokens: Vec<String>,
     alphabet_len: usize,
     merges: Vec<MergeRecord>,
+    words: Py<WordTableView>,
 }
 
 #[pymethods]
 impl TrainedModel {
+    /// The training words with their final segmentation.
+    #[getter]
+    fn words(&self, py: Python<'_>) -> Py<WordTableView> {
+        self.words.clone_ref(py)
+    }
+
+    /// How many of `tokens()` are the alphabet (the rest are merges' results).
+    #[getter]
+    fn alphabet_len(&self) -> usize {
+        self.alphabet_len
+    }
+
+    /// The alphabet, then every token merges created, in creation order.
+    fn tokens(&self) -> Vec<&str> {
+        self.words.get().tokens.iter().map(String::as_str).collect()
+    }
+
+    /// Each merge as (left, right, count), its sides indices into `tokens()`.
+    fn merges(&self) -> Vec<(u32, u32, u64)> {
+        self.merges.iter().map(|m| (m.left, m.right, m.count)).collect()
+    }
+
     /// The trained model held by the engine (`_engine.Model`): `protected` strings with
     /// their occurrences placed before the alphabet, the `keep_words` most frequent words
-    /// of `words` of at most `max_word_chars` characters, each token's final count, the
-    /// special tokens `(id, piece)` at their ids. None where the model file's rules would
-    /// not take it (the caller builds it in Python, whose checks say why).
+    /// of at most `max_word_chars` characters, each token's final count, the special
+    /// tokens `(id, piece)` at their ids. None where the model file's rules would not
+    /// take it (the caller builds it in Python, whose checks say why).
     fn model(
         &self,
         py: Python<'_>,
-        words: PyRef<'_, WordTableView>,
         keep_words: usize,
         max_word_chars: usize,
         protected: Vec<(String, u64)>,
         specials: Vec<(u32, String)>,
     ) -> PyResult<Option<PyModel>> {
         guard(|| {
-            let view: &WordTableView = &words;
+            let view = self.words.get();
             let built = py.detach(|| {
                 let final_counts = view.token_counts();
                 let trained = TrainedLists {
-                    tokens: &self.tokens,
+                    tokens: &view.tokens,
                     alphabet_len: self.alphabet_len,
                     merges: &self.merges,
                     final_counts: &final_counts,
@@ -171,6 +186,45 @@ impl TrainedModel {
                 trained_vocabulary(&trained, &protected, kept, specials)
             });
             Ok(built.map(|v| PyModel(Arc::new(v))))
+        })
+    }
+}
+
+impl TrainedModel {
+    /// The engine's trained lists as Python holds them; `unk_piece` shows a character
+    /// outside the alphabet in the word table's segmentations.
+    pub(super) fn new(py: Python<'_>, trained: Trained, unk_piece: String) -> PyResult<Py<Self>> {
+        let words = WordTableView { table: trained.words, tokens: trained.tokens, unk_piece };
+        Py::new(py, TrainedModel { alphabet_len: trained.alphabet_len, merges: trained.merges, words: Py::new(py, words)? })
+    }
+}
+
+/// What a training run hands Python: what merging learned (`trained`), what reading the
+/// corpus found, and for a parity-aware run its trace (else None).
+#[pyclass(module = "bpe_desktop._engine", name = "TrainOutput", frozen, get_all)]
+pub(super) struct PyTrainOutput {
+    trained: Py<TrainedModel>,
+    /// Each file read: (path, size in bytes, SHA-256 in hex).
+    files: Vec<(OsString, u64, String)>,
+    total_words: u128,
+    characters: u128,
+    unknown_characters: u128,
+    count_seconds: f64,
+    merge_seconds: f64,
+    parity: Option<Py<ParityTrace>>,
+}
+
+impl PyTrainOutput {
+    fn new(py: Python<'_>, out: crate::TrainOutput, unk_piece: String, parity: Option<ParityTrace>) -> PyResult<Self> {
+        Ok(PyTrainOutput {
+            trained: TrainedModel::new(py, out.trained, unk_piece)?,
+            files: out.files.into_iter().map(|f| (f.path.into_os_string(), f.size, f.sha256)).collect(),
+            total_words: out.total_words,
+            characters: out.characters,
+            unknown_characters: out.unknown_characters,
+            count_seconds: out.count_seconds,
+            merge_seconds: out.merge_seconds,
+            parity: parity.map(|p| Py::new(py, p)).transpose()?,
         })
     }
 }
@@ -197,99 +251,34 @@ fn most_frequent(counts: &[u64], n: usize) -> Vec<usize> {
     order
 }
 
-/// Packed words, their ends and their counts (see `Packed`).
-type PackedBytes<'py> = (Bound<'py, PyBytes>, Bound<'py, PyBytes>, Bound<'py, PyBytes>);
-
-/// Strings packed for Python: their UTF-8 text back to back and each one's end, counted in
-/// code points (native-endian u64), so that Python decodes the text once and slices it.
-struct Packed {
-    text: String,
-    ends: Vec<u8>,
-}
-
-impl Packed {
-    fn strings<'a>(items: impl Iterator<Item = &'a str>) -> Self {
-        let mut text = String::new();
-        let mut ends = Vec::new();
-        let mut chars = 0u64;
-        for item in items {
-            text.push_str(item);
-            chars += item.chars().count() as u64;
-            ends.extend_from_slice(&chars.to_ne_bytes());
-        }
-        Packed { text, ends }
-    }
-
-    fn text_bytes<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
-        PyBytes::new(py, self.text.as_bytes())
-    }
-
-    fn ends_bytes<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
-        PyBytes::new(py, &self.ends)
-    }
-}
-
-fn ne_bytes_u64(values: impl Iterator<Item = u64>) -> Vec<u8> {
-    values.flat_map(u64::to_ne_bytes).collect()
-}
-
-fn ne_bytes_u32(values: impl Iterator<Item = u32>) -> Vec<u8> {
-    values.flat_map(u32::to_ne_bytes).collect()
-}
-
-pub(super) fn progress_dict<'py>(py: Python<'py>, p: &Progress) -> PyResult<Bound<'py, PyDict>> {
-    let d = PyDict::new(py);
-    d.set_item("stage", p.stage.name())?;
-    d.set_item("bytes_done", p.bytes_done)?;
-    d.set_item("bytes_total", p.bytes_total)?;
-    d.set_item("words", p.words)?;
-    d.set_item("merges_done", p.merges_done)?;
-    d.set_item("merges_target", p.merges_target)?;
-    d.set_item("pair", p.pair.clone())?;
-    d.set_item("count", p.count)?;
-    d.set_item("elapsed", p.elapsed)?;
-    d.set_item("new_counts", PyList::new(py, &p.new_counts)?)?;
-    if !p.language_tokens.is_empty() {
-        d.set_item("language_tokens", PyList::new(py, &p.language_tokens)?)?;
-    }
-    Ok(d)
-}
-
-/// Train a model. Returns a dict: `trained` (a `TrainedModel`, from which the engine-held
-/// model is built), the tokens packed (`tokens`, `token_ends`: the alphabet first,
-/// `alphabet_len` of them) and the merges as token indices and counts (`merge_left`,
-/// `merge_right`: native-endian u32; `merge_counts`: u64) for a model built in Python,
-/// `words`, stats.
+/// Train a model on `source` (a `Corpus`) with `config` (a `TrainConfig`) and, when given,
+/// `constraints` (`Constraints`): a `TrainOutput` (what merging learned, from which the
+/// engine-held model is built, and what reading the corpus found).
 #[pyfunction]
 #[pyo3(signature = (source, config, progress=None, cancel=None, constraints=None))]
 pub(super) fn train<'py>(
     py: Python<'py>,
-    source: &Bound<'py, PyDict>,
+    source: &Bound<'py, PyAny>,
     config: &Bound<'py, PyAny>,
     progress: Option<Py<PyAny>>,
     cancel: Option<Py<CancelFlag>>,
-    constraints: Option<Bound<'py, PyDict>>,
-) -> PyResult<Bound<'py, PyDict>> {
-    guard(|| train_guarded(py, source, config, progress, cancel, constraints))
+    constraints: Option<Bound<'py, PyAny>>,
+) -> PyResult<PyTrainOutput> {
+    guard(|| {
+        let source = parse_source(py, source)?;
+        let (mut settings, unk_piece) = train_settings(py, config)?;
+        if let Some(given) = &constraints {
+            apply_constraints(py, &mut settings, given)?;
+        }
+        let result = reporting(py, progress, cancel, |reporter| run_training(source, &settings, reporter))?;
+        PyTrainOutput::new(py, engine(py, result)?, unk_piece_or_default(unk_piece), None)
+    })
 }
 
-fn train_guarded<'py>(
-    py: Python<'py>,
-    source: &Bound<'py, PyDict>,
-    config: &Bound<'py, PyAny>,
-    progress: Option<Py<PyAny>>,
-    cancel: Option<Py<CancelFlag>>,
-    constraints: Option<Bound<'py, PyDict>>,
-) -> PyResult<Bound<'py, PyDict>> {
-    let source = parse_source(py, source)?;
-    let (mut settings, unk_piece) = train_settings(py, config)?;
-    if let Some(given) = &constraints {
-        apply_constraints(py, &mut settings, given)?;
-    }
-    let unk_piece = unk_piece.unwrap_or_else(|| "\u{fffd}".into());
-    let result = reporting(py, progress, cancel, |reporter| run_training(source, &settings, reporter))?;
-    let out = engine(py, result)?;
-    output_dict(py, out, unk_piece)
+/// How a training shows a character outside the alphabet when the configuration names
+/// no unknown token.
+pub(super) fn unk_piece_or_default(unk_piece: Option<String>) -> String {
+    unk_piece.unwrap_or_else(|| "\u{fffd}".into())
 }
 
 /// Run `body` without the GIL, with a reporter that calls `progress` (taking the GIL for
@@ -300,12 +289,29 @@ pub(super) fn reporting<T: Send>(
     cancel: Option<Py<CancelFlag>>,
     body: impl FnOnce(&mut Reporter) -> crate::error::Result<T> + Send,
 ) -> PyResult<crate::error::Result<T>> {
+    reporting_languages(py, progress, cancel, &[], body)
+}
+
+/// `reporting` for a run over `languages` (code, development lines): reports that carry
+/// each language's development tokens name the languages too.
+fn reporting_languages<T: Send>(
+    py: Python<'_>,
+    progress: Option<Py<PyAny>>,
+    cancel: Option<Py<CancelFlag>>,
+    languages: &[(String, u64)],
+    body: impl FnOnce(&mut Reporter) -> crate::error::Result<T> + Send,
+) -> PyResult<crate::error::Result<T>> {
     let flag: Option<Arc<AtomicBool>> = cancel.map(|c| c.get().0.clone());
     let callback_error: Mutex<Option<PyErr>> = Mutex::new(None);
     let result = py.detach(|| {
         let mut call = |p: &Progress| -> bool {
             let Some(cb) = progress.as_ref() else { return true };
-            Python::attach(|py| match progress_dict(py, p).and_then(|d| cb.call1(py, (d,))) {
+            let mut report = p.clone();
+            if !report.language_tokens.is_empty() {
+                report.languages = languages.iter().map(|(code, _)| code.clone()).collect();
+                report.language_lines = languages.iter().map(|&(_, lines)| lines).collect();
+            }
+            Python::attach(|py| match Py::new(py, report).and_then(|r| cb.call1(py, (r,))) {
                 Ok(_) => true,
                 Err(e) => {
                     *callback_error.lock().unwrap_or_else(|p| p.into_inner()) = Some(e);
@@ -322,60 +328,14 @@ pub(super) fn reporting<T: Send>(
     Ok(result)
 }
 
-/// `train`'s result as the dict it returns: the trained tokens, merges and word table,
-/// and what reading the corpus found.
-fn output_dict(py: Python<'_>, out: crate::TrainOutput, unk_piece: String) -> PyResult<Bound<'_, PyDict>> {
-    let d = trained_dict(py, out.trained, unk_piece)?;
-    let files = PyList::empty(py);
-    for f in &out.files {
-        let fd = PyDict::new(py);
-        fd.set_item("path", f.path.as_os_str())?;
-        fd.set_item("size", f.size)?;
-        fd.set_item("sha256", &f.sha256)?;
-        files.append(fd)?;
-    }
-    d.set_item("files", files)?;
-    d.set_item("total_words", out.total_words)?;
-    d.set_item("characters", out.characters)?;
-    d.set_item("unknown_characters", out.unknown_characters)?;
-    d.set_item("count_seconds", out.count_seconds)?;
-    d.set_item("merge_seconds", out.merge_seconds)?;
-    Ok(d)
-}
-
-/// The trained tokens, merges and word table as the `train` dict hands them over.
-pub(super) fn trained_dict<'py>(py: Python<'py>, trained: Trained, unk_piece: String) -> PyResult<Bound<'py, PyDict>> {
-    let (tokens, left, right, counts) = py.detach(|| {
-        let merges = &trained.merges;
-        (
-            Packed::strings(trained.tokens.iter().map(String::as_str)),
-            ne_bytes_u32(merges.iter().map(|m| m.left)),
-            ne_bytes_u32(merges.iter().map(|m| m.right)),
-            ne_bytes_u64(merges.iter().map(|m| m.count)),
-        )
-    });
-    let d = PyDict::new(py);
-    d.set_item("tokens", tokens.text_bytes(py))?;
-    d.set_item("token_ends", tokens.ends_bytes(py))?;
-    d.set_item("alphabet_len", trained.alphabet_len)?;
-    d.set_item("merge_left", PyBytes::new(py, &left))?;
-    d.set_item("merge_right", PyBytes::new(py, &right))?;
-    d.set_item("merge_counts", PyBytes::new(py, &counts))?;
-    d.set_item("distinct_words", trained.words.len())?;
-    let lists = TrainedModel { tokens: trained.tokens.clone(), alphabet_len: trained.alphabet_len, merges: trained.merges };
-    d.set_item("trained", Py::new(py, lists)?)?;
-    let view = WordTableView { table: trained.words, tokens: trained.tokens, unk_piece };
-    d.set_item("words", Py::new(py, view)?)?;
-    Ok(d)
-}
-
 /// Parity-aware training (see `crate::parity`): `tables` (per language, its balanced
 /// word counts as (word, count)), `dev` (per language, its development words as (word,
-/// count)), the `measure` and moving `window` (0: none), and `train`'s options, progress
-/// and cancel flag. The result is `train`'s, plus `chosen` (per merge, the choosing
-/// language's index), `dev_tokens_before`, `dev_tokens_after` and `dev_chars`.
+/// count)), the `measure` and moving `window` (0: none), `languages` (per language, its
+/// code and development lines, for the progress reports), and `train`'s options,
+/// progress and cancel flag. The result is `train`'s, with its `parity` trace.
 #[pyfunction]
-#[pyo3(signature = (tables, config, dev, measure, window, progress=None, cancel=None))]
+#[pyo3(signature = (tables, config, dev, measure, window, languages, progress=None, cancel=None))]
+#[allow(clippy::too_many_arguments)]
 pub(super) fn train_parity<'py>(
     py: Python<'py>,
     tables: Vec<Vec<(String, u64)>>,
@@ -383,23 +343,21 @@ pub(super) fn train_parity<'py>(
     dev: Vec<Vec<(String, u64)>>,
     measure: String,
     window: usize,
+    languages: Vec<(String, u64)>,
     progress: Option<Py<PyAny>>,
     cancel: Option<Py<CancelFlag>>,
-) -> PyResult<Bound<'py, PyDict>> {
+) -> PyResult<PyTrainOutput> {
     guard(|| {
         let (settings, unk_piece) = train_settings(py, config)?;
-        let unk_piece = unk_piece.unwrap_or_else(|| "\u{fffd}".into());
+        if languages.len() != dev.len() {
+            return config_error(py, format!("{} languages named for {} development sets", languages.len(), dev.len()));
+        }
         let measure = engine(py, crate::options::ParityMeasure::parse(&measure))?;
         let rule = crate::parity::ParityRule { measure, window };
-        let result = reporting(py, progress, cancel, |reporter| {
+        let result = reporting_languages(py, progress, cancel, &languages, |reporter| {
             run_parity_training(tables, &settings, &dev, rule, reporter)
         })?;
         let (out, trace) = engine(py, result)?;
-        let d = output_dict(py, out, unk_piece)?;
-        d.set_item("chosen", trace.chosen)?;
-        d.set_item("dev_tokens_before", trace.dev_tokens_before)?;
-        d.set_item("dev_tokens_after", trace.dev_tokens_after)?;
-        d.set_item("dev_chars", trace.dev_chars)?;
-        Ok(d)
+        PyTrainOutput::new(py, out, unk_piece_or_default(unk_piece), Some(trace))
     })
 }
