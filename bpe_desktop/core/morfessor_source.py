@@ -17,8 +17,8 @@ Rules:
 * semi-supervised: gold annotations (any gold format) are given to Morfessor as
   annotated data (``set_annotations``), the annotated corpus weight tuned by Morfessor;
 * training is Morfessor's batch training (recursive splitting) with a fixed random seed,
-  so the same words give the same segmentation; it reports progress per word and stops
-  within one word when cancelled.
+  so the same words give the same segmentation; training and segmenting report progress
+  and stop when cancelled, every few hundred (training) or thousand (segmenting) words.
 """
 
 from __future__ import annotations
