@@ -178,7 +178,7 @@ def _languages_run(args: argparse.Namespace, config):
 
 def _segmenter_line(p) -> None:
     """Morfessor's progress, one redrawn line (it runs before the training's own)."""
-    sys.stderr.write(f"\rmorfessor epoch {p.epoch}  {p.fraction:4.0%}  {p.words_done:,}/"
+    sys.stderr.write(f"\rmorfessor {p.stage}  {p.fraction:4.0%}  {p.words_done:,}/"
                      f"{p.words_total:,} words  {p.elapsed:.0f} s   ")
     sys.stderr.flush()
 

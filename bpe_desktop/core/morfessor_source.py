@@ -5,15 +5,20 @@ Rules:
 
 * the words are the corpus's words as the pre-tokenizer makes them, without GPT-2's
   leading space; only words of letters (``str.isalpha``) are segmented (numbers and
-  punctuation keep no boundaries), at most :data:`MAX_WORDS` of the most frequent ones;
+  punctuation keep no boundaries);
+* Morfessor is trained on the :data:`MAX_WORDS` most frequent of them, and the trained
+  model then segments every word (Viterbi search over its morph lexicon, as Morfessor
+  segments new words), at most :data:`MAX_SEGMENTED` of them: the rarer words are most of
+  a corpus's word types, and a merge BPE learns from an uncut word crosses the
+  boundaries of every other word it applies to;
 * every word counts once (Morfessor's "ones" dampening, training on word types): token
   counts, even log-dampened ones, make it keep nearly every word whole on a large
   corpus, while types give the morph segmentation Creutz & Lagus found best;
 * semi-supervised: gold annotations (any gold format) are given to Morfessor as
   annotated data (``set_annotations``), the annotated corpus weight tuned by Morfessor;
 * training is Morfessor's batch training (recursive splitting) with a fixed random seed,
-  so the same words give the same segmentation; it reports progress per word and stops
-  within one word when cancelled.
+  so the same words give the same segmentation; training and segmenting report progress
+  and stop when cancelled, every few hundred (training) or thousand (segmenting) words.
 """
 
 from __future__ import annotations
@@ -28,6 +33,9 @@ from bpe_desktop.core.errors import BpeError, TrainingCancelled
 #: The most word types Morfessor is trained on (the most frequent ones): its pure-Python
 #: training takes about a second per 5,000 types and epoch.
 MAX_WORDS = 100_000
+#: The most word types the trained model segments (the most frequent ones): Viterbi
+#: segmentation takes about a quarter of a millisecond per word.
+MAX_SEGMENTED = 1_000_000
 #: Morfessor's stopping rule: stop when an epoch improves the cost by less than this
 #: share of the boundaries, or after this many epochs.
 FINISH_THRESHOLD = 0.005
@@ -41,10 +49,16 @@ class SegmenterError(BpeError):
 
 @dataclass(frozen=True)
 class SegmenterProgress:
+    #: Training epoch (1, 2, ...); 0 while the trained model segments the words.
     epoch: int
     words_done: int
     words_total: int
     elapsed: float
+
+    @property
+    def stage(self) -> str:
+        """What Morfessor is doing, in words: "epoch 2" or "segmenting"."""
+        return f"epoch {self.epoch}" if self.epoch else "segmenting"
 
     @property
     def fraction(self) -> float:
@@ -52,16 +66,15 @@ class SegmenterProgress:
 
 
 def morfessor_words(word_counts: Iterable[tuple[str, int]]) -> list[tuple[str, int]]:
-    """The words Morfessor is trained on: letters only, leading space dropped, the most
-    frequent :data:`MAX_WORDS` (most frequent first, ties in first-seen order), counts
-    summed."""
+    """The words Morfessor segments: letters only, leading space dropped, counts summed,
+    most frequent first (ties in first-seen order), at most :data:`MAX_SEGMENTED`."""
     summed: dict[str, int] = {}
     for word, count in word_counts:
         core = word.lstrip()
         if core.isalpha():
             summed[core] = summed.get(core, 0) + count
     ranked = sorted(summed.items(), key=lambda item: -item[1])
-    return ranked[:MAX_WORDS]
+    return ranked[:MAX_SEGMENTED]
 
 
 def train_morfessor(
@@ -71,7 +84,8 @@ def train_morfessor(
     on_progress: Callable[[SegmenterProgress], None] | None = None,
     cancel=None,
 ) -> dict[str, tuple[str, ...]]:
-    """Each word's Morfessor segmentation (words left whole included)."""
+    """Each word's Morfessor segmentation (words left whole included), the model trained
+    on the first :data:`MAX_WORDS` of ``words`` (most frequent first)."""
     try:
         import morfessor
     except ImportError as exc:  # a broken installation, not a user error to fix here
@@ -79,15 +93,34 @@ def train_morfessor(
     started = time.perf_counter()
     model = morfessor.BaselineModel()
     try:
-        model.load_data([(1, w) for w, _ in words])
+        model.load_data([(1, w) for w, _ in words[:MAX_WORDS]])
         if annotations:
             model.set_annotations({"".join(a): [tuple(a)] for a in annotations})
         _batch_train(model, on_progress, cancel, started)
-        return {w: tuple(model.viterbi_segment(w)[0]) for w, _ in words}
+        return _segment(model, [w for w, _ in words], on_progress, cancel, started)
     except TrainingCancelled:
         raise
     except Exception as exc:  # Morfessor's own failures, whatever their type
         raise SegmenterError(f"Morfessor failed: {type(exc).__name__}: {exc}") from None
+
+
+def _segment(model, words: list[str], on_progress, cancel,
+             started: float) -> dict[str, tuple[str, ...]]:
+    """Each word's Viterbi segmentation by the trained model, with progress and cancel."""
+    out: dict[str, tuple[str, ...]] = {}
+    for i, word in enumerate(words):
+        if i % 5000 == 0:
+            _check_in(on_progress, cancel, SegmenterProgress(0, i, len(words),
+                                                             time.perf_counter() - started))
+        out[word] = tuple(model.viterbi_segment(word)[0])
+    return out
+
+
+def _check_in(on_progress, cancel, progress: SegmenterProgress) -> None:
+    if on_progress is not None:
+        on_progress(progress)
+    if cancel is not None and cancel.cancelled:
+        raise TrainingCancelled("Morfessor was cancelled; nothing was changed")
 
 
 def _batch_train(model, on_progress, cancel, started: float) -> None:
@@ -100,11 +133,8 @@ def _batch_train(model, on_progress, cancel, started: float) -> None:
         rng.shuffle(compounds)
         for i, word in enumerate(compounds):
             if i % 500 == 0:
-                if cancel is not None and cancel.cancelled:
-                    raise TrainingCancelled("Morfessor was cancelled; nothing was changed")
-                if on_progress is not None:
-                    on_progress(SegmenterProgress(epoch, i, len(compounds),
-                                                  time.perf_counter() - started))
+                _check_in(on_progress, cancel, SegmenterProgress(
+                    epoch, i, len(compounds), time.perf_counter() - started))
             model._recursive_optimize(word)
         forced = max(forced, model._epoch_update(epoch))
         old, cost = cost, model.get_cost()

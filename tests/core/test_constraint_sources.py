@@ -160,6 +160,41 @@ def test_morfessor_is_deterministic_and_finds_suffixes():
     assert all("".join(m) == w for w, m in first.items())
 
 
+def test_words_beyond_the_training_cap_are_segmented_by_the_trained_model(monkeypatch):
+    """Morfessor trains on the most frequent words only; the rarer ones are not left
+    whole (a merge learned from an uncut word crosses every boundary it meets) but cut by
+    the trained model, which leaves the trained words' segmentations unchanged."""
+    from bpe_desktop.core import morfessor_source
+
+    monkeypatch.setattr(morfessor_source, "MAX_WORDS", 12)
+    words = morfessor_words(MORF_WORDS.items())
+    segmentation = train_morfessor(words)
+    assert set(segmentation) == {w for w, _ in words}  # all 16, not only the 12 trained
+    assert segmentation["jumps"] == ("jump", "s")
+    assert segmentation["played"] == ("play", "ed")
+    assert all("".join(m) == w for w, m in segmentation.items())
+    assert train_morfessor(words[:12]) == {w: segmentation[w] for w, _ in words[:12]}
+
+
+def test_morfessor_reports_segmenting_and_cancels_there_too(monkeypatch):
+    from bpe_desktop.core import CancelToken, morfessor_source
+
+    monkeypatch.setattr(morfessor_source, "MAX_WORDS", 12)
+    cancel = CancelToken()
+    seen = []
+
+    def on_progress(p):
+        seen.append(p)
+        if p.stage == "segmenting":
+            cancel.cancel()
+
+    with pytest.raises(TrainingCancelled):
+        train_morfessor(morfessor_words(MORF_WORDS.items()), on_progress=on_progress,
+                        cancel=cancel)
+    assert seen[0].stage == "epoch 1" and seen[0].words_total == 12
+    assert seen[-1].stage == "segmenting" and seen[-1].words_total == 16
+
+
 def test_morfessor_progress_and_cancel_keep_nothing():
     from bpe_desktop.core import CancelToken
 

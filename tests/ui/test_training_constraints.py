@@ -53,13 +53,15 @@ def test_the_form_has_a_constraints_section_that_presets_keep(panel, tmp_path):
 def test_a_morfessor_run_reports_progress_and_offers_its_segmentation(
         panel, qtbot, tmp_path, errors, monkeypatch):
     panel.options.set_config(TrainConfig(merges=20, morfessor=True))
+    panel.runner.min_interval = 0.0  # every update reaches the panel
     updates = []
     panel.runner.progressed.connect(updates.append)
     with qtbot.waitSignal(panel.trained, timeout=60_000) as blocker:
         qtbot.mouseClick(panel.train_button, Qt.MouseButton.LeftButton)
     result = blocker.args[0]
     assert errors == []
-    assert any(isinstance(u, SegmenterProgress) for u in updates)
+    stages = [u.stage for u in updates if isinstance(u, SegmenterProgress)]
+    assert stages[0] == "epoch 1" and stages[-1] == "segmenting"
     assert "Constraints: Morfessor boundaries." in log_text(panel)
     assert "Morfessor took" in log_text(panel)
     assert panel.segmentation == dict(result.segmentation)

@@ -406,7 +406,7 @@ class TrainingPanel(QWidget):
             self.progress_bar.setRange(0, 1000)
             self.progress_bar.setValue(int(update.fraction * 1000))
             self.stage_label.setText(
-                f"Morfessor: epoch {update.epoch}, {update.words_done:,} of "
+                f"Morfessor: {update.stage}, {update.words_done:,} of "
                 f"{update.words_total:,} words ({format_seconds(update.elapsed)})")
             return
         p = update.progress
