@@ -11,7 +11,7 @@ import weakref
 import pytest
 from PySide6.QtCore import Qt
 
-from bpe_desktop.core import BPEModel, Merge, TrainConfig
+from bpe_desktop.core import BPEModel, Merge, TrainConfig, release
 from bpe_desktop.core.model_file import dumps, loads
 from bpe_desktop.core.vocab_table import COL_LEFT, COL_RANK, COL_RIGHT
 from bpe_desktop.ui.vocabulary.panel import VocabPanel
@@ -58,11 +58,14 @@ def test_the_table_of_a_100k_token_model_shows_every_token_and_its_merge(qtbot, 
 
 
 def test_a_replaced_100k_token_model_is_freed(qtbot, big_model):
+    """Nothing of the panel's keeps the model it showed before: retired as the window's
+    document retires the model it replaces, it is freed."""
     panel = VocabPanel()
     qtbot.addWidget(panel)
     first = loads(dumps(big_model).encode("utf-8"))
     show(qtbot, panel, first)
     gone = weakref.ref(first)
-    del first
     show(qtbot, panel, big_model)
+    release.retire(first)
+    del first
     qtbot.waitUntil(lambda: gone() is None, timeout=30_000)
