@@ -82,6 +82,8 @@ def install_crash_guard(log_path: str) -> None:
 #: around each call into Qt: in a pass that makes many such calls (a plot's paint calls
 #: Python for each item) it waits up to one turn each time to get it back, so the turn
 #: bounds the pass's delay; shorter turns cost the background jobs only a few per cent.
+#: Jobs cut long C calls into chunks but do not sleep between them (the vocabulary's
+#: loading and filters): this turn is what hands the GIL to the GUI thread between chunks.
 GIL_SWITCH_INTERVAL = 0.0002
 
 

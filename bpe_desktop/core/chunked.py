@@ -5,10 +5,12 @@ it back when the worker lets go, which CPython forces once per switch interval (
 default, 0.2 ms in the application: ``bpe_desktop.app``) and only between bytecodes — a
 single long C call (``sorted``, ``str.join``, ``np.fromiter`` over 100,000 items, an
 engine call that keeps the GIL) blocks the GUI for its whole length.
-So background jobs here do their work in chunks of a few thousand items and call a
-:class:`Breather` between chunks: every couple of milliseconds it sleeps a fraction of a
-millisecond, which hands the GIL to a waiting GUI thread at once, and it stops the job
-when a newer request has superseded it.
+So background jobs cut such calls into chunks of a few thousand items (:func:`map_chunked`).
+Jobs that make a Python object per item of a user's text (the Encode/Decode panel's
+pieces of a 1 MB text, not the model: the model's columns are the engine's arrays) and
+the release thread also call a :class:`Breather` between chunks: every couple of
+milliseconds it sleeps a fraction of a millisecond, which hands the GIL to a waiting GUI
+thread at once, and it stops the job when a newer request has superseded it.
 
 While the GUI thread itself runs Python (a slot, a paint that calls into Python), the two
 threads share the GIL turn by turn, a switch interval each: a 10 ms pass of the GUI took
@@ -91,13 +93,12 @@ def no_breath() -> None:
     """The breather of work done inline on the GUI thread: nothing to hand over."""
 
 
-def map_chunked(fn: Callable[[T], R], items: Sequence[T], breathe: Callable[[], None],
-                size: int = CHUNK) -> list[R]:
-    """``list(map(fn, items))``, breathing between chunks of ``size`` items."""
+def map_chunked(fn: Callable[[T], R], items: Sequence[T], size: int = CHUNK) -> list[R]:
+    """``list(map(fn, items))``, a C call per chunk of ``size`` items: between two, the
+    interpreter may hand the GIL to another thread (one call over all would keep it)."""
     out: list[R] = []
     for start in range(0, len(items), size):
         out.extend(map(fn, items[start:start + size]))
-        breathe()
     return out
 
 
@@ -159,4 +160,4 @@ def model_work(model: BPEModel | None, *, words: bool = True) -> int:
     (``words``) the training words it keeps."""
     if model is None:
         return 0
-    return len(model.alphabet) + len(model.merges) + (len(model.words) if words else 0)
+    return len(model.alphabet) + model.merge_count + (model.word_count if words else 0)

@@ -32,6 +32,7 @@ import operator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Iterator
 
+from bpe_desktop.core import _native
 from bpe_desktop.core.config import TrainConfig
 from bpe_desktop.core.constraints import ConstraintReport
 from bpe_desktop.core.errors import ConfigError
@@ -85,6 +86,27 @@ class CorpusInfo:
     distinct_words: int = 0
     characters: int = 0
     unknown_characters: int = 0
+
+
+#: A token's kind in :class:`TokenOrigins` (the engine's ``origins`` numbering).
+SPECIAL, BASE, MERGED = 0, 1, 2
+
+
+@dataclass(frozen=True)
+class TokenOrigins:
+    """Where each token comes from, by id: ``kind`` (``int8``: SPECIAL, BASE, MERGED)
+    and the merge that created it: its ``rank``, ``count`` and the ids of its ``left`` and
+    ``right`` parts (``int64``, -1: none, or a count not recorded).
+
+    A token is created by the first merge whose result it is, unless it was a token
+    before (a base symbol); special tokens are never created by a merge.
+    """
+
+    kind: np.ndarray
+    rank: np.ndarray
+    count: np.ndarray
+    left: np.ndarray
+    right: np.ndarray
 
 
 @dataclass(frozen=True)
@@ -236,6 +258,12 @@ class BPEModel:
         return engine.merge_count if engine is not None else len(self.merges)
 
     @property
+    def word_count(self) -> int:
+        """How many training words the model keeps (without building :attr:`words`)."""
+        engine = self.__dict__.get("_engine")
+        return engine.word_count if engine is not None else len(self.words)
+
+    @property
     def vocab_size(self) -> int:
         engine = self.__dict__.get("_engine")
         return engine.size if engine is not None else len(self.pieces)
@@ -254,24 +282,51 @@ class BPEModel:
             return engine.id_to_piece(id)
         return self.pieces[id]
 
-    @functools.cached_property
-    def _creation(self) -> dict[str, tuple[int, Merge]]:
-        """Token -> (rank, merge) of the merge that first created it."""
-        out: dict[str, tuple[int, Merge]] = {}
-        alphabet = set(self.alphabet)
-        for rank, m in enumerate(self.merges):
-            if m.result not in out and m.result not in alphabet:
-                out[m.result] = (rank, m)
+    def origins(self) -> TokenOrigins:
+        """Each token's kind and the merge that created it, by id (computed once, by the
+        engine: see :class:`TokenOrigins`)."""
+        out = self._cache.get("origins")
+        if out is None:
+            import numpy as np
+
+            engine = self.__dict__.get("_engine")
+            if engine is not None:
+                columns = engine.origins()
+            else:  # looked up by the engine from the packed pieces and merges
+                from bpe_desktop.core.tokenizer import packed_pieces
+
+                text, ends = self.packed_merges()
+                columns = _native.engine().model_origins(
+                    *packed_pieces(self.pieces), text, ends.tobytes(),
+                    [m.count for m in self.merges], list(self.alphabet),
+                    [t.id for t in self.config.special_tokens])
+            kind, *rest = columns
+            out = self._cache["origins"] = TokenOrigins(
+                np.frombuffer(kind, dtype=np.int8), *(np.frombuffer(c, dtype=np.int64)
+                                                      for c in rest))
         return out
 
+    def merge_counts(self) -> np.ndarray:
+        """Each merge's count by rank (``int64``; -1: not recorded)."""
+        import numpy as np
+
+        engine = self.__dict__.get("_engine")
+        if engine is not None:
+            return np.frombuffer(engine.merge_counts(), dtype=np.int64)
+        return np.array([-1 if m.count is None else m.count for m in self.merges],
+                        dtype=np.int64)
+
     def token_info(self, id: int) -> TokenInfo:
-        piece = self.pieces[id]
+        piece = self.id_to_piece(id)
         special = any(t.id == id for t in self.config.special_tokens)
-        made = None if special else self._creation.get(piece)
-        if made is None:
+        origins = self.origins()
+        rank = int(origins.rank[id])
+        if special or rank < 0:
             return TokenInfo(id, piece, special, None, None, None, None)
-        rank, m = made
-        return TokenInfo(id, piece, False, rank, m.count, m.left, m.right)
+        count = int(origins.count[id])
+        return TokenInfo(id, piece, False, rank, None if count < 0 else count,
+                         self.id_to_piece(int(origins.left[id])),
+                         self.id_to_piece(int(origins.right[id])))
 
     def tokens(self) -> Iterator[TokenInfo]:
         return (self.token_info(i) for i in range(self.vocab_size))
@@ -282,19 +337,26 @@ class BPEModel:
         Built with an explicit stack: a chain of thousands of merges (``a+a``, ``aa+a``,
         ...) is a valid model and must not hit Python's recursion limit.
         """
-        def node(p: str) -> dict:
-            made = self._creation.get(p)
-            rank, m = made if made is not None else (None, None)
-            return {"piece": p, "rank": rank, "count": m.count if m else None,
-                    "left": None, "right": None, "_merge": m}
+        origins = self.origins()
 
-        root = node(piece)
+        def node(p: str, id: int | None) -> dict:
+            rank = -1 if id is None else int(origins.rank[id])
+            if rank < 0:
+                return {"piece": p, "rank": None, "count": None, "left": None, "right": None,
+                        "_id": None}
+            count = int(origins.count[id])
+            return {"piece": p, "rank": rank, "count": None if count < 0 else count,
+                    "left": None, "right": None, "_id": id}
+
+        root = node(piece, self.piece_to_id(piece))
         stack = [root]
         while stack:
             current = stack.pop()
-            m = current.pop("_merge")
-            if m is not None:
-                current["left"], current["right"] = node(m.left), node(m.right)
+            id = current.pop("_id")
+            if id is not None:
+                left, right = int(origins.left[id]), int(origins.right[id])
+                current["left"] = node(self.id_to_piece(left), left)
+                current["right"] = node(self.id_to_piece(right), right)
                 stack += (current["left"], current["right"])
         return root
 

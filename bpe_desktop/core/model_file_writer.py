@@ -111,8 +111,7 @@ class WordLines(EngineRows):
     per_row, name = 1, "words"
 
     def __len__(self) -> int:
-        engine = self._model.engine_model()
-        return len(self._model.words) if engine is None else engine.word_count
+        return self._model.word_count
 
     def as_lists(self) -> list[list]:
         return [[w, c] for w, c in self._model.words]

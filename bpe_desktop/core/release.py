@@ -1,11 +1,13 @@
 """Models freed on a background thread, a slice at a time (Qt-free).
 
-Freeing a 100,000-token model frees ~500,000 Python objects (its merges, pieces, look-up
-tables and training words): 20-25 ms of deallocation in C calls that hold the GIL, spent by
-whichever thread drops the last reference. In the application that is usually the GUI
-thread, when the open model is replaced (measured: a 17-19 ms pass of the autosave's slot
-that dropped the previous model). So the window hands each model it stops using to
-:func:`retire`. A daemon thread keeps the model until nothing else refers to it, then
+An engine-held model is a few Python objects, but what the window built to show it is
+not: the vocabulary table's texts (readable pieces, surface texts, the filter's joined and
+case-folded lines), the pieces and training words a panel asked for, a model made in
+Python's merges. For a 100,000-token model that is ~500,000 objects, whose deallocation
+holds the GIL for tens of milliseconds in whichever thread drops the last reference:
+usually the GUI thread, when the open model is replaced (the GUI latency benchmark's
+phase that opens a 100,000-token model file over another stalls longer without this
+thread). So the window hands each model, and each table, it stops using to :func:`retire`. A daemon thread keeps the model until nothing else refers to it, then
 copies its large containers into lists, drops the model, and frees those lists from the end
 :data:`SLICE` objects at a time, letting go of the GIL between slices.
 

@@ -128,8 +128,7 @@ class Tokenizer:
         parts, part_ends = model.packed_merges()  # ids looked up by the engine
         return _native.engine().Tokenizer(
             cfg,  # the engine reads its text rules (normalize ... boundary) itself
-            _joined(pieces),
-            _u32_bytes(itertools.accumulate(map(len, pieces)), len(pieces)),  # ends
+            *packed_pieces(pieces),
             parts,
             part_ends.tobytes(),
             self._unk_id,
@@ -419,6 +418,12 @@ def _dropout_args(dropout: float, seed: int | None) -> tuple[float, int]:
             or not 0.0 <= dropout <= 1.0:
         raise EncodeError(f"dropout must be a number from 0 to 1; got {dropout!r}")
     return float(dropout), _resolve_seed(dropout, seed)
+
+
+def packed_pieces(pieces: Sequence[str]) -> tuple[str, bytes]:
+    """A model's pieces as the engine takes them: their texts back to back, and where
+    each ends (in characters, native-endian u32)."""
+    return _joined(pieces), _u32_bytes(itertools.accumulate(map(len, pieces)), len(pieces))
 
 
 def _joined(strings: Sequence[str]) -> str:

@@ -59,12 +59,12 @@ def trim(model: BPEModel, texts: Sequence[str], *, keep_alphabet: bool = True,
     needed = {pieces[i] for i in used if i not in special_ids}
     if keep_alphabet or model.config.pretokenizer == "gpt2":
         needed.update(model.alphabet)
-    creation = model._creation
+    origins = model.origins()
     stack = list(needed)
     while stack:
-        made = creation.get(stack.pop())
-        if made is not None:
-            for part in (made[1].left, made[1].right):
+        made = model.piece_ids[stack.pop()]
+        if origins.rank[made] >= 0:
+            for part in (pieces[origins.left[made]], pieces[origins.right[made]]):
                 if part not in needed:
                     needed.add(part)
                     stack.append(part)

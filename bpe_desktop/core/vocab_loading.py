@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from bpe_desktop.core import BPEModel, Tokenizer
-from bpe_desktop.core.chunked import no_breath
 from bpe_desktop.core.vocab_plot_data import PLOTS, PlotSeries, compute_plot
 from bpe_desktop.core.vocab_table import (
     FilterMask,
@@ -45,12 +44,11 @@ class LoadedWords:
     plots: dict[str, PlotSeries] = field(default_factory=dict)
 
 
-def load_table(model: BPEModel, filter_spec: tuple, sort: tuple[int, bool],
-               breathe=no_breath) -> LoadedTable:
+def load_table(model: BPEModel, filter_spec: tuple, sort: tuple[int, bool]) -> LoadedTable:
     """The table of ``model`` with the filter ``filter_spec`` and the order ``sort``
     (column, descending) ready."""
-    columns = build_columns(model, breathe)
-    text_filter = TextFilter(columns, breathe)
+    columns = build_columns(model)
+    text_filter = TextFilter(columns)
     try:
         mask = FilterMask(filter_spec, compute_mask(columns, text_filter, filter_spec))
     except re.error:
@@ -58,20 +56,14 @@ def load_table(model: BPEModel, filter_spec: tuple, sort: tuple[int, bool],
     column, descending = sort
     if column >= 0:
         columns.permutation(column, descending)
-    breathe()
-    # Selecting a token draws its merge tree from the model's creation index: build it
-    # now, not on the first click (a Python pass over every merge).
-    if model.merges:
-        model.merge_tree(model.merges[0].result)
     return LoadedTable(model, columns, text_filter, mask)
 
 
-def load_words(table: LoadedTable, tokenizer: Tokenizer | None = None,
-               breathe=no_breath) -> LoadedWords:
+def load_words(table: LoadedTable, tokenizer: Tokenizer | None = None) -> LoadedWords:
     """The training words of ``table.model`` segmented, and the three plots."""
     model = table.model
-    usage = TokenUsage(model, tokenizer, breathe) if model.words else None
-    plots = {which: compute_plot(which, model, table.columns, lambda: usage, breathe)
+    usage = TokenUsage(model, tokenizer) if model.word_count else None
+    plots = {which: compute_plot(which, model, table.columns, lambda: usage)
              for which in PLOTS}
     if model.final_counts is not None:  # the trainer's count over every training word
         final = np.array(model.final_counts, dtype=np.int64)

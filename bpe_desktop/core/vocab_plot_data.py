@@ -10,7 +10,6 @@ from typing import Callable
 
 import numpy as np
 
-from bpe_desktop.core.chunked import map_chunked, no_breath
 from bpe_desktop.core.model import BPEModel
 from bpe_desktop.core.vocab_table import SPECIAL, TokenUsage, VocabColumns
 
@@ -18,10 +17,9 @@ from bpe_desktop.core.vocab_table import SPECIAL, TokenUsage, VocabColumns
 PLOTS = {"merges": "Merge counts", "zipf": "Zipf", "lengths": "Token lengths"}
 
 
-def merge_curve(model: BPEModel, breathe=no_breath) -> tuple[np.ndarray, np.ndarray]:
+def merge_curve(model: BPEModel) -> tuple[np.ndarray, np.ndarray]:
     """(merge rank, count at merge) for every merge with a recorded count > 0."""
-    counts = np.array(map_chunked(lambda m: -1 if m.count is None else m.count,
-                                  model.merges, breathe), dtype=np.int64)
+    counts = model.merge_counts()
     ranks = np.flatnonzero(counts > 0)
     return ranks, counts[ranks]
 
@@ -44,19 +42,18 @@ PlotSeries = tuple[np.ndarray, np.ndarray, str]
 
 
 def compute_plot(which: str, model: BPEModel | None, columns: VocabColumns | None,
-                 usage: Callable[[], TokenUsage | None] | None,
-                 breathe=no_breath) -> PlotSeries:
+                 usage: Callable[[], TokenUsage | None] | None) -> PlotSeries:
     """The data of plot ``which``; ``usage`` gives the segmented training words."""
     empty = np.zeros(0, dtype=np.int64)
     if model is None or columns is None:
         return empty, empty, "No model"
     if which == "merges":
-        if not model.merges:
+        if not model.merge_count:
             return empty, empty, "This model has no merges"
-        x, y = merge_curve(model, breathe)
+        x, y = merge_curve(model)
         return x, y, "" if len(x) else "This model does not record merge counts"
     if which == "zipf":
-        words = usage() if (model.words and usage is not None) else None
+        words = usage() if (model.word_count and usage is not None) else None
         if words is None:
             return empty, empty, "This model keeps no training words"
         x, y = zipf_curve(words.frequencies())

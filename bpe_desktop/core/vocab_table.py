@@ -14,10 +14,12 @@ Missing values (the rank of a base symbol, an unrecorded count) sort last in bot
 :class:`TokenUsage` segments the model's kept training words once, for the "words using
 this token" list and the Zipf plot.
 
-Building the columns, the filter's texts and the segmentations takes long enough at
-100,000 tokens (about a second) that the window does it in a worker thread: each builder
-takes a ``breathe`` callable (see :mod:`bpe_desktop.core.chunked`) that it calls between
-chunks of work, so the GUI thread gets the GIL every couple of milliseconds.
+The numeric columns come from the engine as arrays (:meth:`BPEModel.origins`); the texts
+(readable piece, surface text) are Python strings, for the filter's ``in`` and ``re``.
+Building them and segmenting the words takes long enough at 100,000 tokens that the window
+does it in a worker thread. Every C call over all tokens (a ``map``, a ``join``) is cut
+into :data:`CHUNK`-sized calls: the interpreter hands the GIL to the GUI thread only
+between bytecodes.
 """
 
 from __future__ import annotations
@@ -30,14 +32,10 @@ import numpy as np
 import numpy.ma  # noqa: F401 (np.unique imports it on first use: now, not on a click)
 
 from bpe_desktop.core import BPEModel, EncodeError, Tokenizer
-from bpe_desktop.core.chunked import CHUNK, chunks, map_chunked, no_breath
+from bpe_desktop.core.chunked import CHUNK, chunks, map_chunked
 from bpe_desktop.core.evaluation.vocabulary import intermediate_mask
-from bpe_desktop.core.pieces import (
-    BYTE_CHARS,
-    display_piece,
-    piece_bytes,
-    surface_text,
-)
+from bpe_desktop.core.model import BASE, MERGED, SPECIAL  # noqa: F401 (the kinds' home here)
+from bpe_desktop.core.pieces import readable_columns, surface_text
 
 #: What makes a pattern see past the line it matches in, or refuse a line that it would
 #: accept as a whole string: lookarounds, string anchors, possessive quantifiers and
@@ -69,17 +67,13 @@ CSV_HEADER = ("id", "piece", "display", "kind", "chars", "bytes", "rank", "count
               "right", "final")
 NUMERIC_COLUMNS = frozenset({COL_ID, COL_CHARS, COL_BYTES, COL_RANK, COL_COUNT, COL_FINAL})
 
-SPECIAL, BASE, MERGED, PROTECTED = 0, 1, 2, 3
+#: A token's kind: the engine's (SPECIAL, BASE, MERGED), and a protected string.
+PROTECTED = 3
 KIND_NAMES = ("special", "base", "merged", "protected")
 
 _MISSING_KEY = np.iinfo(np.int64).max
-#: Pieces copied into the piece-order sort's array between two breaths.
+#: Pieces copied into the piece-order sort's array per call (a short hold of the GIL).
 _FILL_SLICE = 1000
-
-# byte character -> the Latin-1 character of that byte: str.translate then decodes a
-# whole byte-level piece in C instead of a Python loop per character.
-_TO_LATIN1 = {ord(c): b for b, c in enumerate(BYTE_CHARS)}
-_BYTE_CHAR_SET = frozenset(BYTE_CHARS)
 
 
 # =========================================================================================
@@ -148,7 +142,7 @@ class VocabColumns:
         missing = values < 0
         return values, (missing if missing.any() else None)
 
-    def piece_order(self, breathe=no_breath) -> np.ndarray:
+    def piece_order(self) -> np.ndarray:
         """Each id's position when the readable pieces are sorted (code-point order)."""
         cached = self._sort_keys.get("piece_order")
         if cached is None:
@@ -159,12 +153,11 @@ class VocabColumns:
             # touched first by one NumPy assignment, which lets go of the GIL, so that
             # filling a slice does not also pay for the first touch of fresh memory (slow
             # on virtual machines) while holding it.
-            width = max(map_chunked(len, self.display, breathe), default=0)
+            width = max(map_chunked(len, self.display), default=0)
             texts = np.empty(len(self.display), dtype=f"<U{max(width, 1)}")
             texts.view(np.uint8)[:] = 0
             for start in range(0, len(self.display), _FILL_SLICE):
                 texts[start:start + _FILL_SLICE] = self.display[start:start + _FILL_SLICE]
-                breathe()
             order = np.argsort(texts, kind="stable")
             cached = np.empty(len(self), dtype=np.int64)
             cached[order] = np.arange(len(self), dtype=np.int64)
@@ -194,90 +187,24 @@ _NUMBERS = {
 }
 
 
-def build_columns(model: BPEModel, breathe=no_breath) -> VocabColumns:
-    """The table's columns for ``model``, computed in bulk (no per-token TokenInfo)."""
+def build_columns(model: BPEModel) -> VocabColumns:
+    """The table's columns for ``model``: its origins from the engine, its texts."""
     pieces = model.pieces
-    n = len(pieces)
     cfg = model.config
-    special_ids = sorted(t.id for t in cfg.special_tokens)
-    kind = np.full(n, MERGED, dtype=np.int8)
-    ids = model.piece_ids
-    kind[np.array(map_chunked(ids.__getitem__, model.alphabet, breathe),
-                  dtype=np.int64)] = BASE
-    kind[np.asarray(special_ids, dtype=np.int64)] = SPECIAL
-    kind[np.array([ids[p] for p in cfg.protected], dtype=np.int64)] = PROTECTED
-    display, surface, nbytes = _texts(pieces, cfg, set(special_ids), breathe)
-    rank, count, left, right = _creation_columns(model, kind, breathe)
+    origins = model.origins()
+    kind = origins.kind.copy()
+    kind[np.array([model.piece_to_id(p) for p in cfg.protected], dtype=np.int64)] = PROTECTED
+    merged = kind == MERGED  # a protected string shows no merge, as a base symbol
+    display, surface, nbytes = readable_columns(
+        pieces, cfg, {t.id for t in cfg.special_tokens})
     columns = VocabColumns(
         pieces=pieces, display=display, surface=surface, kind=kind,
-        chars=np.array(map_chunked(len, surface, breathe), dtype=np.int64),
-        nbytes=nbytes, rank=rank, count=count, left=left, right=right)
-    columns.piece_order(breathe)  # the one slow sort key: not on the first click
+        chars=np.array(map_chunked(len, surface), dtype=np.int64),
+        nbytes=np.array(nbytes, dtype=np.int64),
+        rank=np.where(merged, origins.rank, -1), count=np.where(merged, origins.count, -1),
+        left=np.where(merged, origins.left, -1), right=np.where(merged, origins.right, -1))
+    columns.piece_order()  # the one slow sort key: not on the first click
     return columns
-
-
-def _texts(pieces, cfg, special_ids, breathe=no_breath) -> tuple[list[str], list[str], np.ndarray]:
-    """Readable pieces, surface texts and byte lengths, with C-speed fast paths.
-
-    The fast paths give exactly what ``display_piece``/``surface_text`` give: a text that
-    is printable and has no space needs no rewriting (``␣`` etc.), anything else is
-    handed to them.
-    """
-    n = len(pieces)
-    byte_fast = cfg.byte_level
-    if byte_fast:
-        used: set[str] = set()
-        for start in range(0, n, CHUNK):
-            used.update(*(p for i, p in enumerate(pieces[start:start + CHUNK], start)
-                          if i not in special_ids))
-            breathe()
-        byte_fast = used <= _BYTE_CHAR_SET
-    display, surface, nbytes = [], [], np.empty(n, dtype=np.int64)
-    for i, piece in enumerate(pieces):
-        if byte_fast and i not in special_ids:
-            data = piece.translate(_TO_LATIN1).encode("latin-1")
-            text = data.decode("utf-8", errors="replace")
-            size = len(data)
-            shown = (text if text.isprintable() and " " not in text and "\ufffd" not in text
-                     else display_piece(piece, cfg))
-        else:
-            text = surface_text(piece, cfg)
-            size = len(piece_bytes(piece, cfg))
-            shown = (piece if piece.isprintable() and " " not in piece
-                     else display_piece(piece, cfg))
-        display.append(shown)
-        surface.append(text)
-        nbytes[i] = size
-        if i % CHUNK == 0:
-            breathe()
-    return display, surface, nbytes
-
-
-def _creation_columns(model: BPEModel, kind: np.ndarray, breathe=no_breath):
-    """Rank, count and parent ids of the first merge that created each merged token."""
-    n = len(kind)
-    rank = np.full(n, -1, dtype=np.int64)
-    count = np.full(n, -1, dtype=np.int64)
-    left = np.full(n, -1, dtype=np.int64)
-    right = np.full(n, -1, dtype=np.int64)
-    merges = model.merges
-    if not merges:
-        return rank, count, left, right
-    ids = model.piece_ids
-    result = np.array(map_chunked(lambda x: ids[x.left + x.right], merges, breathe),
-                      dtype=np.int64)
-    tokens, first = np.unique(result, return_index=True)
-    keep = kind[tokens] == MERGED  # a result that is a base symbol or special: no rank
-    tokens, first = tokens[keep], first[keep]
-    chosen = map_chunked(merges.__getitem__, first.tolist(), breathe)
-    rank[tokens] = first
-    count[tokens] = np.array(map_chunked(lambda x: -1 if x.count is None else x.count,
-                                         chosen, breathe), dtype=np.int64)
-    left[tokens] = np.array(map_chunked(lambda x: ids[x.left], chosen, breathe),
-                            dtype=np.int64)
-    right[tokens] = np.array(map_chunked(lambda x: ids[x.right], chosen, breathe),
-                             dtype=np.int64)
-    return rank, count, left, right
 
 
 def piece_tooltip(piece: str, shown: str, text: str, data: bytes) -> str:
@@ -311,7 +238,7 @@ class TextFilter:
     replaces the call per token (~10 ms).
     """
 
-    def __init__(self, columns: VocabColumns, breathe=no_breath) -> None:
+    def __init__(self, columns: VocabColumns) -> None:
         self._display = columns.display
         fields = [columns.display]
         if columns.surface != columns.display:
@@ -322,21 +249,20 @@ class TextFilter:
         for start in range(0, len(columns), CHUNK):
             self._joined.extend("\n".join(dict.fromkeys(parts)) for parts in
                                 zip(*(f[start:start + CHUNK] for f in fields)))
-            breathe()
-        self._folded = map_chunked(str.casefold, self._joined, breathe)
+        self._folded = map_chunked(str.casefold, self._joined)
         self._last: tuple[str, bool, np.ndarray] | None = None
         # The readable pieces as lines of one text (display_piece draws a newline as ↵).
         self._lines: tuple[str, list[int]] | None = None
         if not any("\n" in s for s in columns.display):
-            lengths = np.array(map_chunked(len, columns.display, breathe), dtype=np.int64) + 1
+            lengths = np.array(map_chunked(len, columns.display), dtype=np.int64) + 1
             starts = np.concatenate(([0], np.cumsum(lengths)[:-1]))
             # Joined and listed a chunk at a time: one join of every piece would hold the
             # GIL throughout (the same text: "\n" between chunks as within them).
             parts = list(chunks(columns.display, CHUNK))
-            self._lines = ("\n".join(map_chunked("\n".join, parts, breathe, size=1)),
+            self._lines = ("\n".join(map_chunked("\n".join, parts, size=1)),
                            [i for part in chunks(starts, CHUNK) for i in part.tolist()])
 
-    def substring(self, needle: str, case_sensitive: bool, breathe=no_breath) -> np.ndarray:
+    def substring(self, needle: str, case_sensitive: bool) -> np.ndarray:
         """Ids (ascending) with a field containing ``needle``."""
         if not case_sensitive:
             needle = needle.casefold()
@@ -345,26 +271,25 @@ class TextFilter:
         last = self._last
         if last is not None and last[1] == case_sensitive and last[0] in needle:
             candidates = last[2]  # refining: only what matched the shorter needle
-            ids = candidates[_flags(needle, [hay[i] for i in candidates.tolist()], breathe)]
+            ids = candidates[_flags(needle, [hay[i] for i in candidates.tolist()])]
         else:
-            ids = np.flatnonzero(_flags(needle, hay, breathe))
+            ids = np.flatnonzero(_flags(needle, hay))
         # One tuple, replaced whole: a thread reading it meanwhile sees a true cache entry.
         self._last = (needle, case_sensitive, ids)
         return ids
 
-    def regex(self, text: str, case_sensitive: bool, breathe=no_breath) -> np.ndarray:
+    def regex(self, text: str, case_sensitive: bool) -> np.ndarray:
         """Ids whose readable piece ``re.search`` finds ``text`` in; raises ``re.error``."""
         flags = 0 if case_sensitive else re.IGNORECASE
         pattern = re.compile(text, flags)
         if self._lines is not None and _line_safe(text) and self._rare(pattern):
-            return self._scan_lines(re.compile(text, flags | re.MULTILINE), pattern, breathe)
+            return self._scan_lines(re.compile(text, flags | re.MULTILINE), pattern)
         # A chunk at a time: a map of C functions runs no bytecode, so over all pieces it
         # would hold the GIL throughout; between chunks another thread (the GUI) may run.
         search, display, found = pattern.search, self._display, []
         for start in range(0, len(display), CHUNK):
             found.append(np.fromiter(map(bool, map(search, display[start:start + CHUNK])),
                                      dtype=bool))
-            breathe()
         return np.flatnonzero(np.concatenate(found)) if found else np.empty(0, np.int64)
 
     def _rare(self, pattern: re.Pattern) -> bool:
@@ -372,8 +297,7 @@ class TextFilter:
         sample = self._display[::max(1, len(self._display) // 1000)]
         return sum(1 for s in sample if pattern.search(s)) < 0.3 * len(sample)
 
-    def _scan_lines(self, pattern: re.Pattern, alone: re.Pattern,
-                    breathe=no_breath) -> np.ndarray:
+    def _scan_lines(self, pattern: re.Pattern, alone: re.Pattern) -> np.ndarray:
         """Search all readable pieces as one text, one line each, jumping to the next
         line after each hit: one C-level scan instead of a Python call per token.
 
@@ -393,16 +317,14 @@ class TextFilter:
             if row + 1 >= n:
                 break
             pos = starts[row + 1]
-            breathe()
         return np.asarray(hits, dtype=np.int64)
 
 
-def _flags(needle: str, hay: list[str], breathe) -> np.ndarray:
-    """Which of ``hay`` contain ``needle`` (a bool array), breathing between chunks."""
+def _flags(needle: str, hay: list[str]) -> np.ndarray:
+    """Which of ``hay`` contain ``needle`` (a bool array), a chunk per C call."""
     parts = []
     for start in range(0, len(hay), CHUNK):
         parts.append(np.fromiter((needle in h for h in hay[start:start + CHUNK]), dtype=bool))
-        breathe()
     return np.concatenate(parts) if parts else np.zeros(0, dtype=bool)
 
 
@@ -425,18 +347,17 @@ def _line_safe(text: str) -> bool:
 class TokenUsage:
     """The model's kept training words, segmented once, indexed by token."""
 
-    def __init__(self, model: BPEModel, tokenizer: Tokenizer | None = None,
-                 breathe=no_breath) -> None:
+    def __init__(self, model: BPEModel, tokenizer: Tokenizer | None = None) -> None:
         cfg = model.config
-        self.words = map_chunked(lambda wc: wc[0], model.words, breathe)
-        self.counts = np.array(map_chunked(lambda wc: wc[1], model.words, breathe),
+        self.words = map_chunked(lambda wc: wc[0], model.words)
+        self.counts = np.array(map_chunked(lambda wc: wc[1], model.words),
                                dtype=np.int64)
-        texts = (map_chunked(lambda w: surface_text(w, cfg), self.words, breathe)
+        texts = (map_chunked(lambda w: surface_text(w, cfg), self.words)
                  if cfg.byte_level else self.words)
-        arrays = _encode_all(tokenizer or model.tokenizer(), texts, breathe)
-        lengths = np.array(map_chunked(len, arrays, breathe), dtype=np.int64)
+        arrays = _encode_all(tokenizer or model.tokenizer(), texts)
+        lengths = np.array(map_chunked(len, arrays), dtype=np.int64)
         self.offsets = np.concatenate(([0], np.cumsum(lengths))).astype(np.int64)
-        self.ids = _concatenate(arrays, breathe)
+        self.ids = _concatenate(arrays)
         self.word_of = np.repeat(np.arange(len(arrays), dtype=np.int64), lengths)
         self.vocab_size = model.vocab_size
 
@@ -463,7 +384,7 @@ class TokenUsage:
                                    minlength=self.vocab_size)).astype(np.int64)
 
 
-def _encode_all(tok: Tokenizer, texts: list[str], breathe=no_breath) -> list[np.ndarray]:
+def _encode_all(tok: Tokenizer, texts: list[str]) -> list[np.ndarray]:
     out: list[np.ndarray] = []
     empty = np.empty(0, dtype=np.uint32)
     for part in chunks(texts, 5000):  # the engine converts each result holding the GIL
@@ -475,16 +396,14 @@ def _encode_all(tok: Tokenizer, texts: list[str], breathe=no_breath) -> list[np.
                     out.append(tok.encode_to_numpy(t))
                 except EncodeError:
                     out.append(empty)
-        breathe()
     return out
 
 
-def _concatenate(arrays: list[np.ndarray], breathe=no_breath) -> np.ndarray:
+def _concatenate(arrays: list[np.ndarray]) -> np.ndarray:
     """All ``arrays`` as one int64 array, joined a chunk at a time."""
     parts = []
     for part in chunks(arrays, 5000):
         parts.append(np.concatenate(part).astype(np.int64))
-        breathe()
     return np.concatenate(parts) if parts else np.empty(0, dtype=np.int64)
 
 
@@ -521,24 +440,21 @@ def _regex_error(exc: re.error) -> str:
     return f"Invalid regular expression: {exc}"
 
 
-def filter_mask(columns: VocabColumns, text_filter: TextFilter, spec: tuple,
-                breathe=no_breath) -> FilterMask:
+def filter_mask(columns: VocabColumns, text_filter: TextFilter, spec: tuple) -> FilterMask:
     """:func:`compute_mask` for ``spec``, an invalid regex reported in ``error``.
 
     Safe in a worker thread while the GUI thread reads the same table: it only reads
     ``columns`` (pass a shallow copy, so that ``final`` cannot change under it) and
     ``text_filter``'s texts; the one thing it writes is the filter's last-result cache,
     replaced as a whole tuple that holds true for its own needle whoever wrote it last.
-    ``breathe`` (see :mod:`bpe_desktop.core.chunked`) is called between chunks of tokens.
     """
     try:
-        return FilterMask(spec, compute_mask(columns, text_filter, spec, breathe))
+        return FilterMask(spec, compute_mask(columns, text_filter, spec))
     except re.error as exc:
         return FilterMask(spec, None, _regex_error(exc))
 
 
-def compute_mask(columns: VocabColumns, text_filter: TextFilter, spec: tuple,
-                 breathe=no_breath):
+def compute_mask(columns: VocabColumns, text_filter: TextFilter, spec: tuple):
     """Which tokens the filter ``spec`` (text, regex, case_sensitive, min_length,
     max_length, new_from, intermediate) keeps: a bool array, or None when it keeps all.
     Raises ``re.error``. ``new_from`` keeps only the ids from it on (the tokens an
@@ -548,9 +464,9 @@ def compute_mask(columns: VocabColumns, text_filter: TextFilter, spec: tuple,
     mask = None
     if text:
         if regex:
-            ids = text_filter.regex(text, case_sensitive, breathe)
+            ids = text_filter.regex(text, case_sensitive)
         else:
-            ids = text_filter.substring(text, case_sensitive, breathe)
+            ids = text_filter.substring(text, case_sensitive)
         mask = np.zeros(len(columns), dtype=bool)
         mask[ids] = True
     if min_length is not None:

@@ -13,6 +13,7 @@ pub mod json;
 pub mod json_write;
 pub mod model_file;
 pub mod options;
+pub mod origins;
 pub mod parity;
 pub mod pool;
 pub mod priority;

@@ -13,6 +13,7 @@ use hashbrown::HashTable;
 use rustc_hash::{FxBuildHasher, FxHashMap, FxHashSet};
 
 use crate::json::{Item, Parsed};
+use crate::origins::{origins, Origins};
 
 /// The top-level keys read here; every other member is left to Python (see [`read`]).
 pub const LIST_KEYS: [&str; 5] = ["alphabet", "merges", "ids", "final_counts", "words"];
@@ -402,6 +403,13 @@ impl Vocabulary {
     pub fn merge_ids(&self) -> Vec<(u32, u32, u32)> {
         let id = |k: u32| self.ordinary_ids[k as usize];
         self.lists.merges.iter().map(|&(l, r, m)| (id(l), id(r), id(m))).collect()
+    }
+
+    /// Each token's kind and creating merge (see `crate::origins`).
+    pub fn origins(&self) -> Origins {
+        let specials: Vec<u32> = self.specials.iter().map(|s| s.0).collect();
+        let base = &self.ordinary_ids[..self.lists.alphabet_len];
+        origins(self.size(), &self.merge_ids(), &self.lists.counts, base, &specials)
     }
 
     /// How many ordinary tokens the first `merges` merges define (with the alphabet).

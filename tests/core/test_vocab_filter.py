@@ -10,7 +10,6 @@ import numpy as np
 import pytest
 
 from bpe_desktop.core import Corpus, TrainConfig, train, vocab_table
-from bpe_desktop.core.chunked import Superseded
 from bpe_desktop.core.vocab_table import (
     TextFilter,
     TokenUsage,
@@ -133,46 +132,23 @@ def test_threads_sharing_a_text_filter_get_exact_results(table):
 
 @pytest.mark.parametrize("spec", SPECS + [make_filter_spec("then"),
                                           make_filter_spec("q[^u]", regex=True)])
-def test_breathing_between_chunks_changes_nothing(table, spec, monkeypatch):
-    columns, text_filter = table
-    monkeypatch.setattr(vocab_table, "CHUNK", 37)
-    calls = []
-    result = filter_mask(columns, text_filter, spec, lambda: calls.append(1))
+def test_filtering_in_small_chunks_changes_nothing(table, spec, monkeypatch):
+    columns, _ = table
     expected = compute_mask(columns, TextFilter(columns), spec)
-    assert ids(result.mask, len(columns)) == ids(expected, len(columns))
-    if spec[0] and not spec[1]:  # a substring: once per chunk of tokens (or candidates)
-        assert len(calls) >= 1
-        if spec[0] == "the":
-            assert len(calls) >= len(columns) // 37
-
-
-def test_a_superseded_filter_leaves_the_text_filter_exact(table, monkeypatch):
-    """A worker's job stops where its breather raises; the next filter is still exact."""
-    columns, text_filter = table
     monkeypatch.setattr(vocab_table, "CHUNK", 37)
-    filter_mask(columns, text_filter, make_filter_spec("t"))
-
-    def superseded():
-        raise Superseded
-
-    with pytest.raises(Superseded):
-        filter_mask(columns, text_filter, make_filter_spec("th"), superseded)
-    for needle in ("the", "th", "e"):
-        got = filter_mask(columns, text_filter, make_filter_spec(needle)).mask
-        expected = compute_mask(columns, TextFilter(columns), make_filter_spec(needle))
-        assert ids(got, len(columns)) == ids(expected, len(columns))
+    result = filter_mask(columns, TextFilter(columns), spec)
+    assert ids(result.mask, len(columns)) == ids(expected, len(columns))
 
 
 def test_text_built_a_slice_at_a_time_is_the_same(model, monkeypatch):
-    """The filter's joined lines and the piece order, built in slices between breaths
-    (so that no single call holds the GIL long), equal what one call over all gives."""
+    """The filter's joined lines and the piece order, built in slices (so that no single
+    call holds the GIL long), equal what one call over all gives."""
     monkeypatch.setattr(vocab_table, "CHUNK", 37)
     monkeypatch.setattr(vocab_table, "_FILL_SLICE", 7)
-    breaths = []
-    columns = build_columns(model, lambda: breaths.append(1))
-    text_filter = TextFilter(columns, lambda: breaths.append(1))
+    columns = build_columns(model)
+    text_filter = TextFilter(columns)
     display = columns.display
-    assert len(display) > 37 and len(breaths) > len(display) // 7
+    assert len(display) > 37
     starts = np.concatenate(([0], np.cumsum([len(p) + 1 for p in display])[:-1])).tolist()
     assert text_filter._lines == ("\n".join(display), starts)
     by_text = sorted(range(len(display)), key=lambda i: (display[i], i))

@@ -80,8 +80,7 @@ def _encode_in_background(request: EncodeRequest, gui: QThread, handoff: list,
         tok = shared_tokenizer(model)
     except BpeError as exc:
         return hand_over(model_error=str(exc))
-    if model.merges:  # clicking a piece names its merge: build that index here
-        model.merge_tree(model.merges[0].result)
+    model.origins()  # clicking a piece names its merge: computed here, not on the click
     try:
         encoding = encode_text(tok, request.text, request.mode, SHOW_LIMIT, breathe,
                                request.drawn)

@@ -10,9 +10,9 @@ painted a plot). So automatic collection is switched off and a timer on the GUI 
 collects instead, by the same per-generation thresholds.
 
 A pass walks every object of the generations it collects, holding the GIL: ~0.7 µs an
-object, so 100-150 ms for a process holding a 100,000-token model (its merges alone are
-100,000 objects). Such batches arrive all at once, made by a worker (a trained or loaded
-model, a vocabulary's table, a long text's encoding) and live as long as they are shown;
+object, so ~70 ms per 100,000 objects. Such batches arrive all at once, made by a worker
+(a model made in Python, a vocabulary's table, a long text's encoding; a model the engine
+holds is a few objects) and live as long as they are shown;
 their objects hold strings and numbers, no reference cycles. So when a pass would walk more
 than :data:`FREEZE_OVER` objects, the collector does not walk them (again and again, as they
 age) but moves them to the permanent generation (``gc.freeze()``, which takes no time). The

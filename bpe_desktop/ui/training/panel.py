@@ -442,7 +442,7 @@ class TrainingPanel(QWidget):
             self.trained.emit(result)
             return
         model = result.model
-        if not model.merges:
+        if not model.merge_count:
             self._refuse_empty(result)
             return
         self.progress_bar.setRange(0, 1000)
@@ -577,9 +577,9 @@ class TrainingPanel(QWidget):
         if model is self._plotted and model is not None:
             return
         self._plotted = model
-        self.plot.set_counts([m.count for m in model.merges if m.count is not None]
-                             if model is not None else [])
-        if model is not None and model.merges:
+        counts = model.merge_counts() if model is not None else []
+        self.plot.set_counts(counts[counts >= 0] if model is not None else [])
+        if model is not None and model.merge_count:
             self.plot.fit_to_data()
 
     def log(self, text: str) -> None:

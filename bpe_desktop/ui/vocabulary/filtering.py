@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from PySide6.QtCore import QObject, Signal, Slot
 
-from bpe_desktop.core.chunked import Breather
 from bpe_desktop.core.vocab_table import make_filter_spec
 from bpe_desktop.ui.common.background import LatestJob
 from bpe_desktop.ui.common.workers import JobError
@@ -58,9 +57,7 @@ class TableFilter(QObject):
             return
         job = table.filter_job(make_filter_spec(**settings))
         self._waiting = True
-        # Breathing lets the GUI thread have the GIL between short steps and stops a
-        # superseded job.
-        self._jobs.submit(lambda _report, cancel: job(Breather(cancel)))
+        self._jobs.submit(lambda _report, _cancel: job())
 
     def finish(self) -> None:
         """Compute a filter still running in the background here and now."""

@@ -494,11 +494,11 @@ class VocabPanel(QWidget):
         self.token_label.setText(_token_summary(columns, token)
                                  + (" · new" if self.is_new(token) else ""))
         self.merge_tree.show_token(model, token, bool(special))
-        if self._words_loading and model.words and not special:
+        if self._words_loading and model.word_count and not special:
             self.words_view.show_token(None, None, None, None)
             self.words_label.setText("Finding the training words that use it…")
             return
-        usage = self._usage if model.words and not special else None
+        usage = self._usage if model.word_count and not special else None
         self.words_view.show_token(model, columns, usage, token)
         self.words_label.setText(self._words_summary(special, usage))
 

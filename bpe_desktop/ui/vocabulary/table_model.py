@@ -14,7 +14,6 @@ from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QFont
 
 from bpe_desktop.core import BPEModel, release
-from bpe_desktop.core.chunked import no_breath
 from bpe_desktop.core.pieces import isolated_if_rtl, piece_bytes
 from bpe_desktop.core.vocab_table import (
     _NUMBERS,
@@ -187,15 +186,13 @@ class VocabTableModel(OneCallPerCell):
 
         The function reads a snapshot of the current table (a shallow copy of the columns:
         their arrays are never changed in place, and ``final`` is fixed), so the GUI
-        thread may keep showing, sorting and replacing the table meanwhile. It takes an
-        optional ``breathe`` (see :mod:`bpe_desktop.core.chunked`).
+        thread may keep showing, sorting and replacing the table meanwhile.
         """
         if self._cols is None:
             raise ValueError("no table to filter")
         columns, text_filter = copy.copy(self._cols), self._text_filter
         generation = self._generation
-        return lambda breathe=no_breath: FilterResult(
-            generation, filter_mask(columns, text_filter, spec, breathe))
+        return lambda: FilterResult(generation, filter_mask(columns, text_filter, spec))
 
     def apply_filter_result(self, result: FilterResult) -> bool:
         """Show the rows a :meth:`filter_job` found (a model reset; the current sort is

@@ -218,6 +218,7 @@ fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(model::read_model_file, m)?)?;
     m.add_class::<model::PyModelLists>()?;
     m.add_class::<model::PyModel>()?;
+    m.add_function(wrap_pyfunction!(model::model_origins, m)?)?;
     m.add_function(wrap_pyfunction!(json::json_rows, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("MAX_THREADS", crate::MAX_THREADS)?;

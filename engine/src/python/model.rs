@@ -10,12 +10,13 @@ use rustc_hash::FxHashMap;
 
 use super::json::Builder;
 use super::options::text_rules;
-use super::tokenizer::PyTokenizer;
+use super::tokenizer::{resolve_merges, unpack_strings, unresolved_error, PyTokenizer, Unresolved};
 use super::{engine, extract, guard};
 use crate::encoder::{Encoder, SpecialRole};
 use crate::json::parse;
 use crate::json_write::rows;
 use crate::model_file::{read, ModelLists, Vocabulary};
+use crate::origins::{merge_counts, origins, Origins};
 
 /// A model file's long lists, read but not yet numbered (the special tokens, from the
 /// configuration Python checks, come next: [`PyModelLists::finish`]).
@@ -68,6 +69,49 @@ impl PyModelLists {
     }
 }
 
+/// Native-endian bytes of `values` (read in Python with `np.frombuffer`).
+fn ne_bytes<'py, const N: usize>(py: Python<'py>, values: impl Iterator<Item = [u8; N]>) -> Bound<'py, PyBytes> {
+    PyBytes::new(py, &values.flatten().collect::<Vec<u8>>())
+}
+
+/// `(kind, rank, count, left, right)`: the columns of [`Origins`] as native-endian bytes
+/// (kind i8, the others i64), `BPEModel.origins`.
+type OriginBytes<'py> = (Bound<'py, PyBytes>, Bound<'py, PyBytes>, Bound<'py, PyBytes>, Bound<'py, PyBytes>, Bound<'py, PyBytes>);
+
+fn origin_bytes(py: Python<'_>, o: Origins) -> OriginBytes<'_> {
+    let col = |v: &[i64]| ne_bytes(py, v.iter().map(|x| x.to_ne_bytes()));
+    (ne_bytes(py, o.kind.iter().map(|k| k.to_ne_bytes())), col(&o.rank), col(&o.count), col(&o.left), col(&o.right))
+}
+
+/// The origins (see `crate::origins`) of a model made in Python, packed as
+/// `_engine.Tokenizer` takes it (its pieces and merges, which are looked up here), with
+/// its merges' `counts`, its `alphabet` and its special tokens' ids. The same errors as
+/// building its tokenizer.
+#[pyfunction]
+#[allow(clippy::too_many_arguments)]
+pub(super) fn model_origins<'py>(
+    py: Python<'py>,
+    pieces: &str,
+    piece_ends: &[u8],
+    merge_parts: &str,
+    merge_part_ends: &[u8],
+    counts: Vec<Option<u64>>,
+    alphabet: Vec<String>,
+    specials: Vec<u32>,
+) -> PyResult<OriginBytes<'py>> {
+    guard(|| {
+        let found = py.detach(|| {
+            let pieces = unpack_strings(pieces, piece_ends).map_err(Unresolved::Malformed)?;
+            let parts = unpack_strings(merge_parts, merge_part_ends).map_err(Unresolved::Malformed)?;
+            let merges = resolve_merges(&pieces, &parts)?;
+            let ids: FxHashMap<&str, u32> = pieces.iter().enumerate().map(|(i, p)| (p.as_str(), i as u32)).collect();
+            let base: Vec<u32> = alphabet.iter().filter_map(|p| ids.get(p.as_str()).copied()).collect();
+            Ok(origins(pieces.len(), &merges, &counts, &base, &specials))
+        });
+        Ok(origin_bytes(py, found.map_err(|problem| unresolved_error(py, problem))?))
+    })
+}
+
 /// A model's tokens and merges (see the module's comment). Immutable.
 #[pyclass(module = "bpe_desktop._engine", frozen, name = "Model")]
 pub(super) struct PyModel(pub(super) Arc<Vocabulary>);
@@ -108,6 +152,17 @@ impl PyModel {
         let lefts = merges.iter().map(|m| o.get(m.0 as usize)).collect();
         let rights = merges.iter().map(|m| o.get(m.1 as usize)).collect();
         (lefts, rights, l.counts[range].to_vec())
+    }
+
+    /// Each token's kind and creating merge by id (see `crate::origins`): [`OriginBytes`].
+    fn origins<'py>(&self, py: Python<'py>) -> OriginBytes<'py> {
+        let v = self.0.clone();
+        origin_bytes(py, py.detach(move || v.origins()))
+    }
+
+    /// Each merge's count by rank as native-endian i64 (-1: not recorded).
+    fn merge_counts<'py>(&self, py: Python<'py>) -> Bound<'py, PyBytes> {
+        ne_bytes(py, merge_counts(&self.0.lists.counts).into_iter().map(i64::to_ne_bytes))
     }
 
     /// Every merge's left and right piece back to back (l0 r0 l1 r1 ...) and where each

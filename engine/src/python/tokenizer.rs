@@ -112,7 +112,7 @@ pub(super) fn unpack_strings(text: &str, ends: &[u8]) -> Result<Vec<String>, Str
 
 /// Why a model's merges could not be turned into ids (see [`resolve_merges`]); the
 /// pieces are named in Python's spelling once the GIL is back.
-enum Unresolved {
+pub(super) enum Unresolved {
     Malformed(String),
     /// A piece occurs twice (a special token equals a corpus symbol): its two ids.
     Twice(String, u32, u32),
@@ -124,7 +124,7 @@ enum Unresolved {
 /// in rank order (l0 r0 l1 r1 ...), the result being the two run together, each looked up
 /// among all the pieces (special tokens too). The same ids and the same first problem as
 /// `BPEModel.piece_ids` and a lookup of each merge's parts in rank order.
-fn resolve_merges(pieces: &[String], parts: &[String]) -> Result<Vec<(u32, u32, u32)>, Unresolved> {
+pub(super) fn resolve_merges(pieces: &[String], parts: &[String]) -> Result<Vec<(u32, u32, u32)>, Unresolved> {
     if parts.len() % 2 != 0 {
         return Err(Unresolved::Malformed(format!("merges: {} parts is not a whole number of pairs", parts.len())));
     }
@@ -151,7 +151,7 @@ fn resolve_merges(pieces: &[String], parts: &[String]) -> Result<Vec<(u32, u32, 
 
 /// The Python exception for an [`Unresolved`] merge table (the GIL held: pieces are
 /// shown as Python's `repr` shows them, as the Python-side checks did).
-fn unresolved_error(py: Python<'_>, problem: Unresolved) -> PyErr {
+pub(super) fn unresolved_error(py: Python<'_>, problem: Unresolved) -> PyErr {
     let repr = |piece: &str| -> String {
         PyString::new(py, piece).repr().map(|r| r.to_string()).unwrap_or_else(|_| format!("{piece:?}"))
     };
