@@ -75,8 +75,8 @@ from bpe_desktop.core import (  # noqa: E402
     save_model,
     train,
 )
-from bpe_desktop.core.vocab_loading import load_table, load_words  # noqa: E402
-from bpe_desktop.core.vocab_table import make_filter_spec  # noqa: E402
+from bpe_desktop.views.vocab_loading import load_table, load_words  # noqa: E402
+from bpe_desktop.views.vocab_table import make_filter_spec  # noqa: E402
 from bpe_desktop.ui.vocabulary.table_model import HEADERS, VocabTableModel  # noqa: E402
 
 GOAL_MS = 50.0

@@ -8,7 +8,7 @@ import time
 from typing import TextIO
 
 from bpe_desktop.cli._common import PROG
-from bpe_desktop.core.eta import StageEta, stage_eta
+from bpe_desktop.views.eta import StageEta, stage_eta
 from bpe_desktop.core.formatting import describe_progress
 
 

@@ -10,7 +10,9 @@ from typing import ClassVar
 
 import pytest
 
-from bpe_desktop.core import BPEModel, Merge, TrainConfig, release
+from bpe_desktop.core import BPEModel, Merge, TrainConfig
+
+from bpe_desktop.core import release
 from bpe_desktop.core.release import SLICE, _Releaser, free_in_slices
 
 

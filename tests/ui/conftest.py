@@ -12,7 +12,8 @@ import pytest  # noqa: E402
 from PySide6.QtCore import QCoreApplication, QEvent, QSettings  # noqa: E402
 
 import bpe_desktop.ui  # noqa: E402,F401  (PySide6 before pyqtgraph)
-from bpe_desktop.core import BPEModel, Corpus, TrainConfig, chunked, train  # noqa: E402
+from bpe_desktop.core import BPEModel, Corpus, TrainConfig, train  # noqa: E402
+from bpe_desktop.core import chunked
 from bpe_desktop.ui.common import dialogs, workers  # noqa: E402
 
 #: The seeds' toy vocabulary (seed 000): word counts with `</w>` as its own symbol.

@@ -7,7 +7,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFileDialog, QMessageBox
 
 from bpe_desktop.core import Corpus, TrainConfig, train
-from bpe_desktop.core.vocab_table import COL_KIND, COL_PIECE
+from bpe_desktop.views.vocab_table import COL_KIND, COL_PIECE
 from bpe_desktop.ui.training.options import TrainingOptions
 from bpe_desktop.ui.training.panel import TrainingPanel
 from bpe_desktop.ui.vocabulary.panel import VocabPanel

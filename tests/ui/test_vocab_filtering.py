@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from bpe_desktop.core import BPEModel, Corpus, TrainConfig, train
-from bpe_desktop.core.vocab_table import COL_COUNT, TokenUsage, make_filter_spec
+from bpe_desktop.views.vocab_table import COL_COUNT, TokenUsage, make_filter_spec
 from bpe_desktop.ui.vocabulary import filtering
 from bpe_desktop.ui.vocabulary.panel import VocabPanel
 from bpe_desktop.ui.vocabulary.table_model import VocabTableModel

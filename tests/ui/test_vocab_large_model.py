@@ -11,9 +11,11 @@ import weakref
 import pytest
 from PySide6.QtCore import Qt
 
-from bpe_desktop.core import BPEModel, Merge, TrainConfig, release
+from bpe_desktop.core import BPEModel, Merge, TrainConfig
+
+from bpe_desktop.core import release
 from bpe_desktop.core.model_file import dumps, loads
-from bpe_desktop.core.vocab_table import COL_LEFT, COL_RANK, COL_RIGHT
+from bpe_desktop.views.vocab_table import COL_LEFT, COL_RANK, COL_RIGHT
 from bpe_desktop.ui.vocabulary.panel import VocabPanel
 
 SIZE = 100_000

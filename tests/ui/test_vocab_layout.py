@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QPoint, Qt
 
-from bpe_desktop.core.vocab_table import COL_RIGHT
+from bpe_desktop.views.vocab_table import COL_RIGHT
 from bpe_desktop.ui.vocabulary.panel import VocabPanel
 
 

@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QTableView
 
 from bpe_desktop.core import BPEModel, Corpus, Merge, TrainConfig, train
 from bpe_desktop.core.pieces import display_piece, piece_bytes, surface_text
-from bpe_desktop.core.vocab_table import (
+from bpe_desktop.views.vocab_table import (
     COL_BYTES,
     COL_CHARS,
     COL_COUNT,
@@ -399,7 +399,7 @@ def test_which_regexes_scan_all_pieces_at_once():
     """Patterns that may see past their line, or that a line break may make fail, are
     searched token by token; the rest scan all pieces at once (a match that runs past its
     line is checked on the piece alone)."""
-    from bpe_desktop.core.vocab_table import _line_safe
+    from bpe_desktop.views.vocab_table import _line_safe
 
     safe = [r"ing$", r"^␣th.*s$", r"[0-9]+", r"\bthe\b", r"(?i:TH)e", r"x*", r"(e)\1",
             r"\s", r"[^a]", r"(?s).", r"a\n", r"[\x00-\x20]", r"\W", r"\D", r"\\A"]
@@ -523,7 +523,7 @@ def test_token_usage_toy(toy_model):
 def test_final_frequencies_column_and_intermediate_filter(toy_model):
     """Seed 000's words end as newest</w> (6), low</w> (5), wid est</w> (3) and
     low e r </w> (2): "es" and "est" (merged 9 times) are never used in the end."""
-    from bpe_desktop.core.vocab_table import COL_FINAL
+    from bpe_desktop.views.vocab_table import COL_FINAL
 
     vm = table(toy_model)
     vm.set_filter(intermediate=True)

@@ -11,13 +11,15 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QImage
 
-from bpe_desktop.core import BPEModel, Corpus, Merge, TrainConfig, chunked, train
+from bpe_desktop.core import BPEModel, Corpus, Merge, TrainConfig, train
+
+from bpe_desktop.core import chunked
 from bpe_desktop.core.pieces import surface_text
-from bpe_desktop.core.vocab_table import COL_CHARS, COL_COUNT, COL_PIECE
+from bpe_desktop.views.vocab_table import COL_CHARS, COL_COUNT, COL_PIECE
 from bpe_desktop.ui.common import dialogs, theme
 from bpe_desktop.ui.vocabulary import panel as vocab_panel
 from bpe_desktop.ui.vocabulary.panel import LOADING, VocabPanel
-from bpe_desktop.core.vocab_plot_data import PLOTS, compute_plot
+from bpe_desktop.views.vocab_plot_data import PLOTS, compute_plot
 from bpe_desktop.ui.vocabulary.table_model import VocabTableModel
 
 DESC = Qt.SortOrder.DescendingOrder
@@ -486,7 +488,7 @@ def test_final_frequencies_and_intermediate_filter(panel):
     """The Final column fills in once the words are segmented; the Intermediate box
     keeps the merged tokens the final segmentation hardly uses."""
     from bpe_desktop.core.evaluation.vocabulary import final_frequencies
-    from bpe_desktop.core.vocab_table import COL_FINAL
+    from bpe_desktop.views.vocab_table import COL_FINAL
     from bpe_desktop.ui.vocabulary.table_model import RawRole
 
     model = panel.table_model.bpe_model()

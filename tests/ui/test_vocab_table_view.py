@@ -9,7 +9,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QTableView
 
-from bpe_desktop.core.vocab_table import COL_COUNT, COL_FINAL, HEADERS, TokenUsage
+from bpe_desktop.views.vocab_table import COL_COUNT, COL_FINAL, HEADERS, TokenUsage
 from bpe_desktop.ui.vocabulary.table_model import VocabTableModel
 from bpe_desktop.ui.vocabulary.table_view import VocabTableView
 

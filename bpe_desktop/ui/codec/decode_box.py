@@ -17,7 +17,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from bpe_desktop.core.encoding_view import DecodeResult, decode_ids
+from bpe_desktop.views.encoding_view import DecodeResult, decode_ids
 from bpe_desktop.ui.codec.jobs import decode_job
 from bpe_desktop.ui.common.text_direction import follow_text_direction
 

@@ -10,7 +10,7 @@ from PySide6.QtGui import QTextCursor, QTextDocument
 
 from bpe_desktop.core import BpeError, BPEModel, Tokenizer
 from bpe_desktop.core.chunked import Breather, collector_paused, shared_tokenizer
-from bpe_desktop.core.encoding_view import (
+from bpe_desktop.views.encoding_view import (
     SHOW_LIMIT,
     Encoding,
     decode_ids,

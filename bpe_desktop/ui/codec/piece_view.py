@@ -32,7 +32,7 @@ from PySide6.QtWidgets import QTextBrowser, QToolTip, QWidget
 
 from bpe_desktop.core import MergeStep, TrainConfig
 from bpe_desktop.core.chunked import no_breath
-from bpe_desktop.core.encoding_view import PieceItem
+from bpe_desktop.views.encoding_view import PieceItem
 from bpe_desktop.core.pieces import display_piece, text_direction
 from bpe_desktop.ui.common import theme
 

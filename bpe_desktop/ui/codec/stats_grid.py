@@ -6,7 +6,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QGridLayout, QLabel
 
-from bpe_desktop.core.encoding_view import Stats
+from bpe_desktop.views.encoding_view import Stats
 from bpe_desktop.ui.codec.decode_box import ERROR_STYLE
 
 

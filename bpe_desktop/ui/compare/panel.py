@@ -35,7 +35,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from bpe_desktop.core import BPEModel, release
+from bpe_desktop.core import BPEModel
+
+from bpe_desktop.core import release
 from bpe_desktop.core.comparison import (
     MAX_TOKENIZERS,
     MIN_TOKENIZERS,

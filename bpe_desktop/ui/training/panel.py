@@ -28,7 +28,7 @@ from bpe_desktop.core import (
     TrainConfig,
     TrainResult,
 )
-from bpe_desktop.core.eta import StageEta, stage_eta
+from bpe_desktop.views.eta import StageEta, stage_eta
 from bpe_desktop.core.formatting import (
     describe_config,
     describe_stage,

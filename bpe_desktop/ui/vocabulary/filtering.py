@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QObject, Signal, Slot
 
-from bpe_desktop.core.vocab_table import make_filter_spec
+from bpe_desktop.views.vocab_table import make_filter_spec
 from bpe_desktop.ui.common.background import LatestJob
 from bpe_desktop.ui.common.workers import JobError
 from bpe_desktop.ui.vocabulary.table_model import FilterResult, VocabTableModel

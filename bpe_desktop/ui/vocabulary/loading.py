@@ -6,7 +6,7 @@ import time
 
 from bpe_desktop.core import BPEModel
 from bpe_desktop.core.chunked import Superseded, collector_paused, shared_tokenizer
-from bpe_desktop.core.vocab_loading import load_table, load_words
+from bpe_desktop.views.vocab_loading import load_table, load_words
 
 #: Seconds the loading job leaves the GUI thread to paint on its own, before it starts and
 #: after it hands the table over: those paints call into Python for every axis label and

@@ -7,7 +7,7 @@ from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTreeWidget, QTree
 
 from bpe_desktop.core import BPEModel
 from bpe_desktop.core.pieces import display_piece
-from bpe_desktop.core.vocab_table import SPECIAL, TokenUsage, VocabColumns
+from bpe_desktop.views.vocab_table import SPECIAL, TokenUsage, VocabColumns
 
 #: Trees with more nodes than this open only a few levels deep.
 EXPAND_ALL_LIMIT = 200

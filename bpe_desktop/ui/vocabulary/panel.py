@@ -35,11 +35,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from bpe_desktop.core import BPEModel, release
+from bpe_desktop.core import BPEModel
+
+from bpe_desktop.core import release
 from bpe_desktop.core.chunked import INLINE_WORK, model_work
 from bpe_desktop.core.evaluation.vocabulary import INTERMEDIATE_SHARE
-from bpe_desktop.core.vocab_loading import LoadedTable, LoadedWords, load_table, load_words
-from bpe_desktop.core.vocab_table import (
+from bpe_desktop.views.vocab_loading import LoadedTable, LoadedWords, load_table, load_words
+from bpe_desktop.views.vocab_table import (
     COL_PIECE,
     KIND_NAMES,
     MERGED,

@@ -22,9 +22,11 @@ from PySide6.QtGui import QPainter
 from PySide6.QtSvg import QSvgGenerator
 from PySide6.QtWidgets import QTabWidget, QVBoxLayout, QWidget
 
-from bpe_desktop.core import BPEModel, release
-from bpe_desktop.core.vocab_plot_data import PLOTS, PlotSeries, compute_plot
-from bpe_desktop.core.vocab_table import TokenUsage, VocabColumns
+from bpe_desktop.core import BPEModel
+
+from bpe_desktop.core import release
+from bpe_desktop.views.vocab_plot_data import PLOTS, PlotSeries, compute_plot
+from bpe_desktop.views.vocab_table import TokenUsage, VocabColumns
 from bpe_desktop.ui.common import plot_grid, theme
 
 #: The Zipf curve is drawn through at most this many ranks, evenly spaced on its log

@@ -1,4 +1,4 @@
-"""The vocabulary table as a Qt model over :mod:`bpe_desktop.core.vocab_table`'s arrays:
+"""The vocabulary table as a Qt model over :mod:`bpe_desktop.views.vocab_table`'s arrays:
 ``sort`` and the filters work on an index array, ``data()`` reads the columns."""
 
 from __future__ import annotations
@@ -13,9 +13,11 @@ import numpy as np
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QFont
 
-from bpe_desktop.core import BPEModel, release
+from bpe_desktop.core import BPEModel
+
+from bpe_desktop.core import release
 from bpe_desktop.core.pieces import isolated_if_rtl, piece_bytes
-from bpe_desktop.core.vocab_table import (
+from bpe_desktop.views.vocab_table import (
     _NUMBERS,
     COL_BYTES,
     COL_CHARS,

@@ -18,7 +18,7 @@ from PySide6.QtCore import QModelIndex, QRect, Qt
 from PySide6.QtGui import QAccessible
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView, QWidget
 
-from bpe_desktop.core import vocab_table as cols
+from bpe_desktop.views import vocab_table as cols
 from bpe_desktop.ui.vocabulary.table_model import VocabTableModel
 
 #: Each column's width in digits' widths (a sample, not the contents: 100,000 rows).

@@ -14,7 +14,9 @@ from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 
-from bpe_desktop.core import BPEModel, TrainResult, load_model, release, save_model
+from bpe_desktop.core import BPEModel, TrainResult, load_model, save_model
+
+from bpe_desktop.core import release
 
 
 def _now(work: Callable[[], Any]) -> Any:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from bpe_desktop.core import Corpus, TrainConfig, train
-from bpe_desktop.core.encoding_view import _Collector, _decode, _walk_words
+from bpe_desktop.views.encoding_view import _Collector, _decode, _walk_words
 from bpe_desktop.ui.codec.panel import CodecPanel
 
 FINNISH = "talossa on kissä ja"

@@ -6,7 +6,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from bpe_desktop.core.eta import StageEta, stage_eta
+from bpe_desktop.views.eta import StageEta, stage_eta
 
 
 def _speeding_up_merges(step=0.1):

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from bpe_desktop.core.encoding_view import (CHUNK_CHARS, _Collector, _walk_words, encode_text,
+from bpe_desktop.views.encoding_view import (CHUNK_CHARS, _Collector, _walk_words, encode_text,
                                             split_points)
 from tests.core.test_encode_threads import UD, generated, model  # noqa: F401 (fixture)
 from tests.shared_data import corpus_path as corpus

@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from bpe_desktop.core import BPEModel, Tokenizer
-from bpe_desktop.core.vocab_plot_data import PLOTS, PlotSeries, compute_plot
-from bpe_desktop.core.vocab_table import (
+from bpe_desktop.views.vocab_plot_data import PLOTS, PlotSeries, compute_plot
+from bpe_desktop.views.vocab_table import (
     FilterMask,
     TextFilter,
     TokenUsage,

@@ -11,7 +11,7 @@ from typing import Callable
 import numpy as np
 
 from bpe_desktop.core.model import BPEModel
-from bpe_desktop.core.vocab_table import SPECIAL, TokenUsage, VocabColumns
+from bpe_desktop.views.vocab_table import SPECIAL, TokenUsage, VocabColumns
 
 #: Plot keys, in tab order, with their tab titles.
 PLOTS = {"merges": "Merge counts", "zipf": "Zipf", "lengths": "Token lengths"}

@@ -9,8 +9,10 @@ import threading
 import numpy as np
 import pytest
 
-from bpe_desktop.core import Corpus, TrainConfig, train, vocab_table
-from bpe_desktop.core.vocab_table import (
+from bpe_desktop.core import Corpus, TrainConfig, train
+
+from bpe_desktop.views import vocab_table
+from bpe_desktop.views.vocab_table import (
     TextFilter,
     TokenUsage,
     build_columns,
