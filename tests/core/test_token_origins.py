@@ -20,7 +20,7 @@ from bpe_desktop.core.formats import import_model
 from bpe_desktop.core.model import BASE, MERGED, SPECIAL, BPEModel, Merge, TokenInfo
 from bpe_desktop.core.model_file import dumps, loads, model_from_dict
 from bpe_desktop.views.vocab_table import PROTECTED, build_columns
-from tests.core.model_file_helpers import small_model
+from tests.core.model_file.helpers import small_model
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 
