@@ -272,7 +272,7 @@ class TrainConfig:
         help="Train Morfessor 2.0 (unsupervised morphological segmentation) on the corpus's "
              "word counts first and let no merge cross its boundaries.")
     morfessor_keep_share: float = option(
-        0.0, label="Keep whole the words covering a &share:", group="constraints",
+        0.65, label="Keep whole the words covering a &share:", group="constraints",
         minimum=0.0, maximum=1.0, metavar="S", zero_means="by count only",
         help="Morfessor's boundaries are not applied to the most frequent words that "
              "together make up this share of the corpus's running words (0: none by "
@@ -280,7 +280,7 @@ class TrainConfig:
              "which costs tokens in every sentence for little morphology; a share of the "
              "text means the same in every language, a count of words does not.")
     morfessor_keep_frequent: int = option(
-        1000, label="Keep the most &frequent words whole:", group="constraints", minimum=0,
+        0, label="Keep the most &frequent words whole:", group="constraints", minimum=0,
         maximum=MAX_VOCAB, metavar="N", zero_means="by share only",
         help="Also leave the N most frequent words whole; with a share too, whichever "
              "keeps more words applies (both 0: Morfessor cuts every word).")

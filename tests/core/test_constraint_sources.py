@@ -270,6 +270,15 @@ def test_the_words_left_whole_by_share_of_running_words():
     assert kept_whole([], 0, 0.65) == 0
 
 
+def test_by_default_the_words_of_65_percent_of_the_running_words_are_left_whole():
+    # 0.65 × 299 = 194.35: walk, talk, walking, talking, play, walked, talked, jump
+    # make up 192, playing (18) brings the sum to 210 — nine words.
+    words = morfessor_words(MORF_WORDS.items())
+    default = TrainConfig(morfessor=True)
+    assert kept_whole(words, default.morfessor_keep_frequent,
+                      default.morfessor_keep_share) == 9
+
+
 def test_a_share_outside_0_to_1_is_refused():
     with pytest.raises(ConfigError, match="morfessor_keep_share must be a share from 0 to 1"):
         TrainConfig(morfessor=True, morfessor_keep_share=1.5)
