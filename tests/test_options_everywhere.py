@@ -35,6 +35,7 @@ UNUSUAL = TrainConfig(
     threads=1, keep_words=123, fuse_unk=True, byte_fallback=True,
     gold_boundaries=("g1.tsv", "g2.tsv"),
     separator="ŋ", morfessor=True, morfessor_annotations=("a.tsv",), morfessor_keep_frequent=9,
+    morfessor_keep_share=0.5,
     knockout=("k.tsv",),
     knockout_rounds=3, protected=("New York", "C++"),
     lang=("fi=ud_finnish.txt", "tr=ud_turkish.txt", "fi=more_finnish/"),

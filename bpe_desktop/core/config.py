@@ -14,16 +14,17 @@ Every value is checked when a config is made; a bad one is a :class:`ConfigError
 naming the setting, the value given and what is allowed (``vocab_size must be at least
 1 and at most 2147483647; got 0``). Ids are 32-bit and counts 64-bit in the engine:
 
-==================  ===========================================
-vocab_size          1 to 2**31 - 1, or None (no limit)
-merges              0 to 2**31 - 1, or None (no limit)
-min_frequency       1 to 2**64 - 1
-threads             0 (all cores) to 1024
-keep_words          0 to 2**31 - 1
-character_coverage  more than 0, at most 1
-special token ids   0 to 2**31 - 2, below vocab_size when it is set
-texts               pieces and initial_alphabet: no lone surrogates
-==================  ===========================================
+====================  =========================================
+vocab_size            1 to 2**31 - 1, or None (no limit)
+merges                0 to 2**31 - 1, or None (no limit)
+min_frequency         1 to 2**64 - 1
+threads               0 (all cores) to 1024
+keep_words            0 to 2**31 - 1
+character_coverage    more than 0, at most 1
+morfessor_keep_share  0 to 1
+special token ids     0 to 2**31 - 2, below vocab_size when it is set
+texts                 pieces and initial_alphabet: no lone surrogates
+====================  =========================================
 """
 
 from __future__ import annotations
@@ -270,12 +271,19 @@ class TrainConfig:
         False, label="Cut words with &Morfessor 2.0", group="constraints",
         help="Train Morfessor 2.0 (unsupervised morphological segmentation) on the corpus's "
              "word counts first and let no merge cross its boundaries.")
+    morfessor_keep_share: float = option(
+        0.65, label="Keep whole the words covering a &share:", group="constraints",
+        minimum=0.0, maximum=1.0, metavar="S", zero_means="by count only",
+        help="Morfessor's boundaries are not applied to the most frequent words that "
+             "together make up this share of the corpus's running words (0: none by "
+             "share). Trained on word types, Morfessor also cuts common words (was → wa s), "
+             "which costs tokens in every sentence for little morphology; a share of the "
+             "text means the same in every language, a count of words does not.")
     morfessor_keep_frequent: int = option(
-        1000, label="Keep the most &frequent words whole:", group="constraints", minimum=0,
-        maximum=MAX_VOCAB, metavar="N", zero_means="cut every word",
-        help="Morfessor's boundaries are not applied to the N most frequent words (0: to "
-             "none). Trained on word types, Morfessor also cuts common words (was → wa s), "
-             "which costs tokens in every sentence for little morphology.")
+        0, label="Keep the most &frequent words whole:", group="constraints", minimum=0,
+        maximum=MAX_VOCAB, metavar="N", zero_means="by share only",
+        help="Also leave the N most frequent words whole; with a share too, whichever "
+             "keeps more words applies (both 0: Morfessor cuts every word).")
     morfessor_annotations: tuple[str, ...] = option(
         (), label="Morfessor &annotations:", group="constraints", metavar="GOLD",
         placeholder="gold files (semi-supervised)",
@@ -362,6 +370,11 @@ class TrainConfig:
         if isinstance(cov, bool) or not isinstance(cov, (int, float)) or not 0.0 < cov <= 1.0:
             raise ConfigError("character_coverage must be in (0, 1]: more than 0 and at most "
                               f"1; got {cov!r}")
+        share = self.morfessor_keep_share
+        if isinstance(share, bool) or not isinstance(share, (int, float)) or \
+                not 0.0 <= share <= 1.0:
+            raise ConfigError("morfessor_keep_share must be a share from 0 to 1; got "
+                              f"{share!r}")
         if not isinstance(self.initial_alphabet, str):
             raise ConfigError("initial_alphabet must be a string of characters; got "
                               f"{self.initial_alphabet!r}")

@@ -23,6 +23,7 @@ from bpe_desktop.core.constraints import (
 from bpe_desktop.core.knockout import knocked_out
 from bpe_desktop.core.morfessor_source import (
     SegmenterProgress,
+    kept_whole,
     morfessor_words,
     train_morfessor,
 )
@@ -31,15 +32,17 @@ from bpe_desktop.core.morfessor_source import (
 def morfessor_segmentation(corpus, config: TrainConfig, *, on_progress=None,
                            cancel=None) -> dict[str, tuple[str, ...]]:
     """Morfessor trained on the corpus's word counts (as ``config`` cuts words),
-    semi-supervised with ``config.morfessor_annotations`` when given; the
-    ``config.morfessor_keep_frequent`` most frequent words left whole."""
+    semi-supervised with ``config.morfessor_annotations`` when given; the most frequent
+    words left whole as ``config.morfessor_keep_frequent`` and
+    ``config.morfessor_keep_share`` say (:func:`kept_whole`)."""
     from bpe_desktop.core.counting import engine_count
 
     table = engine_count(corpus, config, cancel=cancel)
     words = morfessor_words(table.items())
     annotations = gold_segmentations(config.morfessor_annotations)
     segmentation = train_morfessor(words, annotations, on_progress=on_progress, cancel=cancel)
-    for word, _ in words[:config.morfessor_keep_frequent]:  # most frequent first
+    kept = kept_whole(words, config.morfessor_keep_frequent, config.morfessor_keep_share)
+    for word, _ in words[:kept]:  # most frequent first
         segmentation[word] = (word,)
     return segmentation
 

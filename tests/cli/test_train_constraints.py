@@ -86,6 +86,7 @@ def test_morfessor_flags_and_saved_segmentation(capsys, files):
     (["--morfessor-annotations", "g.tsv"], ["needs morfessor"]),
     (["--save-segmentation", "s.tsv"], ["--save-segmentation needs --morfessor"]),
     (["--gold-boundaries", "missing.tsv"], ["missing.tsv"]),
+    (["--morfessor", "--morfessor-keep-share", "1.5"], ["--morfessor-keep-share", "1.5"]),
 ])
 def test_bad_constraint_input_is_one_error_line(capsys, files, args, words):
     out = files / "m.json"

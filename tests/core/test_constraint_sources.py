@@ -19,7 +19,7 @@ from bpe_desktop.core import (
 from bpe_desktop.core.constraints import gold_segmentations, write_segmentation
 from bpe_desktop.core.evaluation import read_gold
 from bpe_desktop.core.model_file import dumps, loads
-from bpe_desktop.core.morfessor_source import morfessor_words, train_morfessor
+from bpe_desktop.core.morfessor_source import kept_whole, morfessor_words, train_morfessor
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 SIGMORPHON_ENG = DATA / "morph" / "eng.word.dev.tsv"
@@ -139,6 +139,8 @@ def test_a_saved_segmentation_must_spell_its_words(tmp_path):
 
 # -- Morfessor ------------------------------------------------------------------------------
 
+#: Morfessor's boundaries on every word, the most frequent ones too.
+CUT_EVERY_WORD = {"morfessor_keep_frequent": 0, "morfessor_keep_share": 0.0}
 MORF_WORDS = {w: c for w, c in (
     ("walk", 30), ("walked", 20), ("walking", 25), ("walks", 15), ("talk", 30),
     ("talked", 20), ("talking", 25), ("talks", 15), ("jump", 20), ("jumped", 12),
@@ -212,7 +214,7 @@ def test_morfessor_progress_and_cancel_keep_nothing():
 
 
 def test_morfessor_constrained_training_and_saved_segmentation_reuse(tmp_path):
-    config = TrainConfig(merges=30, morfessor=True, morfessor_keep_frequent=0)
+    config = TrainConfig(merges=30, morfessor=True, **CUT_EVERY_WORD)
     result = train(Corpus.from_word_counts(MORF_WORDS), config)
     assert result.timings["segmenter"] > 0
     assert result.model.constraints.method == "Morfessor boundaries"
@@ -233,18 +235,50 @@ def test_semi_supervised_morfessor_follows_its_annotations(tmp_path):
     ann.write_text("walking\twalk ing\njumped\tjump ed\nplays\tplay s\n", encoding="utf-8")
     result = train(Corpus.from_word_counts(MORF_WORDS),
                    TrainConfig(merges=30, morfessor=True, morfessor_annotations=(str(ann),),
-                               morfessor_keep_frequent=0))
+                               **CUT_EVERY_WORD))
     assert result.segmentation["walking"] == ("walk", "ing")
     assert "semi-supervised with ann.tsv" in result.model.constraints.method
 
 
-def test_the_most_frequent_words_are_left_whole():
+@pytest.mark.parametrize("keep", [
+    {"morfessor_keep_frequent": 4, "morfessor_keep_share": 0},
+    # walk and talk (30), walking and talking (25) make up 110 of the 299 running words
+    # of letters: 36.8 %, the share of these four and no fewer
+    {"morfessor_keep_frequent": 0, "morfessor_keep_share": 0.35},
+    {"morfessor_keep_frequent": 0, "morfessor_keep_share": 110 / 299},
+    {"morfessor_keep_frequent": 4, "morfessor_keep_share": 0.2},  # the count keeps more
+    {"morfessor_keep_frequent": 2, "morfessor_keep_share": 0.35},  # the share keeps more
+])
+def test_the_most_frequent_words_are_left_whole(keep):
     cut_all = train(Corpus.from_word_counts(MORF_WORDS),
-                    TrainConfig(merges=30, morfessor=True, morfessor_keep_frequent=0))
+                    TrainConfig(merges=30, morfessor=True, **CUT_EVERY_WORD))
     kept = train(Corpus.from_word_counts(MORF_WORDS),
-                 TrainConfig(merges=30, morfessor=True, morfessor_keep_frequent=4))
-    # walk and talk (30), walking and talking (25): the four most frequent
+                 TrainConfig(merges=30, morfessor=True, **keep))
     frequent = {"walk", "talk", "walking", "talking"}
     assert any(len(cut_all.segmentation[w]) > 1 for w in frequent)
     for word, morphs in kept.segmentation.items():
         assert morphs == ((word,) if word in frequent else cut_all.segmentation[word])
+
+
+def test_the_words_left_whole_by_share_of_running_words():
+    words = morfessor_words(MORF_WORDS.items())  # 299 running words of letters
+    assert kept_whole(words, 0, 0.0) == 0
+    assert kept_whole(words, 0, 60 / 299) == 2  # walk, talk: 60 exactly
+    assert kept_whole(words, 0, 61 / 299) == 3
+    assert kept_whole(words, 0, 1.0) == len(words)
+    assert kept_whole(words, 40, 0.0) == len(words)  # never more than there are
+    assert kept_whole([], 0, 0.65) == 0
+
+
+def test_by_default_the_words_of_65_percent_of_the_running_words_are_left_whole():
+    # 0.65 × 299 = 194.35: walk, talk, walking, talking, play, walked, talked, jump
+    # make up 192, playing (18) brings the sum to 210 — nine words.
+    words = morfessor_words(MORF_WORDS.items())
+    default = TrainConfig(morfessor=True)
+    assert kept_whole(words, default.morfessor_keep_frequent,
+                      default.morfessor_keep_share) == 9
+
+
+def test_a_share_outside_0_to_1_is_refused():
+    with pytest.raises(ConfigError, match="morfessor_keep_share must be a share from 0 to 1"):
+        TrainConfig(morfessor=True, morfessor_keep_share=1.5)
