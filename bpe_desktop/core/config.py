@@ -273,7 +273,7 @@ class TrainConfig:
              "word counts first and let no merge cross its boundaries.")
     morfessor_keep_share: float = option(
         0.65, label="Keep whole the words covering a &share:", group="constraints",
-        minimum=0.0, maximum=1.0, metavar="S", zero_means="by count only",
+        minimum=0.0, maximum=1.0, step=0.05, metavar="S", zero_means="by count only",
         help="Morfessor's boundaries are not applied to the most frequent words that "
              "together make up this share of the corpus's running words (0: none by "
              "share). Trained on word types, Morfessor also cuts common words (was → wa s), "

@@ -52,6 +52,8 @@ class OptionSpec:
     group: str = "merging"
     #: What 0 means, for numbers where it is special ("all cores").
     zero_means: str = ""
+    #: How far one arrow press moves a fractional number in the form.
+    step: float = 0.0005
     #: An example a text field shows while empty.
     placeholder: str = ""
     #: False for options that describe the machine, not the model (never saved with it).

@@ -50,6 +50,16 @@ def test_the_form_has_a_constraints_section_that_presets_keep(panel, tmp_path):
     assert config.gold_boundaries == (gold, gold + "2") and config.knockout_rounds == 7
 
 
+def test_the_share_kept_whole_steps_by_five_percent_and_names_zero(panel):
+    share = panel.options.morfessor_keep_share
+    assert share.value() == pytest.approx(0.65)
+    share.stepUp()
+    assert panel.options.config().morfessor_keep_share == pytest.approx(0.70)
+    share.setValue(0)
+    assert share.text() == "by count only"
+    assert panel.options.config().morfessor_keep_share == 0
+
+
 def test_a_morfessor_run_reports_progress_and_offers_its_segmentation(
         panel, qtbot, tmp_path, errors, monkeypatch):
     panel.options.set_config(TrainConfig(merges=20, morfessor=True))

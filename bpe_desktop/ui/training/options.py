@@ -174,7 +174,9 @@ def _editor(name: str, spec: OptionSpec, default: Any) -> _Editor:
         spin = QDoubleSpinBox()
         spin.setDecimals(4)
         spin.setRange(spec.minimum, spec.maximum)
-        spin.setSingleStep(0.0005)
+        spin.setSingleStep(spec.step)
+        if spec.zero_means and spec.minimum == 0:
+            spin.setSpecialValueText(spec.zero_means)
         spin.setToolTip(spec.help)
         return _Editor(spin, lambda: round(spin.value(), 6), spin.setValue, spin.valueChanged)
     if spec.maximum is not None:
