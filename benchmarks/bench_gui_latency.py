@@ -37,6 +37,7 @@ pass was waiting for the GIL (a worker) or for a core (the machine's load).
 from __future__ import annotations
 
 import argparse
+import gzip
 import gc
 import json
 import os
@@ -367,8 +368,9 @@ def _heavy_uses(app, window, corpus: str) -> dict:
     else:
         print(f"{BIG_MODEL.name} is missing (run bench_gui_table.py once): "
               "skipping the 100k-token model", file=sys.stderr)
-    with open(corpus, encoding="utf-8", errors="replace") as f:
-        text = f.read(1_000_000)
+    opener = gzip.open if corpus.endswith(".gz") else open
+    with opener(corpus, "rt", encoding="utf-8", errors="replace") as f:
+        text = f.read(1_000_000)  # the corpus's text (not its compressed bytes)
     codec = window.codec
     window.tabs.setCurrentWidget(codec)
     _spin(app, 0.3)
