@@ -1,4 +1,4 @@
-"""The vocabulary table's synchronous, Qt-free filter (core.vocab_table.filter_mask), which
+"""The vocabulary table's synchronous, Qt-free filter (views.vocab_table.filter_mask), which
 the GUI runs in a worker thread on a snapshot of the columns."""
 
 from __future__ import annotations

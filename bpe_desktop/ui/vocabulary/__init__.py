@@ -1,2 +1,2 @@
-"""The Vocabulary browser: the token table (a Qt model over core.vocab_table), merge tree,
+"""The Vocabulary browser: the token table (a Qt model over views.vocab_table), merge tree,
 words using a token, plots."""
