@@ -259,6 +259,25 @@ def test_export_table_button(qtbot, panel, monkeypatch, tmp_path, errors):
     assert len(errors) == 1
 
 
+def test_a_failed_export_keeps_the_earlier_file(panel, tmp_path, monkeypatch):
+    from bpe_desktop.core import safe_write
+
+    table, plot = tmp_path / "table.csv", tmp_path / "plot.png"
+    table.write_text("earlier", encoding="utf-8")
+    plot.write_bytes(b"earlier")
+
+    def full_disk(*_args):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(safe_write.os, "fsync", full_disk)
+    with pytest.raises(OSError):
+        panel.export_table_csv(str(table))
+    with pytest.raises(OSError):
+        panel.export_plot("lengths", str(plot))
+    assert table.read_text(encoding="utf-8") == "earlier" and plot.read_bytes() == b"earlier"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["plot.png", "table.csv"]
+
+
 @pytest.mark.parametrize("which", list(PLOTS))
 def test_export_plot_files(panel, tmp_path, which):
     png, svg = tmp_path / f"{which}.png", tmp_path / f"{which}.svg"

@@ -63,7 +63,8 @@ from bpe_desktop.ui.common.text_direction import follow_text_direction
 from bpe_desktop.ui.common.workers import JobError, JobRunner
 from bpe_desktop.ui.evaluate.character_map import CharacterMapEditor
 from bpe_desktop.ui.evaluate.file_lists import FileList
-from bpe_desktop.ui.evaluate.plots import ParityChart, SweepPlots, export_plot
+from bpe_desktop.ui.common.plot_export import export_plot
+from bpe_desktop.ui.evaluate.plots import ParityChart, SweepPlots
 from bpe_desktop.ui.evaluate.table_models import (
     BOUNDARY_COLORS,
     HTML_ROLE,

@@ -2,20 +2,16 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 import pyqtgraph as pg
-from pyqtgraph.exporters import ImageExporter
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QGridLayout, QWidget
 
 from bpe_desktop.core.evaluation import ParityResult, SweepPoint
-from bpe_desktop.core.formats._common import write_files
 from bpe_desktop.ui.common import plot_grid, theme
-from bpe_desktop.ui.vocabulary.plots import _svg_bytes
 
 #: The sweep's curves: key -> (title, y label).
 SWEEP_PLOTS = {"f1": ("Boundary F1", "F1"), "morphscore": ("MorphScore", "MorphScore"),
@@ -29,28 +25,6 @@ SERIES_COLORS = ("#1f6fc5", "#d9480f", "#2f9e44", "#9c36b5", "#e8590c", "#0c8599
 
 def _DASHED():
     return pg.mkPen("#888888", style=Qt.PenStyle.DashLine)
-
-
-def export_plot(widget: pg.PlotWidget, path: str) -> None:
-    """Write a plot as PNG or SVG (by the extension), atomically."""
-    ext = os.path.splitext(path)[1].lower()
-    if ext not in (".png", ".svg"):
-        raise ValueError(f"cannot export a plot as {ext or 'a file without extension'}: "
-                         "use .png or .svg")
-    item = widget.getPlotItem()
-    with plot_grid.axes_drawn_directly(item):
-        if ext == ".svg":
-            data = _svg_bytes(widget)
-        else:
-            from PySide6.QtCore import QBuffer, QIODevice
-
-            image = ImageExporter(item).export(toBytes=True)
-            buffer = QBuffer()
-            buffer.open(QIODevice.OpenModeFlag.WriteOnly)
-            if not image.save(buffer, "PNG"):
-                raise OSError(f"could not write {path}")
-            data = bytes(buffer.data())
-    write_files([(Path(path), data)])
 
 
 def sweep_series(points: Sequence[SweepPoint], key: str

@@ -18,7 +18,9 @@ the resulting rows in, and ``filtered`` is emitted then.
 
 from __future__ import annotations
 
+import io
 import os
+from pathlib import Path
 
 from PySide6.QtCore import QByteArray, QModelIndex, Qt, Signal, Slot
 from PySide6.QtWidgets import (
@@ -40,6 +42,7 @@ from bpe_desktop.core import BPEModel
 from bpe_desktop.core import release
 from bpe_desktop.core.chunked import INLINE_WORK, model_work
 from bpe_desktop.core.evaluation.vocabulary import INTERMEDIATE_SHARE
+from bpe_desktop.core.safe_write import write_files
 from bpe_desktop.views.vocab_loading import LoadedTable, LoadedWords, load_table, load_words
 from bpe_desktop.views.vocab_table import (
     COL_PIECE,
@@ -293,14 +296,16 @@ class VocabPanel(QWidget):
         self.filter_edit.selectAll()
 
     def export_table_csv(self, path: str) -> None:
-        """Write the visible rows, in view order, as UTF-8 CSV (raises OSError).
+        """Write the visible rows, in view order, as UTF-8 CSV, atomically (raises OSError).
 
         While the model is loading, it is loaded here first (so the rows are there), and
         a filter still being computed is computed here."""
         self._finish_loading()
         self._filter.finish()
-        with open(path, "w", encoding="utf-8", newline="") as f:
-            self.table_model.write_csv(f)
+        text = io.StringIO(newline="")
+        self.table_model.write_csv(text)
+        write_files([(Path(path), text.getvalue().encode("utf-8"))])  # atomic: a failed
+        # export leaves an earlier file as it was
 
     def export_plot(self, which: str, path: str) -> None:
         """Write plot ``which`` (merges, zipf, lengths) as .png or .svg (by extension);

@@ -9,17 +9,12 @@ view and downsampled, and the grid and axes are the cheap kind of :mod:`plot_gri
 
 from __future__ import annotations
 
-import os
 import weakref
 from typing import Callable
 
 import numpy as np
 import pyqtgraph as pg
 import shiboken6
-from pyqtgraph.exporters import ImageExporter, SVGExporter
-from PySide6.QtCore import QBuffer, QIODevice, QRect, QSize
-from PySide6.QtGui import QPainter
-from PySide6.QtSvg import QSvgGenerator
 from PySide6.QtWidgets import QTabWidget, QVBoxLayout, QWidget
 
 from bpe_desktop.core import BPEModel
@@ -28,6 +23,7 @@ from bpe_desktop.core import release
 from bpe_desktop.views.vocab_plot_data import PLOTS, PlotSeries, compute_plot
 from bpe_desktop.views.vocab_table import TokenUsage, VocabColumns
 from bpe_desktop.ui.common import plot_grid, theme
+from bpe_desktop.ui.common.plot_export import export_plot
 
 #: The Zipf curve is drawn through at most this many ranks, evenly spaced on its log
 #: axis (pyqtgraph's downsampling bins consecutive points: on a log axis that would
@@ -124,27 +120,12 @@ class VocabPlots(QWidget):
         return self._notes.get(which, "")
 
     def export(self, which: str, path: str) -> None:
-        """Write plot ``which`` as PNG or SVG (by the extension); OSError if it fails."""
+        """Write plot ``which`` as PNG or SVG (by the extension), atomically; ValueError
+        for an unknown plot or extension, OSError if it cannot be written."""
         if which not in PLOTS:
             raise ValueError(f"unknown plot {which!r}; choose one of {', '.join(PLOTS)}")
-        ext = os.path.splitext(path)[1].lower()
-        if ext not in (".png", ".svg"):
-            raise ValueError(f"cannot export a plot as {ext or 'a file without extension'}: "
-                             "use .png or .svg")
         self._ensure(which)
-        item = self.widgets[which].getPlotItem()
-        with plot_grid.axes_drawn_directly(item):
-            if ext == ".svg":
-                data = _svg_bytes(self.widgets[which])
-            else:
-                # At the widget's own size: pyqtgraph 0.14 scales the title out of the
-                # picture when asked for a larger width.
-                image = ImageExporter(item).export(toBytes=True)
-        if ext == ".svg":
-            with open(path, "wb") as f:
-                f.write(data)
-        elif not image.save(path, "PNG"):
-            raise OSError(f"could not write {path}")
+        export_plot(self.widgets[which], path)
 
     def apply_theme(self) -> None:
         """Re-colour the plots for the current light/dark scheme."""
@@ -225,32 +206,6 @@ class VocabPlots(QWidget):
             if key == "merges":  # 100,000 points; Zipf draws few, a histogram cannot be cut
                 item.setDownsampling(auto=True, mode="peak")
                 item.setClipToView(True)
-
-
-def _svg_bytes(widget: pg.PlotWidget) -> bytes:
-    """The plot as SVG: pyqtgraph's exporter, or Qt's SVG generator where that fails.
-
-    pyqtgraph 0.14's exporter cannot parse the path data newer Qt versions write
-    (pyqtgraph issue #3485: ``x,y = c.split(',')`` raises ValueError).
-    """
-    try:
-        return SVGExporter(widget.getPlotItem()).export(toBytes=True)
-    except ValueError:
-        pass
-    buffer = QBuffer()
-    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
-    size = widget.size() if widget.width() > 10 else QSize(800, 600)
-    generator = QSvgGenerator()
-    generator.setOutputDevice(buffer)
-    generator.setSize(size)
-    generator.setViewBox(QRect(0, 0, size.width(), size.height()))
-    generator.setTitle(widget.getPlotItem().titleLabel.text)
-    painter = QPainter(generator)
-    try:
-        widget.render(painter)
-    finally:
-        painter.end()
-    return bytes(buffer.data())
 
 
 def _restyle_on_scheme_change(plots: VocabPlots) -> None:
