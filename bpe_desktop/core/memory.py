@@ -149,8 +149,8 @@ def estimate_table_words(sample: bytes, text_bytes: int) -> tuple[int, int]:
 def estimate_distinct_words(sample: bytes, text_bytes: int) -> tuple[int, int]:
     """Distinct words in a corpus of ``text_bytes`` whose beginning is ``sample``, and
     their total length in bytes, extrapolated with Heaps' law (see the module docs)."""
-    # The engine counts the sample's words without the GIL (in Python the count held it
-    # ~50 ms for a 4 MB sample, in turns the GUI thread waited on as training started).
+    # The engine counts the sample's words without the GIL (in Python the count would hold
+    # it for the whole sample, in turns the GUI thread waits on as training starts).
     words, seen, seen_bytes, half, in_half = _native.engine().sample_words(sample)
     if not words:
         return 0, 0

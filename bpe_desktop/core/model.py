@@ -420,8 +420,8 @@ class BPEModel:
         takes the merges (it looks their ids up itself, without the GIL).
 
         Built a slice of merges at a time, each slice a few C calls of about a
-        millisecond: a per-merge Python loop that looked the ids up took ~90 ms of a worker's
-        GIL at 100,000 merges, and one C call over all of them would hold it for ~10 ms.
+        millisecond: a per-merge Python loop would hold a worker's GIL for the whole model,
+        and so would one C call over all of them.
         """
         out = self._cache.get("packed_merges")
         engine = self.__dict__.get("_engine")

@@ -1,6 +1,6 @@
 //! JSON text as Python's `json` module writes it (`ensure_ascii=False`), for the parts of a
 //! model file that are long lists (merges, training words): built without the GIL, so an
-//! autosave beside the GUI runs ~150 ms less Python at 100,000 merges and 50,000 words.
+//! autosave beside the GUI runs no Python per merge or word.
 
 use std::fmt::Write;
 

@@ -4,7 +4,7 @@
 //! Only the threads the engine starts are lowered (worker pools, the corpus reader): they
 //! never hold Python's GIL. A thread that runs Python keeps its priority, because a
 //! lowered thread that holds the GIL waits for a core while every other thread waits for
-//! it (the GUI thread waited 10-15 ms behind a niced job building a model's tables).
+//! it (the GUI thread would wait behind a niced job building a model's tables).
 
 use std::sync::atomic::{AtomicI32, Ordering};
 

@@ -119,9 +119,9 @@ class WhenIdle(QObject):
     """Runs work that can wait (an autosave, the export checks) once nothing else runs.
 
     A worker's Python competes with the GUI thread for the GIL, and with two workers
-    running Python the GUI thread waits for both: showing a 100,000-token model, the
-    autosave and the export checks beside the vocabulary's loading job kept it waiting
-    60-160 ms at a time. So :meth:`request` calls ``action`` only once ``busy()`` (the
+    running Python the GUI thread waits for both: the autosave and the export checks
+    beside the vocabulary's loading job would keep it waiting for several turns at a
+    time. So :meth:`request` calls ``action`` only once ``busy()`` (the
     panels loading, or other such work running) is False, checked every ``poll_ms``, or
     after ``limit_ms`` at the latest (a panel that is always busy must not put it off
     for ever). A newer request replaces a waiting one.

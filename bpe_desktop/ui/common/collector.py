@@ -86,7 +86,7 @@ class GuiThreadCollector(QObject):
 
     def collect_frozen(self) -> None:
         """Collect everything, what was frozen included, then freeze what is still alive:
-        one full pass (100-300 ms with a large model)."""
+        one full pass over every object the process holds."""
         gc.unfreeze()
         gc.collect()
         gc.freeze()

@@ -3,9 +3,8 @@
 Two Qt behaviours make the stock widgets expensive at that rate:
 
 * ``QLabel.setText`` asks for a new layout whenever the label's size may not be fixed, and
-  the request climbs through every layout up to the window: 4-7 ms of the GUI thread per
-  text in the main window (measured with the Training panel; 1 ms to repaint the label),
-  most of it re-laying out widgets whose geometry does not change. :class:`StatusLine` has
+  the request climbs through every layout up to the window: several times the cost of
+  repainting the label, most of it re-laying out widgets whose geometry does not change. :class:`StatusLine` has
   one height and never asks: its text is elided to the width it is given.
 * ``QProgressBar.setValue`` repaints the bar at once, a whole paint pass of its own
   (1-2 ms) before the pass that paints the rest of the update. :class:`ProgressBar`

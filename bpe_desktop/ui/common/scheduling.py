@@ -4,10 +4,10 @@ Two rules keep the GUI thread prompt while work runs beside it:
 
 * **The engine's own threads run below the GUI thread** (:data:`ENGINE_NICENESS` nice
   steps): its worker pools and corpus reader keep every core busy while a model trains,
-  and at the same priority the GUI thread woke up to 40 ms late, waiting for a core.
+  and at the same priority the GUI thread would wake up late, waiting for a core.
   Threads that run Python are *not* lowered, jobs included: a lowered thread that holds
-  the GIL waits for a core while the GUI thread waits for the GIL (10-15 ms behind a
-  training job building its model's tables, or counting a corpus's lines).
+  the GIL waits for a core while the GUI thread waits for the GIL (behind a training job
+  building its model's tables, or counting a corpus's lines).
 * **The GUI thread asks for a short slice** (``sched_setattr``'s ``sched_runtime``, for
   normal threads since Linux 6.12). The kernel's EEVDF scheduler lets the thread on a core
   finish the slice it was given (0.7-3 ms) before a thread that wakes up runs there; a

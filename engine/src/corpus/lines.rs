@@ -1,9 +1,8 @@
 //! A text file's lines, counted for the desktop's corpus list while the user picks files
 //! (or while a model trains on them): without the GIL, on a thread of the engine's (which
 //! runs below the GUI thread when the front end asks, see `priority`). Counted in Python,
-//! the count held the GIL a few hundred µs per MiB and competed for a core at the GUI
-//! thread's priority: the GUI thread's timer fired up to 20 ms late while training read
-//! the same file (`benchmarks/bench_gui_latency.py`, reading p99 11 ms without it).
+//! the count would hold the GIL for every MiB and compete for a core at the GUI thread's
+//! priority, while training may be reading the same file.
 
 use std::fs::File;
 use std::io::{self, Read};

@@ -1,8 +1,8 @@
 //! The word statistics of a corpus sample that the memory estimate extrapolates from
 //! (`bpe_desktop.core.memory.estimate_distinct_words`, Heaps' law): its words, its
 //! distinct words and their bytes, and the same two counts at about its middle. Counted
-//! here without the GIL: in Python the count held it for ~50 ms of a 4 MB sample, in
-//! turns that the GUI thread waited on just as training started.
+//! here without the GIL: in Python the count would hold it for the whole sample, in turns
+//! that the GUI thread waits on just as training starts.
 
 use rustc_hash::FxHashSet;
 

@@ -15,7 +15,7 @@ const HOLD: Duration = Duration::from_millis(1);
 /// How long the GIL is let go: long enough for a waiting thread to wake and take it.
 /// (Let go and taken back at once, it stays here: a waiter only wakes after the taking
 /// back, and as the GIL has changed hands meanwhile it does not ask for it to be handed
-/// over, so it keeps waiting — measured: the main thread blocked for the whole 30 ms.)
+/// over, so it keeps waiting for the whole call.)
 const PAUSE: Duration = Duration::from_micros(100);
 /// Objects built between two looks at the clock.
 const CHECK_EVERY: usize = 1024;

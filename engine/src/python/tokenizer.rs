@@ -172,8 +172,8 @@ impl PyTokenizer {
     /// end in characters as native-endian u32; `merge_parts`: every merge's left and right
     /// piece back to back in rank order (l0 r0 l1 r1 ...), with `merge_part_ends` likewise.
     /// Packed, so that a 100k-token model crosses in a few copies, and the merges' ids are
-    /// looked up here without the GIL: converting 100k strings and tuples held the GIL for
-    /// ~36 ms, and looking the ids up in Python took ~90 ms of it.
+    /// looked up here without the GIL: converting a string and a tuple per merge, and looking
+    /// the ids up in Python, would hold it for the whole model.
     #[new]
     #[allow(clippy::too_many_arguments)]
     fn new(
@@ -194,8 +194,8 @@ impl PyTokenizer {
             let roles: FxHashMap<u32, SpecialRole> = extract(specials, "special tokens", "ConfigError")?;
             let fuse_unk: bool = extract(&config.getattr("fuse_unk")?, "fuse_unk", "ConfigError")?;
             let byte_fallback: bool = extract(&config.getattr("byte_fallback")?, "byte_fallback", "ConfigError")?;
-            // Unpacking, looking the merges up and building the merge tables (~90 ms at
-            // 100k tokens): without the GIL.
+            // Unpacking, looking the merges up and building the merge tables: without the
+            // GIL (work per merge).
             let built = py.detach(move || {
                 let pieces = unpack_strings(&text, piece_ends).map_err(Unresolved::Malformed)?;
                 let parts = unpack_strings(&parts_text, merge_part_ends).map_err(Unresolved::Malformed)?;
