@@ -21,6 +21,7 @@
 use std::collections::BinaryHeap;
 use std::mem;
 
+use rayon::ThreadPool;
 use rustc_hash::FxHashMap;
 
 use super::postings::{coded_len, Postings};
@@ -29,8 +30,9 @@ use crate::error::Result;
 use crate::progress::{Reporter, Stage};
 use crate::symbols::{Sym, WordTable, UNK};
 
-/// Tables with at least this many words track only pairs above a floor.
-const PRUNE_FROM_WORDS: usize = 1 << 19;
+/// Tables with at least this many words track only pairs above a floor (smaller ones
+/// track every pair: they are few).
+const PRUNE_FROM_WORDS: usize = 1 << 16;
 
 /// The first floor: this share of all word occurrences (so that the first merges never
 /// need a re-count).
@@ -49,11 +51,12 @@ const SPLIT_FROM_WORDS: usize = 4096;
 pub(super) struct Tuning {
     /// Words with at least this many symbols take the linked-list path.
     pub long_from: usize,
-    /// Tables with at least this many words track only pairs above a floor.
+    /// Tables with at least this many words track only pairs above a floor (smaller ones
+/// track every pair: they are few).
     pub prune_from_words: usize,
     /// The first floor (None: from the table's size).
     pub first_floor: Option<u64>,
-    /// How many distinct pairs one partition of a re-count may hold (about 25 bytes each).
+    /// The table slots (about 25 bytes each) of the partitions a re-count counts at once.
     pub partition_pairs: usize,
     /// Merges touching at least this many short words rewrite them in `parts` parts.
     pub split_from: usize,
@@ -73,11 +76,10 @@ impl Tuning {
     }
 }
 
-/// `each_pair`'s word number for a long word (its pairs have no postings).
-const LONG: u32 = u32::MAX;
-
+/// Which of `parts` partitions pair key k falls in (a multiply, not a division: it is
+/// computed for every pair occurrence of every scan).
 fn partition(k: u64, parts: u64) -> u64 {
-    (k.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 32) % parts
+    ((k.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 32) * parts) >> 32
 }
 
 impl<'a, S: Sym> Trainer<'a, S> {
@@ -139,7 +141,11 @@ impl<'a, S: Sym> Trainer<'a, S> {
         crate::release_free_memory(); // the pairs' state just dropped
         let step = self.step;
         self.step = u32::MAX; // nothing is "gained" while counting
-        if floor > 1 {
+        // Before the first merge the pairs are pairs of characters, few whatever the
+        // table's size: counting them all and dropping those below the floor afterwards
+        // scans the words once instead of twice.
+        let select = floor > 1 && step > 0;
+        if select {
             self.select_pairs(floor, reporter)?;
             self.frozen = true;
         }
@@ -165,6 +171,9 @@ impl<'a, S: Sym> Trainer<'a, S> {
                 self.inc(l, r, w as u32, c);
             }
         }
+        if floor > 1 && !select {
+            self.drop_born_below_floor(); // every pair was born in this count
+        }
         self.frozen = false;
         self.gained.clear();
         self.step = step;
@@ -172,7 +181,8 @@ impl<'a, S: Sym> Trainer<'a, S> {
             st.postings.shrink_to_fit(); // growth slack is most of their memory (if not reserved)
         }
         for idx in 0..self.pairs.len() as u32 {
-            if self.pairs[idx as usize].count >= self.opts.min_frequency {
+            let st = &self.pairs[idx as usize];
+            if st.count >= self.opts.min_frequency && !st.merged {
                 let e = self.entry(idx);
                 self.push(e);
             }
@@ -181,82 +191,84 @@ impl<'a, S: Sym> Trainer<'a, S> {
     }
 
     /// Put every pair counting at least `floor` into the index (with a zero count and
-    /// room for its postings), counting all pairs one hash partition at a time. A
-    /// partition holding more than `partition_pairs` distinct pairs starts it over with
-    /// four times the partitions.
+    /// room for its postings), counting all pairs one hash partition at a time, as many
+    /// partitions at once as the pool has threads (each thread scans every word and
+    /// counts only its partition's pairs). A partition that fills its table starts the
+    /// count over with more partitions, as many as the share of the words scanned when
+    /// it overflowed suggests. Pairs enter the index in partition order, whatever the
+    /// threads.
     fn select_pairs(&mut self, floor: u64, reporter: &mut Reporter) -> Result<()> {
-        /// A pair's count, the bytes of its postings, and the last word in them.
-        #[derive(Default)]
-        struct Tally {
-            count: u64,
-            bytes: u32,
-            last: u32,
-        }
+        let long_pairs = self.long_pairs();
+        let threads = self.pool.map_or(1, ThreadPool::current_num_threads).max(1) as u64;
+        // The partitions counted at once share the memory of `partition_pairs` pairs
+        // (rounded down to a power of two of table slots); each may fill 7/8 of its
+        // slots without the table growing.
+        let slots = (2 * self.tuning.partition_pairs / threads as usize).max(16).next_power_of_two() / 2;
+        let limit = slots / 8 * 7 - 1;
         'over: loop {
-            let parts = self.partitions;
-            for part in 0..parts {
+            let parts = self.partitions.max(threads);
+            let scan = Scan { words: &self.words, longs: self.long_word_numbers(), long_pairs: &long_pairs, parts };
+            let mut selected = Vec::new();
+            for first in (0..parts).step_by(threads as usize) {
                 reporter.check_cancel()?;
-                let limit = self.tuning.partition_pairs;
-                // Sized once: growing would hold the old and the new table at the peak.
-                let mut tallies: FxHashMap<u64, Tally> = FxHashMap::with_capacity_and_hasher(limit + 1, Default::default());
-                let complete = self.each_pair(|k, n, w| {
-                    if partition(k, parts) == part {
-                        let t = tallies.entry(k).or_default();
-                        t.count += n;
-                        if w != LONG && (t.bytes == 0 || t.last != w) {
-                            (t.bytes, t.last) = (t.bytes + coded_len(t.last, w) as u32, w);
+                let group: Vec<u64> = (first..(first + threads).min(parts)).collect();
+                let mut results: Vec<Selected> = group.iter().map(|_| Selected::Overflow(1.0)).collect();
+                match self.pool {
+                    Some(pool) if group.len() > 1 => pool.in_place_scope(|s| {
+                        let (here, others) = results.split_first_mut().expect("a partition");
+                        for (&part, out) in group[1..].iter().zip(others) {
+                            let scan = &scan;
+                            s.spawn(move |_| *out = scan.select(part, floor, limit));
+                        }
+                        *here = scan.select(group[0], floor, limit);
+                    }),
+                    _ => {
+                        for (&part, out) in group.iter().zip(results.iter_mut()) {
+                            *out = scan.select(part, floor, limit);
                         }
                     }
-                    tallies.len() <= limit
+                }
+                let overflowed = results.iter().filter_map(|r| match r {
+                    Selected::Overflow(share) => Some(*share),
+                    Selected::Pairs(_) => None,
                 });
-                if !complete {
-                    self.pairs = Vec::new();
-                    self.pair_index = FxHashMap::default();
-                    self.partitions = parts * 4;
+                if let Some(share) = overflowed.reduce(f64::min) {
+                    // Distinct pairs grow more slowly than the words scanned, so this
+                    // over-estimates rather than overflows again (but a few diverse
+                    // first words must not multiply the scans).
+                    let estimate = (parts as f64 * 1.1 / share).ceil() as u64;
+                    self.partitions = estimate.clamp(parts * 2, parts * 8).div_ceil(threads) * threads;
                     continue 'over;
                 }
-                for (k, t) in tallies {
-                    if t.count >= floor {
-                        let idx = self.pairs.len() as u32;
-                        let (left, right) = ((k >> 32) as u32, k as u32);
-                        let postings = Postings::with_capacity(t.bytes as usize);
-                        self.pairs.push(PairStat { left, right, postings, ..Default::default() });
-                        self.pair_index.insert(k, idx);
-                    }
+                selected.extend(results);
+            }
+            for result in selected {
+                let Selected::Pairs(pairs) = result else { unreachable!("overflows start over") };
+                for (k, bytes) in pairs {
+                    let idx = self.pairs.len() as u32;
+                    let (left, right) = ((k >> 32) as u32, k as u32);
+                    let postings = Postings::with_capacity(bytes as usize);
+                    self.pairs.push(PairStat { left, right, postings, ..Default::default() });
+                    self.pair_index.insert(k, idx);
                 }
             }
+            self.partitions = parts;
             return Ok(());
         }
     }
 
-    /// Call f(pair key, word count, word number or `LONG`) for every adjacent pair in
-    /// every word (in long words their current tokens), until it returns false; whether
-    /// it never did.
-    fn each_pair(&self, mut f: impl FnMut(u64, u64, u32) -> bool) -> bool {
-        let longs = self.long_word_numbers();
-        let mut long_words_seen = 0;
-        for w in 0..self.words.len() {
-            if longs.get(long_words_seen) == Some(&(w as u32)) {
-                long_words_seen += 1;
-                continue;
-            }
-            let n = self.words.counts[w];
-            for p in self.words.symbols(w).windows(2) {
-                let (l, r) = (p[0].id(), p[1].id());
-                if l != UNK && r != UNK && !f(key(l, r), n, w as u32) {
-                    return false;
-                }
-            }
-        }
-        for (li, &w) in longs.iter().enumerate() {
+    /// Every adjacent pair of every long word (their current tokens), with the word's count.
+    fn long_pairs(&self) -> Vec<(u64, u64)> {
+        let mut out = Vec::new();
+        for (li, &w) in self.long_word_numbers().iter().enumerate() {
             let n = self.words.counts[w as usize];
             for p in self.long_word_symbols(li).windows(2) {
-                if p[0] != UNK && p[1] != UNK && !f(key(p[0], p[1]), n, LONG) {
-                    return false;
+                if p[0] != UNK && p[1] != UNK {
+                    out.push((key(p[0], p[1]), n));
                 }
             }
         }
-        true
+        out
     }
 
     /// A pair not in the index occurs (n times): its new number, or None if it stays
@@ -317,3 +329,68 @@ impl<'a, S: Sym> Trainer<'a, S> {
         self.floor.saturating_sub(1) + self.gains.get(&k).copied().unwrap_or(0)
     }
 }
+
+/// One partition's pairs counting at least the floor (key, bytes of postings), or the
+/// share of the words scanned when it overflowed.
+enum Selected {
+    Pairs(Vec<(u64, u32)>),
+    Overflow(f64),
+}
+
+/// What a re-count scans: the short words in the arena, and the long words' pairs (listed
+/// once: they have no postings).
+struct Scan<'t, S: Sym> {
+    words: &'t WordTable<S>,
+    longs: &'t [u32],
+    long_pairs: &'t [(u64, u64)],
+    parts: u64,
+}
+
+impl<S: Sym> Scan<'_, S> {
+    /// The pairs of partition `part` counting at least `floor`, unless it holds more than
+    /// `limit` distinct pairs.
+    fn select(&self, part: u64, floor: u64, limit: usize) -> Selected {
+        /// A pair's count, the bytes of its postings, and the last word in them.
+        #[derive(Default)]
+        struct Tally {
+            count: u64,
+            bytes: u32,
+            last: u32,
+        }
+        // Sized once: growing would hold the old and the new table at the peak.
+        let mut tallies: FxHashMap<u64, Tally> = FxHashMap::with_capacity_and_hasher(limit + 1, Default::default());
+        let mut long_words_seen = 0;
+        for w in 0..self.words.len() {
+            if self.longs.get(long_words_seen) == Some(&(w as u32)) {
+                long_words_seen += 1;
+                continue;
+            }
+            let n = self.words.counts[w];
+            for p in self.words.symbols(w).windows(2) {
+                let (l, r) = (p[0].id(), p[1].id());
+                let k = key(l, r);
+                if l == UNK || r == UNK || partition(k, self.parts) != part {
+                    continue;
+                }
+                let t = tallies.entry(k).or_default();
+                t.count += n;
+                if t.bytes == 0 || t.last != w as u32 {
+                    (t.bytes, t.last) = (t.bytes + coded_len(t.last, w as u32) as u32, w as u32);
+                }
+                if tallies.len() > limit {
+                    return Selected::Overflow((w + 1) as f64 / self.words.len() as f64);
+                }
+            }
+        }
+        for &(k, n) in self.long_pairs {
+            if partition(k, self.parts) == part {
+                tallies.entry(k).or_default().count += n;
+                if tallies.len() > limit {
+                    return Selected::Overflow(1.0);
+                }
+            }
+        }
+        Selected::Pairs(tallies.into_iter().filter(|(_, t)| t.count >= floor).map(|(k, t)| (k, t.bytes)).collect())
+    }
+}
+
