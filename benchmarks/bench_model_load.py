@@ -30,7 +30,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.common import CACHE, CORPORA_DIR, best
+from benchmarks.common import CACHE, CORPORA_DIR, best, compile_bytecode
 
 LINE = "The quick brown fox jumps over the lazy dog, twice; naïve café owners watch."
 SLICE_BYTES = 20_000_000
@@ -77,6 +77,7 @@ def main() -> None:
     ap.add_argument("--vocab-size", type=int, default=32_000)
     ap.add_argument("--repeat", type=int, default=20)
     args = ap.parse_args()
+    compile_bytecode()
 
     from tokenizers import Tokenizer as HF
 

@@ -68,7 +68,7 @@ import time
 from pathlib import Path
 
 from common import CACHE, CORPORA_DIR, ROOT, add_child_options, comma_list, require_corpora  # noqa: E402
-from common import in_child_process, run_child  # noqa: E402
+from common import compile_bytecode, in_child_process, run_child  # noqa: E402
 
 #: name -> (source file, kind). "gz" corpora are decompressed once into CACHE for the peers.
 CORPORA = {
@@ -466,6 +466,8 @@ def main(argv=None) -> int:
     ap.add_argument("--model-dir", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     require_corpora()
+    if not args.worker:
+        compile_bytecode()
 
     if args.worker:
         worker(args.worker, args.corpus_file, args.vocab, args.threads, args.model_dir,

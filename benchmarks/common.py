@@ -97,6 +97,19 @@ def comma_list(ap: argparse.ArgumentParser, text: str, allowed, what: str) -> li
     return items
 
 
+def compile_bytecode() -> None:
+    """Compile BPE Desktop's bytecode, as installing it does (pip compiles every module),
+    so that a whole-process timing does not include compiling its sources: with
+    PYTHONDONTWRITEBYTECODE set, an editable checkout would compile them in every process,
+    while the peers, installed, never do."""
+    import compileall
+    import importlib.util
+
+    spec = importlib.util.find_spec("bpe_desktop")
+    for folder in (spec.submodule_search_locations or []) if spec else []:
+        compileall.compile_dir(folder, quiet=1)
+
+
 def in_child_process(fn, *args):
     """``fn(*args)`` in a spawned process, for work that needs much memory before
     :func:`run_child` measures anything: a child's ``ru_maxrss`` is never below its

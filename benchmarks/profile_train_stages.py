@@ -26,7 +26,7 @@ import tempfile
 import time
 
 from bench_train import cpu_model, prepare_corpus
-from common import ROOT, in_child_process, require_corpora
+from common import ROOT, compile_bytecode, in_child_process, require_corpora
 
 
 def _process_seconds(code: str) -> float:
@@ -64,6 +64,7 @@ def main(argv=None) -> int:
     ap.add_argument("--repeat", type=int, default=2)
     args = ap.parse_args(argv)
     require_corpora()
+    compile_bytecode()
     load = os.getloadavg()[0]
     start = min(_process_seconds("pass") for _ in range(args.repeat))
     imports = min(_process_seconds("import bpe_desktop.cli.train") for _ in range(args.repeat))

@@ -150,7 +150,32 @@ impl<'a, S: Sym> Trainer<'a, S> {
             self.frozen = true;
         }
         self.count_long_words(reporter)?;
-        let initial = step == 0;
+        match self.pool {
+            Some(pool) if pool.current_num_threads() > 1 => self.count_on_threads(pool, reporter)?,
+            _ => self.count_here(step == 0, reporter)?,
+        }
+        if floor > 1 && !select {
+            self.drop_born_below_floor(); // every pair was born in this count
+        }
+        self.frozen = false;
+        self.gained.clear();
+        self.step = step;
+        for st in &mut self.pairs {
+            st.postings.shrink_to_fit(); // growth slack is most of their memory (if not reserved)
+        }
+        for idx in 0..self.pairs.len() as u32 {
+            let st = &self.pairs[idx as usize];
+            if st.count >= self.opts.min_frequency && !st.merged {
+                let e = self.entry(idx);
+                self.push(e);
+            }
+        }
+        Ok(())
+    }
+
+    /// Count the short words' pairs (only those in the index while `frozen`), with
+    /// their postings, on this thread.
+    fn count_here(&mut self, initial: bool, reporter: &mut Reporter) -> Result<()> {
         let mut long_words_seen = 0;
         for w in 0..self.words.len() {
             if w % 4096 == 0 {
@@ -171,21 +196,40 @@ impl<'a, S: Sym> Trainer<'a, S> {
                 self.inc(l, r, w as u32, c);
             }
         }
-        if floor > 1 && !select {
-            self.drop_born_below_floor(); // every pair was born in this count
-        }
-        self.frozen = false;
-        self.gained.clear();
-        self.step = step;
-        for st in &mut self.pairs {
-            st.postings.shrink_to_fit(); // growth slack is most of their memory (if not reserved)
-        }
-        for idx in 0..self.pairs.len() as u32 {
-            let st = &self.pairs[idx as usize];
-            if st.count >= self.opts.min_frequency && !st.merged {
-                let e = self.entry(idx);
-                self.push(e);
+        Ok(())
+    }
+
+    /// [`Self::count_here`] on the pool's threads, each counting a run of the words;
+    /// the runs' pairs then enter the index in order, each pair's postings joined in
+    /// word order, so the index does not depend on timing.
+    fn count_on_threads(&mut self, pool: &ThreadPool, reporter: &mut Reporter) -> Result<()> {
+        reporter.check_cancel()?;
+        let runs = pool.current_num_threads();
+        let scan = Scan { words: &self.words, longs: self.long_word_numbers(), long_pairs: &[], parts: 1 };
+        let tracked = self.frozen.then_some(&self.pair_index);
+        let bounds: Vec<usize> = (0..=runs).map(|i| self.words.len() * i / runs).collect();
+        let mut counted: Vec<Vec<(u64, u64, Postings)>> = (0..runs).map(|_| Vec::new()).collect();
+        pool.in_place_scope(|s| {
+            let (here, others) = counted.split_first_mut().expect("a run");
+            for (i, out) in others.iter_mut().enumerate() {
+                let (scan, run) = (&scan, bounds[i + 1]..bounds[i + 2]);
+                s.spawn(move |_| *out = scan.count(run, tracked));
             }
+            *here = scan.count(bounds[0]..bounds[1], tracked);
+        });
+        reporter.check_cancel()?;
+        for (k, n, postings) in counted.into_iter().flatten() {
+            let idx = match self.pair_index.get(&k) {
+                Some(&idx) => idx,
+                None => match self.new_pair((k >> 32) as u32, k as u32, n) {
+                    Some(idx) => idx,
+                    None => continue,
+                },
+            };
+            let st = &mut self.pairs[idx as usize];
+            st.count += n;
+            st.touched = self.step;
+            st.postings.append(postings);
         }
         Ok(())
     }
@@ -247,7 +291,8 @@ impl<'a, S: Sym> Trainer<'a, S> {
                 for (k, bytes) in pairs {
                     let idx = self.pairs.len() as u32;
                     let (left, right) = ((k >> 32) as u32, k as u32);
-                    let postings = Postings::with_capacity(bytes as usize);
+                    // Counting on threads makes each pair's postings anew.
+                    let postings = Postings::with_capacity(if threads > 1 { 0 } else { bytes as usize });
                     self.pairs.push(PairStat { left, right, postings, ..Default::default() });
                     self.pair_index.insert(k, idx);
                 }
@@ -347,6 +392,35 @@ struct Scan<'t, S: Sym> {
 }
 
 impl<S: Sym> Scan<'_, S> {
+    /// Every pair of the short words `run` (only those in `tracked`, if given) in order
+    /// of first occurrence, with its count and postings.
+    fn count(&self, run: std::ops::Range<usize>, tracked: Option<&FxHashMap<u64, u32>>) -> Vec<(u64, u64, Postings)> {
+        let mut index: FxHashMap<u64, u32> = FxHashMap::default();
+        let mut out: Vec<(u64, u64, Postings)> = Vec::new();
+        let mut long_words_seen = self.longs.partition_point(|&w| (w as usize) < run.start);
+        for w in run {
+            if self.longs.get(long_words_seen) == Some(&(w as u32)) {
+                long_words_seen += 1;
+                continue;
+            }
+            let n = self.words.counts[w];
+            for p in self.words.symbols(w).windows(2) {
+                let (l, r) = (p[0].id(), p[1].id());
+                let k = key(l, r);
+                if l == UNK || r == UNK || tracked.is_some_and(|t| !t.contains_key(&k)) {
+                    continue;
+                }
+                let i = *index.entry(k).or_insert_with(|| {
+                    out.push((k, 0, Postings::default()));
+                    out.len() as u32 - 1
+                }) as usize;
+                out[i].1 += n;
+                out[i].2.push(w as u32);
+            }
+        }
+        out
+    }
+
     /// The pairs of partition `part` counting at least `floor`, unless it holds more than
     /// `limit` distinct pairs.
     fn select(&self, part: u64, floor: u64, limit: usize) -> Selected {
