@@ -95,6 +95,13 @@ impl Postings {
         self.sorted &= other.sorted;
     }
 
+    /// The same words in a buffer allocated by this thread, exactly as large as needed:
+    /// freeing a buffer made by a pool thread returns it to that thread's malloc arena,
+    /// where the merge loop cannot reuse it.
+    pub(super) fn copied(&self) -> Postings {
+        Postings { bytes: self.bytes.clone(), ..*self }
+    }
+
     pub(super) fn shrink_to_fit(&mut self) {
         self.bytes.shrink_to_fit();
     }

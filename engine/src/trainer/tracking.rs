@@ -229,8 +229,13 @@ impl<'a, S: Sym> Trainer<'a, S> {
             let st = &mut self.pairs[idx as usize];
             st.count += n;
             st.touched = self.step;
-            st.postings.append(postings);
+            if st.postings.capacity() == 0 {
+                st.postings = postings.copied();
+            } else {
+                st.postings.append(postings); // copies into the buffer `copied` made
+            }
         }
+        crate::release_free_memory(); // the threads' buffers just freed
         Ok(())
     }
 
