@@ -29,7 +29,7 @@ use crate::error::{shown, CorpusFault, CorpusProblem, EngineError, Result};
 use crate::progress::{Progress, Reporter, Stage, REPORT_INTERVAL};
 use crate::text::{PreTokenizer, TextRules};
 
-use reader::{cut_point, decode_block, may_cut_before, plan_files, spawn_reader, with_line, Block, Limits};
+use reader::{cut_point, decode_block, decode_block_owned, may_cut_before, plan_files, spawn_reader, with_line, Block, Limits};
 
 pub enum Source {
     Files { paths: Vec<PathBuf>, word_counts: bool, lossy: bool },
@@ -187,9 +187,8 @@ fn count_texts(
     let mut flush = |batch: &mut Vec<&str>, wc: &mut Counter, reporter: &mut Reporter| -> Result<()> {
         reporter.check_cancel()?;
         let previous = std::mem::take(&mut counted);
-        counted = count_overlapped(pool, batch, |t| Ok(count_text(t, rules)), previous, wc)?;
         done += batch.iter().map(|t| t.len() as u64).sum::<u64>();
-        batch.clear();
+        counted = count_overlapped(pool, std::mem::take(batch), |t| Ok(count_text(Cow::Borrowed(t), rules)), previous, wc)?;
         if reporter.due() {
             reporter.send(reading_progress(Stage::Counting, done, total, wc.len()))?;
         }
@@ -243,22 +242,27 @@ fn add_tables(tables: Vec<Result<Counted>>, wc: &mut Counter) -> Result<()> {
 /// Count `items` in parallel while `previous` (the tables of the batch before) is added
 /// to `wc` on another thread: adding is serial (it numbers the words), so overlapping it
 /// with counting keeps both cores busy. Returns this batch's tables.
-fn count_overlapped<T: Sync>(
+fn count_overlapped<T: Send>(
     pool: &rayon::ThreadPool,
-    items: &[T],
-    count: impl Fn(&T) -> Result<Counted> + Sync,
+    items: Vec<T>,
+    count: impl Fn(T) -> Result<Counted> + Sync,
     previous: Vec<Result<Counted>>,
     wc: &mut Counter,
 ) -> Result<Vec<Result<Counted>>> {
     let (tables, added) =
-        pool.install(|| rayon::join(|| items.par_iter().map(&count).collect(), || add_tables(previous, wc)));
+        pool.install(|| rayon::join(|| items.into_par_iter().map(&count).collect(), || add_tables(previous, wc)));
     added.map(|()| tables)
 }
 
 /// Normalize, pre-tokenize and count one piece of text.
-fn count_text(text: &str, rules: &TextRules) -> Counted {
-    let text: Cow<str> = if text.contains('\r') { text.replace("\r\n", "\n").into() } else { text.into() };
-    let normalized = rules.normalize(&text).into_owned();
+fn count_text(text: Cow<str>, rules: &TextRules) -> Counted {
+    let text: Cow<str> = if text.contains('\r') { text.replace("\r\n", "\n").into() } else { text };
+    // A block read from a file is counted in its own buffer, not a copy.
+    let changed = match rules.normalize(&text) {
+        Cow::Owned(normalized) => Some(normalized),
+        Cow::Borrowed(_) => None,
+    };
+    let normalized = changed.unwrap_or_else(|| text.into_owned());
     let mut table = BlockWords::for_text(normalized.len());
     match rules.pretokenizer {
         // The default pre-tokenizer, split without decoding every character.
@@ -273,9 +277,9 @@ fn reading_progress(stage: Stage, done: u64, total: u64, words: usize) -> Progre
     Progress { bytes_done: done, bytes_total: total, words: words as u64, ..Progress::at(stage) }
 }
 
-fn count_block(block: &Block, paths: &[PathBuf], rules: &TextRules, lossy: bool) -> Result<Counted> {
-    let text = decode_block(block, &paths[block.file], lossy)?;
-    Ok(count_text(&text, rules))
+fn count_block(block: Block, paths: &[PathBuf], rules: &TextRules, lossy: bool) -> Result<Counted> {
+    let path = &paths[block.file];
+    Ok(count_text(Cow::Owned(decode_block_owned(block, path, lossy)?), rules))
 }
 
 /// Count text files. The reader thread runs ahead by a bounded queue of blocks; waiting
@@ -317,8 +321,7 @@ pub fn count_files(
                 }
             }
             let previous = std::mem::take(&mut counted);
-            counted = count_overlapped(pool, &blocks, |b| count_block(b, paths, rules, lossy), previous, &mut wc)?;
-            drop(blocks);
+            counted = count_overlapped(pool, blocks, |b| count_block(b, paths, rules, lossy), previous, &mut wc)?;
             reporter.check_cancel()?;
             if reporter.due() {
                 reporter.send(progress(&wc))?;

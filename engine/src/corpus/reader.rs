@@ -461,6 +461,18 @@ pub fn decode_block<'a>(block: &'a Block, path: &Path, lossy: bool) -> Result<st
     ))
 }
 
+/// [`decode_block`] of a block this takes: valid text keeps the block's buffer.
+pub fn decode_block_owned(block: Block, path: &Path, lossy: bool) -> Result<String> {
+    let Block { file, offset, bytes, gz } = block;
+    let bytes = match String::from_utf8(bytes) {
+        Ok(text) if !text.as_bytes().contains(&0) => return Ok(text),
+        Ok(text) => text.into_bytes(),
+        Err(e) => e.into_bytes(),
+    };
+    // A NUL byte or invalid UTF-8: replaced, or the error naming where.
+    decode_block(&Block { file, offset, bytes, gz }, path, lossy).map(|text| text.into_owned())
+}
+
 fn utf8_error(path: &Path, block: &Block, valid: usize) -> EngineError {
     let at = block.offset + valid as u64;
     let bytes = &block.bytes;

@@ -12,7 +12,7 @@ use super::{train_in, MergeOptions, Ties, Trained};
 use crate::progress::Reporter;
 use crate::symbols::UNK;
 
-fn pool() -> &'static ThreadPool {
+pub(super) fn pool() -> &'static ThreadPool {
     static POOL: OnceLock<ThreadPool> = OnceLock::new();
     POOL.get_or_init(|| rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap())
 }

@@ -4,8 +4,9 @@
 use proptest::prelude::*;
 
 use super::long_word_tests::{case, run_tuned, segmentations, table, ALPHABETS, RECOUNT};
+use super::rewrite_tests::pool;
 use super::tracking::Tuning;
-use super::{train_tuned, MergeOptions, Ties, Trained};
+use super::{train_in, train_tuned, MergeOptions, Ties, Trained};
 use crate::progress::Reporter;
 use crate::symbols::WordTable;
 
@@ -96,4 +97,23 @@ fn the_default_tuning_tracks_every_pair_of_small_tables() {
     let (all, _) = train_with(ALPHABETS[0], &words, &opts, every_pair(usize::MAX));
     let (default, _) = train_with(ALPHABETS[0], &words, &opts, tuning);
     assert_same(&all, &default);
+}
+
+#[test]
+fn a_table_the_default_tuning_prunes_trains_exactly_on_two_threads() {
+    // Past the size from which only pairs above a floor are tracked: the first pairs are
+    // all counted, then those below the floor dropped; each re-count selects and counts on
+    // the pool's threads. A first floor above every count re-counts from the first merge on.
+    let words = zipf_words(70_000, ALPHABETS[0].len() as u32);
+    let default = Tuning { parts: 2, ..Tuning::for_table(&table::<u32>(&words)) };
+    assert!(default.prune_from_words <= words.len());
+    let opts = MergeOptions { min_frequency: 2, vocab_size: None, max_merges: Some(400), ties: Ties::FirstSeen, specials: vec![], forbidden: vec![] };
+    let (all, _) = train_with(ALPHABETS[0], &words, &opts, every_pair(usize::MAX));
+    assert_eq!(all.merges.len(), 400);
+    for first_floor in [None, Some(1 << 20)] {
+        let alphabet = ALPHABETS[0].iter().map(|s| s.to_string()).collect();
+        let tuning = Tuning { first_floor, ..default };
+        let (threads, ..) = train_in(alphabet, table::<u32>(&words), &opts, &mut Reporter::silent(), tuning, Some(pool())).unwrap();
+        assert_same(&all, &threads);
+    }
 }

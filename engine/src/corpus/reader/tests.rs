@@ -103,3 +103,20 @@ fn nul_bytes_later_are_errors_or_replaced() {
     assert_eq!((fault.problem, fault.offset), (CorpusProblem::NulByte, Some(102)));
     assert_eq!(decode_block(&block, Path::new("x.txt"), true).unwrap(), "ab\u{fffd}cd");
 }
+
+#[test]
+fn a_block_decoded_in_its_own_buffer_reads_as_a_borrowed_one() {
+    let cases: [&[u8]; 4] = [b"plain text\n", "caf\u{e9} \u{1f600}\n".as_bytes(), b"ab\0cd", b"ok \xff\xfe bad"];
+    for bytes in cases {
+        for lossy in [false, true] {
+            let block = || Block { file: 0, offset: 100, bytes: bytes.to_vec(), gz: false };
+            let borrowed = decode_block(&block(), Path::new("x.txt"), lossy).map(|t| t.into_owned());
+            let owned = decode_block_owned(block(), Path::new("x.txt"), lossy);
+            match (borrowed, owned) {
+                (Ok(a), Ok(b)) => assert_eq!(a, b),
+                (Err(a), Err(b)) => assert_eq!(a.to_string(), b.to_string()),
+                (a, b) => panic!("{a:?} against {b:?}"),
+            }
+        }
+    }
+}
