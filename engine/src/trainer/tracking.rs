@@ -397,11 +397,9 @@ struct Scan<'t, S: Sym> {
 }
 
 impl<S: Sym> Scan<'_, S> {
-    /// Every pair of the short words `run` (only those in `tracked`, if given) in order
-    /// of first occurrence, with its count and postings.
-    fn count(&self, run: std::ops::Range<usize>, tracked: Option<&FxHashMap<u64, u32>>) -> Vec<(u64, u64, Postings)> {
-        let mut index: FxHashMap<u64, u32> = FxHashMap::default();
-        let mut out: Vec<(u64, u64, Postings)> = Vec::new();
+    /// Call f(word, its count, pair key) for every pair without `UNK` of the short words
+    /// `run`, in order, until it returns false; whether it never did.
+    fn each_short_pair(&self, run: std::ops::Range<usize>, mut f: impl FnMut(usize, u64, u64) -> bool) -> bool {
         let mut long_words_seen = self.longs.partition_point(|&w| (w as usize) < run.start);
         for w in run {
             if self.longs.get(long_words_seen) == Some(&(w as u32)) {
@@ -411,10 +409,21 @@ impl<S: Sym> Scan<'_, S> {
             let n = self.words.counts[w];
             for p in self.words.symbols(w).windows(2) {
                 let (l, r) = (p[0].id(), p[1].id());
-                let k = key(l, r);
-                if l == UNK || r == UNK || tracked.is_some_and(|t| !t.contains_key(&k)) {
-                    continue;
+                if l != UNK && r != UNK && !f(w, n, key(l, r)) {
+                    return false;
                 }
+            }
+        }
+        true
+    }
+
+    /// Every pair of the short words `run` (only those in `tracked`, if given) in order
+    /// of first occurrence, with its count and postings.
+    fn count(&self, run: std::ops::Range<usize>, tracked: Option<&FxHashMap<u64, u32>>) -> Vec<(u64, u64, Postings)> {
+        let mut index: FxHashMap<u64, u32> = FxHashMap::default();
+        let mut out: Vec<(u64, u64, Postings)> = Vec::new();
+        self.each_short_pair(run, |w, n, k| {
+            if tracked.is_none_or(|t| t.contains_key(&k)) {
                 let i = *index.entry(k).or_insert_with(|| {
                     out.push((k, 0, Postings::default()));
                     out.len() as u32 - 1
@@ -422,7 +431,8 @@ impl<S: Sym> Scan<'_, S> {
                 out[i].1 += n;
                 out[i].2.push(w as u32);
             }
-        }
+            true
+        });
         out
     }
 
@@ -438,28 +448,20 @@ impl<S: Sym> Scan<'_, S> {
         }
         // Sized once: growing would hold the old and the new table at the peak.
         let mut tallies: FxHashMap<u64, Tally> = FxHashMap::with_capacity_and_hasher(limit + 1, Default::default());
-        let mut long_words_seen = 0;
-        for w in 0..self.words.len() {
-            if self.longs.get(long_words_seen) == Some(&(w as u32)) {
-                long_words_seen += 1;
-                continue;
-            }
-            let n = self.words.counts[w];
-            for p in self.words.symbols(w).windows(2) {
-                let (l, r) = (p[0].id(), p[1].id());
-                let k = key(l, r);
-                if l == UNK || r == UNK || partition(k, self.parts) != part {
-                    continue;
-                }
+        let mut stopped_at = 0;
+        let complete = self.each_short_pair(0..self.words.len(), |w, n, k| {
+            if partition(k, self.parts) == part {
                 let t = tallies.entry(k).or_default();
                 t.count += n;
                 if t.bytes == 0 || t.last != w as u32 {
                     (t.bytes, t.last) = (t.bytes + coded_len(t.last, w as u32) as u32, w as u32);
                 }
-                if tallies.len() > limit {
-                    return Selected::Overflow((w + 1) as f64 / self.words.len() as f64);
-                }
             }
+            stopped_at = w;
+            tallies.len() <= limit
+        });
+        if !complete {
+            return Selected::Overflow((stopped_at + 1) as f64 / self.words.len() as f64);
         }
         for &(k, n) in self.long_pairs {
             if partition(k, self.parts) == part {
