@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
 from fractions import Fraction
 from typing import Mapping, Sequence
 
@@ -83,15 +82,6 @@ def split_entry(entry: str, option: str) -> tuple[str, str]:
     if not sep or not value:
         raise ConfigError(f"{option} {entry!r}: expected CODE=VALUE (e.g. fi=ud_finnish.txt)")
     return check_code(code.strip(), f"{option} {entry!r}"), value.strip()
-
-
-@dataclass(frozen=True)
-class LanguageTotals:
-    """One language's running words before and after balancing."""
-
-    code: str
-    before: int
-    after: int
 
 
 def target_shares(totals: Sequence[int], *, weights: Sequence[Fraction] | None = None,

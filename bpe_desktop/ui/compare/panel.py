@@ -226,10 +226,6 @@ class ComparePanel(QWidget):
     def set_hide_identical(self, hide: bool) -> None:
         self.hide_identical_check.setChecked(hide)
 
-    def select_pair(self, index: int) -> None:
-        """Show pair ``index`` (in ``comparison.pairs`` order) in the plot and overlap."""
-        self.pair_combo.setCurrentIndex(index)
-
     def select_category(self, category: str) -> None:
         self.category_combo.setCurrentIndex(self.category_combo.findData(category))
 
