@@ -22,6 +22,7 @@ import numpy.ma  # noqa: F401 (np.unique imports it on first use: now, not on a 
 from bpe_desktop.core import BpeError, BPEModel, Tokenizer, TrainConfig, _native
 from bpe_desktop.core.chunked import no_breath
 from bpe_desktop.core.config import EOW
+from bpe_desktop.core.evaluation import text_stats
 from bpe_desktop.core.pieces import display_piece, piece_bytes
 
 log = logging.getLogger(__name__)
@@ -198,11 +199,11 @@ class Stats:
 
     @property
     def chars_per_token(self) -> float:
-        return self.characters / self.tokens if self.tokens else 0.0
+        return text_stats.characters_per_token(self.characters, self.tokens)
 
     @property
     def tokens_per_word(self) -> float:
-        return self.tokens / self.words if self.words else 0.0
+        return text_stats.tokens_per_word(self.tokens, self.words)
 
 
 @dataclass(frozen=True, slots=True)

@@ -39,6 +39,16 @@ from bpe_desktop.core.text_files import GZIP_ERRORS, open_text_bytes
 RENYI_ALPHA = 2.5
 
 
+def tokens_per_word(tokens: int, words: int) -> float:
+    """Fertility (see above); 0 for a text without words."""
+    return tokens / words if words else 0.0
+
+
+def characters_per_token(characters: int, tokens: int) -> float:
+    """Code points per token (see above); 0 for a text without tokens."""
+    return characters / tokens if tokens else 0.0
+
+
 @dataclass(frozen=True)
 class TextStats:
     tokens: int
@@ -53,11 +63,11 @@ class TextStats:
 
     @property
     def fertility(self) -> float:
-        return self.tokens / self.words if self.words else 0.0
+        return tokens_per_word(self.tokens, self.words)
 
     @property
     def chars_per_token(self) -> float:
-        return self.characters / self.tokens if self.tokens else 0.0
+        return characters_per_token(self.characters, self.tokens)
 
     @property
     def bytes_per_token(self) -> float:

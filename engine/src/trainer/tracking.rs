@@ -205,7 +205,7 @@ impl<'a, S: Sym> Trainer<'a, S> {
     fn count_on_threads(&mut self, pool: &ThreadPool, reporter: &mut Reporter) -> Result<()> {
         reporter.check_cancel()?;
         let runs = pool.current_num_threads();
-        let scan = Scan { words: &self.words, longs: self.long_word_numbers(), long_pairs: &[], parts: 1 };
+        let scan = Scan { words: &self.words, longs: self.long_word_numbers(), long_pairs: &[], parts: 1, reserve: false };
         let tracked = self.frozen.then_some(&self.pair_index);
         let bounds: Vec<usize> = (0..=runs).map(|i| self.words.len() * i / runs).collect();
         let mut counted: Vec<Vec<(u64, u64, Postings)>> = (0..runs).map(|_| Vec::new()).collect();
@@ -256,7 +256,9 @@ impl<'a, S: Sym> Trainer<'a, S> {
         let limit = slots / 8 * 7 - 1;
         'over: loop {
             let parts = self.partitions.max(threads);
-            let scan = Scan { words: &self.words, longs: self.long_word_numbers(), long_pairs: &long_pairs, parts };
+            // Counting on threads makes each pair's postings anew: no room to reserve.
+            let reserve = threads == 1;
+            let scan = Scan { words: &self.words, longs: self.long_word_numbers(), long_pairs: &long_pairs, parts, reserve };
             let mut selected = Vec::new();
             for first in (0..parts).step_by(threads as usize) {
                 reporter.check_cancel()?;
@@ -296,8 +298,7 @@ impl<'a, S: Sym> Trainer<'a, S> {
                 for (k, bytes) in pairs {
                     let idx = self.pairs.len() as u32;
                     let (left, right) = ((k >> 32) as u32, k as u32);
-                    // Counting on threads makes each pair's postings anew.
-                    let postings = Postings::with_capacity(if threads > 1 { 0 } else { bytes as usize });
+                    let postings = Postings::with_capacity(bytes as usize);
                     self.pairs.push(PairStat { left, right, postings, ..Default::default() });
                     self.pair_index.insert(k, idx);
                 }
@@ -394,6 +395,8 @@ struct Scan<'t, S: Sym> {
     longs: &'t [u32],
     long_pairs: &'t [(u64, u64)],
     parts: u64,
+    /// Whether `select` sums the bytes of each pair's postings (to reserve them).
+    reserve: bool,
 }
 
 impl<S: Sym> Scan<'_, S> {
@@ -453,7 +456,7 @@ impl<S: Sym> Scan<'_, S> {
             if partition(k, self.parts) == part {
                 let t = tallies.entry(k).or_default();
                 t.count += n;
-                if t.bytes == 0 || t.last != w as u32 {
+                if self.reserve && (t.bytes == 0 || t.last != w as u32) {
                     (t.bytes, t.last) = (t.bytes + coded_len(t.last, w as u32) as u32, w as u32);
                 }
             }
