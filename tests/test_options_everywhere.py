@@ -21,7 +21,6 @@ from bpe_desktop.core.config import (
     format_special,
 )
 from bpe_desktop.core.options import option_specs
-from bpe_desktop.core.training import STAGES
 from bpe_desktop.paths import resource_path
 
 FIELDS = [f.name for f in dataclasses.fields(TrainConfig)]
@@ -73,7 +72,6 @@ def test_value_lists_are_the_engines():
     assert TIE_BREAKS == tuple(values["ties"])
     assert NORMALIZATIONS == tuple(values["normalize"])
     assert SPECIAL_ROLES == tuple(values["role"])
-    assert STAGES == tuple(values["stage"])
     specs = option_specs(TrainConfig)
     assert tuple(specs["ties"].choices) == TIE_BREAKS
     assert specs["vocab_size"].maximum == _native.engine().MAX_VOCAB

@@ -54,7 +54,6 @@ LIST_OPTIONS = FILE_LIST_OPTIONS + LANGUAGE_LIST_OPTIONS
 PRETOKENIZERS = OPTION_VALUES["pretokenizer"]
 BOUNDARIES = OPTION_VALUES["boundary"]
 TIE_BREAKS = OPTION_VALUES["ties"]
-PARITY_MEASURES = OPTION_VALUES["parity_measure"]
 NORMALIZATIONS = OPTION_VALUES["normalize"]
 SPECIAL_ROLES = OPTION_VALUES["role"]
 #: Pre-tokenizers whose words carry their own space marker (Ġ, ▁) and so allow one

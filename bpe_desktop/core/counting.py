@@ -113,9 +113,6 @@ class WordCountTable:
         """``(word, count)`` entries ``start:stop``, in table order."""
         return self._table.items(start, len(self) if stop is None else stop)
 
-    def as_dict(self) -> dict[str, int]:
-        return dict(self.items())
-
     def text(self) -> str:
         """The whole table as written to a file (header, language, then escaped lines)."""
         return "".join(self._chunks(len(self) or 1))

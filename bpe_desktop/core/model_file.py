@@ -195,8 +195,11 @@ _CHECKED_KEY = "model_file.checked"
 # ---------------------------------------------------------------------------------------
 
 
-def model_to_dict(model: BPEModel, *, created: str | None = None) -> dict[str, Any]:
-    """The JSON-ready dict of ``model`` (key order as written).
+def _checked_dict(model: BPEModel, created: str | None) -> dict[str, Any]:
+    """The dict of ``model`` as written (key order as in the file); the long lists of a
+    model checked before or held by the engine (merges, words, ids, final counts) are left
+    to the writer (:class:`MergeLines`, :class:`WordLines`, :class:`IntLines`), which has
+    the engine write most of them.
 
     ``created`` defaults to the time remembered by a loaded model, else the time this
     model object was first saved or converted, else now (UTC, whole seconds).
@@ -204,20 +207,13 @@ def model_to_dict(model: BPEModel, *, created: str | None = None) -> dict[str, A
     Raises :class:`ModelFileError` if the model could not be loaded back (for example a
     merge of an undefined token, or a special token equal to an ordinary token).
     """
-    return _checked_dict(model, created, for_writing=False)
-
-
-def _checked_dict(model: BPEModel, created: str | None, *, for_writing: bool) -> dict[str, Any]:
-    """:func:`model_to_dict`; ``for_writing``: the long lists of a model checked before
-    (merges, words, ids, final counts) are left to the writer (:class:`MergeLines`,
-    :class:`WordLines`, :class:`IntLines`), which has the engine write most of them."""
     checked = created is None and model._cache.get(_CHECKED_KEY, False)
     if created is None:
         created = model._cache.get(_CREATED_KEY)
         if created is None:
             created = model._cache[_CREATED_KEY] = _now()
     held = model.engine_model() is not None
-    data = _as_dict(model, created, lists_for_writer=(checked or held) and for_writing)
+    data = _as_dict(model, created, lists_for_writer=checked or held)
     if checked:
         return data
     # Never write what load_model would refuse: check with the reader's own rules.
@@ -337,7 +333,7 @@ def _numbers(model: BPEModel, name: str, checked: bool) -> list[int] | IntLines 
 
 def dumps(model: BPEModel, *, created: str | None = None) -> str:
     """The model file's complete text (what :func:`save_model` writes)."""
-    data = [_checked_dict(model, created, for_writing=True)]
+    data = [_checked_dict(model, created)]
     try:
         return "".join(c if isinstance(c, str) else c.decode("utf-8")
                        for c in _chunks(data[0]))
@@ -353,7 +349,7 @@ def save_model(model: BPEModel, path: str | os.PathLike[str], *,
     written) and :class:`OSError` (its message naming ``path``) when writing fails;
     either way a previous file at ``path`` is left as it was.
     """
-    data = [_checked_dict(model, created, for_writing=True)]  # freed gradually below
+    data = [_checked_dict(model, created)]  # freed gradually below
 
     def write(fh) -> None:
         # The engine's long lists come as UTF-8: written as they are, the GIL let go.

@@ -84,15 +84,6 @@ class Encoding:
     def __len__(self) -> int:
         return len(self.ids)
 
-    def word_of_token(self) -> list[int]:
-        """The index of the word each token belongs to."""
-        out: list[int] = []
-        start = 0
-        for k, end in enumerate(self.word_ends):
-            out.extend([k] * (end - start))
-            start = end
-        return out
-
 
 class Tokenizer:
     """Encoder and decoder for one :class:`BPEModel`. Thread-safe; calls on texts of a few

@@ -38,9 +38,6 @@ from bpe_desktop.core.model import BPEModel, CorpusFile, CorpusInfo, Merge
 from bpe_desktop.core.morfessor_source import SegmenterProgress
 from bpe_desktop.core.options import MAX_COUNT, OPTION_VALUES
 
-#: The stages of a run, in order, as the engine names them.
-STAGES = OPTION_VALUES["stage"]
-
 #: ``CorpusError.reason`` values that reading the corpus again with
 #: ``errors="replace"`` gets past (invalid UTF-8, a stray NUL byte inside the text).
 #: Every reason: missing, not-a-file, unreadable, empty, binary, other-encoding,

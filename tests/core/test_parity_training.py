@@ -8,7 +8,7 @@ from hypothesis import HealthCheck, given, note, settings
 from hypothesis import strategies as st
 
 from bpe_desktop.core import BOUNDARIES, TIE_BREAKS, TrainConfig
-from bpe_desktop.core.config import PARITY_MEASURES
+from bpe_desktop.core.options import OPTION_VALUES
 from bpe_desktop.core.multilingual import LanguageReport, train_parity_tables
 from tests import reference_bpe as ref
 from tests.core.test_properties import SPECIAL_SETS
@@ -44,7 +44,7 @@ def multilingual(draw):
         vocab_size=draw(st.integers(max(1, len(specials)), 35)) if stop == "vocab_size"
         else None,
         special_tokens=specials,
-        parity_measure=draw(st.sampled_from(PARITY_MEASURES)),
+        parity_measure=draw(st.sampled_from(OPTION_VALUES["parity_measure"])),
         parity_window=draw(st.sampled_from([0, 0, 1, 2, 3])),
     )
     return tables, dev, config

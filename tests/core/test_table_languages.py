@@ -91,7 +91,7 @@ def test_merging_keeps_a_common_label_only(tmp_path, text):
     assert merge_tables([tmp_path / "fi1.tsv", tmp_path / "tr.tsv"]).language == ""
     relabelled = merge_tables([tmp_path / "fi1.tsv", tmp_path / "tr.tsv"], language="und")
     assert relabelled.language == "und"
-    assert relabelled.as_dict()["low"] == 4
+    assert dict(relabelled.items())["low"] == 4
 
 
 def test_labels_are_guessed_from_the_input_names_when_they_agree(tmp_path):

@@ -20,7 +20,7 @@ from bpe_desktop.core import (
 )
 from bpe_desktop.core.counting import engine_count
 from bpe_desktop.core.extend import extend
-from bpe_desktop.core.training import STAGES
+from bpe_desktop.core.options import OPTION_VALUES
 from tests.shared_data import corpus_path
 
 TEXT = "low lower lowest newer wider new newest low low " * 40
@@ -36,7 +36,7 @@ def test_a_file_training_reports_progress_of_one_class_stage_by_stage():
     path = corpus_path("tinyshakespeare.txt")
     reports, result = _reports(Corpus.from_files([path]), TrainConfig(vocab_size=400))
     assert reports and all(type(r) is Progress for r in reports)
-    order = [STAGES.index(r.stage) for r in reports]
+    order = [OPTION_VALUES["stage"].index(r.stage) for r in reports]
     assert order == sorted(order)  # stages in order, none revisited
     assert reports[0].stage == "reading" and reports[-1].stage == "done"
     size = os.path.getsize(path)

@@ -506,12 +506,11 @@ def test_zipf_draws_few_points_evenly_on_its_log_axis(qtbot, panel, botchan_mode
 def test_final_frequencies_and_intermediate_filter(panel):
     """The Final column fills in once the words are segmented; the Intermediate box
     keeps the merged tokens the final segmentation hardly uses."""
-    from bpe_desktop.core.evaluation.vocabulary import final_frequencies
     from bpe_desktop.views.vocab_table import COL_FINAL
     from bpe_desktop.ui.vocabulary.table_model import RawRole
 
     model = panel.table_model.bpe_model()
-    final = final_frequencies(model)
+    final = model.final_counts
     shown = {panel.table_model.token_id(r): panel.table_model.data(
         panel.table_model.index(r, COL_FINAL), RawRole)
         for r in range(panel.table_model.rowCount())}

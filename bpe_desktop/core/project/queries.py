@@ -169,12 +169,8 @@ def _any_hidden(conn: sqlite3.Connection) -> bool:
     return conn.execute("SELECT 1 FROM runs WHERE hidden = 1 LIMIT 1").fetchone() is not None
 
 
-def distinct_values(project: Project, column: str) -> list[str]:
-    """The values a filter can choose from (presets, corpora)."""
-    return _distinct(project.conn, column)
-
-
 def _distinct(conn: sqlite3.Connection, column: str) -> list[str]:
+    """The values a filter can choose from (presets, corpora)."""
     if column not in ("preset", "corpus_label"):
         raise ValueError(column)
     return [r[0] for r in conn.execute(

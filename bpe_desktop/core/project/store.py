@@ -228,13 +228,6 @@ class Project:
     def transaction(self):
         return _Transaction(self.conn)
 
-    def integrity_check(self) -> str:
-        """SQLite's full check: "ok", or what is wrong."""
-        try:
-            return self.conn.execute("PRAGMA integrity_check").fetchone()[0]
-        except sqlite3.DatabaseError as exc:
-            return str(exc)
-
     def mark_abandoned_runs(self) -> int:
         """Runs left ``running`` by a process of this computer that no longer exists
         become ``failed``; returns how many."""

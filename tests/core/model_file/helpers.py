@@ -13,7 +13,7 @@ from bpe_desktop.core import model_file
 from bpe_desktop.core.config import SpecialToken, TrainConfig
 from bpe_desktop.core.errors import ModelFileError
 from bpe_desktop.core.model import BPEModel, CorpusFile, CorpusInfo, Merge
-from bpe_desktop.core.model_file import loads, model_to_dict
+from bpe_desktop.core.model_file import dumps, loads
 
 CREATED = "2025-01-31T12:00:00Z"
 SHA = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08"
@@ -32,8 +32,13 @@ def small_model(**changes) -> BPEModel:
     return BPEModel(**fields)
 
 
+def model_dict(model: BPEModel, created: str | None = None) -> dict:
+    """The model file of ``model``, parsed."""
+    return json.loads(dumps(model, created=created))
+
+
 def valid_dict() -> dict:
-    return model_to_dict(small_model(), created=CREATED)
+    return model_dict(small_model(), created=CREATED)
 
 
 def text_of(data) -> bytes:

@@ -9,7 +9,8 @@ import pytest
 
 from bpe_desktop.core import Corpus, TrainConfig, load_model, train
 from bpe_desktop.core import model_file_writer as writer
-from bpe_desktop.core.model_file import dumps, model_to_dict
+from bpe_desktop.core.model_file import dumps
+from tests.core.model_file.helpers import model_dict
 
 TEXT = "naïve café 東京 🙂 low lower lowest newer wider \t tab\n" * 30
 
@@ -50,7 +51,7 @@ def test_the_text_is_one_json_item_per_line(models, monkeypatch, slice_size, c_e
     for model in models:
         created = "2001-01-01T00:00:00Z"
         text = dumps(model, created=created)
-        assert text == reference_text(model_to_dict(model, created=created))
+        assert text == reference_text(model_dict(model, created=created))
 
 
 def test_a_written_file_loads_back(models, tmp_path):
@@ -80,13 +81,14 @@ def test_a_checked_models_merges_words_and_numbers_are_written_by_the_engine_as_
     model = BPEModel(config=TrainConfig(), alphabet=alphabet, merges=merges,
                      final_counts=tuple(range(size)), words=words)
     created = "2001-01-01T00:00:00Z"
-    expected = reference_text(model_to_dict(model, created=created))
+    expected = reference_text(model_dict(model, created=created))
+    remembered = model_dict(model)["created"]  # the time the model keeps from now on
     calls = []
     lines = writer.EngineRows.lines
     monkeypatch.setattr(writer.EngineRows, "lines",
                         lambda self, pad: calls.append(type(self).__name__) or lines(self, pad))
     first = dumps(model)
-    assert first == expected.replace(created, model_to_dict(model)["created"])
+    assert first == expected.replace(created, remembered)
     # checked at the first save: the engine wrote the merges and the words
     assert calls == ["MergeLines", "WordLines"]
     save_model(model, tmp_path / "m.json")  # the same text, written as UTF-8 bytes

@@ -19,13 +19,13 @@ from bpe_desktop.core.model_file import (
     load_model,
     loads,
     model_from_dict,
-    model_to_dict,
     save_model,
 )
 from tests.core.model_file.helpers import (
     CREATED,
     SHA,
     assert_same,
+    model_dict,
     models,
     small_model,
     text_of,
@@ -82,7 +82,7 @@ def test_round_trip_is_exact(tmp_path, name):
     save_model(model, path)
     loaded = load_model(path)
     assert_same(loaded, model)
-    assert model_from_dict(model_to_dict(model)) == model
+    assert model_from_dict(model_dict(model)) == model
     # and again: a loaded model re-saves to the very same bytes
     path2 = tmp_path / "m2.json"
     save_model(loaded, path2)
@@ -91,7 +91,7 @@ def test_round_trip_is_exact(tmp_path, name):
 
 def test_threads_is_runtime_only(tmp_path):
     model = small_model(config=TrainConfig(merges=3, threads=4))
-    data = model_to_dict(model)
+    data = model_dict(model)
     assert "threads" not in data["config"]
     save_model(model, tmp_path / "m.json")
     loaded = load_model(tmp_path / "m.json")
@@ -139,7 +139,7 @@ def test_output_is_byte_stable(tmp_path):
 
 def test_created_time_defaults_to_now_and_survives_reload(tmp_path):
     model = small_model()
-    data = model_to_dict(model)
+    data = model_dict(model)
     created = data["created"]
     assert created.endswith("Z") and len(created) == len("2025-01-31T12:00:00Z")
     save_model(model, tmp_path / "m.json")

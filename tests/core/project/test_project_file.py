@@ -23,7 +23,7 @@ def test_a_new_project_is_a_wal_database_with_foreign_keys(tmp_path):
         assert c.execute("PRAGMA foreign_keys").fetchone()[0] == 1
         assert c.execute("PRAGMA user_version").fetchone()[0] == schema.SCHEMA_VERSION
         assert c.execute("PRAGMA application_id").fetchone()[0] == schema.APPLICATION_ID
-        assert project.integrity_check() == "ok"
+        assert project.conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
         with pytest.raises(sqlite3.IntegrityError):  # a metric of no run
             c.execute("INSERT INTO metrics (run_id, metric, value) VALUES (99, 'f1', 1)")
 
@@ -113,7 +113,7 @@ def test_a_damaged_project_is_named(tmp_path):
     path.write_bytes(bytes(data))
     with pytest.raises(BpeError) as caught:
         with Project(path) as project:
-            assert project.integrity_check() == "ok"
+            assert project.conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
     assert str(path) in str(caught.value)
 
 
@@ -206,4 +206,4 @@ def test_processes_creating_one_project_at_once_all_open_it(tmp_path):
         assert errors == [""] * 6
         with Project(path) as project:
             assert len(project.run_ids()) == 6
-            assert project.integrity_check() == "ok"
+            assert project.conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"

@@ -13,7 +13,6 @@ from bpe_desktop.core.project import Metric, Project, RunQuery, count_runs, page
 from bpe_desktop.core.project.queries import (
     SORTABLE,
     all_runs,
-    distinct_values,
     open_reader,
     read_run_list,
     run_order,
@@ -71,7 +70,7 @@ def test_pages_tile_the_sorted_list(project, column):
 
 
 def test_filter_values_come_from_the_runs(project):
-    assert distinct_values(project, "preset") == ["gpt2", "sennrich"]
+    assert read_run_list(project.conn, RunQuery(), 5).presets == ["gpt2", "sennrich"]
 
 
 def test_a_query_refuses_unknown_columns():
