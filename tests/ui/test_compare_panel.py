@@ -110,7 +110,7 @@ def test_overlap_lists_browse_and_export_csv(panel, qtbot, toy, tmp_path):
     _filled(panel, qtbot, toy)
     m = panel.overlap_model
     assert m.rowCount() == 15  # "in both" first
-    panel.select_category("only_a")
+    panel.category_combo.setCurrentIndex(panel.category_combo.findData("only_a"))
     texts = sorted(m.data(m.index(r, 0)) for r in range(m.rowCount()))
     assert texts == sorted(["lo", "low", "ne", "new", "newest", "er"])
     low = next(r for r in range(m.rowCount()) if m.data(m.index(r, 0)) == "low")
@@ -222,7 +222,7 @@ def test_buttons_import_a_format_and_export_the_list(window, ui, qtbot, toy, tmp
     panel.set_text(TEXT)
     _run(panel, qtbot)
     ui.save_path = str(tmp_path / "list.csv")
-    panel.select_category("only_b")
+    panel.category_combo.setCurrentIndex(panel.category_combo.findData("only_b"))
     next(b for b in panel.findChildren(QPushButton) if b.text() == "Export CSV…").click()
     assert ui.suggested_names[-1] == "vocabulary-only_b.csv"
     with open(ui.save_path, encoding="utf-8", newline="") as fh:
@@ -274,7 +274,7 @@ def test_dropout_opens_at_a_tenth_with_room_and_coloured_pieces(codec, qtbot, to
 def test_dropout_zero_shows_ordinary_encoding(codec, qtbot, toy):
     box = codec.dropout_box
     with qtbot.waitSignal(box.sampled):
-        box.set_probability(0.0)
+        box.slider.setValue(0)  # p = 0
     assert box.probability == 0.0
     ordinary = toy.tokenizer().encode_as_pieces("lowest newest widest lower")
     assert box.samples == [(len(ordinary), ordinary)] * 5
@@ -284,7 +284,7 @@ def test_dropout_zero_shows_ordinary_encoding(codec, qtbot, toy):
 def test_dropout_one_shows_single_symbols(codec, qtbot, toy):
     box = codec.dropout_box
     with qtbot.waitSignal(box.sampled):
-        box.set_probability(1.0)
+        box.slider.setValue(box.slider.maximum())  # p = 1
     symbols = toy.truncated(0).tokenizer().encode_as_pieces("lowest newest widest lower")
     assert {tuple(p) for _, p in box.samples} == {tuple(symbols)}
 
@@ -292,7 +292,7 @@ def test_dropout_one_shows_single_symbols(codec, qtbot, toy):
 def test_resample_draws_new_reproducible_samples(codec, qtbot, toy):
     box = codec.dropout_box
     with qtbot.waitSignal(box.sampled):
-        box.set_probability(0.5)
+        box.slider.setValue(box.slider.maximum() // 2)  # p = 0.5
     with qtbot.waitSignal(box.sampled):
         box.count_spin.setValue(8)
     tok = toy.tokenizer()
@@ -318,7 +318,7 @@ def test_dropout_box_exports_tokenizer_json_with_its_p(window, ui, qtbot, tmp_pa
     window.document.set_imported(model)
     box = window.codec.dropout_box
     box.setChecked(True)
-    box.set_probability(0.3)
+    box.slider.setValue(round(0.3 * box.slider.maximum()))
     ui.save_path = str(tmp_path / "tokenizer.json")
     with qtbot.waitSignal(window.interop.done, timeout=60_000):
         box.export_button.click()

@@ -105,7 +105,7 @@ def test_clicking_a_word_shows_its_merge_steps(panel, qtbot, model):
     panel.gold_files.add_paths([str(GOLD)])
     panel.sweep_check.setChecked(False)
     _run(panel, qtbot)
-    panel.select_word(0)
+    panel.words_view.selectRow(0)
     source = panel.words_view.model().mapToSource(panel.words_view.model().index(0, 0))
     word = panel.word_model.results[source.row()].word
     steps = model.tokenizer().merge_steps(word)

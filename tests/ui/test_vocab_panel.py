@@ -299,7 +299,7 @@ def test_export_plot_files(panel, tmp_path, which):
 
 def test_export_plot_button(qtbot, panel, monkeypatch, tmp_path, errors):
     panel.details.setCurrentIndex(1)
-    panel.plots.show_plot("zipf")
+    panel.plots.tabs.setCurrentIndex(list(PLOTS).index("zipf"))
     path = tmp_path / "z.svg"
     calls = ask_path(monkeypatch, path)
     panel.export_plot_button.click()

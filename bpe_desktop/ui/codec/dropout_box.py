@@ -126,9 +126,6 @@ class DropoutSamplesBox(QGroupBox):
     def probability(self) -> float:
         return self.slider.value() / SLIDER_STEPS
 
-    def set_probability(self, p: float) -> None:
-        self.slider.setValue(round(p * SLIDER_STEPS))
-
     def set_model(self, model: BPEModel | None) -> None:
         """Sample with ``model`` from the next change on (its tokenizer may still be
         being built: the owner calls :meth:`text_changed` once the text is encoded)."""

@@ -224,9 +224,6 @@ class CodecPanel(StepThrough, DecodeBox, StatsGrid, QWidget):
     def mode(self) -> str:
         return self.mode_combo.currentData()
 
-    def set_mode(self, mode: str) -> None:
-        self.mode_combo.setCurrentIndex(self.mode_combo.findData(mode))
-
     @property
     def ids(self) -> list[int]:
         """The ids of the whole text last encoded (empty without a model or on an error;

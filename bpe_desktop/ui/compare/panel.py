@@ -226,9 +226,6 @@ class ComparePanel(QWidget):
     def set_hide_identical(self, hide: bool) -> None:
         self.hide_identical_check.setChecked(hide)
 
-    def select_category(self, category: str) -> None:
-        self.category_combo.setCurrentIndex(self.category_combo.findData(category))
-
     def export_overlap_csv(self, path: str) -> None:
         self.overlap_model.to_csv(path)
 

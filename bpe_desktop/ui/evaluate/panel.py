@@ -224,12 +224,6 @@ class EvaluatePanel(QWidget):
         self.runner.shutdown()
         self.unconstrained_button.shutdown()
 
-    def select_word(self, row: int) -> None:
-        """Show the merge steps of the per-word table's ``row`` (in view order)."""
-        view = self.words_view
-        view.selectRow(row)
-        self._on_word_selected()
-
     def select_size(self, index: int) -> None:
         """Choose the sweep's point ``index`` (marked in the plots; Use this size)."""
         self.sizes_view.selectRow(index)

@@ -106,9 +106,6 @@ class VocabPlots(QWidget):
     def current_plot(self) -> str:
         return list(PLOTS)[self.tabs.currentIndex()]
 
-    def show_plot(self, which: str) -> None:
-        self.tabs.setCurrentIndex(list(PLOTS).index(which))
-
     def plot_data(self, which: str) -> tuple[np.ndarray, np.ndarray]:
         """The (x, y) arrays drawn in plot ``which`` (empty when there is nothing to draw)."""
         self._ensure(which)

@@ -233,7 +233,8 @@ def test_rapid_changes_end_with_the_last_request(qtbot, panel, toy_model, botcha
     texts = ["lowest newest " * (3000 + 500 * i) for i in range(6)]
     for i, text in enumerate(texts):
         panel.set_text(text)
-        panel.set_mode("greedy" if i % 2 else "merges")
+        mode = "greedy" if i % 2 else "merges"
+        panel.mode_combo.setCurrentIndex(panel.mode_combo.findData(mode))
         if i == 2:
             panel.set_model(botchan_model)
         if i == 4:

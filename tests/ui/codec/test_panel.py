@@ -182,7 +182,7 @@ def test_greedy_and_merge_rank_differ(panel, qtbot, toy_model):
     assert "merge rank: 2 tokens" in panel.compare_label.text()
     assert "greedy longest match: 4 tokens" in panel.compare_label.text()
     with qtbot.waitSignal(panel.encoded, timeout=3000):
-        panel.set_mode("greedy")
+        panel.mode_combo.setCurrentIndex(panel.mode_combo.findData("greedy"))
     assert panel.mode == "greedy"
     assert shown_pieces(panel) == greedy
     assert panel.ids == tok.encode("nest", mode="greedy")
