@@ -175,14 +175,6 @@ class CorpusList(QTreeWidget):
                 item.setData(2, Qt.ItemDataRole.UserRole, None)
         self._count_pending_lines()
 
-    def table_totals(self) -> tuple[int, int] | None:
-        """Summed (entries, total count) of all tables once every one is known."""
-        stats = [self.topLevelItem(i).data(2, Qt.ItemDataRole.UserRole)
-                 for i in range(self.topLevelItemCount())]
-        if not self._tables or not stats or not all(isinstance(s, tuple) for s in stats):
-            return None
-        return sum(s[0] for s in stats), sum(s[1] for s in stats)
-
     def remove_selected(self) -> None:
         for item in self.selectedItems():
             self.takeTopLevelItem(self.indexOfTopLevelItem(item))
