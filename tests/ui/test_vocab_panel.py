@@ -15,7 +15,7 @@ from bpe_desktop.core import BPEModel, Corpus, Merge, TrainConfig, train
 
 from bpe_desktop.core import chunked
 from bpe_desktop.core.pieces import surface_text
-from bpe_desktop.views.vocab_table import COL_CHARS, COL_COUNT, COL_PIECE
+from bpe_desktop.views.vocab_table import COL_CHARS, COL_COUNT, COL_PIECE, TokenUsage
 from bpe_desktop.ui.common import dialogs, theme
 from bpe_desktop.ui.vocabulary import panel as vocab_panel
 from bpe_desktop.ui.vocabulary.panel import LOADING, VocabPanel
@@ -401,7 +401,8 @@ def test_a_large_model_loads_in_the_background(qtbot, panel, botchan_model):
     assert panel.count_label.text() == f"{botchan_model.vocab_size:,} of " \
         f"{botchan_model.vocab_size:,} tokens"
     for which in PLOTS:  # the plots computed in the worker are the plots
-        x, y, _ = compute_plot(which, botchan_model, expected.columns, panel.token_usage)
+        x, y, _ = compute_plot(which, botchan_model, expected.columns,
+                               lambda: TokenUsage(botchan_model))
         assert np.array_equal(panel.plots.plot_data(which)[0], x)
         assert np.array_equal(panel.plots.plot_data(which)[1], y)
     token = botchan_model.piece_ids["the</w>"]
@@ -418,7 +419,7 @@ def test_the_replaced_models_table_is_freed_off_the_gui_thread(qtbot, panel, bot
         panel.plots.plot_data(which)  # every plot computed: the plots hold the columns too
     freed_on = {}
     for name, obj in (("table", panel._table), ("columns", panel.table_model.columns),
-                      ("usage", panel.token_usage())):
+                      ("usage", panel._usage)):
         weakref.finalize(obj, lambda n=name: freed_on.setdefault(
             n, threading.current_thread().name))
     del obj

@@ -83,8 +83,6 @@ TEXT_FILTER = "Text files (*.txt *.tsv);;All files (*)"
 # recognised from the lines).
 GOLD_FILTER = "All files (*);;Gold segmentations (*.tsv *.txt *.csv)"
 AUTO_FORMAT = "recognise automatically"
-#: Result tabs, in order (also the names export_csv / export_plot take).
-TABS = ("summary", "words", "parity", "sizes")
 #: The most vocabulary sizes the form offers (a model with fewer merges offers fewer).
 SWEEP_SPIN_MAX = 200
 

@@ -333,15 +333,6 @@ class VocabPanel(QWidget):
         self.table.scrollTo(index)
         return True
 
-    def token_usage(self) -> TokenUsage:
-        """The current model's training words, segmented (computed once per model; while
-        they are being segmented in the background, here and now)."""
-        if self._usage is None:
-            if self._model is None:
-                raise ValueError("no model")
-            self._usage = TokenUsage(self._model)
-        return self._usage
-
     # -- loading -----------------------------------------------------------------------------
 
     def _sort_key(self) -> tuple[int, bool]:
