@@ -67,7 +67,8 @@ def test_results_are_the_cores(panel, qtbot, model):
     assert panel.parity_chart.values == [r.parity for r in expected.parity.rows]
     assert panel.parity_chart.names[0] == "eng.txt" and panel.parity_chart.values[0] == 1.0
     assert panel.sizes_model.rowCount() == 5
-    x, y = panel.sweep_plots.curve_data("f1")["eng.word.dev.tsv"]
+    drawn = panel.sweep_plots.widgets["f1"].getPlotItem().listDataItems()
+    x, y = {c.name(): c.getOriginalDataset() for c in drawn}["eng.word.dev.tsv"]
     assert list(x) == [p.vocab_size for p in expected.sweep]
     assert list(y) == [p.morphology["eng.word.dev.tsv"].f1 for p in expected.sweep]
     assert running_threads() == []

@@ -144,9 +144,6 @@ class SweepPlots(QWidget):
             if visible:
                 chosen.setValue(np.log10(self._points[index].vocab_size))
 
-    def curve_data(self, key: str) -> dict[str, tuple[np.ndarray, np.ndarray]]:
-        return sweep_series(self._points, key)
-
     def _on_click(self, key: str, event) -> None:
         if not self._points:
             return
