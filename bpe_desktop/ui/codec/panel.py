@@ -242,10 +242,6 @@ class CodecPanel(StepThrough, DecodeBox, StatsGrid, QWidget):
     def steps(self) -> list[MergeStep]:
         return list(self._steps)
 
-    @property
-    def step_index(self) -> int:
-        return self._step_index
-
     # -- layout -----------------------------------------------------------------------------
 
     def _build(self) -> None:

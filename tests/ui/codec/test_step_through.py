@@ -15,36 +15,36 @@ def test_step_through_shows_each_merge_in_rank_order(panel, qtbot, toy_model):
     panel.word_edit.setText("lowest")
     assert panel.steps == tok.merge_steps("lowest")
     assert [s.rank for s in panel.steps] == [None, 0, 1, 2, 3, 4]
-    assert panel.step_index == 0 and not panel.back_button.isEnabled()
+    assert panel.step_slider.value() == 0 and not panel.back_button.isEnabled()
     first = plain(panel.step_view.toPlainText())
     assert "start: the symbols" in first and "l · o · w · e · s · t · </w>" in first
     assert "rank" not in first  # one row so far: the symbols
     for _ in range(4):
         qtbot.mouseClick(panel.step_button, Qt.MouseButton.LeftButton)
-    assert panel.step_index == 4
+    assert panel.step_slider.value() == 4
     rows = plain(panel.step_view.toPlainText())
     assert "rank 3: merge (l, o)" in rows
     assert "lo · w · est</w>" in rows
     assert "rank 4" not in rows  # not stepped to yet
     assert "Step 4 of 5" in panel.step_label.text()
     qtbot.mouseClick(panel.back_button, Qt.MouseButton.LeftButton)
-    assert panel.step_index == 3
+    assert panel.step_slider.value() == 3
     panel.step_slider.setValue(5)
-    assert panel.step_index == 5 and not panel.step_button.isEnabled()
+    assert "Step 5 of 5" in panel.step_label.text() and not panel.step_button.isEnabled()
     assert "low · est</w>" in panel.step_label.text()
     qtbot.mouseClick(panel.reset_button, Qt.MouseButton.LeftButton)
-    assert panel.step_index == 0 and panel.step_slider.value() == 0
+    assert panel.step_slider.value() == 0 and not panel.back_button.isEnabled()
     qtbot.mouseClick(panel.end_button, Qt.MouseButton.LeftButton)
-    assert panel.step_index == 5
+    assert panel.step_slider.value() == 5
 
 
 def test_step_through_method_shows_every_step(panel, toy_model):
     panel.step_through("widest")
     assert panel.steps == toy_model.tokenizer().merge_steps("widest")
-    assert panel.step_index == len(panel.steps) - 1
+    assert panel.step_slider.value() == len(panel.steps) - 1
     assert panel.word_edit.text() == "widest"
     panel.step_through("lowest", to_end=False)
-    assert panel.step_index == 0
+    assert panel.step_slider.value() == 0
 
 
 def test_step_rows_highlight_the_merged_pieces(panel):
