@@ -249,10 +249,4 @@ def _extended_model(source: BPEModel, base: BPEModel, trained, corpus: Corpus,
     return model
 
 
-def new_token_ids(model: BPEModel, source: BPEModel) -> frozenset[int]:
-    """Ids of ``model``'s tokens whose piece ``source`` does not have."""
-    have = source.piece_ids
-    return frozenset(i for i, p in enumerate(model.pieces) if p not in have)
-
-
-__all__ = ["UNKNOWN_POLICIES", "ExtendResult", "extend", "new_token_ids"]
+__all__ = ["UNKNOWN_POLICIES", "ExtendResult", "extend"]
