@@ -4,6 +4,7 @@ checks, reading text input, and running work on a thread that Ctrl-C cancels."""
 from __future__ import annotations
 
 import gzip
+import json
 import os
 import sys
 import threading
@@ -27,6 +28,12 @@ def _fail(message: str) -> None:
     one_line = " ".join(str(message).split()) or "failed"
     sys.stderr.write(f"{PROG}: error: {one_line}\n")
     sys.stderr.flush()
+
+
+def print_json(data: object) -> None:
+    """What ``--json`` prints: one JSON object, non-ASCII text as it is."""
+    json.dump(data, sys.stdout, ensure_ascii=False, indent=1)
+    sys.stdout.write("\n")
 
 
 def _os_message(exc: OSError) -> str:

@@ -7,7 +7,6 @@ this module only parses options and prints (readable tables, or one JSON object)
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 
@@ -50,7 +49,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    from bpe_desktop.cli._common import EXIT_OK, CliError
+    from bpe_desktop.cli._common import EXIT_OK, CliError, print_json
     from bpe_desktop.core.comparison import compare, open_model, read_text_lines
 
     models = args.models
@@ -95,8 +94,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
         run.add_metrics(comparison_metrics(result))
     if args.json:
-        json.dump(result.to_json(), sys.stdout, ensure_ascii=False, indent=1)
-        sys.stdout.write("\n")
+        print_json(result.to_json())
     else:
         sys.stdout.write(format_comparison(result))
     sys.stdout.flush()

@@ -7,11 +7,10 @@ this module only parses options and prints (readable tables, or one JSON object)
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 
-from bpe_desktop.cli._common import EXIT_OK, CliError
+from bpe_desktop.cli._common import EXIT_OK, CliError, print_json
 from bpe_desktop.cli.options import whole_number
 from bpe_desktop.cli.recording import add_project_option, recording
 from bpe_desktop.core.evaluation.coverage import CHARACTER_MAPS
@@ -103,8 +102,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         run.add_metrics(evaluation_metrics(report))
         run.add_model_config(model)
     if args.json:
-        json.dump(report.to_json(), sys.stdout, ensure_ascii=False, indent=1)
-        sys.stdout.write("\n")
+        print_json(report.to_json())
     else:
         sys.stdout.write(format_report(report))
     sys.stdout.flush()

@@ -4,11 +4,10 @@ or written up as an HTML or PDF report (see :mod:`bpe_desktop.core.project`)."""
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 
-from bpe_desktop.cli._common import EXIT_OK, CliError
+from bpe_desktop.cli._common import EXIT_OK, CliError, print_json
 from bpe_desktop.cli.options import whole_number
 from bpe_desktop.core.project.schema import RUN_KINDS, RUN_STATUSES
 
@@ -56,9 +55,7 @@ def cmd_history(args: argparse.Namespace) -> int:
                                           descending=False, order_by="id"))
         if args.json:
             details = [project.run_details(r.id) for r in runs]
-            json.dump({"project": project.path, "runs": [run_json(d) for d in details]},
-                      sys.stdout, ensure_ascii=False, indent=1)
-            sys.stdout.write("\n")
+            print_json({"project": project.path, "runs": [run_json(d) for d in details]})
             return EXIT_OK
     from bpe_desktop.cli.evaluate import _table
 
