@@ -235,11 +235,7 @@ def model_problem(model: BPEModel) -> tuple[str | None, str] | None:
     """
     if model._cache.get(_CHECKED_KEY, False):
         return None
-    if model.engine_model() is not None:
-        data = _as_dict(model, "2000-01-01T00:00:00Z", lists_for_writer=True)
-        found = _engine_held_problem(model, data)
-    else:
-        found = _problem(_as_dict(model, "2000-01-01T00:00:00Z"))
+    found = _problem(_as_dict(model, "2000-01-01T00:00:00Z"))
     if found is None:
         model._cache[_CHECKED_KEY] = True
     return found
