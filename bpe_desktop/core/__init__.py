@@ -45,12 +45,4 @@ def __dir__() -> list[str]:
     return sorted(set(globals()) | set(_MODULE_OF))
 
 
-__all__ = [
-    "BOUNDARIES", "NORMALIZATIONS", "PRESETS", "PRETOKENIZERS", "TIE_BREAKS",
-    "BPEModel", "BpeError", "CancelToken", "ConfigError", "Corpus", "CorpusError",
-    "CorpusFile", "CorpusInfo", "EncodeError", "Encoding", "EngineError", "ExportError",
-    "Merge", "MemoryEstimate", "MergeStep", "ModelFileError", "Progress", "SpecialToken",
-    "TokenInfo",
-    "Tokenizer", "TrainConfig", "TrainResult", "TrainingCancelled", "WordSegmentation",
-    "estimate_training_memory", "load_model", "lower_engine_threads", "save_model", "train",
-]
+__all__ = sorted(_MODULE_OF)
