@@ -390,37 +390,35 @@ def load_model(path: str | os.PathLike[str]) -> BPEModel:
     if len(raw) > MAX_FILE_SIZE:  # grew while we looked
         raise _error(name, None, f"the file is larger than {format_bytes(MAX_FILE_SIZE)}; "
                      "refusing to read it")
-    # One step at a time, dropping each stage's input, so that a large file is held in
-    # memory once as bytes, text and parsed JSON at most two at a time.
-    model = _engine_read(raw)
-    if model is not None:
-        return model
-    with collector_paused():
-        text = _decode(raw, name)
-        del raw
-        parsed = [_parse_json(text, name)]
-        del text
-        try:
-            return model_from_dict(parsed[0], path=name)
-        finally:
-            # The parsed JSON, as many objects as the model, a slice at a time: freed at
-            # the return, its deallocation would hold the GIL throughout.
-            free_gradually(parsed)
+    held = [raw]
+    del raw  # only in `held`, which the reader empties as it goes
+    return _read(held, name)
 
 
 def loads(data: bytes | str, *, path: str | None = None) -> BPEModel:
     """Parse and validate a model file's contents (bytes or text)."""
-    model = _engine_read(data)
+    return _read([data], path)
+
+
+def _read(held: list, path: str | None) -> BPEModel:
+    """The model of the file contents in ``held`` (bytes or text, taken out of the list).
+
+    One step at a time, dropping each stage's input, so that a large file is held in
+    memory once as bytes, text and parsed JSON at most two at a time.
+    """
+    model = _engine_read(held[0])
     if model is not None:
         return model
     with collector_paused():
-        text = _decode(data, path)
+        text = _decode(held.pop(), path)
         parsed = [_parse_json(text, path)]
         del text
         try:
             return model_from_dict(parsed[0], path=path)
         finally:
-            free_gradually(parsed)  # as load_model does
+            # The parsed JSON, as many objects as the model, a slice at a time: freed at
+            # the return, its deallocation would hold the GIL throughout.
+            free_gradually(parsed)
 
 
 #: Peak memory of :func:`load_model` per byte of file (Python objects cost many times
