@@ -227,10 +227,6 @@ class PieceView(QTextBrowser):
         """Redraw with the current scheme's colours (also called on a scheme change)."""
         self._install(build_document(self.items, self.word_gap, PieceStyle.current()))
 
-    def plain_text(self) -> str:
-        """The drawn text as a reader sees it (no word joiners)."""
-        return plain(self.toPlainText())
-
     def _install(self, built: PieceDocument) -> None:
         built.document.setDefaultFont(self.font())
         self.blockSignals(True)  # replacing the document moves the cursor: not a user's choice

@@ -43,8 +43,8 @@ def test_a_piece_is_never_split_across_lines(qtbot):
     inside = [(p, i) for p in starts for i, (a, b) in enumerate(zip(view._starts, view._ends))
               if a < p < b]
     assert inside == []
-    assert [view.plain_text()[a:b] for a, b in zip(view._starts, view._ends)] != []
-    drawn = view.plain_text().replace("\u2009", " ").split()
+    assert [plain(view.toPlainText())[a:b] for a, b in zip(view._starts, view._ends)] != []
+    drawn = plain(view.toPlainText()).replace("\u2009", " ").split()
     assert drawn == [item.text for item in items]  # the joiners are invisible
 
 
