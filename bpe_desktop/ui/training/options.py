@@ -274,7 +274,11 @@ class TrainingOptions(QWidget):
             if isinstance(editor.widget, QCheckBox):
                 form.addRow("", editor.widget)
             else:
-                form.addRow(spec.label, editor.row or editor.widget)
+                # A row that is a layout (a field with its button) gets no buddy from
+                # addRow: without one the mnemonic would show as '&' and reach nothing.
+                label = QLabel(spec.label)
+                label.setBuddy(editor.widget)
+                form.addRow(label, editor.row or editor.widget)
 
         self.pretokenizer.currentIndexChanged.connect(self._on_pretokenizer)
         self.set_config(TrainConfig(vocab_size=8000))

@@ -1,0 +1,39 @@
+"""The Training panel's form labels: each mnemonic reaches its field (Alt+letter), and a
+row that does not apply is hidden with its label."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtWidgets import QFormLayout, QLabel
+
+from bpe_desktop.ui.training.panel import TrainingPanel
+
+
+@pytest.fixture
+def panel(qtbot):
+    widget = TrainingPanel()
+    qtbot.addWidget(widget)
+    widget.show()
+    yield widget
+    widget.shutdown()
+
+
+def row_labels(form: QFormLayout) -> list[QLabel]:
+    labels = []
+    for row in range(form.rowCount()):
+        item = form.itemAt(row, QFormLayout.ItemRole.LabelRole)
+        if item is not None and isinstance(item.widget(), QLabel):
+            labels.append(item.widget())
+    return labels
+
+
+def test_every_mnemonic_of_the_options_form_reaches_its_field(panel):
+    labels = [l for l in row_labels(panel.options.layout()) if "&" in l.text()]
+    names = {l.text() for l in labels}
+    # The rows whose field is a text box with a button (files, protected strings).
+    assert {"&Gold boundaries:", "&Protected strings:", "BPE-&knockout gold:",
+            "Morfessor &annotations:", "&Parity development set:"} <= names
+    no_buddy = [l.text() for l in labels if l.buddy() is None]
+    assert no_buddy == []
+    protected = next(l for l in labels if l.text() == "&Protected strings:")
+    assert protected.buddy() is panel.options.protected
