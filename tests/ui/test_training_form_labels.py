@@ -7,6 +7,7 @@ import pytest
 from PySide6.QtWidgets import QFormLayout, QLabel
 
 from bpe_desktop.ui.training.panel import TrainingPanel
+from bpe_desktop.ui.training.start_from import EXISTING, NEW_VOCABULARY
 
 
 @pytest.fixture
@@ -37,3 +38,19 @@ def test_every_mnemonic_of_the_options_form_reaches_its_field(panel):
     assert no_buddy == []
     protected = next(l for l in labels if l.text() == "&Protected strings:")
     assert protected.buddy() is panel.options.protected
+
+
+def test_start_from_shows_the_extension_rows_only_when_extending(panel):
+    box = panel.start_from
+    form = box.layout()
+    texts = lambda: [l.text() for l in row_labels(form) if l.isVisible()]  # noqa: E731
+    assert box.choice.currentText() == NEW_VOCABULARY
+    assert texts() == ["Start fr&om:"]
+    assert row_labels(form)[0].buddy() is box.choice
+    box.choice.setCurrentText(EXISTING)
+    assert texts() == ["Start fr&om:", "Tokenizer:", "Learn:", "&Unknown characters:",
+                       "New token &ids:", "Report on:"]
+    assert box.choose_button.isVisible() and box.stop_value.isVisible()
+    box.choice.setCurrentText(NEW_VOCABULARY)
+    assert texts() == ["Start fr&om:"]
+    assert not box.choose_button.isVisible()
