@@ -54,3 +54,12 @@ def test_start_from_shows_the_extension_rows_only_when_extending(panel):
     box.choice.setCurrentText(NEW_VOCABULARY)
     assert texts() == ["Start fr&om:"]
     assert not box.choose_button.isVisible()
+
+
+def test_options_no_format_can_hold_say_so(panel):
+    """Protected strings with the papers' </w> symbol: no format can be written."""
+    panel.options.protected.setPlainText("New York")
+    text = panel.options.reach_label.text()
+    assert text.startswith("Exports as no other tool's format (saved as a BPE Desktop "
+                           "model only); not as: Hugging Face tokenizer.json, ")
+    assert "Exports as: ;" not in text
