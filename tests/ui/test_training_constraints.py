@@ -4,6 +4,8 @@ save, reuse as gold boundaries), and a cancelled Morfessor run keeping the model
 
 from __future__ import annotations
 
+import time
+
 import pytest
 from PySide6.QtCore import Qt
 
@@ -109,6 +111,27 @@ def test_a_knockout_run_logs_each_removed_merge(panel, qtbot, tmp_path, errors):
     assert f"round {round_number}: {left} + {right} — {crossings:,} crossings, " \
            f"{respects:,} respects" in text
     assert not panel.segmentation_button.isEnabled()
+
+
+def test_the_time_shown_covers_every_knockout_round(panel, qtbot, tmp_path, errors,
+                                                    monkeypatch):
+    from bpe_desktop.core import constrained
+
+    def slow_knocked_out(*args):  # each round's analysis takes a measurable time
+        time.sleep(0.2)
+        return real_knocked_out(*args)
+
+    real_knocked_out = constrained.knocked_out
+    monkeypatch.setattr(constrained, "knocked_out", slow_knocked_out)
+    gold = tmp_path / "gold.tsv"
+    gold.write_text("walking\twalk ing\ntalked\ttalk ed\nplays\tplay s\n", encoding="utf-8")
+    panel.options.set_config(TrainConfig(merges=40, knockout=(str(gold),)))
+    with qtbot.waitSignal(panel.trained, timeout=60_000) as blocker:
+        assert panel.start()
+    total = blocker.args[0].timings["total"]
+    assert errors == [] and total >= 0.4  # at least two rounds' analyses
+    assert panel.stage_label.text().endswith(f"in {total:.2f} s.")
+    assert f"Finished in {total:.2f} s" in log_text(panel)
 
 
 def test_cancelling_morfessor_keeps_the_previous_model(panel, qtbot, errors):
