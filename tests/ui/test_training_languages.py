@@ -82,6 +82,13 @@ def test_parity_aware_training_shows_shares_and_per_language_curves(panel, qtbot
         # tokens per line fall as merges are learned
         assert values[-1] <= values[0]
     assert "en: share" in panel.log_view.toPlainText()
+    # however fast the run, each curve goes from before the first merge to after the last
+    for i, code in enumerate(report.codes):
+        steps, values = curves[code]
+        lines = report.dev_lines[i]
+        assert steps[0] == 0 and steps[-1] == result.model.merge_count
+        assert values[0] == report.dev_tokens_before[i] / lines
+        assert values[-1] == report.dev_tokens_after[i] / lines
 
 
 @pytest.mark.parametrize("label", ["", "en"])  # one language alone trains as its files

@@ -467,6 +467,7 @@ class TrainingPanel(QWidget):
             self.corpus.show_shares(report.codes, report.shares(False), report.shares(True))
             for line in describe_languages(report):
                 self.log(line)
+            self.language_plot.complete(model.merge_count, report)
         self.segmentation = dict(result.segmentation)
         self.segmentation_button.setEnabled(bool(self.segmentation))
         tables = self._run is not None and self._run[0].file_format == "word-counts"
