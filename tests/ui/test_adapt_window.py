@@ -124,3 +124,15 @@ def test_trimming_an_imported_tokenizer_json_rewrites_that_file(window, qtbot, t
         assert trimmed.id_to_token(ids[0]) == "<s>" and trimmed.id_to_token(ids[-1]) == "</s>"
     assert ui.errors == []
     dialog.close()
+
+
+def test_the_trim_dialog_shows_whole_paths(window, qtbot):
+    train_toy(window, qtbot)
+    dialog = window.ask_trim()
+    qtbot.waitExposed(dialog)
+    for edit in (dialog.output, dialog.id_map):
+        metrics = edit.fontMetrics()
+        assert edit.width() >= metrics.horizontalAdvance(edit.placeholderText()) + 12
+        edit.setText("/home/linguist/models/trimmed/tokenizer.json")
+        assert edit.width() >= metrics.horizontalAdvance(edit.text()) + 12
+    dialog.close()
