@@ -61,6 +61,23 @@ def train_arguments(files: Sequence[str], output: str, config: TrainConfig, *,
     return argv
 
 
+def extend_arguments(source: str, fmt: str, files: Sequence[str], output: str, *,
+                     merges: int | None, vocab_size: int | None, unknown: str,
+                     new_ids: str, held_out: Sequence[str] = (),
+                     out_format: str = "model") -> list[str]:
+    """``extend`` arguments giving exactly this extension (``bpe-desktop extend``)."""
+    argv = ["extend", "-m", os.path.abspath(source), "--format", fmt,
+            *(os.path.abspath(f) for f in files)]
+    argv += ["--merges", str(merges)] if merges is not None else \
+        ["--vocab-size", str(vocab_size)]
+    argv += ["--unknown", unknown]
+    if new_ids:
+        argv += ["--new-ids", new_ids]
+    if held_out:
+        argv += ["--held-out", *(os.path.abspath(f) for f in held_out)]
+    return [*argv, "-o", output, "--out-format", out_format]
+
+
 def option_flag(name: str) -> str:
     return "--" + name.replace("_", "-")
 
