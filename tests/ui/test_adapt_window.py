@@ -186,3 +186,17 @@ def test_rerunning_a_training_while_start_from_extends_trains_anew(window, qtbot
     settle(window, qtbot, 2)
     assert window.history.model.run_at(0).kind == "train"
     assert ui.errors == []
+
+
+def test_the_log_shows_where_a_held_out_line_changed(window, qtbot, tmp_path, ui):
+    """A long line whose first tokens are the same: the log shows the difference."""
+    held_out = tmp_path / "held_out.txt"
+    held_out.write_text(ENGLISH.strip() + " жаба\n", encoding="utf-8")
+    window.training.start_from.set_held_out([str(held_out)])
+    _extend_in_window(window, qtbot, tmp_path)
+    changed = [line for line in window.training.log_view.toPlainText().splitlines()
+               if "changed line 1:" in line]
+    assert len(changed) == 1 and ui.errors == []
+    before, after = changed[0].split("changed line 1: ")[1].split("  ->  ")
+    assert before.startswith("… ") and "<unk>" in before
+    assert after.startswith("… ") and "ж" in after
