@@ -427,3 +427,15 @@ def test_a_damaged_project_is_named_and_closed(window, qtbot, ui, tmp_path, wher
     assert ui.errors[0][0] == title
     assert str(path) in ui.errors[0][1] and "damaged" in ui.errors[0][1]
     assert window.projects.project is None or window.projects.project.path != str(path)
+
+
+def test_each_mnemonic_of_the_panel_is_its_own(window):
+    """Alt+letter reaches one control of the History panel (a letter shared by two only
+    moves the focus between them: a button is not pressed)."""
+    from PySide6.QtWidgets import QAbstractButton, QLabel
+
+    widgets = [*window.history.findChildren(QLabel), *window.history.findChildren(QAbstractButton)]
+    texts = [w.text() for w in widgets if "&" in w.text()]
+    letters = [t[t.index("&") + 1].lower() for t in texts]
+    assert len(texts) >= 13
+    assert sorted(letters) == sorted(set(letters)), texts
