@@ -150,3 +150,33 @@ def test_cancelling_morfessor_keeps_the_previous_model(panel, qtbot, errors):
         assert panel.start()
     assert cancelled_at_progress and trained == [] and errors == []
     assert "Cancelled" in log_text(panel)
+
+
+def test_a_refused_segmentation_edit_says_why(qtbot):
+    from PySide6.QtWidgets import QLineEdit
+
+    from bpe_desktop.ui.training.segmentation import SegmentationDialog
+
+    dialog = SegmentationDialog({"walking": ("walking",), "talks": ("talk", "s")})
+    qtbot.addWidget(dialog)
+    dialog.show()
+    qtbot.waitExposed(dialog)
+    table = dialog.table
+
+    def type_morphs(row: int, text: str) -> None:
+        table.setCurrentIndex(dialog.proxy.index(row, 1))
+        qtbot.keyClick(table, Qt.Key.Key_F2)
+        editor = table.viewport().findChild(QLineEdit)
+        editor.selectAll()
+        qtbot.keyClicks(editor, text)
+        qtbot.keyClick(editor, Qt.Key.Key_Return)
+        editing = table.State.EditingState
+        qtbot.waitUntil(lambda: table.state() != editing)  # (the commit is queued)
+
+    type_morphs(1, "wal kin")  # the rows are sorted: talks, walking
+    assert dialog.model.rows[1] == ("walking", ("walking",))
+    assert dialog.message.text() == ("'wal kin' does not spell 'walking': its morphs stay "
+                                     "'walking'.")
+    type_morphs(1, "walk ing")
+    assert dialog.model.rows[1] == ("walking", ("walk", "ing"))
+    assert dialog.message.text() == ""
