@@ -5,6 +5,7 @@ training next to the merge-count plot."""
 from __future__ import annotations
 
 import pytest
+from PySide6.QtCore import QCoreApplication
 
 from bpe_desktop.core import TrainConfig
 from bpe_desktop.ui.training.corpus_list import LANGUAGE_COLUMN, SHARE_COLUMN, WEIGHT_COLUMN
@@ -46,6 +47,39 @@ def test_only_language_and_weight_cells_are_editable(panel, qtbot):
                                  None)
     assert panel.corpus.edit(model.index(0, LANGUAGE_COLUMN),
                              panel.corpus.EditTrigger.AllEditTriggers, None)
+
+
+def test_language_and_weight_are_edited_with_the_keyboard(panel, qtbot):
+    """F2 on a row edits its language, Tab moves on to its weight."""
+    from PySide6.QtCore import Qt
+    from PySide6.QtWidgets import QLineEdit
+
+    corpus = panel.corpus
+    corpus.add_paths(FILES[:2])
+    panel.show()
+    qtbot.waitExposed(panel)
+    corpus.setCurrentItem(rows(panel)[0])
+
+    def type_into_editor(text: str, key: Qt.Key) -> None:
+        def editor():
+            return next((e for e in corpus.viewport().findChildren(QLineEdit)
+                         if e.isVisible()), None)
+        qtbot.waitUntil(lambda: editor() is not None)
+        editor = editor()
+        editor.selectAll()
+        qtbot.keyClicks(editor, text)
+        qtbot.keyClick(editor, key)
+        QCoreApplication.processEvents()  # (the commit is queued)
+
+    qtbot.keyClick(corpus, Qt.Key.Key_F2)
+    assert corpus.state() == corpus.State.EditingState
+    assert corpus.currentIndex().column() == LANGUAGE_COLUMN
+    type_into_editor("eng", Qt.Key.Key_Tab)
+    assert corpus.currentIndex().column() == WEIGHT_COLUMN
+    type_into_editor("2", Qt.Key.Key_Return)
+    assert rows(panel)[0].text(LANGUAGE_COLUMN) == "eng"
+    assert rows(panel)[0].text(WEIGHT_COLUMN) == "2"
+    assert panel.corpus.language_entries()[1] == ("eng=2",)
 
 
 def test_a_file_without_a_language_among_labelled_ones_is_refused(panel, errors):

@@ -336,12 +336,26 @@ class CorpusList(QTreeWidget):
             item.setToolTip(0, item.data(0, Qt.ItemDataRole.UserRole))
 
     def edit(self, index, trigger=None, event=None):  # Qt override
-        """Only the language and weight columns are edited."""
+        """Only the language and weight columns are edited; F2 on a row edits its
+        language (the keyboard has no other way into the row's cells)."""
         if index.column() not in EDITABLE_COLUMNS:
-            return False
+            if trigger != QAbstractItemView.EditTrigger.EditKeyPressed:
+                return False
+            index = index.siblingAtColumn(LANGUAGE_COLUMN)
+            self.setCurrentIndex(index)
         if trigger is None:
             return super().edit(index)
         return super().edit(index, trigger, event)
+
+    def moveCursor(self, action, modifiers):  # noqa: N802 (Qt override)
+        """Tab and the arrow keys go between a row's language and weight."""
+        step = {self.CursorAction.MoveNext: 1, self.CursorAction.MoveRight: 1,
+                self.CursorAction.MovePrevious: -1, self.CursorAction.MoveLeft: -1}.get(action)
+        current = self.currentIndex()
+        if step and current.column() + step in EDITABLE_COLUMNS \
+                and current.column() in EDITABLE_COLUMNS:
+            return current.siblingAtColumn(current.column() + step)
+        return super().moveCursor(action, modifiers)
 
     # -- drag and drop --------------------------------------------------------------------
 
