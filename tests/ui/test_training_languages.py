@@ -153,6 +153,22 @@ def test_after_parity_training_evaluate_has_the_development_set(window, qtbot):
     assert evaluate.request().parallel_files == [str(p) for p in DEV.values()]
 
 
+def test_the_parity_run_s_curves_and_comparison_go_with_its_model(window, qtbot):
+    training = window.training
+    training.corpus.add_paths(FILES)
+    training.options.set_config(TrainConfig(merges=40))
+    training.options.parity_dev.setText("; ".join(f"{c}={p}" for c, p in DEV.items()))
+    training.options.parity_dev_documents.setChecked(True)
+    with qtbot.waitSignal(window.document.model_changed, timeout=60_000):
+        assert window.train()
+    assert training.compare_plain_button.isVisibleTo(window)
+    assert training.language_plot.isVisibleTo(window)
+    window.new_model()  # (the unsaved model is discarded: see window_fixtures)
+    assert window.document.model is None
+    assert not training.compare_plain_button.isVisibleTo(window)
+    assert not training.language_plot.isVisibleTo(window)
+
+
 def test_word_count_tables_show_and_train_as_their_labelled_language(panel, qtbot, tmp_path):
     from bpe_desktop.core.counting import count_words
 

@@ -20,14 +20,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from bpe_desktop.core import (
-    BpeError,
-    BPEModel,
-    Corpus,
-    CorpusError,
-    TrainConfig,
-    TrainResult,
-)
+from bpe_desktop.core import BpeError, BPEModel, Corpus, CorpusError, TrainConfig, TrainResult
 from bpe_desktop.views.eta import StageEta, stage_eta
 from bpe_desktop.core.formatting import (
     describe_config,
@@ -569,10 +562,15 @@ class TrainingPanel(QWidget):
         self._plot_model(self._model)  # a failed or cancelled run's curve is not kept
 
     def set_model(self, model: BPEModel | None) -> None:
-        """The window's current model: the plot shows its merge counts between runs."""
+        """The window's current model: the plot shows its merge counts between runs (the
+        language curves and Compare with plain BPE only the parity-aware run's model)."""
         self._model = model
         if not self.running:
             self._plot_model(model)
+            if self._parity_run is not None and model is not self._parity_run[0]:
+                self._parity_run = None
+                self.compare_plain_button.hide()
+                self.language_plot.hide()
 
     def _plot_model(self, model: BPEModel | None) -> None:
         if model is self._plotted and model is not None:
