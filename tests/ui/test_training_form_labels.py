@@ -63,3 +63,24 @@ def test_options_no_format_can_hold_say_so(panel):
     assert text.startswith("Exports as no other tool's format (saved as a BPE Desktop "
                            "model only); not as: Hugging Face tokenizer.json, ")
     assert "Exports as: ;" not in text
+
+
+def test_each_section_heading_covers_only_its_options(panel):
+    """The corpus-reading and run options are not under the Languages heading."""
+    form = panel.options.layout()
+    headings, under = [], {}
+    for row in range(form.rowCount()):
+        span = form.itemAt(row, QFormLayout.ItemRole.SpanningRole)
+        if span is not None and isinstance(span.widget(), QLabel):
+            headings.append(span.widget().text())
+            continue
+        field = form.itemAt(row, QFormLayout.ItemRole.FieldRole)
+        if headings and field is not None and field.widget() is not None:
+            under[field.widget()] = headings[-1]
+    assert headings == ["<b>Linguistic constraints</b>", "<b>Languages</b>",
+                        "<b>Reading and running</b>"]
+    options = panel.options
+    assert under[options.temperature] == under[options.parity_dev_documents] == \
+        "<b>Languages</b>"
+    for widget in (options.word_counts, options.errors, options.threads):
+        assert under[widget] == "<b>Reading and running</b>"

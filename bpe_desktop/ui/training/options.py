@@ -82,6 +82,8 @@ class _Editor:
 KEPT_BY_PRESETS = ("run", "constraints")
 CONSTRAINTS_TITLE = "<b>Linguistic constraints</b>"
 LANGUAGES_TITLE = "<b>Languages</b>"
+#: Under it the options of reading the corpus and of the run (none about languages).
+READING_TITLE = "<b>Reading and running</b>"
 
 
 def _file_list(spec: OptionSpec) -> _Editor:
@@ -292,6 +294,8 @@ class TrainingOptions(QWidget):
         self._show_reach()
 
     def _add_corpus_options(self, form: QFormLayout) -> None:
+        self.reading_title = QLabel(READING_TITLE)
+        form.addRow(self.reading_title)
         self.word_counts = QCheckBox("Corpus files are word<TAB>count lists")
         self.word_counts.setToolTip(TIPS["word_counts"])
         form.addRow("", self.word_counts)
