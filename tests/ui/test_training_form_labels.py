@@ -65,6 +65,17 @@ def test_options_no_format_can_hold_say_so(panel):
     assert "Exports as: ;" not in text
 
 
+def test_the_export_line_stays_with_language_options(panel):
+    """Temperature or a development set need the corpus list's languages to form a
+    configuration; the formats a model can be written in are told all the same."""
+    options = panel.options
+    plain = options.reach_label.text()
+    assert plain.startswith("Exports as: ")
+    options.temperature.setValue(3.0)
+    options.parity_dev.setText("en=dev.en; de=dev.de")
+    assert options.reach_label.text() == plain
+
+
 def test_each_section_heading_covers_only_its_options(panel):
     """The corpus-reading and run options are not under the Languages heading."""
     form = panel.options.layout()

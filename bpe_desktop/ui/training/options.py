@@ -451,8 +451,13 @@ class TrainingOptions(QWidget):
         self.preset.blockSignals(False)
 
     def _show_reach(self) -> None:
+        # Judged without the languages' options: they change no format's verdict, and
+        # they form a configuration only with the corpus list's languages.
+        defaults = TrainConfig()
         try:
-            config = self.config()
+            config = self.config(**{name: getattr(defaults, name)
+                                    for name, spec in SPECS.items()
+                                    if spec.group == "languages"})
         except ConfigError:
             self.reach_label.setText("")
             return
