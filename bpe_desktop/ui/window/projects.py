@@ -75,9 +75,9 @@ class ProjectControl(QObject):
         self.open_action = QAction("Open pro&ject…", window)
         self.open_action.setStatusTip("Record runs in, and show the history of, a project")
         self.open_action.triggered.connect(self.ask_open_project)
-        self.recent_menu = QMenu("Recent pro&jects", window)
+        self.recent_menu = QMenu("Re&cent projects", window)
         self.recent_menu.aboutToShow.connect(self._fill_recent)
-        self.report_action = QAction("Export re&port…", window)
+        self.report_action = QAction("E&xport report…", window)
         self.report_action.setStatusTip("Write an HTML or PDF report of the runs selected "
                                         "in History (or the latest run)")
         self.report_action.triggered.connect(lambda: self.export_report(None))
