@@ -4,6 +4,8 @@ training next to the merge-count plot."""
 
 from __future__ import annotations
 
+import shlex
+
 import pytest
 from PySide6.QtCore import QCoreApplication
 
@@ -206,3 +208,41 @@ def test_a_typed_language_is_kept_over_the_tables_label(panel, qtbot, tmp_path):
     panel.corpus.set_word_counts(True)
     qtbot.waitUntil(lambda: rows(panel)[0].text(2) not in ("", "…"), timeout=20_000)
     assert rows(panel)[0].text(LANGUAGE_COLUMN) == "nl"
+
+
+def test_history_keeps_a_multilingual_run_s_languages_and_reruns_it(window, qtbot):
+    """A parity-aware run with weights is recorded (its languages, weights and
+    development set), its command gives them back, and Re-run trains it again."""
+    from PySide6.QtGui import QGuiApplication
+
+    from bpe_desktop.cli import build_parser
+    from bpe_desktop.cli.options import config_from_args
+    from tests.ui.test_history_panel import select, settle
+
+    training = window.training
+    training.corpus.add_paths(FILES)
+    for item, w in zip(rows(training), ("1", "1", "2")):
+        item.setText(WEIGHT_COLUMN, w)
+    training.options.set_config(TrainConfig(merges=40))
+    training.options.parity_dev.setText("; ".join(f"{c}={p}" for c, p in DEV.items()))
+    training.options.parity_dev_documents.setChecked(True)
+    with qtbot.waitSignal(window.document.model_changed, timeout=60_000):
+        assert window.train()
+    first = window.document.model
+    settle(window, qtbot, 1)
+    run = window.history.model.run_at(0)
+    details = window.projects.project.run_details(run.id)
+    assert details.config["weight"] == ["en=1", "de=1", "ru=2"]
+    assert details.config["lang"] == [f"{c}={p}" for c, p in zip(("en", "de", "ru"), FILES)]
+    select(window, 0)
+    window.history.copy_button.click()
+    argv = shlex.split(QGuiApplication.clipboard().text())[4:]  # after "cd DIR && bpe-desktop"
+    assert argv[0] == "train"
+    assert config_from_args(build_parser().parse_args(argv)) == first.config
+    for item in rows(training):  # the form changed since: Re-run trains the run recorded
+        item.setText(LANGUAGE_COLUMN, "")
+        item.setText(WEIGHT_COLUMN, "")
+    with qtbot.waitSignal(window.document.model_changed, timeout=60_000):
+        window.history.rerun_button.click()
+    assert window.document.model.merges == first.merges
+    assert [item.text(WEIGHT_COLUMN) for item in rows(training)] == ["1", "1", "2"]

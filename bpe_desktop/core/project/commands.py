@@ -17,6 +17,9 @@ from bpe_desktop.core.config import TrainConfig, format_special
 PROGRAM = "bpe-desktop"
 #: Files a panel's run keeps in memory (a model not saved yet) appear as this name.
 UNSAVED_MODEL = "model.json"
+#: Protected strings typed in the Training form: the command line reads them from a file
+#: (one a line), which appears as this name.
+UNSAVED_PROTECTED = "protected.txt"
 
 
 def command_record(argv: Sequence[str], cwd: str | None = None) -> dict:
@@ -54,6 +57,10 @@ def train_arguments(files: Sequence[str], output: str, config: TrainConfig, *,
                 argv += ["--special", format_special(token)]
         elif isinstance(value, bool):
             argv.append(option_flag(name))  # every switch is off by default
+        elif name == "protected":
+            argv += ["--protect", UNSAVED_PROTECTED]
+        elif isinstance(value, (list, tuple)):  # files (or CODE=PATH, CODE=W): one flag
+            argv += [option_flag(name), *map(str, value)]
         else:
             argv += [option_flag(name), str(value)]
     if encoding_errors != "strict":

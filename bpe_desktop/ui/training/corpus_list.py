@@ -220,6 +220,18 @@ class CorpusList(QTreeWidget):
                                   f"{weights[code]} and {weight}; give one")
         return tuple(langs), tuple(f"{code}={w}" for code, w in weights.items())
 
+    def set_languages(self, lang: tuple[str, ...], weight: tuple[str, ...]) -> None:
+        """Label the files as a configuration's ``lang`` (CODE=PATH) and ``weight``
+        (CODE=W) entries say, and the others not at all (a run trained again)."""
+        codes = {os.path.abspath(path): code
+                 for code, _, path in (entry.partition("=") for entry in lang)}
+        weights = {code: w for code, _, w in (entry.partition("=") for entry in weight)}
+        for i in range(self.topLevelItemCount()):
+            item = self.topLevelItem(i)
+            code = codes.get(os.path.abspath(item.data(0, Qt.ItemDataRole.UserRole)), "")
+            item.setText(LANGUAGE_COLUMN, code)
+            item.setText(WEIGHT_COLUMN, weights.get(code, ""))
+
     def show_shares(self, codes, before, after) -> None:
         """Each language's share before → after balancing, on its files' rows."""
         shares = {code: f"{b:.1%} → {a:.1%}" for code, b, a in zip(codes, before, after)}

@@ -278,6 +278,13 @@ class TrainingPanel(QWidget):
             return False
         return True
 
+    def form_config(self) -> TrainConfig:
+        """The options with the corpus list's languages and weights, as Train runs them
+        (one labelled language trains as its files); raises BpeError."""
+        lang, weight = self.corpus.language_entries()
+        config = self.options.config(lang=lang, weight=weight)
+        return config if needs_languages(config) else config.replace(lang=(), weight=())
+
     def start(self) -> bool:
         """Validate and start training; False (with the reason shown) if it cannot start.
 
@@ -294,10 +301,7 @@ class TrainingPanel(QWidget):
             dialogs.show_error(self, "Empty corpus", str(exc))
             return False
         try:
-            lang, weight = self.corpus.language_entries()
-            config = self.options.config(lang=lang, weight=weight)
-            if not needs_languages(config):  # one labelled language: its files as usual
-                config = config.replace(lang=(), weight=())
+            config = self.form_config()
             corpus = Corpus.from_files(kept, word_counts=self.options.word_counts.isChecked(),
                                        errors=self.options.errors.currentData())
         except BpeError as exc:
@@ -562,8 +566,7 @@ class TrainingPanel(QWidget):
         self._plot_model(self._model)  # a failed or cancelled run's curve is not kept
 
     def set_model(self, model: BPEModel | None) -> None:
-        """The window's current model: the plot shows its merge counts between runs (the
-        language curves and Compare with plain BPE only the parity-aware run's model)."""
+        """The window's current model, whose merge counts (and language curves) show."""
         self._model = model
         if not self.running:
             self._plot_model(model)

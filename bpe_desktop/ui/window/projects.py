@@ -229,7 +229,7 @@ class ProjectControl(QObject):
             self._start_extension_run(t.start_from.request(), paths)
             return
         try:
-            config = t.options.config()
+            config = t.form_config()
         except BpeError:
             return
         word_counts = t.options.word_counts.isChecked()
@@ -402,6 +402,7 @@ class ProjectControl(QObject):
                                                                         "strict"))))
         w.training.corpus.clear_files()
         w.training.corpus.add_paths([i.path for i in details.inputs if i.role == "corpus"])
+        w.training.corpus.set_languages(config.lang, config.weight)
         w.train()
 
     def _rerun_extension(self, details) -> None:
