@@ -145,7 +145,7 @@ def test_history_records_an_extension_and_reruns_it(window, qtbot, tmp_path, ui)
 
     from tests.ui.test_history_panel import select, settle
 
-    source, extended = _extend_in_window(window, qtbot, tmp_path)
+    _, extended = _extend_in_window(window, qtbot, tmp_path)
     settle(window, qtbot, 1)
     run = window.history.model.run_at(0)
     assert run.kind == "extend"
@@ -162,11 +162,7 @@ def test_history_records_an_extension_and_reruns_it(window, qtbot, tmp_path, ui)
     window.training.start_from.choice.setCurrentText(NEW_VOCABULARY)
     window.training.start_from.stop_value.setValue(2)
     window.training.corpus.clear_files()
-    with qtbot.waitSignal(window.document.model_changed, timeout=30_000):
-        window.history.rerun_button.click()
-    assert window.document.model.merges == extended.merges
-    settle(window, qtbot, 2)
-    assert window.history.model.run_at(0).kind == "extend"
+    _rerun_gives(window, qtbot, extended, "extend")
     assert ui.errors == []
 
 
@@ -180,12 +176,19 @@ def test_rerunning_a_training_while_start_from_extends_trains_anew(window, qtbot
     window.training.start_from.choice.setCurrentText(EXISTING)
     assert window.training.start_from.set_source(str(tmp_path / "source.json"))
     select(window, 0)
+    _rerun_gives(window, qtbot, first, "train")
+    assert ui.errors == []
+
+
+def _rerun_gives(window, qtbot, model, kind: str) -> None:
+    """History's Re-run of the selected run makes ``model`` again, recorded as ``kind``."""
+    from tests.ui.test_history_panel import settle
+
     with qtbot.waitSignal(window.document.model_changed, timeout=30_000):
         window.history.rerun_button.click()
-    assert window.document.model.merges == first.merges
+    assert window.document.model.merges == model.merges
     settle(window, qtbot, 2)
-    assert window.history.model.run_at(0).kind == "train"
-    assert ui.errors == []
+    assert window.history.model.run_at(0).kind == kind
 
 
 def test_the_log_shows_where_a_held_out_line_changed(window, qtbot, tmp_path, ui):

@@ -43,7 +43,10 @@ def test_every_mnemonic_of_the_options_form_reaches_its_field(panel):
 def test_start_from_shows_the_extension_rows_only_when_extending(panel):
     box = panel.start_from
     form = box.layout()
-    texts = lambda: [l.text() for l in row_labels(form) if l.isVisible()]  # noqa: E731
+
+    def texts() -> list[str]:
+        return [label.text() for label in row_labels(form) if label.isVisible()]
+
     assert box.choice.currentText() == NEW_VOCABULARY
     assert texts() == ["Start fr&om:"]
     assert row_labels(form)[0].buddy() is box.choice
