@@ -119,10 +119,19 @@ def format_report(report: HeldOutReport) -> str:
            f"{report.words:,} words", f"  {'':{width}}  {'before':>12}  {'after':>12}"]
     out += [f"  {f:{width}}  {b:>12}  {a:>12}" for f, b, a in rows]
     for c in report.changed[:5]:
-        out.append(f"  changed line {c.number}: {_pieces(c.before)}  ->  {_pieces(c.after)}")
+        # From just before the first difference: a long line often starts the same.
+        first = next((i for i, (x, y) in enumerate(zip(c.before, c.after)) if x != y),
+                     min(len(c.before), len(c.after)))
+        start = max(0, first - 2)
+        out.append(f"  changed line {c.number}: {_pieces(c.before, start)}  ->  "
+                   f"{_pieces(c.after, start)}")
     return "\n".join(out)
 
 
-def _pieces(pieces: tuple[str, ...], most: int = 12) -> str:
-    shown = " ".join(pieces[:most])
-    return shown + (f" … ({len(pieces):,} tokens)" if len(pieces) > most else "")
+def _pieces(pieces: tuple[str, ...], start: int, most: int = 12) -> str:
+    """``most`` pieces from ``start``; the whole count when some are left out."""
+    end = start + most
+    shown = ("… " if start else "") + " ".join(pieces[start:end])
+    if len(pieces) > end:
+        shown += " …"
+    return shown + (f" ({len(pieces):,} tokens)" if start or len(pieces) > end else "")

@@ -5,10 +5,12 @@ segmented as before, the trimmed model current)."""
 from __future__ import annotations
 
 import json
+import os
+import shlex
 
 from bpe_desktop.core import Corpus, TrainConfig, train
 from bpe_desktop.core.model_file import save_model
-from bpe_desktop.ui.training.start_from import EXISTING
+from bpe_desktop.ui.training.start_from import EXISTING, NEW_VOCABULARY
 from tests.ui.window_helpers import train_toy
 
 #: The ``ui`` (recorded dialogs) and ``window`` fixtures.
@@ -124,3 +126,80 @@ def test_trimming_an_imported_tokenizer_json_rewrites_that_file(window, qtbot, t
         assert trimmed.id_to_token(ids[0]) == "<s>" and trimmed.id_to_token(ids[-1]) == "</s>"
     assert ui.errors == []
     dialog.close()
+
+
+def test_the_trim_dialog_shows_whole_paths(window, qtbot):
+    train_toy(window, qtbot)
+    dialog = window.ask_trim()
+    qtbot.waitExposed(dialog)
+    for edit in (dialog.output, dialog.id_map):
+        metrics = edit.fontMetrics()
+        assert edit.width() >= metrics.horizontalAdvance(edit.placeholderText()) + 12
+        edit.setText("/home/linguist/models/trimmed/tokenizer.json")
+        assert edit.width() >= metrics.horizontalAdvance(edit.text()) + 12
+    dialog.close()
+
+
+def test_history_records_an_extension_and_reruns_it(window, qtbot, tmp_path, ui):
+    from PySide6.QtGui import QGuiApplication
+
+    from tests.ui.test_history_panel import select, settle
+
+    _, extended = _extend_in_window(window, qtbot, tmp_path)
+    settle(window, qtbot, 1)
+    run = window.history.model.run_at(0)
+    assert run.kind == "extend"
+    details = window.projects.project.run_details(run.id)
+    assert details.config["merges"] == 5 and details.config["unknown"] == "add"
+    assert sorted((i.role, os.path.basename(i.path)) for i in details.inputs) == \
+        [("corpus", "other.txt"), ("model", "source.json")]
+    select(window, 0)
+    window.history.copy_button.click()
+    words = shlex.split(QGuiApplication.clipboard().text())
+    assert words[4:8] == ["extend", "-m", str(tmp_path / "source.json"), "--format"]
+    assert words[words.index("--merges") + 1] == "5"
+    # Re-run: the same extension again, not a new vocabulary from the form's options
+    window.training.start_from.choice.setCurrentText(NEW_VOCABULARY)
+    window.training.start_from.stop_value.setValue(2)
+    window.training.corpus.clear_files()
+    _rerun_gives(window, qtbot, extended, "extend")
+    assert ui.errors == []
+
+
+def test_rerunning_a_training_while_start_from_extends_trains_anew(window, qtbot, tmp_path,
+                                                                    ui):
+    from tests.ui.test_history_panel import select, settle
+
+    first = train_toy(window, qtbot)
+    settle(window, qtbot, 1)
+    save_model(first, tmp_path / "source.json")
+    window.training.start_from.choice.setCurrentText(EXISTING)
+    assert window.training.start_from.set_source(str(tmp_path / "source.json"))
+    select(window, 0)
+    _rerun_gives(window, qtbot, first, "train")
+    assert ui.errors == []
+
+
+def _rerun_gives(window, qtbot, model, kind: str) -> None:
+    """History's Re-run of the selected run makes ``model`` again, recorded as ``kind``."""
+    from tests.ui.test_history_panel import settle
+
+    with qtbot.waitSignal(window.document.model_changed, timeout=30_000):
+        window.history.rerun_button.click()
+    assert window.document.model.merges == model.merges
+    settle(window, qtbot, 2)
+    assert window.history.model.run_at(0).kind == kind
+
+
+def test_the_log_shows_where_a_held_out_line_changed(window, qtbot, tmp_path, ui):
+    """A long line whose first tokens are the same: the log shows the difference."""
+    held_out = tmp_path / "held_out.txt"
+    held_out.write_text(ENGLISH.strip() + " жаба\n", encoding="utf-8")
+    window.training.start_from.set_held_out([str(held_out)])
+    _extend_in_window(window, qtbot, tmp_path)
+    changed = [line for line in window.training.log_view.toPlainText().splitlines()
+               if "changed line 1:" in line]
+    assert len(changed) == 1 and ui.errors == []
+    before, after = changed[0].split("changed line 1: ")[1].split("  ->  ")
+    assert before.startswith("… ") and "<unk>" in before
+    assert after.startswith("… ") and "ж" in after

@@ -3,14 +3,16 @@ the counterpart in a worker and shows both models' measures and the changed word
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
+from PySide6.QtCore import Qt
 
 from bpe_desktop.core import Corpus, TrainConfig, train
 from bpe_desktop.core.comparison.unconstrained import unconstrained_config
 from bpe_desktop.core.evaluation import read_gold
-from bpe_desktop.ui.evaluate import EvaluatePanel
+from bpe_desktop.ui.evaluate import EvaluatePanel, unconstrained
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 GOLD = DATA / "morph" / "eng.word.dev.tsv"
@@ -67,3 +69,29 @@ def test_one_click_shows_both_models_and_the_changed_words(panel, qtbot, corpus_
     assert dialog.words.item(0, 1).text() == " ".join(first.constrained)
     assert "cut differently" in panel.status_label.text()
     assert panel.unconstrained_button.isEnabled()
+
+
+def test_cancel_stops_the_comparison_and_shows_nothing(panel, qtbot, corpus_file,
+                                                       monkeypatch):
+    real = unconstrained.compare_with_unconstrained
+
+    def after_the_user_cancels(model, request, *, cancel, progress):
+        deadline = time.monotonic() + 10  # (in the worker's thread: no Qt event loop)
+        while not cancel.cancelled and time.monotonic() < deadline:
+            time.sleep(0.01)
+        return real(model, request, cancel=cancel, progress=progress)
+
+    monkeypatch.setattr(unconstrained, "compare_with_unconstrained", after_the_user_cancels)
+    panel.set_model(train(Corpus.from_files([str(corpus_file)]),
+                          TrainConfig(vocab_size=600, gold_boundaries=(str(GOLD),))).model)
+    panel.gold_files.add_paths([str(GOLD)])
+    assert not panel.cancel_button.isEnabled()
+    compared = []
+    panel.unconstrained_button.compared.connect(compared.append)
+    with qtbot.waitSignal(panel.unconstrained_button.runner.stopped, timeout=30_000):
+        panel.unconstrained_button.click()
+        assert panel.cancel_button.isEnabled()
+        qtbot.mouseClick(panel.cancel_button, Qt.MouseButton.LeftButton)
+    assert compared == [] and panel.unconstrained_button.dialog is None
+    assert panel.status_label.text() == "Comparison cancelled."
+    assert not panel.cancel_button.isEnabled() and panel.unconstrained_button.isEnabled()

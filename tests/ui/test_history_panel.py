@@ -427,3 +427,56 @@ def test_a_damaged_project_is_named_and_closed(window, qtbot, ui, tmp_path, wher
     assert ui.errors[0][0] == title
     assert str(path) in ui.errors[0][1] and "damaged" in ui.errors[0][1]
     assert window.projects.project is None or window.projects.project.path != str(path)
+
+
+def test_each_mnemonic_of_the_panel_is_its_own(window):
+    """Alt+letter reaches one control of the History panel (a letter shared by two only
+    moves the focus between them: a button is not pressed)."""
+    from PySide6.QtWidgets import QAbstractButton, QLabel
+
+    widgets = [*window.history.findChildren(QLabel), *window.history.findChildren(QAbstractButton)]
+    texts = [w.text() for w in widgets if "&" in w.text()]
+    letters = [t[t.index("&") + 1].lower() for t in texts]
+    assert len(texts) >= 13
+    assert sorted(letters) == sorted(set(letters)), texts
+
+
+def test_a_filter_read_that_starts_at_once_is_not_stopped(window, qtbot, tmp_path,
+                                                          monkeypatch):
+    """Choosing a filter stops only a list still being read for an earlier choice, not
+    the new read when its thread was quicker than the GUI thread."""
+    import threading
+
+    from bpe_desktop.ui.history import table_model
+
+    path = tmp_path / "p.bpeproj"
+    fill(path, 6)
+    with Project(path) as p:
+        p.finish_run(p.start_run("train"), "finished")
+    assert window.projects.open_project(str(path))
+    model = window.history.model
+    assert model.rowCount() == 7
+    reading = threading.Event()
+    real_read = table_model.read_run_list
+
+    def slow_read(reader, query, size):
+        # A statement that tells the GUI thread it is running, then runs on a while.
+        reader.create_function("running", 0, lambda: reading.set() or 1)
+        reader.execute("WITH RECURSIVE c(x) AS (SELECT running() UNION ALL SELECT x + 1 "
+                       "FROM c WHERE x < 3000000) SELECT count(*) FROM c").fetchone()
+        return real_read(reader, query, size)
+
+    real_submit = model._reader.submit
+
+    def submit_then_let_it_read(job):
+        real_submit(job)
+        assert reading.wait(10)  # the new read's thread has its connection in use
+
+    monkeypatch.setattr(table_model, "read_run_list", slow_read)
+    monkeypatch.setattr(model._reader, "submit", submit_then_let_it_read)
+    failures = []
+    model.failed.connect(failures.append)
+    window.history.kind_combo.setCurrentText("train")
+    listed(window, qtbot)
+    assert failures == []
+    assert model.rowCount() == 1 and cell(window, 0, "kind") == "train"

@@ -233,3 +233,20 @@ def test_engine_merges_through_the_whole_window(window, qtbot):
         window.train()
     expected = train(Corpus.from_files([botchan]), TrainConfig.preset("gpt2", vocab_size=1000))
     assert window.document.model.merges == expected.model.merges
+
+
+def test_each_menu_s_mnemonics_are_its_own(window):
+    """A letter shared by two entries of one menu only moves between them (Alt+F, P
+    would not start New project)."""
+
+    def letters(actions) -> list[str]:
+        texts = [a.text() for a in actions if "&" in a.text().replace("&&", "")]
+        return [t[t.index("&") + 1].lower() for t in texts]
+
+    bar = window.menuBar()
+    assert len(set(letters(bar.actions()))) == len(bar.actions())
+    for entry in bar.actions():
+        menu = entry.menu()
+        menu.aboutToShow.emit()  # (menus filled on demand)
+        found = letters(menu.actions())
+        assert len(found) == len(set(found)), (entry.text(), [a.text() for a in menu.actions()])

@@ -4,6 +4,8 @@ save, reuse as gold boundaries), and a cancelled Morfessor run keeping the model
 
 from __future__ import annotations
 
+import time
+
 import pytest
 from PySide6.QtCore import Qt
 
@@ -111,6 +113,27 @@ def test_a_knockout_run_logs_each_removed_merge(panel, qtbot, tmp_path, errors):
     assert not panel.segmentation_button.isEnabled()
 
 
+def test_the_time_shown_covers_every_knockout_round(panel, qtbot, tmp_path, errors,
+                                                    monkeypatch):
+    from bpe_desktop.core import constrained
+
+    def slow_knocked_out(*args):  # each round's analysis takes a measurable time
+        time.sleep(0.2)
+        return real_knocked_out(*args)
+
+    real_knocked_out = constrained.knocked_out
+    monkeypatch.setattr(constrained, "knocked_out", slow_knocked_out)
+    gold = tmp_path / "gold.tsv"
+    gold.write_text("walking\twalk ing\ntalked\ttalk ed\nplays\tplay s\n", encoding="utf-8")
+    panel.options.set_config(TrainConfig(merges=40, knockout=(str(gold),)))
+    with qtbot.waitSignal(panel.trained, timeout=60_000) as blocker:
+        assert panel.start()
+    total = blocker.args[0].timings["total"]
+    assert errors == [] and total >= 0.4  # at least two rounds' analyses
+    assert panel.stage_label.text().endswith(f"in {total:.2f} s.")
+    assert f"Finished in {total:.2f} s" in log_text(panel)
+
+
 def test_cancelling_morfessor_keeps_the_previous_model(panel, qtbot, errors):
     panel.options.set_config(TrainConfig(merges=20, morfessor=True))
     cancelled_at_progress = []
@@ -127,3 +150,33 @@ def test_cancelling_morfessor_keeps_the_previous_model(panel, qtbot, errors):
         assert panel.start()
     assert cancelled_at_progress and trained == [] and errors == []
     assert "Cancelled" in log_text(panel)
+
+
+def test_a_refused_segmentation_edit_says_why(qtbot):
+    from PySide6.QtWidgets import QLineEdit
+
+    from bpe_desktop.ui.training.segmentation import SegmentationDialog
+
+    dialog = SegmentationDialog({"walking": ("walking",), "talks": ("talk", "s")})
+    qtbot.addWidget(dialog)
+    dialog.show()
+    qtbot.waitExposed(dialog)
+    table = dialog.table
+
+    def type_morphs(row: int, text: str) -> None:
+        table.setCurrentIndex(dialog.proxy.index(row, 1))
+        qtbot.keyClick(table, Qt.Key.Key_F2)
+        editor = table.viewport().findChild(QLineEdit)
+        editor.selectAll()
+        qtbot.keyClicks(editor, text)
+        qtbot.keyClick(editor, Qt.Key.Key_Return)
+        editing = table.State.EditingState
+        qtbot.waitUntil(lambda: table.state() != editing)  # (the commit is queued)
+
+    type_morphs(1, "wal kin")  # the rows are sorted: talks, walking
+    assert dialog.model.rows[1] == ("walking", ("walking",))
+    assert dialog.message.text() == ("'wal kin' does not spell 'walking': its morphs stay "
+                                     "'walking'.")
+    type_morphs(1, "walk ing")
+    assert dialog.model.rows[1] == ("walking", ("walk", "ing"))
+    assert dialog.message.text() == ""

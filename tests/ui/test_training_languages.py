@@ -4,7 +4,10 @@ training next to the merge-count plot."""
 
 from __future__ import annotations
 
+import shlex
+
 import pytest
+from PySide6.QtCore import QCoreApplication
 
 from bpe_desktop.core import TrainConfig
 from bpe_desktop.ui.training.corpus_list import LANGUAGE_COLUMN, SHARE_COLUMN, WEIGHT_COLUMN
@@ -48,6 +51,39 @@ def test_only_language_and_weight_cells_are_editable(panel, qtbot):
                              panel.corpus.EditTrigger.AllEditTriggers, None)
 
 
+def test_language_and_weight_are_edited_with_the_keyboard(panel, qtbot):
+    """F2 on a row edits its language, Tab moves on to its weight."""
+    from PySide6.QtCore import Qt
+    from PySide6.QtWidgets import QLineEdit
+
+    corpus = panel.corpus
+    corpus.add_paths(FILES[:2])
+    panel.show()
+    qtbot.waitExposed(panel)
+    corpus.setCurrentItem(rows(panel)[0])
+
+    def type_into_editor(text: str, key: Qt.Key) -> None:
+        def editor():
+            return next((e for e in corpus.viewport().findChildren(QLineEdit)
+                         if e.isVisible()), None)
+        qtbot.waitUntil(lambda: editor() is not None)
+        editor = editor()
+        editor.selectAll()
+        qtbot.keyClicks(editor, text)
+        qtbot.keyClick(editor, key)
+        QCoreApplication.processEvents()  # (the commit is queued)
+
+    qtbot.keyClick(corpus, Qt.Key.Key_F2)
+    assert corpus.state() == corpus.State.EditingState
+    assert corpus.currentIndex().column() == LANGUAGE_COLUMN
+    type_into_editor("eng", Qt.Key.Key_Tab)
+    assert corpus.currentIndex().column() == WEIGHT_COLUMN
+    type_into_editor("2", Qt.Key.Key_Return)
+    assert rows(panel)[0].text(LANGUAGE_COLUMN) == "eng"
+    assert rows(panel)[0].text(WEIGHT_COLUMN) == "2"
+    assert panel.corpus.language_entries()[1] == ("eng=2",)
+
+
 def test_a_file_without_a_language_among_labelled_ones_is_refused(panel, errors):
     panel.corpus.add_paths(FILES)
     rows(panel)[1].setText(LANGUAGE_COLUMN, "")
@@ -82,6 +118,13 @@ def test_parity_aware_training_shows_shares_and_per_language_curves(panel, qtbot
         # tokens per line fall as merges are learned
         assert values[-1] <= values[0]
     assert "en: share" in panel.log_view.toPlainText()
+    # however fast the run, each curve goes from before the first merge to after the last
+    for i, code in enumerate(report.codes):
+        steps, values = curves[code]
+        lines = report.dev_lines[i]
+        assert steps[0] == 0 and steps[-1] == result.model.merge_count
+        assert values[0] == report.dev_tokens_before[i] / lines
+        assert values[-1] == report.dev_tokens_after[i] / lines
 
 
 @pytest.mark.parametrize("label", ["", "en"])  # one language alone trains as its files
@@ -110,6 +153,22 @@ def test_after_parity_training_evaluate_has_the_development_set(window, qtbot):
     assert evaluate.parallel_files.paths() == [str(p) for p in DEV.values()]
     assert evaluate.parity_mode_combo.currentText() == "document"
     assert evaluate.request().parallel_files == [str(p) for p in DEV.values()]
+
+
+def test_the_parity_run_s_curves_and_comparison_go_with_its_model(window, qtbot):
+    training = window.training
+    training.corpus.add_paths(FILES)
+    training.options.set_config(TrainConfig(merges=40))
+    training.options.parity_dev.setText("; ".join(f"{c}={p}" for c, p in DEV.items()))
+    training.options.parity_dev_documents.setChecked(True)
+    with qtbot.waitSignal(window.document.model_changed, timeout=60_000):
+        assert window.train()
+    assert training.compare_plain_button.isVisibleTo(window)
+    assert training.language_plot.isVisibleTo(window)
+    window.new_model()  # (the unsaved model is discarded: see window_fixtures)
+    assert window.document.model is None
+    assert not training.compare_plain_button.isVisibleTo(window)
+    assert not training.language_plot.isVisibleTo(window)
 
 
 def test_word_count_tables_show_and_train_as_their_labelled_language(panel, qtbot, tmp_path):
@@ -149,3 +208,41 @@ def test_a_typed_language_is_kept_over_the_tables_label(panel, qtbot, tmp_path):
     panel.corpus.set_word_counts(True)
     qtbot.waitUntil(lambda: rows(panel)[0].text(2) not in ("", "…"), timeout=20_000)
     assert rows(panel)[0].text(LANGUAGE_COLUMN) == "nl"
+
+
+def test_history_keeps_a_multilingual_run_s_languages_and_reruns_it(window, qtbot):
+    """A parity-aware run with weights is recorded (its languages, weights and
+    development set), its command gives them back, and Re-run trains it again."""
+    from PySide6.QtGui import QGuiApplication
+
+    from bpe_desktop.cli import build_parser
+    from bpe_desktop.cli.options import config_from_args
+    from tests.ui.test_history_panel import select, settle
+
+    training = window.training
+    training.corpus.add_paths(FILES)
+    for item, w in zip(rows(training), ("1", "1", "2")):
+        item.setText(WEIGHT_COLUMN, w)
+    training.options.set_config(TrainConfig(merges=40))
+    training.options.parity_dev.setText("; ".join(f"{c}={p}" for c, p in DEV.items()))
+    training.options.parity_dev_documents.setChecked(True)
+    with qtbot.waitSignal(window.document.model_changed, timeout=60_000):
+        assert window.train()
+    first = window.document.model
+    settle(window, qtbot, 1)
+    run = window.history.model.run_at(0)
+    details = window.projects.project.run_details(run.id)
+    assert details.config["weight"] == ["en=1", "de=1", "ru=2"]
+    assert details.config["lang"] == [f"{c}={p}" for c, p in zip(("en", "de", "ru"), FILES)]
+    select(window, 0)
+    window.history.copy_button.click()
+    argv = shlex.split(QGuiApplication.clipboard().text())[4:]  # after "cd DIR && bpe-desktop"
+    assert argv[0] == "train"
+    assert config_from_args(build_parser().parse_args(argv)) == first.config
+    for item in rows(training):  # the form changed since: Re-run trains the run recorded
+        item.setText(LANGUAGE_COLUMN, "")
+        item.setText(WEIGHT_COLUMN, "")
+    with qtbot.waitSignal(window.document.model_changed, timeout=60_000):
+        window.history.rerun_button.click()
+    assert window.document.model.merges == first.merges
+    assert [item.text(WEIGHT_COLUMN) for item in rows(training)] == ["1", "1", "2"]

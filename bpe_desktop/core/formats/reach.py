@@ -33,7 +33,8 @@ def export_reach(config: TrainConfig) -> dict[str, str | None]:
 
 
 def reach_sentence(config: TrainConfig) -> str:
-    """"Exports as: …; not as: …" for ``config`` ("" when it cannot be judged)."""
+    """"Exports as: …; not as: …" for ``config`` ("" when it cannot be judged), or that
+    no other tool's format can hold it."""
     try:
         reach = export_reach(config)
     except BpeError:
@@ -41,6 +42,9 @@ def reach_sentence(config: TrainConfig) -> str:
     label = {name: info.label.replace("&", "").rstrip("…") for name, info in FORMATS.items()}
     can = [label[n] for n, why in reach.items() if why is None]
     cannot = [label[n] for n, why in reach.items() if why is not None]
+    if not can:
+        return (f"Exports as no other tool's format (saved as a BPE Desktop model only); "
+                f"not as: {', '.join(cannot)}.")
     return f"Exports as: {', '.join(can)}" + (f"; not as: {', '.join(cannot)}."
                                               if cannot else ".")
 

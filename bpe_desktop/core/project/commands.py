@@ -17,6 +17,9 @@ from bpe_desktop.core.config import TrainConfig, format_special
 PROGRAM = "bpe-desktop"
 #: Files a panel's run keeps in memory (a model not saved yet) appear as this name.
 UNSAVED_MODEL = "model.json"
+#: Protected strings typed in the Training form: the command line reads them from a file
+#: (one a line), which appears as this name.
+UNSAVED_PROTECTED = "protected.txt"
 
 
 def command_record(argv: Sequence[str], cwd: str | None = None) -> dict:
@@ -54,11 +57,32 @@ def train_arguments(files: Sequence[str], output: str, config: TrainConfig, *,
                 argv += ["--special", format_special(token)]
         elif isinstance(value, bool):
             argv.append(option_flag(name))  # every switch is off by default
+        elif name == "protected":
+            argv += ["--protect", UNSAVED_PROTECTED]
+        elif isinstance(value, (list, tuple)):  # files (or CODE=PATH, CODE=W): one flag
+            argv += [option_flag(name), *map(str, value)]
         else:
             argv += [option_flag(name), str(value)]
     if encoding_errors != "strict":
         argv += ["--encoding-errors", encoding_errors]
     return argv
+
+
+def extend_arguments(source: str, fmt: str, files: Sequence[str], output: str, *,
+                     merges: int | None, vocab_size: int | None, unknown: str,
+                     new_ids: str, held_out: Sequence[str] = (),
+                     out_format: str = "model") -> list[str]:
+    """``extend`` arguments giving exactly this extension (``bpe-desktop extend``)."""
+    argv = ["extend", "-m", os.path.abspath(source), "--format", fmt,
+            *(os.path.abspath(f) for f in files)]
+    argv += ["--merges", str(merges)] if merges is not None else \
+        ["--vocab-size", str(vocab_size)]
+    argv += ["--unknown", unknown]
+    if new_ids:
+        argv += ["--new-ids", new_ids]
+    if held_out:
+        argv += ["--held-out", *(os.path.abspath(f) for f in held_out)]
+    return [*argv, "-o", output, "--out-format", out_format]
 
 
 def option_flag(name: str) -> str:

@@ -216,7 +216,9 @@ class EvaluatePanel(QWidget):
         self._set_running(True)
 
     def cancel(self) -> None:
+        """Stop the evaluation, or the comparison with the unconstrained model."""
         self.runner.cancel()
+        self.unconstrained_button.cancel()
 
     def shutdown(self) -> None:
         self.runner.shutdown()
@@ -452,7 +454,6 @@ class EvaluatePanel(QWidget):
     # -- running --------------------------------------------------------------------------------
 
     def _set_running(self, running: bool) -> None:
-        self.cancel_button.setEnabled(running)
         self.progress.setVisible(running)
         if running:
             self.progress.setRange(0, 0)
@@ -461,6 +462,8 @@ class EvaluatePanel(QWidget):
 
     def _update_enabled(self) -> None:
         self.evaluate_button.setEnabled(self._model is not None and not self.runner.running)
+        self.cancel_button.setEnabled(self.runner.running
+                                      or self.unconstrained_button.runner.running)
         self.unconstrained_button.update_enabled()
 
     @Slot(object)

@@ -44,7 +44,8 @@ class UnconstrainedButton(QPushButton):
         self.runner.finished.connect(self._on_finished)
         self.runner.failed.connect(self._on_failed)
         self.runner.cancelled.connect(lambda: panel._set_status("Comparison cancelled."))
-        self.runner.stopped.connect(self.update_enabled)
+        # The panel's Cancel button stops the comparison too.
+        self.runner.stopped.connect(panel._update_enabled)
         self.clicked.connect(self.start)
         self.update_enabled()
 
@@ -72,7 +73,7 @@ class UnconstrainedButton(QPushButton):
                 progress=lambda stage, done, total: report(stage))
 
         self.runner.start(job)
-        self.update_enabled()
+        self.panel._update_enabled()
         self.panel._set_status("Training the unconstrained model…")
 
     def cancel(self) -> None:

@@ -90,7 +90,7 @@ class HistoryPanel(QWidget):
         filters = QHBoxLayout()
         for label, combo in (("&Kind:", self.kind_combo), ("&Status:", self.status_combo),
                              ("&Preset:", self.preset_combo), ("C&orpus:", self.corpus_combo),
-                             ("&Date:", self.period_combo)):
+                             ("D&ate:", self.period_combo)):
             text = QLabel(label)
             text.setBuddy(combo)
             filters.addWidget(text)
@@ -123,7 +123,7 @@ class HistoryPanel(QWidget):
         self.side.addTab(self.details, "Details")
         self.side.addTab(self.metrics, "Metrics")
 
-        self.open_button = QPushButton("&Open model")
+        self.open_button = QPushButton("Ope&n model")
         self.rerun_button = QPushButton("&Re-run")
         self.copy_button = QPushButton("&Copy as command")
         self.compare_button = QPushButton("Co&mpare")

@@ -89,12 +89,16 @@ class RunTableModel(OneCallPerCell):
         if self.project is None:
             return
         path, query, reading = self.project.path, self.query, self._reading
+        stale = list(reading)  # (taken first: the new job may start reading at once)
         self._reader.submit(lambda _report, cancel: read_runs(
             path, query, reading=reading, cancel=cancel))
         # The list still being read is not wanted: stop SQLite (the cancel is set now,
         # so the worker takes the interruption for what it is).
-        for conn in list(reading):
-            conn.interrupt()
+        for conn in stale:
+            try:
+                conn.interrupt()
+            except sqlite3.ProgrammingError:  # that read has ended and closed it
+                pass
 
     def show_list(self, runs: RunList | None) -> None:
         self.beginResetModel()

@@ -212,6 +212,18 @@ class CorpusList(QTreeWidget):
                                   f"{weights[code]} and {weight}; give one")
         return tuple(langs), tuple(f"{code}={w}" for code, w in weights.items())
 
+    def set_languages(self, lang: tuple[str, ...], weight: tuple[str, ...]) -> None:
+        """Label the files as a configuration's ``lang`` (CODE=PATH) and ``weight``
+        (CODE=W) entries say, and the others not at all (a run trained again)."""
+        codes = {os.path.abspath(path): code
+                 for code, _, path in (entry.partition("=") for entry in lang)}
+        weights = {code: w for code, _, w in (entry.partition("=") for entry in weight)}
+        for i in range(self.topLevelItemCount()):
+            item = self.topLevelItem(i)
+            code = codes.get(os.path.abspath(item.data(0, Qt.ItemDataRole.UserRole)), "")
+            item.setText(LANGUAGE_COLUMN, code)
+            item.setText(WEIGHT_COLUMN, weights.get(code, ""))
+
     def show_shares(self, codes, before, after) -> None:
         """Each language's share before → after balancing, on its files' rows."""
         shares = {code: f"{b:.1%} → {a:.1%}" for code, b, a in zip(codes, before, after)}
@@ -328,12 +340,26 @@ class CorpusList(QTreeWidget):
             item.setToolTip(0, item.data(0, Qt.ItemDataRole.UserRole))
 
     def edit(self, index, trigger=None, event=None):  # Qt override
-        """Only the language and weight columns are edited."""
+        """Only the language and weight columns are edited; F2 on a row edits its
+        language (the keyboard has no other way into the row's cells)."""
         if index.column() not in EDITABLE_COLUMNS:
-            return False
+            if trigger != QAbstractItemView.EditTrigger.EditKeyPressed:
+                return False
+            index = index.siblingAtColumn(LANGUAGE_COLUMN)
+            self.setCurrentIndex(index)
         if trigger is None:
             return super().edit(index)
         return super().edit(index, trigger, event)
+
+    def moveCursor(self, action, modifiers):  # noqa: N802 (Qt override)
+        """Tab and the arrow keys go between a row's language and weight."""
+        step = {self.CursorAction.MoveNext: 1, self.CursorAction.MoveRight: 1,
+                self.CursorAction.MovePrevious: -1, self.CursorAction.MoveLeft: -1}.get(action)
+        current = self.currentIndex()
+        if step and current.column() + step in EDITABLE_COLUMNS \
+                and current.column() in EDITABLE_COLUMNS:
+            return current.siblingAtColumn(current.column() + step)
+        return super().moveCursor(action, modifiers)
 
     # -- drag and drop --------------------------------------------------------------------
 

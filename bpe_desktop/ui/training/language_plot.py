@@ -61,6 +61,26 @@ class LanguageCurves(pg.PlotWidget):
         if not self._redraw_timer.isActive():
             self._redraw_timer.start()
 
+    def complete(self, last_step: int, report) -> None:
+        """Add a finished parity-aware run's first point (before any merge) and last one
+        from its LanguageReport: progress arrives ten times a second at most, so a short
+        run reports few points or one."""
+        if not report.dev_tokens_after:
+            return
+
+        def per_line(tokens) -> dict[str, float]:
+            return {code: n / max(1, lines)
+                    for code, n, lines in zip(report.codes, tokens, report.dev_lines)}
+
+        before, after = per_line(report.dev_tokens_before), per_line(report.dev_tokens_after)
+        if not self._steps or self._steps[0] > 0:
+            self._steps.insert(0, 0)
+            for code, value in before.items():
+                self._values.setdefault(code, []).insert(0, value)
+        self.add_point(last_step, after)
+        if not self._redraw_timer.isActive():
+            self._redraw_timer.start()
+
     def curves(self) -> dict[str, tuple[list[int], list[float]]]:
         """Each language's points (steps, tokens per line) as plotted."""
         return {code: (self._steps[-len(v):], list(v)) for code, v in self._values.items()}

@@ -82,6 +82,8 @@ class _Editor:
 KEPT_BY_PRESETS = ("run", "constraints")
 CONSTRAINTS_TITLE = "<b>Linguistic constraints</b>"
 LANGUAGES_TITLE = "<b>Languages</b>"
+#: Under it the options of reading the corpus and of the run (none about languages).
+READING_TITLE = "<b>Reading and running</b>"
 
 
 def _file_list(spec: OptionSpec) -> _Editor:
@@ -274,7 +276,11 @@ class TrainingOptions(QWidget):
             if isinstance(editor.widget, QCheckBox):
                 form.addRow("", editor.widget)
             else:
-                form.addRow(spec.label, editor.row or editor.widget)
+                # A row that is a layout (a field with its button) gets no buddy from
+                # addRow: without one the mnemonic would show as '&' and reach nothing.
+                label = QLabel(spec.label)
+                label.setBuddy(editor.widget)
+                form.addRow(label, editor.row or editor.widget)
 
         self.pretokenizer.currentIndexChanged.connect(self._on_pretokenizer)
         self.set_config(TrainConfig(vocab_size=8000))
@@ -288,6 +294,8 @@ class TrainingOptions(QWidget):
         self._show_reach()
 
     def _add_corpus_options(self, form: QFormLayout) -> None:
+        self.reading_title = QLabel(READING_TITLE)
+        form.addRow(self.reading_title)
         self.word_counts = QCheckBox("Corpus files are word<TAB>count lists")
         self.word_counts.setToolTip(TIPS["word_counts"])
         form.addRow("", self.word_counts)
@@ -443,8 +451,13 @@ class TrainingOptions(QWidget):
         self.preset.blockSignals(False)
 
     def _show_reach(self) -> None:
+        # Judged without the languages' options: they change no format's verdict, and
+        # they form a configuration only with the corpus list's languages.
+        defaults = TrainConfig()
         try:
-            config = self.config()
+            config = self.config(**{name: getattr(defaults, name)
+                                    for name, spec in SPECS.items()
+                                    if spec.group == "languages"})
         except ConfigError:
             self.reach_label.setText("")
             return

@@ -20,14 +20,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from bpe_desktop.core import (
-    BpeError,
-    BPEModel,
-    Corpus,
-    CorpusError,
-    TrainConfig,
-    TrainResult,
-)
+from bpe_desktop.core import BpeError, BPEModel, Corpus, CorpusError, TrainConfig, TrainResult
 from bpe_desktop.views.eta import StageEta, stage_eta
 from bpe_desktop.core.formatting import (
     describe_config,
@@ -285,6 +278,13 @@ class TrainingPanel(QWidget):
             return False
         return True
 
+    def form_config(self) -> TrainConfig:
+        """The options with the corpus list's languages and weights, as Train runs them
+        (one labelled language trains as its files); raises BpeError."""
+        lang, weight = self.corpus.language_entries()
+        config = self.options.config(lang=lang, weight=weight)
+        return config if needs_languages(config) else config.replace(lang=(), weight=())
+
     def start(self) -> bool:
         """Validate and start training; False (with the reason shown) if it cannot start.
 
@@ -301,10 +301,7 @@ class TrainingPanel(QWidget):
             dialogs.show_error(self, "Empty corpus", str(exc))
             return False
         try:
-            lang, weight = self.corpus.language_entries()
-            config = self.options.config(lang=lang, weight=weight)
-            if not needs_languages(config):  # one labelled language: its files as usual
-                config = config.replace(lang=(), weight=())
+            config = self.form_config()
             corpus = Corpus.from_files(kept, word_counts=self.options.word_counts.isChecked(),
                                        errors=self.options.errors.currentData())
         except BpeError as exc:
@@ -467,6 +464,7 @@ class TrainingPanel(QWidget):
             self.corpus.show_shares(report.codes, report.shares(False), report.shares(True))
             for line in describe_languages(report):
                 self.log(line)
+            self.language_plot.complete(model.merge_count, report)
         self.segmentation = dict(result.segmentation)
         self.segmentation_button.setEnabled(bool(self.segmentation))
         tables = self._run is not None and self._run[0].file_format == "word-counts"
@@ -568,10 +566,14 @@ class TrainingPanel(QWidget):
         self._plot_model(self._model)  # a failed or cancelled run's curve is not kept
 
     def set_model(self, model: BPEModel | None) -> None:
-        """The window's current model: the plot shows its merge counts between runs."""
+        """The window's current model, whose merge counts (and language curves) show."""
         self._model = model
         if not self.running:
             self._plot_model(model)
+            if self._parity_run is not None and model is not self._parity_run[0]:
+                self._parity_run = None
+                self.compare_plain_button.hide()
+                self.language_plot.hide()
 
     def _plot_model(self, model: BPEModel | None) -> None:
         if model is self._plotted and model is not None:

@@ -28,6 +28,8 @@ class SegmentationModel(QAbstractTableModel):
     """Rows (word, morphs); the morphs column is editable and must spell the word."""
 
     HEADERS = ("Word", "Morphs")
+    #: An edit refused, as the reason (the cell keeps its morphs).
+    refused = Signal(str)
 
     def __init__(self, segmentation: Mapping[str, tuple[str, ...]], parent=None) -> None:
         super().__init__(parent)
@@ -61,6 +63,8 @@ class SegmentationModel(QAbstractTableModel):
         word, _ = self.rows[index.row()]
         morphs = tuple(m for m in str(value).split(SEPARATOR) if m)
         if "".join(morphs) != word:
+            self.refused.emit(f"'{value}' does not spell '{word}': its morphs stay "
+                              f"'{SEPARATOR.join(self.rows[index.row()][1])}'.")
             return False
         self.rows[index.row()] = (word, morphs)
         self.dataChanged.emit(index, index)
@@ -95,12 +99,17 @@ class SegmentationDialog(QDialog):
                       "(separated by spaces; they must spell the word), then save the file "
                       "to reuse it as gold boundaries.")
         note.setWordWrap(True)
+        self.message = QLabel()  # why an edit was refused
+        self.message.setWordWrap(True)
+        self.message.setStyleSheet("color: #d9480f;")
+        self.model.refused.connect(self.message.setText)
+        self.model.dataChanged.connect(lambda *_: self.message.clear())
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save
                                    | QDialogButtonBox.StandardButton.Close)
         buttons.accepted.connect(self.ask_save)
         buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)
-        for w in (note, self.filter, self.table, buttons):
+        for w in (note, self.filter, self.table, self.message, buttons):
             layout.addWidget(w)
         self.resize(560, 600)
 

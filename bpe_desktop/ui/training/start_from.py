@@ -81,18 +81,20 @@ class StartFrom(QGroupBox):
         held_button.setToolTip("Texts of the new and of the original language for the "
                                "before/after report")
         held_button.clicked.connect(self.ask_held_out)
-        form = QFormLayout(self)
-        form.addRow("Start from:", self.choice)
+        self._form = form = QFormLayout(self)
+        choice_label = QLabel("Start fr&om:")
+        choice_label.setBuddy(self.choice)
+        form.addRow(choice_label, self.choice)
         row = QHBoxLayout()
         row.addWidget(self.source_label, 1)
         row.addWidget(self.choose_button)
-        self.details = [self.source_label, self.choose_button, self.stop_mode,
-                        self.stop_value, self.held_out_label, held_button]
         form.addRow("Tokenizer:", row)
         stop = QHBoxLayout()
         stop.addWidget(self.stop_mode)
         stop.addWidget(self.stop_value, 1)
         form.addRow("Learn:", stop)
+        #: The rows that only an extension uses (hidden with their labels otherwise).
+        self.detail_rows: list = [row, stop]
         #: An editor per ExtendOptions field, made from its declaration.
         self.option_edits: dict[str, QLineEdit | QComboBox] = {}
         for name, spec in option_specs(ExtendOptions).items():
@@ -102,11 +104,12 @@ class StartFrom(QGroupBox):
             label.setBuddy(edit)
             form.addRow(label, edit)
             self.option_edits[name] = edit
-            self.details += [label, edit]
+            self.detail_rows.append(edit)
         held = QHBoxLayout()
         held.addWidget(self.held_out_label, 1)
         held.addWidget(held_button)
         form.addRow("Report on:", held)
+        self.detail_rows.append(held)
         self._on_choice()
 
     @property
@@ -114,8 +117,8 @@ class StartFrom(QGroupBox):
         return self.choice.currentText() == EXISTING
 
     def _on_choice(self) -> None:
-        for widget in self.details:
-            widget.setVisible(self.extending)
+        for row in self.detail_rows:
+            self._form.setRowVisible(row, self.extending)
         self.changed.emit()
 
     def ask_source(self) -> None:

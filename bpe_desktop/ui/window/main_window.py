@@ -155,9 +155,8 @@ class MainWindow(QMainWindow):
         training.addAction(self.cancel_action)
 
         view = bar.addMenu("&View")
-        for index, name in enumerate(("Training", "Vocabulary", "Encode / Decode", "Evaluate",
-                                  "Compare", "History")):
-            view.addAction(self._action(f"&{name}", lambda _=False, i=index:
+        for index in range(self.tabs.count()):  # each with its tab's own mnemonic
+            view.addAction(self._action(self.tabs.tabText(index), lambda _=False, i=index:
                                         self.tabs.setCurrentIndex(i), f"Ctrl+{index + 1}"))
         view.addSeparator()
         # Text and table fonts, for scripts read more easily larger (bpe_desktop.ui.window.zoom)

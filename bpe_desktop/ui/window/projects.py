@@ -9,6 +9,7 @@ reason and the previous one stays open.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import sqlite3
 import sys
@@ -17,12 +18,17 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, QProcess, Slot
 from PySide6.QtGui import QAction
-from PySide6.QtWidgets import QMenu
+from PySide6.QtWidgets import QComboBox, QMenu
 
 from bpe_desktop.core import BpeError, TrainConfig
 from bpe_desktop.core.project import Project, ProjectError
 from bpe_desktop.core.project.check import check_pages
-from bpe_desktop.core.project.commands import UNSAVED_MODEL, command_record, train_arguments
+from bpe_desktop.core.project.commands import (
+    UNSAVED_MODEL,
+    command_record,
+    extend_arguments,
+    train_arguments,
+)
 from bpe_desktop.core.project.recording import model_config_entries
 from bpe_desktop.core.project.metrics import (
     comparison_metrics,
@@ -37,6 +43,7 @@ from bpe_desktop.ui.common.workers import JobRunner
 from bpe_desktop.ui.history.panel import default_project_path
 from bpe_desktop.ui.history.recorder import ProjectRecorder
 from bpe_desktop.ui.history.table_model import read_runs
+from bpe_desktop.ui.training.start_from import EXISTING, NEW_VOCABULARY
 
 if TYPE_CHECKING:
     from bpe_desktop.ui.window.main_window import MainWindow
@@ -68,9 +75,9 @@ class ProjectControl(QObject):
         self.open_action = QAction("Open pro&ject…", window)
         self.open_action.setStatusTip("Record runs in, and show the history of, a project")
         self.open_action.triggered.connect(self.ask_open_project)
-        self.recent_menu = QMenu("Recent pro&jects", window)
+        self.recent_menu = QMenu("Re&cent projects", window)
         self.recent_menu.aboutToShow.connect(self._fill_recent)
-        self.report_action = QAction("Export re&port…", window)
+        self.report_action = QAction("E&xport report…", window)
         self.report_action.setStatusTip("Write an HTML or PDF report of the runs selected "
                                         "in History (or the latest run)")
         self.report_action.triggered.connect(lambda: self.export_report(None))
@@ -217,11 +224,14 @@ class ProjectControl(QObject):
         if not running or self._training is not None:
             return  # (a run started again with replacement characters is the same run)
         t = self.window.training
+        paths = t.corpus.paths()
+        if t.start_from.extending:
+            self._start_extension_run(t.start_from.request(), paths)
+            return
         try:
-            config = t.options.config()
+            config = t.form_config()
         except BpeError:
             return
-        paths = t.corpus.paths()
         word_counts = t.options.word_counts.isChecked()
         errors = t.options.errors.currentData()
         from bpe_desktop.ui.training.options import PRESET_LABELS
@@ -234,6 +244,22 @@ class ProjectControl(QObject):
                              "encoding_errors": errors},
             command=command_record(argv), inputs=[("corpus", p) for p in paths],
             preset=PRESET_LABELS.get(t.options.preset.currentText(), ""))
+
+    def _start_extension_run(self, request, paths: list[str]) -> None:
+        """Record an extension (Start from: an existing tokenizer) as `extend` does."""
+        if request is None:
+            return
+        options = dataclasses.asdict(request.options)
+        config = {"format": request.fmt, "out_format": "model", "merges": request.merges,
+                  "vocab_size": request.vocab_size, "min_frequency": 2, **options}
+        argv = extend_arguments(request.source, request.fmt, paths, UNSAVED_MODEL,
+                                merges=request.merges, vocab_size=request.vocab_size,
+                                held_out=request.held_out, **options)
+        self._log_start = len(self.window.training.log_view.toPlainText())
+        self._training = self.recorder.start(
+            "extend", config=config, command=command_record(argv),
+            inputs=[("model", request.source), *(("corpus", p) for p in paths),
+                    *(("text", p) for p in request.held_out)])
 
     @Slot(object)
     def _on_trained(self, result) -> None:
@@ -352,10 +378,14 @@ class ProjectControl(QObject):
     def rerun(self, details) -> None:
         """A training again in the Training panel (its model becomes the window's); any
         other run by its recorded command, in the background, recorded in this project."""
+        w = self.window
+        if details.summary.kind == "extend" and details.command \
+                and UNSAVED_MODEL in details.command["argv"]:
+            self._rerun_extension(details)  # the panel's run, its model not saved
+            return
         if details.summary.kind != "train":
             self._rerun_command(details)
             return
-        w = self.window
         if w.training.running:
             return
         known = {k: v for k, v in details.config.items() if k in TrainConfig.__dataclass_fields__}
@@ -364,6 +394,7 @@ class ProjectControl(QObject):
         except BpeError as exc:
             dialogs.show_error(w, "Cannot re-run", f"Run {details.summary.id}: {exc}")
             return
+        w.training.start_from.choice.setCurrentText(NEW_VOCABULARY)  # not an extension
         w.training.options.set_config(config)
         w.training.options.word_counts.setChecked(bool(details.config.get("word_counts")))
         errors = w.training.options.errors
@@ -371,7 +402,33 @@ class ProjectControl(QObject):
                                                                         "strict"))))
         w.training.corpus.clear_files()
         w.training.corpus.add_paths([i.path for i in details.inputs if i.role == "corpus"])
+        w.training.corpus.set_languages(config.lang, config.weight)
         w.train()
+
+    def _rerun_extension(self, details) -> None:
+        """An extension the Training panel ran, set up there again and run."""
+        t = self.window.training
+        if t.running:
+            return
+        config = details.config
+        inputs = {role: [i.path for i in details.inputs if i.role == role]
+                  for role in ("model", "corpus", "text")}
+        start = t.start_from
+        start.choice.setCurrentText(EXISTING)
+        if not start.set_source(inputs["model"][0]):
+            return
+        by_size = config.get("vocab_size") is not None
+        start.stop_mode.setCurrentIndex(1 if by_size else 0)
+        start.stop_value.setValue(config["vocab_size"] if by_size else config["merges"])
+        for name, edit in start.option_edits.items():
+            if isinstance(edit, QComboBox):
+                edit.setCurrentIndex(max(0, edit.findData(config.get(name))))
+            else:
+                edit.setText(config.get(name) or "")
+        start.set_held_out(inputs["text"])
+        t.corpus.clear_files()
+        t.corpus.add_paths(inputs["corpus"])
+        self.window.train()
 
     def _rerun_command(self, details) -> None:
         command = details.command

@@ -72,6 +72,8 @@ class TrimDialog(QDialog):
         self.output.setPlaceholderText("where to write the trimmed model")
         self.id_map = QLineEdit()
         self.id_map.setPlaceholderText("map.json (a .csv is written beside it)")
+        for edit in (self.output, self.id_map):  # wide enough to read a chosen path
+            edit.setMinimumWidth(edit.fontMetrics().averageCharWidth() * 48)
         form = QFormLayout()
         row = QHBoxLayout()
         row.addWidget(self.targets_label, 1)

@@ -66,3 +66,18 @@ def test_the_shell_line_runs_in_the_recorded_folder():
     assert shlex.split(line) == ["cd", "/data/run one", "&&", "bpe-desktop", "train",
                                  "my corpus.txt", "-o", "m.json"]
     assert shell_command(None) == ""
+
+
+def test_file_lists_and_languages_are_given_one_flag_each():
+    config = TrainConfig(merges=50, gold_boundaries=("g1.tsv", "g2.tsv"), knockout=("k.tsv",),
+                         lang=("en=en.txt", "de=de.txt"), weight=("en=1", "de=2.5"),
+                         parity_dev=("en=dev.en", "de=dev.de"), parity_dev_documents=True)
+    argv = train_arguments(["en.txt", "de.txt"], "model.json", config)
+    assert argv[argv.index("--gold-boundaries"):][:3] == ["--gold-boundaries", "g1.tsv",
+                                                           "g2.tsv"]
+    assert config_from_args(build_parser().parse_args(argv)) == config
+
+
+def test_typed_protected_strings_are_named_as_their_file(tmp_path):
+    argv = train_arguments(["c.txt"], "model.json", TrainConfig(protected=("New York",)))
+    assert argv[argv.index("--protect") + 1] == "protected.txt"
