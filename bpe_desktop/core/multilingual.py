@@ -166,10 +166,11 @@ def balanced_tables(counted: CountedLanguages, factors: Sequence[Fraction]
 def check_inputs(config: TrainConfig) -> DevSet | None:
     """Check what can be checked before counting (languages' files exist, the development
     set reads and covers every language); the development set, if any."""
-    if (config.gold_boundaries or config.separator or config.morfessor or config.knockout) \
-            and config.parity_dev:
+    if (config.gold_boundaries or config.separator or config.morfessor or config.knockout
+            or config.protected) and config.parity_dev:
         raise ConfigError("parity-aware training cannot be combined with linguistic "
-                          "constraints (gold boundaries, separator, Morfessor, knockout)")
+                          "constraints (gold boundaries, separator, Morfessor, knockout, "
+                          "protected strings)")
     files = language_paths(config)
     if not files:
         raise ConfigError("no languages given (--lang CODE=PATH per language)")

@@ -89,6 +89,19 @@ def test_bad_input_is_one_error_line_naming_the_file(capsys, tmp_path, extra, wo
     assert not (tmp_path / "m.json").exists()
 
 
+def test_parity_aware_training_with_protected_strings_is_refused_before_training(
+        capsys, tmp_path):
+    protect = tmp_path / "protect.txt"
+    protect.write_text("New York\n", encoding="utf-8")
+    dev = [f"{code}={path}" for code, path in UDHR.items()]
+    status, _, err = run(capsys, "train", *lang_args(), "--parity-dev", *dev,
+                         "--parity-dev-documents", "--protect", protect, "--merges", "50",
+                         "-o", tmp_path / "m.json")
+    assert status != 0
+    assert_one_error_line(err, "parity-aware training cannot be combined", "protected strings")
+    assert not (tmp_path / "m.json").exists()
+
+
 def test_files_and_languages_together_are_refused(capsys, tmp_path):
     status, _, err = run(capsys, "train", UD["en"], *lang_args(), "-o", tmp_path / "m.json")
     assert status != 0
