@@ -185,6 +185,31 @@ def test_bad_sources_get_one_line_and_nothing_is_written(capsys, tmp_path, sourc
     assert not (tmp_path / "out.json").exists()
 
 
+def _bpe_cut_by_hf_whitespace(folder):
+    """The HF quicktour's tokenizer: BPE after the Whitespace pre-tokenizer (\\w+|[^\\w\\s]+),
+    which BPE Desktop only approximates (digits are letters there, not here)."""
+    from tokenizers import Tokenizer, models, pre_tokenizers, trainers
+
+    tok = Tokenizer(models.BPE(unk_token="[UNK]"))
+    tok.pre_tokenizer = pre_tokenizers.Whitespace()
+    tok.train([str(sources_text(folder))], trainers.BpeTrainer(
+        vocab_size=400, special_tokens=["[UNK]"], show_progress=False))
+    tok.save(str(folder / "quicktour.json"))
+    return folder / "quicktour.json"
+
+
+@pytest.mark.parametrize("command", ["extend", "trim"])
+def test_a_source_whose_pre_tokenizer_is_approximated_is_refused(capsys, tmp_path, sources,
+                                                                 command):
+    source = _bpe_cut_by_hf_whitespace(tmp_path)
+    work = (["--text", sources["held_en"], "--id-map", tmp_path / "map.json"]
+            if command == "trim" else [sources["corpus"], "--merges", 5])
+    status, _, err = run(capsys, command, "-m", source, *work, "-o", tmp_path / "out.json")
+    assert status == 1
+    assert_one_error_line(err, "quicktour.json", "Whitespace", "approximated")
+    assert not (tmp_path / "out.json").exists() and not (tmp_path / "map.json").exists()
+
+
 @pytest.mark.parametrize("content, words", [("", "is empty"), ("  \n\n", "no words")])
 def test_an_empty_corpus_gets_one_line_and_nothing_is_written(capsys, tmp_path, sources,
                                                                content, words):
