@@ -36,6 +36,7 @@ from bpe_desktop.core.training import (
     Corpus,
     Progress,
     TrainResult,
+    _file_info,
     result_from_engine,
     train,
 )
@@ -87,8 +88,7 @@ def count_languages(config: TrainConfig, *, cancel: CancelToken | None = None,
     files = language_paths(config)
     tables = []
     for paths in files.values():
-        source = Corpus("files", paths=tuple(os.fspath(p) for p in paths) if word_counts
-                        else tuple(expand_inputs(paths)),
+        source = Corpus("files", paths=_files_read(paths, word_counts),
                         file_format="word-counts" if word_counts else "text")
         if on_progress is not None:
             on_progress(Progress("reading"))
@@ -96,6 +96,30 @@ def count_languages(config: TrainConfig, *, cancel: CancelToken | None = None,
         tables.append(tuple(table.items()))
     return CountedLanguages(tuple(files), tuple(", ".join(p) for p in files.values()),
                             tuple(tables))
+
+
+def _files_read(paths: Sequence[str], word_counts: bool) -> tuple[str, ...]:
+    """A language's files: its tables as given, or its text files and folders' files."""
+    return tuple(os.fspath(p) for p in paths) if word_counts else tuple(expand_inputs(paths))
+
+
+def language_corpus_files(config: TrainConfig, *, word_counts: bool = False
+                          ) -> list[tuple[str, str]]:
+    """``(code, file)`` for every file the languages' corpora are read from, in order."""
+    return [(code, f) for code, paths in language_paths(config).items()
+            for f in _files_read(paths, word_counts)]
+
+
+def _with_corpus_files(result: TrainResult, config: TrainConfig,
+                       word_counts: bool) -> TrainResult:
+    """The model's provenance names the files it was trained on, with their checksums,
+    as a training on files does (the engine was given the balanced counts, not them)."""
+    files = tuple(_file_info(f) for _, f in language_corpus_files(config,
+                                                                  word_counts=word_counts))
+    corpus = dataclasses.replace(result.model.corpus,
+                                 kind="word-count-files" if word_counts else "files",
+                                 files=files)
+    return dataclasses.replace(result, model=result.model.with_provenance(corpus=corpus))
 
 
 def languages_of_tables(tables: Sequence[str | os.PathLike]) -> tuple[str, ...]:
@@ -206,7 +230,8 @@ def train_multilingual(
         tables = balanced_tables(counted, factors)
         report = LanguageReport(counted.codes, counted.files, tuple(counted.totals),
                                 tuple(sum(c for _, c in t) for t in tables))
-        return _train_parity(tables, config, dev, report, on_progress, cancel)
+        result = _train_parity(tables, config, dev, report, on_progress, cancel)
+        return _with_corpus_files(result, config, word_counts)
     joint, _, after = combine(counted, factors)
     if not joint:
         raise CorpusError("the languages' corpora hold no words", reason="no-words")
@@ -215,7 +240,8 @@ def train_multilingual(
     # arbitrary input would only repeat what counting guarantees.
     corpus = Corpus("word-counts", word_counts=tuple(joint))
     result = train(corpus, config, on_progress=on_progress, cancel=cancel)
-    return dataclasses.replace(result, languages=report)
+    return dataclasses.replace(_with_corpus_files(result, config, word_counts),
+                               languages=report)
 
 
 def dev_word_tables(dev: DevSet, codes: Sequence[str], config: TrainConfig,

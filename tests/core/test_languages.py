@@ -18,7 +18,7 @@ from bpe_desktop.core.languages import (
 )
 from bpe_desktop.core.multilingual import train_multilingual
 from bpe_desktop.core.parity_dev import load_dev_set
-from tests.shared_data import corpus_path
+from tests.shared_data import DATA_DIR, corpus_path
 
 UD = {"en": "ud_english.txt", "de": "ud_german.txt", "ru": "ud_russian.txt"}
 
@@ -164,3 +164,20 @@ def test_a_language_without_a_development_file_is_named(tmp_path):
     with pytest.raises(ConfigError, match=r"language 'de' \(.*ud_german.txt\) has no "
                                           "development file"):
         train_multilingual(config)
+
+
+@pytest.mark.parametrize("options", [
+    dict(temperature=3.0),
+    dict(parity_dev=tuple(f"{c}={DATA_DIR / 'udhr' / f}" for c, f in
+                          (("en", "eng.txt"), ("de", "deu.txt"), ("ru", "rus.txt"))),
+         parity_dev_documents=True),
+])
+def test_the_model_names_every_language_file_it_was_trained_on(options):
+    import hashlib
+
+    model = train_multilingual(TrainConfig(merges=30, lang=lang_entries(), **options)).model
+    paths = [corpus_path(UD[c]) for c in UD]
+    assert model.corpus.kind == "files"
+    assert [f.path for f in model.corpus.files] == [str(p) for p in paths]
+    assert [f.sha256 for f in model.corpus.files] == [
+        hashlib.sha256(open(p, "rb").read()).hexdigest() for p in paths]
