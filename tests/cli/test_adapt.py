@@ -57,6 +57,41 @@ def test_extend_to_a_transformers_folder(capsys, tmp_path, sources):
     assert (tmp_path / "tf" / "tokenizer_config.json").is_file()
 
 
+@pytest.mark.parametrize("out_format, written", [
+    ("gpt2", ("vocab.json", "merges.txt")),
+    ("transformers", ("tokenizer.json", "tokenizer_config.json", "special_tokens_map.json")),
+])
+def test_extend_and_trim_write_into_a_folder_that_exists(capsys, tmp_path, sources,
+                                                         out_format, written):
+    for command, work in (("extend", [sources["corpus"], "--merges", 20]),
+                          ("trim", ["--text", sources["held_en"],
+                                    "--id-map", tmp_path / "map.json"])):
+        folder = tmp_path / command
+        folder.mkdir()
+        status, _, err = run(capsys, command, "-m", sources["vocab"], *work, "--out-format",
+                             out_format, "-o", folder, "-q")
+        assert status == 0, err
+        assert all((folder / name).is_file() for name in written)
+
+
+def test_a_gpt2_prefix_names_the_source_and_it_is_never_overwritten(capsys, tmp_path,
+                                                                      sources):
+    prefix = str(sources["vocab"])[: -len("-vocab.json")]
+    before = sources["vocab"].read_bytes()
+    status, _, err = run(capsys, "import", "--format", "gpt2", prefix, "-o",
+                         tmp_path / "m.json", "-q")
+    assert status == 0, err
+    status, _, err = run(capsys, "extend", "-m", prefix, sources["corpus"], "--merges", 20,
+                         "-o", tmp_path / "out", "-q")
+    assert status == 0, err
+    assert (tmp_path / "out-vocab.json").is_file()
+    status, _, err = run(capsys, "extend", "-m", prefix, sources["corpus"], "--merges", 20,
+                         "-o", prefix, "-q")
+    assert status == 1
+    assert_one_error_line(err, "roberta-vocab.json", "is also the source tokenizer")
+    assert sources["vocab"].read_bytes() == before
+
+
 def test_extend_patches_a_tokenizer_json_keeping_its_post_processor(capsys, tmp_path,
                                                                     sources):
     from tokenizers import ByteLevelBPETokenizer, processors

@@ -24,9 +24,13 @@ _TIKTOKEN_LINE = re.compile(rb"^[A-Za-z0-9+/=]+ \d+$")
 def detect_format(path: str | os.PathLike) -> str:
     """The format name ``import_model`` (or ``model``) takes for ``path``; ModelFileError
     naming the file when it is none of them."""
+    from bpe_desktop.core.formats.gpt2 import file_pair
+
     p = Path(path)
     name = p.name.lower()
     if p.is_dir() or name.endswith("vocab.json") or name.endswith("merges.txt"):
+        return "gpt2"
+    if not p.exists() and file_pair(p)[0].is_file():  # PREFIX-vocab.json, PREFIX-merges.txt
         return "gpt2"
     with open(p, "rb") as f:
         head = f.read(4096)
