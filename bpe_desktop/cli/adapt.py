@@ -64,8 +64,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--text", nargs="+", required=True, metavar="TARGET",
                    help="the target text files")
     p.add_argument("--id-map", required=True, metavar="MAP",
-                   help="where to write the id map: MAP.json ({\"old_id\": new_id}) and a "
-                   "CSV beside it (old_id,new_id,piece)")
+                   help="where to write the id map as JSON ({\"old_id\": new_id}, e.g. "
+                   "map.json); the CSV (old_id,new_id,piece) goes beside it with the "
+                   "ending .csv (a MAP ending in .csv gets the CSV, and the JSON goes "
+                   "beside it)")
     p.add_argument("--drop-alphabet", action="store_true",
                    help="also drop base characters the target text does not need (byte-"
                    "level models keep all 256 bytes)")

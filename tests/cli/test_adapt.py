@@ -181,6 +181,18 @@ def test_trim_writes_the_model_and_both_maps(capsys, tmp_path, sources):
     assert (tmp_path / "map.csv").is_file() and "dropped" in out
 
 
+def test_the_id_map_is_written_where_trim_help_says(capsys, tmp_path, sources):
+    status, out, _ = run(capsys, "trim", "--help")  # argparse exits with 0 on --help
+    assert "a MAP ending in .csv gets the CSV" in " ".join(out.split())
+    for name, csv, json_map in (("map", "map.csv", "map"),
+                                ("ids.csv", "ids.csv", "ids.json")):
+        status, _, err = run(capsys, "trim", "-m", sources["sp"], "--text", sources["held_en"],
+                             "-o", tmp_path / "t.model", "--id-map", tmp_path / name, "-q")
+        assert status == 0, err
+        assert (tmp_path / csv).read_text(encoding="utf-8").startswith("old_id,new_id,piece")
+        assert isinstance(json.loads((tmp_path / json_map).read_text(encoding="utf-8")), dict)
+
+
 def _unigram(folder):
     spm.SentencePieceTrainer.train(input=str(sources_text(folder)), model_prefix=str(
         folder / "uni"), vocab_size=300, model_type="unigram", minloglevel=2)
