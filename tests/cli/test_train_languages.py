@@ -102,6 +102,16 @@ def test_parity_aware_training_with_protected_strings_is_refused_before_training
     assert not (tmp_path / "m.json").exists()
 
 
+@pytest.mark.parametrize("flag", [["--parity-window", "50"], ["--parity-dev-documents"],
+                                  ["--parity-measure", "tokens-per-character"]])
+def test_parity_options_without_a_development_set_are_refused(capsys, tmp_path, flag):
+    status, _, err = run(capsys, "train", *lang_args(), *flag, "--merges", "20",
+                         "-o", tmp_path / "m.json")
+    assert status != 0
+    assert_one_error_line(err, flag[0], "needs --parity-dev")
+    assert not (tmp_path / "m.json").exists()
+
+
 def test_files_and_languages_together_are_refused(capsys, tmp_path):
     status, _, err = run(capsys, "train", UD["en"], *lang_args(), "-o", tmp_path / "m.json")
     assert status != 0
