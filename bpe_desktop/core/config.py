@@ -333,7 +333,7 @@ class TrainConfig:
         help="Parity-aware BPE (Foroutan et al. 2025): a parallel development text per "
              "language (CODE=PATH, a folder of files named by language, or one TSV with a "
              "column per language). Each merge is chosen by the language whose development "
-             "text is then worst compressed (most tokens per character).")
+             "text is then worst compressed, as the parity measure says.")
     parity_measure: str = option(
         "tokens", label="Parity &measure:", group="languages",
         choices=choices_of("parity_measure", {

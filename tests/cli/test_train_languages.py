@@ -112,6 +112,15 @@ def test_parity_options_without_a_development_set_are_refused(capsys, tmp_path, 
     assert not (tmp_path / "m.json").exists()
 
 
+def test_help_on_the_development_set_leaves_the_measure_to_parity_measure(capsys):
+    """The default measure is the token count, so --parity-dev may not name another."""
+    _, out, _ = run(capsys, "train", "--help")
+    text = " ".join(out.split())
+    start = text.index("--parity-dev CODE=PATH [CODE=PATH ...] Parity-aware")
+    dev = text[start:text.index("--parity-measure {", start)]
+    assert "as the parity measure says" in dev and "per character" not in dev
+
+
 def test_files_and_languages_together_are_refused(capsys, tmp_path):
     status, _, err = run(capsys, "train", UD["en"], *lang_args(), "-o", tmp_path / "m.json")
     assert status != 0
