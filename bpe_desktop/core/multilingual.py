@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import os
+import tempfile
 import time
 from dataclasses import dataclass
 from fractions import Fraction
@@ -87,15 +88,39 @@ def count_languages(config: TrainConfig, *, cancel: CancelToken | None = None,
     (``word_counts``: they are word-count tables, summed per language)."""
     files = language_paths(config)
     tables = []
-    for paths in files.values():
-        source = Corpus("files", paths=_files_read(paths, word_counts),
-                        file_format="word-counts" if word_counts else "text")
-        if on_progress is not None:
-            on_progress(Progress("reading"))
-        table = engine_count(source, config, cancel=cancel)
-        tables.append(tuple(table.items()))
+    with tempfile.TemporaryDirectory(prefix="bpe-protected-") as workdir:
+        for number, paths in enumerate(files.values()):
+            read, found = _files_read(paths, word_counts), {}
+            if config.protected and not word_counts:
+                read = _cut_protected_files(read, config, os.path.join(workdir, str(number)),
+                                            found, cancel)
+            source = Corpus("files", paths=read,
+                            file_format="word-counts" if word_counts else "text")
+            if on_progress is not None:
+                on_progress(Progress("reading"))
+            table = engine_count(source, config, cancel=cancel)
+            tables.append((*table.items(), *((p, found[p]) for p in config.protected
+                                             if found.get(p))))
     return CountedLanguages(tuple(files), tuple(", ".join(p) for p in files.values()),
                             tuple(tables))
+
+
+def _cut_protected_files(paths: Sequence[str], config: TrainConfig, folder: str,
+                         found: dict[str, int], cancel) -> tuple[str, ...]:
+    """Copies of a language's text files with the protected strings cut out of the raw
+    text, as training on files does (the pre-tokenizer would split one such as "New York"
+    or "U.S." before a word table could find it); ``found`` gets their occurrences, which
+    the table then lists as words of their own, balanced with the language's other words
+    and recognised whole when the joint table is trained."""
+    from bpe_desktop.core.protected import Protector
+    from bpe_desktop.core.training import _cut_file
+
+    os.makedirs(folder)
+    protect, copies = Protector(config.protected), []
+    for path in paths:
+        copies.append(os.path.join(folder, f"{len(copies)}.txt"))
+        _cut_file(path, copies[-1], protect, found, "strict", cancel)
+    return tuple(copies)
 
 
 def _files_read(paths: Sequence[str], word_counts: bool) -> tuple[str, ...]:

@@ -181,3 +181,15 @@ def test_the_model_names_every_language_file_it_was_trained_on(options):
     assert [f.path for f in model.corpus.files] == [str(p) for p in paths]
     assert [f.sha256 for f in model.corpus.files] == [
         hashlib.sha256(open(p, "rb").read()).hexdigest() for p in paths]
+
+
+@pytest.mark.parametrize("preset", ["sennrich", "gpt2"])
+def test_protected_strings_are_found_in_each_languages_text(preset):
+    """The pre-tokenizer splits "New York" (and, byte-level, "U.S."): the strings are cut
+    from the raw text, as a training on the files does, not looked for in counted words."""
+    config = TrainConfig.preset(preset, merges=200, protected=("New York", "U.S."))
+    files = train(Corpus.from_files([corpus_path(UD[c]) for c in UD]), config).model
+    languages = train_multilingual(config.replace(lang=lang_entries(), temperature=1.0)).model
+    assert languages.merges == files.merges
+    assert languages.final_counts == files.final_counts
+    assert all(files.final_counts[files.piece_to_id(p)] > 0 for p in ("New York", "U.S."))
