@@ -188,7 +188,7 @@ def _languages_run(args: argparse.Namespace, config):
 
     def work(on_progress, cancel):
         return train_multilingual(config, on_progress=on_progress, cancel=cancel,
-                                  word_counts=args.word_counts)
+                                  word_counts=args.word_counts, errors=args.encoding_errors)
 
     return f"{len(files)} languages ({', '.join(files)})", work
 

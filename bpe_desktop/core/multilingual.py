@@ -83,9 +83,10 @@ class CountedLanguages:
 
 def count_languages(config: TrainConfig, *, cancel: CancelToken | None = None,
                     on_progress: Callable[[Progress], None] | None = None,
-                    word_counts: bool = False) -> CountedLanguages:
+                    word_counts: bool = False, errors: str = "strict") -> CountedLanguages:
     """Count each ``config.lang`` language's files or folders with the run's text rules
-    (``word_counts``: they are word-count tables, summed per language)."""
+    (``word_counts``: they are word-count tables, summed per language; ``errors``: as
+    :class:`Corpus` reads invalid UTF-8)."""
     files = language_paths(config)
     tables = []
     with tempfile.TemporaryDirectory(prefix="bpe-protected-") as workdir:
@@ -93,9 +94,10 @@ def count_languages(config: TrainConfig, *, cancel: CancelToken | None = None,
             read, found = _files_read(paths, word_counts), {}
             if config.protected and not word_counts:
                 read = _cut_protected_files(read, config, os.path.join(workdir, str(number)),
-                                            found, cancel)
+                                            found, errors, cancel)
             source = Corpus("files", paths=read,
-                            file_format="word-counts" if word_counts else "text")
+                            file_format="word-counts" if word_counts else "text",
+                            errors=errors)
             if on_progress is not None:
                 on_progress(Progress("reading"))
             table = engine_count(source, config, cancel=cancel)
@@ -106,7 +108,7 @@ def count_languages(config: TrainConfig, *, cancel: CancelToken | None = None,
 
 
 def _cut_protected_files(paths: Sequence[str], config: TrainConfig, folder: str,
-                         found: dict[str, int], cancel) -> tuple[str, ...]:
+                         found: dict[str, int], errors: str, cancel) -> tuple[str, ...]:
     """Copies of a language's text files with the protected strings cut out of the raw
     text, as training on files does (the pre-tokenizer would split one such as "New York"
     or "U.S." before a word table could find it); ``found`` gets their occurrences, which
@@ -119,7 +121,7 @@ def _cut_protected_files(paths: Sequence[str], config: TrainConfig, folder: str,
     protect, copies = Protector(config.protected), []
     for path in paths:
         copies.append(os.path.join(folder, f"{len(copies)}.txt"))
-        _cut_file(path, copies[-1], protect, found, "strict", cancel)
+        _cut_file(path, copies[-1], protect, found, errors, cancel)
     return tuple(copies)
 
 
@@ -242,14 +244,16 @@ def train_multilingual(
     on_progress: Callable[[Progress], None] | None = None,
     cancel: CancelToken | None = None,
     word_counts: bool = False,
+    errors: str = "strict",
 ) -> TrainResult:
     """Train on ``config.lang`` (balanced by ``weight`` or ``temperature``), parity-aware
     when ``config.parity_dev`` names a development set; ``word_counts``: the languages'
-    files are word-count tables (``bpe-desktop count``). Raises ConfigError / CorpusError
-    naming the file for bad input; nothing is half-made on failure."""
+    files are word-count tables (``bpe-desktop count``); ``errors``: "replace" reads
+    invalid UTF-8 as U+FFFD. Raises ConfigError / CorpusError naming the file for bad
+    input; nothing is half-made on failure."""
     dev = check_inputs(config)
     counted = count_languages(config, cancel=cancel, on_progress=on_progress,
-                              word_counts=word_counts)
+                              word_counts=word_counts, errors=errors)
     factors = balance_factors(counted.totals, balanced_shares(config, counted))
     if dev is not None:
         tables = balanced_tables(counted, factors)

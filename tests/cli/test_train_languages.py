@@ -121,6 +121,17 @@ def test_help_on_the_development_set_leaves_the_measure_to_parity_measure(capsys
     assert "as the parity measure says" in dev and "per character" not in dev
 
 
+def test_encoding_errors_replace_reads_each_language_with_replacement_characters(
+        capsys, tmp_path):
+    bad = tmp_path / "en.txt"
+    bad.write_bytes(b"caf\xe9 au lait\n" * 10)
+    status, _, err = run(capsys, "train", "--lang", f"en={bad}", f"de={UD['de']}",
+                         "--encoding-errors", "replace", "--merges", "20",
+                         "-o", tmp_path / "m.json", "-q")
+    assert status == 0, err
+    assert "\ufffd" in load_model(tmp_path / "m.json").alphabet
+
+
 def test_files_and_languages_together_are_refused(capsys, tmp_path):
     status, _, err = run(capsys, "train", UD["en"], *lang_args(), "-o", tmp_path / "m.json")
     assert status != 0

@@ -149,3 +149,21 @@ def test_a_typed_language_is_kept_over_the_tables_label(panel, qtbot, tmp_path):
     panel.corpus.set_word_counts(True)
     qtbot.waitUntil(lambda: rows(panel)[0].text(2) not in ("", "…"), timeout=20_000)
     assert rows(panel)[0].text(LANGUAGE_COLUMN) == "nl"
+
+
+def test_invalid_utf8_in_a_language_continues_with_replacement_when_chosen(
+        panel, qtbot, tmp_path, errors, monkeypatch):
+    from bpe_desktop.ui.common import dialogs
+
+    english, german = tmp_path / "en.txt", tmp_path / "de.txt"
+    english.write_bytes(b"caf\xe9 au lait\n" * 10)
+    german.write_text("die neue Welt\n" * 10, encoding="utf-8")
+    panel.corpus.add_paths([str(english), str(german)])
+    panel.options.set_config(TrainConfig(merges=3))
+    asked = []
+    monkeypatch.setattr(dialogs, "ask_action", lambda *args: asked.append(True) or True)
+    with qtbot.waitSignal(panel.trained, timeout=30_000) as blocker:
+        panel.start()
+    assert asked == [True]
+    assert "\ufffd" in blocker.args[0].model.alphabet
+    assert errors == []
