@@ -232,8 +232,9 @@ def check_inputs(config: TrainConfig) -> DevSet | None:
                                   f"{code!r})", path=path, reason="missing")
     if not config.parity_dev:
         return None
-    dev = load_dev_set(config.parity_dev, documents=config.parity_dev_documents)
     shown = language_files(config)
+    dev = load_dev_set(config.parity_dev,
+                       documents=config.parity_dev_documents).matched_to(list(shown))
     dev.check_covers(list(shown), shown)
     return dev
 

@@ -193,3 +193,16 @@ def test_protected_strings_are_found_in_each_languages_text(preset):
     assert languages.merges == files.merges
     assert languages.final_counts == files.final_counts
     assert all(files.final_counts[files.piece_to_id(p)] > 0 for p in ("New York", "U.S."))
+
+
+def test_a_development_file_named_by_the_other_iso_code_is_matched(tmp_path):
+    """UD files guess ISO 639-1 (en), UDHR files ISO 639-3 (eng): one language."""
+    folder = tmp_path / "udhr"
+    folder.mkdir()
+    for code in ("eng", "deu", "rus"):
+        (folder / f"{code}.txt").write_bytes((DATA_DIR / "udhr" / f"{code}.txt").read_bytes())
+    config = TrainConfig(merges=20, lang=lang_entries(), parity_dev=(str(folder),),
+                         parity_dev_documents=True)
+    result = train_multilingual(config)
+    assert result.languages.codes == ("en", "de", "ru")
+    assert sum(result.languages.chosen.count(i) for i in range(3)) == 20
