@@ -307,7 +307,8 @@ class TrainConfig:
              "the raw text before the words are cut, longest first, leftmost) becomes one "
              "token that no merge splits or joins across, and so does every occurrence "
              "when encoding. They take the ids after the special tokens but are ordinary "
-             "text. On the command line: --protect FILE, one string a line.")
+             "text. On the command line: --protect FILE, one string a line, or "
+             "--protect-string STRING.")
     lang: tuple[str, ...] = option(
         (), label="&Languages:", group="corpus", metavar="CODE=PATH",
         placeholder="fi=ud_finnish.txt; tr=ud_turkish.txt",

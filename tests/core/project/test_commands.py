@@ -66,3 +66,14 @@ def test_the_shell_line_runs_in_the_recorded_folder():
     assert shlex.split(line) == ["cd", "/data/run one", "&&", "bpe-desktop", "train",
                                  "my corpus.txt", "-o", "m.json"]
     assert shell_command(None) == ""
+
+
+def test_list_options_protected_strings_and_languages_parse_back():
+    """Constraints, typed protected strings and languages (a run from the window) give a
+    command whose options are the run's: files as --lang entries, not corpus files."""
+    from tests.test_options_everywhere import SAMPLED, UNUSUAL
+
+    for config in (UNUSUAL, SAMPLED, TrainConfig(protected=("-x", "New York"))):
+        argv = train_arguments(["fi.txt", "tr.txt"], "model.json", config)
+        assert ("fi.txt" in " ".join(argv)) == (not config.lang)
+        assert config_from_args(build_parser().parse_args(argv)) == config
