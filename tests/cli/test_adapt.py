@@ -205,15 +205,24 @@ def sources_text(folder):
     return path
 
 
-def _wordpiece(folder):
+def _hf_after_whitespace(folder, kind: str):
+    """A tokenizer.json of ``kind`` (WordPiece, BPE) after HF's Whitespace pre-tokenizer
+    (\\w+|[^\\w\\s]+, the quicktour's), which BPE Desktop only approximates (digits are
+    letters there, not here)."""
     from tokenizers import Tokenizer, models, pre_tokenizers, trainers
 
-    tok = Tokenizer(models.WordPiece(unk_token="[UNK]"))
+    tok = Tokenizer(getattr(models, kind)(unk_token="[UNK]"))
     tok.pre_tokenizer = pre_tokenizers.Whitespace()
-    tok.train([str(sources_text(folder))], trainers.WordPieceTrainer(
+    trainer = {"WordPiece": trainers.WordPieceTrainer, "BPE": trainers.BpeTrainer}[kind]
+    tok.train([str(sources_text(folder))], trainer(
         vocab_size=300, special_tokens=["[UNK]"], show_progress=False))
-    tok.save(str(folder / "wordpiece.json"))
-    return folder / "wordpiece.json"
+    path = folder / f"{kind.lower()}.json"
+    tok.save(str(path))
+    return path
+
+
+def _wordpiece(folder):
+    return _hf_after_whitespace(folder, "WordPiece")
 
 
 @pytest.mark.parametrize("make, words", [
@@ -232,28 +241,15 @@ def test_bad_sources_get_one_line_and_nothing_is_written(capsys, tmp_path, sourc
     assert not (tmp_path / "out.json").exists()
 
 
-def _bpe_cut_by_hf_whitespace(folder):
-    """The HF quicktour's tokenizer: BPE after the Whitespace pre-tokenizer (\\w+|[^\\w\\s]+),
-    which BPE Desktop only approximates (digits are letters there, not here)."""
-    from tokenizers import Tokenizer, models, pre_tokenizers, trainers
-
-    tok = Tokenizer(models.BPE(unk_token="[UNK]"))
-    tok.pre_tokenizer = pre_tokenizers.Whitespace()
-    tok.train([str(sources_text(folder))], trainers.BpeTrainer(
-        vocab_size=400, special_tokens=["[UNK]"], show_progress=False))
-    tok.save(str(folder / "quicktour.json"))
-    return folder / "quicktour.json"
-
-
 @pytest.mark.parametrize("command", ["extend", "trim"])
 def test_a_source_whose_pre_tokenizer_is_approximated_is_refused(capsys, tmp_path, sources,
                                                                  command):
-    source = _bpe_cut_by_hf_whitespace(tmp_path)
+    source = _hf_after_whitespace(tmp_path, "BPE")
     work = (["--text", sources["held_en"], "--id-map", tmp_path / "map.json"]
             if command == "trim" else [sources["corpus"], "--merges", 5])
     status, _, err = run(capsys, command, "-m", source, *work, "-o", tmp_path / "out.json")
     assert status == 1
-    assert_one_error_line(err, "quicktour.json", "Whitespace", "approximated")
+    assert_one_error_line(err, "bpe.json", "Whitespace", "approximated")
     assert not (tmp_path / "out.json").exists() and not (tmp_path / "map.json").exists()
 
 
