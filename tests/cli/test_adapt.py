@@ -241,15 +241,32 @@ def test_bad_sources_get_one_line_and_nothing_is_written(capsys, tmp_path, sourc
     assert not (tmp_path / "out.json").exists()
 
 
+def _byte_level_adding_a_space(folder):
+    """GPT-2's byte-level BPE that puts Ġ before the first word of every text too."""
+    from tokenizers import Tokenizer, models, pre_tokenizers, trainers
+
+    tok = Tokenizer(models.BPE())
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=True)
+    tok.train([str(sources_text(folder))], trainers.BpeTrainer(
+        vocab_size=400, initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+        show_progress=False))
+    tok.save(str(folder / "prefixed.json"))
+    return folder / "prefixed.json"
+
+
 @pytest.mark.parametrize("command", ["extend", "trim"])
+@pytest.mark.parametrize("make, words", [
+    (lambda folder: _hf_after_whitespace(folder, "BPE"), ("bpe.json", "Whitespace")),
+    (_byte_level_adding_a_space, ("prefixed.json", "ByteLevel adds one")),
+])
 def test_a_source_whose_pre_tokenizer_is_approximated_is_refused(capsys, tmp_path, sources,
-                                                                 command):
-    source = _hf_after_whitespace(tmp_path, "BPE")
+                                                                 command, make, words):
+    source = make(tmp_path)
     work = (["--text", sources["held_en"], "--id-map", tmp_path / "map.json"]
             if command == "trim" else [sources["corpus"], "--merges", 5])
     status, _, err = run(capsys, command, "-m", source, *work, "-o", tmp_path / "out.json")
     assert status == 1
-    assert_one_error_line(err, "bpe.json", "Whitespace", "approximated")
+    assert_one_error_line(err, *words, "cannot cut text into words exactly")
     assert not (tmp_path / "out.json").exists() and not (tmp_path / "map.json").exists()
 
 

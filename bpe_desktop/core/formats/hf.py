@@ -437,8 +437,11 @@ def _read_pre_tokenizer(r: _Reader, node: Any) -> tuple[str, str]:
         if meta.get("replacement", BOW) != BOW:
             raise r.fail(f"{where}.replacement", f"{meta.get('replacement')!r}: BPE Desktop's "
                          f"word-start marker is {BOW!r}")
-        if (meta.get("prepend_scheme", "always") != "always"
-                or meta.get("add_prefix_space") is False):
+        scheme = meta.get("prepend_scheme", "always")
+        if scheme == "never" or meta.get("add_prefix_space") is False:
+            r.approximate("every word gets ▁ here, also the first, where the source's "
+                          "Metaspace prepends none")
+        elif scheme != "always":  # "first": differs only right after an added token
             r.notes.append("every word gets ▁ here, also where the source's Metaspace "
                            "did not prepend it")
         boundary = "bow-prefix"
@@ -450,11 +453,11 @@ def _read_pre_tokenizer(r: _Reader, node: Any) -> tuple[str, str]:
     if kinds == ["ByteLevel"]:
         step, where = steps[0]
         if step.get("add_prefix_space"):
-            r.notes.append("no space is added before the first word here (the source's "
-                           "ByteLevel adds one)")
+            r.approximate("no space is added before the first word here (the source's "
+                          "ByteLevel adds one)")
         if step.get("use_regex") is False:
-            r.notes.append("text is split with GPT-2's pattern here (the source's ByteLevel "
-                           "does not split)")
+            r.approximate("text is split with GPT-2's pattern here (the source's ByteLevel "
+                          "does not split)")
         if boundary != "none":
             raise r.fail(where, "a byte-level tokenizer with a ▁ marker is not supported")
         return "gpt2", boundary
