@@ -83,6 +83,9 @@ def write_model(model: BPEModel, fmt: str, path: str | os.PathLike, *,
             and source_path is not None:
         kept = _kept_source_ids(model, source)
         if kept is not None:
+            from bpe_desktop.core.formats.sentencepiece_model import check_adaptable
+
+            check_adaptable(source_path)
             data = _rewritten_proto(model, source, source_path, kept)
             return _common.write_files([(Path(path), data)])
     return export_model(model, fmt, path)

@@ -254,10 +254,18 @@ def _byte_level_adding_a_space(folder):
     return folder / "prefixed.json"
 
 
+def _sentencepiece_without_a_first_space(folder):
+    spm.SentencePieceTrainer.train(input=str(sources_text(folder)), model_prefix=str(
+        folder / "nodummy"), vocab_size=300, model_type="bpe", add_dummy_prefix=False,
+        minloglevel=2)
+    return folder / "nodummy.model"
+
+
 @pytest.mark.parametrize("command", ["extend", "trim"])
 @pytest.mark.parametrize("make, words", [
     (lambda folder: _hf_after_whitespace(folder, "BPE"), ("bpe.json", "Whitespace")),
     (_byte_level_adding_a_space, ("prefixed.json", "ByteLevel adds one")),
+    (_sentencepiece_without_a_first_space, ("nodummy.model", "the source adds none")),
 ])
 def test_a_source_whose_pre_tokenizer_is_approximated_is_refused(capsys, tmp_path, sources,
                                                                  command, make, words):

@@ -76,13 +76,15 @@ def _unknown(path) -> str:
 
 def load_tokenizer(path: str | os.PathLike, fmt: str | None = None):
     """``(model, format)``: the tokenizer at ``path`` in ``fmt`` (detected when None), to
-    extend or trim: a ``tokenizer.json`` whose text rules the import only approximates is
-    refused (:func:`~bpe_desktop.core.formats.hf.check_adaptable`)."""
-    from bpe_desktop.core.formats import hf, import_model
+    extend or trim: a ``tokenizer.json`` or sentencepiece ``.model`` whose text rules the
+    import only approximates is refused (``check_adaptable`` of :mod:`.hf` and
+    :mod:`.sentencepiece_model`)."""
+    from bpe_desktop.core.formats import hf, import_model, sentencepiece_model
     from bpe_desktop.core.model_file import load_model
 
     fmt = fmt or detect_format(path)
     model = load_model(path) if fmt == OWN_FORMAT else import_model(fmt, path)
-    if fmt == "hf":
-        hf.check_adaptable(path)
+    checks = {"hf": hf.check_adaptable, "sentencepiece": sentencepiece_model.check_adaptable}
+    if fmt in checks:
+        checks[fmt](path)
     return model, fmt

@@ -295,10 +295,7 @@ def check_adaptable(path: str | os.PathLike) -> None:
     _read_pre_tokenizer(r, root.get("pre_tokenizer"))
     _read_normalizer(r, root.get("normalizer"))
     if r.approximations:
-        raise _common.import_error(
-            path, None, f"{'; '.join(r.approximations)}, so BPE Desktop cannot cut text "
-            "into words exactly as this tokenizer does; extending or trimming it would "
-            "learn or keep tokens for other words than the tokenizer makes")
+        raise _common.not_adaptable(path, r.approximations)
 
 
 def _fuse_unk(r: _Reader, model: dict) -> bool:
