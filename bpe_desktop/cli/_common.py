@@ -61,8 +61,19 @@ def _wait(finished: threading.Event) -> None:
         pass
 
 
-def _check_output(output: str, inputs: Sequence[str]) -> None:
-    """Fail before training, not after, when the model could not be saved."""
+def _check_tokenizer_path(path: str, fmt: str | None) -> None:
+    """A tokenizer to read exists: a file, a folder, or (GPT-2) the prefix of
+    ``PREFIX-vocab.json`` and ``PREFIX-merges.txt``."""
+    from bpe_desktop.core.formats.gpt2 import file_pair
+
+    if not os.path.exists(path) and not (fmt in (None, "gpt2")
+                                         and os.path.isfile(file_pair(path)[0])):
+        raise CliError(f"{path}: no such file")
+
+
+def _check_output(output: str, inputs: Sequence[str], what: str = "a corpus file") -> None:
+    """Fail before training, not after, when the model could not be saved (``what``:
+    the inputs, named in the message when the output is one of them)."""
     if output_target(output).kind == "stream":  # (a special file that is not: refused)
         return
     if os.path.isdir(output):
@@ -76,7 +87,7 @@ def _check_output(output: str, inputs: Sequence[str]) -> None:
         for name in inputs:
             try:
                 if os.path.samefile(name, output):
-                    raise CliError(f"{output}: is also a corpus file; refusing to overwrite it")
+                    raise CliError(f"{output}: is also {what}; refusing to overwrite it")
             except OSError:
                 continue
 

@@ -12,6 +12,7 @@ from bpe_desktop.cli._common import (
     EXIT_OK,
     CliError,
     _check_output,
+    _check_tokenizer_path,
     _fail,
     _in_worker,
     _lines,
@@ -63,8 +64,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--text", nargs="+", required=True, metavar="TARGET",
                    help="the target text files")
     p.add_argument("--id-map", required=True, metavar="MAP",
-                   help="where to write the id map: MAP.json ({\"old_id\": new_id}) and a "
-                   "CSV beside it (old_id,new_id,piece)")
+                   help="where to write the id map as JSON ({\"old_id\": new_id}, e.g. "
+                   "map.json); the CSV (old_id,new_id,piece) goes beside it with the "
+                   "ending .csv (a MAP ending in .csv gets the CSV, and the JSON goes "
+                   "beside it)")
     p.add_argument("--drop-alphabet", action="store_true",
                    help="also drop base characters the target text does not need (byte-"
                    "level models keep all 256 bytes)")
@@ -117,13 +120,34 @@ def _add_output(p: argparse.ArgumentParser) -> None:
 def _load_source(args):
     from bpe_desktop.core.formats.detect import load_tokenizer
 
-    if not os.path.exists(args.model):
-        raise CliError(f"{args.model}: no such file")
+    _check_tokenizer_path(args.model, args.format)
     return load_tokenizer(args.model, args.format)
 
 
 def _read_lines(names) -> list[str]:
     return [text for name in names or () for _, text in _lines(name)]
+
+
+#: The files of a transformers folder.
+_TRANSFORMERS_FILES = ("tokenizer.json", "tokenizer_config.json", "special_tokens_map.json")
+
+
+def _check_adapted_output(args, fmt: str, inputs: list[str], what: str) -> None:
+    """Fail before the work when the output cannot be written or would overwrite an input
+    (GPT-2 files and a transformers folder may go into a folder that exists already)."""
+    from bpe_desktop.core.formats.gpt2 import file_pair
+
+    out_format = _output_format(args, fmt)
+    sources = [str(p) for p in file_pair(args.model)] if fmt == "gpt2" else [args.model]
+    targets = [args.output]
+    if out_format == "gpt2" and not (args.output.endswith((os.sep, "/"))
+                                     and not os.path.exists(args.output)):
+        targets = [str(p) for p in file_pair(args.output)]
+    elif out_format == "transformers" and os.path.isdir(args.output):
+        targets = [os.path.join(args.output, name) for name in _TRANSFORMERS_FILES]
+    for target in targets:
+        _check_output(target, sources, "the source tokenizer")
+        _check_output(target, inputs, what)
 
 
 def _output_format(args, fmt: str) -> str:
@@ -143,8 +167,8 @@ def cmd_extend(args: argparse.Namespace) -> int:
     for name in args.files:
         if not os.path.isfile(name):
             raise CliError(f"{name}: no such corpus file")
-    _check_output(args.output, [args.model, *args.files])
     source, fmt = _load_source(args)
+    _check_adapted_output(args, fmt, args.files, "a corpus file")
     options = ExtendOptions(**{name: getattr(args, name)
                                for name in option_specs(ExtendOptions)})
     new_ids = new_ids_from(options.new_ids)
@@ -203,9 +227,10 @@ def cmd_trim(args: argparse.Namespace) -> int:
     for name in args.text:
         if not os.path.isfile(name):
             raise CliError(f"{name}: no such text file")
-    _check_output(args.output, [args.model, *args.text])
-    _check_output(args.id_map, [args.model, *args.text])
     source, fmt = _load_source(args)
+    _check_adapted_output(args, fmt, args.text, "a target text file")
+    _check_output(args.id_map, [args.model], "the source tokenizer")
+    _check_output(args.id_map, args.text, "a target text file")
     texts = _read_lines(args.text)
     verify, held_out = _read_lines(args.verify), _held_out(args.held_out)
     result = trim(source, texts, keep_alphabet=not args.drop_alphabet,

@@ -11,6 +11,7 @@ from bpe_desktop.cli._common import (
     EXIT_OK,
     CliError,
     _check_output,
+    _check_tokenizer_path,
     _fail,
     _in_worker,
     _lines,
@@ -135,8 +136,7 @@ def cmd_import(args: argparse.Namespace) -> int:
     from bpe_desktop.core.formats import import_model, recount
     from bpe_desktop.core.training import CancelToken, Corpus
 
-    if not os.path.exists(args.path):
-        raise CliError(f"{args.path}: no such file")
+    _check_tokenizer_path(args.path, args.format)
     corpus_files = args.recount or []
     for name in corpus_files:
         if not os.path.isfile(name):

@@ -21,6 +21,7 @@ from bpe_desktop.core.config import (
 )
 from bpe_desktop.core.errors import BpeError
 from bpe_desktop.core.options import OptionSpec, option_specs
+from bpe_desktop.core.protected import PROTECT_STRING_FLAG
 
 
 def flag_of(name: str) -> str:
@@ -99,9 +100,13 @@ def add_train_options(parser: argparse.ArgumentParser,
                                   help=spec.help + " Repeatable; replaces the default ones.")
             specials.add_argument("--no-specials", action="store_true",
                                   help="no special tokens at all")
-        elif name == "protected":  # the strings are read from files
+        elif name == "protected":  # the strings are read from files, or typed
             where.add_argument(flag_of(name), dest="protect_files", nargs="+",
                                action="extend", metavar=spec.metavar, help=spec.help)
+            where.add_argument(PROTECT_STRING_FLAG, dest="protect_strings", nargs="+",
+                               action="extend", metavar="STRING",
+                               help="protected strings typed here (after those of --protect "
+                               "files; --protect-string=STRING for one that starts with -)")
         elif spec.choices:
             where.add_argument(flag_of(name), dest=name, choices=tuple(spec.choices),
                                help=_help(spec, default))
@@ -135,10 +140,11 @@ def config_from_args(args: argparse.Namespace) -> TrainConfig:
     pretokenizer = getattr(args, "pretokenizer", None)
     if pretokenizer in BOUNDARY_OF_PRETOKENIZER and getattr(args, "boundary", None) is None:
         overrides["boundary"] = BOUNDARY_OF_PRETOKENIZER[pretokenizer]
-    if getattr(args, "protect_files", None):
+    if getattr(args, "protect_files", None) or getattr(args, "protect_strings", None):
         from bpe_desktop.core.protected import read_protected
 
-        strings = [s for path in args.protect_files for s in read_protected(path)]
+        strings = [s for path in args.protect_files or () for s in read_protected(path)]
+        strings += args.protect_strings or ()
         overrides["protected"] = tuple(dict.fromkeys(strings))
     if getattr(args, "no_specials", False):
         overrides["special_tokens"] = ()

@@ -65,8 +65,14 @@ def _train(args):
     from bpe_desktop.cli.train import tables_as_languages
 
     tables_as_languages(args)
-    config = {**config_from_args(args).to_dict(), "word_counts": args.word_counts,
+    train_config = config_from_args(args)
+    config = {**train_config.to_dict(), "word_counts": args.word_counts,
               "encoding_errors": args.encoding_errors}
+    if train_config.lang:  # each language's files, labelled with it
+        from bpe_desktop.core.multilingual import language_corpus_files
+
+        files = language_corpus_files(train_config, word_counts=args.word_counts)
+        return config, [("corpus", f, code) for code, f in files], args.preset or ""
     return config, [("corpus", f) for f in args.files], args.preset or ""
 
 

@@ -59,6 +59,7 @@ def cmd_train(args: argparse.Namespace) -> int:
     if args.save_segmentation and not config.morfessor:
         raise CliError("--save-segmentation needs --morfessor (it saves Morfessor's "
                        "segmentation)")
+    _check_parity_flags(config)
     if config.lang:
         what, work = _languages_run(args, config)
     else:
@@ -101,6 +102,22 @@ def cmd_train(args: argparse.Namespace) -> int:
         print(f"{model.merge_count:,} merges, vocabulary of {model.vocab_size:,} tokens, "
               f"{seconds:.1f} s; saved {args.output}", file=_report_stream(args.output))
     return EXIT_OK
+
+
+def _check_parity_flags(config) -> None:
+    """The parity-aware options do nothing without a development set: saying so beats
+    a plain training the user did not ask for."""
+    from bpe_desktop.core.config import TrainConfig
+
+    if config.parity_dev:
+        return
+    default = TrainConfig()
+    for flag, name in (("--parity-window", "parity_window"),
+                       ("--parity-measure", "parity_measure"),
+                       ("--parity-dev-documents", "parity_dev_documents")):
+        if getattr(config, name) != getattr(default, name):
+            raise CliError(f"{flag} needs --parity-dev (the development set parity-aware "
+                           "training compares the languages on)")
 
 
 def tables_as_languages(args: argparse.Namespace) -> None:
@@ -171,7 +188,7 @@ def _languages_run(args: argparse.Namespace, config):
 
     def work(on_progress, cancel):
         return train_multilingual(config, on_progress=on_progress, cancel=cancel,
-                                  word_counts=args.word_counts)
+                                  word_counts=args.word_counts, errors=args.encoding_errors)
 
     return f"{len(files)} languages ({', '.join(files)})", work
 

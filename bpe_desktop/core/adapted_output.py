@@ -67,6 +67,9 @@ def write_model(model: BPEModel, fmt: str, path: str | os.PathLike, *,
     source_format = source_format or fmt
     if source_path is not None and source_format == "hf" \
             and fmt in ("hf", TRANSFORMERS_FOLDER):
+        from bpe_desktop.core.formats.hf import check_adaptable
+
+        check_adaptable(source_path)
         patched = patched_tokenizer_json(model, source_path)
         if fmt == TRANSFORMERS_FOLDER:
             return write_transformers_folder(model, path, tokenizer_json=patched)
@@ -80,6 +83,9 @@ def write_model(model: BPEModel, fmt: str, path: str | os.PathLike, *,
             and source_path is not None:
         kept = _kept_source_ids(model, source)
         if kept is not None:
+            from bpe_desktop.core.formats.sentencepiece_model import check_adaptable
+
+            check_adaptable(source_path)
             data = _rewritten_proto(model, source, source_path, kept)
             return _common.write_files([(Path(path), data)])
     return export_model(model, fmt, path)

@@ -306,7 +306,8 @@ class TrainConfig:
              "the raw text before the words are cut, longest first, leftmost) becomes one "
              "token that no merge splits or joins across, and so does every occurrence "
              "when encoding. They take the ids after the special tokens but are ordinary "
-             "text. On the command line: --protect FILE, one string a line.")
+             "text. On the command line: --protect FILE, one string a line, or "
+             "--protect-string STRING.")
     lang: tuple[str, ...] = option(
         (), label="&Languages:", group="corpus", metavar="CODE=PATH",
         placeholder="fi=ud_finnish.txt; tr=ud_turkish.txt",
@@ -332,7 +333,7 @@ class TrainConfig:
         help="Parity-aware BPE (Foroutan et al. 2025): a parallel development text per "
              "language (CODE=PATH, a folder of files named by language, or one TSV with a "
              "column per language). Each merge is chosen by the language whose development "
-             "text is then worst compressed (most tokens per character).")
+             "text is then worst compressed, as the parity measure says.")
     parity_measure: str = option(
         "tokens", label="Parity &measure:", group="languages",
         choices=choices_of("parity_measure", {

@@ -88,8 +88,8 @@ def train_constrained(
                 forbidden[(v.left, v.right)] = None
                 knocked.append((v.left, v.right, v.crossings, v.respects, round_number))
             result = once(tuple(forbidden))
-    report = ConstraintReport(describe(config), len({"".join(m) for m in segmentations}),
-                              tuple(knocked))
+    cut = {"".join(m) for m in segmentations if len(m) > 1}  # one morph: no boundary
+    report = ConstraintReport(describe(config), len(cut), tuple(knocked))
     model = result.model.with_provenance(constraints=report)
     timings = dict(result.timings)
     # The whole run, every knockout round included; Morfessor's time is reported apart.

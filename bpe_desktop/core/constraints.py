@@ -55,7 +55,7 @@ class ConstraintReport:
 
     #: One line naming the method(s) and source(s), e.g. "gold boundaries (eng.tsv)".
     method: str
-    #: Words given a segmentation by the sources (before matching the corpus).
+    #: Words the sources cut at one boundary or more (before matching the corpus).
     segmented_words: int = 0
     #: Per knocked-out merge: (left, right, crossings, respects, round).
     knocked_out: tuple[tuple[str, str, int, int, int], ...] = field(default_factory=tuple)

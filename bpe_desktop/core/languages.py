@@ -37,14 +37,20 @@ NAME_CODES = {
     "swahili": "sw", "swedish": "sv", "tamil": "ta", "thai": "th", "turkish": "tr",
     "ukrainian": "uk", "urdu": "ur", "vietnamese": "vi", "welsh": "cy", "yoruba": "yo",
 }
-#: Codes recognised on their own in a file name: ISO 639-1 and the ISO 639-3 codes of the
-#: languages above (``fin``, ``tur``; UDHR files are named so).
-KNOWN_CODES = frozenset(NAME_CODES.values()) | frozenset((
-    "ara", "eus", "bul", "cat", "zho", "cmn", "ces", "dan", "nld", "eng", "est", "fin",
-    "fra", "deu", "ell", "heb", "hin", "hun", "ind", "gle", "ita", "jpn", "kor", "lat",
-    "lav", "lit", "nob", "fas", "pol", "por", "ron", "rus", "slk", "slv", "spa", "swh",
-    "swe", "tam", "tha", "tur", "ukr", "urd", "vie", "cym", "yor",
-))
+#: The ISO 639-3 codes of the languages above (``fin``, ``tur``; UDHR files are named so),
+#: each with its ISO 639-1 code: one language under either code.
+ISO_639_3 = {
+    "ara": "ar", "eus": "eu", "bul": "bg", "cat": "ca", "zho": "zh", "cmn": "zh",
+    "ces": "cs", "dan": "da", "nld": "nl", "eng": "en", "est": "et", "fin": "fi",
+    "fra": "fr", "deu": "de", "ell": "el", "heb": "he", "hin": "hi", "hun": "hu",
+    "ind": "id", "gle": "ga", "ita": "it", "jpn": "ja", "kor": "ko", "lat": "la",
+    "lav": "lv", "lit": "lt", "nob": "no", "fas": "fa", "pol": "pl", "por": "pt",
+    "ron": "ro", "rus": "ru", "slk": "sk", "slv": "sl", "spa": "es", "swh": "sw",
+    "swe": "sv", "tam": "ta", "tha": "th", "tur": "tr", "ukr": "uk", "urd": "ur",
+    "vie": "vi", "cym": "cy", "yor": "yo",
+}
+#: Codes recognised on their own in a file name: ISO 639-1 and the ISO 639-3 codes above.
+KNOWN_CODES = frozenset(NAME_CODES.values()) | frozenset(ISO_639_3)
 _CODE = re.compile(r"^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$")
 
 
@@ -61,6 +67,11 @@ def guess_language(path: str | os.PathLike) -> str:
         if part in KNOWN_CODES:
             return part
     return ""
+
+
+def same_language(a: str, b: str) -> bool:
+    """Whether two codes name one language (``eng`` and ``en``; a code and itself)."""
+    return ISO_639_3.get(a, a) == ISO_639_3.get(b, b)
 
 
 def language_of(path: str | os.PathLike) -> str:

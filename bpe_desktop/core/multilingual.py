@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import os
+import tempfile
 import time
 from dataclasses import dataclass
 from fractions import Fraction
@@ -36,6 +37,7 @@ from bpe_desktop.core.training import (
     Corpus,
     Progress,
     TrainResult,
+    _file_info,
     result_from_engine,
     train,
 )
@@ -81,21 +83,70 @@ class CountedLanguages:
 
 def count_languages(config: TrainConfig, *, cancel: CancelToken | None = None,
                     on_progress: Callable[[Progress], None] | None = None,
-                    word_counts: bool = False) -> CountedLanguages:
+                    word_counts: bool = False, errors: str = "strict") -> CountedLanguages:
     """Count each ``config.lang`` language's files or folders with the run's text rules
-    (``word_counts``: they are word-count tables, summed per language)."""
+    (``word_counts``: they are word-count tables, summed per language; ``errors``: as
+    :class:`Corpus` reads invalid UTF-8)."""
     files = language_paths(config)
     tables = []
-    for paths in files.values():
-        source = Corpus("files", paths=tuple(os.fspath(p) for p in paths) if word_counts
-                        else tuple(expand_inputs(paths)),
-                        file_format="word-counts" if word_counts else "text")
-        if on_progress is not None:
-            on_progress(Progress("reading"))
-        table = engine_count(source, config, cancel=cancel)
-        tables.append(tuple(table.items()))
+    with tempfile.TemporaryDirectory(prefix="bpe-protected-") as workdir:
+        for number, paths in enumerate(files.values()):
+            read, found = _files_read(paths, word_counts), {}
+            if config.protected and not word_counts:
+                read = _cut_protected_files(read, config, os.path.join(workdir, str(number)),
+                                            found, errors, cancel)
+            source = Corpus("files", paths=read,
+                            file_format="word-counts" if word_counts else "text",
+                            errors=errors)
+            if on_progress is not None:
+                on_progress(Progress("reading"))
+            table = engine_count(source, config, cancel=cancel)
+            tables.append((*table.items(), *((p, found[p]) for p in config.protected
+                                             if found.get(p))))
     return CountedLanguages(tuple(files), tuple(", ".join(p) for p in files.values()),
                             tuple(tables))
+
+
+def _cut_protected_files(paths: Sequence[str], config: TrainConfig, folder: str,
+                         found: dict[str, int], errors: str, cancel) -> tuple[str, ...]:
+    """Copies of a language's text files with the protected strings cut out of the raw
+    text, as training on files does (the pre-tokenizer would split one such as "New York"
+    or "U.S." before a word table could find it); ``found`` gets their occurrences, which
+    the table then lists as words of their own, balanced with the language's other words
+    and recognised whole when the joint table is trained."""
+    from bpe_desktop.core.protected import Protector
+    from bpe_desktop.core.training import _cut_file
+
+    os.makedirs(folder)
+    protect, copies = Protector(config.protected), []
+    for path in paths:
+        copies.append(os.path.join(folder, f"{len(copies)}.txt"))
+        _cut_file(path, copies[-1], protect, found, errors, cancel)
+    return tuple(copies)
+
+
+def _files_read(paths: Sequence[str], word_counts: bool) -> tuple[str, ...]:
+    """A language's files: its tables as given, or its text files and folders' files."""
+    return tuple(os.fspath(p) for p in paths) if word_counts else tuple(expand_inputs(paths))
+
+
+def language_corpus_files(config: TrainConfig, *, word_counts: bool = False
+                          ) -> list[tuple[str, str]]:
+    """``(code, file)`` for every file the languages' corpora are read from, in order."""
+    return [(code, f) for code, paths in language_paths(config).items()
+            for f in _files_read(paths, word_counts)]
+
+
+def _with_corpus_files(result: TrainResult, config: TrainConfig,
+                       word_counts: bool) -> TrainResult:
+    """The model's provenance names the files it was trained on, with their checksums,
+    as a training on files does (the engine was given the balanced counts, not them)."""
+    files = tuple(_file_info(f) for _, f in language_corpus_files(config,
+                                                                  word_counts=word_counts))
+    corpus = dataclasses.replace(result.model.corpus,
+                                 kind="word-count-files" if word_counts else "files",
+                                 files=files)
+    return dataclasses.replace(result, model=result.model.with_provenance(corpus=corpus))
 
 
 def languages_of_tables(tables: Sequence[str | os.PathLike]) -> tuple[str, ...]:
@@ -166,10 +217,11 @@ def balanced_tables(counted: CountedLanguages, factors: Sequence[Fraction]
 def check_inputs(config: TrainConfig) -> DevSet | None:
     """Check what can be checked before counting (languages' files exist, the development
     set reads and covers every language); the development set, if any."""
-    if (config.gold_boundaries or config.separator or config.morfessor or config.knockout) \
-            and config.parity_dev:
+    if (config.gold_boundaries or config.separator or config.morfessor or config.knockout
+            or config.protected) and config.parity_dev:
         raise ConfigError("parity-aware training cannot be combined with linguistic "
-                          "constraints (gold boundaries, separator, Morfessor, knockout)")
+                          "constraints (gold boundaries, separator, Morfessor, knockout, "
+                          "protected strings)")
     files = language_paths(config)
     if not files:
         raise ConfigError("no languages given (--lang CODE=PATH per language)")
@@ -180,8 +232,9 @@ def check_inputs(config: TrainConfig) -> DevSet | None:
                                   f"{code!r})", path=path, reason="missing")
     if not config.parity_dev:
         return None
-    dev = load_dev_set(config.parity_dev, documents=config.parity_dev_documents)
     shown = language_files(config)
+    dev = load_dev_set(config.parity_dev,
+                       documents=config.parity_dev_documents).matched_to(list(shown))
     dev.check_covers(list(shown), shown)
     return dev
 
@@ -192,20 +245,23 @@ def train_multilingual(
     on_progress: Callable[[Progress], None] | None = None,
     cancel: CancelToken | None = None,
     word_counts: bool = False,
+    errors: str = "strict",
 ) -> TrainResult:
     """Train on ``config.lang`` (balanced by ``weight`` or ``temperature``), parity-aware
     when ``config.parity_dev`` names a development set; ``word_counts``: the languages'
-    files are word-count tables (``bpe-desktop count``). Raises ConfigError / CorpusError
-    naming the file for bad input; nothing is half-made on failure."""
+    files are word-count tables (``bpe-desktop count``); ``errors``: "replace" reads
+    invalid UTF-8 as U+FFFD. Raises ConfigError / CorpusError naming the file for bad
+    input; nothing is half-made on failure."""
     dev = check_inputs(config)
     counted = count_languages(config, cancel=cancel, on_progress=on_progress,
-                              word_counts=word_counts)
+                              word_counts=word_counts, errors=errors)
     factors = balance_factors(counted.totals, balanced_shares(config, counted))
     if dev is not None:
         tables = balanced_tables(counted, factors)
         report = LanguageReport(counted.codes, counted.files, tuple(counted.totals),
                                 tuple(sum(c for _, c in t) for t in tables))
-        return _train_parity(tables, config, dev, report, on_progress, cancel)
+        result = _train_parity(tables, config, dev, report, on_progress, cancel)
+        return _with_corpus_files(result, config, word_counts)
     joint, _, after = combine(counted, factors)
     if not joint:
         raise CorpusError("the languages' corpora hold no words", reason="no-words")
@@ -214,7 +270,8 @@ def train_multilingual(
     # arbitrary input would only repeat what counting guarantees.
     corpus = Corpus("word-counts", word_counts=tuple(joint))
     result = train(corpus, config, on_progress=on_progress, cancel=cancel)
-    return dataclasses.replace(result, languages=report)
+    return dataclasses.replace(_with_corpus_files(result, config, word_counts),
+                               languages=report)
 
 
 def dev_word_tables(dev: DevSet, codes: Sequence[str], config: TrainConfig,

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Mapping, Sequence
 
 from bpe_desktop.core.errors import ConfigError, CorpusError
-from bpe_desktop.core.languages import check_code, guess_language, split_entry
+from bpe_desktop.core.languages import check_code, guess_language, same_language, split_entry
 
 
 @dataclass(frozen=True)
@@ -34,6 +34,18 @@ class DevSet:
     def lines(self, code: str) -> int:
         """How many lines the curve of tokens per line divides by."""
         return max(1, len(self.texts[code]))
+
+    def matched_to(self, codes: Sequence[str]) -> DevSet:
+        """This set with each language that the training languages name under the other
+        ISO code (``eng.txt`` of a UDHR folder for ``en``) under the training's code."""
+        def training_code(code: str) -> str:
+            if code in codes:
+                return code
+            same = [c for c in codes if same_language(c, code)]
+            return same[0] if len(same) == 1 and same[0] not in self.texts else code
+
+        return DevSet({training_code(c): t for c, t in self.texts.items()},
+                      {training_code(c): f for c, f in self.files.items()}, self.documents)
 
     def check_covers(self, codes: Sequence[str], training_files: Mapping[str, str]) -> None:
         """Every training language has a development text and no other language has one."""

@@ -29,6 +29,9 @@ from typing import Iterable, Sequence
 from bpe_desktop.core.errors import ConfigError, CorpusError
 
 BOW = "\u2581"
+#: The command line's flag for protected strings typed inline (``--protect`` reads files):
+#: the command that reproduces a run from the window, whose strings are in no file, uses it.
+PROTECT_STRING_FLAG = "--protect-string"
 #: sentencepiece's words inside a stretch of its text: a ▁ and what follows up to the
 #: next ▁, a lone ▁, or text without one (right after a protected string).
 _SP_WORDS = re.compile(f"{BOW}[^{BOW}]+|{BOW}|[^{BOW}]+")

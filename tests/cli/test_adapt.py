@@ -57,6 +57,41 @@ def test_extend_to_a_transformers_folder(capsys, tmp_path, sources):
     assert (tmp_path / "tf" / "tokenizer_config.json").is_file()
 
 
+@pytest.mark.parametrize("out_format, written", [
+    ("gpt2", ("vocab.json", "merges.txt")),
+    ("transformers", ("tokenizer.json", "tokenizer_config.json", "special_tokens_map.json")),
+])
+def test_extend_and_trim_write_into_a_folder_that_exists(capsys, tmp_path, sources,
+                                                         out_format, written):
+    for command, work in (("extend", [sources["corpus"], "--merges", 20]),
+                          ("trim", ["--text", sources["held_en"],
+                                    "--id-map", tmp_path / "map.json"])):
+        folder = tmp_path / command
+        folder.mkdir()
+        status, _, err = run(capsys, command, "-m", sources["vocab"], *work, "--out-format",
+                             out_format, "-o", folder, "-q")
+        assert status == 0, err
+        assert all((folder / name).is_file() for name in written)
+
+
+def test_a_gpt2_prefix_names_the_source_and_it_is_never_overwritten(capsys, tmp_path,
+                                                                      sources):
+    prefix = str(sources["vocab"])[: -len("-vocab.json")]
+    before = sources["vocab"].read_bytes()
+    status, _, err = run(capsys, "import", "--format", "gpt2", prefix, "-o",
+                         tmp_path / "m.json", "-q")
+    assert status == 0, err
+    status, _, err = run(capsys, "extend", "-m", prefix, sources["corpus"], "--merges", 20,
+                         "-o", tmp_path / "out", "-q")
+    assert status == 0, err
+    assert (tmp_path / "out-vocab.json").is_file()
+    status, _, err = run(capsys, "extend", "-m", prefix, sources["corpus"], "--merges", 20,
+                         "-o", prefix, "-q")
+    assert status == 1
+    assert_one_error_line(err, "roberta-vocab.json", "is also the source tokenizer")
+    assert sources["vocab"].read_bytes() == before
+
+
 def test_extend_patches_a_tokenizer_json_keeping_its_post_processor(capsys, tmp_path,
                                                                     sources):
     from tokenizers import ByteLevelBPETokenizer, processors
@@ -146,6 +181,18 @@ def test_trim_writes_the_model_and_both_maps(capsys, tmp_path, sources):
     assert (tmp_path / "map.csv").is_file() and "dropped" in out
 
 
+def test_the_id_map_is_written_where_trim_help_says(capsys, tmp_path, sources):
+    status, out, _ = run(capsys, "trim", "--help")  # argparse exits with 0 on --help
+    assert "a MAP ending in .csv gets the CSV" in " ".join(out.split())
+    for name, csv, json_map in (("map", "map.csv", "map"),
+                                ("ids.csv", "ids.csv", "ids.json")):
+        status, _, err = run(capsys, "trim", "-m", sources["sp"], "--text", sources["held_en"],
+                             "-o", tmp_path / "t.model", "--id-map", tmp_path / name, "-q")
+        assert status == 0, err
+        assert (tmp_path / csv).read_text(encoding="utf-8").startswith("old_id,new_id,piece")
+        assert isinstance(json.loads((tmp_path / json_map).read_text(encoding="utf-8")), dict)
+
+
 def _unigram(folder):
     spm.SentencePieceTrainer.train(input=str(sources_text(folder)), model_prefix=str(
         folder / "uni"), vocab_size=300, model_type="unigram", minloglevel=2)
@@ -158,15 +205,24 @@ def sources_text(folder):
     return path
 
 
-def _wordpiece(folder):
+def _hf_after_whitespace(folder, kind: str):
+    """A tokenizer.json of ``kind`` (WordPiece, BPE) after HF's Whitespace pre-tokenizer
+    (\\w+|[^\\w\\s]+, the quicktour's), which BPE Desktop only approximates (digits are
+    letters there, not here)."""
     from tokenizers import Tokenizer, models, pre_tokenizers, trainers
 
-    tok = Tokenizer(models.WordPiece(unk_token="[UNK]"))
+    tok = Tokenizer(getattr(models, kind)(unk_token="[UNK]"))
     tok.pre_tokenizer = pre_tokenizers.Whitespace()
-    tok.train([str(sources_text(folder))], trainers.WordPieceTrainer(
+    trainer = {"WordPiece": trainers.WordPieceTrainer, "BPE": trainers.BpeTrainer}[kind]
+    tok.train([str(sources_text(folder))], trainer(
         vocab_size=300, special_tokens=["[UNK]"], show_progress=False))
-    tok.save(str(folder / "wordpiece.json"))
-    return folder / "wordpiece.json"
+    path = folder / f"{kind.lower()}.json"
+    tok.save(str(path))
+    return path
+
+
+def _wordpiece(folder):
+    return _hf_after_whitespace(folder, "WordPiece")
 
 
 @pytest.mark.parametrize("make, words", [
@@ -183,6 +239,43 @@ def test_bad_sources_get_one_line_and_nothing_is_written(capsys, tmp_path, sourc
     assert status == 1
     assert_one_error_line(err, *words)
     assert not (tmp_path / "out.json").exists()
+
+
+def _byte_level_adding_a_space(folder):
+    """GPT-2's byte-level BPE that puts Ġ before the first word of every text too."""
+    from tokenizers import Tokenizer, models, pre_tokenizers, trainers
+
+    tok = Tokenizer(models.BPE())
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=True)
+    tok.train([str(sources_text(folder))], trainers.BpeTrainer(
+        vocab_size=400, initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+        show_progress=False))
+    tok.save(str(folder / "prefixed.json"))
+    return folder / "prefixed.json"
+
+
+def _sentencepiece_without_a_first_space(folder):
+    spm.SentencePieceTrainer.train(input=str(sources_text(folder)), model_prefix=str(
+        folder / "nodummy"), vocab_size=300, model_type="bpe", add_dummy_prefix=False,
+        minloglevel=2)
+    return folder / "nodummy.model"
+
+
+@pytest.mark.parametrize("command", ["extend", "trim"])
+@pytest.mark.parametrize("make, words", [
+    (lambda folder: _hf_after_whitespace(folder, "BPE"), ("bpe.json", "Whitespace")),
+    (_byte_level_adding_a_space, ("prefixed.json", "ByteLevel adds one")),
+    (_sentencepiece_without_a_first_space, ("nodummy.model", "the source adds none")),
+])
+def test_a_source_whose_pre_tokenizer_is_approximated_is_refused(capsys, tmp_path, sources,
+                                                                 command, make, words):
+    source = make(tmp_path)
+    work = (["--text", sources["held_en"], "--id-map", tmp_path / "map.json"]
+            if command == "trim" else [sources["corpus"], "--merges", 5])
+    status, _, err = run(capsys, command, "-m", source, *work, "-o", tmp_path / "out.json")
+    assert status == 1
+    assert_one_error_line(err, *words, "cannot cut text into words exactly")
+    assert not (tmp_path / "out.json").exists() and not (tmp_path / "map.json").exists()
 
 
 @pytest.mark.parametrize("content, words", [("", "is empty"), ("  \n\n", "no words")])

@@ -69,6 +69,25 @@ def test_a_failing_run_is_recorded_as_failed_with_its_message(capsys, tmp_path, 
     assert recorded["metrics"] == [] and recorded["model"] is None
 
 
+def test_a_training_on_languages_records_each_language_file_with_its_language(
+        capsys, tmp_path, corpus):
+    p = tmp_path / "p.bpeproj"
+    folder = tmp_path / "de"
+    folder.mkdir()
+    (folder / "a.txt").write_text("die neue Welt\n", encoding="utf-8")
+    (folder / "b.txt").write_text("der neueste Tag\n", encoding="utf-8")
+    status, _, err = run(capsys, "train", "--lang", f"en={corpus}", f"de={folder}",
+                         "--temperature", "2", "--merges", "10", "-o", tmp_path / "m.json",
+                         "-q", "--project", p)
+    assert status == 0, err
+    [recorded] = history(capsys, p)
+    assert [(i["role"], i["path"], i["language"]) for i in recorded["inputs"]] == [
+        ("corpus", str(corpus), "en"), ("corpus", str(folder / "a.txt"), "de"),
+        ("corpus", str(folder / "b.txt"), "de")]
+    status, out, _ = run(capsys, "history", p)
+    assert "corpus.txt, a.txt, b.txt" in out
+
+
 def test_history_lists_runs_as_a_table(capsys, tmp_path, corpus):
     p = tmp_path / "p.bpeproj"
     run(capsys, "train", corpus, "-o", tmp_path / "m.json", "--merges", "3", "-q",

@@ -89,6 +89,49 @@ def test_bad_input_is_one_error_line_naming_the_file(capsys, tmp_path, extra, wo
     assert not (tmp_path / "m.json").exists()
 
 
+def test_parity_aware_training_with_protected_strings_is_refused_before_training(
+        capsys, tmp_path):
+    protect = tmp_path / "protect.txt"
+    protect.write_text("New York\n", encoding="utf-8")
+    dev = [f"{code}={path}" for code, path in UDHR.items()]
+    status, _, err = run(capsys, "train", *lang_args(), "--parity-dev", *dev,
+                         "--parity-dev-documents", "--protect", protect, "--merges", "50",
+                         "-o", tmp_path / "m.json")
+    assert status != 0
+    assert_one_error_line(err, "parity-aware training cannot be combined", "protected strings")
+    assert not (tmp_path / "m.json").exists()
+
+
+@pytest.mark.parametrize("flag", [["--parity-window", "50"], ["--parity-dev-documents"],
+                                  ["--parity-measure", "tokens-per-character"]])
+def test_parity_options_without_a_development_set_are_refused(capsys, tmp_path, flag):
+    status, _, err = run(capsys, "train", *lang_args(), *flag, "--merges", "20",
+                         "-o", tmp_path / "m.json")
+    assert status != 0
+    assert_one_error_line(err, flag[0], "needs --parity-dev")
+    assert not (tmp_path / "m.json").exists()
+
+
+def test_help_on_the_development_set_leaves_the_measure_to_parity_measure(capsys):
+    """The default measure is the token count, so --parity-dev may not name another."""
+    _, out, _ = run(capsys, "train", "--help")
+    text = " ".join(out.split())
+    start = text.index("--parity-dev CODE=PATH [CODE=PATH ...] Parity-aware")
+    dev = text[start:text.index("--parity-measure {", start)]
+    assert "as the parity measure says" in dev and "per character" not in dev
+
+
+def test_encoding_errors_replace_reads_each_language_with_replacement_characters(
+        capsys, tmp_path):
+    bad = tmp_path / "en.txt"
+    bad.write_bytes(b"caf\xe9 au lait\n" * 10)
+    status, _, err = run(capsys, "train", "--lang", f"en={bad}", f"de={UD['de']}",
+                         "--encoding-errors", "replace", "--merges", "20",
+                         "-o", tmp_path / "m.json", "-q")
+    assert status == 0, err
+    assert "\ufffd" in load_model(tmp_path / "m.json").alphabet
+
+
 def test_files_and_languages_together_are_refused(capsys, tmp_path):
     status, _, err = run(capsys, "train", UD["en"], *lang_args(), "-o", tmp_path / "m.json")
     assert status != 0

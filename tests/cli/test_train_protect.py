@@ -46,6 +46,18 @@ def test_protect_flag_with_every_preset(capsys, files, preset, table):
     assert ids.count(model.piece_to_id(word)) == 1 and ids.count(model.piece_to_id("C++")) == 2
 
 
+def test_protected_strings_typed_on_the_command_line_are_those_of_a_file(capsys, files):
+    from_file, typed = files / "file.json", files / "typed.json"
+    assert run(capsys, "train", files / "c.txt", "--merges", 20, "--protect", files / "p.txt",
+               "-o", from_file, "-q")[0] == 0
+    status, _, err = run(capsys, "train", files / "c.txt", "--merges", 20, "--protect-string",
+                         "New York", "NewYork", "C++", "--protect-string=e.g.", "-o", typed,
+                         "-q")
+    assert status == 0, err
+    assert load_model(typed).config.protected == ("New York", "NewYork", "C++", "e.g.")
+    assert load_model(typed).merges == load_model(from_file).merges
+
+
 def test_encode_and_export(capsys, files):
     out = files / "m.json"
     assert run(capsys, "train", files / "c.txt", "-o", out, "--preset", "subword-nmt",

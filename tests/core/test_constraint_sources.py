@@ -61,6 +61,15 @@ def test_gold_boundaries_hold_with_every_preset(preset, gold, tmp_path):
     assert loads(dumps(result.model)).constraints == result.model.constraints
 
 
+def test_only_words_the_gold_cuts_count_as_given_boundaries(tmp_path):
+    """A gold word of one morph (SIGMORPHON lists many) gives no boundary."""
+    path = tmp_path / "gold.tsv"
+    path.write_text(GOLD + "happiness\thappiness\n", encoding="utf-8")
+    result = train(Corpus.from_word_counts(WORDS), TrainConfig(merges=10,
+                                                               gold_boundaries=(str(path),)))
+    assert result.model.constraints.segmented_words == 3
+
+
 def test_gold_boundaries_apply_to_running_text_and_gpt2_leading_spaces(gold):
     text = ["unhappiness undo redo " * 3 + "nhap " * 5]
     for preset in ("gpt2", "sennrich"):

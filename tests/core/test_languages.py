@@ -18,7 +18,7 @@ from bpe_desktop.core.languages import (
 )
 from bpe_desktop.core.multilingual import train_multilingual
 from bpe_desktop.core.parity_dev import load_dev_set
-from tests.shared_data import corpus_path
+from tests.shared_data import DATA_DIR, corpus_path
 
 UD = {"en": "ud_english.txt", "de": "ud_german.txt", "ru": "ud_russian.txt"}
 
@@ -164,3 +164,45 @@ def test_a_language_without_a_development_file_is_named(tmp_path):
     with pytest.raises(ConfigError, match=r"language 'de' \(.*ud_german.txt\) has no "
                                           "development file"):
         train_multilingual(config)
+
+
+@pytest.mark.parametrize("options", [
+    dict(temperature=3.0),
+    dict(parity_dev=tuple(f"{c}={DATA_DIR / 'udhr' / f}" for c, f in
+                          (("en", "eng.txt"), ("de", "deu.txt"), ("ru", "rus.txt"))),
+         parity_dev_documents=True),
+])
+def test_the_model_names_every_language_file_it_was_trained_on(options):
+    import hashlib
+
+    model = train_multilingual(TrainConfig(merges=30, lang=lang_entries(), **options)).model
+    paths = [corpus_path(UD[c]) for c in UD]
+    assert model.corpus.kind == "files"
+    assert [f.path for f in model.corpus.files] == [str(p) for p in paths]
+    assert [f.sha256 for f in model.corpus.files] == [
+        hashlib.sha256(open(p, "rb").read()).hexdigest() for p in paths]
+
+
+@pytest.mark.parametrize("preset", ["sennrich", "gpt2"])
+def test_protected_strings_are_found_in_each_languages_text(preset):
+    """The pre-tokenizer splits "New York" (and, byte-level, "U.S."): the strings are cut
+    from the raw text, as a training on the files does, not looked for in counted words."""
+    config = TrainConfig.preset(preset, merges=200, protected=("New York", "U.S."))
+    files = train(Corpus.from_files([corpus_path(UD[c]) for c in UD]), config).model
+    languages = train_multilingual(config.replace(lang=lang_entries(), temperature=1.0)).model
+    assert languages.merges == files.merges
+    assert languages.final_counts == files.final_counts
+    assert all(files.final_counts[files.piece_to_id(p)] > 0 for p in ("New York", "U.S."))
+
+
+def test_a_development_file_named_by_the_other_iso_code_is_matched(tmp_path):
+    """UD files guess ISO 639-1 (en), UDHR files ISO 639-3 (eng): one language."""
+    folder = tmp_path / "udhr"
+    folder.mkdir()
+    for code in ("eng", "deu", "rus"):
+        (folder / f"{code}.txt").write_bytes((DATA_DIR / "udhr" / f"{code}.txt").read_bytes())
+    config = TrainConfig(merges=20, lang=lang_entries(), parity_dev=(str(folder),),
+                         parity_dev_documents=True)
+    result = train_multilingual(config)
+    assert result.languages.codes == ("en", "de", "ru")
+    assert sum(result.languages.chosen.count(i) for i in range(3)) == 20

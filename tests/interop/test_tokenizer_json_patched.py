@@ -136,3 +136,24 @@ def test_a_post_processor_naming_a_dropped_token_writes_nothing(adapt_folder, so
         write_model(result.model, "hf", out, source=source, source_path=source_path,
                     source_format="hf")
     assert not out.exists()
+
+
+def test_a_source_cut_by_an_approximated_pre_tokenizer_is_not_written_back(adapt_folder):
+    """File ▸ Trim of an imported tokenizer.json rewrites the source, keeping its own
+    pre-tokenizer; HF's Whitespace (\\w+|[^\\w\\s]+) keeps digits in words, which the
+    import's 'letters' cuts apart, so the kept tokens would not be the ones HF needs."""
+    from bpe_desktop.core.errors import BpeError
+
+    tok = Tokenizer(models.BPE(unk_token="<unk>"))
+    tok.pre_tokenizer = pre_tokenizers.Whitespace()
+    tok.train([str(english_training_text(adapt_folder))], trainers.BpeTrainer(
+        vocab_size=600, special_tokens=["<unk>"], show_progress=False))
+    path = adapt_folder / "whitespace.json"
+    tok.save(str(path))
+    source = import_model("hf", path)
+    result = trim(source, ["Game 5: Sunday, June 17 at 1999 prices"])
+    out = adapt_folder / "whitespace-trimmed.json"
+    with pytest.raises(BpeError, match=r"whitespace\.json: .*\(Whitespace\) is approximated"):
+        write_model(result.model, "hf", out, source=source, source_path=path,
+                    source_format="hf")
+    assert not out.exists()

@@ -246,3 +246,21 @@ def test_history_keeps_a_multilingual_run_s_languages_and_reruns_it(window, qtbo
         window.history.rerun_button.click()
     assert window.document.model.merges == first.merges
     assert [item.text(WEIGHT_COLUMN) for item in rows(training)] == ["1", "1", "2"]
+
+
+def test_invalid_utf8_in_a_language_continues_with_replacement_when_chosen(
+        panel, qtbot, tmp_path, errors, monkeypatch):
+    from bpe_desktop.ui.common import dialogs
+
+    english, german = tmp_path / "en.txt", tmp_path / "de.txt"
+    english.write_bytes(b"caf\xe9 au lait\n" * 10)
+    german.write_text("die neue Welt\n" * 10, encoding="utf-8")
+    panel.corpus.add_paths([str(english), str(german)])
+    panel.options.set_config(TrainConfig(merges=3))
+    asked = []
+    monkeypatch.setattr(dialogs, "ask_action", lambda *args: asked.append(True) or True)
+    with qtbot.waitSignal(panel.trained, timeout=30_000) as blocker:
+        panel.start()
+    assert asked == [True]
+    assert "\ufffd" in blocker.args[0].model.alphabet
+    assert errors == []

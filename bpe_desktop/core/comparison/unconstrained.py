@@ -89,12 +89,18 @@ def compare_with_unconstrained(model: BPEModel, request: EvaluationRequest, *,
                                cancel=None) -> ConstraintGain:
     """Train the unconstrained counterpart, evaluate both on ``request`` (its gold sets
     parsed already), and list the gold words cut differently."""
+    from bpe_desktop.core.languages import needs_languages
+    from bpe_desktop.core.multilingual import train_multilingual
     from bpe_desktop.core.training import train
 
     config, corpus = unconstrained_config(model), unconstrained_corpus(model)
     if progress is not None:
         progress("training the unconstrained model", 0, 1)
-    plain = train(corpus, config, cancel=cancel).model
+    if needs_languages(config):  # the same balanced languages, not their files as they are
+        plain = train_multilingual(config, cancel=cancel,
+                                   word_counts=corpus.file_format == "word-counts").model
+    else:
+        plain = train(corpus, config, cancel=cancel).model
     cancelled = (lambda: cancel.cancelled) if cancel is not None else None
     request = EvaluationRequest(gold=request.gold, text_files=request.text_files,
                                 texts=request.texts)

@@ -191,6 +191,15 @@ def import_error(path: str | os.PathLike, where: str | None, problem: str) -> Mo
     return ModelFileError(prefix + problem, path=name, where=where)
 
 
+def not_adaptable(path: str | os.PathLike, approximations: Sequence[str]) -> ModelFileError:
+    """The error for a tokenizer whose import only approximates how it cuts text, which
+    extending or trimming needs exactly."""
+    return import_error(path, None, f"{'; '.join(approximations)}, so BPE Desktop cannot "
+                        "cut text into words exactly as this tokenizer does; extending or "
+                        "trimming it would learn or keep tokens for other words than the "
+                        "tokenizer makes")
+
+
 def quoted(token: str) -> str:
     """A token as a JSON string for a message or a JSON path, lone surrogates escaped."""
     return _checks._quoted(token)

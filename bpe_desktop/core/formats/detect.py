@@ -24,9 +24,13 @@ _TIKTOKEN_LINE = re.compile(rb"^[A-Za-z0-9+/=]+ \d+$")
 def detect_format(path: str | os.PathLike) -> str:
     """The format name ``import_model`` (or ``model``) takes for ``path``; ModelFileError
     naming the file when it is none of them."""
+    from bpe_desktop.core.formats.gpt2 import file_pair
+
     p = Path(path)
     name = p.name.lower()
     if p.is_dir() or name.endswith("vocab.json") or name.endswith("merges.txt"):
+        return "gpt2"
+    if not p.exists() and file_pair(p)[0].is_file():  # PREFIX-vocab.json, PREFIX-merges.txt
         return "gpt2"
     with open(p, "rb") as f:
         head = f.read(4096)
@@ -71,10 +75,16 @@ def _unknown(path) -> str:
 
 
 def load_tokenizer(path: str | os.PathLike, fmt: str | None = None):
-    """``(model, format)``: the tokenizer at ``path`` in ``fmt`` (detected when None)."""
-    from bpe_desktop.core.formats import import_model
+    """``(model, format)``: the tokenizer at ``path`` in ``fmt`` (detected when None), to
+    extend or trim: a ``tokenizer.json`` or sentencepiece ``.model`` whose text rules the
+    import only approximates is refused (``check_adaptable`` of :mod:`.hf` and
+    :mod:`.sentencepiece_model`)."""
+    from bpe_desktop.core.formats import hf, import_model, sentencepiece_model
     from bpe_desktop.core.model_file import load_model
 
     fmt = fmt or detect_format(path)
     model = load_model(path) if fmt == OWN_FORMAT else import_model(fmt, path)
+    checks = {"hf": hf.check_adaptable, "sentencepiece": sentencepiece_model.check_adaptable}
+    if fmt in checks:
+        checks[fmt](path)
     return model, fmt

@@ -215,8 +215,15 @@ class _Reader:
     def __init__(self, path: str | os.PathLike) -> None:
         self.path = path
         self.notes: list[str] = []
+        #: The notes on text rules the import only approximates (a pre-tokenizer or a
+        #: normalizer BPE Desktop does not have): words are then cut differently.
+        self.approximations: list[str] = []
         #: Non-special added tokens of the vocabulary that no merge makes.
         self.protected: list[str] = []
+
+    def approximate(self, note: str) -> None:
+        self.notes.append(note)
+        self.approximations.append(note)
 
     def fail(self, where: str | None, problem: str) -> Exception:
         return _common.import_error(self.path, where, problem)
@@ -276,6 +283,19 @@ def load(path: str | os.PathLike) -> BPEModel:
     )
     return _common.build_model(path, config=config, merges=merges, vocab=vocab,
                                notes=r.notes, label=LABEL)
+
+
+def check_adaptable(path: str | os.PathLike) -> None:
+    """Extending or trimming the ``tokenizer.json`` at ``path`` must cut text exactly as
+    it does (and writing back keeps its own pre-tokenizer and normalizer), so one whose
+    pre-tokenizer or normalizer the import only approximates is refused: its new merges
+    would be learned on, and its kept tokens chosen by, other words than it makes."""
+    r = _Reader(path)
+    root = r.obj(_common.read_json(path), "the file")
+    _read_pre_tokenizer(r, root.get("pre_tokenizer"))
+    _read_normalizer(r, root.get("normalizer"))
+    if r.approximations:
+        raise _common.not_adaptable(path, r.approximations)
 
 
 def _fuse_unk(r: _Reader, model: dict) -> bool:
@@ -414,8 +434,11 @@ def _read_pre_tokenizer(r: _Reader, node: Any) -> tuple[str, str]:
         if meta.get("replacement", BOW) != BOW:
             raise r.fail(f"{where}.replacement", f"{meta.get('replacement')!r}: BPE Desktop's "
                          f"word-start marker is {BOW!r}")
-        if (meta.get("prepend_scheme", "always") != "always"
-                or meta.get("add_prefix_space") is False):
+        scheme = meta.get("prepend_scheme", "always")
+        if scheme == "never" or meta.get("add_prefix_space") is False:
+            r.approximate("every word gets ▁ here, also the first, where the source's "
+                          "Metaspace prepends none")
+        elif scheme != "always":  # "first": differs only right after an added token
             r.notes.append("every word gets ▁ here, also where the source's Metaspace "
                            "did not prepend it")
         boundary = "bow-prefix"
@@ -427,11 +450,11 @@ def _read_pre_tokenizer(r: _Reader, node: Any) -> tuple[str, str]:
     if kinds == ["ByteLevel"]:
         step, where = steps[0]
         if step.get("add_prefix_space"):
-            r.notes.append("no space is added before the first word here (the source's "
-                           "ByteLevel adds one)")
+            r.approximate("no space is added before the first word here (the source's "
+                          "ByteLevel adds one)")
         if step.get("use_regex") is False:
-            r.notes.append("text is split with GPT-2's pattern here (the source's ByteLevel "
-                           "does not split)")
+            r.approximate("text is split with GPT-2's pattern here (the source's ByteLevel "
+                          "does not split)")
         if boundary != "none":
             raise r.fail(where, "a byte-level tokenizer with a ▁ marker is not supported")
         return "gpt2", boundary
@@ -455,19 +478,19 @@ def _read_pre_tokenizer(r: _Reader, node: Any) -> tuple[str, str]:
             return "letters", boundary
     described = " + ".join(str(k) for k in kinds) or "none"
     if "ByteLevel" in kinds and boundary == "none":  # e.g. a GPT-4-style Split first
-        r.notes.append(f"the source's pre-tokenizer ({described}) is approximated by GPT-2's "
-                       "byte-level pattern")
+        r.approximate(f"the source's pre-tokenizer ({described}) is approximated by GPT-2's "
+                      "byte-level pattern")
         return "gpt2", boundary
     if kinds and kinds[0] in ("Whitespace", "BertPreTokenizer"):
-        r.notes.append(f"the source's pre-tokenizer ({described}) is approximated by "
-                       "'letters' (runs of letters; every other character alone)")
+        r.approximate(f"the source's pre-tokenizer ({described}) is approximated by "
+                      "'letters' (runs of letters; every other character alone)")
         return "letters", boundary
     if boundary == "bow-prefix":
-        r.notes.append(f"the source's pre-tokenizer ({described}) is approximated by "
-                       "'sentencepiece' (words between spaces and line breaks)")
+        r.approximate(f"the source's pre-tokenizer ({described}) is approximated by "
+                      "'sentencepiece' (words between spaces and line breaks)")
         return "sentencepiece", boundary
-    r.notes.append(f"the source's pre-tokenizer ({described}) is approximated by "
-                   "'whitespace' (words between white space)")
+    r.approximate(f"the source's pre-tokenizer ({described}) is approximated by "
+                  "'whitespace' (words between white space)")
     return "whitespace", boundary
 
 
@@ -483,5 +506,5 @@ def _read_normalizer(r: _Reader, node: Any) -> tuple[str, bool]:
                 and step.get("content") == "\n":
             pass  # BPE Desktop reads CRLF as LF anyway
         else:
-            r.notes.append(f"the normalizer {kind} ({where}) is not applied")
+            r.approximate(f"the normalizer {kind} ({where}) is not applied")
     return normalize, lowercase

@@ -282,9 +282,29 @@ def load(path: str | os.PathLike) -> BPEModel:
                                alphabet=alphabet + unreachable, notes=notes, label=LABEL)
 
 
+def check_adaptable(path: str | os.PathLike) -> None:
+    """Extending or trimming the ``.model`` at ``path`` must cut text exactly as it does,
+    so one whose normalizer the import approximates in a way that changes the words (no
+    ▁ before the first word, runs of spaces kept, a normalization not applied) is
+    refused. ``nmt_nfkc`` read as NFKC is not: it is sentencepiece's default and differs
+    from NFKC only in rare characters."""
+    proto = read_proto(path, _common.read_bytes(path))
+    approximations: list[str] = []
+    _read_normalizer(path, proto["normalizer"], [], approximations)
+    if approximations:
+        raise _common.not_adaptable(path, approximations)
+
+
 def _read_normalizer(path: str | os.PathLike, normalizer: dict[int, Any],
-                     notes: list[str]) -> tuple[str, bool]:
-    """(normalize, lowercase) for the normalizer spec; approximations become notes."""
+                     notes: list[str], approximations: list[str] | None = None
+                     ) -> tuple[str, bool]:
+    """(normalize, lowercase) for the normalizer spec; approximations become notes (and
+    ``approximations`` those that change the words)."""
+    def approximate(note: str) -> None:
+        notes.append(note)
+        if approximations is not None:
+            approximations.append(note)
+
     def flag(field: int) -> bool:
         return bool(normalizer.get(field, (1, 0))[0])  # these flags default to true
 
@@ -297,9 +317,9 @@ def _read_normalizer(path: str | os.PathLike, normalizer: dict[int, Any],
             raise _common.import_error(path, "normalizer_spec.name", str(exc)) from None
     charsmap = normalizer.get(NORM_CHARSMAP, (b"", 0))[0]
     if not flag(NORM_DUMMY_PREFIX):
-        notes.append("the first word gets a ▁ here (the source adds none)")
+        approximate("the first word gets a ▁ here (the source adds none)")
     if not flag(NORM_REMOVE_SPACES):
-        notes.append("runs of spaces are collapsed here (the source keeps them)")
+        approximate("runs of spaces are collapsed here (the source keeps them)")
     if name in ("identity", "") and not charsmap:
         return "none", False
     if name.startswith(("nmt_nfkc", "nfkc")):
@@ -307,5 +327,5 @@ def _read_normalizer(path: str | os.PathLike, normalizer: dict[int, Any],
         notes.append(f"the source's normalization {name!r} is approximated by NFKC"
                      + (" and lowercasing" if folded else ""))
         return "nfkc", folded
-    notes.append(f"the source's normalization {name!r} is not applied")
+    approximate(f"the source's normalization {name!r} is not applied")
     return "none", False

@@ -17,9 +17,6 @@ from bpe_desktop.core.config import TrainConfig, format_special
 PROGRAM = "bpe-desktop"
 #: Files a panel's run keeps in memory (a model not saved yet) appear as this name.
 UNSAVED_MODEL = "model.json"
-#: Protected strings typed in the Training form: the command line reads them from a file
-#: (one a line), which appears as this name.
-UNSAVED_PROTECTED = "protected.txt"
 
 
 def command_record(argv: Sequence[str], cwd: str | None = None) -> dict:
@@ -40,7 +37,11 @@ def train_arguments(files: Sequence[str], output: str, config: TrainConfig, *,
                     word_counts: bool = False, encoding_errors: str = "strict") -> list[str]:
     """``train`` arguments giving exactly ``config``: each option that differs from the
     default, as its flag (:func:`bpe_desktop.cli.options.add_train_options`)."""
-    argv = ["train", *(os.path.abspath(f) for f in files), "-o", output]
+    from bpe_desktop.core.protected import PROTECT_STRING_FLAG
+
+    # A run on languages names its files in --lang CODE=PATH, not as corpus files.
+    argv = ["train", *(() if config.lang else (os.path.abspath(f) for f in files)),
+            "-o", output]
     if word_counts:
         argv.append("--word-counts")
     default = TrainConfig()
@@ -57,10 +58,9 @@ def train_arguments(files: Sequence[str], output: str, config: TrainConfig, *,
                 argv += ["--special", format_special(token)]
         elif isinstance(value, bool):
             argv.append(option_flag(name))  # every switch is off by default
-        elif name == "protected":
-            argv += ["--protect", UNSAVED_PROTECTED]
-        elif isinstance(value, (list, tuple)):  # files (or CODE=PATH, CODE=W): one flag
-            argv += [option_flag(name), *map(str, value)]
+        elif isinstance(value, (list, tuple)):  # one FLAG=VALUE each: a value may start with -
+            flag = PROTECT_STRING_FLAG if name == "protected" else option_flag(name)
+            argv += [f"{flag}={item}" for item in value]
         else:
             argv += [option_flag(name), str(value)]
     if encoding_errors != "strict":

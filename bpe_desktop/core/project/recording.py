@@ -64,7 +64,7 @@ class RecordedRun:
 @contextmanager
 def recorded_run(project: Project, kind: str, *, config: dict | None = None,
                  command: dict | None = None,
-                 inputs: Iterable[tuple[str, str]] = (), preset: str = "",
+                 inputs: Iterable[tuple[str, ...]] = (), preset: str = "",
                  language: str = "") -> Iterator[RecordedRun]:
     run = RecordedRun(project, project.start_run(
         kind, config=config, command=command, inputs=inputs, preset=preset,

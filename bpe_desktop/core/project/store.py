@@ -285,23 +285,26 @@ class Project:
 
     def _start_run(self, kind: str, *, config: dict | None = None,
                   command: dict | None = None,
-                  inputs: Iterable[tuple[str, str]] = (), preset: str = "",
+                  inputs: Iterable[tuple[str, ...]] = (), preset: str = "",
                   engine_version: str = "", app_version: str = "",
                   language: str = "") -> int:
-        """Insert a ``running`` run; ``inputs`` are (role, path) of the files it reads,
-        ``command`` the ``bpe-desktop`` command that does the same (see
-        :mod:`~bpe_desktop.core.project.commands`), ``language`` a label for its corpus
-        files."""
+        """Insert a ``running`` run; ``inputs`` are (role, path) of the files it reads, or
+        (role, path, language) for a corpus file of a known language, ``command`` the
+        ``bpe-desktop`` command that does the same (see
+        :mod:`~bpe_desktop.core.project.commands`), ``language`` a label for its other
+        corpus files."""
         if kind not in schema.RUN_KINDS:
             raise ValueError(f"unknown run kind {kind!r}")
-        inputs = list(inputs)
-        ids = [(role, self.corpus_id(p)) for role, p in inputs if os.path.isfile(p)]
-        label = ", ".join(os.path.basename(p) for role, p in inputs
+        inputs = [(item[0], item[1], item[2] if len(item) > 2 else language)
+                  for item in inputs]
+        ids = [(role, self.corpus_id(p), lang) for role, p, lang in inputs
+               if os.path.isfile(p)]
+        label = ", ".join(os.path.basename(p) for role, p, _ in inputs
                           if role in ("corpus", "text", "gold"))
         with self.transaction():
-            if language:
-                self.conn.executemany("UPDATE corpora SET language = ? WHERE id = ?",
-                                      [(language, c) for role, c in ids if role == "corpus"])
+            self.conn.executemany("UPDATE corpora SET language = ? WHERE id = ?",
+                                  [(lang, c) for role, c, lang in ids
+                                   if role == "corpus" and lang])
             cur = self.conn.execute(
                 "INSERT INTO runs (kind, status, config, command, engine_version, "
                 "app_version, started, pid, host, preset, corpus_label) "
@@ -312,7 +315,7 @@ class Project:
                  socket.gethostname(), preset, label[:200]))
             run_id = cur.lastrowid
             positions: dict[str, int] = {}
-            for role, corpus in ids:
+            for role, corpus, _ in ids:
                 positions[role] = positions.get(role, -1) + 1
                 self.conn.execute("INSERT INTO run_inputs VALUES (?, ?, ?, ?)",
                                   (run_id, corpus, role, positions[role]))

@@ -69,7 +69,8 @@ def training_job(corpus: Corpus, config: TrainConfig):
 
         if config.lang:  # the files' languages say what to read
             result = train_multilingual(config, on_progress=on_progress, cancel=cancel,
-                                        word_counts=corpus.file_format == "word-counts")
+                                        word_counts=corpus.file_format == "word-counts",
+                                        errors=corpus.errors)
         else:
             # Morfessor's progress goes to the same bar, when it runs first.
             segmenter = {"on_segmenter": report} if config.morfessor else {}

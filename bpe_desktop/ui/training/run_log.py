@@ -21,7 +21,8 @@ def constraint_log(result: TrainResult) -> list[str]:
                      f"{sum(len(m) > 1 for m in result.segmentation.values()):,} of "
                      f"{len(result.segmentation):,} words.")
     if report.segmented_words:
-        lines.append(f"{report.segmented_words:,} words had boundaries no merge crossed.")
+        lines.append(f"The boundary sources cut {report.segmented_words:,} words; no merge "
+                     "crossed their boundaries where the corpus has them.")
     if report.knocked_out:
         lines.append(f"BPE-knockout removed {len(report.knocked_out):,} merges "
                      "(crossings > respects on the gold words):")

@@ -76,3 +76,16 @@ def test_models_without_a_counterpart_say_why(constrained, tmp_path):
                       TrainConfig(merges=3, separator="@@")).model
     with pytest.raises(ConfigError, match="pre-segmented"):
         unconstrained_config(segmented)
+
+
+def test_a_multilingual_model_is_compared_with_the_same_balanced_languages(corpus_file):
+    from bpe_desktop.core.multilingual import train_multilingual
+    from tests.shared_data import corpus_path
+
+    config = TrainConfig(vocab_size=900, lowercase=True, gold_boundaries=(str(GOLD),),
+                         lang=(f"en={corpus_file}", f"de={corpus_path('ud_german.txt')}"),
+                         temperature=3.0)
+    model = train_multilingual(config).model
+    gain = compare_with_unconstrained(model, EvaluationRequest(gold=[read_gold(GOLD)]))
+    plain = train_multilingual(unconstrained_config(model)).model
+    assert gain.unconstrained_model.merges == plain.merges

@@ -73,11 +73,15 @@ def test_file_lists_and_languages_are_given_one_flag_each():
                          lang=("en=en.txt", "de=de.txt"), weight=("en=1", "de=2.5"),
                          parity_dev=("en=dev.en", "de=dev.de"), parity_dev_documents=True)
     argv = train_arguments(["en.txt", "de.txt"], "model.json", config)
-    assert argv[argv.index("--gold-boundaries"):][:3] == ["--gold-boundaries", "g1.tsv",
-                                                           "g2.tsv"]
     assert config_from_args(build_parser().parse_args(argv)) == config
 
 
-def test_typed_protected_strings_are_named_as_their_file(tmp_path):
-    argv = train_arguments(["c.txt"], "model.json", TrainConfig(protected=("New York",)))
-    assert argv[argv.index("--protect") + 1] == "protected.txt"
+def test_list_options_protected_strings_and_languages_parse_back():
+    """Constraints, typed protected strings and languages (a run from the window) give a
+    command whose options are the run's: files as --lang entries, not corpus files."""
+    from tests.test_options_everywhere import SAMPLED, UNUSUAL
+
+    for config in (UNUSUAL, SAMPLED, TrainConfig(protected=("-x", "New York"))):
+        argv = train_arguments(["fi.txt", "tr.txt"], "model.json", config)
+        assert ("fi.txt" in " ".join(argv)) == (not config.lang)
+        assert config_from_args(build_parser().parse_args(argv)) == config
