@@ -44,7 +44,6 @@ def describe_config(config) -> str:
     else:
         stop = "until no pair repeats"
     from bpe_desktop.core.constraints import describe
-
     from bpe_desktop.core.languages import describe_language_options
 
     constraints = describe(config)

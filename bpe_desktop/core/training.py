@@ -306,7 +306,6 @@ def _cut_protected(corpus: Corpus, config: TrainConfig, cancel,
         cut = Corpus.from_word_counts(protect.cut_words(corpus.word_counts, counts))
     elif corpus.file_format == "word-counts":
         from bpe_desktop.core.counting import engine_count
-
         from bpe_desktop.core.protected import check_found_in_tables
 
         table = engine_count(corpus, config.replace(protected=()),
