@@ -191,13 +191,15 @@ def cmd_extend(args: argparse.Namespace) -> int:
             progress.clear()
     model = result.model
     _write(args, model, source, fmt, verify)
+    reports = _reports(source, model, held_out)
     if (run := recording(args)) is not None:
-        from bpe_desktop.core.project.metrics import Metric, training_metrics
+        from bpe_desktop.core.project.metrics import Metric, held_out_metrics, training_metrics
 
         run.set_model(model, path=args.output)
         run.add_metrics([*training_metrics(model, dict(result.timings)),
                          Metric("new_merges", result.new_merges),
-                         Metric("new_characters", len(result.new_characters))])
+                         Metric("new_characters", len(result.new_characters)),
+                         *(row for report in reports for row in held_out_metrics(report))])
     if not args.quiet:
         print(f"{result.new_merges:,} new merges, vocabulary {source.vocab_size:,} -> "
               f"{model.vocab_size:,} tokens, {time.perf_counter() - started:.1f} s")
@@ -217,7 +219,7 @@ def cmd_extend(args: argparse.Namespace) -> int:
         if result.byte_characters:
             print(f"{len(result.byte_characters):,} characters spelled in byte tokens "
                   "(byte fallback)")
-        _print_reports(source, model, held_out)
+        _print_reports(reports)
     return EXIT_OK
 
 
@@ -240,7 +242,7 @@ def cmd_trim(args: argparse.Namespace) -> int:
     if not args.quiet:
         print(f"kept {len(result.id_map):,} of {source.vocab_size:,} tokens "
               f"({result.dropped:,} dropped); id map: {', '.join(map(str, maps))}")
-        _print_reports(source, result.model, held_out)
+        _print_reports(_reports(source, result.model, held_out))
     return EXIT_OK
 
 
@@ -271,8 +273,15 @@ def _write(args, model, source, fmt: str, verify: list[str]) -> None:
                                 args.quiet)
 
 
-def _print_reports(before, after, held_out) -> None:
-    from bpe_desktop.core.adaptation_report import format_report, held_out_report
+def _reports(before, after, held_out) -> list:
+    """How ``before`` and ``after`` encode each held-out text."""
+    from bpe_desktop.core.adaptation_report import held_out_report
 
-    for name, lines in held_out:
-        print(format_report(held_out_report(before, after, lines, name)))
+    return [held_out_report(before, after, lines, name) for name, lines in held_out]
+
+
+def _print_reports(reports) -> None:
+    from bpe_desktop.core.adaptation_report import format_report
+
+    for report in reports:
+        print(format_report(report))

@@ -6,6 +6,7 @@ import argparse
 import sys
 
 from bpe_desktop.cli._common import EXIT_OK
+from bpe_desktop.core.languages import describe_language_options
 from bpe_desktop.core.model_file import created_time, load_model
 
 
@@ -55,6 +56,8 @@ def cmd_info(args: argparse.Namespace) -> int:
     rows.append(("special tokens", ", ".join(f"{t.piece} = {t.id} ({t.role})"
                                              for t in specials) or "none"))
     rows.extend(constraint_rows(model))
+    if languages := describe_language_options(cfg):
+        rows.append(("languages", languages))
     c = model.corpus
     if c is None:
         rows.append(("corpus", "unknown"))

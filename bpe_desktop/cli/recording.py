@@ -63,17 +63,14 @@ def run_command(args: argparse.Namespace, argv: Sequence[str]) -> int:
 def _train(args):
     from bpe_desktop.cli.options import config_from_args
     from bpe_desktop.cli.train import tables_as_languages
+    from bpe_desktop.core.project.recording import training_inputs
 
     tables_as_languages(args)
     train_config = config_from_args(args)
     config = {**train_config.to_dict(), "word_counts": args.word_counts,
               "encoding_errors": args.encoding_errors}
-    if train_config.lang:  # each language's files, labelled with it
-        from bpe_desktop.core.multilingual import language_corpus_files
-
-        files = language_corpus_files(train_config, word_counts=args.word_counts)
-        return config, [("corpus", f, code) for code, f in files], args.preset or ""
-    return config, [("corpus", f) for f in args.files], args.preset or ""
+    inputs = training_inputs(train_config, args.files, word_counts=args.word_counts)
+    return config, inputs, args.preset or ""
 
 
 def _count(args):

@@ -44,11 +44,14 @@ def describe_config(config) -> str:
     else:
         stop = "until no pair repeats"
     from bpe_desktop.core.constraints import describe
+    from bpe_desktop.core.languages import describe_language_options
 
     constraints = describe(config)
+    languages = describe_language_options(config)
     return (f"{stop}, words: {config.pretokenizer}, boundary: {config.boundary}, "
             f"ties: {config.ties}, minimum count {config.min_frequency}"
-            + (f", constraints: {constraints}" if constraints else ""))
+            + (f", constraints: {constraints}" if constraints else "")
+            + (f", languages: {languages}" if languages else ""))
 
 
 def describe_progress(p, eta: float | None = None, *, bar_width: int = 0) -> str:

@@ -212,3 +212,29 @@ def check_languages(config) -> None:
         raise ConfigError("give either language weights or a temperature, not both")
     if config.weight:
         parse_weights(config.weight, list(files), files)
+
+
+def describe_language_options(config) -> str:
+    """The multilingual options in a few words, "" without languages (the training log's
+    configuration line and ``bpe-desktop info`` show them):
+
+    ``en, de (weights en=1, de=2)``; ``en, de (temperature 2; parity-aware on en=dev.en,
+    de=dev.de, measure tokens, window 100, whole documents)``
+    """
+    if not config.lang:
+        return ""
+    details = []
+    if config.weight:
+        details.append(f"weights {', '.join(config.weight)}")
+    if config.temperature:
+        details.append(f"temperature {config.temperature:g}")
+    if config.parity_dev:
+        parity = [f"parity-aware on {', '.join(config.parity_dev)}",
+                  f"measure {config.parity_measure}"]
+        if config.parity_window:
+            parity.append(f"window {config.parity_window:,}")
+        if config.parity_dev_documents:
+            parity.append("whole documents")
+        details.append(", ".join(parity))
+    codes = ", ".join(language_paths(config))
+    return codes + (f" ({'; '.join(details)})" if details else "")

@@ -32,6 +32,7 @@ from bpe_desktop.core.languages import (
     target_shares,
 )
 from bpe_desktop.core.parity_dev import DevSet, load_dev_set
+from bpe_desktop.core.protected import check_found_in_tables
 from bpe_desktop.core.training import (
     CancelToken,
     Corpus,
@@ -103,6 +104,9 @@ def count_languages(config: TrainConfig, *, cancel: CancelToken | None = None,
             table = engine_count(source, config, cancel=cancel)
             tables.append((*table.items(), *((p, found[p]) for p in config.protected
                                              if found.get(p))))
+    if word_counts:
+        check_found_in_tables(config.protected, (w for t in tables for w, _ in t),
+                              [p for paths in files.values() for p in paths])
     return CountedLanguages(tuple(files), tuple(", ".join(p) for p in files.values()),
                             tuple(tables))
 

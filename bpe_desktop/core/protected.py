@@ -87,6 +87,25 @@ def check_protected(config) -> None:
         seen.add(s)
 
 
+def check_found_in_tables(strings: Sequence[str], words: Iterable[str],
+                          tables: Sequence[str]) -> None:
+    """A protected string with whitespace that no word of the word-count ``tables``
+    contains is an error: the words of a table made by ``bpe-desktop count`` (or any
+    tool that cuts at whitespace) have none, so the string could never be a token and
+    would only take a place in the vocabulary."""
+    spaced = [s for s in strings if any(c.isspace() for c in s)]
+    if not spaced:
+        return
+    for word in words:
+        spaced = [s for s in spaced if s not in word]
+        if not spaced:
+            return
+    raise ConfigError(f"{', '.join(tables)}: the protected string {spaced[0]!r} contains "
+                      "whitespace, and no word of the word-count table does (its words are "
+                      "cut at whitespace), so it could never be found: protect it when "
+                      "training on the running text, or leave it out")
+
+
 class Protector:
     """Finds protected strings in text (longest first, leftmost)."""
 

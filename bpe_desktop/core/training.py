@@ -306,9 +306,11 @@ def _cut_protected(corpus: Corpus, config: TrainConfig, cancel,
         cut = Corpus.from_word_counts(protect.cut_words(corpus.word_counts, counts))
     elif corpus.file_format == "word-counts":
         from bpe_desktop.core.counting import engine_count
+        from bpe_desktop.core.protected import check_found_in_tables
 
         table = engine_count(corpus, config.replace(protected=()),
                              cancel=cancel)
+        check_found_in_tables(config.protected, (w for w, _ in table.items()), corpus.paths)
         cut = Corpus.from_word_counts(protect.cut_words(table.items(), counts))
     else:
         copies = []

@@ -315,3 +315,33 @@ def test_extend_records_its_run_in_a_project(capsys, tmp_path, sources):
     assert extension["model"] == {"path": str(out), "stored": False}
     metrics = {m["metric"]: m["value"] for m in extension["metrics"]}
     assert metrics["new_merges"] == 20 and metrics["vocab_size"] == 1520
+
+
+def test_extend_stores_each_held_out_report_as_the_runs_metrics(capsys, tmp_path, sources):
+    project, out = tmp_path / "p.bpeproj", tmp_path / "x.model"
+    held = [sources["held_en"], sources["held_ru"]]
+    status, _, err = run(capsys, "extend", "-m", sources["sp"], "--format", "sentencepiece",
+                         sources["corpus"], "--vocab-size", 1400, "-o", out,
+                         "--held-out", *held, "-q", "--project", project)
+    assert status == 0, err
+    status, printed, err = run(capsys, "history", project, "--json")
+    assert status == 0, err
+    (extension,) = json.loads(printed)["runs"]
+    metrics = {(m["source"], m["metric"]): m["value"] for m in extension["metrics"]}
+    before = spm.SentencePieceProcessor(model_file=str(sources["sp"]))
+    after = spm.SentencePieceProcessor(model_file=str(out))
+    for path in held:
+        lines = [line for line in path.read_text(encoding="utf-8").splitlines()
+                 if line.strip()]
+        tokens = [sum(len(sp.encode(line)) for line in lines) for sp in (after, before)]
+        words = sum(len(line.split()) for line in lines)
+        unchanged = sum(after.encode(line) == before.encode(line) for line in lines)
+        name = str(path)
+        assert metrics[name, "lines"] == len(lines) and metrics[name, "words"] == words
+        assert (metrics[name, "tokens"], metrics[name, "tokens_before"]) == tuple(tokens)
+        assert metrics[name, "tokens_per_word"] == pytest.approx(tokens[0] / words)
+        assert metrics[name, "tokens_per_word_before"] == pytest.approx(tokens[1] / words)
+        assert metrics[name, "unchanged_line_share"] == pytest.approx(unchanged / len(lines))
+    # the source knows no Cyrillic: its unknown pieces are what the extension removes
+    ru = str(sources["held_ru"])
+    assert metrics[ru, "unknown_rate"] < metrics[ru, "unknown_rate_before"]

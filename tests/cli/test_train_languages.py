@@ -54,6 +54,24 @@ def test_parity_aware_training_with_every_preset(capsys, tmp_path, preset):
     assert sum(chose) == len(load_model(model).merges) == 200
 
 
+def test_the_configuration_line_and_info_name_the_languages_and_their_balance(
+        capsys, tmp_path):
+    model = tmp_path / "m.json"
+    dev = [f"{code}={path}" for code, path in UDHR.items()]
+    status, _, err = run(capsys, "train", *lang_args(), "--weight", "en=1", "de=2", "ru=1",
+                         "--parity-dev", *dev, "--parity-dev-documents", "--merges", "50",
+                         "-o", model)
+    assert status == 0, err
+    described = (f"languages: en, de, ru (weights en=1, de=2, ru=1; parity-aware on "
+                 f"{', '.join(dev)}, measure tokens, whole documents)")
+    assert described in err.splitlines()[0]
+    status, info, _ = run(capsys, "info", "-m", model)
+    assert status == 0
+    assert f"languages:      {described.removeprefix('languages: ')}\n" in info, info
+    assert run(capsys, "train", UD["en"], "--merges", "50", "-o", model, "-q")[0] == 0
+    assert "languages" not in run(capsys, "info", "-m", model)[1]
+
+
 def test_line_aligned_development_files(capsys, tmp_path):
     dev = []
     for code, lines in PARALLEL.items():

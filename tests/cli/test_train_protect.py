@@ -28,12 +28,14 @@ def files(tmp_path):
 def test_protect_flag_with_every_preset(capsys, files, preset, table):
     corpus = ["--word-counts", files / "w.tsv"] if table else [files / "c.txt"]
     out = files / "m.json"
-    # sentencepiece reads a space as ▁ before it looks for protected strings
-    strings = ("NewYork", "C++", "e.g.") if preset == "sentencepiece" else \
+    # sentencepiece reads a space as ▁ before it looks for protected strings, and a
+    # table's words have no whitespace
+    without_spaces = preset == "sentencepiece" or table
+    strings = ("NewYork", "C++", "e.g.") if without_spaces else \
         ("New York", "NewYork", "C++", "e.g.")
     status, _, err = run(capsys, "train", *corpus, "-o", out, "--preset", preset,
                          "--merges", "20", "--protect",
-                         files / ("sp.txt" if preset == "sentencepiece" else "p.txt"))
+                         files / ("sp.txt" if without_spaces else "p.txt"))
     assert status == 0, err
     status, info, _ = run(capsys, "info", "-m", out)
     listed = ", ".join(map(repr, strings))
@@ -90,3 +92,25 @@ def test_bad_protect_input_is_one_error_line(capsys, files):
                          "--protect", files / "p.txt")
     assert status != 0 and not out.exists()
     assert_one_error_line(err, "separator '+'", "C++")
+
+
+def test_a_protected_string_with_whitespace_no_table_word_holds_is_refused(capsys, files):
+    """A table made by count has no word with a space: "New York" could never be found."""
+    out = files / "m.json"
+    for corpus in (["--word-counts", files / "w.tsv"],
+                   ["--word-counts", "--lang", f"en={files / 'w.tsv'}", "--temperature", "2"]):
+        status, _, err = run(capsys, "train", *corpus, "-o", out, "--merges", "20",
+                             "--protect", files / "p.txt", "-q")
+        assert status != 0 and not out.exists()
+        assert_one_error_line(err, "w.tsv", "'New York'", "whitespace")
+
+
+def test_a_protected_string_with_whitespace_a_table_word_holds_is_learned(capsys, files):
+    """Another tool's table may keep a space in a word; the string is found there."""
+    (files / "spaced.tsv").write_text("New Yorkers\t3\nhere\t5\n", encoding="utf-8")
+    out = files / "m.json"
+    status, _, err = run(capsys, "train", "--word-counts", files / "spaced.tsv", "-o", out,
+                         "--merges", "5", "--protect-string", "New York", "-q")
+    assert status == 0, err
+    model = load_model(out)
+    assert model.final_counts[model.piece_to_id("New York")] == 3

@@ -44,6 +44,22 @@ def test_describe_config_names_the_stop_then_the_word_and_merge_options():
         "until no pair repeats, ")
 
 
+def test_describe_config_ends_with_the_languages_and_how_they_are_balanced():
+    base = "200 merges, words: whitespace, boundary: eow-symbol, ties: first-seen, " \
+           "minimum count 2"
+    langs = ("en=a.txt", "de=b.txt", "en=c.txt")
+    assert describe_config(TrainConfig(merges=200, lang=langs)) == \
+        base + ", languages: en, de"
+    assert describe_config(TrainConfig(merges=200, lang=langs, weight=("en=1", "de=2"))) == \
+        base + ", languages: en, de (weights en=1, de=2)"
+    config = TrainConfig(merges=200, lang=langs, temperature=2.5,
+                         parity_dev=("en=dev.en", "de=dev.de"), parity_window=100,
+                         parity_measure="tokens-per-character", parity_dev_documents=True)
+    assert describe_config(config) == base + (
+        ", languages: en, de (temperature 2.5; parity-aware on en=dev.en, de=dev.de, "
+        "measure tokens-per-character, window 100, whole documents)")
+
+
 def _progress(stage="merging", bytes_done=0, bytes_total=0, words=0, merges_done=0,
               merges_target=None, pair=None, count=None, elapsed=0.0) -> Progress:
     return Progress(stage, bytes_done, bytes_total, words, merges_done, merges_target,

@@ -124,6 +124,32 @@ def test_after_a_parity_run_from_tables_training_opens_compare_with_both(window,
     assert set(cells(window.compare)) >= {"en", "ru", "max/min", "Gini", "total tokens"}
 
 
+def test_after_a_parity_run_reading_invalid_utf8_as_replacement_so_does_plain(window, qtbot,
+                                                                             tmp_path):
+    files = []
+    for code, path in UD.items():
+        lines = path.read_bytes().split(b"\n")[:300]
+        lines[3] += b" caf\xe9"  # Latin-1, not UTF-8
+        files.append(str(tmp_path / f"{code}.txt"))
+        (tmp_path / f"{code}.txt").write_bytes(b"\n".join(lines) + b"\n")
+    training = window.training
+    training.corpus.add_paths(files)
+    qtbot.waitUntil(lambda: [training.corpus.topLevelItem(i).text(LANGUAGE_COLUMN)
+                             for i in range(2)] == ["en", "ru"], timeout=20_000)
+    training.options.set_config(TrainConfig(vocab_size=300))
+    training.options.errors.setCurrentIndex(training.options.errors.findData("replace"))
+    training.options.parity_dev.setText("; ".join(f"{c}={p}" for c, p in UDHR.items()))
+    training.options.parity_dev_documents.setChecked(True)
+    with qtbot.waitSignal(training.trained, timeout=120_000):
+        assert training.start()
+    with qtbot.waitSignal(window.compare.compared, timeout=120_000):
+        training.compare_plain_button.click()
+    plain = window.compare.sources[0].model
+    assert "\ufffd" in plain.alphabet
+    assert plain.merges == train_plain_counterpart(window.document.model,
+                                                   errors="replace").merges
+
+
 def test_cancel_keeps_the_panel_as_it_was(panel, qtbot, parity_model):
     panel.set_model(parity_model, "parity.json")
     assert panel.add_current()

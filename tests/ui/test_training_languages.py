@@ -234,6 +234,9 @@ def test_history_keeps_a_multilingual_run_s_languages_and_reruns_it(window, qtbo
     details = window.projects.project.run_details(run.id)
     assert details.config["weight"] == ["en=1", "de=1", "ru=2"]
     assert details.config["lang"] == [f"{c}={p}" for c, p in zip(("en", "de", "ru"), FILES)]
+    # each input with its language, as the command line records them
+    assert [(i.role, i.path, i.language) for i in details.inputs] == \
+        [("corpus", p, c) for c, p in zip(("en", "de", "ru"), FILES)]
     select(window, 0)
     window.history.copy_button.click()
     argv = shlex.split(QGuiApplication.clipboard().text())[4:]  # after "cd DIR && bpe-desktop"

@@ -68,16 +68,19 @@ def languages_are_tables(config: TrainConfig) -> bool:
 
 
 def train_plain_counterpart(model: BPEModel, *, word_counts: bool | None = None,
-                            on_progress: Callable | None = None, cancel=None) -> BPEModel:
-    """Train the plain counterpart of a parity-aware model (see the module); raises
-    ConfigError / CorpusError naming the file when its corpora cannot be read again."""
+                            errors: str = "strict", on_progress: Callable | None = None,
+                            cancel=None) -> BPEModel:
+    """Train the plain counterpart of a parity-aware model (see the module), reading its
+    corpora as the parity-aware run did: ``errors`` "replace" reads invalid UTF-8 as
+    U+FFFD (the model file does not record it). Raises ConfigError / CorpusError naming
+    the file when its corpora cannot be read again."""
     from bpe_desktop.core.multilingual import train_multilingual
 
     config = plain_config(model)
     if word_counts is None:
         word_counts = languages_are_tables(config)
     return train_multilingual(config, on_progress=on_progress, cancel=cancel,
-                              word_counts=word_counts).model
+                              word_counts=word_counts, errors=errors).model
 
 
 def model_dev_set(model: BPEModel) -> DevSet:

@@ -63,6 +63,21 @@ def training_metrics(model, timings: dict | None = None) -> list[Metric]:
     return rows
 
 
+def held_out_metrics(report) -> list[Metric]:
+    """An extension's :class:`~bpe_desktop.core.adaptation_report.HeldOutReport`: each
+    figure of the adapted model, then the source's as ``<name>_before``; ``source`` is
+    the held-out file."""
+    rows = [Metric("lines", report.lines, report.name),
+            Metric("words", report.words, report.name)]
+    for side, suffix in ((report.after, ""), (report.before, "_before")):
+        rows += [Metric(f"tokens{suffix}", side.tokens, report.name),
+                 Metric(f"tokens_per_word{suffix}", side.tokens_per_word(report.words),
+                        report.name),
+                 Metric(f"bytes_per_token{suffix}", report.bytes_per_token(side), report.name),
+                 Metric(f"unknown_rate{suffix}", side.unknown_share(), report.name)]
+    return [*rows, Metric("unchanged_line_share", report.unchanged_share, report.name)]
+
+
 def counting_metrics(table) -> list[Metric]:
     return [Metric("distinct_words", table.distinct_words),
             Metric("total_words", table.total_count)]

@@ -20,6 +20,18 @@ from bpe_desktop.core.errors import TrainingCancelled
 from bpe_desktop.core.project.store import Metric, Project
 
 
+def training_inputs(config, paths, *, word_counts: bool = False) -> list[tuple[str, ...]]:
+    """The corpus inputs a training records: with languages, each file they are read from
+    (a folder's files) as (role, path, language), so History and a query can tell the
+    languages apart; otherwise the files given."""
+    if config.lang:
+        from bpe_desktop.core.multilingual import language_corpus_files
+
+        return [("corpus", f, code)
+                for code, f in language_corpus_files(config, word_counts=word_counts)]
+    return [("corpus", p) for p in paths]
+
+
 class RecordedRun:
     """What a run hands the project before it completes."""
 

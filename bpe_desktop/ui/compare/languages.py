@@ -32,9 +32,11 @@ class PlainVsParity:
     comparison: Comparison
 
 
-def plain_vs_parity_job(model: BPEModel, parity_name: str, word_counts: bool | None):
-    """The worker's function: train the plain counterpart (progress as stage texts), then
-    compare it with ``model`` on the development set the model records."""
+def plain_vs_parity_job(model: BPEModel, parity_name: str, word_counts: bool | None,
+                        errors: str = "strict"):
+    """The worker's function: train the plain counterpart (progress as stage texts, its
+    corpora read with ``errors`` as the parity-aware run read them), then compare it with
+    ``model`` on the development set the model records."""
 
     def job(report, cancel):
         report("reading the development set", force=True)
@@ -47,7 +49,7 @@ def plain_vs_parity_job(model: BPEModel, parity_name: str, word_counts: bool | N
             else:
                 report("training plain BPE: reading the corpora")
 
-        plain = train_plain_counterpart(model, word_counts=word_counts,
+        plain = train_plain_counterpart(model, word_counts=word_counts, errors=errors,
                                         on_progress=on_progress, cancel=cancel)
         report("comparing on the development set", force=True)
         comparison = compare_on_parallel([(PLAIN_NAME, plain), (parity_name, model)], dev,

@@ -165,11 +165,12 @@ class ComparePanel(QWidget):
         self._show_text_file()
 
     def compare_with_plain(self, model: BPEModel | None = None, name: str | None = None,
-                           word_counts: bool | None = None) -> bool:
+                           word_counts: bool | None = None, errors: str = "strict") -> bool:
         """Train the plain counterpart of a parity-aware ``model`` (default: the open
         model) in the worker, then compare both on its development set; the two become
         the panel's tokenizers. ``word_counts``: whether its languages' files are
-        word-count tables (None: recognised by their header). False if it cannot start."""
+        word-count tables (None: recognised by their header); ``errors``: how its run read
+        invalid UTF-8 ("strict" or "replace"). False if it cannot start."""
         if self.runner.running:
             return False
         model = model if model is not None else self._current
@@ -180,7 +181,7 @@ class ComparePanel(QWidget):
         name = os.path.splitext(name or self._current_name)[0]
         if name == PLAIN_NAME:
             name = f"{name} (parity-aware)"
-        self.runner.start(plain_vs_parity_job(model, name, word_counts))
+        self.runner.start(plain_vs_parity_job(model, name, word_counts, errors))
         self._set_running(True)
         return True
 

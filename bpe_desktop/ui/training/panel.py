@@ -70,8 +70,9 @@ class TrainingPanel(QWidget):
     #: The Train button was pressed: the main window decides (unsaved model?) and calls start().
     train_requested = Signal()
     #: After a parity-aware run, the user asks to compare it with plain BPE:
-    #: (the model, whether its languages' files are word-count tables).
-    compare_plain_requested = Signal(object, bool)
+    #: (the model, whether its languages' files are word-count tables, how the run read
+    #: invalid UTF-8).
+    compare_plain_requested = Signal(object, bool, str)
     status_message = Signal(str)
 
     def __init__(self, parent: QWidget | None = None) -> None:
@@ -89,7 +90,7 @@ class TrainingPanel(QWidget):
         #: The corpus and options of the run being started or running.
         self._run: tuple[Corpus, TrainConfig] | None = None
         #: The last parity-aware run's model and whether it read word-count tables.
-        self._parity_run: tuple[BPEModel, bool] | None = None
+        self._parity_run: tuple[BPEModel, bool, str] | None = None
         #: What a started run does after the pass that answered the click, one step per
         #: event-loop pass: locking the form repaints every option.
         self._after_start = StepsInPasses(self)
@@ -468,7 +469,8 @@ class TrainingPanel(QWidget):
         self.segmentation = dict(result.segmentation)
         self.segmentation_button.setEnabled(bool(self.segmentation))
         tables = self._run is not None and self._run[0].file_format == "word-counts"
-        self._parity_run = (model, tables) if model.config.parity_dev else None
+        errors = self._run[0].errors if self._run is not None else "strict"
+        self._parity_run = (model, tables, errors) if model.config.parity_dev else None
         self.compare_plain_button.setVisible(self._parity_run is not None)
         self.trained.emit(result)
 

@@ -361,11 +361,11 @@ class MainWindow(QMainWindow):
             # the first new token (named ids may leave reserved ones before it)
             self.vocab.set_new_from(min(extended.new_ids, default=extended.source.vocab_size))
 
-    @Slot(object, bool)
-    def _compare_with_plain(self, model, word_counts: bool) -> None:
+    @Slot(object, bool, str)
+    def _compare_with_plain(self, model, word_counts: bool, errors: str) -> None:
         """Training ▸ Compare with plain BPE: Compare trains and shows the pair."""
         self.tabs.setCurrentWidget(self.compare)
-        self.compare.compare_with_plain(model, "parity-aware BPE", word_counts)
+        self.compare.compare_with_plain(model, "parity-aware BPE", word_counts, errors)
 
     def ask_trim(self) -> TrimDialog | None:
         """File ▸ Trim vocabulary…: the dialog for the open model (non-modal); a trimmed

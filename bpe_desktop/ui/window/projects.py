@@ -29,7 +29,7 @@ from bpe_desktop.core.project.commands import (
     extend_arguments,
     train_arguments,
 )
-from bpe_desktop.core.project.recording import model_config_entries
+from bpe_desktop.core.project.recording import model_config_entries, training_inputs
 from bpe_desktop.core.project.metrics import (
     comparison_metrics,
     evaluation_metrics,
@@ -242,7 +242,8 @@ class ProjectControl(QObject):
         self._training = self.recorder.start(
             "train", config={**config.to_dict(), "word_counts": word_counts,
                              "encoding_errors": errors},
-            command=command_record(argv), inputs=[("corpus", p) for p in paths],
+            command=command_record(argv),
+            inputs=training_inputs(config, paths, word_counts=word_counts),
             preset=PRESET_LABELS.get(t.options.preset.currentText(), ""))
 
     def _start_extension_run(self, request, paths: list[str]) -> None:

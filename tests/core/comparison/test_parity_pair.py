@@ -17,7 +17,7 @@ from bpe_desktop.core.comparison.parity_pair import (
     train_plain_counterpart,
 )
 from bpe_desktop.core.counting import count_words
-from bpe_desktop.core.errors import ConfigError
+from bpe_desktop.core.errors import ConfigError, CorpusError
 from bpe_desktop.core.multilingual import train_multilingual
 from bpe_desktop.core.parity_dev import DevSet
 from tests.cli.support import handmade_model
@@ -105,3 +105,21 @@ def test_the_plain_counterpart_of_a_model_trained_from_tables(parity_model, tmp_
     assert not languages_are_tables(parity_model.config)
     assert train_plain_counterpart(from_tables).merges == \
         train_plain_counterpart(parity_model).merges
+
+
+def test_the_plain_counterpart_reads_invalid_utf8_as_the_parity_aware_run_did(tmp_path):
+    lang = []
+    for code, path in UD.items():
+        text = path.read_bytes().split(b"\n")[:300]
+        text[5] += b" caf\xe9"  # Latin-1, not UTF-8
+        (tmp_path / f"{code}.txt").write_bytes(b"\n".join(text) + b"\n")
+        lang.append(f"{code}={tmp_path / f'{code}.txt'}")
+    config = TrainConfig(vocab_size=300, lang=tuple(lang), parity_dev_documents=True,
+                         parity_dev=tuple(f"{c}={p}" for c, p in UDHR.items()))
+    parity = train_multilingual(config, errors="replace").model
+    plain = train_plain_counterpart(parity, errors="replace")
+    assert plain.merges == train_multilingual(plain_config(parity), errors="replace"
+                                              ).model.merges
+    assert "\ufffd" in plain.alphabet
+    with pytest.raises(CorpusError, match=r"en.txt is not valid UTF-8.*line 6"):
+        train_plain_counterpart(parity)
