@@ -49,7 +49,7 @@ from bpe_desktop.ui.training.jobs import (
 from bpe_desktop.ui.training.language_plot import LanguageCurves
 from bpe_desktop.ui.training.options import TrainingOptions
 from bpe_desktop.ui.training.plot import MergeCountPlot
-from bpe_desktop.ui.training.run_log import constraint_log, outcome_log
+from bpe_desktop.ui.training.run_log import constraint_log, no_merges_reason, outcome_log
 from bpe_desktop.ui.training.segmentation import SegmentationDialog
 from bpe_desktop.ui.training.start_from import ExtendOutcome, StartFrom, extend_job
 
@@ -499,16 +499,8 @@ class TrainingPanel(QWidget):
 
     def _refuse_empty(self, result: TrainResult) -> None:
         """A run that learned no merge gives no tokenizer: say why, keep the model."""
-        model, config = result.model, result.model.config
         self._reset_progress("No merges learned; the current model is unchanged.")
-        if config.vocab_size is not None and config.vocab_size <= model.vocab_size:
-            reason = (f"the vocabulary size {config.vocab_size:,} is already reached by the "
-                      f"{len(model.alphabet):,} characters of the corpus and "
-                      f"{len(config.special_tokens)} special token(s). Choose a vocabulary "
-                      f"size above {model.vocab_size:,}.")
-        else:
-            reason = (f"no pair of symbols occurs at least {config.min_frequency:,} times "
-                      "(the minimum pair count). Lower the minimum pair count or add text.")
+        reason = no_merges_reason(result.model)
         self.log(f"No merges learned: {reason}")
         dialogs.show_error(self, "No merges learned",
                            f"Training learned no merges: {reason}\nThe current model is "
@@ -518,7 +510,8 @@ class TrainingPanel(QWidget):
     @Slot(object)
     def _on_failed(self, error: JobError) -> None:
         self._set_running(False)
-        self._reset_progress("Training failed; the current model is unchanged.")
+        action = "Training" if self._run is not None else "Extending the tokenizer"
+        self._reset_progress(f"{action} failed; the current model is unchanged.")
         self.log(f"Error: {error.message}")
         if self._run is None:  # an extension: nothing to run again
             dialogs.show_error(self, "Extending failed", error.message, error.details_if_bug)
