@@ -9,6 +9,11 @@ from bpe_desktop.core.training import TrainResult
 LOGGED_KNOCKOUTS = 50
 
 
+def counted(number: int, noun: str) -> str:
+    """'1 crossing', '2 crossings': the noun agrees with its number."""
+    return f"{number:,} {noun}" if number == 1 else f"{number:,} {noun}s"
+
+
 def constraint_log(result: TrainResult) -> list[str]:
     """Log lines on the constraints of a finished run: method, Morfessor's time, and the
     merges BPE-knockout removed, each with its crossings and respects."""
@@ -26,7 +31,8 @@ def constraint_log(result: TrainResult) -> list[str]:
     if report.knocked_out:
         lines.append(f"BPE-knockout removed {len(report.knocked_out):,} merges "
                      "(crossings > respects on the gold words):")
-        lines.extend(f"  round {r}: {left} + {right} — {c:,} crossings, {k:,} respects"
+        lines.extend(f"  round {r}: {left} + {right} — {counted(c, 'crossing')}, "
+                     f"{counted(k, 'respect')}"
                      for left, right, c, k, r in report.knocked_out[:LOGGED_KNOCKOUTS])
         if len(report.knocked_out) > LOGGED_KNOCKOUTS:
             lines.append(f"  … and {len(report.knocked_out) - LOGGED_KNOCKOUTS:,} more "
