@@ -203,3 +203,17 @@ def test_the_log_shows_where_a_held_out_line_changed(window, qtbot, tmp_path, ui
     before, after = changed[0].split("changed line 1: ")[1].split("  ->  ")
     assert before.startswith("… ") and "<unk>" in before
     assert after.startswith("… ") and "ж" in after
+
+
+def test_the_status_bar_shows_one_line_of_an_extension_not_its_report(window, qtbot, tmp_path,
+                                                                     ui):
+    """The held-out report is an aligned table: it stays in the log, one line per row, and
+    the status bar keeps the extension's last one-line message."""
+    held_out = tmp_path / "held_out.txt"
+    held_out.write_text(OTHER + "\n", encoding="utf-8")
+    window.training.start_from.set_held_out([str(held_out)])
+    _extend_in_window(window, qtbot, tmp_path)
+    shown = window.statusBar().full_message()
+    assert "\n" not in shown and "before" not in shown
+    assert shown == "6 new characters: 'а' 180, 'ж' 120, 'б' 40, 'л' 40, 'о' 40, 'р' 40"
+    assert ui.errors == []

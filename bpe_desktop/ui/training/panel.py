@@ -580,7 +580,8 @@ class TrainingPanel(QWidget):
     def log(self, text: str) -> None:
         stamp = time.strftime("%H:%M:%S")
         self.log_view.appendPlainText(f"[{stamp}] {text}")
-        self.status_message.emit(text)
+        if "\n" not in text:  # a report of aligned lines is read in the log, not in one line
+            self.status_message.emit(text)
 
     # -- persistence of the form ------------------------------------------------------------
 
