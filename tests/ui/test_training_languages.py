@@ -140,6 +140,24 @@ def test_a_plain_run_hides_the_language_plot(panel, qtbot, label):
     assert rows(panel)[0].text(SHARE_COLUMN) == ""
 
 
+@pytest.mark.parametrize("labels", [("en",), ("en", "de")])
+def test_history_records_each_corpus_file_s_language(window, qtbot, labels):
+    """One labelled language trains as its files; History still records its language."""
+    from tests.ui.test_history_panel import settle
+
+    panel = window.training
+    panel.corpus.add_paths(FILES[:len(labels)])
+    for row, label in zip(rows(panel), labels):
+        row.setText(LANGUAGE_COLUMN, label)
+    panel.options.set_config(TrainConfig(merges=30))
+    with qtbot.waitSignal(window.document.model_changed, timeout=60_000):
+        assert window.train()
+    settle(window, qtbot, 1)
+    details = window.projects.project.run_details(window.history.model.run_at(0).id)
+    assert [(i.role, i.path, i.language) for i in details.inputs] == \
+        [("corpus", path, label) for path, label in zip(FILES, labels)]
+
+
 def test_after_parity_training_evaluate_has_the_development_set(window, qtbot):
     from bpe_desktop.core.multilingual import train_multilingual
 
