@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 
 from bpe_desktop.core import BpeError, BPEModel, Corpus, CorpusError, TrainConfig, TrainResult
 from bpe_desktop.views.eta import StageEta, stage_eta
+from bpe_desktop.views.option_messages import form_message
 from bpe_desktop.core.formatting import (
     describe_config,
     describe_stage,
@@ -305,7 +306,7 @@ class TrainingPanel(QWidget):
             corpus = Corpus.from_files(kept, word_counts=self.options.word_counts.isChecked(),
                                        errors=self.options.errors.currentData())
         except BpeError as exc:
-            dialogs.show_error(self, "Invalid training options", str(exc))
+            dialogs.show_error(self, "Invalid training options", form_message(exc))
             return False
         if skipped:  # one empty file in a folder of texts does not stop a run
             message = skipped_message(skipped)
