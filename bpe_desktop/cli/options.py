@@ -20,14 +20,11 @@ from bpe_desktop.core.config import (
     parse_special,
 )
 from bpe_desktop.core.errors import BpeError
-from bpe_desktop.core.options import OptionSpec, option_specs
+from bpe_desktop.core.options import OptionSpec, option_flag, option_specs
 from bpe_desktop.core.protected import PROTECT_STRING_FLAG
 
-
-def flag_of(name: str) -> str:
-    """The command-line flag of option ``name``."""
-    return {"special_tokens": "--special", "protected": "--protect"}.get(
-        name, "--" + name.replace("_", "-"))
+#: The command-line flag of an option (the core's messages name options by it too).
+flag_of = option_flag
 
 
 def whole_number(minimum: int, maximum: int | None = None) -> Callable[[str], int]:

@@ -44,6 +44,15 @@ def output_formats() -> tuple[str, ...]:
     return (OWN_FORMAT, *FORMATS, TRANSFORMERS_FOLDER)
 
 
+def format_label(fmt: str) -> str:
+    """A format as the user reads it in a menu ("Hugging Face tokenizer.json"), not its key."""
+    if fmt == OWN_FORMAT:
+        return "BPE Desktop model"
+    if fmt == TRANSFORMERS_FOLDER:
+        return "transformers folder (AutoTokenizer)"
+    return FORMATS[fmt].label.replace("&", "").rstrip("…")
+
+
 def fitting_formats(model: BPEModel) -> tuple[str, ...]:
     """The formats that can express ``model`` (ours and transformers' included)."""
     fitting = [f for f in FORMATS if export_problem(model, f) is None]

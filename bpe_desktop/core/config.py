@@ -310,6 +310,7 @@ class TrainConfig:
              "--protect-string STRING.")
     lang: tuple[str, ...] = option(
         (), label="&Languages:", group="corpus", metavar="CODE=PATH",
+        form_name="the Language column of the corpus files",
         placeholder="fi=ud_finnish.txt; tr=ud_turkish.txt",
         help="A multilingual corpus: each language's corpus file or folder as CODE=PATH "
              "(repeat per language), instead of plain corpus files. Languages are the unit "
@@ -317,6 +318,7 @@ class TrainConfig:
              "concatenation of the files.")
     weight: tuple[str, ...] = option(
         (), label="Language &weights:", group="corpus", metavar="CODE=W",
+        form_name="the Weight column of the corpus files",
         placeholder="fi=1; tr=2",
         help="Balance the languages to these relative shares of the running words "
              "(CODE=W for every language, W more than 0): each language's word counts are "

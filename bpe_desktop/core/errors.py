@@ -12,7 +12,17 @@ class BpeError(Exception):
 
 
 class ConfigError(BpeError, ValueError):
-    """A training or encoding option is out of range or inconsistent with another."""
+    """A training or encoding option is out of range or inconsistent with another.
+
+    ``options``: the training options (TrainConfig fields) the message names, each written
+    as its command-line flag (:func:`~bpe_desktop.core.options.option_flag`), so that the
+    Training panel can name them by its own labels instead
+    (:func:`~bpe_desktop.views.option_messages.form_message`).
+    """
+
+    def __init__(self, message: str, *, options: tuple[str, ...] = ()) -> None:
+        super().__init__(message)
+        self.options = options
 
 
 class CorpusError(BpeError):

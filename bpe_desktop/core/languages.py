@@ -24,6 +24,7 @@ from fractions import Fraction
 from typing import Mapping, Sequence
 
 from bpe_desktop.core.errors import ConfigError
+from bpe_desktop.core.options import option_flag
 
 #: Language names as corpus file names spell them (``ud_finnish``) -> ISO 639-1 code.
 NAME_CODES = {
@@ -88,11 +89,16 @@ def check_code(code: str, where: str) -> str:
 
 
 def split_entry(entry: str, option: str) -> tuple[str, str]:
-    """``CODE=VALUE`` -> (code, value), each checked."""
+    """An entry of list option ``option``: ``CODE=VALUE`` -> (code, value), each checked."""
     code, sep, value = entry.partition("=")
+    where = f"{option_flag(option)} {entry!r}"
     if not sep or not value:
-        raise ConfigError(f"{option} {entry!r}: expected CODE=VALUE (e.g. fi=ud_finnish.txt)")
-    return check_code(code.strip(), f"{option} {entry!r}"), value.strip()
+        raise ConfigError(f"{where}: expected CODE=VALUE (e.g. fi=ud_finnish.txt)",
+                          options=(option,))
+    try:
+        return check_code(code.strip(), where), value.strip()
+    except ConfigError as exc:
+        raise ConfigError(str(exc), options=(option,)) from None
 
 
 def target_shares(totals: Sequence[int], *, weights: Sequence[Fraction] | None = None,
@@ -146,7 +152,7 @@ def parse_weights(entries: Sequence[str], codes: Sequence[str],
     one, each more than 0 (the message names the language's file)."""
     given: dict[str, Fraction] = {}
     for entry in entries:
-        code, value = split_entry(entry, "--weight")
+        code, value = split_entry(entry, "weight")
         where = f"weight of {code!r} ({files.get(code, 'no such language')})"
         if code not in codes:
             raise ConfigError(f"{where}: {code!r} is not one of the languages "
@@ -174,7 +180,7 @@ def language_paths(config) -> dict[str, list[str]]:
     code given again adds files to its language)."""
     out: dict[str, list[str]] = {}
     for entry in config.lang:
-        code, path = split_entry(entry, "--lang")
+        code, path = split_entry(entry, "lang")
         out.setdefault(code, []).append(path)
     return out
 
@@ -206,7 +212,9 @@ def check_languages(config) -> None:
                             ("parity_dev", config.parity_dev),
                             ("parity_window", config.parity_window)):
             if given:
-                raise ConfigError(f"{name} needs languages (--lang CODE=PATH per language)")
+                raise ConfigError(f"{option_flag(name)} needs languages (each language's "
+                                  f"files: {option_flag('lang')} CODE=PATH)",
+                                  options=(name, "lang"))
         return
     if config.weight and t:
         raise ConfigError("give either language weights or a temperature, not both")

@@ -58,6 +58,9 @@ class OptionSpec:
     placeholder: str = ""
     #: False for options that describe the machine, not the model (never saved with it).
     stored: bool = True
+    #: Where the Training panel takes the option when it is no field of the form (a
+    #: message names it so there); "" for a field, named by its label.
+    form_name: str = ""
 
     @property
     def plain_label(self) -> str:
@@ -84,6 +87,15 @@ def choices_of(name: str, labels: Mapping[str, str]) -> dict[str, str]:
         raise RuntimeError(f"option {name}: labels for {sorted(labels)} but the engine "
                            f"accepts {list(values)}")
     return {value: labels[value] for value in values}
+
+
+#: Options whose flag is not ``--`` and the name with dashes.
+_FLAG_NAMES = {"special_tokens": "--special", "protected": "--protect"}
+
+
+def option_flag(name: str) -> str:
+    """The command-line flag of training option ``name``."""
+    return _FLAG_NAMES.get(name, "--" + name.replace("_", "-"))
 
 
 @functools.cache

@@ -15,6 +15,7 @@ from typing import Mapping, Sequence
 
 from bpe_desktop.core.errors import ConfigError, CorpusError
 from bpe_desktop.core.languages import check_code, guess_language, same_language, split_entry
+from bpe_desktop.core.options import option_flag
 
 
 @dataclass(frozen=True)
@@ -52,7 +53,8 @@ class DevSet:
         for code in codes:
             if code not in self.texts:
                 raise ConfigError(f"language {code!r} ({training_files[code]}) has no "
-                                  "development file (--parity-dev)")
+                                  f"development file ({option_flag('parity_dev')})",
+                                  options=("parity_dev",))
         for code, path in self.files.items():
             if code not in codes:
                 raise ConfigError(f"{path}: development language {code!r} is not one of the "
@@ -87,7 +89,7 @@ def dev_files(entries: Sequence[str]) -> list[tuple[str, str]]:
     out: list[tuple[str, str]] = []
     for entry in entries:
         if "=" in entry and not os.path.exists(entry):
-            out.append(split_entry(entry, "--parity-dev"))
+            out.append(split_entry(entry, "parity_dev"))
         elif os.path.isdir(entry):
             for name in sorted(os.listdir(entry)):
                 path = os.path.join(entry, name)
@@ -131,7 +133,9 @@ def load_dev_set(entries: Sequence[str], *, documents: bool = False) -> DevSet:
                 raise ConfigError(
                     f"{files[code]}: {len(lines)} lines, but {files[first]} has "
                     f"{len(texts[first])}; line-aligned development files need the same "
-                    "number of lines (whole parallel documents: --parity-dev-documents)")
+                    "number of lines (whole parallel documents: "
+                    f"{option_flag('parity_dev_documents')})",
+                    options=("parity_dev_documents",))
     return DevSet(texts, files, documents)
 
 

@@ -98,7 +98,7 @@ def test_a_folder_of_development_files_named_by_language(capsys, tmp_path):
     (["--parity-dev", f"en={UDHR['en']}", f"de={UDHR['de']}", f"ru={UDHR['ru']}"],
      ["deu.txt", "lines, but", "eng.txt", "--parity-dev-documents"]),
     (["--parity-dev", f"en={UDHR['en']}", "--parity-dev-documents"],
-     ["language 'de'", "ud_german.txt", "no development file"]),
+     ["language 'de'", "ud_german.txt", "no development file (--parity-dev)"]),
 ])
 def test_bad_input_is_one_error_line_naming_the_file(capsys, tmp_path, extra, words):
     status, _, err = run(capsys, "train", *lang_args(), *extra, "-o", tmp_path / "m.json")

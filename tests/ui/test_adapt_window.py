@@ -112,7 +112,10 @@ def test_trimming_an_imported_tokenizer_json_rewrites_that_file(window, qtbot, t
     lines = english_lines()[:50]
     target.write_text("\n".join(lines) + "\n", encoding="utf-8")
     dialog = window.ask_trim()
-    assert dialog.format.currentText() == "hf"  # the source's own format first
+    assert dialog.format.currentData() == "hf"  # the source's own format first
+    assert dialog.format.currentText() == "Hugging Face tokenizer.json"
+    assert dialog.format.itemText(dialog.format.count() - 1) == \
+        "transformers folder (AutoTokenizer)"
     result = _trim_in(dialog, qtbot, target, tmp_path)
     written = json.loads((tmp_path / "trimmed.json").read_text(encoding="utf-8"))
     # the post-processor the import cannot express is kept, its ids renumbered
@@ -125,6 +128,15 @@ def test_trimming_an_imported_tokenizer_json_rewrites_that_file(window, qtbot, t
         assert [back[i] for i in ids] == original.encode(line).ids
         assert trimmed.id_to_token(ids[0]) == "<s>" and trimmed.id_to_token(ids[-1]) == "</s>"
     assert ui.errors == []
+    dialog.close()
+
+
+def test_the_trim_dialog_names_the_formats_by_their_labels(window, qtbot):
+    train_toy(window, qtbot)
+    dialog = window.ask_trim()
+    shown = [dialog.format.itemText(i) for i in range(dialog.format.count())]
+    assert shown[:2] == ["BPE Desktop model", "subword-nmt codes"]
+    assert [dialog.format.itemData(i) for i in range(2)] == ["model", "subword-nmt"]
     dialog.close()
 
 
@@ -203,3 +215,17 @@ def test_the_log_shows_where_a_held_out_line_changed(window, qtbot, tmp_path, ui
     before, after = changed[0].split("changed line 1: ")[1].split("  ->  ")
     assert before.startswith("… ") and "<unk>" in before
     assert after.startswith("… ") and "ж" in after
+
+
+def test_the_status_bar_shows_one_line_of_an_extension_not_its_report(window, qtbot, tmp_path,
+                                                                     ui):
+    """The held-out report is an aligned table: it stays in the log, one line per row, and
+    the status bar keeps the extension's last one-line message."""
+    held_out = tmp_path / "held_out.txt"
+    held_out.write_text(OTHER + "\n", encoding="utf-8")
+    window.training.start_from.set_held_out([str(held_out)])
+    _extend_in_window(window, qtbot, tmp_path)
+    shown = window.statusBar().full_message()
+    assert "\n" not in shown and "before" not in shown
+    assert shown == "6 new characters: 'а' 180, 'ж' 120, 'б' 40, 'л' 40, 'о' 40, 'р' 40"
+    assert ui.errors == []

@@ -63,7 +63,9 @@ def test_one_click_trains_plain_and_shows_both_languages_costs(panel, qtbot, par
                               model_dev_set(parity_model))
     shown = cells(panel)
     for l, code in enumerate(("en", "ru")):
-        assert shown[code] == [f"{expected.costs(t)[l]:,.2f}" for t in (0, 1)]
+        # a whole document's cost is a count of tokens, written as counts are
+        assert shown[code] == [f"{expected.tokens[t][l]:,}" for t in (0, 1)]
+        assert "." not in shown[code][0] and "," in shown[code][0]
     assert shown["max/min"] == [f"{expected.max_min(t):.3f}" for t in (0, 1)]
     assert panel.languages.model.headers[1] == f"{PLAIN_NAME}: tokens per document"
     assert panel.results.currentWidget() is panel.languages

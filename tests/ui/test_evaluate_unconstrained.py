@@ -71,6 +71,32 @@ def test_one_click_shows_both_models_and_the_changed_words(panel, qtbot, corpus_
     assert panel.unconstrained_button.isEnabled()
 
 
+def test_each_comparison_replaces_the_last_window_and_a_closed_one_is_freed(
+        panel, qtbot, corpus_file, monkeypatch):
+    from shiboken6 import isValid
+
+    model = train(Corpus.from_files([str(corpus_file)]),
+                  TrainConfig(vocab_size=600, gold_boundaries=(str(GOLD),))).model
+    panel.set_model(model)
+    panel.gold_files.add_paths([str(GOLD)])
+    button = panel.unconstrained_button
+    with qtbot.waitSignal(button.compared, timeout=60_000) as blocker:
+        button.click()
+    first = button.dialog
+    gain = blocker.args[0]
+    monkeypatch.setattr(unconstrained, "compare_with_unconstrained",
+                        lambda *args, **kwargs: gain)  # the same result, without training
+    for _ in range(2):
+        with qtbot.waitSignal(button.compared, timeout=60_000):
+            button.click()
+    latest = button.dialog
+    qtbot.waitUntil(lambda: len(panel.findChildren(unconstrained.GainDialog)) == 1)
+    assert not isValid(first) and latest.isVisible()
+    latest.close()
+    qtbot.waitUntil(lambda: not isValid(latest))
+    assert button.dialog is None and panel.findChildren(unconstrained.GainDialog) == []
+
+
 def test_cancel_stops_the_comparison_and_shows_nothing(panel, qtbot, corpus_file,
                                                        monkeypatch):
     real = unconstrained.compare_with_unconstrained

@@ -103,6 +103,18 @@ def test_bad_new_ids_are_refused_with_the_reason(panel, qtbot, sources, errors, 
     qtbot.waitUntil(lambda: not panel.running)
 
 
+def test_a_failed_extension_says_the_extension_failed(panel, qtbot, sources, errors):
+    panel.corpus.add_paths([str(sources["corpus"])])
+    box = panel.start_from
+    box.choice.setCurrentText(EXISTING)
+    assert box.set_source(str(sources["sp"]))
+    box.option_edits["new_ids"].setText("5-")  # ids the source already has
+    with qtbot.waitSignal(panel.failed, timeout=60_000):
+        assert panel.start()
+    assert panel.stage_label.text() == ("Extending the tokenizer failed; the current model "
+                                        "is unchanged.")
+
+
 def test_unseen_characters_kept_as_bytes_from_the_panel(panel, qtbot, sources, tmp_path,
                                                         errors):
     sp = sentencepiece_bpe(tmp_path, byte_fallback=True)

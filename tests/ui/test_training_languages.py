@@ -140,6 +140,46 @@ def test_a_plain_run_hides_the_language_plot(panel, qtbot, label):
     assert rows(panel)[0].text(SHARE_COLUMN) == ""
 
 
+def test_option_errors_name_the_form_s_fields_not_flags(panel, qtbot, errors):
+    """The CLI names an option by its flag; the panel by the label the user sees."""
+    panel.corpus.add_paths(FILES[:2])
+    panel.options.set_config(TrainConfig(merges=30))
+    panel.options.parity_dev.setText("; ".join(f"{c}={DEV[c]}" for c in ("en", "de")))
+    for row in rows(panel):
+        row.setText(LANGUAGE_COLUMN, "")
+    assert not panel.start()  # no file has a language
+    assert errors[-1] == ("Invalid training options", "“Parity development set” needs "
+                          "languages (each language's files: the Language column of the "
+                          "corpus files)")
+    for row, code in zip(rows(panel), ("en", "de")):
+        row.setText(LANGUAGE_COLUMN, code)
+    with qtbot.waitSignal(panel.failed, timeout=60_000):
+        assert panel.start()  # UDHR's translations differ in lines
+    title, message = errors[-1]
+    assert title == "Training failed" and "--" not in message
+    assert message.endswith("line-aligned development files need the same number of lines "
+                            "(whole parallel documents: “Development files are whole "
+                            "parallel documents”)")
+
+
+@pytest.mark.parametrize("labels", [("en",), ("en", "de")])
+def test_history_records_each_corpus_file_s_language(window, qtbot, labels):
+    """One labelled language trains as its files; History still records its language."""
+    from tests.ui.test_history_panel import settle
+
+    panel = window.training
+    panel.corpus.add_paths(FILES[:len(labels)])
+    for row, label in zip(rows(panel), labels):
+        row.setText(LANGUAGE_COLUMN, label)
+    panel.options.set_config(TrainConfig(merges=30))
+    with qtbot.waitSignal(window.document.model_changed, timeout=60_000):
+        assert window.train()
+    settle(window, qtbot, 1)
+    details = window.projects.project.run_details(window.history.model.run_at(0).id)
+    assert [(i.role, i.path, i.language) for i in details.inputs] == \
+        [("corpus", path, label) for path, label in zip(FILES, labels)]
+
+
 def test_after_parity_training_evaluate_has_the_development_set(window, qtbot):
     from bpe_desktop.core.multilingual import train_multilingual
 

@@ -129,6 +129,11 @@ class LanguageCosts:
     def total(self, t: int) -> int:
         return sum(self.tokens[t])
 
+    def _cost_text(self, cost: float) -> str:
+        """A whole document's cost is a count of tokens, written as counts are; a line's is
+        a mean, to two decimals."""
+        return f"{round(cost):,}" if self.documents else f"{cost:,.2f}"
+
     def to_json(self) -> dict:
         return {"unit": self.unit, "units": self.units, "languages": list(self.codes),
                 "tokenizers": [{"name": name, "tokens": dict(zip(self.codes, self.tokens[t])),
@@ -139,7 +144,7 @@ class LanguageCosts:
     def rows(self) -> list[tuple[str, ...]]:
         """Readable rows: one per language (tokens per unit under each tokenizer), then
         max/min, Gini and the total tokens."""
-        rows = [(code, *(f"{self.costs(t)[l]:,.2f}" for t in range(len(self.names))))
+        rows = [(code, *(self._cost_text(self.costs(t)[l]) for t in range(len(self.names))))
                 for l, code in enumerate(self.codes)]
         rows.append(("max/min", *(f"{self.max_min(t):.3f}" for t in range(len(self.names)))))
         rows.append(("Gini", *(f"{self.gini(t):.4f}" for t in range(len(self.names)))))

@@ -42,7 +42,10 @@ class JobError:
 
     @property
     def message(self) -> str:
-        return str(self.exception) or type(self.exception).__name__
+        """What the window says: an option the error names by its form label, not its flag."""
+        from bpe_desktop.views.option_messages import form_message
+
+        return form_message(self.exception) or type(self.exception).__name__
 
     @property
     def by_input(self) -> bool:

@@ -5,7 +5,7 @@ cut differently."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import Signal, Slot
+from PySide6.QtCore import Qt, Signal, Slot
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
@@ -90,9 +90,18 @@ class UnconstrainedButton(QPushButton):
     def _on_finished(self, gain: ConstraintGain) -> None:
         self.panel._set_status(f"Compared with the unconstrained model: {len(gain.changed):,} "
                                "gold words are cut differently.")
-        self.dialog = GainDialog(gain, self._method, self.panel)
-        self.dialog.show()
+        # One result window: the previous comparison's is replaced, and a closed one is
+        # freed (each kept both models' tables in memory).
+        if self.dialog is not None:
+            self.dialog.close()
+        self.dialog = dialog = GainDialog(gain, self._method, self.panel)
+        dialog.destroyed.connect(lambda: self._forget(dialog))
+        dialog.show()
         self.compared.emit(gain)
+
+    def _forget(self, dialog: GainDialog) -> None:
+        if self.dialog is dialog:
+            self.dialog = None
 
     @Slot(object)
     def _on_failed(self, error: JobError) -> None:
@@ -119,6 +128,7 @@ class GainDialog(QDialog):
     def __init__(self, gain: ConstraintGain, method: str,
                  parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         self.setWindowTitle("Constrained vs unconstrained")
         self.measures = _table(
             ["measure", "constrained", "unconstrained", "difference"],

@@ -111,6 +111,12 @@ class CorpusList(QTreeWidget):
         return [self.topLevelItem(i).data(0, Qt.ItemDataRole.UserRole)
                 for i in range(self.topLevelItemCount())]
 
+    def labelled_paths(self) -> list[tuple[str, str]]:
+        """(path, language) of each file, '' for a file without a language; a single
+        labelled language included (it trains as plain files but is still that language)."""
+        return [(item.data(0, Qt.ItemDataRole.UserRole), item.text(LANGUAGE_COLUMN).strip())
+                for item in map(self.topLevelItem, range(self.topLevelItemCount()))]
+
     def total_size(self) -> int:
         return sum(self.topLevelItem(i).data(1, Qt.ItemDataRole.UserRole) or 0
                    for i in range(self.topLevelItemCount()))

@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 
 from bpe_desktop.core import BpeError, BPEModel, Corpus, CorpusError, TrainConfig, TrainResult
 from bpe_desktop.views.eta import StageEta, stage_eta
+from bpe_desktop.views.option_messages import form_message
 from bpe_desktop.core.formatting import (
     describe_config,
     describe_stage,
@@ -49,7 +50,7 @@ from bpe_desktop.ui.training.jobs import (
 from bpe_desktop.ui.training.language_plot import LanguageCurves
 from bpe_desktop.ui.training.options import TrainingOptions
 from bpe_desktop.ui.training.plot import MergeCountPlot
-from bpe_desktop.ui.training.run_log import constraint_log, outcome_log
+from bpe_desktop.ui.training.run_log import constraint_log, no_merges_reason, outcome_log
 from bpe_desktop.ui.training.segmentation import SegmentationDialog
 from bpe_desktop.ui.training.start_from import ExtendOutcome, StartFrom, extend_job
 
@@ -306,7 +307,7 @@ class TrainingPanel(QWidget):
             corpus = Corpus.from_files(kept, word_counts=self.options.word_counts.isChecked(),
                                        errors=self.options.errors.currentData())
         except BpeError as exc:
-            dialogs.show_error(self, "Invalid training options", str(exc))
+            dialogs.show_error(self, "Invalid training options", form_message(exc))
             return False
         if skipped:  # one empty file in a folder of texts does not stop a run
             message = skipped_message(skipped)
@@ -501,16 +502,8 @@ class TrainingPanel(QWidget):
 
     def _refuse_empty(self, result: TrainResult) -> None:
         """A run that learned no merge gives no tokenizer: say why, keep the model."""
-        model, config = result.model, result.model.config
         self._reset_progress("No merges learned; the current model is unchanged.")
-        if config.vocab_size is not None and config.vocab_size <= model.vocab_size:
-            reason = (f"the vocabulary size {config.vocab_size:,} is already reached by the "
-                      f"{len(model.alphabet):,} characters of the corpus and "
-                      f"{len(config.special_tokens)} special token(s). Choose a vocabulary "
-                      f"size above {model.vocab_size:,}.")
-        else:
-            reason = (f"no pair of symbols occurs at least {config.min_frequency:,} times "
-                      "(the minimum pair count). Lower the minimum pair count or add text.")
+        reason = no_merges_reason(result.model)
         self.log(f"No merges learned: {reason}")
         dialogs.show_error(self, "No merges learned",
                            f"Training learned no merges: {reason}\nThe current model is "
@@ -520,7 +513,8 @@ class TrainingPanel(QWidget):
     @Slot(object)
     def _on_failed(self, error: JobError) -> None:
         self._set_running(False)
-        self._reset_progress("Training failed; the current model is unchanged.")
+        action = "Training" if self._run is not None else "Extending the tokenizer"
+        self._reset_progress(f"{action} failed; the current model is unchanged.")
         self.log(f"Error: {error.message}")
         if self._run is None:  # an extension: nothing to run again
             dialogs.show_error(self, "Extending failed", error.message, error.details_if_bug)
@@ -589,7 +583,8 @@ class TrainingPanel(QWidget):
     def log(self, text: str) -> None:
         stamp = time.strftime("%H:%M:%S")
         self.log_view.appendPlainText(f"[{stamp}] {text}")
-        self.status_message.emit(text)
+        if "\n" not in text:  # a report of aligned lines is read in the log, not in one line
+            self.status_message.emit(text)
 
     # -- persistence of the form ------------------------------------------------------------
 

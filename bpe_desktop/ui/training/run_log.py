@@ -1,5 +1,5 @@
 """What the Training panel logs after a run: constraints that shaped it, an extension's
-sizes, new characters and before/after reports."""
+sizes, new characters and before/after reports, why a run learned no merge."""
 
 from __future__ import annotations
 
@@ -7,6 +7,11 @@ from bpe_desktop.core.training import TrainResult
 
 #: Knocked-out merges listed in the log (the model file and `info` list them all).
 LOGGED_KNOCKOUTS = 50
+
+
+def counted(number: int, noun: str) -> str:
+    """'1 crossing', '2 crossings': the noun agrees with its number."""
+    return f"{number:,} {noun}" if number == 1 else f"{number:,} {noun}s"
 
 
 def constraint_log(result: TrainResult) -> list[str]:
@@ -26,12 +31,26 @@ def constraint_log(result: TrainResult) -> list[str]:
     if report.knocked_out:
         lines.append(f"BPE-knockout removed {len(report.knocked_out):,} merges "
                      "(crossings > respects on the gold words):")
-        lines.extend(f"  round {r}: {left} + {right} — {c:,} crossings, {k:,} respects"
+        lines.extend(f"  round {r}: {left} + {right} — {counted(c, 'crossing')}, "
+                     f"{counted(k, 'respect')}"
                      for left, right, c, k, r in report.knocked_out[:LOGGED_KNOCKOUTS])
         if len(report.knocked_out) > LOGGED_KNOCKOUTS:
             lines.append(f"  … and {len(report.knocked_out) - LOGGED_KNOCKOUTS:,} more "
                          "(all in the model file: bpe-desktop info -m MODEL)")
     return lines
+
+
+def no_merges_reason(model) -> str:
+    """Why a run learned no merge, and what to change: the vocabulary size is reached by
+    the characters alone, or no pair is frequent enough."""
+    config = model.config
+    if config.vocab_size is not None and config.vocab_size <= model.vocab_size:
+        return (f"the vocabulary size {config.vocab_size:,} is already reached by the "
+                f"{len(model.alphabet):,} characters of the corpus and "
+                f"{len(config.special_tokens)} special token(s). Choose a vocabulary "
+                f"size above {model.vocab_size:,}.")
+    return (f"no pair of symbols occurs at least {config.min_frequency:,} times "
+            "(the minimum pair count). Lower the minimum pair count or add text.")
 
 
 def outcome_log(outcome) -> list[str]:

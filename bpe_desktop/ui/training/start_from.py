@@ -24,9 +24,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from bpe_desktop.core.adapted_output import format_label
 from bpe_desktop.core.errors import BpeError
 from bpe_desktop.core.extend_options import ExtendOptions
-from bpe_desktop.core.formats import FORMATS
 from bpe_desktop.core.formats.detect import OWN_FORMAT, detect_format
 from bpe_desktop.core.options import option_specs
 from bpe_desktop.ui.common import dialogs
@@ -136,8 +136,7 @@ class StartFrom(QGroupBox):
             dialogs.show_error(self, "Not a tokenizer", str(exc))
             return False
         self.source_path, self.source_format = path, fmt
-        label = "BPE Desktop model" if fmt == OWN_FORMAT else FORMATS[fmt].label.rstrip("…")
-        self.source_label.setText(f"{os.path.basename(path)} ({label})")
+        self.source_label.setText(f"{os.path.basename(path)} ({format_label(fmt)})")
         self.source_label.setToolTip(path)
         self.changed.emit()
         return True

@@ -53,6 +53,14 @@ REPORT_FILTER = "HTML report (*.html);;PDF report (*.pdf)"
 _LAST, _RECENT, _MAX_RECENT = "projects/last", "projects/recent", 8
 
 
+def corpus_inputs(labelled: list[tuple[str, str]],
+                  paths: list[str]) -> list[tuple[str, str, str]]:
+    """The run's corpus files as History records them: each with its row's language, so
+    the project knows a corpus's language as it does from `train --lang`."""
+    languages = dict(labelled)
+    return [("corpus", p, languages.get(p, "")) for p in paths]
+
+
 class ProjectControl(QObject):
     def __init__(self, window: "MainWindow") -> None:
         super().__init__(window)
@@ -243,7 +251,9 @@ class ProjectControl(QObject):
             "train", config={**config.to_dict(), "word_counts": word_counts,
                              "encoding_errors": errors},
             command=command_record(argv),
-            inputs=training_inputs(config, paths, word_counts=word_counts),
+            # Languages of the form's columns: each file its language; else each row's label.
+            inputs=(training_inputs(config, paths, word_counts=word_counts) if config.lang
+                    else corpus_inputs(t.corpus.labelled_paths(), paths)),
             preset=PRESET_LABELS.get(t.options.preset.currentText(), ""))
 
     def _start_extension_run(self, request, paths: list[str]) -> None:
@@ -259,7 +269,8 @@ class ProjectControl(QObject):
         self._log_start = len(self.window.training.log_view.toPlainText())
         self._training = self.recorder.start(
             "extend", config=config, command=command_record(argv),
-            inputs=[("model", request.source), *(("corpus", p) for p in paths),
+            inputs=[("model", request.source),
+                    *corpus_inputs(self.window.training.corpus.labelled_paths(), paths),
                     *(("text", p) for p in request.held_out)])
 
     @Slot(object)

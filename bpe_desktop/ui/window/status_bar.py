@@ -21,8 +21,11 @@ LEFT_MARGIN, GAP, RIGHT_MARGIN = 6, 2, 12
 
 
 def elide_at_word(text: str, metrics: QFontMetrics, width: int) -> str:
-    """``text`` on one line, cut after the last whole word that fits with "…"."""
-    text = " ".join(text.split())
+    """``text`` on one line, cut after the last whole word that fits with "…". Of a text
+    of several lines only the first is shown: lines aligned as a table, joined, read as
+    one run of numbers."""
+    first, *more = text.strip().splitlines() or [""]
+    text = " ".join(first.split()) + (" " + ELLIPSIS if more else "")
     if metrics.horizontalAdvance(text) <= width:
         return text
     words = text.split(" ")

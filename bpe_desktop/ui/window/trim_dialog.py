@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from bpe_desktop.core.adapted_output import fitting_formats, write_model
+from bpe_desktop.core.adapted_output import fitting_formats, format_label, write_model
 from bpe_desktop.core.model import BPEModel
 from bpe_desktop.core.trim import TrimResult, trim, write_id_map
 from bpe_desktop.ui.common import dialogs
@@ -65,9 +65,10 @@ class TrimDialog(QDialog):
         self.keep_specials.setChecked(True)
         self.format = QComboBox()
         for fmt in fitting_formats(model):
-            self.format.addItem(fmt)
-        if source is not None and self.format.findText(source[1]) >= 0:
-            self.format.setCurrentText(source[1])  # the source's own format first
+            self.format.addItem(format_label(fmt), fmt)
+        if source is not None and self.format.findData(source[1]) >= 0:
+            # the source's own format first
+            self.format.setCurrentIndex(self.format.findData(source[1]))
         self.output = QLineEdit()
         self.output.setPlaceholderText("where to write the trimmed model")
         self.id_map = QLineEdit()
@@ -142,7 +143,7 @@ class TrimDialog(QDialog):
             return False
         model, targets = self.model, list(self.targets)
         source_path, source_format = self.source or (None, None)
-        fmt, out, id_map = self.format.currentText(), self.output.text(), self.id_map.text()
+        fmt, out, id_map = self.format.currentData(), self.output.text(), self.id_map.text()
         keep_alphabet, keep_specials = (self.keep_alphabet.isChecked(),
                                         self.keep_specials.isChecked())
 
