@@ -37,11 +37,12 @@ Typical use (the toy vocabulary ships with the application; see [Quick
 start](quickstart.md)):
 
     bpe-desktop train corpus.txt -o model.json --vocab-size 8000
+    bpe-desktop train corpus.txt -o gpt2.json --preset gpt2 --vocab-size 32000
     bpe-desktop train counts.tsv --word-counts -o toy.json --merges 10
     echo "lowest newer" | bpe-desktop encode -m toy.json          # low est</w> new e r </w>
     echo "lowest newer" | bpe-desktop encode -m toy.json --ids | bpe-desktop decode -m toy.json
     bpe-desktop info -m toy.json --merges
-    bpe-desktop export -m model.json --format hf -o tokenizer.json --verify held_out.txt
+    bpe-desktop export -m gpt2.json --format hf -o tokenizer.json --verify held_out.txt
 
 The training options are explained in [Training options](training-options.md), the
 model file in [Model files](model-files.md).

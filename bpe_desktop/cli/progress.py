@@ -40,12 +40,20 @@ class ProgressBar:
         if new_stage:
             self._stage = p.stage
         eta = stage_eta(self._eta, p)
+        if not self._due(now, new_stage):
+            return
+        # The last line shows the finished state (100 %, N/N), not the stage's first report.
+        self.show(self.describe(p, eta) if p.stage != "done" else self.describe_finished(p))
+
+    def _due(self, now: float, new_stage: bool) -> bool:
         interval = self.TTY_INTERVAL if self.tty else self.PLAIN_INTERVAL
         if not new_stage and now - self._last < interval:
-            return
+            return False
         self._last = now
-        # The last line shows the finished state (100 %, N/N), not the stage's first report.
-        line = self.describe(p, eta) if p.stage != "done" else self.describe_finished(p)
+        return True
+
+    def show(self, line: str) -> None:
+        """Redraw the line on a terminal; elsewhere (a log, a pipe) write it as a line."""
         with self._lock:
             try:
                 if self.tty:
@@ -78,3 +86,14 @@ class ProgressBar:
                 except (OSError, ValueError):
                     pass
                 self._drawn = False
+
+
+class SegmenterProgressBar(ProgressBar):
+    """Morfessor's progress before training (its reports carry words, not bytes or merges)."""
+
+    def __call__(self, p) -> None:  # type: ignore[override]
+        new_stage = p.stage != self._stage
+        self._stage = p.stage
+        if self._due(time.monotonic(), new_stage):
+            self.show(f"morfessor {p.stage}  {p.fraction:4.0%}  {p.words_done:,}/"
+                      f"{p.words_total:,} words  {p.elapsed:.0f} s")

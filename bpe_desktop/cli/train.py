@@ -19,7 +19,7 @@ from bpe_desktop.cli._common import (
     _without_empty,
 )
 from bpe_desktop.cli.options import add_train_options, config_from_args
-from bpe_desktop.cli.progress import ProgressBar
+from bpe_desktop.cli.progress import ProgressBar, SegmenterProgressBar
 from bpe_desktop.cli.recording import add_project_option, recording
 from bpe_desktop.core.errors import TrainingCancelled
 from bpe_desktop.core.formatting import describe_config, format_bytes
@@ -159,7 +159,7 @@ def _files_run(args: argparse.Namespace, config):
     corpus = Corpus.from_files(args.files, word_counts=args.word_counts,
                                errors=args.encoding_errors)
     size = sum(os.path.getsize(name) for name in args.files)
-    segmenter = None if args.quiet else _segmenter_line
+    segmenter = None if args.quiet else SegmenterProgressBar(sys.stderr)
 
     def work(on_progress, cancel):
         return train(corpus, config, on_progress=on_progress, cancel=cancel,
@@ -191,13 +191,6 @@ def _languages_run(args: argparse.Namespace, config):
                                   word_counts=args.word_counts, errors=args.encoding_errors)
 
     return f"{len(files)} languages ({', '.join(files)})", work
-
-
-def _segmenter_line(p) -> None:
-    """Morfessor's progress, one redrawn line (it runs before the training's own)."""
-    sys.stderr.write(f"\rmorfessor {p.stage}  {p.fraction:4.0%}  {p.words_done:,}/"
-                     f"{p.words_total:,} words  {p.elapsed:.0f} s   ")
-    sys.stderr.flush()
 
 
 #: Test hook: training stops at its first merging report until it is cancelled, so a

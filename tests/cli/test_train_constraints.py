@@ -81,6 +81,19 @@ def test_morfessor_flags_and_saved_segmentation(capsys, files):
         run(capsys, "info", "-m", out)[1]
 
 
+def test_morfessor_progress_in_a_log_is_whole_prefixed_lines(capsys, files):
+    """Not a terminal: Morfessor's progress is written as lines, as the training's is, and
+    never redrawn in place (which glued every report and the next line into one)."""
+    status, _, err = run(capsys, "train", "--word-counts", files / "w.tsv", "-o",
+                         files / "m.json", "--merges", "20", "--morfessor")
+    assert status == 0, err
+    assert "\r" not in err
+    morfessor = [line for line in err.splitlines() if "morfessor" in line]
+    assert morfessor and all(re.match(r"bpe-desktop: morfessor (epoch \d+|segmenting) ", line)
+                             for line in morfessor), err
+    assert any(line.startswith("bpe-desktop: reading") for line in err.splitlines()), err
+
+
 @pytest.mark.parametrize("args,words", [
     (["--separator", "a b"], ["separator", "whitespace"]),
     (["--morfessor-annotations", "g.tsv"], ["needs morfessor"]),

@@ -192,13 +192,32 @@ def test_help_quick_start_and_about(window, ui):
     dialog = show_quick_start(window)
     assert "Train your first tokenizer" in dialog.browser.toPlainText()
     dialog.close()
-    about = [a for a in window.menuBar().actions() if a.text() == "&Help"][0].menu().actions()[1]
+    about = next(a for a in _help_menu(window).actions() if a.text() == "&About BPE Desktop")
     about.trigger()
     title, text = ui.infos[0]
     assert title == "About BPE Desktop"
     for name, version in versions().items():
         assert name in text and version in text
     assert versions()["engine"] != "unknown"
+
+
+def _help_menu(window):
+    return next(a for a in window.menuBar().actions() if a.text() == "&Help").menu()
+
+
+def test_the_help_menu_opens_every_page_the_pages_refer_to(window, qtbot):
+    """The pages and tooltips say "Help ▸ Evaluation": each page is an item of the Help menu
+    (the menu held only Quick start and About, the other pages only in the help window)."""
+    from bpe_desktop.ui.window.help_dialogs import HELP_PAGES, HelpDialog
+
+    items = {a.text(): a for a in _help_menu(window).actions() if a.text()}
+    for page, title in HELP_PAGES.items():
+        action = items["&Quick start"] if page == "quickstart.md" else items[title]
+        action.trigger()
+        dialog = next(w for w in window.findChildren(HelpDialog) if w.isVisible())
+        qtbot.waitUntil(lambda: dialog.current_page() == page)
+        assert dialog.browser.toPlainText().startswith(title)
+        dialog.close()
 
 
 def test_dark_mode_colours_window_and_plots(window):

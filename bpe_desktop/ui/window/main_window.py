@@ -23,7 +23,7 @@ from bpe_desktop.ui.training.panel import TrainingPanel
 from bpe_desktop.ui.vocabulary.panel import VocabPanel
 from bpe_desktop.ui.window.autosave import Autosave, offer_recovery
 from bpe_desktop.ui.window.document import ModelDocument
-from bpe_desktop.ui.window.help_dialogs import show_about, show_quick_start
+from bpe_desktop.ui.window.help_dialogs import HELP_PAGES, show_about, show_help, show_quick_start
 from bpe_desktop.ui.window.interop_menus import InteropMenus
 from bpe_desktop.ui.window.projects import ProjectControl
 from bpe_desktop.ui.window.status_bar import ElidingStatusBar
@@ -182,6 +182,10 @@ class MainWindow(QMainWindow):
         quick_start = self._action("&Quick start", lambda: show_quick_start(self),
                                    QKeySequence.StandardKey.HelpContents)
         help_menu.addAction(quick_start)
+        # Every page is in the menu: the pages and tooltips refer to them ("Help ▸ Evaluation").
+        for page, title in list(HELP_PAGES.items())[1:]:
+            help_menu.addAction(self._action(title, lambda _=False, p=page: show_help(self, p)))
+        help_menu.addSeparator()
         about = self._action("&About BPE Desktop", lambda: show_about(self))
         about.setMenuRole(QAction.MenuRole.AboutRole)
         help_menu.addAction(about)
