@@ -104,9 +104,7 @@ class DropoutSamplesBox(QGroupBox):
         # The slider has a row of its own: beside the buttons, in the panel's narrow
         # right column, it was squeezed to nothing.
         p_row = QHBoxLayout()
-        p_label = QLabel("&p")
-        p_label.setBuddy(self.slider)
-        p_row.addWidget(p_label)
+        p_row.addWidget(QLabel("p"))
         p_row.addWidget(self.slider, 1)
         p_row.addWidget(self.p_label)
         row = QHBoxLayout()
