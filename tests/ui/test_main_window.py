@@ -253,22 +253,27 @@ def test_each_menu_s_mnemonics_are_its_own(window):
 
 
 def test_alt_and_a_letter_opens_each_menu_and_each_panel(window, qtbot):
-    """A panel's letter is none of the menus': Alt+E and Alt+V went to the Encode / Decode
-    and Vocabulary panels, and the Edit and View menus could not be opened with them."""
+    """No panel and no field takes a menu's letter: Alt+E and Alt+V went to the Encode /
+    Decode and Vocabulary panels, and on the Training panel Alt+F, Alt+E, Alt+R and Alt+H
+    went to its fields (most frequent words, separator, knockout rounds, threads)."""
 
     def alt(text: str) -> None:
         letter = text[text.index("&") + 1].lower()
-        qtbot.keyClick(window.tabs, letter, Qt.KeyboardModifier.AltModifier)
+        qtbot.keyClick(QApplication.focusWidget(), letter, Qt.KeyboardModifier.AltModifier)
 
     window.tabs.setCurrentWidget(window.vocab)  # (the tab bar takes the focus)
     with qtbot.waitActive(window):
         window.activateWindow()
-    for entry in window.menuBar().actions():
-        alt(entry.text())
-        qtbot.waitUntil(lambda: QApplication.activePopupWidget() is not None)
-        assert QApplication.activePopupWidget() is entry.menu(), entry.text()
-        entry.menu().close()
-        qtbot.waitUntil(lambda: QApplication.activePopupWidget() is None)
+    for panel in range(window.tabs.count()):
+        window.tabs.setCurrentIndex(panel)
+        for entry in window.menuBar().actions():
+            alt(entry.text())
+            qtbot.waitUntil(lambda: QApplication.activePopupWidget() is not None)
+            assert QApplication.activePopupWidget() is entry.menu(), \
+                (window.tabs.tabText(panel), entry.text())
+            entry.menu().close()
+            qtbot.waitUntil(lambda: QApplication.activePopupWidget() is None)
+            window.tabs.setFocus()
     for index in range(window.tabs.count()):
         # from a panel without letters of its own
         start = window.evaluate if window.tabs.widget(index) is window.vocab else window.vocab

@@ -54,9 +54,9 @@ class MainWindow(QMainWindow):
         self.tabs = QTabWidget()
         self.tabs.setDocumentMode(True)
         self.tabs.addTab(self.training, panel_icon("training"), "&Training")
-        # (Alt+E and Alt+V open the Edit and View menus: no panel's letter is a menu's)
-        self.tabs.addTab(self.vocab, panel_icon("vocabulary"), "Voca&bulary")
-        self.tabs.addTab(self.codec, panel_icon("encode"), "E&ncode / Decode")
+        # No panel's letter is a menu's (Alt+E, Alt+V open Edit, View) nor a Training field's
+        self.tabs.addTab(self.vocab, panel_icon("vocabulary"), "Vocabular&y")
+        self.tabs.addTab(self.codec, panel_icon("encode"), "Encode / &Decode")
         self.tabs.addTab(self.evaluate, panel_icon("evaluate"), "Eva&luate")
         self.tabs.addTab(self.compare, panel_icon("compare"), "Com&pare")
         self.tabs.addTab(self.history, panel_icon("history"), "Hi&story")
