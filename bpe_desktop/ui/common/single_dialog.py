@@ -3,7 +3,8 @@ closed one is freed (each kept its model or tables in memory for the session).""
 
 from __future__ import annotations
 
-from typing import Callable, Generic, TypeVar
+from collections.abc import Callable
+from typing import Generic, TypeVar
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDialog
