@@ -230,7 +230,7 @@ class TrainConfig:
              "<s> </s> get theirs without one). <unk> stands for characters outside the "
              "vocabulary.")
     threads: int = option(
-        0, label="T&hreads:", group="run", minimum=0, maximum=MAX_THREADS, metavar="N",
+        0, label="Thre&ads:", group="run", minimum=0, maximum=MAX_THREADS, metavar="N",
         zero_means="all cores", stored=False,
         help="Processor cores used for reading and counting the corpus (0 = all). The result "
              "is the same for any number.")
@@ -261,7 +261,7 @@ class TrainConfig:
              "Encoding stays ordinary BPE. Entries whose morphs do not spell the word are "
              "left out, as Evaluate does.")
     separator: str = option(
-        "", label="Pre-segmented, s&eparator:", group="constraints", metavar="SEP",
+        "", label="Pre-segmented, separ&ator:", group="constraints", metavar="SEP",
         placeholder="e.g. @@ or -",
         help="The corpus is pre-segmented: this string marks cuts inside words "
              "(un@@happi@@ness) and is removed before learning; no merge joins across a "
@@ -279,7 +279,7 @@ class TrainConfig:
              "which costs tokens in every sentence for little morphology; a share of the "
              "text means the same in every language, a count of words does not.")
     morfessor_keep_frequent: int = option(
-        0, label="Keep the most &frequent words whole:", group="constraints", minimum=0,
+        0, label="Keep the most fre&quent words whole:", group="constraints", minimum=0,
         maximum=MAX_VOCAB, metavar="N", zero_means="by share only",
         help="Also leave the N most frequent words whole; with a share too, whichever "
              "keeps more words applies (both 0: Morfessor cuts every word).")
@@ -296,7 +296,7 @@ class TrainConfig:
              "the model is trained again, until none is left or the round limit is "
              "reached. The result is an ordinary merge list.")
     knockout_rounds: int = option(
-        5, label="Knockout &rounds:", group="constraints", minimum=1, maximum=100,
+        5, label="Knockout ro&unds:", group="constraints", minimum=1, maximum=100,
         metavar="N",
         help="The most trainings BPE-knockout runs after the first one.")
     protected: tuple[str, ...] = option(

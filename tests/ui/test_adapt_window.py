@@ -229,3 +229,24 @@ def test_the_status_bar_shows_one_line_of_an_extension_not_its_report(window, qt
     assert "\n" not in shown and "before" not in shown
     assert shown == "6 new characters: 'а' 180, 'ж' 120, 'б' 40, 'л' 40, 'о' 40, 'р' 40"
     assert ui.errors == []
+
+
+def test_the_trim_dialog_is_one_window_freed_when_closed(window, qtbot, tmp_path, ui):
+    from shiboken6 import isValid
+
+    from bpe_desktop.ui.window.trim_dialog import TrimDialog
+
+    train_toy(window, qtbot)
+    first = window.ask_trim()
+    first.output.setText(str(tmp_path / "t.json"))
+    assert window.ask_trim() is first and first.output.text() == str(tmp_path / "t.json")
+    target = tmp_path / "target.txt"
+    target.write_text("low lower\n", encoding="utf-8")
+    _trim_in(first, qtbot, target, tmp_path)  # the trimmed model is now the open one
+    second = window.ask_trim()  # for that model: a new dialog replaces the old
+    qtbot.waitUntil(lambda: not isValid(first))
+    assert second.model is window.document.model
+    assert window.findChildren(TrimDialog) == [second]
+    second.close()
+    qtbot.waitUntil(lambda: not isValid(second))
+    assert window.findChildren(TrimDialog) == [] and ui.errors == []

@@ -325,3 +325,16 @@ def test_dropout_box_exports_tokenizer_json_with_its_p(window, ui, qtbot, tmp_pa
     written = json.loads(Path(ui.save_path).read_text(encoding="utf-8"))
     assert written["model"]["dropout"] == pytest.approx(0.3)
     assert ui.errors == []
+
+
+def test_unfolded_dropout_fits_a_1024_by_700_window_with_a_usable_slider(window, qtbot, toy):
+    window.document.set_imported(toy)
+    window.tabs.setCurrentWidget(window.codec)
+    box = window.codec.dropout_box
+    box.setChecked(True)
+    window.resize(1024, 700)
+    qtbot.waitUntil(lambda: window.size().width() == 1024)
+    qtbot.wait(50)  # the layouts settle
+    assert window.height() == 700  # (it grew to 719 px, its bottom off a 700 px screen)
+    assert box.slider.width() >= 150  # (squeezed to 15 px beside the buttons)
+    assert box.view.height() >= 2 * box.view.fontMetrics().lineSpacing()

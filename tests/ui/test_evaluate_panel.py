@@ -210,6 +210,28 @@ def test_each_text_has_a_column_and_parity_marks_unknown_scripts(panel, qtbot):
     assert "unknown" in panel.parity_chart.labels[1] and "\n" not in panel.parity_chart.labels[0]
 
 
+
+def test_a_parity_bar_s_unknown_rate_line_is_not_cut_off(panel, qtbot):
+    from PySide6.QtGui import QFontMetrics
+
+    texts = [str(DATA / "udhr" / "eng.txt"), str(DATA / "udhr" / "jpn.txt")]
+    panel.parallel_files.add_paths(texts)
+    panel.reference_combo.setCurrentIndex(panel.reference_combo.findText("eng.txt"))
+    panel.sweep_check.setChecked(False)
+    panel.resize(1200, 800)
+    panel.show()
+    qtbot.waitExposed(panel)
+    _run(panel, qtbot)
+    axis = panel.parity_chart.getPlotItem().getAxis("bottom")
+    lines = QFontMetrics(axis.style["tickFont"] or panel.parity_chart.font()).lineSpacing()
+    # (the axis kept one line's height: "⚠ 95% unknown" was cut in half)
+    qtbot.waitUntil(lambda: axis.height() >= 2 * lines + axis.style["tickTextOffset"][1])
+    panel.parallel_files.clear()
+    panel.parallel_files.add_paths([texts[0], texts[0]])
+    _run(panel, qtbot)
+    assert "\n" not in "".join(panel.parity_chart.labels)
+    qtbot.waitUntil(lambda: axis.height() < 2 * lines)  # one line again
+
 def test_gold_file_dialog_shows_all_files_first(panel):
     # Morpho Challenge's files have no extension: the formats are recognised by content
     assert panel.gold_files.filters.startswith("All files (*)")

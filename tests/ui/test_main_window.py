@@ -269,3 +269,33 @@ def test_each_menu_s_mnemonics_are_its_own(window):
         menu.aboutToShow.emit()  # (menus filled on demand)
         found = letters(menu.actions())
         assert len(found) == len(set(found)), (entry.text(), [a.text() for a in menu.actions()])
+
+
+def test_alt_and_a_letter_opens_each_menu_and_each_panel(window, qtbot):
+    """No panel and no field takes a menu's letter: Alt+E and Alt+V went to the Encode /
+    Decode and Vocabulary panels, and on the Training panel Alt+F, Alt+E, Alt+R and Alt+H
+    went to its fields (most frequent words, separator, knockout rounds, threads)."""
+
+    def alt(text: str) -> None:
+        letter = text[text.index("&") + 1].lower()
+        qtbot.keyClick(QApplication.focusWidget(), letter, Qt.KeyboardModifier.AltModifier)
+
+    window.tabs.setCurrentWidget(window.vocab)  # (the tab bar takes the focus)
+    with qtbot.waitActive(window):
+        window.activateWindow()
+    for panel in range(window.tabs.count()):
+        window.tabs.setCurrentIndex(panel)
+        for entry in window.menuBar().actions():
+            alt(entry.text())
+            qtbot.waitUntil(lambda: QApplication.activePopupWidget() is not None)
+            assert QApplication.activePopupWidget() is entry.menu(), \
+                (window.tabs.tabText(panel), entry.text())
+            entry.menu().close()
+            qtbot.waitUntil(lambda: QApplication.activePopupWidget() is None)
+            window.tabs.setFocus()
+    for index in range(window.tabs.count()):
+        # from a panel without letters of its own
+        start = window.evaluate if window.tabs.widget(index) is window.vocab else window.vocab
+        window.tabs.setCurrentWidget(start)
+        alt(window.tabs.tabText(index))
+        assert window.tabs.currentIndex() == index, window.tabs.tabText(index)

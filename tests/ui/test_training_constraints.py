@@ -179,3 +179,23 @@ def test_a_refused_segmentation_edit_says_why(qtbot):
     type_morphs(1, "walk ing")
     assert dialog.model.rows[1] == ("walking", ("walk", "ing"))
     assert dialog.message.text() == ""
+
+
+def test_the_segmentation_window_is_one_per_run_and_freed_when_closed(panel, qtbot):
+    from shiboken6 import isValid
+
+    from bpe_desktop.ui.training.segmentation import SegmentationDialog
+
+    panel.segmentation = {"walking": ("walk", "ing"), "talks": ("talk", "s")}  # a run's
+    first = panel.show_segmentation()
+    assert first.model.setData(first.model.index(1, 1), "walking")  # an edit, not saved
+    assert panel.show_segmentation() is first  # asked again: the same window, its edit kept
+    assert first.model.rows[1] == ("walking", ("walking",))
+    panel.segmentation = {"jumps": ("jump", "s")}  # the next run's
+    second = panel.show_segmentation()
+    qtbot.waitUntil(lambda: not isValid(first))
+    assert panel.findChildren(SegmentationDialog) == [second]
+    assert second.model.rows == [("jumps", ("jump", "s"))]
+    second.close()
+    qtbot.waitUntil(lambda: not isValid(second))
+    assert panel.findChildren(SegmentationDialog) == []

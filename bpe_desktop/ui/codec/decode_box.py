@@ -43,6 +43,11 @@ class DecodeBox:
         follow_text_direction(self.decoded_edit)
         self.decoded_edit.setReadOnly(True)
         self.decoded_edit.setPlaceholderText("Decoded text")
+        for edit in (self.decode_edit, self.decoded_edit):
+            # two lines at least, not Qt's 70 px: with the dropout samples unfolded below,
+            # the right column must still fit a window 700 pixels high
+            edit.setMinimumHeight(edit.fontMetrics().lineSpacing() * 2
+                                  + 2 * edit.frameWidth() + 8)
         self.decode_label = QLabel()
         self.decode_label.setWordWrap(True)
         row = QHBoxLayout()

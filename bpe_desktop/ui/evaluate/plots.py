@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QFontMetrics
 from PySide6.QtWidgets import QGridLayout, QWidget
 
 from bpe_desktop.core.evaluation import ParityResult, SweepPoint
@@ -178,7 +179,9 @@ class ParityChart(pg.PlotWidget):
         plot_grid.add_grid(item)
         self.names = [r.name for r in parity.rows] if parity else []
         self.values = [r.parity for r in parity.rows] if parity else []
+        self.labels = []
         if not parity:
+            self._fit_labels()
             return
         colors = [UNKNOWN_COLOR if r.unknown_high else theme.plot_colors()["accent"]
                   if r.name == parity.reference else theme.plot_colors()["curve"]
@@ -190,3 +193,13 @@ class ParityChart(pg.PlotWidget):
         self.labels = [Path(r.name).stem + (f"\n⚠ {r.unknown_rate:.0%} unknown"
                                             if r.unknown_high else "") for r in parity.rows]
         item.getAxis("bottom").setTicks([list(enumerate(self.labels))])
+        self._fit_labels()
+
+    def _fit_labels(self) -> None:
+        """pyqtgraph keeps room for one line of tick text: a label's second line (the
+        unknown rate) was cut off."""
+        axis = self.getPlotItem().getAxis("bottom")
+        lines = max((label.count("\n") + 1 for label in self.labels), default=1)
+        spacing = QFontMetrics(axis.style["tickFont"] or self.font()).lineSpacing()
+        axis.setHeight(None if lines == 1 else
+                       lines * spacing + axis.style["tickTextOffset"][1] + 4)

@@ -5,7 +5,7 @@ cut differently."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal, Slot
+from PySide6.QtCore import Signal, Slot
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
 from bpe_desktop.core.comparison.unconstrained import ConstraintGain, compare_with_unconstrained
 from bpe_desktop.core.evaluation import read_gold
 from bpe_desktop.ui.common import dialogs
+from bpe_desktop.ui.common.single_dialog import SingleDialog
 from bpe_desktop.ui.common.workers import JobError, JobRunner
 
 TIP = ("Train the same corpus without the linguistic constraints, at the same vocabulary "
@@ -37,7 +38,7 @@ class UnconstrainedButton(QPushButton):
         super().__init__("Compare with unconstrained")
         self.setToolTip(TIP)
         self.panel = panel
-        self.dialog: GainDialog | None = None
+        self._window: SingleDialog[GainDialog] = SingleDialog()
         self._method = ""
         self.runner = JobRunner(self)
         self.runner.progressed.connect(self._on_progress)
@@ -90,18 +91,14 @@ class UnconstrainedButton(QPushButton):
     def _on_finished(self, gain: ConstraintGain) -> None:
         self.panel._set_status(f"Compared with the unconstrained model: {len(gain.changed):,} "
                                "gold words are cut differently.")
-        # One result window: the previous comparison's is replaced, and a closed one is
-        # freed (each kept both models' tables in memory).
-        if self.dialog is not None:
-            self.dialog.close()
-        self.dialog = dialog = GainDialog(gain, self._method, self.panel)
-        dialog.destroyed.connect(lambda: self._forget(dialog))
-        dialog.show()
+        # One result window: the previous comparison's is replaced.
+        self._window.show(lambda: GainDialog(gain, self._method, self.panel))
         self.compared.emit(gain)
 
-    def _forget(self, dialog: GainDialog) -> None:
-        if self.dialog is dialog:
-            self.dialog = None
+    @property
+    def dialog(self) -> GainDialog | None:
+        """The comparison's result window, while it is open."""
+        return self._window.dialog
 
     @Slot(object)
     def _on_failed(self, error: JobError) -> None:
@@ -128,7 +125,6 @@ class GainDialog(QDialog):
     def __init__(self, gain: ConstraintGain, method: str,
                  parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         self.setWindowTitle("Constrained vs unconstrained")
         self.measures = _table(
             ["measure", "constrained", "unconstrained", "difference"],

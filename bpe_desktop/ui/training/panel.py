@@ -37,16 +37,12 @@ from bpe_desktop.ui.common import dialogs
 from bpe_desktop.ui.common.live_status import ProgressBar, StatusLine
 from bpe_desktop.ui.common.passes import StepsInPasses
 from bpe_desktop.ui.common.settings import Settings
+from bpe_desktop.ui.common.single_dialog import SingleDialog
 from bpe_desktop.ui.common.workers import JobError, JobRunner
 from bpe_desktop.ui.training.corpus_list import CorpusList
 from bpe_desktop.ui.training.examples import Example, examples
-from bpe_desktop.ui.training.jobs import (
-    MemoryChecked,
-    TrainingUpdate,
-    memory_job,
-    replaceable,
-    training_job,
-)
+from bpe_desktop.ui.training.jobs import (MemoryChecked, TrainingUpdate, memory_job,
+                                          replaceable, training_job)
 from bpe_desktop.ui.training.language_plot import LanguageCurves
 from bpe_desktop.ui.training.options import TrainingOptions
 from bpe_desktop.ui.training.plot import MergeCountPlot
@@ -97,6 +93,7 @@ class TrainingPanel(QWidget):
         self._after_start = StepsInPasses(self)
         #: The last run's Morfessor segmentation (word -> morphs), if it ran.
         self.segmentation: dict[str, tuple[str, ...]] = {}
+        self._segmentation_window: SingleDialog[SegmentationDialog] = SingleDialog()
         self._build()
         self._restore_defaults()
 
@@ -480,13 +477,16 @@ class TrainingPanel(QWidget):
             self.compare_plain_requested.emit(*self._parity_run)
 
     def show_segmentation(self) -> SegmentationDialog | None:
-        """The last run's Morfessor segmentation in a table; a saved file can be used as
-        gold boundaries right away."""
-        if not self.segmentation:
+        """The last run's Morfessor segmentation in a table (the open one, with its edits,
+        for the same run); a saved file can be used as gold boundaries right away."""
+        if not (segmentation := self.segmentation):
             return None
-        dialog = SegmentationDialog(self.segmentation, self)
+        return self._segmentation_window.show(
+            lambda: self._segmentation_dialog(segmentation), lambda d: d.source is segmentation)
+
+    def _segmentation_dialog(self, segmentation) -> SegmentationDialog:
+        dialog = SegmentationDialog(segmentation, self)
         dialog.saved.connect(self._use_saved_segmentation)
-        dialog.show()
         return dialog
 
     def _use_saved_segmentation(self, path: str) -> None:

@@ -84,6 +84,8 @@ class SegmentationDialog(QDialog):
                  parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle("Morfessor segmentation")
+        #: The run's segmentation shown (the table holds the edits).
+        self.source = segmentation
         self.model = SegmentationModel(segmentation, self)
         self.proxy = QSortFilterProxyModel(self)
         self.proxy.setSourceModel(self.model)

@@ -16,6 +16,7 @@ from bpe_desktop.ui.common import dialogs, theme
 from bpe_desktop.ui.common.icons import action_icon, panel_icon
 from bpe_desktop.ui.common.modal_work import Cancelled, finish_abandoned, run_modal
 from bpe_desktop.ui.common.settings import Settings
+from bpe_desktop.ui.common.single_dialog import SingleDialog
 from bpe_desktop.ui.compare import ComparePanel
 from bpe_desktop.ui.evaluate import EvaluatePanel
 from bpe_desktop.ui.history import HistoryPanel
@@ -42,6 +43,7 @@ class MainWindow(QMainWindow):
         self.setObjectName("mainWindow")
         self.settings = Settings()
         self.document = ModelDocument(self)
+        self._trim_window: SingleDialog[TrimDialog] = SingleDialog()
 
         self.training = TrainingPanel()
         self.vocab = VocabPanel()
@@ -52,8 +54,9 @@ class MainWindow(QMainWindow):
         self.tabs = QTabWidget()
         self.tabs.setDocumentMode(True)
         self.tabs.addTab(self.training, panel_icon("training"), "&Training")
-        self.tabs.addTab(self.vocab, panel_icon("vocabulary"), "&Vocabulary")
-        self.tabs.addTab(self.codec, panel_icon("encode"), "&Encode / Decode")
+        # No panel's letter is a menu's (Alt+E, Alt+V open Edit, View) nor a Training field's
+        self.tabs.addTab(self.vocab, panel_icon("vocabulary"), "Vocabular&y")
+        self.tabs.addTab(self.codec, panel_icon("encode"), "Encode / &Decode")
         self.tabs.addTab(self.evaluate, panel_icon("evaluate"), "Eva&luate")
         self.tabs.addTab(self.compare, panel_icon("compare"), "Com&pare")
         self.tabs.addTab(self.history, panel_icon("history"), "Hi&story")
@@ -377,11 +380,15 @@ class MainWindow(QMainWindow):
         if self.document.model is None:
             return None
         model, source = self.document.model, self.interop.imported_from
-        dialog = TrimDialog(model, self, source=source[1:] if source and source[0] is model
-                            else None)
-        dialog.trimmed.connect(lambda r: self.document.set_imported(r.model))
-        dialog.show()
-        return dialog
+
+        def make() -> TrimDialog:
+            dialog = TrimDialog(model, self, source=source[1:] if source and source[0] is model
+                                else None)
+            dialog.trimmed.connect(lambda r: self.document.set_imported(r.model))
+            return dialog
+
+        # The open dialog stays while it trims or still trims the open model.
+        return self._trim_window.show(make, lambda d: d.running or d.model is model)
 
     @Slot()
     def cancel_job(self) -> None:
