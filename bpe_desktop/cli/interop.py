@@ -77,6 +77,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 def cmd_export(args: argparse.Namespace) -> int:
     from bpe_desktop.core.formats import export_model, verify_export
+    from bpe_desktop.core.formats.verify import verifiable_format
 
     options: dict[str, object] = {}
     if args.legacy_merges:
@@ -97,6 +98,8 @@ def cmd_export(args: argparse.Namespace) -> int:
         options["dropout"] = args.dropout
     if args.verify_lines is not None and args.verify is None:
         raise CliError("--verify-lines needs --verify FILE")
+    if args.verify is not None:
+        verifiable_format(args.format)
     if args.verify is not None and output_target(args.output).kind == "stream":
         raise CliError(f"--verify reads the written files back, but {args.output} is a "
                        "stream; give a file name with -o")

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from bpe_desktop.core.model_file import load_model
-from tests.cli.support import assert_one_error_line, run
+from tests.cli.support import REPO, assert_one_error_line, run
 
 # ---------------------------------------------------------------------------------------
 # export / import (interchange formats)
@@ -109,6 +109,7 @@ def test_export_refusal_is_one_line_and_writes_nothing(capsys, trained, tmp_path
     (["--format", "hf", "--no-settings"], ["--no-settings", "tiktoken"]),
     (["--format", "subword-nmt", "--with-vocab"], ["--with-vocab", "fastbpe"]),
     (["--format", "hf", "--verify-lines", "3"], ["--verify-lines", "--verify"]),
+    (["--format", "vocab", "--verify", str(REPO / "tests" / "data" / "README.md")], ["no library", "nothing to verify"]),
 ])
 def test_export_option_misuse(capsys, snmt_model, tmp_path, argv, words):
     status, _, err = run(capsys, "export", "-m", snmt_model, "-o", tmp_path / "x", *argv)
