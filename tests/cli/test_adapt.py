@@ -365,6 +365,7 @@ def test_trim_records_its_run_with_each_held_out_report_as_metrics(capsys, tmp_p
     after = spm.SentencePieceProcessor(model_file=str(out))
     assert metrics["", "vocab_size"] == after.get_piece_size()
     assert metrics["", "dropped_tokens"] == before.get_piece_size() - after.get_piece_size()
+    assert ("", "total_words") not in metrics  # the source's training corpus: not the trim's
     for path in held:
         lines = [line for line in path.read_text(encoding="utf-8").splitlines()
                  if line.strip()]
