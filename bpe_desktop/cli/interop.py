@@ -16,12 +16,13 @@ from bpe_desktop.cli._common import (
     _in_worker,
     _lines,
     _report_stream,
+    load_model_file,
 )
 from bpe_desktop.cli.options import probability, whole_number
 from bpe_desktop.cli.progress import ProgressBar
 from bpe_desktop.core.errors import TrainingCancelled
 from bpe_desktop.core.formats import FORMATS
-from bpe_desktop.core.model_file import load_model, save_model
+from bpe_desktop.core.model_file import save_model
 from bpe_desktop.core.safe_write import output_target
 
 
@@ -106,7 +107,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     if os.path.exists(args.output) and os.path.exists(args.model) and \
             os.path.samefile(args.output, args.model):
         raise CliError(f"{args.output}: is the model file itself; refusing to overwrite it")
-    model = load_model(args.model)
+    model = load_model_file(args.model)
     sample = None
     if args.verify is not None:  # read before writing: a bad FILE leaves nothing behind
         limit = args.verify_lines
