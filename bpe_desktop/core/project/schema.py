@@ -107,15 +107,16 @@ CREATE INDEX runs_by_kind_preset ON runs (kind, preset, started);
 CREATE INDEX runs_by_kind_corpus ON runs (kind, corpus_label, started);
 """
 
+
+def _sql_text(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
 # Version 3: ``trim`` runs. Only the runs table's CHECK widens, which changes nothing
 # stored, so the table's text is rewritten in place (SQLite's documented way for such a
 # change): rebuilding the table would cascade-delete every run's metrics, inputs and model
 # while foreign keys are on, and they cannot be turned off inside the migration's
 # transaction. Incrementing schema_version makes every connection re-read the schema.
-def _sql_text(text: str) -> str:
-    return "'" + text.replace("'", "''") + "'"
-
-
 _V3 = f"""
 PRAGMA writable_schema = ON;
 UPDATE sqlite_master SET sql = replace(sql, {_sql_text(f"CHECK (kind IN {_V1_KINDS!r})")},
@@ -133,9 +134,12 @@ def migrate(conn: sqlite3.Connection, start: int, stop: int = SCHEMA_VERSION) ->
     """Run the migrations from version ``start`` to ``stop`` inside the caller's
     transaction (statement by statement: executescript would commit first)."""
     for version in range(start + 1, stop + 1):
+        rewrites_schema = "writable_schema" in MIGRATIONS[version - 1]
+        if rewrites_schema and hasattr(conn, "setconfig"):  # (an SQLite built defensive)
+            conn.setconfig(sqlite3.SQLITE_DBCONFIG_DEFENSIVE, False)
         for statement in _statements(MIGRATIONS[version - 1]):
             conn.execute(statement)
-        if "writable_schema" in MIGRATIONS[version - 1]:
+        if rewrites_schema:
             schema_version = conn.execute("PRAGMA schema_version").fetchone()[0]
             conn.execute(f"PRAGMA schema_version = {schema_version + 1}")
         conn.execute(f"PRAGMA user_version = {version}")
