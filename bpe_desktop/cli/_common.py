@@ -71,6 +71,30 @@ def _check_tokenizer_path(path: str, fmt: str | None) -> None:
         raise CliError(f"{path}: no such file")
 
 
+def load_model_file(path: str, format_option: str = ""):
+    """The BPE Desktop model at ``path``; another tool's tokenizer is refused by its
+    format, with how to read it (``format_option``: the command's flag for the format,
+    else ``import`` converts it)."""
+    from bpe_desktop.core.errors import BpeError, ModelFileError
+    from bpe_desktop.core.formats import FORMATS
+    from bpe_desktop.core.formats.detect import OWN_FORMAT, detect_format
+    from bpe_desktop.core.model_file import load_model
+
+    try:
+        return load_model(path)
+    except (ModelFileError, IsADirectoryError) as exc:
+        try:
+            fmt = detect_format(path)
+        except (BpeError, OSError):
+            fmt = OWN_FORMAT
+        if fmt == OWN_FORMAT:
+            raise exc from None
+        how = (f"give {format_option} {fmt}" if format_option else
+               f"convert it first with 'bpe-desktop import --format {fmt}'")
+        raise CliError(f"{path}: {FORMATS[fmt].label.rstrip('…')}, not a BPE Desktop "
+                       f"model: {how}") from None
+
+
 def _check_output(output: str, inputs: Sequence[str], what: str = "a corpus file") -> None:
     """Fail before training, not after, when the model could not be saved (``what``:
     the inputs, named in the message when the output is one of them)."""

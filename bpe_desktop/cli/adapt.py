@@ -74,6 +74,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--drop-specials", action="store_true",
                    help="also drop special tokens the target text does not produce")
     _add_output(p)
+    add_project_option(p, "with --project: the language of the target texts, recorded "
+                       "with them (any label: de, Hindi, …)")
     p.set_defaults(run=cmd_trim)
 
 
@@ -239,10 +241,20 @@ def cmd_trim(args: argparse.Namespace) -> int:
                   keep_specials=not args.drop_specials)
     _write(args, result.model, source, fmt, verify)
     maps = write_id_map(result, args.id_map)
+    reports = _reports(source, result.model, held_out)
+    if (run := recording(args)) is not None:
+        from bpe_desktop.core.project.metrics import Metric, held_out_metrics
+
+        # (not training_metrics: the corpus figures a trimmed model carries are its source's)
+        run.set_model(result.model, path=args.output)
+        run.add_metrics([Metric("vocab_size", result.model.vocab_size),
+                         Metric("merges", result.model.merge_count),
+                         Metric("dropped_tokens", result.dropped),
+                         *(row for report in reports for row in held_out_metrics(report))])
     if not args.quiet:
         print(f"kept {len(result.id_map):,} of {source.vocab_size:,} tokens "
               f"({result.dropped:,} dropped); id map: {', '.join(map(str, maps))}")
-        _print_reports(_reports(source, result.model, held_out))
+        _print_reports(reports)
     return EXIT_OK
 
 

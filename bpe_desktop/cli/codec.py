@@ -6,10 +6,9 @@ import argparse
 import sys
 from typing import Iterator
 
-from bpe_desktop.cli._common import EXIT_OK, CliError, _lines_with_ends
+from bpe_desktop.cli._common import EXIT_OK, CliError, _lines_with_ends, load_model_file
 from bpe_desktop.cli.options import probability, whole_number
 from bpe_desktop.core.errors import EncodeError
-from bpe_desktop.core.model_file import load_model
 from bpe_desktop.core.tokenizer import MAX_SEED, MODES
 
 #: Lines encoded per engine call.
@@ -68,7 +67,7 @@ def cmd_encode(args: argparse.Namespace) -> int:
         raise CliError("--dropout applies to --mode merges only")
     # --seed with P = 0 is ordinary encoding (one sample, whatever the seed): a sweep of P
     # from 0 keeps one command line.
-    model = load_model(args.model)
+    model = load_model_file(args.model)
     tok = model.tokenizer()
     if args.dropout:
         return _encode_sampled(tok, args)
@@ -132,7 +131,7 @@ def _encode_error(tok, batch, mode: str, label: str, exc: EncodeError):
 
 
 def cmd_decode(args: argparse.Namespace) -> int:
-    model = load_model(args.model)
+    model = load_model_file(args.model)
     tok = model.tokenizer()
     label = "standard input" if args.input == "-" else args.input
     out = sys.stdout

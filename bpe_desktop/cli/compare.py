@@ -49,7 +49,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    from bpe_desktop.cli._common import EXIT_OK, CliError, print_json
+    from bpe_desktop.cli._common import EXIT_OK, CliError, load_model_file, print_json
     from bpe_desktop.core.comparison import compare, open_model, read_text_lines
 
     models = args.models
@@ -75,7 +75,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
         from bpe_desktop.core.parity_dev import load_dev_set
 
         dev = load_dev_set(args.parity_dev, documents=args.parity_dev_documents)
-    loaded = [(name, open_model(m, f))
+    loaded = [(name, load_model_file(m, "--format") if f == "model" and os.path.exists(m)
+               else open_model(m, f))
               for name, m, f in zip(display_names(models), models, formats)]
     if dev is not None and not args.text:
         from bpe_desktop.core.comparison.parity_pair import compare_on_parallel

@@ -10,7 +10,7 @@ import argparse
 import os
 import sys
 
-from bpe_desktop.cli._common import EXIT_OK, CliError, print_json
+from bpe_desktop.cli._common import EXIT_OK, CliError, load_model_file, print_json
 from bpe_desktop.cli.options import whole_number
 from bpe_desktop.cli.recording import add_project_option, recording
 from bpe_desktop.core.evaluation.coverage import CHARACTER_MAPS
@@ -113,12 +113,10 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
 
 
 def _load(path: str, fmt: str):
-    from bpe_desktop.core.model_file import load_model
-
     if not os.path.exists(path):
         raise CliError(f"{path}: no such model")
     if fmt == "model":
-        return load_model(path)
+        return load_model_file(path, "--format")
     from bpe_desktop.core.formats import import_model
 
     return import_model(fmt, path)

@@ -5,9 +5,9 @@ from __future__ import annotations
 import argparse
 import sys
 
-from bpe_desktop.cli._common import EXIT_OK
+from bpe_desktop.cli._common import EXIT_OK, load_model_file
 from bpe_desktop.core.languages import describe_language_options
-from bpe_desktop.core.model_file import created_time, load_model
+from bpe_desktop.core.model_file import created_time
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -22,7 +22,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_info(args: argparse.Namespace) -> int:
-    model = load_model(args.model)
+    model = load_model_file(args.model)
     out = sys.stdout
     if args.merges:
         out.writelines(

@@ -16,12 +16,13 @@ from bpe_desktop.cli._common import (
     _in_worker,
     _lines,
     _report_stream,
+    load_model_file,
 )
 from bpe_desktop.cli.options import probability, whole_number
 from bpe_desktop.cli.progress import ProgressBar
 from bpe_desktop.core.errors import TrainingCancelled
 from bpe_desktop.core.formats import FORMATS
-from bpe_desktop.core.model_file import load_model, save_model
+from bpe_desktop.core.model_file import save_model
 from bpe_desktop.core.safe_write import output_target
 
 
@@ -77,6 +78,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 def cmd_export(args: argparse.Namespace) -> int:
     from bpe_desktop.core.formats import export_model, verify_export
+    from bpe_desktop.core.formats.verify import verifiable_format
 
     options: dict[str, object] = {}
     if args.legacy_merges:
@@ -97,13 +99,15 @@ def cmd_export(args: argparse.Namespace) -> int:
         options["dropout"] = args.dropout
     if args.verify_lines is not None and args.verify is None:
         raise CliError("--verify-lines needs --verify FILE")
+    if args.verify is not None:
+        verifiable_format(args.format)
     if args.verify is not None and output_target(args.output).kind == "stream":
         raise CliError(f"--verify reads the written files back, but {args.output} is a "
                        "stream; give a file name with -o")
     if os.path.exists(args.output) and os.path.exists(args.model) and \
             os.path.samefile(args.output, args.model):
         raise CliError(f"{args.output}: is the model file itself; refusing to overwrite it")
-    model = load_model(args.model)
+    model = load_model_file(args.model)
     sample = None
     if args.verify is not None:  # read before writing: a bad FILE leaves nothing behind
         limit = args.verify_lines

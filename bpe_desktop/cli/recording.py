@@ -107,9 +107,15 @@ def _extend(args):
     return config, [("model", args.model), *(("corpus", f) for f in args.files)], ""
 
 
+def _trim(args):
+    config = {"format": args.format or "", "out_format": args.out_format or "",
+              "drop_alphabet": args.drop_alphabet, "drop_specials": args.drop_specials}
+    return config, [("model", args.model), *(("text", f) for f in args.text)], ""
+
+
 #: The recorded commands: what of their arguments is the run's configuration, which
 #: files it reads (role, path), and its preset.
 RECORDED: dict[str, Callable[[argparse.Namespace], tuple[dict, list, str]]] = {
     "train": _train, "extend": _extend, "count": _count, "evaluate": _evaluate,
-    "compare": _compare,
+    "compare": _compare, "trim": _trim,
 }

@@ -328,8 +328,42 @@ def test_extend_stores_each_held_out_report_as_the_runs_metrics(capsys, tmp_path
     assert status == 0, err
     (extension,) = json.loads(printed)["runs"]
     metrics = {(m["source"], m["metric"]): m["value"] for m in extension["metrics"]}
+    _assert_held_out_metrics(metrics, sources["sp"], out, held)
+    # the source knows no Cyrillic: its unknown pieces are what the extension removes
+    ru = str(sources["held_ru"])
+    assert metrics[ru, "unknown_rate"] < metrics[ru, "unknown_rate_before"]
+
+
+def test_trim_records_its_run_with_each_held_out_report_as_metrics(capsys, tmp_path, sources):
+    project, out = tmp_path / "p.bpeproj", tmp_path / "t.model"
+    held = [sources["held_en"], sources["held_ru"]]
+    status, _, err = run(capsys, "trim", "-m", sources["sp"], "--text", sources["held_en"],
+                         "-o", out, "--id-map", tmp_path / "map.json", "--held-out", *held,
+                         "-q", "--project", project)
+    assert status == 0, err
+    status, printed, err = run(capsys, "history", project, "--json")
+    assert status == 0, err
+    (trimming,) = json.loads(printed)["runs"]
+    assert trimming["kind"] == "trim" and trimming["status"] == "finished"
+    assert sorted(i["role"] for i in trimming["inputs"]) == ["model", "text"]
+    assert trimming["model"] == {"path": str(out), "stored": False}
+    metrics = {(m["source"], m["metric"]): m["value"] for m in trimming["metrics"]}
     before = spm.SentencePieceProcessor(model_file=str(sources["sp"]))
     after = spm.SentencePieceProcessor(model_file=str(out))
+    assert metrics["", "vocab_size"] == after.get_piece_size()
+    assert metrics["", "dropped_tokens"] == before.get_piece_size() - after.get_piece_size()
+    assert ("", "total_words") not in metrics  # the source's training corpus: not the trim's
+    _assert_held_out_metrics(metrics, sources["sp"], out, held)
+    # the target text keeps its segmentation; the other language loses its tokens
+    en, ru = str(sources["held_en"]), str(sources["held_ru"])
+    assert metrics[en, "tokens"] == metrics[en, "tokens_before"]
+    assert metrics[ru, "tokens"] > metrics[ru, "tokens_before"]
+
+
+def _assert_held_out_metrics(metrics, source, adapted, held) -> None:
+    """Each held-out file's recorded figures, computed again with sentencepiece."""
+    before = spm.SentencePieceProcessor(model_file=str(source))
+    after = spm.SentencePieceProcessor(model_file=str(adapted))
     for path in held:
         lines = [line for line in path.read_text(encoding="utf-8").splitlines()
                  if line.strip()]
@@ -342,6 +376,3 @@ def test_extend_stores_each_held_out_report_as_the_runs_metrics(capsys, tmp_path
         assert metrics[name, "tokens_per_word"] == pytest.approx(tokens[0] / words)
         assert metrics[name, "tokens_per_word_before"] == pytest.approx(tokens[1] / words)
         assert metrics[name, "unchanged_line_share"] == pytest.approx(unchanged / len(lines))
-    # the source knows no Cyrillic: its unknown pieces are what the extension removes
-    ru = str(sources["held_ru"])
-    assert metrics[ru, "unknown_rate"] < metrics[ru, "unknown_rate_before"]

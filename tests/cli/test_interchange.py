@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from bpe_desktop.core.model_file import load_model
-from tests.cli.support import assert_one_error_line, run
+from tests.cli.support import REPO, assert_one_error_line, run
 
 # ---------------------------------------------------------------------------------------
 # export / import (interchange formats)
@@ -109,6 +109,7 @@ def test_export_refusal_is_one_line_and_writes_nothing(capsys, trained, tmp_path
     (["--format", "hf", "--no-settings"], ["--no-settings", "tiktoken"]),
     (["--format", "subword-nmt", "--with-vocab"], ["--with-vocab", "fastbpe"]),
     (["--format", "hf", "--verify-lines", "3"], ["--verify-lines", "--verify"]),
+    (["--format", "vocab", "--verify", str(REPO / "tests" / "data" / "README.md")], ["no library", "nothing to verify"]),
 ])
 def test_export_option_misuse(capsys, snmt_model, tmp_path, argv, words):
     status, _, err = run(capsys, "export", "-m", snmt_model, "-o", tmp_path / "x", *argv)
@@ -165,3 +166,23 @@ def test_import_errors_name_the_file_and_place(capsys, tmp_path):
     status, _, err = run(capsys, "import", "--format", "vocab", codes, "-o", tmp_path / "m.json")
     assert status == 2
     assert_one_error_line(err, "vocab")
+
+
+def test_another_tools_tokenizer_given_as_a_model_is_named_with_how_to_read_it(
+        capsys, snmt_model, corpus, tmp_path):
+    codes = tmp_path / "codes.bpe"
+    status, _, err = run(capsys, "export", "-m", snmt_model, "--format", "subword-nmt",
+                         "-o", codes, "-q")
+    assert status == 0, err
+    for argv in (["encode", "-m", codes, corpus], ["info", "-m", codes],
+                 ["export", "-m", codes, "--format", "hf", "-o", tmp_path / "t.json"]):
+        status, _, err = run(capsys, *argv)
+        assert status == 1
+        assert_one_error_line(err, str(codes), "subword-nmt codes",
+                              "bpe-desktop import --format subword-nmt")
+    for argv in (["evaluate", "-m", codes, "--text", corpus],
+                 ["compare", "-m", codes, "-m", snmt_model, "--text", corpus]):
+        status, _, err = run(capsys, *argv)
+        assert status == 1
+        assert_one_error_line(err, str(codes), "subword-nmt codes", "--format subword-nmt")
+    assert not (tmp_path / "t.json").exists()

@@ -144,7 +144,7 @@ class TextSample:
             line = line.rstrip("\r\n")
             characters += len(line)
             nbytes += len(line.encode("utf-8", errors="surrogatepass"))
-            if not line.strip():
+            if not line:  # (a line of spaces is read: a byte-level model encodes it)
                 continue
             ids = []
             for p, _ in tok.encode_words(line):

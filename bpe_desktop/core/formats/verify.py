@@ -113,13 +113,9 @@ def _window(tokens: Sequence[str], start: int, k: int) -> str:
     return f"[{before}{', '.join(shown)}{after}]"
 
 
-def verify_export(model: BPEModel, fmt: str, paths: Sequence[Path], sample: Sequence[str]
-                  ) -> Verification:
-    """Load ``paths`` (what :func:`export_model` returned) with the peer and compare.
-
-    Raises :class:`ExportError` when the peer library is not installed, when the format
-    has no peer (``vocab``), or when the peer cannot read the files.
-    """
+def verifiable_format(fmt: str):
+    """The :class:`FormatInfo` of ``fmt``; an :class:`ExportError` when no library reads
+    it (checked before an export writes anything)."""
     from bpe_desktop.core.formats import FORMATS
 
     info = FORMATS.get(fmt)
@@ -128,6 +124,17 @@ def verify_export(model: BPEModel, fmt: str, paths: Sequence[Path], sample: Sequ
     if info.peer is None:
         raise ExportError(f"{info.label.rstrip('…')} has no library that reads it: there is "
                           "nothing to verify")
+    return info
+
+
+def verify_export(model: BPEModel, fmt: str, paths: Sequence[Path], sample: Sequence[str]
+                  ) -> Verification:
+    """Load ``paths`` (what :func:`export_model` returned) with the peer and compare.
+
+    Raises :class:`ExportError` when the peer library is not installed, when the format
+    has no peer (``vocab``), or when the peer cannot read the files.
+    """
+    info = verifiable_format(fmt)
     try:
         module = importlib.import_module(info.peer)
     except ImportError:

@@ -64,8 +64,9 @@ def training_metrics(model, timings: dict | None = None) -> list[Metric]:
 
 
 def held_out_metrics(report) -> list[Metric]:
-    """An extension's :class:`~bpe_desktop.core.adaptation_report.HeldOutReport`: each
-    figure of the adapted model, then the source's as ``<name>_before``; ``source`` is
+    """An extension's or trim's
+    :class:`~bpe_desktop.core.adaptation_report.HeldOutReport`: each figure of the adapted
+    model, then the source's as ``<name>_before``; ``source`` is
     the held-out file."""
     rows = [Metric("lines", report.lines, report.name),
             Metric("words", report.words, report.name)]

@@ -13,9 +13,9 @@ import sqlite3
 #: "BPEP": tells a BPE Desktop project from any other SQLite database.
 APPLICATION_ID = 0x42504550
 
-#: What a run can be. ``extend`` is recorded once the command exists; the schema
-#: accepts it already so no migration is needed then.
-RUN_KINDS = ("train", "extend", "evaluate", "compare", "count")
+#: What a run can be (version 1 had all but ``trim``; version 3 adds it).
+RUN_KINDS = ("train", "extend", "evaluate", "compare", "count", "trim")
+_V1_KINDS = RUN_KINDS[:5]
 RUN_STATUSES = ("running", "finished", "cancelled", "failed")
 
 _V1 = f"""
@@ -30,7 +30,7 @@ CREATE TABLE corpora (
 );
 CREATE TABLE runs (
     id INTEGER PRIMARY KEY,
-    kind TEXT NOT NULL CHECK (kind IN {RUN_KINDS!r}),
+    kind TEXT NOT NULL CHECK (kind IN {_V1_KINDS!r}),
     status TEXT NOT NULL CHECK (status IN {RUN_STATUSES!r}),
     message TEXT NOT NULL DEFAULT '',
     config TEXT NOT NULL DEFAULT '{{}}',
@@ -107,8 +107,26 @@ CREATE INDEX runs_by_kind_preset ON runs (kind, preset, started);
 CREATE INDEX runs_by_kind_corpus ON runs (kind, corpus_label, started);
 """
 
+
+def _sql_text(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+# Version 3: ``trim`` runs. Only the runs table's CHECK widens, which changes nothing
+# stored, so the table's text is rewritten in place (SQLite's documented way for such a
+# change): rebuilding the table would cascade-delete every run's metrics, inputs and model
+# while foreign keys are on, and they cannot be turned off inside the migration's
+# transaction. Incrementing schema_version makes every connection re-read the schema.
+_V3 = f"""
+PRAGMA writable_schema = ON;
+UPDATE sqlite_master SET sql = replace(sql, {_sql_text(f"CHECK (kind IN {_V1_KINDS!r})")},
+                                       {_sql_text(f"CHECK (kind IN {RUN_KINDS!r})")})
+WHERE type = 'table' AND name = 'runs';
+PRAGMA writable_schema = OFF;
+"""
+
 #: MIGRATIONS[n - 1] takes a database from version n - 1 to n.
-MIGRATIONS = (_V1, _V2)
+MIGRATIONS = (_V1, _V2, _V3)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
@@ -116,8 +134,14 @@ def migrate(conn: sqlite3.Connection, start: int, stop: int = SCHEMA_VERSION) ->
     """Run the migrations from version ``start`` to ``stop`` inside the caller's
     transaction (statement by statement: executescript would commit first)."""
     for version in range(start + 1, stop + 1):
+        rewrites_schema = "writable_schema" in MIGRATIONS[version - 1]
+        if rewrites_schema and hasattr(conn, "setconfig"):  # (an SQLite built defensive)
+            conn.setconfig(sqlite3.SQLITE_DBCONFIG_DEFENSIVE, False)
         for statement in _statements(MIGRATIONS[version - 1]):
             conn.execute(statement)
+        if rewrites_schema:
+            schema_version = conn.execute("PRAGMA schema_version").fetchone()[0]
+            conn.execute(f"PRAGMA schema_version = {schema_version + 1}")
         conn.execute(f"PRAGMA user_version = {version}")
     conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
 

@@ -52,7 +52,7 @@ def test_equal_to_encoding_the_text_line_by_line(preset):
     model = train(Corpus.from_files([str(BOTCHAN)]),
                   TrainConfig.preset(preset, vocab_size=1200)).model
     lines = BOTCHAN.read_text(encoding="utf-8-sig").splitlines()
-    lines += ["  two  spaces\tand a tab ", "naïve 日本語 — end.", "don't stop"]
+    lines += ["  two  spaces\tand a tab ", "   ", "naïve 日本語 — end.", "don't stop"]
     tok = model.tokenizer()
     ids = [i for line in lines for i in tok.encode(line)]
     s = TextSample.from_lines(model, lines).stats(model)

@@ -102,6 +102,27 @@ def test_an_older_project_is_migrated_after_a_backup_copy(tmp_path):
         assert again.backup_path is None
 
 
+def test_a_version_2_project_keeps_its_runs_and_records_trims(tmp_path):
+    path = tmp_path / "v2.bpeproj"
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.execute("PRAGMA foreign_keys = ON")
+    conn.execute("BEGIN")
+    schema.migrate(conn, 0, 2)
+    conn.execute("INSERT INTO runs (kind, status, started) VALUES ('extend', 'finished', 1)")
+    conn.execute("INSERT INTO metrics (run_id, metric, value) VALUES (1, 'new_merges', 20)")
+    conn.execute("COMMIT")
+    conn.close()
+    with Project(path) as project:
+        trim = project.start_run("trim")
+        assert project.backup_path == f"{path}.v2.bak"
+        assert project.run_details(1).metrics == (Metric("new_merges", 20.0),)
+        assert project.run_details(trim).summary.kind == "trim"
+        assert project.conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        with pytest.raises(sqlite3.IntegrityError):  # the table still checks its kinds
+            project.conn.execute("INSERT INTO runs (kind, status, started) "
+                                 "VALUES ('nonsense', 'finished', 1)")
+
+
 def test_a_damaged_project_is_named(tmp_path):
     path = tmp_path / "broken.bpeproj"
     with Project(path) as project:
