@@ -8,6 +8,7 @@ they live here.
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections.abc import Collection, Sequence
@@ -145,7 +146,65 @@ def text_direction(text: str) -> str:
 def isolated_if_rtl(shown: str) -> str:
     """``shown`` as an isolate in its own direction when it holds right-to-left letters,
     so that a marker (``▁``, ``</w>``) stays at the word's start or end as read, not at the
-    start of the surrounding left-to-right line."""
+    start of the surrounding left-to-right line (its left-to-right runs isolated too, as
+    :func:`bidi_display` does)."""
     if _RIGHT_TO_LEFT.search(shown):
-        return FIRST_STRONG_ISOLATE + shown + POP_ISOLATE
+        return FIRST_STRONG_ISOLATE + bidi_display(shown) + POP_ISOLATE
     return shown
+
+
+#: Unicode's left-to-right isolate (its end is :data:`POP_ISOLATE`).
+LEFT_TO_RIGHT_ISOLATE = "\u2066"
+_ISOLATES = {ord(c): None for c in (LEFT_TO_RIGHT_ISOLATE, FIRST_STRONG_ISOLATE, POP_ISOLATE)}
+_STRONG_RTL = frozenset(("R", "AL"))
+_LEFT_TO_RIGHT = frozenset(("L", "EN", "AN"))
+
+
+@functools.lru_cache(maxsize=1 << 16)  # a long text's pieces repeat: draw each once
+def bidi_display(shown: str) -> str:
+    """A displayed piece (:func:`display_piece`) with each run of left-to-right text that
+    mixes letters with punctuation (``</w>``, ``<0xAB>``, ``hello@@``, ``▁hello``) or holds a
+    bracket in a left-to-right isolate, for drawing only.
+
+    In a right-to-left line the bidirectional algorithm would otherwise mirror the brackets
+    and move the neutral characters to the run's other side (``</w>`` drawn as ``<w/>``).
+    Runs of right-to-left letters, and lone neutral markers (``▁``, ``@@``), keep the
+    line's direction, so the pieces and their markers still read from the right. Text
+    copied or saved must not carry the isolates: :func:`without_isolates` removes them.
+    """
+    if shown.isascii() and "<" not in shown and ">" not in shown:
+        return _isolate_run(shown) if not shown.isalnum() else shown
+    out, run, run_rtl = [], [], None
+    for ch in shown:
+        kind = unicodedata.bidirectional(ch)
+        rtl = run_rtl if kind == "NSM" and run_rtl is not None else kind in _STRONG_RTL
+        if run and rtl != run_rtl:
+            out.append("".join(run) if run_rtl else _isolate_run("".join(run)))
+            run = []
+        run.append(ch)
+        run_rtl = rtl
+    if run:
+        out.append("".join(run) if run_rtl else _isolate_run("".join(run)))
+    return "".join(out)
+
+
+def _isolate_run(run: str) -> str:
+    kinds = {unicodedata.bidirectional(ch) for ch in run}
+    mixed = bool(kinds & _LEFT_TO_RIGHT) and bool(kinds - _LEFT_TO_RIGHT)
+    if mixed or any(unicodedata.mirrored(ch) for ch in run):
+        return LEFT_TO_RIGHT_ISOLATE + run + POP_ISOLATE
+    return run
+
+
+def bidi_joined(pieces: Sequence[str], separator: str) -> str:
+    """Displayed ``pieces`` joined for a line (a table cell) of their own: with
+    :func:`bidi_display`'s isolates where right-to-left letters make them matter."""
+    joined = separator.join(pieces)
+    if _RIGHT_TO_LEFT.search(joined):
+        return separator.join(map(bidi_display, pieces))
+    return joined
+
+
+def without_isolates(text: str) -> str:
+    """``text`` without the directional isolates added for display (what is copied)."""
+    return text.translate(_ISOLATES)

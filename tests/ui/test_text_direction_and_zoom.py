@@ -60,16 +60,28 @@ def test_pieces_of_a_right_to_left_text_read_from_the_right(qtbot):
         Qt.LayoutDirection.LeftToRight
 
 
-def test_vocabulary_table_isolates_right_to_left_pieces(window, qtbot):
-    model = train(Corpus.from_texts([ARABIC] * 5), TrainConfig.preset("sentencepiece",
+def _shown_pieces(window, qtbot, preset: str) -> list[str]:
+    """The vocabulary table's Piece column for a model of :data:`ARABIC`."""
+    model = train(Corpus.from_texts([ARABIC] * 5), TrainConfig.preset(preset,
                                                                        vocab_size=40)).model
     window.document.set_imported(model)
     table = window.vocab.table_model
     qtbot.waitUntil(lambda: table.rowCount() == model.vocab_size, timeout=10_000)
-    shown = [table.data(table.index(r, COL_PIECE)) for r in range(table.rowCount())]
+    return [table.data(table.index(r, COL_PIECE)) for r in range(table.rowCount())]
+
+
+def test_vocabulary_table_isolates_right_to_left_pieces(window, qtbot):
+    shown = _shown_pieces(window, qtbot, "sentencepiece")
     word = next(s for s in shown if "▁" in s and "ك" in s)
     assert word.startswith("\u2068▁") and word.endswith("\u2069")
     assert "\u2068" not in "".join(s for s in shown if s.isascii())
+
+
+def test_vocabulary_table_shows_a_right_to_left_pieces_end_of_word_marker_as_written(
+        window, qtbot):
+    shown = _shown_pieces(window, qtbot, "subword-nmt")
+    # the piece in its own direction, its </w> a left-to-right isolate (not drawn as <w/>)
+    assert "\u2068كتاب\u2066</w>\u2069\u2069" in shown
 
 
 def test_zoom_scales_text_and_tables_and_is_remembered(window, qtbot):

@@ -14,7 +14,7 @@ from __future__ import annotations
 import secrets
 from collections.abc import Callable
 
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import QMimeData, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QFont, QTextCharFormat, QTextCursor
 from PySide6.QtWidgets import (
     QGroupBox,
@@ -29,11 +29,12 @@ from PySide6.QtWidgets import (
 )
 
 from bpe_desktop.core import BpeError, BPEModel
-from bpe_desktop.core.pieces import display_piece
+from bpe_desktop.core.pieces import bidi_display, display_piece
 from bpe_desktop.core.tokenizer import MAX_SEED
 from bpe_desktop.ui.codec.piece_view import (
     UNKNOWN_BACKGROUND,
     UNKNOWN_FOREGROUND,
+    copied_text,
     foreground_color,
 )
 from bpe_desktop.ui.common import theme
@@ -51,6 +52,13 @@ SEED_BITS = 31
 DEFAULT_P = 0.1
 #: The samples' view keeps room for this many samples (lines).
 MIN_VIEW_LINES = 4
+
+
+class SamplesView(QPlainTextEdit):
+    """The samples' text; copying gives the pieces without the isolates drawn around markers."""
+
+    def createMimeDataFromSelection(self) -> QMimeData:  # noqa: N802 (Qt override)
+        return copied_text(super().createMimeDataFromSelection())
 
 
 class DropoutSamplesBox(QGroupBox):
@@ -91,7 +99,7 @@ class DropoutSamplesBox(QGroupBox):
             lambda: self.export_requested.emit(self.probability))
         self.seed_label = QLabel()
         self.seed_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.view = QPlainTextEdit()
+        self.view = SamplesView()
         self.view.setReadOnly(True)
         self.view.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
         self.view.setMinimumHeight(self.view.fontMetrics().lineSpacing() * MIN_VIEW_LINES
@@ -214,6 +222,6 @@ class DropoutSamplesBox(QGroupBox):
             for i, piece in enumerate(pieces):
                 fmt = unknown if unk is not None and piece == unk.piece else \
                     formats[i % len(formats)]
-                cursor.insertText(display_piece(piece, cfg), fmt)
+                cursor.insertText(bidi_display(display_piece(piece, cfg)), fmt)
                 cursor.insertText(" ", plain)
         cursor.endEditBlock()

@@ -53,7 +53,7 @@ from bpe_desktop.views.encoding_view import (  # noqa: F401 (the panel's helpers
     format_ids,
     parse_ids,
 )
-from bpe_desktop.core.pieces import display_piece
+from bpe_desktop.core.pieces import display_piece, isolated_if_rtl
 from bpe_desktop.ui.codec.decode_box import ERROR_STYLE, OK_STYLE, DecodeBox, monospace
 from bpe_desktop.ui.codec.dropout_box import DropoutSamplesBox
 from bpe_desktop.ui.codec.jobs import EncodeRequest, EncodeResult, encode_job, shown_ids_text
@@ -556,9 +556,10 @@ class CodecPanel(StepThrough, DecodeBox, StatsGrid, QWidget):
             origin = "a base symbol"
         else:
             origin = (f"made by merge rank {info.rank:,} "
-                      f"({display_piece(info.left, self._model.config)} + "
-                      f"{display_piece(info.right, self._model.config)})")
-        self.piece_label.setText(f"Piece {index + 1:,}: {item.text}  ·  id {item.id}  ·  {origin}")
+                      f"({isolated_if_rtl(display_piece(info.left, self._model.config))} + "
+                      f"{isolated_if_rtl(display_piece(info.right, self._model.config))})")
+        self.piece_label.setText(f"Piece {index + 1:,}: {isolated_if_rtl(item.text)}  ·  "
+                                 f"id {item.id}  ·  {origin}")
         words = self._encoding.words if self._encoding is not None else []
         if item.word < len(words) and len(words[item.word]) <= STEP_WORD_LIMIT:
             self.word_edit.setText(words[item.word])

@@ -26,14 +26,14 @@ import html
 from dataclasses import dataclass
 from typing import Callable, Collection, Sequence
 
-from PySide6.QtCore import QEvent, QPointF, Qt, QTextBoundaryFinder, Signal
+from PySide6.QtCore import QEvent, QMimeData, QPointF, Qt, QTextBoundaryFinder, Signal
 from PySide6.QtGui import QColor, QFont, QTextCharFormat, QTextCursor, QTextDocument, QTextOption
 from PySide6.QtWidgets import QTextBrowser, QToolTip, QWidget
 
 from bpe_desktop.core import MergeStep, TrainConfig
 from bpe_desktop.core.chunked import no_breath
 from bpe_desktop.views.encoding_view import PieceItem
-from bpe_desktop.core.pieces import display_piece, text_direction
+from bpe_desktop.core.pieces import bidi_display, display_piece, text_direction, without_isolates
 from bpe_desktop.ui.common import theme
 
 __all__ = ["PieceItem", "PieceView", "StepView", "THIN_SPACE", "WORD_JOINER", "unbreakable"]
@@ -88,8 +88,16 @@ def unbreakable(text: str) -> str:
 
 
 def plain(text: str) -> str:
-    """Shown text without the word joiners (what a reader sees)."""
-    return text.replace(WORD_JOINER, "")
+    """Shown text without the word joiners and directional isolates (what a reader sees)."""
+    return without_isolates(text.replace(WORD_JOINER, ""))
+
+
+def copied_text(mime: QMimeData) -> QMimeData:
+    """``mime`` (a view's selection) as plain text without the invisible characters added
+    for drawing (word joiners, directional isolates): copied pieces are their own text."""
+    out = QMimeData()
+    out.setText(plain(mime.text()))
+    return out
 
 
 @dataclass(frozen=True)
@@ -153,7 +161,7 @@ def build_document(items: Sequence[PieceItem], word_gap: str, style: PieceStyle,
     for i, item in enumerate(items):
         starts.append(cursor.position())
         fmt = unknowns[i % 2] if item.unknown else formats[i % len(formats)]
-        cursor.insertText(unbreakable(item.text), fmt)
+        cursor.insertText(unbreakable(bidi_display(item.text)), fmt)
         ends.append(cursor.position())
         if not item.unknown and len(line) < DIRECTION_ITEMS:
             line.append(item.text)
@@ -250,6 +258,9 @@ class PieceView(QTextBrowser):
         kind = " (unknown)" if item.unknown else ""
         return f"{item.text}   id {item.id}{kind}\npiece {index + 1} of {len(self.items)}: {item.piece!r}"
 
+    def createMimeDataFromSelection(self) -> QMimeData:  # noqa: N802 (Qt override)
+        return copied_text(super().createMimeDataFromSelection())
+
     def viewportEvent(self, event: QEvent) -> bool:  # noqa: N802 (Qt override)
         if event.type() == QEvent.Type.ToolTip:
             offset = QPointF(self.horizontalScrollBar().value(), self.verticalScrollBar().value())
@@ -304,7 +315,7 @@ def pieces_html(pieces: Sequence[str], config: TrainConfig, *, highlighted: Coll
     hi_bg, hi_fg = highlight_colors()
     spans = []
     for i, piece in enumerate(pieces):
-        text = html.escape(unbreakable(display_piece(piece, config)))
+        text = html.escape(unbreakable(bidi_display(display_piece(piece, config))))
         if piece == unknown:
             style = f"background-color:{UNKNOWN_BACKGROUND}; color:{UNKNOWN_FOREGROUND}; font-weight:bold"
         elif i in highlighted:
@@ -323,7 +334,7 @@ def step_row_html(steps: Sequence[MergeStep], index: int, config: TrainConfig,
         head = "start: the symbols"
         highlighted: set[int] = set()
     else:
-        left, right = (html.escape(display_piece(p, config)) for p in step.pair)
+        left, right = (html.escape(bidi_display(display_piece(p, config))) for p in step.pair)
         head = f"<b>rank {step.rank}</b>: merge ({left}, {right}) →"
         highlighted = merged_positions(steps[index - 1].pieces, step.pieces, step.pair)
     body = pieces_html(step.pieces, config, highlighted=highlighted, unknown=unknown)
@@ -343,6 +354,9 @@ class StepView(QTextBrowser):
         self._unknown: str | None = None
         self.setWordWrapMode(QTextOption.WrapMode.WordWrap)
         theme.on_scheme_change(self.refresh)
+
+    def createMimeDataFromSelection(self) -> QMimeData:  # noqa: N802 (Qt override)
+        return copied_text(super().createMimeDataFromSelection())
 
     def show_steps(self, steps: Sequence[MergeStep], upto: int, config: TrainConfig | None,
                    unknown: str | None) -> None:

@@ -17,7 +17,7 @@ from PySide6.QtWidgets import (
 )
 
 from bpe_desktop.core import BpeError
-from bpe_desktop.core.pieces import display_piece
+from bpe_desktop.core.pieces import bidi_joined, display_piece
 from bpe_desktop.ui.codec.piece_view import StepView
 
 #: The step-through shows one row per merge: long "words" would be a wall of rows.
@@ -111,7 +111,7 @@ class StepThrough:
         if not steps:
             return self._step_note or "Type a word, or double-click one in the text."
         cfg = self._model.config
-        final = " · ".join(display_piece(p, cfg) for p in steps[-1].pieces)
+        final = bidi_joined([display_piece(p, cfg) for p in steps[-1].pieces], " · ")
         merges = len(steps) - 1
         where = (f"Step {i} of {merges}" if merges else "No learned merge applies") + \
             f"; final pieces: {final}"

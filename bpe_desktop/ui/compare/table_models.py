@@ -14,6 +14,7 @@ from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor
 
 from bpe_desktop.core.comparison import CATEGORIES, Comparison, Cut, Overlap, OverlapRow
+from bpe_desktop.core.pieces import bidi_joined, isolated_if_rtl
 from bpe_desktop.ui.common.table_base import OneCallPerCell
 
 Index = QModelIndex | QPersistentModelIndex
@@ -30,7 +31,7 @@ def token_tooltip(cut: Cut) -> str:
     lines = []
     for t in cut.tokens:
         rank = "alphabet or special" if t.rank is None else f"rank {t.rank:,}"
-        lines.append(f"{t.piece}   id {t.id:,}, {rank}")
+        lines.append(f"{isolated_if_rtl(t.piece)}   id {t.id:,}, {rank}")
     return "\n".join(lines)
 
 
@@ -98,7 +99,8 @@ class AlignedWordsModel(OneCallPerCell):
         return self.comparison.names[section - 2]
 
     def pieces_text(self, row: int, column: int) -> str:
-        return PIECE_SEPARATOR.join(self._word(row).cuts[column - 2].pieces)
+        """The cut as drawn: markers isolated, so a right-to-left word's read as written."""
+        return bidi_joined(self._word(row).cuts[column - 2].pieces, PIECE_SEPARATOR)
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole):
         if not index.isValid():
@@ -160,7 +162,9 @@ class OverlapModel(OneCallPerCell):
         if not index.isValid() or role != Qt.ItemDataRole.DisplayRole:
             return None
         r = self.rows[index.row()]
-        return (r.text, " ".join(r.pieces_a), " ".join(r.pieces_b))[index.column()]
+        if index.column() == 0:
+            return r.text
+        return bidi_joined(r.pieces_a if index.column() == 1 else r.pieces_b, " ")
 
     def to_csv(self, path: str) -> None:
         """The list shown, as CSV (the core's columns), written atomically."""

@@ -6,7 +6,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTreeWidget, QTreeWidgetItem
 
 from bpe_desktop.core import BPEModel
-from bpe_desktop.core.pieces import display_piece
+from bpe_desktop.core.pieces import display_piece, isolated_if_rtl
 from bpe_desktop.views.vocab_table import SPECIAL, TokenUsage, VocabColumns
 
 #: Trees with more nodes than this open only a few levels deep.
@@ -41,8 +41,8 @@ class MergeTreeView(QTreeWidget):
             return
         piece = model.pieces[token]
         if special:
-            root = QTreeWidgetItem([node_text(display_piece(piece, model.config), None, None,
-                                              special=True)])
+            shown = isolated_if_rtl(display_piece(piece, model.config))
+            root = QTreeWidgetItem([node_text(shown, None, None, special=True)])
             root.setToolTip(0, repr(piece))
             self.addTopLevelItem(root)
             return
@@ -54,7 +54,7 @@ class MergeTreeView(QTreeWidget):
             self.expandToDepth(3)
 
     def _item(self, model: BPEModel, node: dict) -> QTreeWidgetItem:
-        shown = display_piece(node["piece"], model.config)
+        shown = isolated_if_rtl(display_piece(node["piece"], model.config))
         item = QTreeWidgetItem([node_text(shown, node["rank"], node["count"])])
         item.setToolTip(0, repr(node["piece"]))
         item.setData(0, Qt.ItemDataRole.UserRole, node["piece"])
