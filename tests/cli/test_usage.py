@@ -67,6 +67,22 @@ def test_usage_errors_exit_2_with_one_line(capsys, argv, words):
     assert_one_error_line(err, *words)
 
 
+@pytest.mark.parametrize("argv, help_of", [
+    (["compare", "-m", "a.json", "--bogus"], "compare"),
+    (["compare", "-m", "a.json", "-m", "b.json", "stray"], "compare"),
+    (["encode", "-m", "m.json", "--bogus"], "encode"),
+    (["train", "c.txt", "-o", "m.json", "--bogus"], "train"),
+    (["report", "--run", "1", "-o", "r.md", "p.bpeproj", "--bogus"], "report"),
+    (["encode", "x.txt"], "encode"),
+    (["--bogus"], None),
+    (["frobnicate"], None),
+])
+def test_usage_errors_point_to_the_commands_own_help(capsys, argv, help_of):
+    status, _, err = run(capsys, *argv)
+    command = f"bpe-desktop {help_of}" if help_of else "bpe-desktop"
+    assert status == 2 and err.rstrip().endswith(f"(see '{command} --help')"), err
+
+
 def test_missing_corpus_file(capsys, tmp_path):
     missing = tmp_path / "missing.txt"
     status, out, err = run(capsys, "train", missing, "-o", tmp_path / "m.json")
