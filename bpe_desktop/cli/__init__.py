@@ -132,11 +132,12 @@ def _wants_desktop_app(parser: argparse.ArgumentParser, argv: list[str]) -> bool
 _APP_OPTIONS = ("--smoke-test", "--screenshots", "--appearance")
 
 
-def _commands(parser: argparse.ArgumentParser) -> set[str]:
+def _commands(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+    """Each command's name (aliases included) and its parser."""
     for action in parser._subparsers._group_actions if parser._subparsers else ():
         if isinstance(action, argparse._SubParsersAction):
-            return set(action.choices)
-    return set()
+            return dict(action.choices)
+    return {}
 
 
 class _Parser(argparse.ArgumentParser):
@@ -145,6 +146,15 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message: str):  # type: ignore[override]
         hint = f"see '{self.prog} --help'"
         self.exit(EXIT_USAGE, f"{PROG}: error: {message} ({hint})\n")
+
+    def parse_args(self, args=None, namespace=None):  # type: ignore[override]
+        # argparse reports a command's unknown arguments from the top parser, whose hint
+        # would be 'bpe-desktop --help': the command's parser reports them instead.
+        parsed, extras = self.parse_known_args(args, namespace)
+        if extras:
+            command = _commands(self).get(getattr(parsed, "command", None) or "", self)
+            command.error(f"unrecognized arguments: {' '.join(extras)}")
+        return parsed
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:

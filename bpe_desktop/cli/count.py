@@ -77,12 +77,41 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 class CountProgressBar(ProgressBar):
     """The training progress bar, fed :class:`CountProgress` (bytes, words, partitions)."""
 
+    def __init__(self, stream) -> None:
+        super().__init__(stream)
+        self._started = time.monotonic()
+        self._latest = self._shown = None
+
     def __call__(self, p) -> None:  # type: ignore[override]
         from bpe_desktop.core.training import Progress
 
         self.partitions = (p.partitions_done, p.partitions_total)
-        super().__call__(Progress("counting", p.bytes_done, p.bytes_total, p.words, 0, None,
-                                  None, None, p.elapsed))
+        self._latest = Progress("counting", p.bytes_done, p.bytes_total, p.words, 0, None,
+                                None, None, p.elapsed)
+        super().__call__(self._latest)
+
+    def show(self, line: str) -> None:
+        self._shown = self._latest
+        super().show(line)
+
+    def finish(self) -> None:
+        """End on the finished count, as training ends on its finished merges: the last
+        report may come before the end (tables are reported on as they start) or have
+        been too soon after the previous line to be shown."""
+        from bpe_desktop.core.training import Progress
+
+        last, shown = self._latest, self._shown
+        if last is None or not last.bytes_total or (
+                shown is not None and shown.bytes_done >= shown.bytes_total):
+            return
+        complete = last.bytes_done >= last.bytes_total
+        elapsed = last.elapsed if complete else time.monotonic() - self._started
+        if self.partitions[1]:
+            self.partitions = (self.partitions[1], self.partitions[1])
+        self._latest = Progress("counting", last.bytes_total, last.bytes_total,
+                                last.words if complete else 0, 0, None, None, None,
+                                max(elapsed, last.elapsed))
+        self.show(self.describe(self._latest))
 
     def describe(self, p, eta: float | None = None) -> str:
         line = super().describe(p, eta)
@@ -124,6 +153,8 @@ def cmd_count(args: argparse.Namespace) -> int:
                                                 on_progress=progress, cancel=cancel,
                                                 language=language)
             table = _in_worker(work, cancel)
+        if progress:
+            progress.finish()
     except TrainingCancelled:
         _fail("counting cancelled; nothing was written")
         return EXIT_INTERRUPTED

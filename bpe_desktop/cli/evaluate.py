@@ -54,7 +54,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--text", action="append", default=[], metavar="FILE",
                    help="evaluation text, read line by line (repeatable)")
     p.add_argument("--parallel", nargs="+", default=[], metavar="FILE",
-                   help="translations of one text, for parity")
+                   help="translations of one text, for parity (named by file name, or by folder and "
+                        "file name where names repeat: de/udhr.txt fr/udhr.txt)")
     p.add_argument("--reference", metavar="FILE",
                    help="the reference language's file for --parallel")
     p.add_argument("--parity-mode", choices=PARITY_MODES, default="document",

@@ -156,3 +156,21 @@ def test_each_text_is_a_column_and_parity_shows_unknown_rates(capsys, model_file
     assert parity[0].split()[:4] == ["file", "tokens", "parity", "unknown"]
     assert "many unknown" in next(ln for ln in parity if ln.startswith("rus.txt"))
     assert "many unknown" not in next(ln for ln in parity if ln.startswith("eng.txt"))
+
+
+def test_parallel_files_of_one_name_in_language_folders(capsys, tmp_path, model_file):
+    files = {}
+    for folder, source in (("en", "eng"), ("de", "deu"), ("fr", "fra")):
+        (tmp_path / folder).mkdir()
+        files[folder] = tmp_path / folder / "udhr.txt"
+        files[folder].write_bytes((DATA / "udhr" / f"{source}.txt").read_bytes())
+    status, out, err = run(capsys, "evaluate", "-m", model_file, "--parallel", files["de"],
+                           files["fr"], "--reference", files["en"])
+    assert status == 0, err
+    parity = out.split("Parity (document)\n", 1)[1].splitlines()
+    assert [ln.split()[0] for ln in parity[1:4]] == ["en/udhr.txt", "de/udhr.txt",
+                                                     "fr/udhr.txt"]
+    status, out, err = run(capsys, "evaluate", "-m", model_file, "--parallel", files["de"],
+                           tmp_path / "fr" / ".." / "de" / "udhr.txt", "--reference",
+                           files["en"])
+    assert status == 1 and out == "" and "given twice" in err and err.count("\n") == 1

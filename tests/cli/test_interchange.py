@@ -186,3 +186,19 @@ def test_another_tools_tokenizer_given_as_a_model_is_named_with_how_to_read_it(
         assert status == 1
         assert_one_error_line(err, str(codes), "subword-nmt codes", "--format subword-nmt")
     assert not (tmp_path / "t.json").exists()
+
+
+@pytest.mark.parametrize("fmt, tool", [("subword-nmt", "subword-nmt"), ("fastbpe", "fastBPE")])
+def test_importing_codes_says_characters_in_no_merge_become_unknown(capsys, snmt_model,
+                                                                     tmp_path, fmt, tool):
+    codes, imported = tmp_path / "codes", tmp_path / "imported.json"
+    assert run(capsys, "export", "-m", snmt_model, "--format", fmt, "-o", codes, "-q")[0] == 0
+    status, out, err = run(capsys, "import", "--format", fmt, codes, "-o", imported)
+    assert status == 0, err
+    assert (f"a character that is in no merge encodes as '<unk>' here, whereas {tool} passes "
+            "it through unchanged.") in out
+    # as said: a character the codes never merge is the unknown token
+    text = tmp_path / "t.txt"
+    text.write_text("☃\n", encoding="utf-8")
+    status, out, err = run(capsys, "encode", "-m", imported, text)
+    assert status == 0 and out.startswith("<unk>"), (out, err)

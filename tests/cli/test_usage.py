@@ -13,6 +13,7 @@ import pytest
 import bpe_desktop
 from bpe_desktop import cli
 from bpe_desktop.core.config import SpecialToken, TrainConfig
+from bpe_desktop.core.formatting import format_bytes
 from bpe_desktop.core.model_file import load_model
 from tests.cli.support import CORPUS, REPO, assert_one_error_line, run
 
@@ -65,6 +66,22 @@ def test_usage_errors_exit_2_with_one_line(capsys, argv, words):
     status, out, err = run(capsys, *argv)
     assert status == 2
     assert_one_error_line(err, *words)
+
+
+@pytest.mark.parametrize("argv, help_of", [
+    (["compare", "-m", "a.json", "--bogus"], "compare"),
+    (["compare", "-m", "a.json", "-m", "b.json", "stray"], "compare"),
+    (["encode", "-m", "m.json", "--bogus"], "encode"),
+    (["train", "c.txt", "-o", "m.json", "--bogus"], "train"),
+    (["report", "--run", "1", "-o", "r.md", "p.bpeproj", "--bogus"], "report"),
+    (["encode", "x.txt"], "encode"),
+    (["--bogus"], None),
+    (["frobnicate"], None),
+])
+def test_usage_errors_point_to_the_commands_own_help(capsys, argv, help_of):
+    status, _, err = run(capsys, *argv)
+    command = f"bpe-desktop {help_of}" if help_of else "bpe-desktop"
+    assert status == 2 and err.rstrip().endswith(f"(see '{command} --help')"), err
 
 
 def test_missing_corpus_file(capsys, tmp_path):
@@ -299,3 +316,41 @@ def test_train_command_ends_progress_at_100_percent(corpus, tmp_path):
     assert progress[-1].startswith("bpe-desktop: merging") and "100%" in progress[-1], r.stderr
     n = len(load_model(tmp_path / "m.json").merges)
     assert f"{n:,}/{n:,} merges" in progress[-1]
+
+
+def test_count_merge_ends_progress_at_100_percent(capsys, tmp_path):
+    """Tables are reported on as each starts: the last line is still the finished count."""
+    tables = []
+    for name in ("eng", "deu", "fra"):
+        tables.append(tmp_path / f"{name}.tsv")
+        assert run(capsys, "count", REPO / "tests" / "data" / "udhr" / f"{name}.txt",
+                   "-o", tables[-1], "-q")[0] == 0
+    total = sum(t.stat().st_size for t in tables)
+    status, _, err = run(capsys, "count", "--merge", *tables, "-o", tmp_path / "all.tsv")
+    assert status == 0, err
+    progress = [ln for ln in err.splitlines() if ln.startswith("bpe-desktop: counting")]
+    assert progress and "100%" in progress[-1], err
+    assert f"{format_bytes(total)}/{format_bytes(total)}" in progress[-1]
+    assert sum("100%" in ln for ln in progress) == 1  # the finished line once
+
+
+def test_count_shows_its_finished_line_once(capsys, tmp_path):
+    status, _, err = run(capsys, "count", REPO / "tests" / "data" / "udhr" / "eng.txt",
+                         "-o", tmp_path / "eng.tsv")
+    assert status == 0, err
+    progress = [ln for ln in err.splitlines() if ln.startswith("bpe-desktop: counting")]
+    assert "100%" in progress[-1] and sum("100%" in ln for ln in progress) == 1, err
+
+
+def test_count_progress_shows_a_finished_report_that_came_too_soon():
+    from bpe_desktop.cli.count import CountProgressBar
+    from bpe_desktop.core.counting import CountProgress
+
+    stream = FakeStream(tty=False)
+    bar = CountProgressBar(stream)
+    bar(CountProgress(1_000, 4_000, 0, 1, 4, 0.5))
+    bar(CountProgress(4_000, 4_000, 0, 4, 4, 0.6))  # within the interval: not shown
+    bar.finish()
+    lines = stream.getvalue().splitlines()
+    assert len(lines) == 2 and "25%" in lines[0]
+    assert "100%" in lines[1] and "4.0 kB/4.0 kB" in lines[1] and "4/4 partitions" in lines[1]

@@ -283,3 +283,17 @@ def test_panel_in_the_window(window, qtbot):
     assert window.document.dirty and window.document.path is None
     assert "0 merges" in window.model_label.text()
     assert window.evaluate.report is not None
+
+
+def test_parallel_files_of_one_name_are_told_apart_by_their_folder(panel, qtbot, tmp_path):
+    for folder, source in (("en", "eng"), ("de", "deu")):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "udhr.txt").write_bytes((DATA / "udhr" / f"{source}.txt").read_bytes())
+    panel.parallel_files.add_paths([str(tmp_path / "de" / "udhr.txt"),
+                                    str(tmp_path / "en" / "udhr.txt")])
+    combo = panel.reference_combo
+    assert [combo.itemText(i) for i in range(combo.count())] == ["de/udhr.txt", "en/udhr.txt"]
+    combo.setCurrentIndex(combo.findText("en/udhr.txt"))
+    _run(panel, qtbot)
+    assert [r.name for r in panel.report.parity.rows] == ["en/udhr.txt", "de/udhr.txt"]
+    assert panel.parity_chart.names == ["en/udhr.txt", "de/udhr.txt"]

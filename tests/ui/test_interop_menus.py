@@ -270,6 +270,10 @@ def test_import_opens_the_model_untitled_and_unsaved(window, qtbot, ui, results,
     assert f"{imported.vocab_size:,} tokens" in window.model_label.text()
     assert window.codec.isEnabled()
     assert "not saved yet" in window.interop.last_message
+    # the import's notes too: codes pass unmerged characters through, BPE Desktop does not
+    assert window.interop.last_message.endswith(imported.description)
+    assert ("is in no merge encodes as '<unk>'" in imported.description) == \
+        (fmt in ("subword-nmt", "fastbpe"))
     assert ui.errors == []
 
 

@@ -188,15 +188,13 @@ PASTED_TEXT = "pasted text"
 
 def _text_samples(model: BPEModel, request: EvaluationRequest, cancelled
                   ) -> dict[str, TextSample]:
-    """Each text file (by file name; a repeated name gets its folder) and the pasted text."""
+    """Each text file (by the shortest tail of its path that tells it from the others,
+    see :mod:`~bpe_desktop.core.file_labels`) and the pasted text."""
     from bpe_desktop.core.evaluation.text_stats import _read_lines
+    from bpe_desktop.core.file_labels import distinguishing_labels
 
-    paths = [os.fspath(p) for p in request.text_files]
-    names = [os.path.basename(p) for p in paths]
     out = {}
-    for path, name in zip(paths, names):
-        if names.count(name) > 1:
-            name = os.path.join(os.path.basename(os.path.dirname(path)), name)
+    for path, name in zip(request.text_files, distinguishing_labels(request.text_files)):
         out[name] = TextSample.from_lines(model, _read_lines([path]), cancelled)
     pasted = [ln for t in request.texts for ln in t.splitlines()]
     if pasted:

@@ -18,11 +18,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
-from pathlib import Path
+from dataclasses import dataclass, field
 
 from bpe_desktop.core.errors import CorpusError
 from bpe_desktop.core.evaluation.text_stats import _read_lines
+from bpe_desktop.core.file_labels import distinguishing_labels
 from bpe_desktop.core.model import BPEModel
 
 PARITY_MODES = ("document", "lines")
@@ -63,23 +63,29 @@ class ParityResult:
 
 @dataclass
 class ParallelTexts:
-    """Translations of one text, read once: name -> lines (the reference included)."""
+    """Translations of one text, read once: name -> lines (the reference included).
+
+    A text's name is the shortest tail of its path that tells it from the others
+    (``de/udhr.txt`` and ``fr/udhr.txt`` where the file names repeat); ``paths`` maps
+    each name to the path as given, for messages.
+    """
 
     reference: str
     texts: dict[str, list[str]]
+    paths: dict[str, str] = field(default_factory=dict)
 
     @classmethod
     def from_files(cls, paths: Sequence[str | os.PathLike], reference: str | os.PathLike
                    ) -> ParallelTexts:
         reference = os.fspath(reference)
-        ordered = [reference, *(os.fspath(p) for p in paths if os.fspath(p) != reference)]
-        names = [Path(p).name for p in ordered]
-        if len(set(names)) != len(names):
-            raise CorpusError("parallel files must have distinct file names (they label the "
-                              "results)")
-        texts = {Path(p).name: [ln.rstrip("\r\n") for ln in _read_lines([p])]
-                 for p in ordered}
-        return cls(Path(reference).name, texts)
+        # The reference may be listed among the parallel files too: it is read once.
+        same_file = os.path.abspath(reference)
+        ordered = [reference, *(os.fspath(p) for p in paths
+                                if os.path.abspath(os.fspath(p)) != same_file)]
+        names = distinguishing_labels(ordered)
+        texts = {name: [ln.rstrip("\r\n") for ln in _read_lines([p])]
+                 for name, p in zip(names, ordered)}
+        return cls(names[0], texts, dict(zip(names, ordered)))
 
 
 def evaluate_parity(model: BPEModel, texts: ParallelTexts, mode: str = "document"
@@ -102,9 +108,11 @@ def evaluate_parity(model: BPEModel, texts: ParallelTexts, mode: str = "document
             parity = total / ref_total if ref_total else 0.0
         else:
             if len(counts) != len(ref):
-                raise CorpusError(f"{name} has {len(counts)} lines but the reference "
-                                  f"{texts.reference} has {len(ref)}: line-aligned parity "
-                                  "needs equal line counts", path=name)
+                path = texts.paths.get(name, name)
+                raise CorpusError(f"{path} has {len(counts)} lines but the reference "
+                                  f"{texts.paths.get(texts.reference, texts.reference)} has "
+                                  f"{len(ref)}: line-aligned parity needs equal line counts",
+                                  path=path)
             ratios = [c / r for c, r in zip(counts, ref) if c and r]
             parity = sum(ratios) / len(ratios) if ratios else 0.0
         rows.append(ParityRow(name, total, parity, unknown[name]))

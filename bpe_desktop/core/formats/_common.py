@@ -307,6 +307,22 @@ def free_piece(preferred: str, taken: Container[str]) -> str:
     return piece
 
 
+def unknown_token_notes(unk: str, tool: str) -> list[str]:
+    """What an import of codes (no unknown token, no alphabet) tells about characters.
+
+    Codes list merges only: the model's alphabet is the characters some merge has, and
+    any other character encodes as the unknown token, whereas ``tool`` passes it
+    through as a piece of its own. Exports stay exactly the codes, so the difference
+    is said rather than hidden.
+    """
+    notes = [f"a character that is in no merge encodes as {unk!r} here, whereas {tool} "
+             "passes it through unchanged"]
+    if unk != "<unk>":
+        notes.append(f"the unknown token is {unk!r} here, as the codes make '<unk>' an "
+                     "ordinary token")
+    return notes
+
+
 def unique_roles(specials: Sequence[SpecialToken]) -> tuple[SpecialToken, ...]:
     """Specials with each role (other than user) on one token only, as TrainConfig wants."""
     seen: set[str] = set()

@@ -169,9 +169,7 @@ def load(path: str | os.PathLike) -> BPEModel:
     notes = []
     if counts and counts[0] is None:
         notes.append("the codes carry no counts")
-    if unk != "<unk>":
-        notes.append(f"the unknown token is {unk!r} here, as the codes make '<unk>' an "
-                     "ordinary token")
+    notes += _common.unknown_token_notes(unk, "fastBPE")
     config = TrainConfig.preset("subword-nmt", merges=len(merges), min_frequency=1,
                                 special_tokens=(SpecialToken(unk, 0, "unk"),))
     model = _common.build_model(path, config=config, merges=merges, notes=notes,

@@ -107,13 +107,10 @@ def load(path: str | os.PathLike) -> BPEModel:
                                    "cannot read codes without a single merge (it takes the "
                                    "file for malformed), so these are not codes")
     boundary = "eow-suffix" if version == "0.2" else "eow-symbol"
-    notes = [f"codes version {version}"]
     # The codes have no unknown token; BPE Desktop's must not be one of their tokens.
     tokens = {side for pair in merges for side in pair} | {a + b for a, b in merges}
     unk = _common.free_piece("<unk>", tokens)
-    if unk != "<unk>":
-        notes.append(f"the unknown token is {unk!r} here, as the codes make '<unk>' an "
-                     "ordinary token")
+    notes = [f"codes version {version}", *_common.unknown_token_notes(unk, "subword-nmt")]
     config = TrainConfig.preset("subword-nmt", merges=len(merges), boundary=boundary,
                                 min_frequency=1, special_tokens=(SpecialToken(unk, 0, "unk"),))
     return _common.build_model(path, config=config, merges=merges,

@@ -55,6 +55,7 @@ from bpe_desktop.core.evaluation.tables import (
     parity_rows,
     text_table,
 )
+from bpe_desktop.core.file_labels import distinguishing_labels
 from bpe_desktop.ui.codec.piece_view import StepView
 from bpe_desktop.ui.common import dialogs
 from bpe_desktop.ui.common.live_status import ProgressBar
@@ -563,8 +564,10 @@ class EvaluatePanel(QWidget):
         saved = Settings().value("evaluate/reference", "")
         self.reference_combo.blockSignals(True)
         self.reference_combo.clear()
-        for path in self.parallel_files.paths():
-            self.reference_combo.addItem(path.rsplit("/", 1)[-1], path)
+        paths = self.parallel_files.paths()  # distinct: the list keeps each file once
+        # named as the parity table names them (de/udhr.txt, fr/udhr.txt where names repeat)
+        for label, path in zip(distinguishing_labels(paths), paths):
+            self.reference_combo.addItem(label, path)
         index = self.reference_combo.findData(saved)
         self.reference_combo.setCurrentIndex(max(0, index))
         self.reference_combo.blockSignals(False)

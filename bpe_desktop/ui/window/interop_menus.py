@@ -439,8 +439,10 @@ class InteropMenus(QObject):
             self.imported_from = (result.model, result.path, result.fmt)
             self.window.document.set_imported(result.model)
             model = result.model
+            # the import's notes (what differs from the source tool), as the CLI prints
             self._report(f"Imported {result.path}: {model.vocab_size:,} tokens, "
-                         f"{model.merge_count:,} merges (not saved yet).")
+                         f"{model.merge_count:,} merges (not saved yet).\n"
+                         f"{model.description}")
         elif isinstance(result, RecountDone):
             self.window.document.set_edited(result.model)
             self._report(f"Counts recomputed on {len(result.paths)} file(s) "

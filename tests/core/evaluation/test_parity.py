@@ -36,7 +36,7 @@ def test_document_and_line_parity_by_hand(tmp_path):
 def test_line_parity_needs_equal_line_counts(tmp_path):
     f = _files(tmp_path, ref="a\nb\n", other="a\n")
     texts = ParallelTexts.from_files([f["other"]], reference=f["ref"])
-    with pytest.raises(CorpusError, match="other.txt has 1 lines but the reference ref.txt has 2"):
+    with pytest.raises(CorpusError, match=r"other.txt has 1 lines but the reference \S*ref.txt has 2"):
         evaluate_parity(eow_model(), texts, "lines")
 
 
@@ -71,3 +71,39 @@ def test_a_script_the_model_cannot_spell_is_marked_not_cheap():
     rows = {r.name: r for r in evaluate_parity(model, texts).rows}
     assert rows["rus.txt"].unknown_rate > 0.5 and rows["rus.txt"].unknown_high
     assert rows["eng.txt"].unknown_rate == 0 and not rows["eng.txt"].unknown_high
+
+
+def _layout(tmp_path, **texts):
+    """Files laid out as a parallel corpus often is: ``de/udhr.txt``, ``fr/udhr.txt``."""
+    out = {}
+    for folder, text in texts.items():
+        (tmp_path / folder).mkdir()
+        out[folder] = tmp_path / folder / "udhr.txt"
+        out[folder].write_text(text, encoding="utf-8")
+    return out
+
+
+def test_files_of_one_name_in_different_folders_are_named_by_their_folder(tmp_path):
+    f = _layout(tmp_path, en="unhappy\ny\n", de="happy\ny y\n", fr="y\n")
+    texts = ParallelTexts.from_files([f["de"], f["fr"], f["en"]], reference=f["en"])
+    parity = evaluate_parity(eow_model(), texts, "document")
+    # tokens: en 4 + 1, de 3 + 2, fr 1
+    assert parity.summary() == {"en/udhr.txt": 1.0, "de/udhr.txt": 1.0, "fr/udhr.txt": 0.2}
+    assert parity.reference == "en/udhr.txt"
+
+
+def test_the_same_file_given_twice_is_refused_naming_it(tmp_path):
+    f = _layout(tmp_path, en="a\n", de="b\n")
+    again = tmp_path / "de" / ".." / "de" / "udhr.txt"
+    with pytest.raises(CorpusError, match="given twice"):
+        ParallelTexts.from_files([f["de"], again], reference=f["en"])
+
+
+def test_unequal_line_counts_name_the_files_as_given(tmp_path):
+    f = _layout(tmp_path, en="a\nb\n", de="a\n")
+    texts = ParallelTexts.from_files([f["de"]], reference=f["en"])
+    with pytest.raises(CorpusError) as caught:
+        evaluate_parity(eow_model(), texts, "lines")
+    assert str(caught.value).startswith(f"{f['de']} has 1 lines but the reference {f['en']} "
+                                        "has 2")
+    assert caught.value.path == str(f["de"])
