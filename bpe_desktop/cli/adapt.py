@@ -243,14 +243,10 @@ def cmd_trim(args: argparse.Namespace) -> int:
     maps = write_id_map(result, args.id_map)
     reports = _reports(source, result.model, held_out)
     if (run := recording(args)) is not None:
-        from bpe_desktop.core.project.metrics import Metric, held_out_metrics
+        from bpe_desktop.core.project.metrics import trim_metrics
 
-        # (not training_metrics: the corpus figures a trimmed model carries are its source's)
         run.set_model(result.model, path=args.output)
-        run.add_metrics([Metric("vocab_size", result.model.vocab_size),
-                         Metric("merges", result.model.merge_count),
-                         Metric("dropped_tokens", result.dropped),
-                         *(row for report in reports for row in held_out_metrics(report))])
+        run.add_metrics(trim_metrics(result, reports))
     if not args.quiet:
         print(f"kept {len(result.id_map):,} of {source.vocab_size:,} tokens "
               f"({result.dropped:,} dropped); id map: {', '.join(map(str, maps))}")

@@ -108,9 +108,13 @@ def _extend(args):
 
 
 def _trim(args):
-    config = {"format": args.format or "", "out_format": args.out_format or "",
-              "drop_alphabet": args.drop_alphabet, "drop_specials": args.drop_specials}
-    return config, [("model", args.model), *(("text", f) for f in args.text)], ""
+    from bpe_desktop.core.project.recording import trim_record
+
+    config, inputs = trim_record(args.model, args.format or "", args.text,
+                                 out_format=args.out_format or "",
+                                 drop_alphabet=args.drop_alphabet,
+                                 drop_specials=args.drop_specials)
+    return config, inputs, ""
 
 
 #: The recorded commands: what of their arguments is the run's configuration, which

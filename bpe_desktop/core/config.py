@@ -267,7 +267,7 @@ class TrainConfig:
              "(un@@happi@@ness) and is removed before learning; no merge joins across a "
              "cut. Empty: the corpus is ordinary text.")
     morfessor: bool = option(
-        False, label="Cut words with &Morfessor 2.0", group="constraints",
+        False, label="Cut words with Morfessor &2.0", group="constraints",
         help="Train Morfessor 2.0 (unsupervised morphological segmentation) on the corpus's "
              "word counts first and let no merge cross its boundaries.")
     morfessor_keep_share: float = option(

@@ -81,6 +81,59 @@ def test_trim_vocabulary_writes_the_model_and_the_map(window, qtbot, tmp_path, u
     dialog.close()
 
 
+def test_history_records_a_trim_as_the_trim_command_does(window, qtbot, tmp_path, ui):
+    from PySide6.QtGui import QGuiApplication
+
+    from tests.ui.test_history_panel import select, settle
+
+    model = train_toy(window, qtbot)
+    save_model(model, tmp_path / "toy.json")
+    assert window.open_path(str(tmp_path / "toy.json"))
+    settle(window, qtbot, 1)
+    target = tmp_path / "target.txt"
+    target.write_text("low lower\n", encoding="utf-8")
+    result = _trim_in(window.ask_trim(), qtbot, target, tmp_path)
+    settle(window, qtbot, 2)
+    run = window.history.model.run_at(0)
+    assert run.kind == "trim"
+    details = window.projects.project.run_details(run.id)
+    assert details.config == {"format": "model", "out_format": "model",
+                              "drop_alphabet": False, "drop_specials": False}
+    assert sorted((i.role, os.path.basename(i.path)) for i in details.inputs) == \
+        [("model", "toy.json"), ("text", "target.txt")]
+    metrics = {m.metric: m.value for m in details.metrics}
+    assert metrics["dropped_tokens"] == model.vocab_size - result.model.vocab_size > 0
+    assert metrics["vocab_size"] == result.model.vocab_size
+    assert details.model_path == str(tmp_path / "trimmed.json")
+    select(window, 0)
+    window.history.copy_button.click()
+    words = shlex.split(QGuiApplication.clipboard().text())
+    assert words[4:] == ["trim", "-m", str(tmp_path / "toy.json"), "--format", "model",
+                         "--text", str(target), "--id-map", str(tmp_path / "map.json"),
+                         "-o", str(tmp_path / "trimmed.json"), "--out-format", "model"]
+    assert ui.errors == []
+
+
+def test_a_trim_of_an_unsaved_model_keeps_the_trimmed_model_in_the_project(window, qtbot,
+                                                                          tmp_path, ui):
+    from tests.ui.test_history_panel import settle
+
+    train_toy(window, qtbot)
+    settle(window, qtbot, 1)
+    target = tmp_path / "target.txt"
+    target.write_text("low lower\n", encoding="utf-8")
+    dialog = window.ask_trim()
+    dialog.format.setCurrentIndex(1)  # a peer's format: no model file History could open
+    assert dialog.format.currentData() != "model"
+    result = _trim_in(dialog, qtbot, target, tmp_path)
+    settle(window, qtbot, 2)
+    details = window.projects.project.run_details(window.history.model.run_at(0).id)
+    assert [i.role for i in details.inputs] == ["text"]  # no file held the model
+    assert details.model_path is None and details.has_stored_model
+    window.projects.open_model(details.summary.id)
+    assert window.document.model.merges == result.model.merges and ui.errors == []
+
+
 def test_trim_refuses_missing_choices_and_bad_text_writes_nothing(window, qtbot, tmp_path,
                                                                    ui):
     train_toy(window, qtbot)
@@ -217,17 +270,18 @@ def test_the_log_shows_where_a_held_out_line_changed(window, qtbot, tmp_path, ui
     assert after.startswith("… ") and "ж" in after
 
 
-def test_the_status_bar_shows_one_line_of_an_extension_not_its_report(window, qtbot, tmp_path,
-                                                                     ui):
-    """The held-out report is an aligned table: it stays in the log, one line per row, and
-    the status bar keeps the extension's last one-line message."""
+def test_the_status_bar_shows_the_extension_summary_not_its_report(window, qtbot, tmp_path,
+                                                                   ui):
+    """The held-out report is an aligned table and the new characters a detail: they stay
+    in the log, and the status bar shows what the extension did."""
     held_out = tmp_path / "held_out.txt"
     held_out.write_text(OTHER + "\n", encoding="utf-8")
     window.training.start_from.set_held_out([str(held_out)])
     _extend_in_window(window, qtbot, tmp_path)
     shown = window.statusBar().full_message()
     assert "\n" not in shown and "before" not in shown
-    assert shown == "6 new characters: 'а' 180, 'ж' 120, 'б' 40, 'л' 40, 'о' 40, 'р' 40"
+    assert shown.startswith("Extended the tokenizer: 5 new merges, vocabulary ")
+    assert shown.endswith("; every existing id kept.")
     assert ui.errors == []
 
 

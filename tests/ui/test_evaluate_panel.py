@@ -297,3 +297,19 @@ def test_parallel_files_of_one_name_are_told_apart_by_their_folder(panel, qtbot,
     _run(panel, qtbot)
     assert [r.name for r in panel.report.parity.rows] == ["en/udhr.txt", "de/udhr.txt"]
     assert panel.parity_chart.names == ["en/udhr.txt", "de/udhr.txt"]
+
+
+def test_sweep_legends_leave_the_curves_uncovered(panel, qtbot):
+    """Each sweep plot names its curves under the axis, not over the data area."""
+    _fill(panel, sweep=3)
+    panel.resize(1024, 700)
+    panel.show()
+    _run(panel, qtbot)
+    panel.results.setCurrentIndex(panel.results.count() - 1)  # Vocabulary size
+    qtbot.waitUntil(lambda: panel.sweep_plots.widgets["f1"].getPlotItem().vb.width() > 50)
+    for key, w in panel.sweep_plots.widgets.items():
+        item = w.getPlotItem()
+        assert item.legend.items, key
+        assert item.legend.width() > 0, key
+        legend = item.legend.sceneBoundingRect()
+        assert not legend.intersects(item.vb.sceneBoundingRect()), key

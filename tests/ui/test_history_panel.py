@@ -437,7 +437,7 @@ def test_each_mnemonic_of_the_panel_is_its_own(window):
     widgets = [*window.history.findChildren(QLabel), *window.history.findChildren(QAbstractButton)]
     texts = [w.text() for w in widgets if "&" in w.text()]
     letters = [t[t.index("&") + 1].lower() for t in texts]
-    assert len(texts) >= 13
+    assert len(texts) >= 9  # (Preset, Date, Delete and Undo delete have no free letter)
     assert sorted(letters) == sorted(set(letters)), texts
 
 

@@ -39,6 +39,15 @@ def test_narrow_window_keeps_room_for_the_details(qtbot, toy_model):
     assert panel.splitter.sizes()[1] >= details.minimumSizeHint().width()
 
 
+def test_at_1024_px_the_details_keep_a_readable_third(qtbot, botchan_model):
+    """The table's columns want most of a 1024 px window: the merge tree and the words'
+    segmentations still get a third rather than their bare minimum."""
+    panel = shown_panel(qtbot, botchan_model, width=1024, height=700)
+    table_side, details_side = panel.splitter.sizes()
+    assert details_side >= (table_side + details_side) // 3
+    assert table_side >= panel.splitter.widget(0).minimumSizeHint().width()
+
+
 def test_the_split_the_user_drags_is_remembered(qtbot, toy_model):
     panel = shown_panel(qtbot, toy_model)
     before = panel.splitter.sizes()

@@ -85,6 +85,16 @@ def extend_arguments(source: str, fmt: str, files: Sequence[str], output: str, *
     return [*argv, "-o", output, "--out-format", out_format]
 
 
+def trim_arguments(source: str, fmt: str, targets: Sequence[str], output: str, id_map: str, *,
+                   out_format: str, drop_alphabet: bool, drop_specials: bool) -> list[str]:
+    """``trim`` arguments giving exactly this trim (``bpe-desktop trim``)."""
+    argv = ["trim", "-m", source, "--format", fmt,
+            "--text", *(os.path.abspath(t) for t in targets),
+            "--id-map", os.path.abspath(id_map), "-o", os.path.abspath(output),
+            "--out-format", out_format]
+    return argv + ["--drop-alphabet"] * drop_alphabet + ["--drop-specials"] * drop_specials
+
+
 def option_flag(name: str) -> str:
     return "--" + name.replace("_", "-")
 

@@ -79,6 +79,16 @@ def held_out_metrics(report) -> list[Metric]:
     return [*rows, Metric("unchanged_line_share", report.unchanged_share, report.name)]
 
 
+def trim_metrics(result, reports=()) -> list[Metric]:
+    """A :class:`~bpe_desktop.core.trim.TrimResult`'s sizes and the held-out ``reports``
+    (not :func:`training_metrics`: the corpus figures a trimmed model carries are its
+    source's)."""
+    return [Metric("vocab_size", result.model.vocab_size),
+            Metric("merges", result.model.merge_count),
+            Metric("dropped_tokens", result.dropped),
+            *(row for report in reports for row in held_out_metrics(report))]
+
+
 def counting_metrics(table) -> list[Metric]:
     return [Metric("distinct_words", table.distinct_words),
             Metric("total_words", table.total_count)]

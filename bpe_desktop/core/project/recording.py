@@ -32,6 +32,15 @@ def training_inputs(config, paths, *, word_counts: bool = False) -> list[tuple[s
     return [("corpus", p) for p in paths]
 
 
+def trim_record(model: str, fmt: str, targets, *, out_format: str, drop_alphabet: bool,
+                drop_specials: bool) -> tuple[dict, list[tuple[str, str]]]:
+    """The configuration and input files a trim records (the command and the window
+    record a trim alike, so History and a query compare them)."""
+    config = {"format": fmt, "out_format": out_format, "drop_alphabet": drop_alphabet,
+              "drop_specials": drop_specials}
+    return config, [("model", model), *(("text", t) for t in targets)]
+
+
 class RecordedRun:
     """What a run hands the project before it completes."""
 

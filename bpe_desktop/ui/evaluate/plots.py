@@ -108,7 +108,9 @@ class SweepPlots(QWidget):
             item.setLabel("left", label)
             item.setLogMode(x=True, y=False)
             item.getAxis("left").enableAutoSIPrefix(False)
-            item.addLegend(offset=(-10, 10))
+            # The legend goes under the axis title: inside the plot it covered the curves.
+            item.legend = pg.LegendItem(colCount=2)
+            item.layout.addItem(item.legend, 4, 1)
             plot_grid.add_grid(item, log_x=True)
             current = pg.InfiniteLine(angle=90, pen=_DASHED())
             chosen = pg.InfiniteLine(angle=90, pen=pg.mkPen(theme.plot_colors()["accent"]))

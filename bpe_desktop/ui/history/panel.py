@@ -88,9 +88,11 @@ class HistoryPanel(QWidget):
         self.corpus_combo = _combo([ALL])
         self.period_combo = _combo(list(PERIODS))
         filters = QHBoxLayout()
-        for label, combo in (("&Kind:", self.kind_combo), ("&Status:", self.status_combo),
-                             ("&Preset:", self.preset_combo), ("C&orpus:", self.corpus_combo),
-                             ("D&ate:", self.period_combo)):
+        # Letters are unique in the panel and leave the menus' and tabs' letters free; the
+        # words with no free letter (Preset, Date, Delete, Undo delete) go without one.
+        for label, combo in (("&Kind:", self.kind_combo), ("St&atus:", self.status_combo),
+                             ("Preset:", self.preset_combo), ("&Corpus:", self.corpus_combo),
+                             ("Date:", self.period_combo)):
             text = QLabel(label)
             text.setBuddy(combo)
             filters.addWidget(text)
@@ -123,14 +125,14 @@ class HistoryPanel(QWidget):
         self.side.addTab(self.details, "Details")
         self.side.addTab(self.metrics, "Metrics")
 
-        self.open_button = QPushButton("Ope&n model")
-        self.rerun_button = QPushButton("&Re-run")
-        self.copy_button = QPushButton("&Copy as command")
+        self.open_button = QPushButton("&Open model")
+        self.rerun_button = QPushButton("Re-r&un")
+        self.copy_button = QPushButton("Copy as comma&nd")
         self.compare_button = QPushButton("Co&mpare")
         self.report_button = QPushButton("E&xport report…")
-        self.language_button = QPushButton("&Language…")
-        self.delete_button = QPushButton("&Delete")
-        self.undo_button = QPushButton("&Undo delete")
+        self.language_button = QPushButton("Lan&guage…")
+        self.delete_button = QPushButton("Delete")
+        self.undo_button = QPushButton("Undo delete")
         buttons = QHBoxLayout()
         for button, slot, tip in (
                 (self.open_button, self.open_model, "Open the model this run made"),

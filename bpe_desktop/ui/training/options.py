@@ -301,7 +301,7 @@ class TrainingOptions(QWidget):
         form.addRow("", self.word_counts)
         self.errors = _combo({"strict": "Stop and show where", "replace": "Replace with �"},
                              TIPS["errors"])
-        form.addRow("Invalid &UTF-8:", self.errors)
+        form.addRow("Invalid UTF-&8:", self.errors)
 
     def _option_signals(self):
         # Threads and kept words change no result, and the stopping rule (vocabulary size)

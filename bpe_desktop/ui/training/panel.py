@@ -433,8 +433,10 @@ class TrainingPanel(QWidget):
             self.progress_bar.setRange(0, 1000)
             self.progress_bar.setValue(1000)
             self.stage_label.setText(f"Done: vocabulary {result.model.vocab_size:,}.")
-            for line in outcome_log(result):
+            lines = outcome_log(result)
+            for line in lines:
                 self.log(line)
+            self.status_message.emit(lines[0])  # the summary, not the last detail line
             self.trained.emit(result)
             return
         model = result.model

@@ -183,7 +183,10 @@ class VocabPanel(QWidget):
         table_side, details_side = (self.splitter.widget(i) for i in range(2))
         total = self.splitter.width() - self.splitter.handleWidth()
         wanted = max(self.table_width_needed(), table_side.minimumSizeHint().width())
-        left = max(0, min(wanted, total - details_side.minimumSizeHint().width()))
+        # The details keep a third at least: a merge tree and segmentations squeezed to
+        # their minimum cannot be read, while the table scrolls sideways.
+        details = max(details_side.minimumSizeHint().width(), total // 3)
+        left = max(0, min(wanted, total - details))
         self.splitter.setSizes([left, total - left])
 
     @Slot()

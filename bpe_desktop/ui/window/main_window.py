@@ -379,12 +379,16 @@ class MainWindow(QMainWindow):
         model becomes the current, unsaved one."""
         if self.document.model is None:
             return None
-        model, source = self.document.model, self.interop.imported_from
+        model, imported = self.document.model, self.interop.imported_from
+        source = imported[1:] if imported and imported[0] is model else None
+        # The file History records as the trimmed model (None: no file holds it).
+        saved = source or ((self.document.path, "model")
+                           if self.document.path and not self.document.dirty else None)
 
         def make() -> TrimDialog:
-            dialog = TrimDialog(model, self, source=source[1:] if source and source[0] is model
-                                else None)
+            dialog = TrimDialog(model, self, source=source)
             dialog.trimmed.connect(lambda r: self.document.set_imported(r.model))
+            dialog.trim_done.connect(lambda done: self.projects.record_trim(done, saved))
             return dialog
 
         # The open dialog stays while it trims or still trims the open model.

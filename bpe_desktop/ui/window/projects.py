@@ -28,12 +28,18 @@ from bpe_desktop.core.project.commands import (
     command_record,
     extend_arguments,
     train_arguments,
+    trim_arguments,
 )
-from bpe_desktop.core.project.recording import model_config_entries, training_inputs
+from bpe_desktop.core.project.recording import (
+    model_config_entries,
+    training_inputs,
+    trim_record,
+)
 from bpe_desktop.core.project.metrics import (
     comparison_metrics,
     evaluation_metrics,
     training_metrics,
+    trim_metrics,
 )
 from bpe_desktop.ui.common import dialogs
 from bpe_desktop.ui.common.modal_work import run_modal
@@ -272,6 +278,24 @@ class ProjectControl(QObject):
             inputs=[("model", request.source),
                     *corpus_inputs(self.window.training.corpus.labelled_paths(), paths),
                     *(("text", p) for p in request.held_out)])
+
+    def record_trim(self, done, source: tuple[str, str] | None) -> None:
+        """File ▸ Trim vocabulary…'s trim, recorded as ``bpe-desktop trim --project`` does;
+        ``source``: the trimmed model's file and format (None: a model not saved)."""
+        path, fmt = (os.path.abspath(source[0]), source[1]) if source else (UNSAVED_MODEL,
+                                                                            "model")
+        options = {"out_format": done.out_format, "drop_alphabet": not done.keep_alphabet,
+                   "drop_specials": not done.keep_specials}
+        targets = [os.path.abspath(t) for t in done.targets]
+        config, inputs = trim_record(path, fmt, targets, **options)
+        argv = trim_arguments(path, fmt, targets, done.output, done.id_map, **options)
+        started = self.recorder.start("trim", config=config, command=command_record(argv),
+                                      inputs=inputs if source else inputs[1:])
+        # A model written in another format is kept in the project, where History opens it.
+        self.recorder.finish(started, "finished", model=done.result.model,
+                             model_path=(os.path.abspath(done.output)
+                                         if done.out_format == "model" else None),
+                             metrics=trim_metrics(done.result))
 
     @Slot(object)
     def _on_trained(self, result) -> None:

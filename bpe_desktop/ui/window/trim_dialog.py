@@ -35,13 +35,23 @@ from bpe_desktop.ui.common.workers import JobError, JobRunner
 
 @dataclass(frozen=True)
 class TrimDone:
+    """A trim whose files are written, with the choices that made it (what History
+    records)."""
     result: TrimResult
     written: tuple[str, ...]
+    targets: tuple[str, ...]
+    out_format: str
+    output: str
+    id_map: str
+    keep_alphabet: bool
+    keep_specials: bool
 
 
 class TrimDialog(QDialog):
     #: The trimmed model (TrimResult), once its files are written.
     trimmed = Signal(object)
+    #: The same trim as a :class:`TrimDone`.
+    trim_done = Signal(object)
 
     def __init__(self, model: BPEModel, parent: QWidget | None = None, *,
                  source: tuple[str, str] | None = None) -> None:
@@ -157,7 +167,8 @@ class TrimDialog(QDialog):
             written = write_model(result.model, fmt, out, source=model,
                                   source_path=source_path, source_format=source_format)
             written += write_id_map(result, id_map)
-            return TrimDone(result, tuple(map(str, written)))
+            return TrimDone(result, tuple(map(str, written)), tuple(targets), fmt, out, id_map,
+                            keep_alphabet, keep_specials)
 
         self.trim_button.setEnabled(False)
         self.status.setText("Trimming…")
@@ -172,6 +183,7 @@ class TrimDialog(QDialog):
                             f"({r.dropped:,} dropped); the target texts segment exactly as "
                             f"before. Wrote {', '.join(done.written)}.")
         self.trimmed.emit(r)
+        self.trim_done.emit(done)
 
     @Slot(object)
     def _on_failed(self, error: JobError) -> None:
