@@ -196,11 +196,17 @@ def _isolate_run(run: str) -> str:
     return run
 
 
+def has_right_to_left(text: str) -> bool:
+    """Whether ``text`` holds right-to-left letters: only a line that does needs
+    :func:`bidi_display`'s isolates (elsewhere they would only cost layout time)."""
+    return _RIGHT_TO_LEFT.search(text) is not None
+
+
 def bidi_joined(pieces: Sequence[str], separator: str) -> str:
     """Displayed ``pieces`` joined for a line (a table cell) of their own: with
     :func:`bidi_display`'s isolates where right-to-left letters make them matter."""
     joined = separator.join(pieces)
-    if _RIGHT_TO_LEFT.search(joined):
+    if has_right_to_left(joined):
         return separator.join(map(bidi_display, pieces))
     return joined
 

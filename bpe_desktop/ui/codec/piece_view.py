@@ -33,7 +33,8 @@ from PySide6.QtWidgets import QTextBrowser, QToolTip, QWidget
 from bpe_desktop.core import MergeStep, TrainConfig
 from bpe_desktop.core.chunked import no_breath
 from bpe_desktop.views.encoding_view import PieceItem
-from bpe_desktop.core.pieces import bidi_display, display_piece, text_direction, without_isolates
+from bpe_desktop.core.pieces import (bidi_display, display_piece, has_right_to_left,
+                                     text_direction, without_isolates)
 from bpe_desktop.ui.common import theme
 
 __all__ = ["PieceItem", "PieceView", "StepView", "THIN_SPACE", "WORD_JOINER", "unbreakable"]
@@ -158,16 +159,19 @@ def build_document(items: Sequence[PieceItem], word_gap: str, style: PieceStyle,
     cursor = QTextCursor(doc)
     cursor.beginEditBlock()
     line: list[str] = []  # the line's first known pieces, for its direction
+    rtl_lines = iter(_lines_with_right_to_left(items))
+    rtl = next(rtl_lines)
     for i, item in enumerate(items):
         starts.append(cursor.position())
         fmt = unknowns[i % 2] if item.unknown else formats[i % len(formats)]
-        cursor.insertText(unbreakable(bidi_display(item.text)), fmt)
+        cursor.insertText(unbreakable(bidi_display(item.text) if rtl else item.text), fmt)
         ends.append(cursor.position())
         if not item.unknown and len(line) < DIRECTION_ITEMS:
             line.append(item.text)
         if item.after == "line":
             _set_line_direction(cursor, line)
             line = []
+            rtl = next(rtl_lines)
             cursor.insertBlock()
         elif item.after == "word":
             cursor.insertText(word_gap, plain_format)
@@ -178,6 +182,19 @@ def build_document(items: Sequence[PieceItem], word_gap: str, style: PieceStyle,
     _set_line_direction(cursor, line)
     cursor.endEditBlock()
     return PieceDocument(doc, starts, ends)
+
+
+def _lines_with_right_to_left(items: Sequence[PieceItem]) -> list[bool]:
+    """Per line of ``items``, whether it holds right-to-left letters: only such a line's
+    pieces get isolates (in a left-to-right line they would only slow its layout)."""
+    flags, line = [], []
+    for item in items:
+        line.append(item.text)
+        if item.after == "line":
+            flags.append(has_right_to_left("".join(line)))
+            line = []
+    flags.append(has_right_to_left("".join(line)))
+    return flags
 
 
 def _set_line_direction(cursor: QTextCursor, pieces: list[str]) -> None:

@@ -60,6 +60,15 @@ def test_end_of_word_marker_reads_left_to_right_in_an_arabic_line(arabic_panel):
     assert xs[2] < _x(document, view._starts[0] + 3)
 
 
+def test_only_lines_with_right_to_left_letters_get_isolates(arabic_panel):
+    """A left-to-right line reads its markers as written anyway: its pieces are drawn as
+    they are (isolates there would only slow the layout of a long text)."""
+    arabic_panel.set_text("abc abd\n" + ARABIC)
+    english, arabic = arabic_panel.piece_view.document().toPlainText().splitlines()
+    assert "</\u2060w>" in english and not any(c in english for c in ISOLATES)
+    assert "\u2066</\u2060w>\u2069" in arabic
+
+
 def test_copied_pieces_carry_no_isolates(arabic_panel):
     arabic_panel.set_text(ARABIC)
     copied = _copied(arabic_panel.piece_view)
