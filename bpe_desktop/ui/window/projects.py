@@ -20,7 +20,7 @@ from PySide6.QtCore import QObject, QProcess, Slot
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QComboBox, QMenu
 
-from bpe_desktop.core import BpeError, TrainConfig
+from bpe_desktop.core import BpeError
 from bpe_desktop.core.project import Project, ProjectError
 from bpe_desktop.core.project.check import check_pages
 from bpe_desktop.core.project.commands import (
@@ -30,6 +30,7 @@ from bpe_desktop.core.project.commands import (
     train_arguments,
     trim_arguments,
 )
+from bpe_desktop.core.project.rerun import recorded_training_config
 from bpe_desktop.core.project.recording import (
     model_config_entries,
     training_inputs,
@@ -424,9 +425,8 @@ class ProjectControl(QObject):
             return
         if w.training.running:
             return
-        known = {k: v for k, v in details.config.items() if k in TrainConfig.__dataclass_fields__}
         try:
-            config = TrainConfig.from_dict(known)
+            config = recorded_training_config(details)
         except BpeError as exc:
             dialogs.show_error(w, "Cannot re-run", f"Run {details.summary.id}: {exc}")
             return

@@ -1,0 +1,49 @@
+"""Running a recorded run again: its training options name the files it read, found from
+the folder its command ran in."""
+
+from __future__ import annotations
+
+from bpe_desktop.core.project import Project, recorded_run
+from bpe_desktop.core.project.commands import command_record
+from bpe_desktop.core.project.rerun import recorded_training_config
+
+
+def _record(tmp_path, config: dict, inputs=(), cwd: str | None = None):
+    with Project(tmp_path / "p.bpeproj") as project:
+        with recorded_run(project, "train", config=config, inputs=inputs,
+                          command=command_record(["train"], cwd=cwd)) as run:
+            pass
+        return project.run_details(run.id)
+
+
+def test_files_the_options_name_are_found_from_the_folder_the_command_ran_in(tmp_path):
+    folder = tmp_path / "work"
+    (folder / "dev").mkdir(parents=True)
+    (folder / "dev.tsv").write_text("en\tde\n", encoding="utf-8")
+    details = _record(tmp_path, {
+        "vocab_size": 300,
+        "lang": ["en=eng.txt", "de=/data/deu.txt"],
+        "weight": ["en=2", "de=1"],
+        "gold_boundaries": ["gold/eng.tsv", "/gold/deu.tsv"],
+        "morfessor": True, "morfessor_annotations": ["ann.txt"],
+        "knockout": ["ko.tsv"],
+        "parity_dev": ["en=dev.en", "dev.tsv", "dev"],
+    }, cwd=str(folder))
+    config = recorded_training_config(details)
+    assert config.lang == (f"en={folder}/eng.txt", "de=/data/deu.txt")
+    assert config.weight == ("en=2", "de=1")  # weights name no file
+    assert config.gold_boundaries == (f"{folder}/gold/eng.tsv", "/gold/deu.tsv")
+    assert config.morfessor_annotations == (f"{folder}/ann.txt",)
+    assert config.knockout == (f"{folder}/ko.tsv",)
+    # CODE=PATH, one table with a column per language, a folder of files named by language
+    assert config.parity_dev == (f"en={folder}/dev.en", f"{folder}/dev.tsv", f"{folder}/dev")
+    assert config.vocab_size == 300
+
+
+def test_a_run_without_a_command_keeps_its_options_as_recorded(tmp_path):
+    with Project(tmp_path / "p.bpeproj") as project:
+        with recorded_run(project, "train", config={"lang": ["en=a.txt", "de=b.txt"]}) as run:
+            pass
+        details = project.run_details(run.id)
+    assert recorded_training_config(details).lang == ("en=a.txt", "de=b.txt")
+

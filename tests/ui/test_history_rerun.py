@@ -1,0 +1,71 @@
+"""History's Re-run reproduces a run from what the project recorded: a command-line
+training's files are found where its command ran."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+
+import pytest
+from PySide6.QtCore import QCoreApplication
+
+from bpe_desktop.cli import main
+from bpe_desktop.core.model_file import dumps
+
+pytest_plugins = ["tests.ui.window_fixtures"]
+
+DATA = os.path.join(os.path.dirname(__file__), "..", "data")
+
+
+def show_project(window, qtbot, path) -> None:
+    window.history.watch.stop()  # (a list read again by it would drop the selection)
+    window.projects.open_project(str(path))
+    QCoreApplication.processEvents()
+    qtbot.waitUntil(lambda: not window.history.model.busy, timeout=10_000)
+
+
+def select_kind(window, qtbot, kind: str) -> int:
+    """Select the newest run of this kind; its id."""
+    model = window.history.model
+    qtbot.waitUntil(lambda: not model.busy, timeout=10_000)
+    row = next(r for r in range(model.rowCount()) if model.run_at(r).kind == kind)
+    window.history.table.clearSelection()
+    window.history.table.selectRow(row)
+    run_id = model.run_at(row).id
+    assert window.history.selected_ids() == [run_id]
+    return run_id
+
+
+def without_time(model_text: str) -> dict:
+    data = json.loads(model_text)
+    data.pop("created")
+    return data
+
+
+@pytest.mark.parametrize("options", [
+    ["--weight", "en=2", "de=1", "fr=1", "--gold-boundaries", "gold.tsv"],
+    ["--parity-dev", "en=eng.txt", "de=deu.txt", "fr=fra.txt", "--parity-dev-documents"],
+], ids=["weights-and-gold-boundaries", "parity-aware"])
+def test_rerun_of_a_command_line_training_reads_the_files_its_options_named(
+        window, qtbot, ui, tmp_path, monkeypatch, options):
+    work = tmp_path / "work"
+    work.mkdir()
+    for name in ("eng.txt", "deu.txt", "fra.txt"):
+        shutil.copy(os.path.join(DATA, "udhr", name), work / name)
+    shutil.copy(os.path.join(DATA, "morph", "eng.word.dev.tsv"), work / "gold.tsv")
+    monkeypatch.chdir(work)
+    assert main(["train", "-o", "model.json", "--vocab-size", "300", "-q",
+                 "--lang", "en=eng.txt", "de=deu.txt", "fr=fra.txt", *options,
+                 "--project", str(tmp_path / "p.bpeproj")]) == 0
+    monkeypatch.chdir(tmp_path)  # the window runs elsewhere than the command did
+    show_project(window, qtbot, tmp_path / "p.bpeproj")
+    select_kind(window, qtbot, "train")
+    with qtbot.waitSignal(window.document.model_changed, timeout=60_000):
+        window.history.rerun_button.click()
+    assert not ui.errors and not ui.questions
+    again = without_time(dumps(window.document.model))
+    first = without_time((work / "model.json").read_text(encoding="utf-8"))
+    assert again["merges"] == first["merges"] and again["alphabet"] == first["alphabet"]
+    assert again["constraints"] == first["constraints"]
+
