@@ -1,5 +1,6 @@
 """History's Re-run reproduces a run from what the project recorded: a command-line
-training's files are found where its command ran."""
+training's files are found where its command ran, and a run whose files are gone or
+changed is named before anything runs."""
 
 from __future__ import annotations
 
@@ -68,4 +69,48 @@ def test_rerun_of_a_command_line_training_reads_the_files_its_options_named(
     first = without_time((work / "model.json").read_text(encoding="utf-8"))
     assert again["merges"] == first["merges"] and again["alphabet"] == first["alphabet"]
     assert again["constraints"] == first["constraints"]
+
+
+def test_rerun_asks_before_running_on_a_file_changed_since(window, qtbot, ui, tmp_path):
+    corpus = tmp_path / "c.txt"
+    corpus.write_text("low lower lowest\n" * 5, encoding="utf-8")
+    project = tmp_path / "p.bpeproj"
+    assert main(["count", str(corpus), "-o", str(tmp_path / "t.tsv"), "-q",
+                 "--project", str(project)]) == 0
+    corpus.write_text("low lower newest\n" * 5, encoding="utf-8")  # the same size
+    show_project(window, qtbot, project)
+    run_id = select_kind(window, qtbot, "count")
+    ui.yes = False
+    window.history.rerun_button.click()
+    [(title, text)] = ui.questions
+    assert title == "Files changed since the run"
+    assert f"Run {run_id} read" in text and f"{corpus}: changed since (SHA-256" in text
+    assert not window.projects._processes  # nothing runs
+    ui.yes = True
+    window.history.rerun_button.click()
+    qtbot.waitUntil(lambda: not window.projects._processes, timeout=60_000)
+    window.history.on_recorded()
+    qtbot.waitUntil(lambda: window.history.model.rowCount() == 2, timeout=10_000)
+
+
+def test_rerun_after_moving_the_project_and_its_corpus_names_the_missing_files(
+        window, qtbot, ui, tmp_path, monkeypatch):
+    before, after = tmp_path / "before", tmp_path / "after"
+    before.mkdir()
+    shutil.copy(os.path.join(DATA, "udhr", "eng.txt"), before / "eng.txt")
+    monkeypatch.chdir(before)
+    for argv in (["train", "eng.txt", "-o", "m.json", "--merges", "20"],
+                 ["count", "eng.txt", "-o", "t.tsv"]):
+        assert main([*argv, "-q", "--project", "p.bpeproj"]) == 0
+    monkeypatch.chdir(tmp_path)
+    before.rename(after)
+    show_project(window, qtbot, after / "p.bpeproj")
+    for kind in ("count", "train"):
+        ui.errors.clear()
+        run_id = select_kind(window, qtbot, kind)
+        window.history.rerun_button.click()
+        [(title, text)] = ui.errors
+        assert title == "Cannot re-run" and f"Run {run_id} read files" in text
+        assert f"{before / 'eng.txt'}: no longer there (moved or deleted)" in text
+        assert not window.projects._processes and not window.training.running
 

@@ -1,18 +1,21 @@
 """What running a recorded run again needs: its training options naming the files the run
-read.
+read, and which of its input files are no longer as the run read them.
 
 A command-line run records its options as typed (``train --lang en=eng.txt``), relative
 to the folder it ran in; the window runs in another folder, so each file an option names is
-found from the run's folder first.
+found from the run's folder first. A file gone or changed since (its SHA-256 differs) would
+give another result than the run's: History says so before running it again.
 """
 
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 
 from bpe_desktop.core.config import TrainConfig
 from bpe_desktop.core.constraints import FILE_LIST_OPTIONS
-from bpe_desktop.core.project.store import RunDetails
+from bpe_desktop.core.project.corpus_hash import sha256_of
+from bpe_desktop.core.project.store import RunDetails, RunInput
 
 
 def recorded_training_config(details: RunDetails) -> TrainConfig:
@@ -40,3 +43,34 @@ def _dev_entry(entry: str, folder: str) -> str:
         return path
     return _code_and_path(entry, folder)
 
+
+@dataclass(frozen=True)
+class InputProblem:
+    """An input file of a run that is not as the run read it."""
+
+    input: RunInput
+    now_sha256: str  # "" when the file is gone
+
+    @property
+    def gone(self) -> bool:
+        return not self.now_sha256
+
+    def describe(self) -> str:
+        if self.gone:
+            return f"{self.input.path}: no longer there (moved or deleted)"
+        return (f"{self.input.path}: changed since (SHA-256 {self.input.sha256[:12]}… then, "
+                f"{self.now_sha256[:12]}… now)")
+
+
+def input_problems(details: RunDetails) -> list[InputProblem]:
+    """The run's input files that are gone or whose content changed since it read them
+    (reads every file whole: call it off the GUI thread)."""
+    problems = []
+    for given in details.inputs:
+        if not os.path.isfile(given.path):
+            problems.append(InputProblem(given, ""))
+            continue
+        now = sha256_of(given.path)
+        if now != given.sha256:
+            problems.append(InputProblem(given, now))
+    return problems

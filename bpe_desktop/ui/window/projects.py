@@ -30,7 +30,7 @@ from bpe_desktop.core.project.commands import (
     train_arguments,
     trim_arguments,
 )
-from bpe_desktop.core.project.rerun import recorded_training_config
+from bpe_desktop.core.project.rerun import input_problems, recorded_training_config
 from bpe_desktop.core.project.recording import (
     model_config_entries,
     training_inputs,
@@ -416,6 +416,8 @@ class ProjectControl(QObject):
         """A training again in the Training panel (its model becomes the window's); any
         other run by its recorded command, in the background, recorded in this project."""
         w = self.window
+        if not self._inputs_as_recorded(details):
+            return
         if details.summary.kind == "extend" and details.command \
                 and UNSAVED_MODEL in details.command["argv"]:
             self._rerun_extension(details)  # the panel's run, its model not saved
@@ -440,6 +442,28 @@ class ProjectControl(QObject):
         w.training.corpus.add_paths([i.path for i in details.inputs if i.role == "corpus"])
         w.training.corpus.set_languages(config.lang, config.weight)
         w.train()
+
+    def _inputs_as_recorded(self, details) -> bool:
+        """Whether to run ``details`` again: its files are all there (else that is shown)
+        and unchanged, or the user runs it anyway on the files as they are now."""
+        run_id = details.summary.id
+        try:
+            problems = run_modal(self.window, "Checking the run's files…",
+                                 lambda: input_problems(details))
+        except (BpeError, OSError) as exc:
+            dialogs.show_error(self.window, "Cannot re-run", f"Run {run_id}: {exc}")
+            return False
+        listed = "\n".join(p.describe() for p in problems[:10]) + \
+            ("\n…" if len(problems) > 10 else "")
+        if any(p.gone for p in problems):
+            dialogs.show_error(self.window, "Cannot re-run",
+                               f"Run {run_id} read files that are not where it read them:\n"
+                               f"{listed}\n\nPut them back there to run it again.")
+            return False
+        return not problems or dialogs.ask_yes_no(
+            self.window, "Files changed since the run",
+            f"Run {run_id} read files whose content has changed since:\n{listed}\n\n"
+            "Run it again on the files as they are now (its result may differ)?")
 
     def _rerun_extension(self, details) -> None:
         """An extension the Training panel ran, set up there again and run."""

@@ -1,11 +1,14 @@
 """Running a recorded run again: its training options name the files it read, found from
-the folder its command ran in."""
+the folder its command ran in, and its input files that are gone or changed are told."""
 
 from __future__ import annotations
 
+import hashlib
+import os
+
 from bpe_desktop.core.project import Project, recorded_run
 from bpe_desktop.core.project.commands import command_record
-from bpe_desktop.core.project.rerun import recorded_training_config
+from bpe_desktop.core.project.rerun import input_problems, recorded_training_config
 
 
 def _record(tmp_path, config: dict, inputs=(), cwd: str | None = None):
@@ -47,3 +50,20 @@ def test_a_run_without_a_command_keeps_its_options_as_recorded(tmp_path):
         details = project.run_details(run.id)
     assert recorded_training_config(details).lang == ("en=a.txt", "de=b.txt")
 
+
+def test_inputs_gone_or_changed_since_the_run_are_named_with_both_checksums(tmp_path):
+    same, changed, gone = (tmp_path / n for n in ("same.txt", "changed.txt", "gone.txt"))
+    for path in (same, changed, gone):
+        path.write_text("low lower\n", encoding="utf-8")
+    details = _record(tmp_path, {}, inputs=[("corpus", str(p)) for p in (same, changed, gone)])
+    changed.write_text("low lowest\n", encoding="utf-8")  # same size, other content
+    os.unlink(gone)
+    problems = input_problems(details)
+    assert [(p.input.path, p.gone) for p in problems] == [(str(changed), False),
+                                                           (str(gone), True)]
+    then = hashlib.sha256(b"low lower\n").hexdigest()
+    now = hashlib.sha256(b"low lowest\n").hexdigest()
+    assert problems[0].now_sha256 == now
+    assert problems[0].describe() == (f"{changed}: changed since (SHA-256 {then[:12]}… then, "
+                                      f"{now[:12]}… now)")
+    assert problems[1].describe() == f"{gone}: no longer there (moved or deleted)"
