@@ -1,6 +1,6 @@
 """History's Re-run reproduces a run from what the project recorded: a command-line
-training's files are found where its command ran, and a run whose files are gone or
-changed is named before anything runs."""
+training's files are found where its command ran, and a run whose files are gone, changed
+or whose folder is gone is named before anything runs."""
 
 from __future__ import annotations
 
@@ -114,3 +114,37 @@ def test_rerun_after_moving_the_project_and_its_corpus_names_the_missing_files(
         assert f"{before / 'eng.txt'}: no longer there (moved or deleted)" in text
         assert not window.projects._processes and not window.training.running
 
+
+def test_rerun_of_a_command_whose_folder_is_gone_says_so(window, qtbot, ui, tmp_path,
+                                                         monkeypatch):
+    corpus, folder = tmp_path / "c.txt", tmp_path / "gone"
+    corpus.write_text("low lower lowest\n", encoding="utf-8")
+    folder.mkdir()
+    monkeypatch.chdir(folder)
+    assert main(["count", str(corpus), "-o", "t.tsv", "-q",
+                 "--project", str(tmp_path / "p.bpeproj")]) == 0
+    monkeypatch.chdir(tmp_path)
+    shutil.rmtree(folder)
+    show_project(window, qtbot, tmp_path / "p.bpeproj")
+    run_id = select_kind(window, qtbot, "count")
+    window.history.rerun_button.click()
+    [(title, text)] = ui.errors
+    assert title == "Cannot re-run"
+    assert text.startswith(f"Run {run_id} ran in {folder}, which is no longer there")
+    assert not window.projects._processes
+
+
+def test_rerun_of_a_command_that_cannot_start_says_so(window, qtbot, ui, tmp_path,
+                                                      monkeypatch):
+    corpus = tmp_path / "c.txt"
+    corpus.write_text("low lower lowest\n", encoding="utf-8")
+    assert main(["count", str(corpus), "-o", str(tmp_path / "t.tsv"), "-q",
+                 "--project", str(tmp_path / "p.bpeproj")]) == 0
+    show_project(window, qtbot, tmp_path / "p.bpeproj")
+    run_id = select_kind(window, qtbot, "count")
+    monkeypatch.setattr("sys.executable", str(tmp_path / "no-such-program"))
+    window.history.rerun_button.click()
+    qtbot.waitUntil(lambda: bool(ui.errors), timeout=10_000)
+    [(title, text)] = ui.errors
+    assert title == "Cannot re-run" and text.startswith(f"Run {run_id}'s command could not start")
+    assert not window.projects._processes

@@ -497,11 +497,17 @@ class ProjectControl(QObject):
                                f"Run {details.summary.id} used a model that was not saved to "
                                "a file; open the model, save it, and run it again.")
             return
+        folder = command.get("cwd") or os.getcwd()
+        if not os.path.isdir(folder):  # its relative paths would name other files
+            dialogs.show_error(self.window, "Cannot re-run",
+                               f"Run {details.summary.id} ran in {folder}, which is no longer "
+                               "there; its command names files from there.")
+            return
         argv = list(command["argv"])
         if "--project" not in argv:
             argv += ["--project", self.project.path]
         process = QProcess(self)
-        process.setWorkingDirectory(command.get("cwd") or os.getcwd())
+        process.setWorkingDirectory(folder)
         process.setProcessChannelMode(QProcess.ProcessChannelMode.MergedChannels)
         if getattr(sys, "frozen", False):  # the bundled application is the command
             process.setProgram(sys.executable)
@@ -511,6 +517,9 @@ class ProjectControl(QObject):
             process.setArguments(["-m", "bpe_desktop.cli", *argv])
         run_id = details.summary.id
         process.finished.connect(lambda code, _status: self._rerun_done(process, run_id, code))
+        # A program that cannot start never finishes: say so, and forget it.
+        process.errorOccurred.connect(lambda error: self._rerun_not_started(process, run_id)
+                                      if error == QProcess.ProcessError.FailedToStart else None)
         self._processes.append(process)
         process.start()
         self.window._show_status(f"Running run {run_id}'s command again in the background…")
@@ -525,6 +534,12 @@ class ProjectControl(QObject):
         self._processes.remove(process)
         process.deleteLater()
         self.history.on_recorded()
+
+    def _rerun_not_started(self, process: "QProcess", run_id: int) -> None:
+        dialogs.show_error(self.window, "Cannot re-run",
+                           f"Run {run_id}'s command could not start: {process.errorString()}")
+        self._processes.remove(process)
+        process.deleteLater()
 
     @Slot(list)
     def compare(self, run_ids: list[int]) -> None:
