@@ -135,3 +135,13 @@ def test_projects_page_defines_every_kind_status_and_recorded_metric():
     own = {"vocab_size", "merges", "total_words", "distinct_words", "unknown_characters",
            "seconds_counting", "seconds_merging", "seconds_total"}
     assert sorted({*RUN_KINDS, *RUN_STATUSES, *own} - spans) == []
+
+
+def test_projects_page_gives_typed_protected_strings_as_the_copied_command_does():
+    from bpe_desktop.core.project.commands import UNSAVED_MODEL, train_arguments
+
+    argv = train_arguments(["c.txt"], UNSAVED_MODEL,
+                           TrainConfig(protected=("Human rights",)))
+    flag = next(a for a in argv if "Human rights" in a).partition("=")[0]
+    copy = next(p for p in _read("projects.md").split("\n* ") if "**Copy as command**" in p)
+    assert f"`{flag}=STRING`" in copy and f"`{UNSAVED_MODEL}`" in copy
