@@ -44,10 +44,15 @@ def without_time(model_text: str) -> dict:
     return data
 
 
+THREE = ["--lang", "en=eng.txt", "de=deu.txt", "fr=fra.txt"]
+
+
 @pytest.mark.parametrize("options", [
-    ["--weight", "en=2", "de=1", "fr=1", "--gold-boundaries", "gold.tsv"],
-    ["--parity-dev", "en=eng.txt", "de=deu.txt", "fr=fra.txt", "--parity-dev-documents"],
-], ids=["weights-and-gold-boundaries", "parity-aware"])
+    [*THREE, "--weight", "en=2", "de=1", "fr=1", "--gold-boundaries", "gold.tsv"],
+    [*THREE, "--parity-dev", "en=eng.txt", "de=deu.txt", "fr=fra.txt",
+     "--parity-dev-documents"],
+    ["--lang", "en=english", "de=deu.txt", "--temperature", "2"],  # a folder of files
+], ids=["weights-and-gold-boundaries", "parity-aware", "a-language-as-a-folder"])
 def test_rerun_of_a_command_line_training_reads_the_files_its_options_named(
         window, qtbot, ui, tmp_path, monkeypatch, options):
     work = tmp_path / "work"
@@ -55,9 +60,12 @@ def test_rerun_of_a_command_line_training_reads_the_files_its_options_named(
     for name in ("eng.txt", "deu.txt", "fra.txt"):
         shutil.copy(os.path.join(DATA, "udhr", name), work / name)
     shutil.copy(os.path.join(DATA, "morph", "eng.word.dev.tsv"), work / "gold.tsv")
+    (work / "english").mkdir()
+    shutil.copy(work / "eng.txt", work / "english" / "udhr.txt")
+    with open(os.path.join(DATA, "ud_english.txt"), encoding="utf-8") as text:
+        (work / "english" / "ud.txt").write_text(text.read(20_000), encoding="utf-8")
     monkeypatch.chdir(work)
-    assert main(["train", "-o", "model.json", "--vocab-size", "300", "-q",
-                 "--lang", "en=eng.txt", "de=deu.txt", "fr=fra.txt", *options,
+    assert main(["train", "-o", "model.json", "--vocab-size", "300", "-q", *options,
                  "--project", str(tmp_path / "p.bpeproj")]) == 0
     monkeypatch.chdir(tmp_path)  # the window runs elsewhere than the command did
     show_project(window, qtbot, tmp_path / "p.bpeproj")

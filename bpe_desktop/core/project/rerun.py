@@ -31,6 +31,15 @@ def recorded_training_config(details: RunDetails) -> TrainConfig:
     return TrainConfig.from_dict(known)
 
 
+def file_languages(config: TrainConfig, *, word_counts: bool) -> tuple[str, ...]:
+    """``lang`` as one CODE=FILE entry per file the training reads: a language given as a
+    folder is its files, as the Training panel lists them, one a row."""
+    from bpe_desktop.core.multilingual import language_corpus_files
+
+    return tuple(f"{code}={path}"
+                 for code, path in language_corpus_files(config, word_counts=word_counts))
+
+
 def _code_and_path(entry: str, folder: str) -> str:
     code, sep, path = entry.partition("=")
     return f"{code}={os.path.join(folder, path.strip())}" if sep and path.strip() else entry

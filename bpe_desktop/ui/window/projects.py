@@ -30,7 +30,11 @@ from bpe_desktop.core.project.commands import (
     train_arguments,
     trim_arguments,
 )
-from bpe_desktop.core.project.rerun import input_problems, recorded_training_config
+from bpe_desktop.core.project.rerun import (
+    file_languages,
+    input_problems,
+    recorded_training_config,
+)
 from bpe_desktop.core.project.recording import (
     model_config_entries,
     training_inputs,
@@ -427,20 +431,22 @@ class ProjectControl(QObject):
             return
         if w.training.running:
             return
+        word_counts = bool(details.config.get("word_counts"))
         try:
             config = recorded_training_config(details)
+            languages = file_languages(config, word_counts=word_counts)
         except BpeError as exc:
             dialogs.show_error(w, "Cannot re-run", f"Run {details.summary.id}: {exc}")
             return
         w.training.start_from.choice.setCurrentText(NEW_VOCABULARY)  # not an extension
         w.training.options.set_config(config)
-        w.training.options.word_counts.setChecked(bool(details.config.get("word_counts")))
+        w.training.options.word_counts.setChecked(word_counts)
         errors = w.training.options.errors
         errors.setCurrentIndex(max(0, errors.findData(details.config.get("encoding_errors",
                                                                         "strict"))))
         w.training.corpus.clear_files()
         w.training.corpus.add_paths([i.path for i in details.inputs if i.role == "corpus"])
-        w.training.corpus.set_languages(config.lang, config.weight)
+        w.training.corpus.set_languages(languages, config.weight)
         w.train()
 
     def _inputs_as_recorded(self, details) -> bool:

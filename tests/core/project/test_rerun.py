@@ -8,7 +8,12 @@ import os
 
 from bpe_desktop.core.project import Project, recorded_run
 from bpe_desktop.core.project.commands import command_record
-from bpe_desktop.core.project.rerun import input_problems, recorded_training_config
+from bpe_desktop.core.config import TrainConfig
+from bpe_desktop.core.project.rerun import (
+    file_languages,
+    input_problems,
+    recorded_training_config,
+)
 
 
 def _record(tmp_path, config: dict, inputs=(), cwd: str | None = None):
@@ -49,6 +54,16 @@ def test_a_run_without_a_command_keeps_its_options_as_recorded(tmp_path):
             pass
         details = project.run_details(run.id)
     assert recorded_training_config(details).lang == ("en=a.txt", "de=b.txt")
+
+
+def test_a_language_given_as_a_folder_labels_each_of_its_files(tmp_path):
+    (tmp_path / "en").mkdir()
+    for name in ("b.txt", "a.txt"):
+        (tmp_path / "en" / name).write_text("low lower\n", encoding="utf-8")
+    (tmp_path / "de.txt").write_text("los\n", encoding="utf-8")
+    config = TrainConfig(lang=(f"en={tmp_path}/en", f"de={tmp_path}/de.txt"), temperature=2.0)
+    assert file_languages(config, word_counts=False) == (
+        f"en={tmp_path}/en/a.txt", f"en={tmp_path}/en/b.txt", f"de={tmp_path}/de.txt")
 
 
 def test_inputs_gone_or_changed_since_the_run_are_named_with_both_checksums(tmp_path):
