@@ -63,13 +63,14 @@ def run_command(args: argparse.Namespace, argv: Sequence[str]) -> int:
 def _train(args):
     from bpe_desktop.cli.options import config_from_args
     from bpe_desktop.cli.train import tables_as_languages
-    from bpe_desktop.core.project.recording import training_inputs
+    from bpe_desktop.core.project.recording import training_inputs, training_side_inputs
 
     tables_as_languages(args)
     train_config = config_from_args(args)
     config = {**train_config.to_dict(), "word_counts": args.word_counts,
               "encoding_errors": args.encoding_errors}
-    inputs = training_inputs(train_config, args.files, word_counts=args.word_counts)
+    inputs = [*training_inputs(train_config, args.files, word_counts=args.word_counts),
+              *training_side_inputs(train_config)]
     return config, inputs, args.preset or ""
 
 

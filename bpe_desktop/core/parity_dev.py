@@ -109,9 +109,18 @@ def dev_files(entries: Sequence[str]) -> list[tuple[str, str]]:
     return out
 
 
+def _one_table(entries: Sequence[str]) -> bool:
+    return len(entries) == 1 and entries[0].lower().endswith(".tsv") and "=" not in entries[0]
+
+
+def dev_set_files(entries: Sequence[str]) -> list[str]:
+    """The files the ``--parity-dev`` entries name, as :func:`load_dev_set` reads them."""
+    return list(entries) if _one_table(entries) else [path for _, path in dev_files(entries)]
+
+
 def load_dev_set(entries: Sequence[str], *, documents: bool = False) -> DevSet:
     """Read the development set the ``--parity-dev`` entries name (see the module)."""
-    if len(entries) == 1 and entries[0].lower().endswith(".tsv") and "=" not in entries[0]:
+    if _one_table(entries):
         return _load_tsv(entries[0])
     texts: dict[str, tuple[str, ...]] = {}
     files: dict[str, str] = {}

@@ -143,3 +143,30 @@ def test_a_project_from_a_newer_version_stops_the_command_before_it_runs(
     assert status == 1
     assert_one_error_line(err, "newer BPE Desktop")
     assert not (tmp_path / "m.json").exists()
+
+
+@pytest.mark.parametrize("options, roles", [
+    (["--gold-boundaries", "{gold}", "--knockout", "{gold}"],
+     [("boundaries", "{gold}"), ("boundaries", "{gold}")]),
+    (["--lang", "en={corpus}", "de={de}", "--parity-dev", "en={corpus}", "de={de}",
+      "--parity-dev-documents"], [("dev", "{corpus}"), ("dev", "{de}")]),
+    (["--lang", "en={corpus}", "de={de}", "--parity-dev", "{table}"], [("dev", "{table}")]),
+], ids=["gold-boundaries-and-knockout", "parity-development-files", "parity-table"])
+def test_a_training_records_the_files_it_reads_besides_its_corpus(
+        capsys, tmp_path, corpus, gold, options, roles):
+    de = tmp_path / "de.txt"
+    de.write_text("die neue Welt\nder neueste Tag\n", encoding="utf-8")
+    table = tmp_path / "dev.tsv"
+    table.write_text("en\tde\nlow lower\tdie neue Welt\n", encoding="utf-8")
+    names = {"gold": gold, "corpus": corpus, "de": de, "table": table}
+    p = tmp_path / "p.bpeproj"
+    argv = [o.format(**names) for o in options]
+    files = [] if "--lang" in argv else [corpus]
+    status, _, err = run(capsys, "train", *files, *argv, "--merges", "10",
+                         "-o", tmp_path / "m.json", "-q", "--project", p)
+    assert status == 0, err
+    [recorded] = history(capsys, p)
+    others = [(i["role"], i["path"]) for i in recorded["inputs"] if i["role"] != "corpus"]
+    assert others == [(role, path.format(**names)) for role, path in roles]
+    status, out, _ = run(capsys, "history", p)
+    assert "gold.txt" not in out and "dev.tsv" not in out  # the Corpus column: the corpus

@@ -156,3 +156,27 @@ def test_rerun_of_a_command_that_cannot_start_says_so(window, qtbot, ui, tmp_pat
     [(title, text)] = ui.errors
     assert title == "Cannot re-run" and text.startswith(f"Run {run_id}'s command could not start")
     assert not window.projects._processes
+
+
+def test_rerun_of_a_window_training_asks_when_its_gold_file_changed(window, qtbot, ui,
+                                                                     tmp_path):
+    gold = tmp_path / "gold.tsv"
+    shutil.copy(os.path.join(DATA, "morph", "eng.word.dev.tsv"), gold)
+    show_project(window, qtbot, tmp_path / "p.bpeproj")
+    window.training.corpus.add_paths([os.path.join(DATA, "udhr", "eng.txt")])
+    window.training.options.set_config(window.training.options.config().replace(
+        merges=None, vocab_size=300, gold_boundaries=(str(gold),)))
+    with qtbot.waitSignal(window.document.model_changed, timeout=60_000):
+        assert window.train()
+    window.projects.recorder.wait()
+    window.history.on_recorded()
+    qtbot.waitUntil(lambda: window.history.model.rowCount() == 1, timeout=10_000)
+    with open(gold, "a", encoding="utf-8") as more:
+        more.write("lowest\tlow est\n")
+    run_id = select_kind(window, qtbot, "train")
+    ui.yes = False
+    window.history.rerun_button.click()
+    [(title, text)] = ui.questions
+    assert title == "Files changed since the run"
+    assert f"Run {run_id} read" in text and f"{gold}: changed since" in text
+    assert not window.training.running

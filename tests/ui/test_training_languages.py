@@ -274,9 +274,11 @@ def test_history_keeps_a_multilingual_run_s_languages_and_reruns_it(window, qtbo
     details = window.projects.project.run_details(run.id)
     assert details.config["weight"] == ["en=1", "de=1", "ru=2"]
     assert details.config["lang"] == [f"{c}={p}" for c, p in zip(("en", "de", "ru"), FILES)]
-    # each input with its language, as the command line records them
+    # each input with its language, as the command line records them; the development
+    # texts are read too
     assert [(i.role, i.path, i.language) for i in details.inputs] == \
-        [("corpus", p, c) for c, p in zip(("en", "de", "ru"), FILES)]
+        [("corpus", p, c) for c, p in zip(("en", "de", "ru"), FILES)] + \
+        [("dev", str(p), "") for p in DEV.values()]
     select(window, 0)
     window.history.copy_button.click()
     argv = shlex.split(QGuiApplication.clipboard().text())[4:]  # after "cd DIR && bpe-desktop"

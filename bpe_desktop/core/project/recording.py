@@ -32,6 +32,23 @@ def training_inputs(config, paths, *, word_counts: bool = False) -> list[tuple[s
     return [("corpus", p) for p in paths]
 
 
+def training_side_inputs(config) -> list[tuple[str, str]]:
+    """The files a training reads besides its corpus, so a changed one is told as a changed
+    corpus is: gold segmentations, Morfessor annotations and knockout gold (role
+    ``boundaries``), and parity development texts (``dev``)."""
+    from bpe_desktop.core.constraints import FILE_LIST_OPTIONS
+    from bpe_desktop.core.errors import BpeError
+    from bpe_desktop.core.parity_dev import dev_set_files
+
+    inputs = [("boundaries", path) for name in FILE_LIST_OPTIONS
+              for path in getattr(config, name)]
+    try:
+        dev = dev_set_files(config.parity_dev)
+    except BpeError:  # named by the training itself, which reads them
+        dev = []
+    return inputs + [("dev", path) for path in dev]
+
+
 def trim_record(model: str, fmt: str, targets, *, out_format: str, drop_alphabet: bool,
                 drop_specials: bool) -> tuple[dict, list[tuple[str, str]]]:
     """The configuration and input files a trim records (the command and the window

@@ -38,6 +38,7 @@ from bpe_desktop.core.project.rerun import (
 from bpe_desktop.core.project.recording import (
     model_config_entries,
     training_inputs,
+    training_side_inputs,
     trim_record,
 )
 from bpe_desktop.core.project.metrics import (
@@ -263,8 +264,9 @@ class ProjectControl(QObject):
                              "encoding_errors": errors},
             command=command_record(argv),
             # Languages of the form's columns: each file its language; else each row's label.
-            inputs=(training_inputs(config, paths, word_counts=word_counts) if config.lang
-                    else corpus_inputs(t.corpus.labelled_paths(), paths)),
+            inputs=[*(training_inputs(config, paths, word_counts=word_counts) if config.lang
+                      else corpus_inputs(t.corpus.labelled_paths(), paths)),
+                    *training_side_inputs(config)],
             preset=PRESET_LABELS.get(t.options.preset.currentText(), ""))
 
     def _start_extension_run(self, request, paths: list[str]) -> None:
