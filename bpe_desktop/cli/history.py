@@ -83,7 +83,8 @@ def run_json(d) -> dict:
             "command": shell_command(d.command),
             "inputs": [{"role": i.role, "path": i.path, "size": i.size, "sha256": i.sha256,
                         "language": i.language} for i in d.inputs],
-            "model": ({"path": d.model_path, "stored": d.has_stored_model}
+            "model": ({"path": d.model_path, "stored": d.has_stored_model,
+                       "sha256": d.model_sha256}
                       if d.model_path or d.has_stored_model else None),
             "metrics": [{"metric": m.metric, "value": m.value, "source": m.source,
                          "vocab_size": m.vocab_size} for m in d.metrics]}

@@ -3,6 +3,7 @@ one error line, exit 1, nothing written."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 
 import pytest
@@ -312,7 +313,8 @@ def test_extend_records_its_run_in_a_project(capsys, tmp_path, sources):
     assert extension["kind"] == "extend" and extension["status"] == "finished"
     assert extension["config"]["merges"] == 20 and extension["config"]["out_format"] == "model"
     assert sorted(i["role"] for i in extension["inputs"]) == ["corpus", "model"]
-    assert extension["model"] == {"path": str(out), "stored": False}
+    assert extension["model"] == {"path": str(out), "stored": False,
+                                  "sha256": _sha256(out)}
     metrics = {m["metric"]: m["value"] for m in extension["metrics"]}
     assert metrics["new_merges"] == 20 and metrics["vocab_size"] == 1520
 
@@ -346,7 +348,8 @@ def test_trim_records_its_run_with_each_held_out_report_as_metrics(capsys, tmp_p
     (trimming,) = json.loads(printed)["runs"]
     assert trimming["kind"] == "trim" and trimming["status"] == "finished"
     assert sorted(i["role"] for i in trimming["inputs"]) == ["model", "text"]
-    assert trimming["model"] == {"path": str(out), "stored": False}
+    assert trimming["model"] == {"path": str(out), "stored": False,
+                                  "sha256": _sha256(out)}
     metrics = {(m["source"], m["metric"]): m["value"] for m in trimming["metrics"]}
     before = spm.SentencePieceProcessor(model_file=str(sources["sp"]))
     after = spm.SentencePieceProcessor(model_file=str(out))
@@ -376,3 +379,8 @@ def _assert_held_out_metrics(metrics, source, adapted, held) -> None:
         assert metrics[name, "tokens_per_word"] == pytest.approx(tokens[0] / words)
         assert metrics[name, "tokens_per_word_before"] == pytest.approx(tokens[1] / words)
         assert metrics[name, "unchanged_line_share"] == pytest.approx(unchanged / len(lines))
+
+
+def _sha256(path) -> str:
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()

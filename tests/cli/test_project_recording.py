@@ -3,6 +3,7 @@ recorded command reproduces it."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shlex
@@ -41,7 +42,8 @@ def test_each_command_records_its_run(capsys, tmp_path, corpus, gold):
     assert all(r["status"] == "finished" for r in runs)
     train1, train2, evaluation, comparison, count = runs
     assert train1["config"]["merges"] == 10 and train2["preset"] == "subword-nmt"
-    assert train1["model"] == {"path": str(m1), "stored": False}
+    assert train1["model"] == {"path": str(m1), "stored": False,
+                               "sha256": hashlib.sha256(m1.read_bytes()).hexdigest()}
     assert train1["inputs"][0]["path"] == str(corpus)
     # An evaluation keeps how its model was trained, to be plotted against.
     assert evaluation["config"]["model.merges"] == 10 and evaluation["config"]["sweep"] == 3
@@ -170,3 +172,15 @@ def test_a_training_records_the_files_it_reads_besides_its_corpus(
     assert others == [(role, path.format(**names)) for role, path in roles]
     status, out, _ = run(capsys, "history", p)
     assert "gold.txt" not in out and "dev.tsv" not in out  # the Corpus column: the corpus
+
+
+def test_history_gives_the_checksum_of_the_model_file_each_run_wrote(capsys, tmp_path,
+                                                                     corpus):
+    p, model = tmp_path / "p.bpeproj", tmp_path / "model.json"
+    for merges in ("5", "9"):  # the second run writes over the first one's model
+        assert run(capsys, "train", corpus, "-o", model, "--merges", merges, "-q",
+                   "--project", p)[0] == 0
+    first, second = (r["model"] for r in history(capsys, p))
+    assert second["sha256"] == hashlib.sha256(model.read_bytes()).hexdigest()
+    assert first["path"] == second["path"] and len(first["sha256"]) == 64
+    assert first["sha256"] != second["sha256"]

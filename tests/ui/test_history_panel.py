@@ -480,3 +480,30 @@ def test_a_filter_read_that_starts_at_once_is_not_stopped(window, qtbot, tmp_pat
     listed(window, qtbot)
     assert failures == []
     assert model.rowCount() == 1 and cell(window, 0, "kind") == "train"
+
+
+def test_a_model_file_written_over_by_a_later_run_is_not_opened_as_the_earlier_runs(
+        window, qtbot, ui, tmp_path):
+    from bpe_desktop.cli import main
+
+    path, model = tmp_path / "p.bpeproj", tmp_path / "model.json"
+    corpus = os.path.join(DATA, "udhr", "eng.txt")
+    for ties in ("first-seen", "lexicographic"):  # both write model.json
+        assert main(["train", corpus, "-o", str(model), "--merges", "30", "--ties", ties,
+                     "-q", "--project", str(path)]) == 0
+    window.projects.open_project(str(path))
+    listed(window, qtbot)
+    select(window, 1)  # the first run
+    window.history.open_button.click()
+    [(title, text)] = ui.errors
+    assert title == "Model not available"
+    assert text == (f"Run 1 kept no model ({model} was written over since: it holds another "
+                    "run's or program's model).")
+    assert window.document.model is None
+    select(window, 0, 1)
+    window.history.compare_button.click()
+    assert len(ui.errors) == 2 and not window.compare.sources
+    select(window, 0)  # the run that wrote it last
+    window.history.open_button.click()
+    qtbot.waitUntil(lambda: window.document.path == str(model), timeout=10_000)
+    assert window.document.model.config.ties == "lexicographic"

@@ -83,3 +83,11 @@ def input_problems(details: RunDetails) -> list[InputProblem]:
         if now != given.sha256:
             problems.append(InputProblem(given, now))
     return problems
+
+
+def model_file_changed(details: RunDetails) -> bool:
+    """Whether the model file the run wrote is there but holds something else now (a later
+    run or another program wrote over it); False when its checksum was not recorded."""
+    path = details.model_path
+    return bool(path and details.model_sha256 and os.path.isfile(path)
+                and sha256_of(path) != details.model_sha256)

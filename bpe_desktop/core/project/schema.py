@@ -125,8 +125,14 @@ WHERE type = 'table' AND name = 'runs';
 PRAGMA writable_schema = OFF;
 """
 
+# Version 4: the SHA-256 of the model file a run wrote, so a file written over since (the
+# next run given the same -o) is told from the run's own model. NULL: not known.
+_V4 = """
+ALTER TABLE models ADD COLUMN sha256 TEXT;
+"""
+
 #: MIGRATIONS[n - 1] takes a database from version n - 1 to n.
-MIGRATIONS = (_V1, _V2, _V3)
+MIGRATIONS = (_V1, _V2, _V3, _V4)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

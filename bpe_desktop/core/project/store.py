@@ -96,6 +96,8 @@ class RunDetails:
     metrics: tuple[Metric, ...]
     model_path: str | None
     has_stored_model: bool
+    #: The SHA-256 of the model file as the run wrote it (None: not known).
+    model_sha256: str | None = None
 
 
 class Project:
@@ -335,6 +337,9 @@ class Project:
         if status not in schema.RUN_STATUSES or status == "running":
             raise ValueError(f"a run cannot finish as {status!r}")
         metrics = list(metrics)
+        written = model_path is not None and model_size is not None and \
+            os.path.isfile(model_path)
+        model_sha256 = sha256_of(model_path) if written else None  # outside the transaction
         with self.transaction():
             started = self.conn.execute("SELECT started, kind FROM runs WHERE id = ?",
                                         (run_id,)).fetchone()
@@ -357,11 +362,11 @@ class Project:
                 [(run_id, m.metric, float(m.value), m.source, m.vocab_size) for m in metrics])
             if model_size is not None:
                 self.conn.execute(
-                    "INSERT INTO models (run_id, path, data, vocab_size, merges) "
-                    "VALUES (?, ?, ?, ?, ?)",
+                    "INSERT INTO models (run_id, path, data, vocab_size, merges, sha256) "
+                    "VALUES (?, ?, ?, ?, ?, ?)",
                     (run_id, model_path,
                      None if model_data is None else zlib.compress(model_data, 6),
-                     model_size[0], model_size[1]))
+                     model_size[0], model_size[1], model_sha256))
 
     # -- reading ------------------------------------------------------------------------------
 
@@ -380,12 +385,14 @@ class Project:
         metrics = tuple(Metric(*r) for r in self.conn.execute(
             "SELECT metric, value, source, vocab_size FROM metrics WHERE run_id = ? "
             "ORDER BY rowid", (run_id,)))
-        model = self.conn.execute("SELECT path, data IS NOT NULL FROM models WHERE run_id = ?",
-                                  (run_id,)).fetchone()
+        model = self.conn.execute(
+            "SELECT path, data IS NOT NULL, sha256 FROM models WHERE run_id = ?",
+            (run_id,)).fetchone()
         return RunDetails(RunSummary(*row[:n]), json.loads(config),
                           None if command is None else json.loads(command), engine_version,
                           app_version, peak, log, inputs, metrics,
-                          model[0] if model else None, bool(model and model[1]))
+                          model[0] if model else None, bool(model and model[1]),
+                          model[2] if model else None)
 
     def stored_model(self, run_id: int) -> bytes | None:
         """The model file's text kept in the project for this run, or None."""

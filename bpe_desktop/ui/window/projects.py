@@ -33,6 +33,7 @@ from bpe_desktop.core.project.commands import (
 from bpe_desktop.core.project.rerun import (
     file_languages,
     input_problems,
+    model_file_changed,
     recorded_training_config,
 )
 from bpe_desktop.core.project.recording import (
@@ -378,19 +379,35 @@ class ProjectControl(QObject):
 
     # -- History's requests ----------------------------------------------------------------
 
+    def _model_files(self, runs) -> dict[int, str]:
+        """Each run's model file that is there and as the run wrote it (checked in a
+        worker: a file written over since holds another run's model)."""
+        there = [d for d in runs if d.model_path and os.path.exists(d.model_path)]
+        changed = run_modal(self.window, "Checking the model files…",
+                            lambda: {d.summary.id for d in there if model_file_changed(d)})
+        return {d.summary.id: d.model_path for d in there if d.summary.id not in changed}
+
     def _load_models(self, run_ids: list[int]) -> list[tuple[int, object]] | None:
         """The models runs made (read in a worker); None after an error was shown."""
         from bpe_desktop.core.model_file import load_model, loads
 
+        runs = [self.project.run_details(run_id) for run_id in run_ids]
+        try:
+            files = self._model_files(runs)
+        except OSError as exc:
+            dialogs.show_error(self.window, "Cannot open model", str(exc))
+            return None
         sources = []
-        for run_id in run_ids:
-            details = self.project.run_details(run_id)
-            if details.model_path and os.path.exists(details.model_path):
-                sources.append((run_id, details.model_path, None))
+        for details in runs:
+            run_id, path = details.summary.id, details.model_path
+            if run_id in files:
+                sources.append((run_id, files[run_id], None))
             elif details.has_stored_model:
                 sources.append((run_id, None, self.project.stored_model(run_id)))
             else:
-                where = f" ({details.model_path} is gone)" if details.model_path else ""
+                where = "" if not path else (
+                    f" ({path} was written over since: it holds another run's or program's "
+                    "model)" if os.path.exists(path) else f" ({path} is gone)")
                 dialogs.show_error(self.window, "Model not available",
                                    f"Run {run_id} kept no model{where}.")
                 return None
@@ -406,11 +423,14 @@ class ProjectControl(QObject):
     @Slot(int)
     def open_model(self, run_id: int) -> None:
         details = self.project.run_details(run_id)
-        if details.model_path and os.path.exists(details.model_path):
-            if self.window.maybe_save(self.window.BEFORE_OPENING):
-                self.window.open_path(details.model_path)
-            return
         if not self.window.maybe_save(self.window.BEFORE_OPENING):
+            return
+        try:
+            files = self._model_files([details])
+        except OSError:
+            files = {}  # (named by _load_models)
+        if run_id in files:
+            self.window.open_path(files[run_id])
             return
         loaded = self._load_models([run_id])
         if loaded:

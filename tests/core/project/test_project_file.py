@@ -228,3 +228,19 @@ def test_processes_creating_one_project_at_once_all_open_it(tmp_path):
         with Project(path) as project:
             assert len(project.run_ids()) == 6
             assert project.conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+
+
+def test_a_version_3_project_keeps_its_models_with_their_checksums_unknown(tmp_path):
+    path = tmp_path / "v3.bpeproj"
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.execute("BEGIN")
+    schema.migrate(conn, 0, 3)
+    conn.execute("INSERT INTO runs (kind, status, started) VALUES ('train', 'finished', 1)")
+    conn.execute("INSERT INTO models (run_id, path, vocab_size, merges) "
+                 "VALUES (1, '/m.json', 40, 10)")
+    conn.execute("COMMIT")
+    conn.close()
+    with Project(path) as project:
+        run = project.run_details(1)
+        assert project.backup_path == f"{path}.v3.bak"
+    assert (run.model_path, run.summary.vocab_size, run.model_sha256) == ("/m.json", None, None)

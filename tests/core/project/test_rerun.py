@@ -82,3 +82,26 @@ def test_inputs_gone_or_changed_since_the_run_are_named_with_both_checksums(tmp_
     assert problems[0].describe() == (f"{changed}: changed since (SHA-256 {then[:12]}… then, "
                                       f"{now[:12]}… now)")
     assert problems[1].describe() == f"{gone}: no longer there (moved or deleted)"
+
+
+def test_a_model_file_written_over_since_the_run_is_told(tmp_path):
+    from bpe_desktop.core.model_file import save_model
+    from bpe_desktop.core.project.rerun import model_file_changed
+    from bpe_desktop.core.training import Corpus, train
+
+    path = tmp_path / "model.json"
+    models = [train(Corpus.from_texts(["low lower lowest newer"] * 3),
+                    TrainConfig(merges=n)).model for n in (3, 5)]
+    with Project(tmp_path / "p.bpeproj") as project:
+        ids = []
+        for model in models:  # the second run is given the same output
+            with recorded_run(project, "train") as run:
+                save_model(model, path)
+                run.set_model(model, path=str(path))
+            ids.append(run.id)
+        first, second = (project.run_details(i) for i in ids)
+    assert first.model_sha256 and first.model_sha256 != second.model_sha256
+    assert second.model_sha256 == hashlib.sha256(path.read_bytes()).hexdigest()
+    assert model_file_changed(first) and not model_file_changed(second)
+    os.unlink(path)
+    assert not model_file_changed(first)  # gone is not "changed": named as gone
