@@ -377,7 +377,7 @@ def test_rerun_of_a_command_line_run_runs_its_command_again(window, qtbot, tmp_p
     select(window, 0)
     assert window.history.rerun_button.isEnabled()
     window.history.rerun_button.click()
-    qtbot.waitUntil(lambda: not window.projects._processes, timeout=60_000)
+    qtbot.waitUntil(lambda: not window.projects.run_again._processes, timeout=60_000)
     listed(window, qtbot)
     assert window.history.model.rowCount() == 2
     again = window.history.model.run_at(0)

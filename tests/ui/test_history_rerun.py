@@ -93,10 +93,10 @@ def test_rerun_asks_before_running_on_a_file_changed_since(window, qtbot, ui, tm
     [(title, text)] = ui.questions
     assert title == "Files changed since the run"
     assert f"Run {run_id} read" in text and f"{corpus}: changed since (SHA-256" in text
-    assert not window.projects._processes  # nothing runs
+    assert not window.projects.run_again._processes  # nothing runs
     ui.yes = True
     window.history.rerun_button.click()
-    qtbot.waitUntil(lambda: not window.projects._processes, timeout=60_000)
+    qtbot.waitUntil(lambda: not window.projects.run_again._processes, timeout=60_000)
     window.history.on_recorded()
     qtbot.waitUntil(lambda: window.history.model.rowCount() == 2, timeout=10_000)
 
@@ -120,7 +120,7 @@ def test_rerun_after_moving_the_project_and_its_corpus_names_the_missing_files(
         [(title, text)] = ui.errors
         assert title == "Cannot re-run" and f"Run {run_id} read files" in text
         assert f"{before / 'eng.txt'}: no longer there (moved or deleted)" in text
-        assert not window.projects._processes and not window.training.running
+        assert not window.projects.run_again._processes and not window.training.running
 
 
 def test_rerun_of_a_command_whose_folder_is_gone_says_so(window, qtbot, ui, tmp_path,
@@ -139,7 +139,7 @@ def test_rerun_of_a_command_whose_folder_is_gone_says_so(window, qtbot, ui, tmp_
     [(title, text)] = ui.errors
     assert title == "Cannot re-run"
     assert text.startswith(f"Run {run_id} ran in {folder}, which is no longer there")
-    assert not window.projects._processes
+    assert not window.projects.run_again._processes
 
 
 def test_rerun_of_a_command_that_cannot_start_says_so(window, qtbot, ui, tmp_path,
@@ -155,7 +155,7 @@ def test_rerun_of_a_command_that_cannot_start_says_so(window, qtbot, ui, tmp_pat
     qtbot.waitUntil(lambda: bool(ui.errors), timeout=10_000)
     [(title, text)] = ui.errors
     assert title == "Cannot re-run" and text.startswith(f"Run {run_id}'s command could not start")
-    assert not window.projects._processes
+    assert not window.projects.run_again._processes
 
 
 def test_rerun_of_a_window_training_asks_when_its_gold_file_changed(window, qtbot, ui,
