@@ -180,3 +180,23 @@ def test_rerun_of_a_window_training_asks_when_its_gold_file_changed(window, qtbo
     assert title == "Files changed since the run"
     assert f"Run {run_id} read" in text and f"{gold}: changed since" in text
     assert not window.training.running
+
+
+@pytest.mark.parametrize("preset_options, preset", [
+    (["--preset", "gpt2"], "gpt2"), ([], "")], ids=["gpt2", "none"])
+def test_a_training_run_again_keeps_its_preset(window, qtbot, ui, tmp_path, preset_options,
+                                               preset):
+    project = tmp_path / "p.bpeproj"
+    assert main(["train", os.path.join(DATA, "udhr", "eng.txt"), *preset_options,
+                 "--vocab-size", "300", "-o", str(tmp_path / "m.json"), "-q",
+                 "--project", str(project)]) == 0
+    show_project(window, qtbot, project)
+    window.training.options.apply_preset("sentencepiece")  # what the form showed before
+    select_kind(window, qtbot, "train")
+    with qtbot.waitSignal(window.document.model_changed, timeout=60_000):
+        window.history.rerun_button.click()
+    window.projects.recorder.wait()
+    first, again = (window.projects.project.run_details(i)
+                    for i in window.projects.project.run_ids())
+    assert (first.summary.preset, again.summary.preset) == (preset, preset)
+    assert again.config == first.config

@@ -445,6 +445,12 @@ class TrainingOptions(QWidget):
         self._show_preset_label(CUSTOM)
         self.changed.emit()
 
+    def set_recorded_config(self, config: TrainConfig, preset: str) -> None:
+        """Load a recorded run's options under the preset it was recorded with (a core
+        key; '' or an unknown one: Custom), so its run again is recorded with it too."""
+        self.set_config(config)
+        self._show_preset_label(PRESET_TITLES.get(preset, CUSTOM))
+
     def _show_preset_label(self, label: str) -> None:
         self.preset.blockSignals(True)
         self.preset.setCurrentText(label)

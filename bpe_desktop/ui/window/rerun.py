@@ -66,7 +66,7 @@ class RunAgain(QObject):
             dialogs.show_error(w, "Cannot re-run", f"Run {details.summary.id}: {exc}")
             return
         w.training.start_from.choice.setCurrentText(NEW_VOCABULARY)  # not an extension
-        w.training.options.set_config(config)
+        w.training.options.set_recorded_config(config, details.summary.preset)
         w.training.options.word_counts.setChecked(word_counts)
         errors = w.training.options.errors
         errors.setCurrentIndex(max(0, errors.findData(details.config.get("encoding_errors",
