@@ -38,6 +38,17 @@ def select_kind(window, qtbot, kind: str) -> int:
     return run_id
 
 
+def declined_rerun_names(window, qtbot, ui, kind: str, changed) -> None:
+    """Re-run the newest run of ``kind``, declining when asked; the question names the run
+    and the ``changed`` file."""
+    run_id = select_kind(window, qtbot, kind)
+    ui.yes = False
+    window.history.rerun_button.click()
+    [(title, text)] = ui.questions
+    assert title == "Files changed since the run"
+    assert f"Run {run_id} read" in text and f"{changed}: changed since (SHA-256" in text
+
+
 def without_time(model_text: str) -> dict:
     data = json.loads(model_text)
     data.pop("created")
@@ -87,12 +98,7 @@ def test_rerun_asks_before_running_on_a_file_changed_since(window, qtbot, ui, tm
                  "--project", str(project)]) == 0
     corpus.write_text("low lower newest\n" * 5, encoding="utf-8")  # the same size
     show_project(window, qtbot, project)
-    run_id = select_kind(window, qtbot, "count")
-    ui.yes = False
-    window.history.rerun_button.click()
-    [(title, text)] = ui.questions
-    assert title == "Files changed since the run"
-    assert f"Run {run_id} read" in text and f"{corpus}: changed since (SHA-256" in text
+    declined_rerun_names(window, qtbot, ui, "count", corpus)
     assert not window.projects.run_again._processes  # nothing runs
     ui.yes = True
     window.history.rerun_button.click()
@@ -173,12 +179,7 @@ def test_rerun_of_a_window_training_asks_when_its_gold_file_changed(window, qtbo
     qtbot.waitUntil(lambda: window.history.model.rowCount() == 1, timeout=10_000)
     with open(gold, "a", encoding="utf-8") as more:
         more.write("lowest\tlow est\n")
-    run_id = select_kind(window, qtbot, "train")
-    ui.yes = False
-    window.history.rerun_button.click()
-    [(title, text)] = ui.questions
-    assert title == "Files changed since the run"
-    assert f"Run {run_id} read" in text and f"{gold}: changed since" in text
+    declined_rerun_names(window, qtbot, ui, "train", gold)
     assert not window.training.running
 
 
