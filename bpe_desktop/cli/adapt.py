@@ -197,7 +197,7 @@ def cmd_extend(args: argparse.Namespace) -> int:
     if (run := recording(args)) is not None:
         from bpe_desktop.core.project.metrics import Metric, held_out_metrics, training_metrics
 
-        run.set_model(model, path=args.output)
+        run.set_model(model, path=args.output, fmt=_output_format(args, fmt))
         run.add_metrics([*training_metrics(model, dict(result.timings)),
                          Metric("new_merges", result.new_merges),
                          Metric("new_characters", len(result.new_characters)),
@@ -245,7 +245,7 @@ def cmd_trim(args: argparse.Namespace) -> int:
     if (run := recording(args)) is not None:
         from bpe_desktop.core.project.metrics import trim_metrics
 
-        run.set_model(result.model, path=args.output)
+        run.set_model(result.model, path=args.output, fmt=_output_format(args, fmt))
         run.add_metrics(trim_metrics(result, reports))
     if not args.quiet:
         print(f"kept {len(result.id_map):,} of {source.vocab_size:,} tokens "

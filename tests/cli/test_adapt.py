@@ -346,7 +346,7 @@ def test_trim_records_its_run_with_each_held_out_report_as_metrics(capsys, tmp_p
     (trimming,) = json.loads(printed)["runs"]
     assert trimming["kind"] == "trim" and trimming["status"] == "finished"
     assert sorted(i["role"] for i in trimming["inputs"]) == ["model", "text"]
-    assert trimming["model"] == {"path": str(out), "stored": False}
+    assert trimming["model"] == {"path": None, "stored": True}  # not a model file: kept
     metrics = {(m["source"], m["metric"]): m["value"] for m in trimming["metrics"]}
     before = spm.SentencePieceProcessor(model_file=str(sources["sp"]))
     after = spm.SentencePieceProcessor(model_file=str(out))
@@ -376,3 +376,39 @@ def _assert_held_out_metrics(metrics, source, adapted, held) -> None:
         assert metrics[name, "tokens_per_word"] == pytest.approx(tokens[0] / words)
         assert metrics[name, "tokens_per_word_before"] == pytest.approx(tokens[1] / words)
         assert metrics[name, "unchanged_line_share"] == pytest.approx(unchanged / len(lines))
+
+
+@pytest.mark.parametrize("command, out_format, output", [
+    ("trim", "sentencepiece", "t.model"),
+    ("extend", "sentencepiece", "x.model"),
+    ("trim", "hf", "t.tokenizer.json"),
+    ("extend", "transformers", "tf"),
+])
+def test_a_run_written_in_another_format_keeps_a_model_history_opens(
+        capsys, tmp_path, sources, command, out_format, output):
+    from bpe_desktop.core.project import Project
+    from bpe_desktop.core.project.run_model import read_run_model, run_model_source
+
+    project, out = tmp_path / "p.bpeproj", tmp_path / output
+    source = sources["sp"] if out_format == "sentencepiece" else sources["vocab"]
+    work = ([sources["corpus"], "--merges", 20] if command == "extend"
+            else ["--text", sources["held_en"], "--id-map", tmp_path / "map.json"])
+    status, _, err = run(capsys, command, "-m", source, *work, "--out-format", out_format,
+                         "-o", out, "-q", "--project", project)
+    assert status == 0, err
+    with Project(project) as p:
+        [run_id] = p.run_ids()
+        where = run_model_source(p, run_id)
+        model = read_run_model(where)
+    assert where.data is not None  # the model itself, not only another tool's file
+    lines = sources["held_en"].read_text(encoding="utf-8").splitlines()[:50]
+    if out_format == "sentencepiece":
+        written = spm.SentencePieceProcessor(model_file=str(out))
+        assert [written.encode(line) for line in lines] == \
+            [list(model.tokenizer().encode(line)) for line in lines]
+    else:
+        from tokenizers import Tokenizer
+
+        written = Tokenizer.from_file(str(out / "tokenizer.json" if out.is_dir() else out))
+        assert [written.encode(line).ids for line in lines] == \
+            [list(model.tokenizer().encode(line)) for line in lines]

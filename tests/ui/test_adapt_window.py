@@ -304,3 +304,52 @@ def test_the_trim_dialog_is_one_window_freed_when_closed(window, qtbot, tmp_path
     second.close()
     qtbot.waitUntil(lambda: not isValid(second))
     assert window.findChildren(TrimDialog) == [] and ui.errors == []
+
+
+def test_open_model_opens_what_a_trim_wrote_in_another_format(window, qtbot, tmp_path, ui):
+    """History's Open model and Compare on trims written as tokenizer.json: one recorded
+    by ``trim --project`` (the model kept in the project), one as earlier versions
+    recorded it (only the tokenizer.json: read through its importer), and one whose
+    file is gone (said so)."""
+    from bpe_desktop import cli
+    from bpe_desktop.core.formats import import_model
+    from bpe_desktop.core.project import Project
+    from tests.ui.test_history_panel import select, settle
+
+    source = train(Corpus.from_texts([ENGLISH]), TrainConfig.preset("gpt2", merges=30)).model
+    save_model(source, tmp_path / "source.json")
+    target = tmp_path / "target.txt"
+    target.write_text("the lower the newer\n", encoding="utf-8")
+    project = tmp_path / "p.bpeproj"
+    trims = []
+    for name in ("new", "old", "gone"):
+        out = tmp_path / f"{name}.tokenizer.json"
+        assert cli.main(["trim", "-m", str(tmp_path / "source.json"), "--text", str(target),
+                         "--id-map", str(tmp_path / f"{name}-map.json"), "-o", str(out),
+                         "--out-format", "hf", "-q", "--project", str(project)]) == 0
+        trims.append(import_model("hf", out))
+    with Project(project) as p:  # runs 2 and 3 as an earlier version recorded them
+        p.conn.execute("UPDATE models SET path = ?, data = NULL WHERE run_id = 2",
+                       (str(tmp_path / "old.tokenizer.json"),))
+        p.conn.execute("UPDATE models SET path = ?, data = NULL WHERE run_id = 3",
+                       (str(tmp_path / "gone.tokenizer.json"),))
+        p.conn.commit()
+    os.remove(tmp_path / "gone.tokenizer.json")
+    window.projects.open_project(str(project))
+    settle(window, qtbot, 3)
+    rows = {window.history.model.run_at(r).id: r for r in range(3)}
+    for run_id, trimmed in ((1, trims[0]), (2, trims[1])):
+        select(window, rows[run_id])
+        window.history.open_button.click()
+        model = window.document.model
+        assert model is not None and window.document.path is None  # shown as imported
+        assert [list(model.tokenizer().encode(line)) for line in ENGLISH.split(" the ")] == \
+            [list(trimmed.tokenizer().encode(line)) for line in ENGLISH.split(" the ")]
+        assert ui.errors == []
+    select(window, rows[1], rows[2])
+    window.history.compare_button.click()
+    assert len(window.compare.sources) == 2 and ui.errors == []
+    select(window, rows[3])
+    window.history.open_button.click()
+    assert ui.errors[-1][0] == "Model not available"
+    assert "gone.tokenizer.json" in ui.errors[-1][1] and "gone" in ui.errors[-1][1]

@@ -35,6 +35,7 @@ from bpe_desktop.core.project.recording import (
     training_inputs,
     trim_record,
 )
+from bpe_desktop.core.project.run_model import read_run_model, run_model_source
 from bpe_desktop.core.project.metrics import (
     comparison_metrics,
     evaluation_metrics,
@@ -291,10 +292,8 @@ class ProjectControl(QObject):
         argv = trim_arguments(path, fmt, targets, done.output, done.id_map, **options)
         started = self.recorder.start("trim", config=config, command=command_record(argv),
                                       inputs=inputs if source else inputs[1:])
-        # A model written in another format is kept in the project, where History opens it.
         self.recorder.finish(started, "finished", model=done.result.model,
-                             model_path=(os.path.abspath(done.output)
-                                         if done.out_format == "model" else None),
+                             model_path=done.output, model_format=done.out_format,
                              metrics=trim_metrics(done.result))
 
     @Slot(object)
@@ -372,24 +371,16 @@ class ProjectControl(QObject):
     # -- History's requests ----------------------------------------------------------------
 
     def _load_models(self, run_ids: list[int]) -> list[tuple[int, object]] | None:
-        """The models runs made (read in a worker); None after an error was shown."""
-        from bpe_desktop.core.model_file import load_model, loads
-
-        sources = []
-        for run_id in run_ids:
-            details = self.project.run_details(run_id)
-            if details.model_path and os.path.exists(details.model_path):
-                sources.append((run_id, details.model_path, None))
-            elif details.has_stored_model:
-                sources.append((run_id, None, self.project.stored_model(run_id)))
-            else:
-                where = f" ({details.model_path} is gone)" if details.model_path else ""
-                dialogs.show_error(self.window, "Model not available",
-                                   f"Run {run_id} kept no model{where}.")
-                return None
+        """The models runs made (read in a worker), each with where it was found; None
+        after an error was shown."""
+        try:
+            sources = [run_model_source(self.project, run_id) for run_id in run_ids]
+        except ProjectError as exc:
+            dialogs.show_error(self.window, "Model not available", str(exc))
+            return None
 
         def work():
-            return [(i, load_model(p) if p else loads(data)) for i, p, data in sources]
+            return [(source, read_run_model(source)) for source in sources]
         try:
             return run_modal(self.window, "Reading the model…", work)
         except (BpeError, OSError) as exc:
@@ -398,17 +389,23 @@ class ProjectControl(QObject):
 
     @Slot(int)
     def open_model(self, run_id: int) -> None:
-        details = self.project.run_details(run_id)
-        if details.model_path and os.path.exists(details.model_path):
-            if self.window.maybe_save(self.window.BEFORE_OPENING):
-                self.window.open_path(details.model_path)
-            return
+        """The run's model becomes the window's: its BPE Desktop model file opened, or
+        the model kept in the project or read from another tool's file, as imported."""
         if not self.window.maybe_save(self.window.BEFORE_OPENING):
+            return
+        try:
+            source = run_model_source(self.project, run_id)
+        except ProjectError as exc:
+            dialogs.show_error(self.window, "Model not available", str(exc))
+            return
+        if source.own_file:
+            self.window.open_path(source.path)
             return
         loaded = self._load_models([run_id])
         if loaded:
             self.window.document.set_imported(loaded[0][1])
-            self.window._show_status(f"Opened the model of run {run_id}")
+            self.window._show_status(f"Opened the model of run {run_id}, "
+                                     f"{source.describe()}")
 
     @Slot(object)
     def rerun(self, details) -> None:
@@ -510,8 +507,8 @@ class ProjectControl(QObject):
         c = self.window.compare
         while c.sources:
             c.remove_source(0)
-        for run_id, model in loaded:
-            c.add_model(f"run {run_id}", model)
+        for source, model in loaded:
+            c.add_model(f"run {source.run_id}", model)
         self.window.tabs.setCurrentWidget(c)
         self.window._show_status(f"Runs {', '.join(map(str, run_ids))} are in Compare: "
                                  "choose a text and press Compare.")
