@@ -226,6 +226,40 @@ def test_copy_as_command_and_rerun_reproduce_a_training(window, qtbot):
     assert details[0].config == details[1].config
 
 
+def test_a_training_that_went_on_with_replacement_characters_is_recorded_so(
+        window, qtbot, ui, tmp_path):
+    """Invalid UTF-8, and the user chose to go on reading it as �: the recorded run (its
+    configuration and command) says so, and both Re-run and the command give its merges."""
+    from bpe_desktop.cli import main
+    from bpe_desktop.core import TrainConfig
+    from bpe_desktop.core.model_file import load_model
+    from bpe_desktop.core.project.commands import UNSAVED_MODEL
+
+    bad = tmp_path / "bad.txt"
+    bad.write_bytes(b"the caf\xe9 was na\xefve and the caf\xe9 was new\n" * 20)
+    window.training.corpus.clear_files()
+    window.training.corpus.add_paths([str(bad)])
+    window.training.options.set_config(TrainConfig(merges=12))
+    with qtbot.waitSignal(window.document.model_changed, timeout=30_000):
+        assert window.train()
+    assert [title for title, _ in ui.questions] == ["Invalid bytes in the corpus"]
+    first = window.document.model
+    assert "\ufffd" in first.alphabet
+    settle(window, qtbot, 1)
+    details = window.projects.project.run_details(window.history.model.run_at(0).id)
+    assert details.config["encoding_errors"] == "replace"
+    argv = details.command["argv"]
+    assert argv[argv.index("--encoding-errors") + 1] == "replace"
+    again = tmp_path / "again.json"
+    assert main([str(again) if a == UNSAVED_MODEL else a for a in argv] + ["-q"]) == 0
+    assert load_model(again).merges == first.merges
+    select(window, 0)
+    with qtbot.waitSignal(window.document.model_changed, timeout=30_000):
+        window.history.rerun_button.click()
+    assert window.document.model.merges == first.merges
+    assert len(ui.questions) == 1 and ui.errors == []  # not asked again
+
+
 def test_open_model_and_compare_use_the_runs_models(window, qtbot, ui):
     first = train_toy(window, qtbot)
     window.training.options.set_config(window.training.options.config().replace(merges=4))

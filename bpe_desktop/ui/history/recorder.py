@@ -55,7 +55,8 @@ class ProjectRecorder(QObject):
     def finish(self, started: Future, status: str, *, message: str = "",
                metrics: list[Metric] | None = None, model=None,
                model_path: str | None = None, model_format: str = "model",
-               log_text: str = "", config_added: dict | None = None) -> Future:
+               log_text: str = "", config_added: dict | None = None,
+               command: dict | None = None) -> Future:
         """Complete the run ``started`` inserted; ``model`` was written to ``model_path``
         (None: to no file) in ``model_format`` (see :func:`model_to_keep`)."""
         def write(project: Project):
@@ -69,7 +70,7 @@ class ProjectRecorder(QObject):
             project.finish_run(run_id, status, message=message, metrics=metrics or (),
                                model_path=path, model_data=data, model_size=size,
                                log=log_text, peak_memory=peak_memory(),
-                               config_added=config_added)
+                               config_added=config_added, command=command)
             return run_id
         # In the project the run started in, though another may have been opened since.
         return self._submit(write, getattr(started, "project_path", self.path))

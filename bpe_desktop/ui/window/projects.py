@@ -78,6 +78,9 @@ class ProjectControl(QObject):
         self.recorder.recorded.connect(self.history.on_recorded)
         self.recorder.failed.connect(window._show_status)
         self._training: Future | None = None
+        # The recorded training's command and invalid-UTF-8 choice (None: an extension).
+        self._training_command: dict | None = None
+        self._training_errors: str | None = None
         self._processes: list[QProcess] = []  # commands of runs run again
         self.verifier = JobRunner(self)
         self.verifier.failed.connect(self._on_verify_failed)
@@ -254,10 +257,11 @@ class ProjectControl(QObject):
         argv = train_arguments(paths, UNSAVED_MODEL, config, word_counts=word_counts,
                                encoding_errors=errors)
         self._log_start = len(t.log_view.toPlainText())
+        self._training_command, self._training_errors = command_record(argv), errors
         self._training = self.recorder.start(
             "train", config={**config.to_dict(), "word_counts": word_counts,
                              "encoding_errors": errors},
-            command=command_record(argv),
+            command=self._training_command,
             # Languages of the form's columns: each file its language; else each row's label.
             inputs=(training_inputs(config, paths, word_counts=word_counts) if config.lang
                     else corpus_inputs(t.corpus.labelled_paths(), paths)),
@@ -274,6 +278,7 @@ class ProjectControl(QObject):
                                 merges=request.merges, vocab_size=request.vocab_size,
                                 held_out=request.held_out, **options)
         self._log_start = len(self.window.training.log_view.toPlainText())
+        self._training_command = self._training_errors = None
         self._training = self.recorder.start(
             "extend", config=config, command=command_record(argv),
             inputs=[("model", request.source),
@@ -302,15 +307,25 @@ class ProjectControl(QObject):
             return
         self.recorder.finish(self._training, "finished", model=result.model,
                              metrics=training_metrics(result.model, dict(result.timings)),
-                             log_text=self._training_log())
+                             log_text=self._training_log(), **self._how_it_ran())
         self._training = None
 
     def _end_training(self, status: str, message: str) -> None:
         if self._training is None:
             return
         self.recorder.finish(self._training, status, message=message,
-                             log_text=self._training_log())
+                             log_text=self._training_log(), **self._how_it_ran())
         self._training = None
+
+    def _how_it_ran(self) -> dict:
+        """A training that went on reading invalid UTF-8 as � (the user's answer after it
+        started) is recorded so, or Re-run and Copy as command would stop at the bytes."""
+        errors = self.window.training.encoding_errors
+        if self._training_command is None or errors == self._training_errors:
+            return {}
+        argv = [*self._training_command["argv"], "--encoding-errors", errors]
+        return {"config_added": {"encoding_errors": errors},
+                "command": {**self._training_command, "argv": argv}}
 
     def _training_log(self) -> str:
         return self.window.training.log_view.toPlainText()[self._log_start:].strip()
