@@ -76,6 +76,11 @@ class CorpusFile:
     sha256: str
 
 
+#: How a corpus's invalid UTF-8 (or a NUL byte inside its text) is read: "strict" stops
+#: with an error naming file, line and byte offset; "replace" reads it as U+FFFD.
+ENCODING_ERRORS = ("strict", "replace")
+
+
 @dataclass(frozen=True)
 class CorpusInfo:
     """Where the model came from: provenance stored in the model file."""
@@ -86,6 +91,9 @@ class CorpusInfo:
     distinct_words: int = 0
     characters: int = 0
     unknown_characters: int = 0
+    #: How invalid UTF-8 in the files was read (one of ENCODING_ERRORS): it changes the
+    #: counts, so a training is repeated only with the same choice.
+    encoding_errors: str = "strict"
 
 
 #: A token's kind in :class:`TokenOrigins` (the engine's ``origins`` numbering).
