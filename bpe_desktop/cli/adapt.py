@@ -17,7 +17,7 @@ from bpe_desktop.cli._common import (
     _in_worker,
     _lines,
 )
-from bpe_desktop.cli.options import whole_number
+from bpe_desktop.cli.options import add_encoding_errors_option, whole_number
 from bpe_desktop.cli.progress import ProgressBar
 from bpe_desktop.cli.recording import add_project_option, recording
 from bpe_desktop.core.errors import TrainingCancelled
@@ -50,6 +50,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     _add_extend_options(p)
     p.add_argument("--keep-unknown", dest="unknown", action="store_const", const="keep",
                    default="add", help="the same as --unknown keep")
+    add_encoding_errors_option(p)
     _add_output(p)
     add_project_option(p)
     p.set_defaults(run=cmd_extend)
@@ -180,7 +181,8 @@ def cmd_extend(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     try:
         result = _in_worker(lambda: extend(
-            source, Corpus.from_files(args.files), merges=args.merges,
+            source, Corpus.from_files(args.files, errors=args.encoding_errors),
+            merges=args.merges,
             vocab_size=args.vocab_size, min_frequency=args.min_frequency,
             unknown=options.unknown, new_ids=new_ids,
             on_progress=progress,

@@ -18,7 +18,11 @@ from bpe_desktop.cli._common import (
     _report_stream,
     _without_empty,
 )
-from bpe_desktop.cli.options import add_train_options, config_from_args
+from bpe_desktop.cli.options import (
+    add_encoding_errors_option,
+    add_train_options,
+    config_from_args,
+)
 from bpe_desktop.cli.progress import ProgressBar, SegmenterProgressBar
 from bpe_desktop.cli.recording import add_project_option, recording
 from bpe_desktop.core.errors import TrainingCancelled
@@ -40,8 +44,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="the files are word<TAB>count tables, not running text (several "
                    "are summed; made by 'bpe-desktop count' or any other tool)")
     add_train_options(p)
-    p.add_argument("--encoding-errors", choices=("strict", "replace"), default="strict",
-                   help="invalid UTF-8: stop with an error (strict, default) or use U+FFFD")
+    add_encoding_errors_option(p)
     p.add_argument("--save-segmentation", metavar="FILE",
                    help="with --morfessor: also save Morfessor's segmentation of the corpus "
                    "words as word<TAB>morphs (review or edit it, then reuse it with "

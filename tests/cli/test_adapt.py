@@ -4,6 +4,7 @@ one error line, exit 1, nothing written."""
 from __future__ import annotations
 
 import json
+import shlex
 
 import pytest
 import sentencepiece as spm
@@ -412,3 +413,27 @@ def test_a_run_written_in_another_format_keeps_a_model_history_opens(
         written = Tokenizer.from_file(str(out / "tokenizer.json" if out.is_dir() else out))
         assert [written.encode(line).ids for line in lines] == \
             [list(model.tokenizer().encode(line)) for line in lines]
+
+
+def test_extend_reads_invalid_utf8_as_replacement_when_asked_and_its_command_repeats_it(
+        capsys, tmp_path, sources, monkeypatch):
+    from bpe_desktop.core.model_file import load_model
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "bad.txt").write_bytes(b"\xd0\xb6\xd0\xb0\xd0\xb1\xd0\xb0 caf\xe9 na\xefve\n" * 30)
+    base = ["extend", "-m", str(sources["vocab"]), "bad.txt", "--merges", "10",
+            "--out-format", "model", "-q"]
+    status, _, err = run(capsys, *base, "-o", "strict.json")
+    assert status == 1
+    assert_one_error_line(err, "bad.txt", "UTF-8")
+    project = tmp_path / "p.bpeproj"
+    status, _, err = run(capsys, *base, "-o", "first.json", "--encoding-errors", "replace",
+                         "--project", project)
+    assert status == 0, err
+    status, printed, _ = run(capsys, "history", project, "--json")
+    (extension,) = json.loads(printed)["runs"]
+    assert extension["config"]["encoding_errors"] == "replace"
+    words = shlex.split(extension["command"])
+    assert run(capsys, *[("again.json" if w == "first.json" else w) for w in words[4:]])[0] == 0
+    first, again = load_model(tmp_path / "first.json"), load_model(tmp_path / "again.json")
+    assert first.merges == again.merges and first.corpus.encoding_errors == "replace"

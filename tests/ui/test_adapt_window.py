@@ -353,3 +353,34 @@ def test_open_model_opens_what_a_trim_wrote_in_another_format(window, qtbot, tmp
     window.history.open_button.click()
     assert ui.errors[-1][0] == "Model not available"
     assert "gone.tokenizer.json" in ui.errors[-1][1] and "gone" in ui.errors[-1][1]
+
+
+def test_an_extension_reading_invalid_utf8_as_replacement_is_recorded_and_rerun_so(
+        window, qtbot, tmp_path, ui):
+    from tests.ui.test_history_panel import select, settle
+
+    source = train(Corpus.from_texts([ENGLISH]), TrainConfig(merges=10, min_frequency=1)).model
+    save_model(source, tmp_path / "source.json")
+    corpus = tmp_path / "bad.txt"
+    corpus.write_bytes(OTHER.encode("utf-8") + b"caf\xe9 caf\xe9 caf\xe9\n")
+    panel = window.training
+    panel.corpus.add_paths([str(corpus)])
+    panel.start_from.choice.setCurrentText(EXISTING)
+    assert panel.start_from.set_source(str(tmp_path / "source.json"))
+    panel.start_from.stop_value.setValue(5)
+    options = panel.options.errors
+    options.setCurrentIndex(options.findData("replace"))
+    with qtbot.waitSignal(window.document.model_changed, timeout=30_000):
+        assert window.train()
+    first = window.document.model
+    assert first.corpus.encoding_errors == "replace"
+    settle(window, qtbot, 1)
+    details = window.projects.project.run_details(window.history.model.run_at(0).id)
+    assert details.config["encoding_errors"] == "replace"
+    argv = details.command["argv"]
+    assert argv[argv.index("--encoding-errors") + 1] == "replace"
+    options.setCurrentIndex(options.findData("strict"))
+    select(window, 0)
+    with qtbot.waitSignal(window.document.model_changed, timeout=30_000):
+        window.history.rerun_button.click()
+    assert window.document.model.merges == first.merges and ui.errors == []

@@ -71,7 +71,7 @@ def train_arguments(files: Sequence[str], output: str, config: TrainConfig, *,
 def extend_arguments(source: str, fmt: str, files: Sequence[str], output: str, *,
                      merges: int | None, vocab_size: int | None, unknown: str,
                      new_ids: str, held_out: Sequence[str] = (),
-                     out_format: str = "model") -> list[str]:
+                     out_format: str = "model", encoding_errors: str = "strict") -> list[str]:
     """``extend`` arguments giving exactly this extension (``bpe-desktop extend``)."""
     argv = ["extend", "-m", os.path.abspath(source), "--format", fmt,
             *(os.path.abspath(f) for f in files)]
@@ -82,6 +82,8 @@ def extend_arguments(source: str, fmt: str, files: Sequence[str], output: str, *
         argv += ["--new-ids", new_ids]
     if held_out:
         argv += ["--held-out", *(os.path.abspath(f) for f in held_out)]
+    if encoding_errors != "strict":
+        argv += ["--encoding-errors", encoding_errors]
     return [*argv, "-o", output, "--out-format", out_format]
 
 

@@ -272,11 +272,13 @@ class ProjectControl(QObject):
         if request is None:
             return
         options = dataclasses.asdict(request.options)
+        errors = self.window.training.options.errors.currentData()
         config = {"format": request.fmt, "out_format": "model", "merges": request.merges,
-                  "vocab_size": request.vocab_size, "min_frequency": 2, **options}
+                  "vocab_size": request.vocab_size, "min_frequency": 2, **options,
+                  "encoding_errors": errors}
         argv = extend_arguments(request.source, request.fmt, paths, UNSAVED_MODEL,
                                 merges=request.merges, vocab_size=request.vocab_size,
-                                held_out=request.held_out, **options)
+                                held_out=request.held_out, encoding_errors=errors, **options)
         self._log_start = len(self.window.training.log_view.toPlainText())
         self._training_command = self._training_errors = None
         self._training = self.recorder.start(
@@ -445,13 +447,17 @@ class ProjectControl(QObject):
         w.training.start_from.choice.setCurrentText(NEW_VOCABULARY)  # not an extension
         w.training.options.set_config(config)
         w.training.options.word_counts.setChecked(bool(details.config.get("word_counts")))
-        errors = w.training.options.errors
-        errors.setCurrentIndex(max(0, errors.findData(details.config.get("encoding_errors",
-                                                                        "strict"))))
+        self._set_encoding_errors(details.config)
         w.training.corpus.clear_files()
         w.training.corpus.add_paths([i.path for i in details.inputs if i.role == "corpus"])
         w.training.corpus.set_languages(config.lang, config.weight)
         w.train()
+
+    def _set_encoding_errors(self, config: dict) -> None:
+        """The form's *Invalid UTF-8* as the run read it (strict in runs recorded before)."""
+        errors = self.window.training.options.errors
+        errors.setCurrentIndex(max(0, errors.findData(config.get("encoding_errors",
+                                                                 "strict"))))
 
     def _rerun_extension(self, details) -> None:
         """An extension the Training panel ran, set up there again and run."""
@@ -474,6 +480,7 @@ class ProjectControl(QObject):
             else:
                 edit.setText(config.get(name) or "")
         start.set_held_out(inputs["text"])
+        self._set_encoding_errors(config)
         t.corpus.clear_files()
         t.corpus.add_paths(inputs["corpus"])
         self.window.train()
