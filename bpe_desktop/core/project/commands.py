@@ -13,6 +13,7 @@ import sys
 from typing import Sequence
 
 from bpe_desktop.core.config import TrainConfig, format_special
+from bpe_desktop.core.constraints import FILE_LIST_OPTIONS
 
 PROGRAM = "bpe-desktop"
 #: Files a panel's run keeps in memory (a model not saved yet) appear as this name.
@@ -66,6 +67,22 @@ def train_arguments(files: Sequence[str], output: str, config: TrainConfig, *,
     if encoding_errors != "strict":
         argv += ["--encoding-errors", encoding_errors]
     return argv
+
+
+def config_in_folder(config: TrainConfig, cwd: str | None) -> TrainConfig:
+    """``config`` with each file it names (constraint files, ``lang`` and ``parity_dev``
+    entries) resolved in ``cwd``, the folder its command ran in: a command names them
+    relative to it, and the window, started elsewhere, would read other files (or none,
+    and train without the languages' weights)."""
+    if not cwd:
+        return config
+
+    def resolved(entry: str, coded: bool) -> str:
+        code, sep, path = entry.partition("=") if coded and "=" in entry else ("", "", entry)
+        return code + sep + os.path.join(cwd, path.strip())
+    return config.replace(**{
+        name: tuple(resolved(e, name in ("lang", "parity_dev")) for e in getattr(config, name))
+        for name in (*FILE_LIST_OPTIONS, "lang", "parity_dev")})
 
 
 def extend_arguments(source: str, fmt: str, files: Sequence[str], output: str, *,

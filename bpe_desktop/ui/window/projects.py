@@ -26,6 +26,7 @@ from bpe_desktop.core.project.check import check_pages
 from bpe_desktop.core.project.commands import (
     UNSAVED_MODEL,
     command_record,
+    config_in_folder,
     extend_arguments,
     train_arguments,
     trim_arguments,
@@ -440,7 +441,8 @@ class ProjectControl(QObject):
             return
         known = {k: v for k, v in details.config.items() if k in TrainConfig.__dataclass_fields__}
         try:
-            config = TrainConfig.from_dict(known)
+            config = config_in_folder(TrainConfig.from_dict(known),
+                                      (details.command or {}).get("cwd"))
         except BpeError as exc:
             dialogs.show_error(w, "Cannot re-run", f"Run {details.summary.id}: {exc}")
             return
