@@ -89,7 +89,8 @@ def cmd_train(args: argparse.Namespace) -> int:
     if (run := recording(args)) is not None:
         from bpe_desktop.core.project.metrics import training_metrics
 
-        run.set_model(model, path=args.output)
+        # Written to standard output, it is in no file: the project keeps it.
+        run.set_model(model, path=None if args.output == "-" else args.output)
         run.add_metrics(training_metrics(model, result.timings))  # type: ignore[attr-defined]
     if args.save_segmentation:
         from bpe_desktop.core.constraints import write_segmentation

@@ -159,3 +159,18 @@ def test_a_project_from_a_newer_version_stops_the_command_before_it_runs(
     assert status == 1
     assert_one_error_line(err, "newer BPE Desktop")
     assert not (tmp_path / "m.json").exists()
+
+
+def test_a_model_written_to_standard_output_is_kept_in_the_project(capsys, tmp_path, corpus):
+    from bpe_desktop.core.project import Project
+    from bpe_desktop.core.project.run_model import read_run_model, run_model_source
+
+    p = tmp_path / "p.bpeproj"
+    status, out, err = run(capsys, "train", corpus, "-o", "-", "--merges", "6", "-q",
+                           "--project", p)
+    assert status == 0, err
+    [recorded] = history(capsys, p)
+    assert recorded["model"] == {"path": None, "stored": True}
+    with Project(p) as project:
+        kept = read_run_model(run_model_source(project, recorded["id"]))
+    assert [[m.left, m.right, m.count] for m in kept.merges] == json.loads(out)["merges"]
