@@ -325,6 +325,12 @@ def test_sentencepiece_file_has_the_special_ids_and_types(models, tmp_path):
     text = "the lowest of the new ones"
     assert sp.decode(sp.encode(text)) == text
     assert sp.encode(text, add_bos=True)[0] == cfg.special("bos").id
+    # An unknown character decodes as BPE Desktop decodes it: the unknown token's piece
+    # (sentencepiece's own default is " ⁇ ").
+    tok = model.tokenizer()
+    unknown = "the 口 of ones"
+    assert sp.encode(unknown) == tok.encode(unknown)
+    assert sp.decode(sp.encode(unknown)) == tok.decode(tok.encode(unknown)) == "the <unk> of ones"
 
 
 def test_tiktoken_settings_file_and_ranks(models, tmp_path):
