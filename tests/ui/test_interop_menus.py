@@ -485,3 +485,25 @@ def test_a_failed_export_keeps_the_earlier_file(window, qtbot, ui, results, tmp_
     assert "Files written before are unchanged" in message
     assert target.read_text() == "earlier contents" and ui.infos == []
     assert [p.name for p in folder.iterdir()] == ["tokenizer.json"]  # no temporaries
+
+
+@pytest.mark.parametrize("fmt", ["sentencepiece", "hf", "youtokentome"])
+def test_a_smaller_vocabulary_of_an_extended_model_exports_verified(window, qtbot, ui,
+                                                                     tmp_path, fmt):
+    """Evaluate's "Use this size" on an extended model (its Cyrillic letters numbered
+    after the English merges), cut below the source's merges: saved and exported, the
+    library agrees with BPE Desktop on every sample line."""
+    from bpe_desktop.core.extend import extend
+
+    english = Corpus.from_files([corpus_path("udhr/eng")])
+    source = train(english, TrainConfig.preset("sentencepiece", merges=300)).model
+    extended = extend(source, Corpus.from_files([corpus_path("udhr/rus")]), merges=200).model
+    window.document.set_imported(extended.truncated(150))  # as Evaluate hands it over
+    save_model(window.document.model, tmp_path / "cut.json")
+    assert load_model(tmp_path / "cut.json").pieces == window.document.model.pieces
+    done = export_via_menu(window, qtbot, ui, fmt, tmp_path / "out")
+    assert ui.errors == [] and isinstance(done.verification, formats.Verification)
+    assert done.verification.lines > 0
+    assert done.verification.agreed == done.verification.lines, \
+        done.verification.mismatch_text()
+    assert "100%" in ui.infos[-1][1]
