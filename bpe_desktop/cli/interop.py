@@ -9,6 +9,7 @@ import sys
 from bpe_desktop.cli._common import (
     EXIT_INTERRUPTED,
     EXIT_OK,
+    PROG,
     CliError,
     _check_output,
     _check_tokenizer_path,
@@ -77,7 +78,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    from bpe_desktop.core.formats import export_model, verify_export
+    from bpe_desktop.core.formats import export_model, export_notes, verify_export
     from bpe_desktop.core.formats.verify import verifiable_format
 
     options: dict[str, object] = {}
@@ -120,6 +121,8 @@ def cmd_export(args: argparse.Namespace) -> int:
     paths = export_model(model, args.format, args.output, **options)
     if not args.quiet:
         print("wrote " + ", ".join(str(p) for p in paths), file=report)
+    for note in export_notes(model, args.format):
+        sys.stderr.write(f"{PROG}: warning: {note}\n")
     if sample is not None:
         report_verification(verify_export(model, args.format, paths, sample), args.quiet,
                             stream=report)

@@ -507,3 +507,19 @@ def test_a_smaller_vocabulary_of_an_extended_model_exports_verified(window, qtbo
     assert done.verification.agreed == done.verification.lines, \
         done.verification.mismatch_text()
     assert "100%" in ui.infos[-1][1]
+
+
+def test_an_export_says_where_the_library_drops_what_the_model_cannot_encode(
+        window, qtbot, ui, tmp_path):
+    """No unknown token: Hugging Face leaves out characters BPE Desktop refuses; the
+    export is written and verified, and its report says so."""
+    corpus = Corpus.from_files([corpus_path("ud_german")])
+    bare = train(corpus, TrainConfig.preset("subword-nmt", vocab_size=600, special_tokens=()))
+    window.document.set_trained(bare)
+    done = export_via_menu(window, qtbot, ui, "hf", tmp_path / "tokenizer.json")
+    assert len(done.notes) == 1 and "no unknown token" in done.notes[0]
+    title, text = ui.infos[-1]
+    assert title == "Export finished" and VERIFIED.search(text)
+    assert "\nNote: This model has no unknown token" in text
+    done = export_via_menu(window, qtbot, ui, "subword-nmt", tmp_path / "bpe.codes")
+    assert done.notes == () and "Note:" not in ui.infos[-1][1]

@@ -6,6 +6,7 @@
 
     why = export_problem(model, "sentencepiece")      # None, or why not and what would do
     paths = export_model(model, "sentencepiece", "m.model")
+    notes = export_notes(model, "sentencepiece")      # what the file does differently
     print(verify_export(model, "sentencepiece", paths, lines).summary())
     other = import_model("hf", "tokenizer.json")      # a BPEModel, counts unknown
     other = recount(other, Corpus.from_files(["corpus.txt"]))
@@ -185,6 +186,13 @@ def _protected_problem(model: BPEModel, fmt: str) -> str | None:
             f"encoder would split them); export as {target}, which keeps them")
 
 
+def export_notes(model: BPEModel, fmt: str) -> list[str]:
+    """What a written ``fmt`` file of ``model`` does differently from BPE Desktop on text
+    the model does not cover (each a complete clause); empty when nothing. Shown with the
+    export, which is still written: on every text BPE Desktop encodes, the ids agree."""
+    return list(getattr(_module(fmt), "notes", lambda _: [])(model))
+
+
 def export_model(model: BPEModel, fmt: str, path: str | os.PathLike, **options: Any
                  ) -> list[Path]:
     """Write ``model`` as ``fmt`` at ``path``; the files written (each atomically).
@@ -235,5 +243,5 @@ def import_model(fmt: str, path: str | os.PathLike, **options: Any) -> BPEModel:
 
 __all__ = [
     "FORMATS", "ExportError", "FormatInfo", "Verification", "export_model",
-    "export_problem", "import_model", "recount", "verify_export",
+    "export_notes", "export_problem", "import_model", "recount", "verify_export",
 ]

@@ -26,7 +26,9 @@ What is written, per training option:
 
 Known differences that no file setting removes (documented, not refused): HF finds
 special tokens spelled out in the input text (``<s>``), which BPE Desktop encodes as
-ordinary characters; HF lowercases Σ to σ everywhere, BPE Desktop to ς at a word's end.
+ordinary characters; HF lowercases Σ to σ everywhere, BPE Desktop to ς at a word's end;
+a model without an unknown token: HF leaves out a character outside the vocabulary, which
+BPE Desktop refuses to encode (:func:`notes`, shown with the export).
 
 The layout is what ``tokenizers`` itself writes (``Tokenizer.save``, pretty), so a file
 re-saved by ``tokenizers`` is unchanged. Merges are ``[left, right]`` pairs; the legacy
@@ -60,6 +62,18 @@ _kind = _common.json_kind
 
 
 # -- export -----------------------------------------------------------------------------
+
+
+def notes(model: BPEModel) -> list[str]:
+    """What the file does differently from BPE Desktop, though it was written."""
+    cfg = model.config
+    if cfg.byte_level or cfg.special("unk") is not None or \
+            (cfg.byte_fallback and _common.byte_pieces_in(model) == 256):
+        return []
+    # tokenizers' BPE without unk_token skips such a character; ours raises EncodeError.
+    return ["this model has no unknown token, so Hugging Face leaves out a character "
+            "outside the vocabulary without a trace, where BPE Desktop refuses to encode "
+            "the text; train with an <unk> special token to keep such characters visible"]
 
 
 def problem(model: BPEModel, *, legacy_merges: bool = False,
