@@ -170,20 +170,27 @@ def _protected_problem(model: BPEModel, fmt: str) -> str | None:
     sentencepiece = model.config.pretokenizer == "sentencepiece"
     if fmt == ("sentencepiece" if sentencepiece else "hf"):
         return None
+    # The format that keeps them may refuse the model for another reason: then say that,
+    # rather than send the user there (sentencepiece records no normalization).
+    keeper = _module("sentencepiece" if sentencepiece else "hf").problem(model)
     if fmt == "hf" and sentencepiece:
         return ("this model has protected strings and reads text as sentencepiece does "
                 "(a ▁ before a protected string is a token of its own, the text right after "
                 "one has no ▁); Hugging Face finds added tokens before its Metaspace step, "
                 "which then gives every piece between them a ▁, so the ids would differ; "
-                "export as a sentencepiece model, which keeps them as user-defined pieces")
+                + ("export as a sentencepiece model, which keeps them as user-defined pieces"
+                   if keeper is None else "a sentencepiece model keeps them as user-defined "
+                   f"pieces, but {keeper}"))
     if fmt == "sentencepiece":
         return ("this model has protected strings, and sentencepiece finds user-defined "
                 "pieces in its ▁-marked text, which only models with the sentencepiece "
                 "pre-tokenizer read that way; export as Hugging Face tokenizer.json, which "
                 "keeps them as added tokens")
     target = "a sentencepiece model" if sentencepiece else "Hugging Face tokenizer.json"
+    where = f"export as {target}, which keeps them" if keeper is None else \
+        f"{target} keeps them, but {keeper}"
     return ("this model has protected strings, which this format has no place for (its "
-            f"encoder would split them); export as {target}, which keeps them")
+            f"encoder would split them); {where}")
 
 
 def export_notes(model: BPEModel, fmt: str) -> list[str]:
