@@ -111,8 +111,8 @@ def _add_output(p: argparse.ArgumentParser) -> None:
                    + ", ".join(output_formats()))
     p.add_argument("--verify", nargs="+", metavar="FILE",
                    help="then load the written files with the format's own library and "
-                   "compare its ids on each line of FILE with this model's (exit 1 on a "
-                   "difference)")
+                   "compare its ids and decoded text on each line of FILE with this "
+                   "model's (exit 1 on a difference)")
     p.add_argument("--held-out", nargs="+", metavar="FILE",
                    help="report before/after on these texts: tokens per word, bytes per "
                    "token, unknown tokens, lines whose ids are unchanged")

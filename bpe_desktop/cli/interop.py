@@ -51,8 +51,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="hf: write BPE-dropout P into the model (Hugging Face then samples)")
     p.add_argument("--verify", metavar="FILE",
                    help="then load the files with the format's own library and compare its "
-                   "segmentation of each line of FILE with this model's (exit 1 on a "
-                   "difference)")
+                   "segmentation and decoding of each line of FILE with this model's (exit 1 "
+                   "on a difference)")
     p.add_argument("--verify-lines", type=whole_number(1), metavar="N",
                    help="verify on the first N lines of FILE only")
     p.add_argument("-q", "--quiet", action="store_true", help="no summary")
@@ -132,7 +132,7 @@ def cmd_export(args: argparse.Namespace) -> int:
 def report_verification(result, quiet: bool, stream=None) -> None:
     """Print a verification's summary (to ``stream``, standard output by default); a
     CliError saying where the first differing line differs."""
-    if result.first_mismatch is not None:
+    if result.differs:
         raise CliError(f"{result.summary()}; the files were written, but "
                        f"{result.mismatch_text()}")
     if not quiet:

@@ -522,6 +522,28 @@ def test_verify_export_finds_a_damaged_file(models, target_lines, tmp_path):
     assert "100%" not in result.summary()
 
 
+def test_verify_export_finds_a_file_that_decodes_differently(models, target_lines,
+                                                             tmp_path):
+    """The same ids are not enough: the library must also turn them back into the text
+    BPE Desktop decodes (here the decoder no longer reads </w> as a space)."""
+    model = models["subword-nmt"]
+    (path,) = export_to(tmp_path, model, "hf")
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data["decoder"] = {"type": "Fuse"}
+    path.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+    unk = model.config.special("unk").id
+    lines = [line for line in target_lines["ud_german"][:200]
+             if unk not in model.tokenizer().encode(line)][:30]  # those decode comparably
+    result = verify_export(model, "hf", [path], lines)
+    assert result.agreed == 0 and result.first_mismatch is None
+    number, ours, theirs = result.first_decode_difference
+    assert number == 1 and ours == model.tokenizer().decode(model.tokenizer().encode(lines[0]))
+    assert "</w>" in theirs
+    text = result.mismatch_text()
+    assert text.startswith("line 1 (") and "the same ids" in text and "decodes" in text
+    assert "100%" not in result.summary()
+
+
 def test_verify_export_says_when_the_peer_is_missing(models, tmp_path, monkeypatch):
     (path,) = export_to(tmp_path, models["subword-nmt"], "hf")
     fake = dataclasses.replace(FORMATS["hf"], peer="bpe_desktop_no_such_peer")

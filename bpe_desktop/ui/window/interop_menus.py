@@ -465,7 +465,7 @@ class InteropMenus(QObject):
         else:
             summary = verification.summary()
             text = f"Exported to {where}.\n{summary[:1].upper()}{summary[1:]}."
-            if verification.first_mismatch is not None:
+            if verification.differs:
                 text += f"\nFirst difference: {verification.mismatch_text()}"
         text += notes
         self._report(text)
