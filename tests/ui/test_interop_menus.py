@@ -523,3 +523,26 @@ def test_an_export_says_where_the_library_drops_what_the_model_cannot_encode(
     assert "\nNote: This model has no unknown token" in text
     done = export_via_menu(window, qtbot, ui, "subword-nmt", tmp_path / "bpe.codes")
     assert done.notes == () and "Note:" not in ui.infos[-1][1]
+
+
+def test_a_byte_fallback_model_exports_to_tokenizer_json_that_decodes_as_it_does(
+        window, qtbot, ui, tmp_path):
+    """Rare characters left to byte fallback (coverage below 1) at the end of a line: the
+    window's verification decodes with Hugging Face and agrees on every line."""
+    french = corpus_path("udhr/fra").read_text(encoding="utf-8").splitlines()
+    text = tmp_path / "corpus.txt"  # a few lines end in two words of rare letters
+    text.write_text("\n".join(line + (" Ωμ Жж" if i % 40 == 0 else "")
+                              for i, line in enumerate(french)) + "\n", encoding="utf-8")
+    config = TrainConfig.preset("subword-nmt", vocab_size=900, byte_fallback=True,
+                                character_coverage=0.99)
+    result = train(Corpus.from_files([str(text)]), config)
+    tok = result.model.tokenizer()
+    lines = interop_menus.sample_lines(result.model)
+    # the last two words of such a line are byte tokens, their </w> spelled in bytes too
+    assert any(line.endswith(" Ωμ Жж") and tok.encode_as_pieces(line)[-12].startswith("<0x")
+               for line in lines)
+    window.document.set_trained(result)
+    done = export_via_menu(window, qtbot, ui, "hf", tmp_path / "tokenizer.json")
+    assert done.verification.agreed == done.verification.lines, \
+        done.verification.mismatch_text()
+    assert ui.errors == [] and VERIFIED.search(ui.infos[-1][1])
