@@ -10,6 +10,7 @@ import time
 from bpe_desktop.cli._common import (
     EXIT_INTERRUPTED,
     EXIT_OK,
+    PROG,
     CliError,
     _check_output,
     _check_tokenizer_path,
@@ -112,8 +113,8 @@ def _add_output(p: argparse.ArgumentParser) -> None:
                    + ", ".join(output_formats()))
     p.add_argument("--verify", nargs="+", metavar="FILE",
                    help="then load the written files with the format's own library and "
-                   "compare its ids on each line of FILE with this model's (exit 1 on a "
-                   "difference)")
+                   "compare its ids and decoded text on each line of FILE with this "
+                   "model's (exit 1 on a difference)")
     p.add_argument("--held-out", nargs="+", metavar="FILE",
                    help="report before/after on these texts: tokens per word, bytes per "
                    "token, unknown tokens, lines whose ids are unchanged")
@@ -267,15 +268,17 @@ def _write(args, model, source, fmt: str, verify: list[str]) -> None:
         verify_transformers_folder,
         write_model,
     )
-    from bpe_desktop.core.formats import verify_export
+    from bpe_desktop.core.formats import export_notes, verify_export
 
     out_format = _output_format(args, fmt)
     paths = write_model(model, out_format, args.output, source=source,
                         source_path=args.model, source_format=fmt)
     if not args.quiet:
         print("wrote " + ", ".join(str(p) for p in paths))
+    checked = "hf" if out_format == TRANSFORMERS_FOLDER else out_format
+    for note in export_notes(model, checked) if out_format != "model" else ():
+        sys.stderr.write(f"{PROG}: warning: {note}\n")
     if verify and out_format != "model":
-        checked = "hf" if out_format == TRANSFORMERS_FOLDER else out_format
         files = paths[:1] if out_format == TRANSFORMERS_FOLDER else paths
         report_verification(verify_export(model, checked, files, verify), args.quiet)
         if out_format == TRANSFORMERS_FOLDER:

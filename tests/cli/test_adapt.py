@@ -437,3 +437,22 @@ def test_extend_reads_invalid_utf8_as_replacement_when_asked_and_its_command_rep
     assert run(capsys, *[("again.json" if w == "first.json" else w) for w in words[4:]])[0] == 0
     first, again = load_model(tmp_path / "first.json"), load_model(tmp_path / "again.json")
     assert first.merges == again.merges and first.corpus.encoding_errors == "replace"
+
+
+def test_trim_dropping_the_unknown_token_warns_of_what_tokenizer_json_does(capsys, tmp_path,
+                                                                         sources):
+    """--drop-specials drops an <unk> the target never produces; the tokenizer.json then
+    leaves out characters the trimmed model refuses, and trim says so, as export does."""
+    model = tmp_path / "m.json"
+    status, _, err = run(capsys, "train", sources["held_en"], "-o", model, "--preset",
+                         "subword-nmt", "--merges", 50, "-q")
+    assert status == 0, err
+    args = ["trim", "-m", model, "--text", sources["held_en"], "--id-map",
+            tmp_path / "map.json", "--out-format", "hf", "-q"]
+    status, out, err = run(capsys, *args, "-o", tmp_path / "kept.json")
+    assert (status, out, err) == (0, "", "")  # <unk> kept: nothing to warn of
+    status, out, err = run(capsys, *args, "--drop-specials", "-o", tmp_path / "bare.json")
+    assert status == 0 and out == ""
+    assert err.startswith("bpe-desktop: warning: this model has no unknown token")
+    assert "<unk>" not in json.loads((tmp_path / "bare.json").read_text(encoding="utf-8"))[
+        "model"]["vocab"]

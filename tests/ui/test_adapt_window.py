@@ -81,6 +81,23 @@ def test_trim_vocabulary_writes_the_model_and_the_map(window, qtbot, tmp_path, u
     dialog.close()
 
 
+def test_a_trim_that_drops_the_unknown_token_says_what_tokenizer_json_does(window, qtbot,
+                                                                           tmp_path, ui):
+    result = train(Corpus.from_texts([ENGLISH]),
+                   TrainConfig.preset("subword-nmt", merges=10, min_frequency=1))
+    window.document.set_trained(result)
+    target = tmp_path / "target.txt"
+    target.write_text("the lower\n", encoding="utf-8")
+    dialog = window.ask_trim()
+    dialog.format.setCurrentIndex(dialog.format.findData("hf"))
+    dialog.keep_specials.setChecked(False)  # <unk> is never produced: it goes
+    trimmed = _trim_in(dialog, qtbot, target, tmp_path)
+    assert "<unk>" not in trimmed.model.pieces
+    assert "Note: This model has no unknown token" in dialog.status.text()
+    assert ui.errors == []
+    dialog.close()
+
+
 def test_history_records_a_trim_as_the_trim_command_does(window, qtbot, tmp_path, ui):
     from PySide6.QtGui import QGuiApplication
 

@@ -83,6 +83,8 @@ class ExportDone:
     written: tuple[str, ...]
     #: The peer's verdict, or why there is none (no peer, not installed, no sample).
     verification: Verification | str | None
+    #: What the written file does differently on text the model does not cover.
+    notes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -339,17 +341,18 @@ class InteropMenus(QObject):
             else:
                 written = tuple(str(p) for p in formats.export_model(model, fmt, path,
                                                                      **options))
+            notes = tuple(formats.export_notes(model, fmt))
             if info.peer is None:
-                return ExportDone(fmt, written, None)
+                return ExportDone(fmt, written, None, notes)
             sample = sample_lines(model)
             if not sample:
                 return ExportDone(fmt, written, "there is no sample text (the training "
-                                                "corpus is not available)")
+                                                "corpus is not available)", notes)
             try:
                 verification = formats.verify_export(model, fmt, written, sample)
             except BpeError as exc:  # e.g. the peer library is not installed
                 verification = str(exc)
-            return ExportDone(fmt, written, verification)
+            return ExportDone(fmt, written, verification, notes)
 
         self._start("Export failed", f"Exporting {_label(fmt)}…", job,
                     kept="Files written before are unchanged (each is replaced whole or "
@@ -452,8 +455,9 @@ class InteropMenus(QObject):
     def _export_done(self, result: ExportDone) -> None:
         where = ", ".join(result.written)
         verification = result.verification
+        notes = "".join(f"\nNote: {n[:1].upper()}{n[1:]}." for n in result.notes)
         if verification is None:
-            self._report(f"Exported to {where}.")
+            self._report(f"Exported to {where}.{notes}")
             dialogs.show_info(self.window, "Export finished", self.last_message)
             return
         if isinstance(verification, str):
@@ -461,8 +465,9 @@ class InteropMenus(QObject):
         else:
             summary = verification.summary()
             text = f"Exported to {where}.\n{summary[:1].upper()}{summary[1:]}."
-            if verification.first_mismatch is not None:
+            if verification.differs:
                 text += f"\nFirst difference: {verification.mismatch_text()}"
+        text += notes
         self._report(text)
         if isinstance(verification, Verification) and verification.agreed < verification.lines:
             dialogs.show_error(self.window, "Export differs from BPE Desktop", text)

@@ -26,7 +26,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from bpe_desktop.core.adapted_output import fitting_formats, format_label, write_model
+from bpe_desktop.core.adapted_output import (
+    TRANSFORMERS_FOLDER,
+    fitting_formats,
+    format_label,
+    write_model,
+)
+from bpe_desktop.core.formats import export_notes
 from bpe_desktop.core.model import BPEModel
 from bpe_desktop.core.trim import TrimResult, trim, write_id_map
 from bpe_desktop.ui.common import dialogs
@@ -45,6 +51,8 @@ class TrimDone:
     id_map: str
     keep_alphabet: bool
     keep_specials: bool
+    #: What the written file does differently from BPE Desktop (formats.export_notes).
+    notes: tuple[str, ...] = ()
 
 
 class TrimDialog(QDialog):
@@ -167,8 +175,10 @@ class TrimDialog(QDialog):
             written = write_model(result.model, fmt, out, source=model,
                                   source_path=source_path, source_format=source_format)
             written += write_id_map(result, id_map)
+            notes = () if fmt == "model" else tuple(export_notes(
+                result.model, "hf" if fmt == TRANSFORMERS_FOLDER else fmt))
             return TrimDone(result, tuple(map(str, written)), tuple(targets), fmt, out, id_map,
-                            keep_alphabet, keep_specials)
+                            keep_alphabet, keep_specials, notes)
 
         self.trim_button.setEnabled(False)
         self.status.setText("Trimming…")
@@ -181,7 +191,8 @@ class TrimDialog(QDialog):
         r = done.result
         self.status.setText(f"Kept {len(r.id_map):,} of {r.source_size:,} tokens "
                             f"({r.dropped:,} dropped); the target texts segment exactly as "
-                            f"before. Wrote {', '.join(done.written)}.")
+                            f"before. Wrote {', '.join(done.written)}."
+                            + "".join(f" Note: {n[:1].upper()}{n[1:]}." for n in done.notes))
         self.trimmed.emit(r)
         self.trim_done.emit(done)
 
