@@ -10,7 +10,7 @@ word; line breaks count neither as characters nor as bytes. Tokens exclude bos/e
 * **split_share** = share of words whose tokens number ≥ 2 (the tokens of the model's
   pre-tokens that start inside the word; punctuation cut off by the pre-tokenizer makes
   a word split).
-* **unknown_rate** = unknown tokens / tokens.
+* **unknown_rate** = unknown tokens / tokens (byte-fallback tokens are not unknown).
 * **utilisation** = distinct ids produced / vocabulary size.
 * **renyi_efficiency** (Zouhar et al. 2023) = H_α(p) / log |V|, with p the unigram
   distribution of the produced ids, H_α(p) = log(Σ pᵢ^α) / (1 − α), α = 2.5 by
