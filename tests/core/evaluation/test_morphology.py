@@ -7,13 +7,13 @@ from pathlib import Path
 import pytest
 
 from bpe_desktop.core import BPEModel, Corpus, Merge, TrainConfig, train
+from bpe_desktop.core.config import BYTE_PIECES
 from bpe_desktop.core.evaluation import (
     Segmenter,
     evaluate_morphology,
     parse_gold,
     read_gold,
 )
-from bpe_desktop.core.config import BYTE_PIECES
 from bpe_desktop.core.evaluation.morphology import choose_analysis
 from tests.core.evaluation.toy_models import bow_model, byte_model, eow_model
 
