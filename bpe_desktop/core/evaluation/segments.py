@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from bpe_desktop.core.config import BOW, BYTE_PIECES, EOW
-from bpe_desktop.core.evaluation.text_stats import _normalized
+from bpe_desktop.core.evaluation.text_stats import encoder_text
 from bpe_desktop.core.model import BPEModel
 from bpe_desktop.core.pieces import CHAR_BYTES
 
@@ -99,7 +99,7 @@ class Segmenter:
 
     def _segment_spelled(self, ids: Sequence[int], word: str | None) -> Segmentation:
         """Pieces with unknown or byte-fallback tokens, cut as the bytes they spell."""
-        spelled = _normalized(word, self._config).encode("utf-8") if word else b""
+        spelled = encoder_text(word, self._config).encode("utf-8") if word else b""
         unknown = None  # stands for an unknown token until its characters are known
         chunks = [unknown if i == self._unk else bytes([self._byte_ids[i]])
                   if i in self._byte_ids else self.surface(i).encode("utf-8") for i in ids]

@@ -155,7 +155,7 @@ class TextSample:
                     sizes.append(_visible_size(p))
                 counts[i] += 1
                 ids.append(i)
-            ws_words = _normalized(line, cfg).split()
+            ws_words = encoder_text(line, cfg).split()
             words += len(ws_words)
             placed = [i for i in ids if sizes[i]]
             if len(placed) == len(ws_words) and all(
@@ -243,7 +243,15 @@ def evaluate_text(model: BPEModel, lines: Iterable[str]) -> TextStats:
     return TextSample.from_lines(model, lines).stats(model)
 
 
-def _normalized(line: str, cfg) -> str:
+def characters_and_words(text: str, cfg) -> tuple[int, int]:
+    """The characters (code points, line breaks not counted: a line ends at ``\n``, with
+    the ``\r`` before it) and the whitespace-separated words of ``text``, as the
+    statistics count those of its lines."""
+    characters = sum(len(line.rstrip("\r")) for line in text.split("\n"))
+    return characters, len(encoder_text(text, cfg).split())
+
+
+def encoder_text(line: str, cfg) -> str:
     """The line as the engine sees it, for lining pre-tokens up with whitespace words."""
     if cfg.normalize != "none":
         line = unicodedata.normalize(cfg.normalize.upper(), line)
