@@ -287,6 +287,16 @@ def _runs(ws_words: list[str], sizes: list[int], ids: list[int]):
         w += 1
 
 
+def text_lines(text: str) -> list[str]:
+    """The lines of a typed or pasted text, as a file's lines are read: each ends at
+    ``\n`` (with any ``\r`` before it); ``\f``, U+0085 or U+2028 stay characters of their
+    line (``str.splitlines`` would cut there)."""
+    lines = text.split("\n")
+    if len(lines) > 1 and not lines[-1]:
+        lines.pop()  # after the last line's break
+    return [line.rstrip("\r") for line in lines]
+
+
 def _read_lines(paths: Sequence[str | os.PathLike]):
     for path in paths:
         path = os.fspath(path)
