@@ -255,7 +255,10 @@ def cmd_trim(args: argparse.Namespace) -> int:
 
 
 def _held_out(names) -> list[tuple[str, list[str]]]:
-    return [(name, [text for _, text in _lines(name)]) for name in names or ()]
+    """Each held-out file's lines, read as the Extend form and Evaluate read texts."""
+    from bpe_desktop.core.comparison import read_text_lines
+
+    return [(name, read_text_lines([name])) for name in names or ()]
 
 
 def _write(args, model, source, fmt: str, verify: list[str]) -> None:
