@@ -195,13 +195,10 @@ def cmd_extend(args: argparse.Namespace) -> int:
     _write(args, model, source, fmt, verify)
     reports = _reports(source, model, held_out)
     if (run := recording(args)) is not None:
-        from bpe_desktop.core.project.metrics import Metric, held_out_metrics, training_metrics
+        from bpe_desktop.core.project.metrics import extension_metrics
 
         run.set_model(model, path=args.output)
-        run.add_metrics([*training_metrics(model, dict(result.timings)),
-                         Metric("new_merges", result.new_merges),
-                         Metric("new_characters", len(result.new_characters)),
-                         *(row for report in reports for row in held_out_metrics(report))])
+        run.add_metrics(extension_metrics(result, reports))
     if not args.quiet:
         print(f"{result.new_merges:,} new merges, vocabulary {source.vocab_size:,} -> "
               f"{model.vocab_size:,} tokens, {time.perf_counter() - started:.1f} s")
