@@ -43,6 +43,16 @@ class Segmentation:
         return len(self.boundaries) + self.inside
 
 
+def byte_fallback_ids(model: BPEModel) -> dict[int, int]:
+    """id -> byte of a byte-fallback model's byte tokens ``<0x00>`` ... ``<0xFF>`` (special
+    tokens of a model trained with byte fallback, ordinary pieces of an imported one);
+    empty without byte fallback."""
+    if not model.config.byte_fallback:
+        return {}
+    ids = map(model.piece_to_id, BYTE_PIECES)
+    return {i: b for b, i in enumerate(ids) if i is not None}
+
+
 class Segmenter:
     """Turns a model's ids for one word into a :class:`Segmentation`."""
 
@@ -57,12 +67,7 @@ class Segmenter:
         self._special_ids = {t.id for t in cfg.special_tokens}
         self._fuse_unk = cfg.fuse_unk
         self._config = cfg
-        #: id -> byte, for the byte-fallback tokens (special tokens of a model trained
-        #: with byte fallback, ordinary pieces of an imported one)
-        self._byte_ids: dict[int, int] = {}
-        if cfg.byte_fallback:
-            ids = map(model.piece_to_id, BYTE_PIECES)
-            self._byte_ids = {i: b for b, i in enumerate(ids) if i is not None}
+        self._byte_ids = byte_fallback_ids(model)
         self._lengths: dict[int, int] = {}  # id -> surface length, filled as met
 
     def surface(self, id: int) -> str:
