@@ -3,13 +3,12 @@
 A word is encoded as the model encodes a text consisting of that word alone. Each piece
 contributes its surface text: boundary markers removed (``</w>`` at the end, ``▁`` at
 the start, for the model's boundary style), a piece that is only a marker contributes
-nothing, the unknown token stands for its one character, and byte-level pieces
-contribute their bytes. The unknown token stands for the characters it replaces: one, or
-with ``fuse_unk`` the run of them up to the next piece's text; byte-fallback tokens
-(``<0xC3>``) stand for their byte. The predicted boundaries are the offsets between
-consecutive non-empty pieces. A boundary that falls inside a UTF-8 character (between
-byte-level pieces or byte-fallback tokens) is kept apart (``inside``): it counts as
-predicted but can never match a gold boundary.
+nothing, and byte-level pieces contribute their bytes. The unknown token stands for the
+characters it replaces: one, or with ``fuse_unk`` the run of them up to the next piece's
+text; byte-fallback tokens (``<0xC3>``) stand for their byte. The predicted boundaries
+are the offsets between consecutive non-empty pieces. A boundary that falls inside a
+UTF-8 character (between byte-level pieces or byte-fallback tokens) is kept apart
+(``inside``): it counts as predicted but can never match a gold boundary.
 """
 
 from __future__ import annotations
