@@ -198,13 +198,10 @@ def cmd_extend(args: argparse.Namespace) -> int:
     _write(args, model, source, fmt, verify)
     reports = _reports(source, model, held_out)
     if (run := recording(args)) is not None:
-        from bpe_desktop.core.project.metrics import Metric, held_out_metrics, training_metrics
+        from bpe_desktop.core.project.metrics import extension_metrics
 
         run.set_model(model, path=args.output, fmt=_output_format(args, fmt))
-        run.add_metrics([*training_metrics(model, dict(result.timings)),
-                         Metric("new_merges", result.new_merges),
-                         Metric("new_characters", len(result.new_characters)),
-                         *(row for report in reports for row in held_out_metrics(report))])
+        run.add_metrics(extension_metrics(result, reports))
     if not args.quiet:
         print(f"{result.new_merges:,} new merges, vocabulary {source.vocab_size:,} -> "
               f"{model.vocab_size:,} tokens, {time.perf_counter() - started:.1f} s")
@@ -258,7 +255,10 @@ def cmd_trim(args: argparse.Namespace) -> int:
 
 
 def _held_out(names) -> list[tuple[str, list[str]]]:
-    return [(name, [text for _, text in _lines(name)]) for name in names or ()]
+    """Each held-out file's lines, read as the Extend form and Evaluate read texts."""
+    from bpe_desktop.core.comparison import read_text_lines
+
+    return [(name, read_text_lines([name])) for name in names or ()]
 
 
 def _write(args, model, source, fmt: str, verify: list[str]) -> None:

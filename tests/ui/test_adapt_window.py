@@ -248,6 +248,30 @@ def test_history_records_an_extension_and_reruns_it(window, qtbot, tmp_path, ui)
     assert ui.errors == []
 
 
+def test_history_records_the_extensions_held_out_figures_as_the_command_line(
+        window, qtbot, tmp_path, ui):
+    from tests.ui.test_history_panel import settle
+
+    held = tmp_path / "held.txt"
+    held.write_text("жаба жар\n\nthe lower\n", encoding="utf-8")
+    window.training.start_from.set_held_out([str(held)])
+    source, extended = _extend_in_window(window, qtbot, tmp_path)
+    settle(window, qtbot, 1)
+    run = window.history.model.run_at(0)
+    metrics = {(m.metric, m.source): m.value
+               for m in window.projects.project.run_details(run.id).metrics}
+    # as `bpe-desktop extend --held-out held.txt --project P` records them: 2 lines (the
+    # blank one left out), 4 words, and each model's tokens on them
+    before = sum(len(source.tokenizer().encode(line)) for line in ("жаба жар", "the lower"))
+    after = sum(len(extended.tokenizer().encode(line)) for line in ("жаба жар", "the lower"))
+    assert metrics["new_merges", ""] == 5
+    assert (metrics["lines", "held.txt"], metrics["words", "held.txt"]) == (2, 4)
+    assert (metrics["tokens_before", "held.txt"], metrics["tokens", "held.txt"]) == \
+        (before, after)
+    assert metrics["tokens_per_word", "held.txt"] == after / 4
+    assert ui.errors == []
+
+
 def test_rerunning_a_training_while_start_from_extends_trains_anew(window, qtbot, tmp_path,
                                                                     ui):
     from tests.ui.test_history_panel import select, settle

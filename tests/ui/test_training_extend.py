@@ -133,3 +133,22 @@ def test_unseen_characters_kept_as_bytes_from_the_panel(panel, qtbot, sources, t
     assert result.new_characters == () and dict(result.byte_characters)["я"] > 0
     assert "characters spelled in byte tokens (byte fallback)" in panel.log_view.toPlainText()
     assert errors == []
+
+
+def test_held_out_lines_end_at_line_feeds_as_on_the_command_line(panel, qtbot, sources,
+                                                                  tmp_path):
+    held = tmp_path / "held.txt"
+    # a form feed and U+2028 are characters of their line (the command line reads it so)
+    held.write_text("мир\x0cдом\nthree\u2028four\r\n", encoding="utf-8")
+    panel.corpus.add_paths([str(sources["corpus"])])
+    box = panel.start_from
+    box.choice.setCurrentText(EXISTING)
+    assert box.set_source(str(sources["sp"]))
+    box.stop_mode.setCurrentIndex(0)
+    box.stop_value.setValue(20)
+    box.set_held_out([str(held)])
+    with qtbot.waitSignal(panel.trained, timeout=60_000) as blocker:
+        assert panel.start()
+    report = blocker.args[0].reports[0]
+    # 2 lines, 4 words; UTF-8 bytes: 3×2 + 1 + 3×2 = 13 and 5 + 3 + 4 = 12
+    assert (report.lines, report.words, report.utf8_bytes) == (2, 4, 25)

@@ -48,6 +48,7 @@ from bpe_desktop.core.comparison import (
     read_text_lines,
 )
 from bpe_desktop.core.comparison.parity_pair import language_costs
+from bpe_desktop.core.evaluation.text_stats import text_lines
 from bpe_desktop.core.formats import FORMATS
 from bpe_desktop.core.parity_dev import DevSet
 from bpe_desktop.ui.common import dialogs
@@ -202,7 +203,7 @@ class ComparePanel(QWidget):
             models = [(s.name, s.load()) for s in sources]
             try:
                 report("reading the text", force=True)
-                lines = read_text_lines([path]) if path is not None else typed.splitlines()
+                lines = read_text_lines([path]) if path is not None else text_lines(typed)
                 report("comparing", force=True)
                 result = compare(models, lines, cancelled=lambda: cancel.cancelled)
                 if parallel is not None:

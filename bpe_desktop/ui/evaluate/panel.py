@@ -49,9 +49,11 @@ from bpe_desktop.core.evaluation import (
 from bpe_desktop.core.evaluation.sweep import max_sweep_points
 from bpe_desktop.core.evaluation.tables import (
     GOLD_HEADERS,
+    MORPHOLOGY_HEADERS,
     PARITY_HEADERS,
     gold_notes,
     gold_rows,
+    morphology_rows,
     parity_rows,
     text_table,
 )
@@ -69,12 +71,10 @@ from bpe_desktop.ui.evaluate.plots import ParityChart, SweepPlots
 from bpe_desktop.ui.evaluate.table_models import (
     BOUNDARY_COLORS,
     HTML_ROLE,
-    MORPHOLOGY_HEADERS,
     SORT_ROLE,
     TEXT_LABELS,
     RowsModel,
     WordTableModel,
-    morphology_rows,
     sweep_table,
 )
 from bpe_desktop.ui.evaluate.unconstrained import UnconstrainedButton

@@ -227,12 +227,10 @@ def extend_job(request: ExtendRequest, corpus):
         result = extend(source, corpus, merges=request.merges, vocab_size=request.vocab_size,
                         unknown=request.options.unknown,
                         new_ids=new_ids_from(request.options.new_ids), cancel=cancel)
-        reports = []
-        for path in request.held_out:
-            with open(path, encoding="utf-8") as f:
-                lines = f.read().splitlines()
-            reports.append(held_out_report(source, result.model, lines,
-                                           os.path.basename(path)))
+        from bpe_desktop.core.comparison import read_text_lines
+
+        reports = [held_out_report(source, result.model, read_text_lines([path]),
+                                   os.path.basename(path)) for path in request.held_out]
         result.model.piece_ids  # computed here, not on the GUI thread
         return ExtendOutcome(result, tuple(reports), request.source, request.fmt)
 

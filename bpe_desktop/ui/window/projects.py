@@ -40,6 +40,7 @@ from bpe_desktop.core.project.run_model import read_run_model, run_model_source
 from bpe_desktop.core.project.metrics import (
     comparison_metrics,
     evaluation_metrics,
+    extension_metrics,
     training_metrics,
     trim_metrics,
 )
@@ -51,7 +52,7 @@ from bpe_desktop.ui.common.workers import JobRunner
 from bpe_desktop.ui.history.panel import default_project_path
 from bpe_desktop.ui.history.recorder import ProjectRecorder
 from bpe_desktop.ui.history.table_model import read_runs
-from bpe_desktop.ui.training.start_from import EXISTING, NEW_VOCABULARY
+from bpe_desktop.ui.training.start_from import EXISTING, NEW_VOCABULARY, ExtendOutcome
 
 if TYPE_CHECKING:
     from bpe_desktop.ui.window.main_window import MainWindow
@@ -308,9 +309,13 @@ class ProjectControl(QObject):
     def _on_trained(self, result) -> None:
         if self._training is None:
             return
+        # an extension (Start from) records what `bpe-desktop extend --project` does
+        metrics = (extension_metrics(result.result, result.reports)
+                   if isinstance(result, ExtendOutcome)
+                   else training_metrics(result.model, dict(result.timings)))
         self.recorder.finish(self._training, "finished", model=result.model,
-                             metrics=training_metrics(result.model, dict(result.timings)),
-                             log_text=self._training_log(), **self._how_it_ran())
+                             metrics=metrics, log_text=self._training_log(),
+                             **self._how_it_ran())
         self._training = None
 
     def _end_training(self, status: str, message: str) -> None:

@@ -9,6 +9,7 @@ from PySide6.QtGui import QColor, QGuiApplication, QHelpEvent, QTextCursor
 from PySide6.QtWidgets import QApplication, QToolTip
 
 from bpe_desktop.core import Corpus, SpecialToken, TrainConfig, train
+from bpe_desktop.core.evaluation import evaluate_text
 from bpe_desktop.ui.codec import panel as codec_panel
 from bpe_desktop.ui.codec.panel import (
     CodecPanel,
@@ -170,6 +171,25 @@ def test_statistics(panel, toy_model):
     assert stat(panel, "tokens_per_word") == f"{9 / 5:.2f}"
     assert stat(panel, "distinct") == "6"
     assert stat(panel, "unknowns") == "0"
+
+
+def test_statistics_count_words_and_characters_as_evaluate_does(qtbot, errors, byte_model):
+    widget = CodecPanel()
+    qtbot.addWidget(widget)
+    widget.set_model(byte_model)
+    # hello Ġworld , Ġcafé ! (5 tokens; 5 pre-tokens, but 3 words: "world," "café!")
+    widget.set_text("hello world, café!")
+    s = widget.stats
+    assert (s.tokens, s.characters, s.words) == (5, 18, 3)
+    assert stat(widget, "tokens_per_word") == f"{5 / 3:.2f}"
+    evaluated = evaluate_text(byte_model, ["hello world, café!"])
+    assert (s.tokens_per_word, s.chars_per_token) == (evaluated.fertility,
+                                                      evaluated.chars_per_token)
+    # + Ċ a Ġcafé: the line break is a token of this byte-level model, not a character
+    widget.set_text("hello world, café!\na café")
+    s = widget.stats
+    assert (s.tokens, s.characters, s.words) == (8, 18 + 6, 5)
+    assert stat(widget, "chars_per_token") == f"{24 / 8:.2f}"
 
 
 def test_greedy_and_merge_rank_differ(panel, qtbot, toy_model):
