@@ -8,9 +8,10 @@ for special tokens: ``unk`` is UNKNOWN, the others CONTROL (never read from text
 in BPE Desktop); protected strings are USER_DEFINED (found in the text, never split).
 ``trainer_spec`` names the model type (BPE), the size and the special
 tokens' ids and pieces, and the unknown token's piece as the text it decodes to
-(``unk_surface``, as BPE Desktop decodes it; sentencepiece's default is `` ⁇ ``); ``normalizer_spec`` is ``identity`` with sentencepiece's
-default whitespace handling (a ``▁`` before the first word, runs of spaces collapsed),
-which is what the sentencepiece pre-tokenizer does.
+(``unk_surface``, as BPE Desktop decodes it; sentencepiece's default is `` ⁇ ``);
+``normalizer_spec`` is ``identity`` with sentencepiece's default whitespace handling
+(a ``▁`` before the first word, runs of spaces collapsed), which is what the
+sentencepiece pre-tokenizer does.
 
 Only ``bow-prefix`` models with the sentencepiece pre-tokenizer, no normalization and
 an unknown token fit. A merge whose token already existed cannot be written (a piece

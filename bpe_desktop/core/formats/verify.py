@@ -77,8 +77,8 @@ class Verification:
             if self.first_decode_difference is None:
                 return None
             number, ours, theirs = self.first_decode_difference
-            return (f"line {number:,} ({len(ours):,} characters) gets the same ids, but "
-                    f"BPE Desktop decodes them as {_cut(ours, MISMATCH_LINE_CHARS)!r} and "
+            return (f"line {number:,} gets the same ids, but BPE Desktop decodes them as"
+                    f" {_cut(ours, MISMATCH_LINE_CHARS)!r} and "
                     f"{self.library} as {_cut(theirs, MISMATCH_LINE_CHARS)!r}")
         line, ours, theirs = self.first_mismatch
         k = next((i for i, (a, b) in enumerate(zip(ours, theirs)) if a != b),
