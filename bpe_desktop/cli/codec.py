@@ -50,16 +50,25 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 def _batches(name: str) -> Iterator[list[tuple[int, str, str]]]:
     """Lines of ``name`` in batches: (number, text, the line break to write after its
-    output: none when the input's last line had none, so ``encode | decode`` keeps it)."""
+    output: the input line's own, so that ``encode | decode`` keeps \\r\\n, \\n or none)."""
     size = BATCH_LINES  # read at each call, so that a test can make batches small
     batch: list[tuple[int, str, str]] = []
-    for number, text, ended in _lines_with_ends(name):
-        batch.append((number, text, "\n" if ended else ""))
+    for number, text, end in _lines_with_ends(name):
+        batch.append((number, text, end))
         if len(batch) >= size:
             yield batch
             batch = []
     if batch:
         yield batch
+
+
+def _untranslated_stdout():
+    """Standard output writing line breaks as given: each output line ends as its input
+    line did, where a text stream would turn "\\n" into the platform's line end."""
+    out = sys.stdout
+    if hasattr(out, "reconfigure"):
+        out.reconfigure(newline="")
+    return out
 
 
 def cmd_encode(args: argparse.Namespace) -> int:
@@ -77,7 +86,7 @@ def cmd_encode(args: argparse.Namespace) -> int:
     unk = tok.unk_id()
     word_final_unk = not args.ids and model.config.boundary == "eow-suffix" and unk >= 0
     label = "standard input" if args.input == "-" else args.input
-    out = sys.stdout
+    out = _untranslated_stdout()
     for batch in _batches(args.input):
         texts = [text for _, text, _ in batch]
         try:
@@ -101,7 +110,7 @@ def _encode_sampled(tok, args: argparse.Namespace) -> int:
 
     base = args.seed if args.seed is not None else secrets.randbits(64)
     label = "standard input" if args.input == "-" else args.input
-    out = sys.stdout
+    out = _untranslated_stdout()
     for batch in _batches(args.input):
         lines = []
         for number, text, _ in batch:
@@ -134,7 +143,7 @@ def cmd_decode(args: argparse.Namespace) -> int:
     model = load_model_file(args.model)
     tok = model.tokenizer()
     label = "standard input" if args.input == "-" else args.input
-    out = sys.stdout
+    out = _untranslated_stdout()
     for batch in _batches(args.input):
         lines = []
         for number, text, _ in batch:
@@ -148,3 +157,4 @@ def cmd_decode(args: argparse.Namespace) -> int:
         out.write("".join(line + end for line, (_, _, end) in zip(lines, batch)))
     out.flush()
     return EXIT_OK
+
