@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from typing import Iterator
 
@@ -153,8 +154,20 @@ def cmd_decode(args: argparse.Namespace) -> int:
                 else:
                     lines.append(tok.decode_id_text(text))
             except EncodeError as exc:
-                raise CliError(f"{label} line {number}: {exc}") from None
+                _decode_error(tok, text, args.pieces, f"{label} line {number}", exc)
         out.write("".join(line + end for line, (_, _, end) in zip(lines, batch)))
     out.flush()
     return EXIT_OK
 
+
+def _decode_error(tok, text: str, pieces: bool, where: str, exc: EncodeError):
+    """Name the first field of a line that does not decode, by its place and column: a line
+    of ids can be thousands long."""
+    kind = "piece" if pieces else "id"
+    for place, field in enumerate(re.finditer(r"\S+", text), 1):
+        try:
+            tok.decode_pieces([field.group()]) if pieces else tok.decode_id_text(field.group())
+        except EncodeError as field_exc:
+            raise CliError(f"{where}, {kind} {place} (column {field.start() + 1}): "
+                           f"{field_exc}") from None
+    raise CliError(f"{where}: {exc}") from None

@@ -3,7 +3,7 @@ named down to the id or piece at fault."""
 
 from __future__ import annotations
 
-from tests.cli.support import run
+from tests.cli.support import assert_one_error_line, run
 
 TEXT = "the lowest\r\nnewest low\n\r\nlower\r\n"
 
@@ -25,3 +25,24 @@ def test_encode_decode_keeps_windows_line_ends(capsys, trained, tmp_path):
         assert status == 0, err
         assert decoded == TEXT
 
+
+def test_a_bad_id_is_named_by_its_place_in_the_line(capsys, trained, tmp_path):
+    src = tmp_path / "ids.txt"
+    src.write_text("1 2\n3  4 99999 5\n", encoding="utf-8")
+    status, out, err = run(capsys, "decode", "-m", trained, src)
+    assert status == 1
+    assert_one_error_line(err, "ids.txt line 2, id 3 (column 6)", "99999",
+                          "outside the vocabulary")
+
+    src.write_text("7 8 x9\n", encoding="utf-8")
+    status, out, err = run(capsys, "decode", "-m", trained, src)
+    assert status == 1
+    assert_one_error_line(err, "ids.txt line 1, id 3 (column 5)", "'x9' is not a token id")
+
+
+def test_a_bad_piece_is_named_by_its_place_in_the_line(capsys, trained, tmp_path):
+    src = tmp_path / "pieces.txt"
+    src.write_text("low </w>\tno-such-piece\n", encoding="utf-8")
+    status, out, err = run(capsys, "decode", "-m", trained, "--pieces", src)
+    assert status == 1
+    assert_one_error_line(err, "pieces.txt line 1, piece 3 (column 10)", "no-such-piece")
