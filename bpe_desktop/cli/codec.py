@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import itertools
 import re
 import sys
 from typing import Iterator
@@ -40,10 +41,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     # -- decode -------------------------------------------------------------------------
     p = sub.add_parser(
         "decode", help="turn token ids (or pieces) back into text",
-        description="Decode lines of whitespace-separated token ids (or pieces) to text.",
+        description="Decode lines of token ids separated by white space (or, with --pieces, "
+        "the pieces 'encode' writes) to text. Each output line ends as its input line did.",
     )
     p.add_argument("-m", "--model", required=True, metavar="MODEL")
-    p.add_argument("--pieces", action="store_true", help="the input holds pieces, not ids")
+    p.add_argument("--pieces", action="store_true",
+                   help="the input holds pieces, not ids, separated by single spaces as "
+                   "'encode' writes them (a tab is a piece of a model that keeps tabs)")
     p.add_argument("input", nargs="?", default="-", metavar="FILE",
                    help="ids to decode (default: standard input)")
     p.set_defaults(run=cmd_decode)
@@ -145,29 +149,52 @@ def cmd_decode(args: argparse.Namespace) -> int:
     tok = model.tokenizer()
     label = "standard input" if args.input == "-" else args.input
     out = _untranslated_stdout()
+    spaced = sorted((p for p in model.config.protected if " " in p), key=len, reverse=True)
     for batch in _batches(args.input):
         lines = []
         for number, text, _ in batch:
             try:
                 if args.pieces:
-                    lines.append(tok.decode_pieces(text.split()))
+                    lines.append(tok.decode_pieces([p for _, p in _pieces(text, spaced)]))
                 else:
                     lines.append(tok.decode_id_text(text))
             except EncodeError as exc:
-                _decode_error(tok, text, args.pieces, f"{label} line {number}", exc)
+                fields = _pieces(text, spaced) if args.pieces else \
+                    [(m.start(), m.group()) for m in re.finditer(r"\S+", text)]
+                _decode_error(tok, fields, args.pieces, f"{label} line {number}", exc)
         out.write("".join(line + end for line, (_, _, end) in zip(lines, batch)))
     out.flush()
     return EXIT_OK
 
 
-def _decode_error(tok, text: str, pieces: bool, where: str, exc: EncodeError):
+def _pieces(text: str, spaced: list[str]) -> list[tuple[int, str]]:
+    """(column, piece) of a line of ``encode``'s pieces: they are separated by single
+    spaces, and no piece holds one but a protected string with a space in it (``spaced``,
+    longest first), read as one piece wherever its words stand in a row. A tab or other
+    white space is a piece (or part of one) of a model that keeps it in words."""
+    fields = text.split(" ")
+    columns = list(itertools.accumulate((len(f) + 1 for f in fields), initial=0))
+    out: list[tuple[int, str]] = []
+    k = 0
+    while k < len(fields):
+        found = next((p for p in spaced if " ".join(fields[k:k + p.count(" ") + 1]) == p),
+                     None)
+        width = 1 if found is None else found.count(" ") + 1
+        if found is not None or fields[k]:
+            out.append((columns[k], found or fields[k]))
+        k += width
+    return out
+
+
+def _decode_error(tok, fields: list[tuple[int, str]], pieces: bool, where: str,
+                  exc: EncodeError):
     """Name the first field of a line that does not decode, by its place and column: a line
     of ids can be thousands long."""
     kind = "piece" if pieces else "id"
-    for place, field in enumerate(re.finditer(r"\S+", text), 1):
+    for place, (column, field) in enumerate(fields, 1):
         try:
-            tok.decode_pieces([field.group()]) if pieces else tok.decode_id_text(field.group())
+            tok.decode_pieces([field]) if pieces else tok.decode_id_text(field)
         except EncodeError as field_exc:
-            raise CliError(f"{where}, {kind} {place} (column {field.start() + 1}): "
+            raise CliError(f"{where}, {kind} {place} (column {column + 1}): "
                            f"{field_exc}") from None
     raise CliError(f"{where}: {exc}") from None

@@ -42,7 +42,7 @@ def test_a_bad_id_is_named_by_its_place_in_the_line(capsys, trained, tmp_path):
 
 def test_a_bad_piece_is_named_by_its_place_in_the_line(capsys, trained, tmp_path):
     src = tmp_path / "pieces.txt"
-    src.write_text("low </w>\tno-such-piece\n", encoding="utf-8")
+    src.write_text("low </w> no-such-piece\n", encoding="utf-8")
     status, out, err = run(capsys, "decode", "-m", trained, "--pieces", src)
     assert status == 1
     assert_one_error_line(err, "pieces.txt line 1, piece 3 (column 10)", "no-such-piece")
