@@ -186,7 +186,9 @@ def _lines(name: str) -> Iterator[tuple[int, str]]:
 def _lines_with_ends(name: str) -> Iterator[tuple[int, str, str]]:
     """(line number, text without its line break, that line break: "\\r\\n", "\\n", or ""
     for a last line without one). Output written line for line ends each line as its
-    input line ended, so that ``encode | decode`` gives the text back to the byte."""
+    input line ended, so that ``encode | decode`` gives the text back to the byte. A
+    byte-order mark before the first line is the encoding's mark, not text, as training
+    reads it."""
     label = "standard input" if name == "-" else name
     stream = _open_input(name)
     try:
@@ -195,6 +197,8 @@ def _lines_with_ends(name: str) -> Iterator[tuple[int, str, str]]:
             if raw.endswith(b"\n"):
                 end = "\r\n" if raw.endswith(b"\r\n") else "\n"
                 raw = raw[:-len(end)]
+            if number == 1:
+                raw = raw.removeprefix(b"\xef\xbb\xbf")
             try:
                 yield number, raw.decode("utf-8"), end
             except UnicodeDecodeError as exc:

@@ -3,6 +3,7 @@ named down to the id or piece at fault."""
 
 from __future__ import annotations
 
+from bpe_desktop.core.model_file import load_model
 from tests.cli.support import assert_one_error_line, run
 
 TEXT = "the lowest\r\nnewest low\n\r\nlower\r\n"
@@ -46,3 +47,21 @@ def test_a_bad_piece_is_named_by_its_place_in_the_line(capsys, trained, tmp_path
     status, out, err = run(capsys, "decode", "-m", trained, "--pieces", src)
     assert status == 1
     assert_one_error_line(err, "pieces.txt line 1, piece 3 (column 10)", "no-such-piece")
+
+
+def test_a_byte_order_mark_is_not_text(capsys, trained, tmp_path):
+    """Training reads a file's leading BOM as the encoding mark it is: encoding and
+    decoding do too, so the training file encodes as it trained (no <unk> first)."""
+    src = tmp_path / "bom.txt"
+    src.write_bytes(b"\xef\xbb\xbfthe lowest\nlow\n")
+    status, ids, err = run(capsys, "encode", "-m", trained, "--ids", src)
+    assert status == 0, err
+    tok = load_model(trained).tokenizer()
+    assert ids == " ".join(map(str, tok.encode("the lowest"))) + "\n" + \
+        " ".join(map(str, tok.encode("low"))) + "\n"
+
+    coded = tmp_path / "ids.txt"
+    coded.write_bytes(b"\xef\xbb\xbf" + ids.encode("utf-8"))  # saved by an editor with a BOM
+    status, decoded, err = run(capsys, "decode", "-m", trained, coded)
+    assert status == 0, err
+    assert decoded == "the lowest\nlow\n"
