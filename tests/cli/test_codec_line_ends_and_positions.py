@@ -1,7 +1,9 @@
-"""encode | decode keeps each line's own line break, and a line that does not decode is
-named down to the id or piece at fault."""
+"""encode | decode keeps each line's own line break and reads a leading byte-order mark as
+the encoding's mark; a line that does not decode is named down to the id or piece at fault."""
 
 from __future__ import annotations
+
+import pytest
 
 from bpe_desktop.core.model_file import load_model
 from tests.cli.support import assert_one_error_line, run
@@ -27,26 +29,20 @@ def test_encode_decode_keeps_windows_line_ends(capsys, trained, tmp_path):
         assert decoded == TEXT
 
 
-def test_a_bad_id_is_named_by_its_place_in_the_line(capsys, trained, tmp_path):
-    src = tmp_path / "ids.txt"
-    src.write_text("1 2\n3  4 99999 5\n", encoding="utf-8")
-    status, out, err = run(capsys, "decode", "-m", trained, src)
+@pytest.mark.parametrize("content, flags, where, problem", [
+    ("1 2\n3  4 99999 5\n", [], "line 2, id 3 (column 6)", "99999 is outside the vocabulary"),
+    ("7 8 x9\n", [], "line 1, id 3 (column 5)", "'x9' is not a token id"),
+    ("low </w> no-such-piece\n", ["--pieces"], "line 1, piece 3 (column 10)",
+     "'no-such-piece' is not a token"),
+])
+def test_what_does_not_decode_is_named_by_its_place_in_the_line(capsys, trained, tmp_path,
+                                                                 content, flags, where,
+                                                                 problem):
+    src = tmp_path / "coded.txt"
+    src.write_text(content, encoding="utf-8")
+    status, out, err = run(capsys, "decode", "-m", trained, *flags, src)
     assert status == 1
-    assert_one_error_line(err, "ids.txt line 2, id 3 (column 6)", "99999",
-                          "outside the vocabulary")
-
-    src.write_text("7 8 x9\n", encoding="utf-8")
-    status, out, err = run(capsys, "decode", "-m", trained, src)
-    assert status == 1
-    assert_one_error_line(err, "ids.txt line 1, id 3 (column 5)", "'x9' is not a token id")
-
-
-def test_a_bad_piece_is_named_by_its_place_in_the_line(capsys, trained, tmp_path):
-    src = tmp_path / "pieces.txt"
-    src.write_text("low </w> no-such-piece\n", encoding="utf-8")
-    status, out, err = run(capsys, "decode", "-m", trained, "--pieces", src)
-    assert status == 1
-    assert_one_error_line(err, "pieces.txt line 1, piece 3 (column 10)", "no-such-piece")
+    assert_one_error_line(err, f"coded.txt {where}", problem)
 
 
 def test_a_byte_order_mark_is_not_text(capsys, trained, tmp_path):
