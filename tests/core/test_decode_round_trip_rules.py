@@ -55,6 +55,10 @@ def words(text: str, pretokenizer: str) -> list[str]:
     return text.split() if separator is None else [w for w in separator.split(text) if w]
 
 
+#: Models trained once for the tests that take no fixture (hypothesis reruns a test body).
+_models: dict = {}
+
+
 def trained(config: TrainConfig):
     return train(Corpus.from_texts([TRAINING_TEXT]), config).model
 
@@ -133,7 +137,3 @@ def test_unseen_characters_come_back_as_bytes_or_as_unk(text):
     for character in UNSEEN:
         expected = expected.replace(character, "<unk>")
     assert tok.decode(tok.encode(text)) == expected
-
-
-#: Models trained once for the tests that take no fixture (hypothesis reruns a test body).
-_models: dict = {}
