@@ -183,20 +183,24 @@ def _lines(name: str) -> Iterator[tuple[int, str]]:
         yield number, text
 
 
-def _lines_with_ends(name: str) -> Iterator[tuple[int, str, bool]]:
-    """(line number, text without its line break, whether it had one): a last line
-    without a line break gives output without one (``encode | decode`` keeps the text)."""
+def _lines_with_ends(name: str) -> Iterator[tuple[int, str, str]]:
+    """(line number, text without its line break, that line break: "\\r\\n", "\\n", or ""
+    for a last line without one). Output written line for line ends each line as its
+    input line ended, so that ``encode | decode`` gives the text back to the byte. A
+    byte-order mark before the first line is the encoding's mark, not text, as training
+    reads it."""
     label = "standard input" if name == "-" else name
     stream = _open_input(name)
     try:
         for number, raw in enumerate(stream, 1):
-            ended = raw.endswith(b"\n")
-            if ended:
-                raw = raw[:-1]
-                if raw.endswith(b"\r"):
-                    raw = raw[:-1]
+            end = ""
+            if raw.endswith(b"\n"):
+                end = "\r\n" if raw.endswith(b"\r\n") else "\n"
+                raw = raw[:-len(end)]
+            if number == 1:
+                raw = raw.removeprefix(b"\xef\xbb\xbf")
             try:
-                yield number, raw.decode("utf-8"), ended
+                yield number, raw.decode("utf-8"), end
             except UnicodeDecodeError as exc:
                 raise CliError(f"{label} line {number}: not valid UTF-8 "
                                f"(byte 0x{raw[exc.start]:02x} at column {exc.start + 1})"

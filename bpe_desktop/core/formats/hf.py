@@ -471,8 +471,11 @@ def _read_pre_tokenizer(r: _Reader, node: Any) -> tuple[str, str]:
                            "did not prepend it")
         boundary = "bow-prefix"
         if not steps:
-            # Metaspace alone splits at spaces only.
-            r.notes.append("words are also split at line breaks here")
+            # Metaspace alone splits at each space: every space of a run, and one at either
+            # end of the text, is a ▁ of its own there.
+            r.approximate("words are also split at line breaks here, and a run of spaces "
+                          "(or spaces at the start or end of a text) is one word break, "
+                          "where the source's Metaspace gives each space its own ▁")
             return "sentencepiece", boundary
     kinds = [s.get("type") for s, _ in steps]
     if kinds == ["ByteLevel"]:
