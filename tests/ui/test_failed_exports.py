@@ -1,11 +1,13 @@
 """Exports that fail part-way (a disk that fills up) leave the earlier file of that name
-as it was and say which file could not be written."""
+as it was and say which file could not be written, why in words, and what to do next."""
 
 from __future__ import annotations
 
 import contextlib
 import resource
 import signal
+
+import pytest
 
 from tests.ui.window_helpers import train_toy
 
@@ -43,3 +45,70 @@ def test_a_pdf_report_that_cannot_be_written_keeps_the_earlier_file(window, qtbo
     assert sorted(p.name for p in tmp_path.iterdir() if "report" in p.name) == ["report.pdf"]
     window.projects.export_report(None)  # with room, it is written
     assert target.read_bytes().startswith(b"%PDF")
+
+
+def _evaluated(window, qtbot) -> None:
+    panel = window.evaluate
+    panel.pasted_edit.setPlainText("lowest newer widest")
+    with qtbot.waitSignal(panel.evaluated, timeout=20_000):
+        panel.start()
+
+
+def _compared(window, qtbot) -> None:
+    panel = window.compare
+    panel.add_current()
+    panel.add_model("smaller", window.document.model.truncated(3))
+    panel.set_text("lowest newer widest")
+    with qtbot.waitSignal(panel.compared, timeout=20_000):
+        panel.start()
+
+
+def _nothing(window, qtbot) -> None:
+    pass
+
+
+#: (file name, what the panel needs first, how the user asks for the export).
+EXPORTS = {
+    "vocabulary table": ("vocabulary.csv", _nothing, lambda w: w.vocab._ask_export_table()),
+    "vocabulary plot": ("merges.png", _nothing, lambda w: w.vocab._ask_export_plot()),
+    "evaluation table": ("text.csv", _evaluated, lambda w: w.evaluate._ask_export_csv("text")),
+    "evaluation plot": ("parity.svg", _evaluated,
+                        lambda w: w.evaluate._ask_export_plot("parity")),
+    "comparison list": ("only-a.csv", _compared, lambda w: w.compare._ask_export_csv()),
+    "HTML report": ("report.html", _nothing, lambda w: w.projects.export_report(None)),
+}
+
+
+@pytest.mark.parametrize("export", EXPORTS)
+def test_a_full_disk_is_named_in_words_with_a_next_step(window, qtbot, ui, tmp_path, export):
+    name, prepare, ask = EXPORTS[export]
+    train_toy(window, qtbot)
+    prepare(window, qtbot)
+    window.projects.recorder.wait()
+    target = tmp_path / name
+    target.write_bytes(EARLIER)
+    ui.save_path = str(target)
+    with disk_fills_up_after(len(EARLIER)):  # every export is longer
+        ask(window)
+    [(title, message)] = ui.errors
+    assert message.startswith(f"Could not write {target}: File too large.")
+    assert "Errno" not in message and "'" not in message
+    assert "An earlier file of that name, if any, is unchanged." in message
+    assert "Free some space" in message
+    assert target.read_bytes() == EARLIER
+    assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")] == []
+
+
+def test_a_segmentation_that_cannot_be_saved_keeps_the_earlier_file(qtbot, ui, tmp_path):
+    from bpe_desktop.ui.training.segmentation import SegmentationDialog
+
+    dialog = SegmentationDialog({"walking": ("walk", "ing"), "talks": ("talk", "s")})
+    qtbot.addWidget(dialog)
+    target = tmp_path / "morfessor.tsv"
+    target.write_bytes(EARLIER)
+    with disk_fills_up_after(len(EARLIER)):
+        assert not dialog.save(str(target))
+    [(title, message)] = ui.errors
+    assert message.startswith(f"Could not write {target}: File too large.")
+    assert "Errno" not in message and "Free some space" in message
+    assert target.read_bytes() == EARLIER

@@ -50,6 +50,7 @@ from bpe_desktop.core.comparison import (
 from bpe_desktop.core.comparison.parity_pair import language_costs
 from bpe_desktop.core.formats import FORMATS
 from bpe_desktop.core.parity_dev import DevSet
+from bpe_desktop.views.write_errors import write_failure
 from bpe_desktop.ui.common import dialogs
 from bpe_desktop.ui.common.text_direction import follow_text_direction
 from bpe_desktop.ui.common.workers import JobError, JobRunner
@@ -480,7 +481,7 @@ class ComparePanel(QWidget):
         try:
             self.export_overlap_csv(path)
         except OSError as exc:
-            dialogs.show_error(self, "Cannot export", str(exc))
+            dialogs.show_error(self, "Export failed", write_failure(path, exc))
             return
         self._set_status(f"Wrote {path}")
 

@@ -56,6 +56,7 @@ from bpe_desktop.core.evaluation.tables import (
     text_table,
 )
 from bpe_desktop.core.file_labels import distinguishing_labels
+from bpe_desktop.views.write_errors import write_failure
 from bpe_desktop.ui.codec.piece_view import StepView
 from bpe_desktop.ui.common import dialogs
 from bpe_desktop.ui.common.live_status import ProgressBar
@@ -591,6 +592,6 @@ class EvaluatePanel(QWidget):
         try:
             write()
         except (OSError, ValueError) as exc:
-            dialogs.show_error(self, "Export failed", f"{path}: {exc}")
+            dialogs.show_error(self, "Export failed", write_failure(path, exc))
         else:
             self.status_message.emit(f"Saved {path}")

@@ -43,6 +43,7 @@ from bpe_desktop.core import release
 from bpe_desktop.core.chunked import INLINE_WORK, model_work
 from bpe_desktop.core.evaluation.vocabulary import INTERMEDIATE_SHARE
 from bpe_desktop.core.safe_write import write_files
+from bpe_desktop.views.write_errors import write_failure
 from bpe_desktop.views.vocab_loading import LoadedTable, LoadedWords, load_table, load_words
 from bpe_desktop.views.vocab_table import (
     COL_PIECE,
@@ -526,7 +527,7 @@ class VocabPanel(QWidget):
         try:
             self.export_table_csv(path)
         except OSError as exc:
-            dialogs.show_error(self, "Export failed", f"Could not write {path}: {exc}")
+            dialogs.show_error(self, "Export failed", write_failure(path, exc))
             return
         self.status_message.emit(
             f"Exported {self.table_model.rowCount():,} tokens to {os.path.basename(path)}")
@@ -540,7 +541,7 @@ class VocabPanel(QWidget):
         try:
             self.export_plot(which, path)
         except (OSError, ValueError) as exc:
-            dialogs.show_error(self, "Export failed", f"Could not write {path}: {exc}")
+            dialogs.show_error(self, "Export failed", write_failure(path, exc))
             return
         self.status_message.emit(f"Exported the {PLOTS[which]} plot to {os.path.basename(path)}")
 

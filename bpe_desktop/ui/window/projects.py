@@ -41,6 +41,7 @@ from bpe_desktop.core.project.metrics import (
     training_metrics,
     trim_metrics,
 )
+from bpe_desktop.views.write_errors import write_failure
 from bpe_desktop.ui.common import dialogs
 from bpe_desktop.ui.common.modal_work import run_modal
 from bpe_desktop.ui.common.scheduling import ENGINE_NICENESS as CHECK_NICENESS
@@ -549,6 +550,7 @@ class ProjectControl(QObject):
         try:
             run_modal(self.window, "Writing the report…", work)
         except (BpeError, OSError) as exc:
-            dialogs.show_error(self.window, "Cannot write the report", str(exc))
+            dialogs.show_error(self.window, "Cannot write the report",
+                               write_failure(path, exc) if isinstance(exc, OSError) else str(exc))
             return
         self.window._show_status(f"Wrote {path}: {len(ids)} run(s)")
