@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bpe_desktop.core.errors import CorpusError
-from bpe_desktop.core.text_files import GZIP_ERRORS, read_text_bytes
+from bpe_desktop.core.text_files import read_text_bytes
 
 #: Every gold format, in the order auto-detection prefers them.
 GOLD_FORMATS = ("sigmorphon", "morpho-challenge", "morphscore", "surface")
@@ -120,9 +120,6 @@ def read_gold(path: str | os.PathLike, fmt: str | None = None) -> GoldSet:
     path = os.fspath(path)
     try:
         data = read_text_bytes(path)  # gzip-compressed too, as other corpus files
-    except GZIP_ERRORS as exc:  # before OSError: BadGzipFile is one
-        raise CorpusError(f"{path}: not a readable gzip file ({exc})", path=path,
-                          reason="unreadable") from None
     except FileNotFoundError:
         raise CorpusError(f"{path}: no such gold file", path=path, reason="missing") from None
     except OSError as exc:

@@ -1,0 +1,69 @@
+"""A damaged text given to Evaluate or Compare is named with where it is damaged, and
+the results shown before stay."""
+
+from __future__ import annotations
+
+import gzip
+import os
+
+import pytest
+
+from tests.ui.window_helpers import train_toy
+
+pytest_plugins = ["tests.ui.window_fixtures"]
+
+DATA = os.path.join(os.path.dirname(__file__), "..", "data")
+ENGLISH = os.path.join(DATA, "ud_english.txt")
+GOLD = os.path.join(DATA, "morph", "eng.word.dev.tsv")
+
+
+def truncated_gzip(source: str, target) -> int:
+    """``source`` gzip-compressed and cut in half into ``target``; its length."""
+    with open(source, "rb") as fh:
+        packed = gzip.compress(fh.read())
+    target.write_bytes(packed[:len(packed) // 2])
+    return len(packed) // 2
+
+
+def damage_message(path, end: int) -> str:
+    # the whole truncated file was read when its end was found: the offset is its length
+    return (f"{path}: the compressed data is truncated or corrupt (Compressed file ended "
+            f"before the end-of-stream marker was reached) near byte offset {end} of the "
+            "compressed file")
+
+
+@pytest.mark.parametrize("role", ["text", "gold"])
+def test_evaluate_names_a_truncated_gzip_and_keeps_its_results(window, qtbot, ui, tmp_path,
+                                                               role):
+    train_toy(window, qtbot)
+    panel = window.evaluate
+    panel.pasted_edit.setPlainText("lowest newer widest")
+    with qtbot.waitSignal(panel.evaluated, timeout=20_000):
+        panel.start()
+    shown = panel.report
+    damaged = tmp_path / f"{role}.txt.gz"
+    end = truncated_gzip(ENGLISH if role == "text" else GOLD, damaged)
+    (panel.text_files if role == "text" else panel.gold_files).add_paths([str(damaged)])
+    with qtbot.waitSignal(panel.runner.stopped, timeout=20_000):
+        panel.start()
+    assert ui.errors == [("Cannot evaluate", damage_message(damaged, end))]
+    assert panel.report is shown
+    assert panel.text_model.rowCount() > 0 and panel.evaluate_button.isEnabled()
+
+
+def test_compare_names_a_truncated_gzip_and_keeps_its_results(window, qtbot, ui, tmp_path):
+    train_toy(window, qtbot)
+    panel = window.compare
+    panel.add_current()
+    panel.add_model("smaller", window.document.model.truncated(3))
+    panel.set_text("lowest newer widest")
+    with qtbot.waitSignal(panel.compared, timeout=20_000):
+        panel.start()
+    shown = panel.comparison
+    damaged = tmp_path / "text.txt.gz"
+    end = truncated_gzip(ENGLISH, damaged)
+    panel.set_text_file(str(damaged))
+    with qtbot.waitSignal(panel.runner.stopped, timeout=20_000):
+        panel.start()
+    assert ui.errors == [("Cannot compare", damage_message(damaged, end))]
+    assert panel.comparison is shown
