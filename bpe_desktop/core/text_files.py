@@ -37,12 +37,12 @@ def open_text_bytes(path: str | os.PathLike) -> IO[bytes]:
     return stream  # type: ignore[return-value]
 
 
-def read_text_bytes(path: str | os.PathLike) -> bytes:
-    """The whole (decompressed) content of a text file; a damaged gzip file is a
-    :class:`CorpusError` (:func:`gzip_damage`)."""
+def read_text_bytes(path: str | os.PathLike, limit: int = -1) -> bytes:
+    """The whole (decompressed) content of a text file, or its first ``limit`` bytes; a
+    damaged gzip file is a :class:`CorpusError` (:func:`gzip_damage`)."""
     with open_text_bytes(path) as fh:
         try:
-            return fh.read()
+            return fh.read(limit)
         except GZIP_ERRORS as exc:
             raise gzip_damage(path, fh, exc) from None
 
