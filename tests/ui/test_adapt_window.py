@@ -4,6 +4,7 @@ segmented as before, the trimmed model current)."""
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
 import shlex
@@ -150,6 +151,29 @@ def test_trim_refuses_missing_choices_and_bad_text_writes_nothing(window, qtbot,
     qtbot.waitUntil(lambda: len(ui.errors) == 2, timeout=10_000)
     assert "empty" in ui.errors[-1][1]
     assert not (tmp_path / "t.json").exists() and not (tmp_path / "m.json").exists()
+    dialog.close()
+
+
+def test_trim_reads_gzip_targets_and_names_a_bad_byte_by_file_and_line(window, qtbot,
+                                                                        tmp_path, ui):
+    model = train_toy(window, qtbot)
+    packed = tmp_path / "target.txt.gz"  # the chooser offers .gz, as every text reader
+    packed.write_bytes(gzip.compress("low lower\n".encode("utf-8")))
+    result = _trim_in(window.ask_trim(), qtbot, packed, tmp_path)
+    assert result.source_size == model.vocab_size and ui.errors == []
+    trimmed = window.document.model
+    bad = tmp_path / "latin1.txt"
+    bad.write_bytes(b"low\nlower caf\xe9\n")
+    dialog = window.ask_trim()
+    dialog.set_targets([str(bad)])
+    dialog.output.setText(str(tmp_path / "again.json"))
+    dialog.id_map.setText(str(tmp_path / "again-map.json"))
+    assert dialog.start()
+    qtbot.waitUntil(lambda: bool(ui.errors), timeout=10_000)
+    assert ui.errors == [("Cannot trim",
+                          f"{bad} line 2: not valid UTF-8 (byte 10 of the line)")]
+    assert window.document.model is trimmed
+    assert not (tmp_path / "again.json").exists() and not (tmp_path / "again-map.json").exists()
     dialog.close()
 
 

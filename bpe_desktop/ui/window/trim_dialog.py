@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from bpe_desktop.core.comparison import read_text_lines
 from bpe_desktop.core.adapted_output import fitting_formats, format_label, write_model
 from bpe_desktop.core.model import BPEModel
 from bpe_desktop.core.trim import TrimResult, trim, write_id_map
@@ -158,10 +159,8 @@ class TrimDialog(QDialog):
                                         self.keep_specials.isChecked())
 
         def job(report, cancel) -> TrimDone:
-            lines = []
-            for path in targets:
-                with open(path, encoding="utf-8") as f:
-                    lines += f.read().splitlines()
+            # as every reader of texts: .gz unpacked, a bad byte named by file and line
+            lines = read_text_lines(targets)
             result = trim(model, lines, keep_alphabet=keep_alphabet,
                           keep_specials=keep_specials)
             written = write_model(result.model, fmt, out, source=model,
