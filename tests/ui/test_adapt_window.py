@@ -8,6 +8,7 @@ import gzip
 import json
 import os
 import shlex
+import threading
 
 from bpe_desktop.core import Corpus, TrainConfig, train
 from bpe_desktop.core.model_file import save_model
@@ -175,6 +176,41 @@ def test_trim_reads_gzip_targets_and_names_a_bad_byte_by_file_and_line(window, q
     assert window.document.model is trimmed
     assert not (tmp_path / "again.json").exists() and not (tmp_path / "again-map.json").exists()
     dialog.close()
+
+
+def test_closing_the_window_while_it_trims_stops_the_trim_and_writes_nothing(qtbot, ui,
+                                                                             tmp_path,
+                                                                             monkeypatch):
+    from bpe_desktop.ui.window import trim_dialog
+    from bpe_desktop.ui.window.main_window import MainWindow
+
+    trimming, go_on = threading.Event(), threading.Event()
+
+    def slow_trim(*args, **kwargs):  # the trim of a large model, still working at close
+        trimming.set()
+        go_on.wait(10)
+        return real_trim(*args, **kwargs)
+
+    real_trim = trim_dialog.trim
+    monkeypatch.setattr(trim_dialog, "trim", slow_trim)
+    window = MainWindow()
+    qtbot.addWidget(window)
+    window.show()
+    model = train_toy(window, qtbot)
+    target = tmp_path / "target.txt"
+    target.write_text("low lower\n", encoding="utf-8")
+    out = tmp_path / "out"
+    out.mkdir()
+    dialog = window.ask_trim()
+    dialog.set_targets([str(target)])
+    dialog.output.setText(str(out / "trimmed.json"))
+    dialog.id_map.setText(str(out / "map.json"))
+    assert dialog.start()
+    assert trimming.wait(10)
+    threading.Timer(0.3, go_on.set).start()  # the trim ends while the window closes
+    assert window.close_discarding()
+    assert not dialog.running  # waited for: no thread outlives the window
+    assert list(out.iterdir()) == [] and window.document.model is model
 
 
 def test_trimming_an_imported_tokenizer_json_rewrites_that_file(window, qtbot, tmp_path, ui):

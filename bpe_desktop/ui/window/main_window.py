@@ -490,6 +490,8 @@ class MainWindow(QMainWindow):
             return
         self.training.shutdown()  # cancels a running training and waits for its thread
         self.interop.shutdown()
+        if self._trim_window.dialog is not None:
+            self._trim_window.dialog.reject()  # a running trim is cancelled, waited for
         self.projects.shutdown()
         self.autosave.close()  # saved, or discarded knowingly: the copy is not needed
         for panel in (self.vocab, self.codec, self.evaluate, self.compare):

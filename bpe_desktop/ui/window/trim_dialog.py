@@ -163,6 +163,8 @@ class TrimDialog(QDialog):
             lines = read_text_lines(targets)
             result = trim(model, lines, keep_alphabet=keep_alphabet,
                           keep_specials=keep_specials)
+            if cancel.cancelled:  # closed meanwhile: nothing is written
+                return None
             written = write_model(result.model, fmt, out, source=model,
                                   source_path=source_path, source_format=source_format)
             written += write_id_map(result, id_map)
