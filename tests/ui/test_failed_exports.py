@@ -112,3 +112,25 @@ def test_a_segmentation_that_cannot_be_saved_keeps_the_earlier_file(qtbot, ui, t
     assert message.startswith(f"Could not write {target}: File too large.")
     assert "Errno" not in message and "Free some space" in message
     assert target.read_bytes() == EARLIER
+
+
+def test_a_trimmed_model_that_cannot_be_written_keeps_the_earlier_file(window, qtbot, ui,
+                                                                       tmp_path):
+    train_toy(window, qtbot)
+    target = tmp_path / "target.txt"
+    target.write_text("low lower\n", encoding="utf-8")
+    trimmed = tmp_path / "trimmed.json"
+    trimmed.write_bytes(EARLIER)
+    dialog = window.ask_trim()
+    dialog.set_targets([str(target)])
+    dialog.output.setText(str(trimmed))
+    dialog.id_map.setText(str(tmp_path / "map.json"))
+    with disk_fills_up_after(len(EARLIER)):
+        assert dialog.start()
+        qtbot.waitUntil(lambda: not dialog.running, timeout=10_000)
+    [(title, message)] = ui.errors
+    assert title == "Cannot trim"
+    assert message.startswith(f"Could not write {trimmed}: File too large.")
+    assert "Errno" not in message and "Free some space" in message
+    assert trimmed.read_bytes() == EARLIER and not (tmp_path / "map.json").exists()
+    dialog.close()

@@ -32,6 +32,7 @@ from bpe_desktop.core.model import BPEModel
 from bpe_desktop.core.trim import TrimResult, trim, write_id_map
 from bpe_desktop.ui.common import dialogs
 from bpe_desktop.ui.common.workers import JobError, JobRunner
+from bpe_desktop.views.write_errors import write_failure
 
 
 @dataclass(frozen=True)
@@ -190,7 +191,9 @@ class TrimDialog(QDialog):
     def _on_failed(self, error: JobError) -> None:
         self.trim_button.setEnabled(True)
         self.status.setText("Nothing was written.")
-        dialogs.show_error(self, "Cannot trim", error.message)
+        exc = error.exception  # reading errors are CorpusErrors: an OSError is a write's
+        dialogs.show_error(self, "Cannot trim", write_failure(exc.filename, exc)
+                           if isinstance(exc, OSError) and exc.filename else error.message)
 
     def done(self, code: int) -> None:  # noqa: D401 (Qt override)
         self.runner.shutdown()
