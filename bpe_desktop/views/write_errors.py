@@ -11,7 +11,9 @@ _NEXT_STEP = {
     errno.ENOSPC: "Free some space on the disk, or choose another disk.",
     errno.EDQUOT: "Free some space on the disk, or choose another disk.",
     errno.EFBIG: "Free some space on the disk, or choose another disk.",
-    errno.EACCES: "Choose a folder you may write to.",
+    # Windows refuses to replace a file another program holds open as EACCES too
+    errno.EACCES: ("If another program has the file open, close it there; otherwise choose "
+                   "a folder you may write to."),
     errno.EPERM: "Choose a folder you may write to.",
     errno.EROFS: "Choose a folder you may write to.",
     errno.ENOENT: "Choose a folder that exists.",

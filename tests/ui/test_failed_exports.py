@@ -4,6 +4,8 @@ as it was and say which file could not be written, why in words, and what to do 
 from __future__ import annotations
 
 import contextlib
+import errno
+import os
 import resource
 import signal
 
@@ -134,3 +136,22 @@ def test_a_trimmed_model_that_cannot_be_written_keeps_the_earlier_file(window, q
     assert "Errno" not in message and "Free some space" in message
     assert trimmed.read_bytes() == EARLIER and not (tmp_path / "map.json").exists()
     dialog.close()
+
+
+def test_a_file_held_open_elsewhere_keeps_its_content_and_the_message_says_so(
+        window, qtbot, ui, tmp_path, monkeypatch):
+    train_toy(window, qtbot)
+    target = tmp_path / "vocabulary.csv"
+    target.write_bytes(EARLIER)
+
+    def held_open(src, dst):  # Windows: a file another program holds cannot be replaced
+        raise PermissionError(errno.EACCES, "Permission denied", dst)
+
+    monkeypatch.setattr(os, "replace", held_open)
+    ui.save_path = str(target)
+    window.vocab._ask_export_table()
+    [(title, message)] = ui.errors
+    assert message.startswith(f"Could not write {target}: Permission denied.")
+    assert "If another program has the file open, close it there" in message
+    assert target.read_bytes() == EARLIER
+    assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")] == []

@@ -7,12 +7,13 @@ import errno
 from bpe_desktop.views.write_errors import write_failure
 
 
-def test_a_refused_folder_asks_for_one_the_user_may_write_to():
+def test_a_refused_write_names_a_file_held_open_and_a_folder_one_may_write_to():
+    # as Windows says it when another program holds the file open
     exc = PermissionError(errno.EACCES, "Permission denied", "/data/out/table.csv")
     assert write_failure("/data/out/table.csv", exc) == (
         "Could not write /data/out/table.csv: Permission denied.\n\n"
-        "An earlier file of that name, if any, is unchanged. "
-        "Choose a folder you may write to.")
+        "An earlier file of that name, if any, is unchanged. If another program has the "
+        "file open, close it there; otherwise choose a folder you may write to.")
 
 
 def test_an_unusual_reason_still_names_the_file_and_a_next_step():

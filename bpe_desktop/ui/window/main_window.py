@@ -13,6 +13,7 @@ from bpe_desktop.core import BpeError, TrainResult
 from bpe_desktop.core.parity_dev import dev_files
 from bpe_desktop.ui.codec.panel import CodecPanel
 from bpe_desktop.ui.common import dialogs, theme
+from bpe_desktop.views.write_errors import write_failure
 from bpe_desktop.ui.common.icons import action_icon, panel_icon
 from bpe_desktop.ui.common.modal_work import Cancelled, finish_abandoned, run_modal
 from bpe_desktop.ui.common.settings import Settings
@@ -324,8 +325,9 @@ class MainWindow(QMainWindow):
             saved = self.document.save(path, run=lambda work: run_modal(
                 self, f"Saving {name}…", work))
         except (BpeError, OSError, ValueError) as exc:
-            dialogs.show_error(self, "Cannot save model", f"{_error_text(exc, path)}\n"
-                               "The previous file, if any, is unchanged.")
+            dialogs.show_error(self, "Cannot save model", write_failure(path, exc)
+                               if isinstance(exc, OSError) and exc.strerror else
+                               f"{exc}\nThe previous file, if any, is unchanged.")
             return False
         self.settings.add_recent_file(saved)
         self._show_status(f"Saved {saved}")
