@@ -384,6 +384,32 @@ def test_rerun_of_a_command_line_run_runs_its_command_again(window, qtbot, tmp_p
     assert (again.kind, again.status) == ("count", "finished")
 
 
+def test_closing_the_window_stops_a_command_run_again_and_records_it_cancelled(qtbot, ui,
+                                                                              tmp_path):
+    fifo = tmp_path / "stream"  # a text that never ends: the command runs until stopped
+    os.mkfifo(fifo)
+    path, table = tmp_path / "p.bpeproj", tmp_path / "t.tsv"
+    with Project(path) as p:
+        p.finish_run(p.start_run("count", command={
+            "argv": ["count", str(fifo), "-o", str(table), "-q"], "cwd": str(tmp_path)}),
+            "finished")
+    window = MainWindow()
+    qtbot.addWidget(window)
+    window.projects.open_project(str(path), in_worker=False)
+    select(window, 0)
+    window.history.rerun_button.click()
+
+    def again():
+        with Project(path) as p:
+            return [p.run_details(i).summary.status for i in p.run_ids()][1:]
+
+    qtbot.waitUntil(lambda: again() == ["running"], timeout=60_000)  # it has started
+    started = time.monotonic()
+    assert window.close_discarding()
+    assert time.monotonic() - started < 15  # not the 30 s it was given to finish
+    assert again() == ["cancelled"] and not table.exists()
+
+
 def test_a_run_completes_in_the_project_it_started_in(qtbot, tmp_path):
     """Another project opened while a training runs: the training's end is recorded
     where its start was, not in the new project."""

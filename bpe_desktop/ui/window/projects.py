@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import signal
 import sqlite3
 import sys
 from concurrent.futures import Future
@@ -222,7 +223,15 @@ class ProjectControl(QObject):
             self.open_project(paths[0])
 
     def shutdown(self) -> None:
-        for process in self._processes:  # they record their own end; let them finish
+        for process in self._processes:
+            # Stopped as Ctrl-C stops a command: it writes nothing half and records its run
+            # as cancelled, as a training in the window is when it closes. Waiting for a
+            # long command to finish froze the closing window, which then killed it with
+            # its run left "running".
+            if os.name == "posix" and process.processId():
+                os.kill(process.processId(), signal.SIGINT)
+            else:
+                process.terminate()
             process.waitForFinished(30_000)
         self._end_training("cancelled", "the window was closed during the run")
         self.verifier.shutdown()
