@@ -133,6 +133,8 @@ class InteropMenus(QObject):
         self._kept = ""
         #: The last result message shown (also in the status bar).
         self.last_message = ""
+        #: The files the running export has written (whole) so far.
+        self._export_written: list[str] = []
         self.import_menu = QMenu("&Import", window)
         self.export_menu = QMenu("&Export", window)
         self.export_actions: dict[str, QAction] = {}
@@ -261,6 +263,7 @@ class InteropMenus(QObject):
     def _start(self, title: str, status: str, job, *,
                kept: str = "The open model is unchanged.") -> None:
         self._job_title, self._kept = title, kept
+        self._export_written = []
         self.runner.start(job)
         self.running_changed.emit(True)
         self.window.statusBar().showMessage(status)
@@ -329,8 +332,11 @@ class InteropMenus(QObject):
                 return False
 
         rewritten = self._rewritten_source(model, fmt, options)
+        written_now: list[str] = []  # read by _on_cancelled, once the job has ended
 
-        def job(report, cancel) -> ExportDone:
+        def job(report, cancel) -> ExportDone | None:
+            if cancel.cancelled:
+                return None  # nothing written
             if rewritten is not None:  # the extended source's own file, patched
                 source, source_path = rewritten
                 written = tuple(str(p) for p in write_model(
@@ -339,6 +345,7 @@ class InteropMenus(QObject):
             else:
                 written = tuple(str(p) for p in formats.export_model(model, fmt, path,
                                                                      **options))
+            written_now.extend(written)
             if info.peer is None:
                 return ExportDone(fmt, written, None)
             sample = sample_lines(model)
@@ -354,6 +361,7 @@ class InteropMenus(QObject):
         self._start("Export failed", f"Exporting {_label(fmt)}…", job,
                     kept="Files written before are unchanged (each is replaced whole or "
                          "not at all).")
+        self._export_written = written_now
         return True
 
     def _rewritten_source(self, model, fmt: str, options: dict):
@@ -484,6 +492,11 @@ class InteropMenus(QObject):
 
     @Slot()
     def _on_cancelled(self) -> None:
+        written = self._export_written
+        if written:  # Esc came after the files were replaced: only their check stopped
+            self._report(f"Exported to {', '.join(written)}; the check of the export was "
+                         "cancelled.")
+            return
         self.window.statusBar().showMessage("Cancelled; the open model is unchanged.", 8000)
 
 
