@@ -455,6 +455,31 @@ def test_a_damaged_project_is_named_and_closed(window, qtbot, ui, tmp_path, wher
     assert window.projects.project is None or window.projects.project.path != str(path)
 
 
+def test_a_locked_project_is_named_with_what_to_do_and_the_open_one_stays(
+        window, qtbot, ui, tmp_path, monkeypatch):
+    from bpe_desktop.core.project import store
+
+    monkeypatch.setattr(store, "BUSY_TIMEOUT_MS", 200)  # how long another's lock is waited for
+    before = window.projects.project.path
+    path = tmp_path / "locked.bpeproj"
+    with Project(path) as p:
+        p.finish_run(p.start_run("count"), "finished")
+    other = sqlite3.connect(path, timeout=0)  # another program, in the middle of its work
+    other.execute("PRAGMA locking_mode = EXCLUSIVE")
+    other.execute("BEGIN EXCLUSIVE")
+    try:
+        window.projects.open_project(str(path))
+        qtbot.waitUntil(lambda: bool(ui.errors), timeout=10_000)
+    finally:
+        other.rollback()
+        other.close()
+    assert ui.errors == [("Cannot open project", (
+        f"{path}: cannot open the project: another program holds it locked (a database "
+        "tool, or a BPE Desktop command still writing to it); close that program and open "
+        "the project again\n\nThe project open before stays open."))]
+    assert window.projects.project.path == before
+
+
 def test_each_mnemonic_of_the_panel_is_its_own(window):
     """Alt+letter reaches one control of the History panel (a letter shared by two only
     moves the focus between them: a button is not pressed)."""
