@@ -213,6 +213,37 @@ def test_closing_the_window_while_it_trims_stops_the_trim_and_writes_nothing(qtb
     assert list(out.iterdir()) == [] and window.document.model is model
 
 
+def test_a_trim_ending_after_a_newer_training_leaves_the_new_model_open(window, qtbot, ui,
+                                                                         tmp_path, monkeypatch):
+    from bpe_desktop.ui.window import trim_dialog
+
+    go_on = threading.Event()
+    real_trim = trim_dialog.trim
+
+    def slow_trim(*args, **kwargs):
+        go_on.wait(10)
+        return real_trim(*args, **kwargs)
+
+    monkeypatch.setattr(trim_dialog, "trim", slow_trim)
+    train_toy(window, qtbot)
+    target = tmp_path / "target.txt"
+    target.write_text("low lower\n", encoding="utf-8")
+    dialog = window.ask_trim()
+    dialog.set_targets([str(target)])
+    dialog.output.setText(str(tmp_path / "trimmed.json"))
+    dialog.id_map.setText(str(tmp_path / "map.json"))
+    assert dialog.start()
+    newer = train_toy(window, qtbot)  # trained while the older model is trimmed
+    with qtbot.waitSignal(dialog.trimmed, timeout=10_000):
+        go_on.set()
+    assert window.document.model is newer and window.document.dirty
+    assert (tmp_path / "trimmed.json").is_file()
+    assert window.statusBar().full_message() == (
+        f"The trimmed model is in {tmp_path / 'trimmed.json'}; it was not opened, as another "
+        "model has been opened since.")
+    dialog.close()
+
+
 def test_trimming_an_imported_tokenizer_json_rewrites_that_file(window, qtbot, tmp_path, ui):
     from tokenizers import Tokenizer
 

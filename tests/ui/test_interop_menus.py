@@ -398,7 +398,7 @@ def test_esc_after_the_files_are_written_says_they_are_and_that_the_check_stoppe
         assert window.interop.export("hf", str(target))
     assert window.interop.last_message == (
         f"Exported to {target}; the check of the export was cancelled.")
-    assert window.statusBar().currentMessage() == window.interop.last_message
+    assert window.statusBar().full_message() == window.interop.last_message
     assert len(json.loads(target.read_text(encoding="utf-8"))["model"]["vocab"]) == \
         results["gpt2"].model.vocab_size
     assert ui.errors == [] and ui.infos == []

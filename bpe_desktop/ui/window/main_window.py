@@ -387,9 +387,16 @@ class MainWindow(QMainWindow):
         saved = source or ((self.document.path, "model")
                            if self.document.path and not self.document.dirty else None)
 
+        def trimmed(result, written_to: str) -> None:
+            if self.document.model is model:
+                self.document.set_imported(result.model)
+            else:  # trained or opened while it trimmed: that model is not replaced unasked
+                self._show_status(f"The trimmed model is in {written_to}; it was not opened, "
+                                  "as another model has been opened since.")
+
         def make() -> TrimDialog:
             dialog = TrimDialog(model, self, source=source)
-            dialog.trimmed.connect(lambda r: self.document.set_imported(r.model))
+            dialog.trimmed.connect(lambda r: trimmed(r, dialog.output.text()))
             dialog.trim_done.connect(lambda done: self.projects.record_trim(done, saved))
             return dialog
 
