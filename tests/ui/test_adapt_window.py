@@ -172,7 +172,8 @@ def test_trim_reads_gzip_targets_and_names_a_bad_byte_by_file_and_line(window, q
     assert dialog.start()
     qtbot.waitUntil(lambda: bool(ui.errors), timeout=10_000)
     assert ui.errors == [("Cannot trim",
-                          f"{bad} line 2: not valid UTF-8 (byte 10 of the line)")]
+                          f"{bad} line 2: not valid UTF-8 (byte 10 of the line); save "
+                          "the file as UTF-8")]
     assert window.document.model is trimmed
     assert not (tmp_path / "again.json").exists() and not (tmp_path / "again-map.json").exists()
     dialog.close()

@@ -67,3 +67,18 @@ def test_compare_names_a_truncated_gzip_and_keeps_its_results(window, qtbot, ui,
         panel.start()
     assert ui.errors == [("Cannot compare", damage_message(damaged, end))]
     assert panel.comparison is shown
+
+
+@pytest.mark.parametrize("role", ["text", "gold"])
+def test_evaluate_names_the_line_of_a_bad_byte_and_how_to_fix_it(window, qtbot, ui,
+                                                                 tmp_path, role):
+    train_toy(window, qtbot)
+    panel = window.evaluate
+    bad = tmp_path / "latin1.txt"
+    bad.write_bytes("low\tlow\nnewest café\tnew est café\n".encode("latin-1"))
+    (panel.text_files if role == "text" else panel.gold_files).add_paths([str(bad)])
+    with qtbot.waitSignal(panel.runner.stopped, timeout=20_000):
+        panel.start()
+    assert ui.errors == [("Cannot evaluate", f"{bad} line 2: not valid UTF-8 (byte 11 of the "
+                                             "line); save the file as UTF-8")]
+    assert panel.report is None and panel.evaluate_button.isEnabled()

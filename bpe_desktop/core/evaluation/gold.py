@@ -128,7 +128,9 @@ def read_gold(path: str | os.PathLike, fmt: str | None = None) -> GoldSet:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
-        raise CorpusError(f"{path} line {line}: not valid UTF-8", path=path, line=line,
+        column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        raise CorpusError(f"{path} line {line}: not valid UTF-8 (byte {column} of the line); "
+                          "save the file as UTF-8", path=path, line=line,
                           offset=exc.start, reason="not-utf8") from None
     return parse_gold(text, name=Path(path).name, fmt=fmt, path=path)
 

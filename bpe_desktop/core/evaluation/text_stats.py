@@ -298,8 +298,9 @@ def _decoded_lines(path: str):
                     text = raw.decode("utf-8")
                 except UnicodeDecodeError as exc:
                     raise CorpusError(f"{path} line {number}: not valid UTF-8 (byte "
-                                      f"{exc.start + 1} of the line)", path=path,
-                                      line=number, reason="not-utf8") from None
+                                      f"{exc.start + 1} of the line); save the file as "
+                                      "UTF-8", path=path, line=number,
+                                      reason="not-utf8") from None
                 if number == 1:
                     text = text.lstrip("\ufeff")
                 yield text
