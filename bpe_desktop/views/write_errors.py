@@ -22,10 +22,15 @@ _NEXT_STEP = {
 _OTHERWISE = "Try again, or choose another folder."
 
 
+def next_step(exc: OSError) -> str:
+    """What to do about ``exc``, raised while writing."""
+    return _NEXT_STEP.get(exc.errno, _OTHERWISE)
+
+
 def write_failure(path: str, exc: BaseException) -> str:
     """The message for ``exc``, raised while writing ``path``."""
     if not (isinstance(exc, OSError) and exc.strerror):
         return f"Could not write {path}: {exc}"
     return (f"Could not write {exc.filename or path}: {exc.strerror}.\n\n"
             "An earlier file of that name, if any, is unchanged. "
-            + _NEXT_STEP.get(exc.errno, _OTHERWISE))
+            + next_step(exc))

@@ -25,6 +25,7 @@ from bpe_desktop.core import BpeError, BPEModel, Corpus, Progress, formats
 from bpe_desktop.core.adapted_output import write_model
 from bpe_desktop.core.chunked import Superseded
 from bpe_desktop.core.formats import Verification, reach
+from bpe_desktop.views.write_errors import next_step
 from bpe_desktop.ui.common import dialogs
 from bpe_desktop.ui.common.background import LatestJob, WhenIdle
 from bpe_desktop.ui.common.workers import JobError, JobRunner
@@ -133,6 +134,7 @@ class InteropMenus(QObject):
         self._kept = ""
         #: The last result message shown (also in the status bar).
         self.last_message = ""
+        self._writes = False
         #: The files the running export has written (whole) so far.
         self._export_written: list[str] = []
         self.import_menu = QMenu("&Import", window)
@@ -261,8 +263,9 @@ class InteropMenus(QObject):
         self.runner.shutdown()
 
     def _start(self, title: str, status: str, job, *,
-               kept: str = "The open model is unchanged.") -> None:
-        self._job_title, self._kept = title, kept
+               kept: str = "The open model is unchanged.", writes: bool = False) -> None:
+        """``writes``: the job writes files (its system errors are a write's)."""
+        self._job_title, self._kept, self._writes = title, kept, writes
         self._export_written = []
         self.runner.start(job)
         self.running_changed.emit(True)
@@ -360,7 +363,7 @@ class InteropMenus(QObject):
 
         self._start("Export failed", f"Exporting {_label(fmt)}…", job,
                     kept="Files written before are unchanged (each is replaced whole or "
-                         "not at all).")
+                         "not at all).", writes=True)
         self._export_written = written_now
         return True
 
@@ -483,10 +486,13 @@ class InteropMenus(QObject):
 
     @Slot(object)
     def _on_failed(self, error: JobError) -> None:
-        message = _error_text(error.exception) if error.by_input else error.message
+        exc = error.exception
+        message = _error_text(exc) if error.by_input else error.message
         self.window.statusBar().showMessage(f"{self._job_title}: {message}", 15000)
+        then = (" " + next_step(exc) if self._writes and isinstance(exc, OSError)
+                and exc.strerror else "")
         dialogs.show_error(self.window, self._job_title,
-                           f"{message}\n{self._kept}",
+                           f"{message}\n{self._kept}{then}",
                            error.details_if_bug)
         self.failed.emit(error)
 
