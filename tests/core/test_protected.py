@@ -114,7 +114,7 @@ def test_bad_protected_strings_are_clear_errors(tmp_path):
 
 
 def test_a_truncated_gzip_file_of_strings_is_named_with_where_it_ends(tmp_path):
-    packed = gzip.compress("New York\nSan Francisco\n".encode("utf-8") * 500)
+    packed = gzip.compress(b"New York\nSan Francisco\n" * 500)
     cut = tmp_path / "p.txt.gz"
     cut.write_bytes(packed[:len(packed) // 2])
     with pytest.raises(CorpusError) as raised:

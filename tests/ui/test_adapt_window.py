@@ -159,7 +159,7 @@ def test_trim_reads_gzip_targets_and_names_a_bad_byte_by_file_and_line(window, q
                                                                         tmp_path, ui):
     model = train_toy(window, qtbot)
     packed = tmp_path / "target.txt.gz"  # the chooser offers .gz, as every text reader
-    packed.write_bytes(gzip.compress("low lower\n".encode("utf-8")))
+    packed.write_bytes(gzip.compress(b"low lower\n"))
     result = _trim_in(window.ask_trim(), qtbot, packed, tmp_path)
     assert result.source_size == model.vocab_size and ui.errors == []
     trimmed = window.document.model
@@ -171,9 +171,8 @@ def test_trim_reads_gzip_targets_and_names_a_bad_byte_by_file_and_line(window, q
     dialog.id_map.setText(str(tmp_path / "again-map.json"))
     assert dialog.start()
     qtbot.waitUntil(lambda: bool(ui.errors), timeout=10_000)
-    assert ui.errors == [("Cannot trim",
-                          f"{bad} line 2: not valid UTF-8 (byte 10 of the line); save "
-                          "the file as UTF-8")]
+    assert ui.errors == [("Cannot trim", (f"{bad} line 2: not valid UTF-8 (byte 10 of the "
+                                          "line); save the file as UTF-8"))]
     assert window.document.model is trimmed
     assert not (tmp_path / "again.json").exists() and not (tmp_path / "again-map.json").exists()
     dialog.close()

@@ -8,7 +8,7 @@ import os
 
 import pytest
 
-from tests.ui.window_helpers import train_toy
+from tests.ui.window_helpers import compare_on_typed_text, evaluate_typed_text, train_toy
 
 pytest_plugins = ["tests.ui.window_fixtures"]
 
@@ -36,10 +36,8 @@ def damage_message(path, end: int) -> str:
 def test_evaluate_names_a_truncated_gzip_and_keeps_its_results(window, qtbot, ui, tmp_path,
                                                                role):
     train_toy(window, qtbot)
+    evaluate_typed_text(window, qtbot)
     panel = window.evaluate
-    panel.pasted_edit.setPlainText("lowest newer widest")
-    with qtbot.waitSignal(panel.evaluated, timeout=20_000):
-        panel.start()
     shown = panel.report
     damaged = tmp_path / f"{role}.txt.gz"
     end = truncated_gzip(ENGLISH if role == "text" else GOLD, damaged)
@@ -53,12 +51,8 @@ def test_evaluate_names_a_truncated_gzip_and_keeps_its_results(window, qtbot, ui
 
 def test_compare_names_a_truncated_gzip_and_keeps_its_results(window, qtbot, ui, tmp_path):
     train_toy(window, qtbot)
+    compare_on_typed_text(window, qtbot)
     panel = window.compare
-    panel.add_current()
-    panel.add_model("smaller", window.document.model.truncated(3))
-    panel.set_text("lowest newer widest")
-    with qtbot.waitSignal(panel.compared, timeout=20_000):
-        panel.start()
     shown = panel.comparison
     damaged = tmp_path / "text.txt.gz"
     end = truncated_gzip(ENGLISH, damaged)
@@ -79,6 +73,6 @@ def test_evaluate_names_the_line_of_a_bad_byte_and_how_to_fix_it(window, qtbot, 
     (panel.text_files if role == "text" else panel.gold_files).add_paths([str(bad)])
     with qtbot.waitSignal(panel.runner.stopped, timeout=20_000):
         panel.start()
-    assert ui.errors == [("Cannot evaluate", f"{bad} line 2: not valid UTF-8 (byte 11 of the "
-                                             "line); save the file as UTF-8")]
+    assert ui.errors == [("Cannot evaluate", (f"{bad} line 2: not valid UTF-8 (byte 11 of the "
+                                              "line); save the file as UTF-8"))]
     assert panel.report is None and panel.evaluate_button.isEnabled()

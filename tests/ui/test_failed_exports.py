@@ -11,7 +11,7 @@ import signal
 
 import pytest
 
-from tests.ui.window_helpers import train_toy
+from tests.ui.window_helpers import compare_on_typed_text, evaluate_typed_text, train_toy
 
 pytest_plugins = ["tests.ui.window_fixtures"]
 
@@ -49,22 +49,6 @@ def test_a_pdf_report_that_cannot_be_written_keeps_the_earlier_file(window, qtbo
     assert target.read_bytes().startswith(b"%PDF")
 
 
-def _evaluated(window, qtbot) -> None:
-    panel = window.evaluate
-    panel.pasted_edit.setPlainText("lowest newer widest")
-    with qtbot.waitSignal(panel.evaluated, timeout=20_000):
-        panel.start()
-
-
-def _compared(window, qtbot) -> None:
-    panel = window.compare
-    panel.add_current()
-    panel.add_model("smaller", window.document.model.truncated(3))
-    panel.set_text("lowest newer widest")
-    with qtbot.waitSignal(panel.compared, timeout=20_000):
-        panel.start()
-
-
 def _nothing(window, qtbot) -> None:
     pass
 
@@ -73,10 +57,12 @@ def _nothing(window, qtbot) -> None:
 EXPORTS = {
     "vocabulary table": ("vocabulary.csv", _nothing, lambda w: w.vocab._ask_export_table()),
     "vocabulary plot": ("merges.png", _nothing, lambda w: w.vocab._ask_export_plot()),
-    "evaluation table": ("text.csv", _evaluated, lambda w: w.evaluate._ask_export_csv("text")),
-    "evaluation plot": ("parity.svg", _evaluated,
+    "evaluation table": ("text.csv", evaluate_typed_text,
+                         lambda w: w.evaluate._ask_export_csv("text")),
+    "evaluation plot": ("parity.svg", evaluate_typed_text,
                         lambda w: w.evaluate._ask_export_plot("parity")),
-    "comparison list": ("only-a.csv", _compared, lambda w: w.compare._ask_export_csv()),
+    "comparison list": ("only-a.csv", compare_on_typed_text,
+                        lambda w: w.compare._ask_export_csv()),
     "HTML report": ("report.html", _nothing, lambda w: w.projects.export_report(None)),
 }
 
@@ -92,7 +78,7 @@ def test_a_full_disk_is_named_in_words_with_a_next_step(window, qtbot, ui, tmp_p
     ui.save_path = str(target)
     with disk_fills_up_after(len(EARLIER)):  # every export is longer
         ask(window)
-    [(title, message)] = ui.errors
+    [(_, message)] = ui.errors
     assert message.startswith(f"Could not write {target}: File too large.")
     assert "Errno" not in message and "'" not in message
     assert "An earlier file of that name, if any, is unchanged." in message
@@ -110,7 +96,7 @@ def test_a_segmentation_that_cannot_be_saved_keeps_the_earlier_file(qtbot, ui, t
     target.write_bytes(EARLIER)
     with disk_fills_up_after(len(EARLIER)):
         assert not dialog.save(str(target))
-    [(title, message)] = ui.errors
+    [(_, message)] = ui.errors
     assert message.startswith(f"Could not write {target}: File too large.")
     assert "Errno" not in message and "Free some space" in message
     assert target.read_bytes() == EARLIER
@@ -150,7 +136,7 @@ def test_a_file_held_open_elsewhere_keeps_its_content_and_the_message_says_so(
     monkeypatch.setattr(os, "replace", held_open)
     ui.save_path = str(target)
     window.vocab._ask_export_table()
-    [(title, message)] = ui.errors
+    [(_, message)] = ui.errors
     assert message.startswith(f"Could not write {target}: Permission denied.")
     assert "If another program has the file open, close it there" in message
     assert target.read_bytes() == EARLIER

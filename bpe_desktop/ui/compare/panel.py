@@ -50,7 +50,6 @@ from bpe_desktop.core.comparison import (
 from bpe_desktop.core.comparison.parity_pair import language_costs
 from bpe_desktop.core.formats import FORMATS
 from bpe_desktop.core.parity_dev import DevSet
-from bpe_desktop.views.write_errors import write_failure
 from bpe_desktop.ui.common import dialogs
 from bpe_desktop.ui.common.text_direction import follow_text_direction
 from bpe_desktop.ui.common.workers import JobError, JobRunner
@@ -70,6 +69,7 @@ from bpe_desktop.ui.compare.table_models import (
     pair_rows,
 )
 from bpe_desktop.ui.evaluate.table_models import RowsModel
+from bpe_desktop.views.write_errors import write_failure
 
 TEXT_FILTER = "Text files (*.txt *.tsv);;All files (*)"
 MODEL_FILTER = "BPE Desktop models (*.json);;All files (*)"

@@ -56,7 +56,6 @@ from bpe_desktop.core.evaluation.tables import (
     text_table,
 )
 from bpe_desktop.core.file_labels import distinguishing_labels
-from bpe_desktop.views.write_errors import write_failure
 from bpe_desktop.ui.codec.piece_view import StepView
 from bpe_desktop.ui.common import dialogs
 from bpe_desktop.ui.common.live_status import ProgressBar
@@ -79,6 +78,7 @@ from bpe_desktop.ui.evaluate.table_models import (
     sweep_table,
 )
 from bpe_desktop.ui.evaluate.unconstrained import UnconstrainedButton
+from bpe_desktop.views.write_errors import write_failure
 
 TEXT_FILTER = "Text files (*.txt *.tsv);;All files (*)"
 # All files first: Morpho Challenge's gold files have no extension (formats are

@@ -43,7 +43,6 @@ from bpe_desktop.core import release
 from bpe_desktop.core.chunked import INLINE_WORK, model_work
 from bpe_desktop.core.evaluation.vocabulary import INTERMEDIATE_SHARE
 from bpe_desktop.core.safe_write import write_files
-from bpe_desktop.views.write_errors import write_failure
 from bpe_desktop.views.vocab_loading import LoadedTable, LoadedWords, load_table, load_words
 from bpe_desktop.views.vocab_table import (
     COL_PIECE,
@@ -62,6 +61,7 @@ from bpe_desktop.ui.vocabulary.merge_tree_view import MAX_WORDS, MergeTreeView, 
 from bpe_desktop.ui.vocabulary.plots import PLOTS, VocabPlots
 from bpe_desktop.ui.vocabulary.table_model import VocabTableModel
 from bpe_desktop.ui.vocabulary.table_view import VocabTableView
+from bpe_desktop.views.write_errors import write_failure
 
 _ERROR_STYLE = "QLineEdit { border: 2px solid #d9480f; }"
 MAX_LENGTH = 9999

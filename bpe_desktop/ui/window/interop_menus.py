@@ -25,10 +25,10 @@ from bpe_desktop.core import BpeError, BPEModel, Corpus, Progress, formats
 from bpe_desktop.core.adapted_output import write_model
 from bpe_desktop.core.chunked import Superseded
 from bpe_desktop.core.formats import Verification, reach
-from bpe_desktop.views.write_errors import next_step
 from bpe_desktop.ui.common import dialogs
 from bpe_desktop.ui.common.background import LatestJob, WhenIdle
 from bpe_desktop.ui.common.workers import JobError, JobRunner
+from bpe_desktop.views.write_errors import next_step
 
 if TYPE_CHECKING:
     from bpe_desktop.ui.window.host import WindowHost

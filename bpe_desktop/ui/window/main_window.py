@@ -13,7 +13,6 @@ from bpe_desktop.core import BpeError, TrainResult
 from bpe_desktop.core.parity_dev import dev_files
 from bpe_desktop.ui.codec.panel import CodecPanel
 from bpe_desktop.ui.common import dialogs, theme
-from bpe_desktop.views.write_errors import write_failure
 from bpe_desktop.ui.common.icons import action_icon, panel_icon
 from bpe_desktop.ui.common.modal_work import Cancelled, finish_abandoned, run_modal
 from bpe_desktop.ui.common.settings import Settings
@@ -31,6 +30,7 @@ from bpe_desktop.ui.window.projects import ProjectControl
 from bpe_desktop.ui.window.status_bar import ElidingStatusBar
 from bpe_desktop.ui.window.trim_dialog import TrimDialog
 from bpe_desktop.ui.window.zoom import TextZoom
+from bpe_desktop.views.write_errors import write_failure
 
 APP_NAME = "BPE Desktop"
 MODEL_FILTER = "BPE Desktop models (*.json);;All files (*)"

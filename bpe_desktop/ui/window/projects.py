@@ -42,7 +42,6 @@ from bpe_desktop.core.project.metrics import (
     training_metrics,
     trim_metrics,
 )
-from bpe_desktop.views.write_errors import write_failure
 from bpe_desktop.ui.common import dialogs
 from bpe_desktop.ui.common.modal_work import run_modal
 from bpe_desktop.ui.common.scheduling import ENGINE_NICENESS as CHECK_NICENESS
@@ -52,6 +51,7 @@ from bpe_desktop.ui.history.panel import default_project_path
 from bpe_desktop.ui.history.recorder import ProjectRecorder
 from bpe_desktop.ui.history.table_model import read_runs
 from bpe_desktop.ui.training.start_from import EXISTING, NEW_VOCABULARY
+from bpe_desktop.views.write_errors import write_failure
 
 if TYPE_CHECKING:
     from bpe_desktop.ui.window.main_window import MainWindow

@@ -26,8 +26,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from bpe_desktop.core.comparison import read_text_lines
 from bpe_desktop.core.adapted_output import fitting_formats, format_label, write_model
+from bpe_desktop.core.comparison import read_text_lines
 from bpe_desktop.core.model import BPEModel
 from bpe_desktop.core.trim import TrimResult, trim, write_id_map
 from bpe_desktop.ui.common import dialogs

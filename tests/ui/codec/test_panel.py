@@ -313,7 +313,7 @@ def test_non_utf8_file_names_the_byte_and_keeps_the_text(panel, tmp_path, errors
 
 
 def test_a_gzip_text_opens_unpacked_and_a_truncated_one_is_named(panel, tmp_path, errors):
-    packed = gzip.compress("lowest newest\n".encode("utf-8") * 20)
+    packed = gzip.compress(b"lowest newest\n" * 20)
     whole = tmp_path / "words.txt.gz"
     whole.write_bytes(packed)
     assert panel.open_text_file(str(whole)) is True
@@ -321,9 +321,10 @@ def test_a_gzip_text_opens_unpacked_and_a_truncated_one_is_named(panel, tmp_path
     cut = tmp_path / "cut.txt.gz"
     cut.write_bytes(packed[:len(packed) // 2])
     assert panel.open_text_file(str(cut)) is False
-    assert errors == [("Cannot open text", f"{cut}: the compressed data is truncated or "
-                       "corrupt (Compressed file ended before the end-of-stream marker was "
-                       f"reached) near byte offset {len(packed) // 2} of the compressed file")]
+    assert errors == [("Cannot open text", (
+        f"{cut}: the compressed data is truncated or corrupt (Compressed file ended before "
+        f"the end-of-stream marker was reached) near byte offset {len(packed) // 2} of the "
+        "compressed file"))]
     assert panel.input_edit.toPlainText() == "lowest newest\n" * 20
 
 
