@@ -57,6 +57,8 @@ def _nothing(window, qtbot) -> None:
 EXPORTS = {
     "vocabulary table": ("vocabulary.csv", _nothing, lambda w: w.vocab._ask_export_table()),
     "vocabulary plot": ("merges.png", _nothing, lambda w: w.vocab._ask_export_plot()),
+    "File ▸ Export vocabulary table": ("table.csv", _nothing,
+                                       lambda w: w.interop.ask_export_table()),
     "evaluation table": ("text.csv", evaluate_typed_text,
                          lambda w: w.evaluate._ask_export_csv("text")),
     "evaluation plot": ("parity.svg", evaluate_typed_text,

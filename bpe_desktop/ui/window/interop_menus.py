@@ -28,7 +28,7 @@ from bpe_desktop.core.formats import Verification, reach
 from bpe_desktop.ui.common import dialogs
 from bpe_desktop.ui.common.background import LatestJob, WhenIdle
 from bpe_desktop.ui.common.workers import JobError, JobRunner
-from bpe_desktop.views.write_errors import next_step
+from bpe_desktop.views.write_errors import next_step, write_failure
 
 if TYPE_CHECKING:
     from bpe_desktop.ui.window.host import WindowHost
@@ -293,7 +293,7 @@ class InteropMenus(QObject):
         try:
             self.window.export_vocabulary_table(path)
         except OSError as exc:
-            dialogs.show_error(self.window, "Export failed", f"{path}: {exc.strerror or exc}")
+            dialogs.show_error(self.window, "Export failed", write_failure(path, exc))
             return False
         self._report(f"Vocabulary table exported to {path}.")
         return True
