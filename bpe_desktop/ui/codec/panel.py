@@ -36,9 +36,9 @@ from PySide6.QtWidgets import (
 )
 
 from bpe_desktop.core import BpeError, BPEModel, MergeStep, Tokenizer
+from bpe_desktop.core.chunked import INLINE_WORK, model_work
 from bpe_desktop.core.errors import CorpusError
 from bpe_desktop.core.text_files import read_text_bytes
-from bpe_desktop.core.chunked import INLINE_WORK, model_work
 from bpe_desktop.views.encoding_view import (  # noqa: F401 (the panel's helpers, re-exported)
     SHOW_LIMIT,
     DecodeResult,
