@@ -365,6 +365,36 @@ def test_runs_recorded_by_the_command_line_appear_on_their_own(window, qtbot, tm
     assert "English" in window.history.details.toPlainText()
 
 
+def test_rerun_while_a_job_runs_says_to_wait_and_leaves_the_form(window, qtbot, monkeypatch):
+    import threading
+
+    from bpe_desktop.ui.training import jobs as training_jobs
+
+    train_toy(window, qtbot)
+    settle(window, qtbot, 1)
+    go_on = threading.Event()
+    real_train = training_jobs.train
+
+    def slow_train(*args, **kwargs):
+        go_on.wait(10)
+        return real_train(*args, **kwargs)
+
+    monkeypatch.setattr(training_jobs, "train", slow_train)
+    form = window.training.options
+    form.set_config(form.config().replace(merges=3))
+    assert window.train()
+    select(window, 0)
+    run_id = window.history.selected_runs()[0].summary.id
+    window.history.rerun_button.click()
+    assert window.statusBar().full_message() == (
+        f"Wait for the running job to finish (Esc cancels it) before running run {run_id} "
+        "again.")
+    assert form.config().merges == 3 and window.training.running
+    with qtbot.waitSignal(window.document.model_changed, timeout=30_000):
+        go_on.set()
+    assert window.document.model.merge_count == 3
+
+
 def test_rerun_of_a_command_line_run_runs_its_command_again(window, qtbot, tmp_path):
     from bpe_desktop.cli import main
 

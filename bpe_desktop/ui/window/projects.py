@@ -425,14 +425,19 @@ class ProjectControl(QObject):
         """A training again in the Training panel (its model becomes the window's); any
         other run by its recorded command, in the background, recorded in this project."""
         w = self.window
-        if details.summary.kind == "extend" and details.command \
-                and UNSAVED_MODEL in details.command["argv"]:
+        in_panel = details.summary.kind == "train" or bool(
+            details.summary.kind == "extend" and details.command
+            and UNSAVED_MODEL in details.command["argv"])
+        if in_panel and (w.training.running or w.interop.running):
+            # not now: its settings would replace the form's, and no run would start
+            w._show_status(f"Wait for the running job to finish (Esc cancels it) before "
+                           f"running run {details.summary.id} again.")
+            return
+        if details.summary.kind != "train" and in_panel:
             self._rerun_extension(details)  # the panel's run, its model not saved
             return
         if details.summary.kind != "train":
             self._rerun_command(details)
-            return
-        if w.training.running:
             return
         known = {k: v for k, v in details.config.items() if k in TrainConfig.__dataclass_fields__}
         try:
@@ -454,8 +459,6 @@ class ProjectControl(QObject):
     def _rerun_extension(self, details) -> None:
         """An extension the Training panel ran, set up there again and run."""
         t = self.window.training
-        if t.running:
-            return
         config = details.config
         inputs = {role: [i.path for i in details.inputs if i.role == role]
                   for role in ("model", "corpus", "text")}
