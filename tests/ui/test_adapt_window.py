@@ -13,7 +13,7 @@ import threading
 from bpe_desktop.core import Corpus, TrainConfig, train
 from bpe_desktop.core.model_file import save_model
 from bpe_desktop.ui.training.start_from import EXISTING, NEW_VOCABULARY
-from tests.ui.window_helpers import train_toy
+from tests.ui.window_helpers import held_back, train_toy
 
 #: The ``ui`` (recorded dialogs) and ``window`` fixtures.
 pytest_plugins = ["tests.ui.window_fixtures"]
@@ -217,14 +217,7 @@ def test_a_trim_ending_after_a_newer_training_leaves_the_new_model_open(window, 
                                                                          tmp_path, monkeypatch):
     from bpe_desktop.ui.window import trim_dialog
 
-    go_on = threading.Event()
-    real_trim = trim_dialog.trim
-
-    def slow_trim(*args, **kwargs):
-        go_on.wait(10)
-        return real_trim(*args, **kwargs)
-
-    monkeypatch.setattr(trim_dialog, "trim", slow_trim)
+    go_on = held_back(monkeypatch, trim_dialog, "trim")
     train_toy(window, qtbot)
     target = tmp_path / "target.txt"
     target.write_text("low lower\n", encoding="utf-8")

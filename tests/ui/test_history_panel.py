@@ -18,7 +18,7 @@ from PySide6.QtTest import QTest
 from bpe_desktop.core.project import Metric, Project
 from bpe_desktop.ui.history.table_model import COLUMNS
 from bpe_desktop.ui.window.main_window import MainWindow
-from tests.ui.window_helpers import train_toy
+from tests.ui.window_helpers import held_back, train_toy
 
 pytest_plugins = ["tests.ui.window_fixtures"]
 
@@ -366,20 +366,11 @@ def test_runs_recorded_by_the_command_line_appear_on_their_own(window, qtbot, tm
 
 
 def test_rerun_while_a_job_runs_says_to_wait_and_leaves_the_form(window, qtbot, monkeypatch):
-    import threading
-
     from bpe_desktop.ui.training import jobs as training_jobs
 
     train_toy(window, qtbot)
     settle(window, qtbot, 1)
-    go_on = threading.Event()
-    real_train = training_jobs.train
-
-    def slow_train(*args, **kwargs):
-        go_on.wait(10)
-        return real_train(*args, **kwargs)
-
-    monkeypatch.setattr(training_jobs, "train", slow_train)
+    go_on = held_back(monkeypatch, training_jobs, "train")
     form = window.training.options
     form.set_config(form.config().replace(merges=3))
     assert window.train()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+
 
 def train_toy(window, qtbot):
     """Train the seeds' toy example through the window; returns the new model."""
@@ -31,3 +33,17 @@ def compare_on_typed_text(window, qtbot) -> None:
     panel.set_text("lowest newer widest")
     with qtbot.waitSignal(panel.compared, timeout=20_000):
         panel.start()
+
+
+def held_back(monkeypatch, module, name: str) -> threading.Event:
+    """``module.name`` waits until the event returned is set: a long job, still running
+    while the test goes on."""
+    go_on = threading.Event()
+    real = getattr(module, name)
+
+    def waiting(*args, **kwargs):
+        go_on.wait(10)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(module, name, waiting)
+    return go_on
