@@ -4,14 +4,16 @@ segmented as before, the trimmed model current)."""
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
 import shlex
+import threading
 
 from bpe_desktop.core import Corpus, TrainConfig, train
 from bpe_desktop.core.model_file import save_model
 from bpe_desktop.ui.training.start_from import EXISTING, NEW_VOCABULARY
-from tests.ui.window_helpers import train_toy
+from tests.ui.window_helpers import held_back, train_toy
 
 #: The ``ui`` (recorded dialogs) and ``window`` fixtures.
 pytest_plugins = ["tests.ui.window_fixtures"]
@@ -167,6 +169,88 @@ def test_trim_refuses_missing_choices_and_bad_text_writes_nothing(window, qtbot,
     qtbot.waitUntil(lambda: len(ui.errors) == 2, timeout=10_000)
     assert "empty" in ui.errors[-1][1]
     assert not (tmp_path / "t.json").exists() and not (tmp_path / "m.json").exists()
+    dialog.close()
+
+
+def test_trim_reads_gzip_targets_and_names_a_bad_byte_by_file_and_line(window, qtbot,
+                                                                        tmp_path, ui):
+    model = train_toy(window, qtbot)
+    packed = tmp_path / "target.txt.gz"  # the chooser offers .gz, as every text reader
+    packed.write_bytes(gzip.compress(b"low lower\n"))
+    result = _trim_in(window.ask_trim(), qtbot, packed, tmp_path)
+    assert result.source_size == model.vocab_size and ui.errors == []
+    trimmed = window.document.model
+    bad = tmp_path / "latin1.txt"
+    bad.write_bytes(b"low\nlower caf\xe9\n")
+    dialog = window.ask_trim()
+    dialog.set_targets([str(bad)])
+    dialog.output.setText(str(tmp_path / "again.json"))
+    dialog.id_map.setText(str(tmp_path / "again-map.json"))
+    assert dialog.start()
+    qtbot.waitUntil(lambda: bool(ui.errors), timeout=10_000)
+    assert ui.errors == [("Cannot trim", (f"{bad} line 2: not valid UTF-8 (byte 10 of the "
+                                          "line); save the file as UTF-8"))]
+    assert window.document.model is trimmed
+    assert not (tmp_path / "again.json").exists() and not (tmp_path / "again-map.json").exists()
+    dialog.close()
+
+
+def test_closing_the_window_while_it_trims_stops_the_trim_and_writes_nothing(qtbot, ui,
+                                                                             tmp_path,
+                                                                             monkeypatch):
+    from bpe_desktop.ui.window import trim_dialog
+    from bpe_desktop.ui.window.main_window import MainWindow
+
+    trimming, go_on = threading.Event(), threading.Event()
+
+    def slow_trim(*args, **kwargs):  # the trim of a large model, still working at close
+        trimming.set()
+        go_on.wait(10)
+        return real_trim(*args, **kwargs)
+
+    real_trim = trim_dialog.trim
+    monkeypatch.setattr(trim_dialog, "trim", slow_trim)
+    window = MainWindow()
+    qtbot.addWidget(window)
+    window.show()
+    model = train_toy(window, qtbot)
+    target = tmp_path / "target.txt"
+    target.write_text("low lower\n", encoding="utf-8")
+    out = tmp_path / "out"
+    out.mkdir()
+    dialog = window.ask_trim()
+    dialog.set_targets([str(target)])
+    dialog.output.setText(str(out / "trimmed.json"))
+    dialog.id_map.setText(str(out / "map.json"))
+    assert dialog.start()
+    assert trimming.wait(10)
+    threading.Timer(0.3, go_on.set).start()  # the trim ends while the window closes
+    assert window.close_discarding()
+    assert not dialog.running  # waited for: no thread outlives the window
+    assert list(out.iterdir()) == [] and window.document.model is model
+
+
+def test_a_trim_ending_after_a_newer_training_leaves_the_new_model_open(window, qtbot, ui,
+                                                                         tmp_path, monkeypatch):
+    from bpe_desktop.ui.window import trim_dialog
+
+    go_on = held_back(monkeypatch, trim_dialog, "trim")
+    train_toy(window, qtbot)
+    target = tmp_path / "target.txt"
+    target.write_text("low lower\n", encoding="utf-8")
+    dialog = window.ask_trim()
+    dialog.set_targets([str(target)])
+    dialog.output.setText(str(tmp_path / "trimmed.json"))
+    dialog.id_map.setText(str(tmp_path / "map.json"))
+    assert dialog.start()
+    newer = train_toy(window, qtbot)  # trained while the older model is trimmed
+    with qtbot.waitSignal(dialog.trimmed, timeout=10_000):
+        go_on.set()
+    assert window.document.model is newer and window.document.dirty
+    assert (tmp_path / "trimmed.json").is_file()
+    assert window.statusBar().full_message() == (
+        f"The trimmed model is in {tmp_path / 'trimmed.json'}; it was not opened, as another "
+        "model has been opened since.")
     dialog.close()
 
 

@@ -383,6 +383,27 @@ def test_export_runs_in_a_worker_while_the_window_stays_responsive(window, qtbot
     assert (tmp_path / "t.json").exists()
 
 
+def test_esc_after_the_files_are_written_says_they_are_and_that_the_check_stopped(
+        window, qtbot, ui, results, tmp_path, monkeypatch):
+    window.document.set_trained(results["gpt2"])
+    real_verify = formats.verify_export
+
+    def escaped_while_checking(*args, **kwargs):  # Esc while the peer library checks
+        window.interop.cancel()
+        return real_verify(*args, **kwargs)
+
+    monkeypatch.setattr(formats, "verify_export", escaped_while_checking)
+    target = tmp_path / "t.json"
+    with qtbot.waitSignal(window.interop.runner.cancelled, timeout=60_000):
+        assert window.interop.export("hf", str(target))
+    assert window.interop.last_message == (
+        f"Exported to {target}; the check of the export was cancelled.")
+    assert window.statusBar().full_message() == window.interop.last_message
+    assert len(json.loads(target.read_text(encoding="utf-8"))["model"]["vocab"]) == \
+        results["gpt2"].model.vocab_size
+    assert ui.errors == [] and ui.infos == []
+
+
 def test_verification_mismatch_is_shown_as_a_warning(window, qtbot, ui, results, tmp_path,
                                                      monkeypatch):
     window.document.set_trained(results["gpt2"])
@@ -482,7 +503,8 @@ def test_a_failed_export_keeps_the_earlier_file(window, qtbot, ui, results, tmp_
     title, message = ui.errors[-1]
     assert title == "Export failed"
     assert str(target) in message and "No space left on device" in message
-    assert "Files written before are unchanged" in message
+    assert message.endswith("Files written before are unchanged (each is replaced whole or "
+                            "not at all). Free some space on the disk, or choose another disk.")
     assert target.read_text() == "earlier contents" and ui.infos == []
     assert [p.name for p in folder.iterdir()] == ["tokenizer.json"]  # no temporaries
 

@@ -33,7 +33,7 @@ import numpy as np
 
 from bpe_desktop.core.errors import CorpusError
 from bpe_desktop.core.model import BPEModel
-from bpe_desktop.core.text_files import GZIP_ERRORS, open_text_bytes
+from bpe_desktop.core.text_files import GZIP_ERRORS, gzip_damage, open_text_bytes
 
 #: Rényi efficiency's order α (Zouhar et al. 2023 found 2.5 correlates best with BLEU).
 RENYI_ALPHA = 2.5
@@ -304,22 +304,23 @@ def _read_lines(paths: Sequence[str | os.PathLike]):
             raise CorpusError(f"{path}: no such text file", path=path, reason="missing")
         try:
             yield from _decoded_lines(path)
-        except GZIP_ERRORS as exc:  # before OSError: BadGzipFile is one
-            raise CorpusError(f"{path}: not a readable gzip file ({exc})", path=path,
-                              reason="unreadable") from None
         except OSError as exc:
             raise CorpusError(f"{path}: cannot read ({exc.strerror})", path=path) from None
 
 
 def _decoded_lines(path: str):
     with open_text_bytes(path) as stream:
-        for number, raw in enumerate(stream, 1):
-            try:
-                text = raw.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                raise CorpusError(f"{path} line {number}: not valid UTF-8 (byte "
-                                  f"{exc.start + 1} of the line)", path=path,
-                                  line=number, reason="not-utf8") from None
-            if number == 1:
-                text = text.lstrip("\ufeff")
-            yield text
+        try:
+            for number, raw in enumerate(stream, 1):
+                try:
+                    text = raw.decode("utf-8")
+                except UnicodeDecodeError as exc:
+                    raise CorpusError(f"{path} line {number}: not valid UTF-8 (byte "
+                                      f"{exc.start + 1} of the line); save the file as "
+                                      "UTF-8", path=path, line=number,
+                                      reason="not-utf8") from None
+                if number == 1:
+                    text = text.lstrip("\ufeff")
+                yield text
+        except GZIP_ERRORS as exc:  # while the stream is open, to say where
+            raise gzip_damage(path, stream, exc) from None

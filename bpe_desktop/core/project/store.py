@@ -125,6 +125,11 @@ class Project:
             self.mark_abandoned_runs()
         except sqlite3.OperationalError as exc:  # no access, a locked or full disk, …
             self.conn.close()
+            if _is_busy(exc):  # still, after BUSY_TIMEOUT_MS
+                raise ProjectError(
+                    f"{self.path}: cannot open the project: another program holds it "
+                    "locked (a database tool, or a BPE Desktop command still writing to "
+                    "it); close that program and open the project again") from None
             raise ProjectError(f"{self.path}: cannot open the project ({exc})") from None
         except sqlite3.DatabaseError as exc:
             self.conn.close()

@@ -70,6 +70,7 @@ from bpe_desktop.ui.compare.table_models import (
     pair_rows,
 )
 from bpe_desktop.ui.evaluate.table_models import RowsModel
+from bpe_desktop.views.write_errors import write_failure
 
 TEXT_FILTER = "Text files (*.txt *.tsv);;All files (*)"
 MODEL_FILTER = "BPE Desktop models (*.json);;All files (*)"
@@ -481,7 +482,7 @@ class ComparePanel(QWidget):
         try:
             self.export_overlap_csv(path)
         except OSError as exc:
-            dialogs.show_error(self, "Cannot export", str(exc))
+            dialogs.show_error(self, "Export failed", write_failure(path, exc))
             return
         self._set_status(f"Wrote {path}")
 

@@ -78,6 +78,7 @@ from bpe_desktop.ui.evaluate.table_models import (
     sweep_table,
 )
 from bpe_desktop.ui.evaluate.unconstrained import UnconstrainedButton
+from bpe_desktop.views.write_errors import write_failure
 
 TEXT_FILTER = "Text files (*.txt *.tsv);;All files (*)"
 # All files first: Morpho Challenge's gold files have no extension (formats are
@@ -591,6 +592,6 @@ class EvaluatePanel(QWidget):
         try:
             write()
         except (OSError, ValueError) as exc:
-            dialogs.show_error(self, "Export failed", f"{path}: {exc}")
+            dialogs.show_error(self, "Export failed", write_failure(path, exc))
         else:
             self.status_message.emit(f"Saved {path}")

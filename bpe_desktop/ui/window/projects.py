@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import signal
 import sqlite3
 import sys
 from concurrent.futures import Future
@@ -53,6 +54,7 @@ from bpe_desktop.ui.history.panel import default_project_path
 from bpe_desktop.ui.history.recorder import ProjectRecorder
 from bpe_desktop.ui.history.table_model import read_runs
 from bpe_desktop.ui.training.start_from import EXISTING, NEW_VOCABULARY, ExtendOutcome
+from bpe_desktop.views.write_errors import write_failure
 
 if TYPE_CHECKING:
     from bpe_desktop.ui.window.main_window import MainWindow
@@ -227,7 +229,15 @@ class ProjectControl(QObject):
             self.open_project(paths[0])
 
     def shutdown(self) -> None:
-        for process in self._processes:  # they record their own end; let them finish
+        for process in self._processes:
+            # Stopped as Ctrl-C stops a command: it writes nothing half and records its run
+            # as cancelled, as a training in the window is when it closes. Waiting for a
+            # long command to finish froze the closing window, which then killed it with
+            # its run left "running".
+            if os.name == "posix" and process.processId():
+                os.kill(process.processId(), signal.SIGINT)
+            else:
+                process.terminate()
             process.waitForFinished(30_000)
         self._end_training("cancelled", "the window was closed during the run")
         self.verifier.shutdown()
@@ -435,14 +445,19 @@ class ProjectControl(QObject):
         """A training again in the Training panel (its model becomes the window's); any
         other run by its recorded command, in the background, recorded in this project."""
         w = self.window
-        if details.summary.kind == "extend" and details.command \
-                and UNSAVED_MODEL in details.command["argv"]:
+        in_panel = details.summary.kind == "train" or bool(
+            details.summary.kind == "extend" and details.command
+            and UNSAVED_MODEL in details.command["argv"])
+        if in_panel and (w.training.running or w.interop.running):
+            # not now: its settings would replace the form's, and no run would start
+            w._show_status(f"Wait for the running job to finish (Esc cancels it) before "
+                           f"running run {details.summary.id} again.")
+            return
+        if details.summary.kind != "train" and in_panel:
             self._rerun_extension(details)  # the panel's run, its model not saved
             return
         if details.summary.kind != "train":
             self._rerun_command(details)
-            return
-        if w.training.running:
             return
         known = {k: v for k, v in details.config.items() if k in TrainConfig.__dataclass_fields__}
         try:
@@ -469,8 +484,6 @@ class ProjectControl(QObject):
     def _rerun_extension(self, details) -> None:
         """An extension the Training panel ran, set up there again and run."""
         t = self.window.training
-        if t.running:
-            return
         config = details.config
         inputs = {role: [i.path for i in details.inputs if i.role == role]
                   for role in ("model", "corpus", "text")}
@@ -575,6 +588,7 @@ class ProjectControl(QObject):
         try:
             run_modal(self.window, "Writing the report…", work)
         except (BpeError, OSError) as exc:
-            dialogs.show_error(self.window, "Cannot write the report", str(exc))
+            dialogs.show_error(self.window, "Cannot write the report",
+                               write_failure(path, exc) if isinstance(exc, OSError) else str(exc))
             return
         self.window._show_status(f"Wrote {path}: {len(ids)} run(s)")

@@ -3,6 +3,8 @@ information, opening text files, a byte-level model, and the panel's helper func
 
 from __future__ import annotations
 
+import gzip
+
 import pytest
 from PySide6.QtCore import QEvent, QPoint, Qt
 from PySide6.QtGui import QColor, QGuiApplication, QHelpEvent, QTextCursor
@@ -330,6 +332,22 @@ def test_non_utf8_file_names_the_byte_and_keeps_the_text(panel, tmp_path, errors
     assert panel.input_edit.toPlainText() == "lowest"
 
 
+def test_a_gzip_text_opens_unpacked_and_a_truncated_one_is_named(panel, tmp_path, errors):
+    packed = gzip.compress(b"lowest newest\n" * 20)
+    whole = tmp_path / "words.txt.gz"
+    whole.write_bytes(packed)
+    assert panel.open_text_file(str(whole)) is True
+    assert panel.input_edit.toPlainText() == "lowest newest\n" * 20 and errors == []
+    cut = tmp_path / "cut.txt.gz"
+    cut.write_bytes(packed[:len(packed) // 2])
+    assert panel.open_text_file(str(cut)) is False
+    assert errors == [("Cannot open text", (
+        f"{cut}: the compressed data is truncated or corrupt (Compressed file ended before "
+        f"the end-of-stream marker was reached) near byte offset {len(packed) // 2} of the "
+        "compressed file"))]
+    assert panel.input_edit.toPlainText() == "lowest newest\n" * 20
+
+
 def test_missing_or_huge_file_is_an_error(panel, tmp_path, errors, monkeypatch):
     assert panel.open_text_file(str(tmp_path / "nope.txt")) is False
     assert "nope.txt" in errors[-1][1]
@@ -338,6 +356,10 @@ def test_missing_or_huge_file_is_an_error(panel, tmp_path, errors, monkeypatch):
     monkeypatch.setattr(codec_panel, "MAX_FILE_BYTES", 100)
     assert panel.open_text_file(str(big)) is False
     assert "bpe-desktop encode" in errors[-1][1]
+    packed = tmp_path / "big.txt.gz"  # small on disk, too large unpacked
+    packed.write_bytes(gzip.compress(b"low " * 100))
+    assert panel.open_text_file(str(packed)) is False
+    assert f"{packed} unpacks to more than" in errors[-1][1]
 
 
 # -- a byte-level model ---------------------------------------------------------------------
