@@ -6,6 +6,7 @@ from __future__ import annotations
 import gzip
 import json
 import os
+import signal
 import sys
 import threading
 import zlib
@@ -137,9 +138,21 @@ def _without_empty(files: Sequence[str]) -> list[str]:
 
 
 def _in_worker(work: Callable[[], object], cancel) -> object:
-    """Run ``work`` on a thread so that Ctrl-C stays responsive and cancels it."""
+    """Run ``work`` on a thread so that Ctrl-C stays responsive: the first Ctrl-C cancels
+    it and waits for it to stop, a second one stops waiting.
+
+    While the thread exists, Ctrl-C only cancels (it raises nowhere): a KeyboardInterrupt
+    raised in ``Thread.start`` (which waits for the new thread) would end the command with
+    the engine still running, and the interpreter's exit then aborts the process."""
     outcome: dict[str, object] = {}
     finished = threading.Event()
+    presses: list[int] = []
+
+    def on_sigint(signum, frame) -> None:
+        presses.append(signum)
+        cancel.cancel()
+        if len(presses) > 1:  # a second Ctrl-C: don't wait for the engine
+            raise KeyboardInterrupt
 
     def run() -> None:
         try:
@@ -149,19 +162,42 @@ def _in_worker(work: Callable[[], object], cancel) -> object:
         finally:
             finished.set()
 
-    threading.Thread(target=run, name="bpe-worker", daemon=True).start()
+    previous, started = None, False
     try:
+        # (a Ctrl-C pending while the handler is set is raised first: no thread yet)
+        previous = _handle_sigint(on_sigint)
+        threading.Thread(target=run, name="bpe-worker", daemon=True).start()
+        started = True
         _wait(finished)
     except KeyboardInterrupt:
         cancel.cancel()
-        try:
-            _wait(finished)
-        except KeyboardInterrupt:  # a second Ctrl-C: don't wait for the engine
-            pass
+        if started and len(presses) < 2:  # (where no handler could be set)
+            try:
+                _wait(finished)
+            except KeyboardInterrupt:
+                pass
         raise TrainingCancelled("cancelled") from None
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGINT, previous)
+    if presses:
+        raise TrainingCancelled("cancelled")
     if "error" in outcome:
         raise outcome["error"]  # type: ignore[misc]
     return outcome["result"]
+
+
+def _handle_sigint(handler) -> object | None:
+    """Install ``handler`` for Ctrl-C; the handler it replaces, or None where it keeps the
+    one it has: off the main thread (no handler can be set there), or where Ctrl-C is
+    ignored (a command started in the background with ``&``)."""
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    previous = signal.getsignal(signal.SIGINT)
+    if previous in (signal.SIG_IGN, None):
+        return None
+    signal.signal(signal.SIGINT, handler)
+    return previous
 
 
 def _open_input(name: str) -> IO[bytes]:
@@ -183,20 +219,24 @@ def _lines(name: str) -> Iterator[tuple[int, str]]:
         yield number, text
 
 
-def _lines_with_ends(name: str) -> Iterator[tuple[int, str, bool]]:
-    """(line number, text without its line break, whether it had one): a last line
-    without a line break gives output without one (``encode | decode`` keeps the text)."""
+def _lines_with_ends(name: str) -> Iterator[tuple[int, str, str]]:
+    """(line number, text without its line break, that line break: "\\r\\n", "\\n", or ""
+    for a last line without one). Output written line for line ends each line as its
+    input line ended, so that ``encode | decode`` gives the text back to the byte. A
+    byte-order mark before the first line is the encoding's mark, not text, as training
+    reads it."""
     label = "standard input" if name == "-" else name
     stream = _open_input(name)
     try:
         for number, raw in enumerate(stream, 1):
-            ended = raw.endswith(b"\n")
-            if ended:
-                raw = raw[:-1]
-                if raw.endswith(b"\r"):
-                    raw = raw[:-1]
+            end = ""
+            if raw.endswith(b"\n"):
+                end = "\r\n" if raw.endswith(b"\r\n") else "\n"
+                raw = raw[:-len(end)]
+            if number == 1:
+                raw = raw.removeprefix(b"\xef\xbb\xbf")
             try:
-                yield number, raw.decode("utf-8"), ended
+                yield number, raw.decode("utf-8"), end
             except UnicodeDecodeError as exc:
                 raise CliError(f"{label} line {number}: not valid UTF-8 "
                                f"(byte 0x{raw[exc.start]:02x} at column {exc.start + 1})"

@@ -10,6 +10,7 @@ import time
 from bpe_desktop.cli._common import (
     EXIT_INTERRUPTED,
     EXIT_OK,
+    PROG,
     CliError,
     _check_output,
     _check_tokenizer_path,
@@ -17,7 +18,7 @@ from bpe_desktop.cli._common import (
     _in_worker,
     _lines,
 )
-from bpe_desktop.cli.options import whole_number
+from bpe_desktop.cli.options import add_encoding_errors_option, whole_number
 from bpe_desktop.cli.progress import ProgressBar
 from bpe_desktop.cli.recording import add_project_option, recording
 from bpe_desktop.core.errors import TrainingCancelled
@@ -50,6 +51,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     _add_extend_options(p)
     p.add_argument("--keep-unknown", dest="unknown", action="store_const", const="keep",
                    default="add", help="the same as --unknown keep")
+    add_encoding_errors_option(p)
     _add_output(p)
     add_project_option(p)
     p.set_defaults(run=cmd_extend)
@@ -111,8 +113,8 @@ def _add_output(p: argparse.ArgumentParser) -> None:
                    + ", ".join(output_formats()))
     p.add_argument("--verify", nargs="+", metavar="FILE",
                    help="then load the written files with the format's own library and "
-                   "compare its ids on each line of FILE with this model's (exit 1 on a "
-                   "difference)")
+                   "compare its ids and decoded text on each line of FILE with this "
+                   "model's (exit 1 on a difference)")
     p.add_argument("--held-out", nargs="+", metavar="FILE",
                    help="report before/after on these texts: tokens per word, bytes per "
                    "token, unknown tokens, lines whose ids are unchanged")
@@ -180,7 +182,8 @@ def cmd_extend(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     try:
         result = _in_worker(lambda: extend(
-            source, Corpus.from_files(args.files), merges=args.merges,
+            source, Corpus.from_files(args.files, errors=args.encoding_errors),
+            merges=args.merges,
             vocab_size=args.vocab_size, min_frequency=args.min_frequency,
             unknown=options.unknown, new_ids=new_ids,
             on_progress=progress,
@@ -195,13 +198,10 @@ def cmd_extend(args: argparse.Namespace) -> int:
     _write(args, model, source, fmt, verify)
     reports = _reports(source, model, held_out)
     if (run := recording(args)) is not None:
-        from bpe_desktop.core.project.metrics import Metric, held_out_metrics, training_metrics
+        from bpe_desktop.core.project.metrics import extension_metrics
 
-        run.set_model(model, path=args.output)
-        run.add_metrics([*training_metrics(model, dict(result.timings)),
-                         Metric("new_merges", result.new_merges),
-                         Metric("new_characters", len(result.new_characters)),
-                         *(row for report in reports for row in held_out_metrics(report))])
+        run.set_model(model, path=args.output, fmt=_output_format(args, fmt))
+        run.add_metrics(extension_metrics(result, reports))
     if not args.quiet:
         print(f"{result.new_merges:,} new merges, vocabulary {source.vocab_size:,} -> "
               f"{model.vocab_size:,} tokens, {time.perf_counter() - started:.1f} s")
@@ -245,7 +245,7 @@ def cmd_trim(args: argparse.Namespace) -> int:
     if (run := recording(args)) is not None:
         from bpe_desktop.core.project.metrics import trim_metrics
 
-        run.set_model(result.model, path=args.output)
+        run.set_model(result.model, path=args.output, fmt=_output_format(args, fmt))
         run.add_metrics(trim_metrics(result, reports))
     if not args.quiet:
         print(f"kept {len(result.id_map):,} of {source.vocab_size:,} tokens "
@@ -255,7 +255,10 @@ def cmd_trim(args: argparse.Namespace) -> int:
 
 
 def _held_out(names) -> list[tuple[str, list[str]]]:
-    return [(name, [text for _, text in _lines(name)]) for name in names or ()]
+    """Each held-out file's lines, read as the Extend form and Evaluate read texts."""
+    from bpe_desktop.core.comparison import read_text_lines
+
+    return [(name, read_text_lines([name])) for name in names or ()]
 
 
 def _write(args, model, source, fmt: str, verify: list[str]) -> None:
@@ -265,15 +268,17 @@ def _write(args, model, source, fmt: str, verify: list[str]) -> None:
         verify_transformers_folder,
         write_model,
     )
-    from bpe_desktop.core.formats import verify_export
+    from bpe_desktop.core.formats import export_notes, verify_export
 
     out_format = _output_format(args, fmt)
     paths = write_model(model, out_format, args.output, source=source,
                         source_path=args.model, source_format=fmt)
     if not args.quiet:
         print("wrote " + ", ".join(str(p) for p in paths))
+    checked = "hf" if out_format == TRANSFORMERS_FOLDER else out_format
+    for note in export_notes(model, checked) if out_format != "model" else ():
+        sys.stderr.write(f"{PROG}: warning: {note}\n")
     if verify and out_format != "model":
-        checked = "hf" if out_format == TRANSFORMERS_FOLDER else out_format
         files = paths[:1] if out_format == TRANSFORMERS_FOLDER else paths
         report_verification(verify_export(model, checked, files, verify), args.quiet)
         if out_format == TRANSFORMERS_FOLDER:

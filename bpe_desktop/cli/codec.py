@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import itertools
+import re
 import sys
 from typing import Iterator
 
@@ -39,10 +41,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     # -- decode -------------------------------------------------------------------------
     p = sub.add_parser(
         "decode", help="turn token ids (or pieces) back into text",
-        description="Decode lines of whitespace-separated token ids (or pieces) to text.",
+        description="Decode lines of token ids separated by white space (or, with --pieces, "
+        "the pieces 'encode' writes) to text. Each output line ends as its input line did.",
     )
     p.add_argument("-m", "--model", required=True, metavar="MODEL")
-    p.add_argument("--pieces", action="store_true", help="the input holds pieces, not ids")
+    p.add_argument("--pieces", action="store_true",
+                   help="the input holds pieces, not ids, separated by single spaces as "
+                   "'encode' writes them (a tab is a piece of a model that keeps tabs)")
     p.add_argument("input", nargs="?", default="-", metavar="FILE",
                    help="ids to decode (default: standard input)")
     p.set_defaults(run=cmd_decode)
@@ -50,16 +55,25 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 def _batches(name: str) -> Iterator[list[tuple[int, str, str]]]:
     """Lines of ``name`` in batches: (number, text, the line break to write after its
-    output: none when the input's last line had none, so ``encode | decode`` keeps it)."""
+    output: the input line's own, so that ``encode | decode`` keeps \\r\\n, \\n or none)."""
     size = BATCH_LINES  # read at each call, so that a test can make batches small
     batch: list[tuple[int, str, str]] = []
-    for number, text, ended in _lines_with_ends(name):
-        batch.append((number, text, "\n" if ended else ""))
+    for number, text, end in _lines_with_ends(name):
+        batch.append((number, text, end))
         if len(batch) >= size:
             yield batch
             batch = []
     if batch:
         yield batch
+
+
+def _untranslated_stdout():
+    """Standard output writing line breaks as given: each output line ends as its input
+    line did, where a text stream would turn "\\n" into the platform's line end."""
+    out = sys.stdout
+    if hasattr(out, "reconfigure"):
+        out.reconfigure(newline="")
+    return out
 
 
 def cmd_encode(args: argparse.Namespace) -> int:
@@ -77,7 +91,7 @@ def cmd_encode(args: argparse.Namespace) -> int:
     unk = tok.unk_id()
     word_final_unk = not args.ids and model.config.boundary == "eow-suffix" and unk >= 0
     label = "standard input" if args.input == "-" else args.input
-    out = sys.stdout
+    out = _untranslated_stdout()
     for batch in _batches(args.input):
         texts = [text for _, text, _ in batch]
         try:
@@ -101,7 +115,7 @@ def _encode_sampled(tok, args: argparse.Namespace) -> int:
 
     base = args.seed if args.seed is not None else secrets.randbits(64)
     label = "standard input" if args.input == "-" else args.input
-    out = sys.stdout
+    out = _untranslated_stdout()
     for batch in _batches(args.input):
         lines = []
         for number, text, _ in batch:
@@ -134,17 +148,53 @@ def cmd_decode(args: argparse.Namespace) -> int:
     model = load_model_file(args.model)
     tok = model.tokenizer()
     label = "standard input" if args.input == "-" else args.input
-    out = sys.stdout
+    out = _untranslated_stdout()
+    spaced = sorted((p for p in model.config.protected if " " in p), key=len, reverse=True)
     for batch in _batches(args.input):
         lines = []
         for number, text, _ in batch:
             try:
                 if args.pieces:
-                    lines.append(tok.decode_pieces(text.split()))
+                    lines.append(tok.decode_pieces([p for _, p in _pieces(text, spaced)]))
                 else:
                     lines.append(tok.decode_id_text(text))
             except EncodeError as exc:
-                raise CliError(f"{label} line {number}: {exc}") from None
+                fields = _pieces(text, spaced) if args.pieces else \
+                    [(m.start(), m.group()) for m in re.finditer(r"\S+", text)]
+                _decode_error(tok, fields, args.pieces, f"{label} line {number}", exc)
         out.write("".join(line + end for line, (_, _, end) in zip(lines, batch)))
     out.flush()
     return EXIT_OK
+
+
+def _pieces(text: str, spaced: list[str]) -> list[tuple[int, str]]:
+    """(column, piece) of a line of ``encode``'s pieces: they are separated by single
+    spaces, and no piece holds one but a protected string with a space in it (``spaced``,
+    longest first), read as one piece wherever its words stand in a row. A tab or other
+    white space is a piece (or part of one) of a model that keeps it in words."""
+    fields = text.split(" ")
+    columns = list(itertools.accumulate((len(f) + 1 for f in fields), initial=0))
+    out: list[tuple[int, str]] = []
+    k = 0
+    while k < len(fields):
+        found = next((p for p in spaced if " ".join(fields[k:k + p.count(" ") + 1]) == p),
+                     None)
+        width = 1 if found is None else found.count(" ") + 1
+        if found is not None or fields[k]:
+            out.append((columns[k], found or fields[k]))
+        k += width
+    return out
+
+
+def _decode_error(tok, fields: list[tuple[int, str]], pieces: bool, where: str,
+                  exc: EncodeError):
+    """Name the first field of a line that does not decode, by its place and column: a line
+    of ids can be thousands long."""
+    kind = "piece" if pieces else "id"
+    for place, (column, field) in enumerate(fields, 1):
+        try:
+            tok.decode_pieces([field]) if pieces else tok.decode_id_text(field)
+        except EncodeError as field_exc:
+            raise CliError(f"{where}, {kind} {place} (column {column + 1}): "
+                           f"{field_exc}") from None
+    raise CliError(f"{where}: {exc}") from None

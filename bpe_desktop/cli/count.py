@@ -24,7 +24,12 @@ from bpe_desktop.cli._common import (
     _fail,
     _in_worker,
 )
-from bpe_desktop.cli.options import add_train_options, config_from_args, whole_number
+from bpe_desktop.cli.options import (
+    add_encoding_errors_option,
+    add_train_options,
+    config_from_args,
+    whole_number,
+)
 from bpe_desktop.cli.progress import ProgressBar
 from bpe_desktop.cli.recording import add_project_option, recording
 from bpe_desktop.core.errors import TrainingCancelled
@@ -63,8 +68,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    default=DEFAULT_PARTITION_BYTES,
                    help="with --dask: plain files larger than this are split at line "
                    f"breaks into pieces of about this size (default {DEFAULT_PARTITION_BYTES})")
-    p.add_argument("--encoding-errors", choices=("strict", "replace"), default="strict",
-                   help="invalid UTF-8: stop with an error (strict, default) or use U+FFFD")
+    add_encoding_errors_option(p)
     p.add_argument("-q", "--quiet", action="store_true", help="no progress or summary")
     add_project_option(p, language_help="the language of the corpus, written into the "
                        "table (a code: fi, tur, pt-BR; 'train --word-counts' then uses the "

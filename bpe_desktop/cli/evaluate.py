@@ -19,9 +19,11 @@ from bpe_desktop.core.evaluation.parity import PARITY_MODES
 from bpe_desktop.core.evaluation.sweep import DEFAULT_SWEEP_POINTS
 from bpe_desktop.core.evaluation.tables import (
     GOLD_HEADERS,
+    MORPHOLOGY_HEADERS,
     PARITY_HEADERS,
     gold_notes,
     gold_rows,
+    morphology_rows,
     parity_rows,
     text_table,
 )
@@ -127,11 +129,8 @@ def format_report(report) -> str:
     """Readable tables: one per section."""
     out = [f"model: {report.vocab_size:,} tokens, {report.merges:,} merges\n"]
     if report.morphology:
-        rows = [(name, r.words, r.evaluated, r.skipped, r.unsplit, r.precision, r.recall,
-                 r.f1, r.morphscore, r.exact) for name, r in report.morphology.items()]
-        out.append(_table("Morphology", ("gold file", "words", "evaluated", "skipped",
-                                         "unsplit", "precision", "recall", "F1",
-                                         "MorphScore", "exact"), rows))
+        out.append(_table("Morphology", MORPHOLOGY_HEADERS,
+                          morphology_rows(report.morphology)))
     if report.gold:
         notes = [line for g in report.gold.values() for line in gold_notes(g)]
         out.append(_table("Gold files", GOLD_HEADERS, gold_rows(report.gold))

@@ -64,7 +64,9 @@ def cmd_info(args: argparse.Namespace) -> int:
     else:
         rows.append(("corpus", f"{c.kind}: {c.total_words:,} words ({c.distinct_words:,} "
                                f"distinct), {c.characters:,} characters, "
-                               f"{c.unknown_characters:,} unknown"))
+                               f"{c.unknown_characters:,} unknown"
+                               + ("; invalid UTF-8 read as U+FFFD"
+                                  if c.encoding_errors == "replace" else "")))
         for f in c.files:
             digest = f"sha256 {f.sha256}" if f.sha256 else "no checksum"
             rows.append(("  file", f"{f.path} ({f.size:,} bytes, {digest})"))

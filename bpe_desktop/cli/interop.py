@@ -9,6 +9,7 @@ import sys
 from bpe_desktop.cli._common import (
     EXIT_INTERRUPTED,
     EXIT_OK,
+    PROG,
     CliError,
     _check_output,
     _check_tokenizer_path,
@@ -50,8 +51,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="hf: write BPE-dropout P into the model (Hugging Face then samples)")
     p.add_argument("--verify", metavar="FILE",
                    help="then load the files with the format's own library and compare its "
-                   "segmentation of each line of FILE with this model's (exit 1 on a "
-                   "difference)")
+                   "segmentation and decoding of each line of FILE with this model's (exit 1 "
+                   "on a difference)")
     p.add_argument("--verify-lines", type=whole_number(1), metavar="N",
                    help="verify on the first N lines of FILE only")
     p.add_argument("-q", "--quiet", action="store_true", help="no summary")
@@ -77,7 +78,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    from bpe_desktop.core.formats import export_model, verify_export
+    from bpe_desktop.core.formats import export_model, export_notes, verify_export
     from bpe_desktop.core.formats.verify import verifiable_format
 
     options: dict[str, object] = {}
@@ -120,6 +121,8 @@ def cmd_export(args: argparse.Namespace) -> int:
     paths = export_model(model, args.format, args.output, **options)
     if not args.quiet:
         print("wrote " + ", ".join(str(p) for p in paths), file=report)
+    for note in export_notes(model, args.format):
+        sys.stderr.write(f"{PROG}: warning: {note}\n")
     if sample is not None:
         report_verification(verify_export(model, args.format, paths, sample), args.quiet,
                             stream=report)
@@ -129,7 +132,7 @@ def cmd_export(args: argparse.Namespace) -> int:
 def report_verification(result, quiet: bool, stream=None) -> None:
     """Print a verification's summary (to ``stream``, standard output by default); a
     CliError saying where the first differing line differs."""
-    if result.first_mismatch is not None:
+    if result.differs:
         raise CliError(f"{result.summary()}; the files were written, but "
                        f"{result.mismatch_text()}")
     if not quiet:

@@ -127,6 +127,16 @@ def add_train_options(parser: argparse.ArgumentParser,
                         help="a named set of defaults: " + ", ".join(PRESETS))
 
 
+def add_encoding_errors_option(parser: argparse.ArgumentParser) -> None:
+    """``--encoding-errors``, for every command that counts a corpus (how it reads
+    invalid UTF-8 changes the counts: see ``CorpusInfo.encoding_errors``)."""
+    from bpe_desktop.core.model import ENCODING_ERRORS
+
+    parser.add_argument("--encoding-errors", choices=ENCODING_ERRORS, default="strict",
+                        help="invalid UTF-8: stop with an error (strict, default) or use "
+                        "U+FFFD")
+
+
 def config_from_args(args: argparse.Namespace) -> TrainConfig:
     """The TrainConfig the options ask for: the preset's values, then explicit options."""
     overrides = {f.name: getattr(args, f.name) for f in dataclasses.fields(TrainConfig)

@@ -104,7 +104,8 @@ def _compare(args):
 def _extend(args):
     config = {"format": args.format or "", "out_format": args.out_format or "",
               "merges": args.merges, "vocab_size": args.vocab_size,
-              "min_frequency": args.min_frequency, "unknown": args.unknown, "new_ids": args.new_ids}
+              "min_frequency": args.min_frequency, "unknown": args.unknown,
+              "new_ids": args.new_ids, "encoding_errors": args.encoding_errors}
     return config, [("model", args.model), *(("corpus", f) for f in args.files)], ""
 
 

@@ -18,7 +18,11 @@ from bpe_desktop.cli._common import (
     _report_stream,
     _without_empty,
 )
-from bpe_desktop.cli.options import add_train_options, config_from_args
+from bpe_desktop.cli.options import (
+    add_encoding_errors_option,
+    add_train_options,
+    config_from_args,
+)
 from bpe_desktop.cli.progress import ProgressBar, SegmenterProgressBar
 from bpe_desktop.cli.recording import add_project_option, recording
 from bpe_desktop.core.errors import TrainingCancelled
@@ -40,8 +44,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="the files are word<TAB>count tables, not running text (several "
                    "are summed; made by 'bpe-desktop count' or any other tool)")
     add_train_options(p)
-    p.add_argument("--encoding-errors", choices=("strict", "replace"), default="strict",
-                   help="invalid UTF-8: stop with an error (strict, default) or use U+FFFD")
+    add_encoding_errors_option(p)
     p.add_argument("--save-segmentation", metavar="FILE",
                    help="with --morfessor: also save Morfessor's segmentation of the corpus "
                    "words as word<TAB>morphs (review or edit it, then reuse it with "
@@ -86,7 +89,8 @@ def cmd_train(args: argparse.Namespace) -> int:
     if (run := recording(args)) is not None:
         from bpe_desktop.core.project.metrics import training_metrics
 
-        run.set_model(model, path=args.output)
+        # Written to standard output, it is in no file: the project keeps it.
+        run.set_model(model, path=None if args.output == "-" else args.output)
         run.add_metrics(training_metrics(model, result.timings))  # type: ignore[attr-defined]
     if args.save_segmentation:
         from bpe_desktop.core.constraints import write_segmentation

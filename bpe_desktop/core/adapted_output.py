@@ -189,7 +189,8 @@ def _json(value: object) -> bytes:
 
 def verify_transformers_folder(model: BPEModel, folder: str | os.PathLike, lines):
     """Load ``folder`` with ``transformers.AutoTokenizer`` (offline) and compare its ids
-    on each line with ``model``'s: a :class:`Verification` (library ``transformers``).
+    on each line with ``model``'s, and its decoding of them (as verify_export: not of a
+    line with the unknown token): a :class:`Verification` (library ``transformers``).
     ExportError when transformers is not installed or cannot load the folder."""
     from bpe_desktop.core.formats.verify import Verification
 
@@ -205,14 +206,20 @@ def verify_transformers_folder(model: BPEModel, folder: str | os.PathLike, lines
         raise ExportError(f"transformers {transformers.__version__} could not load "
                           f"{folder}: {exc}") from None
     tok = model.tokenizer()
+    unk = model.config.special("unk")
     lines = [line.rstrip("\n") for line in lines]
-    agreed, first = 0, None
-    for line in lines:
-        ours = tok.encode(line)
-        theirs = peer(line, add_special_tokens=False)["input_ids"]
-        if list(ours) == list(theirs):
+    agreed, first, decoded = 0, None, None
+    for number, line in enumerate(lines, 1):
+        ours = list(tok.encode(line))
+        theirs = list(peer(line, add_special_tokens=False)["input_ids"])
+        if ours != theirs:
+            if first is None:
+                first = (line, list(map(str, ours)), list(map(str, theirs)))
+        elif (unk is None or unk.id not in ours) and tok.decode(ours) != (
+                text := peer.decode(theirs, skip_special_tokens=False)):
+            if decoded is None:
+                decoded = (number, tok.decode(ours), text)
+        else:
             agreed += 1
-        elif first is None:
-            first = (line, list(map(str, ours)), list(map(str, theirs)))
     return Verification(TRANSFORMERS_FOLDER, len(lines), agreed, "transformers",
-                        transformers.__version__, first)
+                        transformers.__version__, first, first_decode_difference=decoded)

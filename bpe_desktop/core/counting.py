@@ -30,6 +30,7 @@ from bpe_desktop.core.config import TrainConfig
 from bpe_desktop.core.errors import ConfigError, CorpusError
 from bpe_desktop.core.languages import check_code, language_of
 from bpe_desktop.core.safe_write import write_output
+from bpe_desktop.core.text_files import GZIP_ERRORS, gzip_damage
 from bpe_desktop.core.training import CancelToken, Corpus, Progress
 
 #: Table entries handed from the engine to the file per write.
@@ -54,10 +55,13 @@ def table_language(path: str | os.PathLike) -> str:
     opener = gzip.open if name.endswith(".gz") else open
     try:
         with opener(name, "rb") as fh:
-            first = fh.readline(4096).rstrip(b"\r\n").removeprefix(b"\xef\xbb\xbf")
-            if first != table_header().encode("utf-8"):
-                return ""
-            second = fh.readline(4096).rstrip(b"\r\n")
+            try:
+                first = fh.readline(4096).rstrip(b"\r\n").removeprefix(b"\xef\xbb\xbf")
+                if first != table_header().encode("utf-8"):
+                    return ""
+                second = fh.readline(4096).rstrip(b"\r\n")
+            except GZIP_ERRORS as exc:  # while it is open, to say where
+                raise gzip_damage(name, fh, exc) from None
     except (OSError, EOFError, gzip.BadGzipFile) as exc:
         raise CorpusError(f"{name}: cannot be read ({exc})", path=name,
                           reason="unreadable") from None
@@ -283,22 +287,26 @@ def table_stats(path: str | os.PathLike, cancel=None) -> tuple[int, int] | None:
     opener = gzip.open if name.endswith(".gz") else open
     try:
         with opener(name, "rb") as fh:
-            for number, line in enumerate(fh, 1):
-                if number % 65536 == 0 and cancel is not None and cancel.cancelled:
-                    return None
-                line = line.rstrip(b"\r\n")
-                if number == 1 and line.removeprefix(b"\xef\xbb\xbf") == header:
-                    escaped = True
-                    continue
-                if not line.strip() or (number == 2 and escaped and line.startswith(label)):
-                    continue
-                _, tab, count = line.rpartition(b"\t")
-                count = count.strip()
-                if not tab or not count.isdigit() or not 0 < int(count) < 2**64 or not _:
-                    raise CorpusError(f"{name}, line {number}: expected word<TAB>count",
-                                      path=name, line=number, reason="bad-line")
-                entries += 1
-                total += int(count)
+            try:
+                for number, line in enumerate(fh, 1):
+                    if number % 65536 == 0 and cancel is not None and cancel.cancelled:
+                        return None
+                    line = line.rstrip(b"\r\n")
+                    if number == 1 and line.removeprefix(b"\xef\xbb\xbf") == header:
+                        escaped = True
+                        continue
+                    if not line.strip() or (number == 2 and escaped
+                                            and line.startswith(label)):
+                        continue
+                    _, tab, count = line.rpartition(b"\t")
+                    count = count.strip()
+                    if not tab or not count.isdigit() or not 0 < int(count) < 2**64 or not _:
+                        raise CorpusError(f"{name}, line {number}: expected word<TAB>count",
+                                          path=name, line=number, reason="bad-line")
+                    entries += 1
+                    total += int(count)
+            except GZIP_ERRORS as exc:  # a damaged .gz (zlib.error too), while it is open
+                raise gzip_damage(name, fh, exc) from None
     except (OSError, EOFError, gzip.BadGzipFile) as exc:
         raise CorpusError(f"{name}: cannot be read ({exc})", path=name,
                           reason="unreadable") from None

@@ -239,7 +239,7 @@ def _extended_model(source: BPEModel, base: BPEModel, trained, corpus: Corpus,
     # The files, as training records them: an export verifies on their lines.
     files = tuple(_file_info(p) for p in corpus.paths) if corpus.kind == "files" else ()
     info = CorpusInfo(kind=corpus.kind, files=files, total_words=table.total_count,
-                      distinct_words=len(table))
+                      distinct_words=len(table), encoding_errors=corpus.errors)
     model = dataclasses.replace(
         base, config=config, merges=merges, final_counts=None, corpus=info,
         ids=base.ids + tuple(range(first_new, first_new + len(created))),

@@ -76,6 +76,11 @@ class CorpusFile:
     sha256: str
 
 
+#: How a corpus's invalid UTF-8 (or a NUL byte inside its text) is read: "strict" stops
+#: with an error naming file, line and byte offset; "replace" reads it as U+FFFD.
+ENCODING_ERRORS = ("strict", "replace")
+
+
 @dataclass(frozen=True)
 class CorpusInfo:
     """Where the model came from: provenance stored in the model file."""
@@ -86,6 +91,9 @@ class CorpusInfo:
     distinct_words: int = 0
     characters: int = 0
     unknown_characters: int = 0
+    #: How invalid UTF-8 in the files was read (one of ENCODING_ERRORS): it changes the
+    #: counts, so a training is repeated only with the same choice.
+    encoding_errors: str = "strict"
 
 
 #: A token's kind in :class:`TokenOrigins` (the engine's ``origins`` numbering).
@@ -385,12 +393,16 @@ class BPEModel:
 
         A special token whose id no longer fits the smaller vocabulary moves to the
         highest free id (keeping the specials' order); everything else keeps its id.
+        A model with explicit :attr:`ids` (an import, extension or trim) keeps its kept
+        tokens' order, renumbered to close the gaps the dropped ones leave.
         """
         engine = self.__dict__.get("_engine")
         count = self.merge_count
         if not 0 <= merges <= count:
             raise ConfigError(f"a model with {count} merges cannot be cut to {merges}")
         size = self.vocab_size_at(merges)
+        if self.ids is not None:
+            return self._truncated_explicit(merges, size)
         specials = sorted(self.config.special_tokens, key=lambda t: t.id)
         fitting = {t.id for t in specials if t.id < size}
         moved = [t for t in specials if t.id >= size]
@@ -413,6 +425,17 @@ class BPEModel:
             cut._cache["packed_merges"] = (text[:int(ends[2 * merges - 1])] if merges else "",
                                            ends[:2 * merges])
         return cut
+
+    def _truncated_explicit(self, merges: int, size: int) -> BPEModel:
+        # The kept ordinary tokens are a prefix of the alphabet-then-merges order, so
+        # their ids are a prefix of ``ids``; but their values may skip dropped tokens.
+        specials = self.config.special_tokens
+        kept = self.ids[:size - len(specials)]
+        new_id = {old: new for new, old in enumerate(sorted((*kept, *(t.id for t in specials))))}
+        tokens = tuple(dataclasses.replace(t, id=new_id[t.id]) for t in specials)
+        config = self.config.replace(merges=merges, vocab_size=None, special_tokens=tokens)
+        return dataclasses.replace(self, config=config, merges=self.merges[:merges],
+                                   final_counts=None, ids=tuple(new_id[i] for i in kept))
 
     def packed_merges(self) -> tuple[str, np.ndarray]:
         """Every merge's left and right piece back to back in rank order (l0 r0 l1 r1 ...),

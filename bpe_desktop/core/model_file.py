@@ -44,7 +44,9 @@ with exactly these keys, in this order:
                   "distinct_words", "characters", "unknown_characters"}``; ``kind`` is one of
                   files, word-count-files, texts, word-counts, imported; ``files`` a list of
                   ``{"path", "size", "sha256"}`` (``sha256``: 64 hex digits, or ``""`` when
-                  not known). Counts are integers >= 0.
+                  not known). Counts are integers >= 0. An optional ``"encoding_errors":
+                  "replace"`` says invalid UTF-8 in the files was read as U+FFFD
+                  (``--encoding-errors``); absent, it stopped the training (``strict``).
 ``words``         the most frequent training words, ``[[word, count], ...]``: distinct
                   non-empty words, counts >= 1 (for browsing; may be ``[]``).
 ``description``   free text.
@@ -290,6 +292,8 @@ def _as_dict(model: BPEModel, created: str, *, lists_for_writer: bool = False) -
             "characters": c.characters,
             "unknown_characters": c.unknown_characters,
         }
+        if c.encoding_errors != "strict":  # (absent: files earlier versions also read)
+            corpus["encoding_errors"] = c.encoding_errors
     return {
         "format": FORMAT,
         "version": VERSION,

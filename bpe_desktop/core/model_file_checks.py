@@ -19,7 +19,13 @@ from bpe_desktop.core.config import (
     TrainConfig,
 )
 from bpe_desktop.core.errors import ConfigError, ModelFileError
-from bpe_desktop.core.model import CorpusFile, CorpusInfo, Merge, explicit_ids_problem
+from bpe_desktop.core.model import (
+    ENCODING_ERRORS,
+    CorpusFile,
+    CorpusInfo,
+    Merge,
+    explicit_ids_problem,
+)
 from bpe_desktop.core.model_file_writer import _json
 from bpe_desktop.core.options import MAX_COUNT, option_specs
 from bpe_desktop.core.constraints import ConstraintReport
@@ -441,7 +447,7 @@ def _specials(value: Any) -> tuple[SpecialToken, ...]:
 def _corpus(value: Any) -> CorpusInfo | None:
     if value is None:
         return None
-    _object("corpus", value, CORPUS_KEYS, CORPUS_KEYS)
+    _object("corpus", value, (*CORPUS_KEYS, "encoding_errors"), CORPUS_KEYS)
     kind = _text("corpus.kind", value["kind"])
     if kind not in CORPUS_KINDS:
         raise _Invalid("corpus.kind", f"{kind!r} is not one of {', '.join(CORPUS_KINDS)}")
@@ -456,7 +462,11 @@ def _corpus(value: Any) -> CorpusInfo | None:
             raise _Invalid(f"{where}.sha256", "expected 64 hexadecimal digits (or \"\")")
         files.append(CorpusFile(path=file_path, size=size, sha256=digest))
     numbers = {k: _whole(f"corpus.{k}", value[k], minimum=0) for k in CORPUS_KEYS[2:]}
-    return CorpusInfo(kind=kind, files=tuple(files), **numbers)
+    errors = _text("corpus.encoding_errors", value.get("encoding_errors", "strict"))
+    if errors not in ENCODING_ERRORS:
+        raise _Invalid("corpus.encoding_errors",
+                       f"{errors!r} is not one of {', '.join(ENCODING_ERRORS)}")
+    return CorpusInfo(kind=kind, files=tuple(files), **numbers, encoding_errors=errors)
 
 
 CONSTRAINT_KEYS = ("method", "segmented_words", "knocked_out")

@@ -142,14 +142,14 @@ def language_corpus_files(config: TrainConfig, *, word_counts: bool = False
 
 
 def _with_corpus_files(result: TrainResult, config: TrainConfig,
-                       word_counts: bool) -> TrainResult:
+                       word_counts: bool, errors: str) -> TrainResult:
     """The model's provenance names the files it was trained on, with their checksums,
     as a training on files does (the engine was given the balanced counts, not them)."""
     files = tuple(_file_info(f) for _, f in language_corpus_files(config,
                                                                   word_counts=word_counts))
     corpus = dataclasses.replace(result.model.corpus,
                                  kind="word-count-files" if word_counts else "files",
-                                 files=files)
+                                 files=files, encoding_errors=errors)
     return dataclasses.replace(result, model=result.model.with_provenance(corpus=corpus))
 
 
@@ -265,7 +265,7 @@ def train_multilingual(
         report = LanguageReport(counted.codes, counted.files, tuple(counted.totals),
                                 tuple(sum(c for _, c in t) for t in tables))
         result = _train_parity(tables, config, dev, report, on_progress, cancel)
-        return _with_corpus_files(result, config, word_counts)
+        return _with_corpus_files(result, config, word_counts, errors)
     joint, _, after = combine(counted, factors)
     if not joint:
         raise CorpusError("the languages' corpora hold no words", reason="no-words")
@@ -274,7 +274,7 @@ def train_multilingual(
     # arbitrary input would only repeat what counting guarantees.
     corpus = Corpus("word-counts", word_counts=tuple(joint))
     result = train(corpus, config, on_progress=on_progress, cancel=cancel)
-    return dataclasses.replace(_with_corpus_files(result, config, word_counts),
+    return dataclasses.replace(_with_corpus_files(result, config, word_counts, errors),
                                languages=report)
 
 

@@ -37,10 +37,28 @@ def open_text_bytes(path: str | os.PathLike) -> IO[bytes]:
     return stream  # type: ignore[return-value]
 
 
-def read_text_bytes(path: str | os.PathLike) -> bytes:
-    """The whole (decompressed) content of a text file."""
+def read_text_bytes(path: str | os.PathLike, limit: int = -1) -> bytes:
+    """The whole (decompressed) content of a text file, or its first ``limit`` bytes; a
+    damaged gzip file is a :class:`CorpusError` (:func:`gzip_damage`)."""
     with open_text_bytes(path) as fh:
-        return fh.read()
+        try:
+            return fh.read(limit)
+        except GZIP_ERRORS as exc:
+            raise gzip_damage(path, fh, exc) from None
+
+
+def gzip_damage(path: str | os.PathLike, stream: IO[bytes], exc: BaseException
+                ) -> CorpusError:
+    """The error for ``exc`` (one of :data:`GZIP_ERRORS`), raised while reading the
+    still open ``stream`` of ``path``: where, in the engine's words, by the compressed
+    bytes read so far (the damage lies at most one read buffer before them)."""
+    name = os.fspath(path)
+    try:
+        where = f" near byte offset {stream.myfileobj.tell()} of the compressed file"
+    except (AttributeError, OSError, ValueError):  # not a file (a pipe) or closed
+        where = ""
+    return CorpusError(f"{name}: the compressed data is truncated or corrupt ({exc}){where}",
+                       path=name, reason="unreadable")
 
 
 def without_empty_files(paths: Sequence[str]) -> tuple[list[str], list[str]]:

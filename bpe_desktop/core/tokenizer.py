@@ -7,8 +7,11 @@ Two segmentation modes:
     lowest merge rank and merge all its occurrences left to right, until no learned
     pair is left. A training word re-encodes to its final training segmentation.
 ``greedy``
-    Greedy longest match (seed 002's ``tokenize``): from the left of each word, take the
-    longest vocabulary token that matches, then continue after it.
+    Greedy longest match: from the left of each word, take the longest vocabulary token
+    that matches, then continue after it. (Seed 002's ``tokenize`` is greedy another way:
+    it grows a token one character at a time and stops at the first extension that is
+    no token, so it can stop short of a longer one: ``o f</w>`` where this takes
+    ``of</w>``.)
 
 BPE-dropout (Provilkov et al. 2020): ``dropout=p`` with ``merges`` mode skips each
 applicable merge with probability p, as HF tokenizers' ``BPE(dropout=p)`` (p = 0 is

@@ -34,7 +34,7 @@ from bpe_desktop.core.config import TrainConfig
 from bpe_desktop.core.constraints import Constraints
 from bpe_desktop.core.constraints import describe as describe_constraints
 from bpe_desktop.core.errors import ConfigError
-from bpe_desktop.core.model import BPEModel, CorpusFile, CorpusInfo, Merge
+from bpe_desktop.core.model import ENCODING_ERRORS, BPEModel, CorpusFile, CorpusInfo, Merge
 from bpe_desktop.core.morfessor_source import SegmenterProgress
 from bpe_desktop.core.options import MAX_COUNT, OPTION_VALUES
 
@@ -81,7 +81,7 @@ class Corpus:
             raise ConfigError(f"corpus paths must be file names: {exc}") from None
         if not paths:
             raise ConfigError("no corpus files given")
-        if errors not in ("strict", "replace"):
+        if errors not in ENCODING_ERRORS:
             raise ConfigError("errors must be 'strict' or 'replace'")
         return cls("files", paths=paths, file_format="word-counts" if word_counts else "text",
                    errors=errors)
@@ -400,6 +400,7 @@ def _corpus_info(corpus: Corpus, output, read_here: bool = False) -> CorpusInfo:
         distinct_words=len(output.trained.words),
         characters=output.characters,
         unknown_characters=output.unknown_characters,
+        encoding_errors=corpus.errors,
     )
 
 

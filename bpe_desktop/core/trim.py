@@ -1,7 +1,8 @@
 """Trim a vocabulary to what a target text needs, with an exact old-id -> new-id map.
 
 Kept: every token the model produces on the target text, every token a kept merge is
-built from (recursively), and optionally every alphabet symbol and the special tokens.
+built from (recursively), and optionally every alphabet symbol (protected strings among
+them) and the special tokens.
 Byte-level models keep all 256 bytes always (their encoder spells any text in them). A
 merge is kept when its two parts and its result are kept. Merges the target text never
 applies are dropped; BPE picks the lowest-ranked pair present, so a dropped merge,
@@ -78,8 +79,10 @@ def trim(model: BPEModel, texts: Sequence[str], *, keep_alphabet: bool = True,
     ordinary = dict.fromkeys(alphabet)
     ordinary.update(dict.fromkeys(m.result for m in merges))
     specials = tuple(dataclasses.replace(t, id=id_map[t.id]) for t in kept_specials)
+    # A protected string is an alphabet symbol: one the target never uses goes with it.
+    protected = tuple(p for p in model.config.protected if p in needed)
     config = model.config.replace(special_tokens=specials, merges=len(merges),
-                                  vocab_size=None)
+                                  vocab_size=None, protected=protected)
     trimmed = dataclasses.replace(
         model, config=config, alphabet=alphabet, merges=merges, final_counts=None,
         ids=tuple(id_map[model.piece_ids[p]] for p in ordinary),

@@ -23,6 +23,7 @@ from bpe_desktop.views.vocab_table import (
     VocabColumns,
     build_columns,
     compute_mask,
+    final_frequencies,
 )
 
 
@@ -65,8 +66,4 @@ def load_words(table: LoadedTable, tokenizer: Tokenizer | None = None) -> Loaded
     usage = TokenUsage(model, tokenizer) if model.word_count else None
     plots = {which: compute_plot(which, model, table.columns, lambda: usage)
              for which in PLOTS}
-    if model.final_counts is not None:  # the trainer's count over every training word
-        final = np.array(model.final_counts, dtype=np.int64)
-    else:
-        final = usage.frequencies() if usage else None
-    return LoadedWords(model, usage, final, plots)
+    return LoadedWords(model, usage, final_frequencies(model, usage), plots)

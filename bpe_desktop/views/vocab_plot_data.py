@@ -11,7 +11,12 @@ from typing import Callable
 import numpy as np
 
 from bpe_desktop.core.model import BPEModel
-from bpe_desktop.views.vocab_table import SPECIAL, TokenUsage, VocabColumns
+from bpe_desktop.views.vocab_table import (
+    SPECIAL,
+    TokenUsage,
+    VocabColumns,
+    final_frequencies,
+)
 
 #: Plot keys, in tab order, with their tab titles.
 PLOTS = {"merges": "Merge counts", "zipf": "Zipf", "lengths": "Token lengths"}
@@ -52,11 +57,14 @@ def compute_plot(which: str, model: BPEModel | None, columns: VocabColumns | Non
             return empty, empty, "This model has no merges"
         x, y = merge_curve(model)
         return x, y, "" if len(x) else "This model does not record merge counts"
-    if which == "zipf":
-        words = usage() if (model.word_count and usage is not None) else None
-        if words is None:
+    if which == "zipf":  # the Final column's frequencies
+        words = None  # (segmenting the kept words is needed only without final counts)
+        if model.final_counts is None and model.word_count and usage is not None:
+            words = usage()
+        frequencies = final_frequencies(model, words)
+        if frequencies is None:
             return empty, empty, "This model keeps no training words"
-        x, y = zipf_curve(words.frequencies())
+        x, y = zipf_curve(frequencies)
         return x, y, "" if len(x) else "No token occurs in the training words"
     x, y = length_histogram(columns)
     return x, y, "" if y.any() else "No tokens"

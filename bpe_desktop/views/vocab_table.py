@@ -384,6 +384,14 @@ class TokenUsage:
                                    minlength=self.vocab_size)).astype(np.int64)
 
 
+def final_frequencies(model: BPEModel, usage: TokenUsage | None) -> np.ndarray | None:
+    """Each token's final frequency: the trainer's count over every training word (the
+    model's ``final_counts``), else counted over the kept words ``usage``; None: neither."""
+    if model.final_counts is not None:
+        return np.array(model.final_counts, dtype=np.int64)
+    return usage.frequencies() if usage else None
+
+
 def _encode_all(tok: Tokenizer, texts: list[str]) -> list[np.ndarray]:
     out: list[np.ndarray] = []
     empty = np.empty(0, dtype=np.uint32)

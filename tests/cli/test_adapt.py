@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import shlex
 
 import pytest
 import sentencepiece as spm
@@ -348,8 +349,8 @@ def test_trim_records_its_run_with_each_held_out_report_as_metrics(capsys, tmp_p
     (trimming,) = json.loads(printed)["runs"]
     assert trimming["kind"] == "trim" and trimming["status"] == "finished"
     assert sorted(i["role"] for i in trimming["inputs"]) == ["model", "text"]
-    assert trimming["model"] == {"path": str(out), "stored": False,
-                                  "sha256": _sha256(out)}
+    # not a model file: kept, and no file of its own to check
+    assert trimming["model"] == {"path": None, "stored": True, "sha256": None}
     metrics = {(m["source"], m["metric"]): m["value"] for m in trimming["metrics"]}
     before = spm.SentencePieceProcessor(model_file=str(sources["sp"]))
     after = spm.SentencePieceProcessor(model_file=str(out))
@@ -384,3 +385,82 @@ def _assert_held_out_metrics(metrics, source, adapted, held) -> None:
 def _sha256(path) -> str:
     with open(path, "rb") as f:
         return hashlib.sha256(f.read()).hexdigest()
+
+
+@pytest.mark.parametrize("command, out_format, output", [
+    ("trim", "sentencepiece", "t.model"),
+    ("extend", "sentencepiece", "x.model"),
+    ("trim", "hf", "t.tokenizer.json"),
+    ("extend", "transformers", "tf"),
+])
+def test_a_run_written_in_another_format_keeps_a_model_history_opens(
+        capsys, tmp_path, sources, command, out_format, output):
+    from bpe_desktop.core.project import Project
+    from bpe_desktop.core.project.run_model import read_run_model, run_model_source
+
+    project, out = tmp_path / "p.bpeproj", tmp_path / output
+    source = sources["sp"] if out_format == "sentencepiece" else sources["vocab"]
+    work = ([sources["corpus"], "--merges", 20] if command == "extend"
+            else ["--text", sources["held_en"], "--id-map", tmp_path / "map.json"])
+    status, _, err = run(capsys, command, "-m", source, *work, "--out-format", out_format,
+                         "-o", out, "-q", "--project", project)
+    assert status == 0, err
+    with Project(project) as p:
+        [run_id] = p.run_ids()
+        where = run_model_source(p, run_id)
+        model = read_run_model(where)
+    assert where.data is not None  # the model itself, not only another tool's file
+    lines = sources["held_en"].read_text(encoding="utf-8").splitlines()[:50]
+    if out_format == "sentencepiece":
+        written = spm.SentencePieceProcessor(model_file=str(out))
+        assert [written.encode(line) for line in lines] == \
+            [list(model.tokenizer().encode(line)) for line in lines]
+    else:
+        from tokenizers import Tokenizer
+
+        written = Tokenizer.from_file(str(out / "tokenizer.json" if out.is_dir() else out))
+        assert [written.encode(line).ids for line in lines] == \
+            [list(model.tokenizer().encode(line)) for line in lines]
+
+
+def test_extend_reads_invalid_utf8_as_replacement_when_asked_and_its_command_repeats_it(
+        capsys, tmp_path, sources, monkeypatch):
+    from bpe_desktop.core.model_file import load_model
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "bad.txt").write_bytes(b"\xd0\xb6\xd0\xb0\xd0\xb1\xd0\xb0 caf\xe9 na\xefve\n" * 30)
+    base = ["extend", "-m", str(sources["vocab"]), "bad.txt", "--merges", "10",
+            "--out-format", "model", "-q"]
+    status, _, err = run(capsys, *base, "-o", "strict.json")
+    assert status == 1
+    assert_one_error_line(err, "bad.txt", "UTF-8")
+    project = tmp_path / "p.bpeproj"
+    status, _, err = run(capsys, *base, "-o", "first.json", "--encoding-errors", "replace",
+                         "--project", project)
+    assert status == 0, err
+    status, printed, _ = run(capsys, "history", project, "--json")
+    (extension,) = json.loads(printed)["runs"]
+    assert extension["config"]["encoding_errors"] == "replace"
+    words = shlex.split(extension["command"])
+    assert run(capsys, *[("again.json" if w == "first.json" else w) for w in words[4:]])[0] == 0
+    first, again = load_model(tmp_path / "first.json"), load_model(tmp_path / "again.json")
+    assert first.merges == again.merges and first.corpus.encoding_errors == "replace"
+
+
+def test_trim_dropping_the_unknown_token_warns_of_what_tokenizer_json_does(capsys, tmp_path,
+                                                                         sources):
+    """--drop-specials drops an <unk> the target never produces; the tokenizer.json then
+    leaves out characters the trimmed model refuses, and trim says so, as export does."""
+    model = tmp_path / "m.json"
+    status, _, err = run(capsys, "train", sources["held_en"], "-o", model, "--preset",
+                         "subword-nmt", "--merges", 50, "-q")
+    assert status == 0, err
+    args = ["trim", "-m", model, "--text", sources["held_en"], "--id-map",
+            tmp_path / "map.json", "--out-format", "hf", "-q"]
+    status, out, err = run(capsys, *args, "-o", tmp_path / "kept.json")
+    assert (status, out, err) == (0, "", "")  # <unk> kept: nothing to warn of
+    status, out, err = run(capsys, *args, "--drop-specials", "-o", tmp_path / "bare.json")
+    assert status == 0 and out == ""
+    assert err.startswith("bpe-desktop: warning: this model has no unknown token")
+    assert "<unk>" not in json.loads((tmp_path / "bare.json").read_text(encoding="utf-8"))[
+        "model"]["vocab"]

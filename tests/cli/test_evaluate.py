@@ -64,6 +64,24 @@ def test_readable_tables(capsys, model_file):
     assert "Vocabulary sizes" in out and "Text" not in out
 
 
+def test_the_two_gold_tables_name_their_different_counts_apart(capsys, tmp_path, model_file):
+    gold = tmp_path / "g.tsv"
+    # one usable word, one whose canonical morphs do not spell it, one malformed line
+    gold.write_text("cats\tcat @@s\t010\nwent\tgo @@ed\t010\nbad\n", encoding="utf-8")
+    status, out, _ = run(capsys, "evaluate", "-m", model_file, "--gold", gold,
+                         "--gold-format", "sigmorphon")
+    assert status == 0
+    morphology, gold_files = out.split("Morphology\n")[1].split("\n\nGold files\n")
+    head, row = morphology.splitlines()[:2]
+    # Morphology: 3 entries (every line), 1 evaluated, 1 skipped (not spelling the word)
+    assert head.split()[2:5] == ["entries", "evaluated", "skipped"]
+    assert row.split()[1:4] == ["3", "1", "1"]
+    # Gold files: 1 usable word, 1 malformed line, 1 not spelling the word
+    head, row = gold_files.splitlines()[:2]
+    assert head.split()[2:5] == ["usable", "words", "malformed"]
+    assert row.split()[1:4] == ["1", "1", "1"]
+
+
 def test_imported_format_gives_the_same_scores(capsys, tmp_path, model, model_file):
     codes = tmp_path / "bpe.codes"
     export_model(model, "subword-nmt", codes)

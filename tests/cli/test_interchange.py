@@ -202,3 +202,25 @@ def test_importing_codes_says_characters_in_no_merge_become_unknown(capsys, snmt
     text.write_text("☃\n", encoding="utf-8")
     status, out, err = run(capsys, "encode", "-m", imported, text)
     assert status == 0 and out.startswith("<unk>"), (out, err)
+
+
+def test_export_warns_where_the_library_drops_what_this_model_cannot_encode(
+        capsys, corpus, tmp_path):
+    """Without an unknown token, BPE Desktop refuses a character outside the vocabulary
+    and Hugging Face silently leaves it out: the export says so (and still writes)."""
+    from tokenizers import Tokenizer
+
+    model = tmp_path / "bare.json"
+    status, _, err = run(capsys, "train", corpus, "-o", model, "--preset", "subword-nmt",
+                         "--no-specials", "--merges", "12", "--min-frequency", "1", "-q")
+    assert status == 0, err
+    out_path = tmp_path / "tokenizer.json"
+    status, out, err = run(capsys, "export", "-m", model, "--format", "hf", "-o", out_path,
+                           "-q")
+    assert status == 0 and out == ""
+    assert err.startswith("bpe-desktop: warning: ") and err.count("\n") == 1
+    assert "no unknown token" in err and "leaves out" in err
+    assert Tokenizer.from_file(str(out_path)).encode("口").ids == []  # what it warns of
+    status, _, err = run(capsys, "export", "-m", model, "--format", "subword-nmt",
+                         "-o", tmp_path / "codes", "-q")
+    assert (status, err) == (0, "")  # apply_bpe passes such a character through

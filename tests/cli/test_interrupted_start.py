@@ -16,8 +16,8 @@ from bpe_desktop.cli.train import HOLD_FOR_CANCEL_ENV
 from tests.cli.support import REPO
 
 #: The installed script's code, saying when it is about to start the command.
-STARTER = ("import sys; from bpe_desktop.launch import main; sys.stderr.write('ready\\n'); "
-           "sys.stderr.flush(); sys.exit(main())")
+STARTER = ("import sys; from bpe_desktop.launch import run; sys.stderr.write('ready\\n'); "
+           "sys.stderr.flush(); sys.exit(run())")
 
 
 @pytest.mark.parametrize("delay", [0.01, 0.05, 0.15])
@@ -163,3 +163,40 @@ def test_a_ctrl_c_pending_as_the_command_ends_keeps_its_status(monkeypatch, sigi
     monkeypatch.setattr(launch.signal, "signal", signal_with_a_pending_ctrl_c)
     assert _run_to_its_status() == 0
     assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+
+
+def test_a_ctrl_c_while_the_worker_thread_starts_waits_for_the_work_to_stop(monkeypatch,
+                                                                            sigint_restored):
+    """Ctrl-C landing in ``Thread.start`` (it waits for the new thread to run) cancels the
+    work and waits for it, as one landing later does: the command must not end while the
+    engine still runs, or the interpreter's exit aborts the process."""
+    import threading
+
+    from bpe_desktop.cli._common import _in_worker
+    from bpe_desktop.core.errors import TrainingCancelled
+    from bpe_desktop.core.training import CancelToken
+
+    signal.signal(signal.SIGINT, signal.default_int_handler)  # as in a terminal
+    real_start = threading.Thread.start
+
+    def start_then_ctrl_c(thread):
+        real_start(thread)
+        signal.raise_signal(signal.SIGINT)  # delivered before start returns
+
+    monkeypatch.setattr(threading.Thread, "start", start_then_ctrl_c)
+    cancel, stopped = CancelToken(), threading.Event()
+
+    def work():  # runs until cancelled, as the engine does
+        while not cancel.cancelled:
+            time.sleep(0.01)
+        time.sleep(0.2)  # the engine's last steps after it saw the request
+        stopped.set()
+        raise TrainingCancelled("cancelled")
+
+    try:
+        with pytest.raises(TrainingCancelled):
+            _in_worker(work, cancel)
+    except KeyboardInterrupt:
+        pytest.fail("the Ctrl-C escaped while the work still ran")
+    assert stopped.is_set()
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler

@@ -121,6 +121,22 @@ def test_the_recorded_command_reproduces_the_model(capsys, tmp_path, corpus, mon
     assert [r["status"] for r in history(capsys, p)] == ["finished", "finished"]
 
 
+def test_a_training_reading_invalid_utf8_as_replacement_is_reproduced_by_its_command(
+        capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "bad.txt").write_bytes(b"the caf\xe9 was na\xefve, the caf\xe9 new\n" * 9)
+    p = tmp_path / "p.bpeproj"
+    assert run(capsys, "train", "bad.txt", "-o", "first.json", "--merges", "12",
+               "--encoding-errors", "replace", "-q", "--project", str(p))[0] == 0
+    [recorded] = history(capsys, p)
+    assert recorded["config"]["encoding_errors"] == "replace"
+    words = shlex.split(recorded["command"])
+    assert run(capsys, *[("again.json" if w == "first.json" else w) for w in words[4:]])[0] == 0
+    first = json.loads((tmp_path / "first.json").read_text())
+    again = json.loads((tmp_path / "again.json").read_text())
+    assert "\ufffd" in first["alphabet"] and first["merges"] == again["merges"]
+
+
 @pytest.mark.parametrize("content, words", [
     (b"just text\n", ("not an SQLite database",)),
     (None, ("no such project",)),
@@ -184,3 +200,18 @@ def test_history_gives_the_checksum_of_the_model_file_each_run_wrote(capsys, tmp
     assert second["sha256"] == hashlib.sha256(model.read_bytes()).hexdigest()
     assert first["path"] == second["path"] and len(first["sha256"]) == 64
     assert first["sha256"] != second["sha256"]
+
+
+def test_a_model_written_to_standard_output_is_kept_in_the_project(capsys, tmp_path, corpus):
+    from bpe_desktop.core.project import Project
+    from bpe_desktop.core.project.run_model import read_run_model, run_model_source
+
+    p = tmp_path / "p.bpeproj"
+    status, out, err = run(capsys, "train", corpus, "-o", "-", "--merges", "6", "-q",
+                           "--project", p)
+    assert status == 0, err
+    [recorded] = history(capsys, p)
+    assert recorded["model"] == {"path": None, "stored": True, "sha256": None}
+    with Project(p) as project:
+        kept = read_run_model(run_model_source(project, recorded["id"]))
+    assert [[m.left, m.right, m.count] for m in kept.merges] == json.loads(out)["merges"]

@@ -147,7 +147,8 @@ def test_encoding_errors_replace_reads_each_language_with_replacement_characters
                          "--encoding-errors", "replace", "--merges", "20",
                          "-o", tmp_path / "m.json", "-q")
     assert status == 0, err
-    assert "\ufffd" in load_model(tmp_path / "m.json").alphabet
+    model = load_model(tmp_path / "m.json")
+    assert "\ufffd" in model.alphabet and model.corpus.encoding_errors == "replace"
 
 
 def test_files_and_languages_together_are_refused(capsys, tmp_path):

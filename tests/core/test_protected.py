@@ -3,6 +3,8 @@ longest first and leftmost in the raw text; the rest is ordinary BPE on the text
 
 from __future__ import annotations
 
+import gzip
+
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
@@ -109,6 +111,18 @@ def test_bad_protected_strings_are_clear_errors(tmp_path):
     bad.write_bytes(b"ok\n\xff\n")
     with pytest.raises(CorpusError, match=r"p.txt line 2"):
         read_protected(bad)
+
+
+def test_a_truncated_gzip_file_of_strings_is_named_with_where_it_ends(tmp_path):
+    packed = gzip.compress(b"New York\nSan Francisco\n" * 500)
+    cut = tmp_path / "p.txt.gz"
+    cut.write_bytes(packed[:len(packed) // 2])
+    with pytest.raises(CorpusError) as raised:
+        read_protected(cut)
+    assert str(raised.value) == (
+        f"{cut}: the compressed data is truncated or corrupt (Compressed file ended before "
+        f"the end-of-stream marker was reached) near byte offset {len(packed) // 2} of the "
+        "compressed file")
 
 
 def test_file_of_strings_one_a_line(tmp_path):

@@ -79,3 +79,15 @@ def test_the_map_is_written_as_json_and_csv(tmp_path):
 def test_an_empty_target_is_refused():
     with pytest.raises(ConfigError, match="empty"):
         trim(_model(merges=5), ["", ""])
+
+
+def test_a_protected_string_the_target_lacks_goes_with_the_alphabet(tmp_path):
+    from bpe_desktop.core import load_model, save_model
+
+    model = _model(merges=20, protected=("New York", "wide"))
+    result = trim(model, ["low lower wide"], keep_alphabet=False)
+    assert result.model.config.protected == ("wide",)
+    assert "New York" not in result.model.pieces
+    save_model(result.model, tmp_path / "trimmed.json")  # the file opens again
+    assert load_model(tmp_path / "trimmed.json").config.protected == ("wide",)
+    _check_exact(model, result, ["low lower wide"])

@@ -325,6 +325,12 @@ def test_sentencepiece_file_has_the_special_ids_and_types(models, tmp_path):
     text = "the lowest of the new ones"
     assert sp.decode(sp.encode(text)) == text
     assert sp.encode(text, add_bos=True)[0] == cfg.special("bos").id
+    # An unknown character decodes as BPE Desktop decodes it: the unknown token's piece
+    # (sentencepiece's own default is " ⁇ ").
+    tok = model.tokenizer()
+    unknown = "the 口 of ones"
+    assert sp.encode(unknown) == tok.encode(unknown)
+    assert sp.decode(sp.encode(unknown)) == tok.decode(tok.encode(unknown)) == "the <unk> of ones"
 
 
 def test_tiktoken_settings_file_and_ranks(models, tmp_path):
@@ -513,6 +519,29 @@ def test_verify_export_finds_a_damaged_file(models, target_lines, tmp_path):
     assert 0 < result.agreed < result.lines
     line, ours, theirs = result.first_mismatch
     assert line in target_lines["ud_german"] and ours != theirs
+    assert "100%" not in result.summary()
+
+
+def test_verify_export_finds_a_file_that_decodes_differently(models, target_lines,
+                                                             tmp_path):
+    """The same ids are not enough: the library must also turn them back into the text
+    BPE Desktop decodes (here the decoder no longer reads </w> as a space)."""
+    model = models["subword-nmt"]
+    (path,) = export_to(tmp_path, model, "hf")
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data["decoder"] = {"type": "Fuse"}
+    path.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+    unk = model.config.special("unk").id
+    lines = [line for line in target_lines["ud_german"][:200]
+             if unk not in model.tokenizer().encode(line)][:30]  # those decode comparably
+    result = verify_export(model, "hf", [path], lines)
+    assert result.agreed == 0 and result.first_mismatch is None
+    number, ours, theirs = result.first_decode_difference
+    assert number == 1 and ours == model.tokenizer().decode(model.tokenizer().encode(lines[0]))
+    assert "</w>" in theirs
+    text = result.mismatch_text()
+    assert text.startswith("line 1 gets the same ids, but BPE Desktop decodes them as ")
+    assert repr(ours) in text
     assert "100%" not in result.summary()
 
 

@@ -205,6 +205,24 @@ def test_hf_character_level_tokenizers_encode_identically(english, tmp_path, tar
         assert "line breaks" in model.description
 
 
+def test_hf_metaspace_import_says_runs_of_spaces_are_one_break(tmp_path):
+    """Hugging Face's Metaspace gives every space its own ▁; the sentencepiece word rule
+    here makes a run of them one word break, so the ids of such a text differ: said so."""
+    from tokenizers import Tokenizer, models, pre_tokenizers, trainers
+
+    hf = Tokenizer(models.BPE(unk_token="<unk>"))
+    hf.pre_tokenizer = pre_tokenizers.Metaspace()
+    hf.train_from_iterator(["the lower the newer", "low  lower   lowest"] * 5,
+                           trainers.BpeTrainer(vocab_size=60, special_tokens=["<unk>"],
+                                               show_progress=False))
+    hf.save(str(tmp_path / "metaspace.json"))
+    model = import_model("hf", tmp_path / "metaspace.json")
+    tok = model.tokenizer()
+    assert tok.encode("the lower") == hf.encode("the lower").ids
+    assert tok.encode("  the   lower ") != hf.encode("  the   lower ").ids
+    assert "a run of spaces" in model.description
+
+
 def test_sentencepiece_trained_bpe_encodes_identically(english, tmp_path, target_lines):
     """Imported, saved and loaded, exported back: the ids sentencepiece gives, every time
     (its ids kept, runs of unknown characters one <unk>)."""

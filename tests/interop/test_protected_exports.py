@@ -152,3 +152,30 @@ def test_imported_exports_keep_their_protected_strings(fmt, tmp_path):
     probes = PROBES if fmt == "hf" else SP_PROBES
     for probe in probes:
         assert back.tokenizer().encode(probe) == model.tokenizer().encode(probe), probe
+
+
+#: How refusals name the formats they point to.
+SUGGESTED = {"Hugging Face tokenizer.json": "hf", "sentencepiece model": "sentencepiece"}
+
+
+@pytest.mark.parametrize("config", [
+    TrainConfig.preset("sentencepiece", vocab_size=120, normalize="nfkc",
+                       protected=("York", "C++")),
+    TrainConfig.preset("sentencepiece", vocab_size=120, lowercase=True, protected=("York",)),
+    TrainConfig.preset("sentencepiece", vocab_size=120, protected=("York",)),
+    TrainConfig(vocab_size=120, boundary="eow-suffix", normalize="nfkc", protected=PROTECTED),
+], ids=["sentencepiece-nfkc", "sentencepiece-lowercase", "sentencepiece", "eow-suffix-nfkc"])
+def test_a_refusal_never_points_to_a_format_that_refuses_too(config):
+    """As an imported sentencepiece model with user-defined symbols and nmt_nfkc is: the
+    sentencepiece and Hugging Face refusals must not send the user to each other."""
+    model = train(Corpus.from_texts([TEXT]), config).model
+    for fmt in ("hf", "gpt2", "subword-nmt", "sentencepiece", "tiktoken", "fastbpe",
+                "youtokentome"):
+        why = export_problem(model, fmt)
+        if why is None:
+            continue
+        for sentence in why.split("export as ")[1:]:
+            named = [f for label, f in SUGGESTED.items() if sentence.startswith(label)
+                     or sentence.startswith("a " + label)]
+            assert named, (fmt, why)
+            assert export_problem(model, named[0]) is None, (fmt, why)

@@ -157,3 +157,23 @@ def test_a_source_cut_by_an_approximated_pre_tokenizer_is_not_written_back(adapt
         write_model(result.model, "hf", out, source=source, source_path=path,
                     source_format="hf")
     assert not out.exists()
+
+
+def test_a_transformers_folder_that_decodes_otherwise_is_reported(tmp_path):
+    """The same ids are not enough for transformers either: its decoding must give the
+    text BPE Desktop decodes (here the decoder no longer reads </w> as a space)."""
+    from bpe_desktop.core import TrainConfig, train
+
+    lines = english_lines()[:80]
+    model = train(Corpus.from_texts(lines), TrainConfig.preset("subword-nmt", merges=200)
+                  ).model
+    folder = tmp_path / "tf"
+    write_model(model, "transformers", folder)
+    assert verify_transformers_folder(model, folder, lines).agreed == len(lines)
+    data = json.loads((folder / "tokenizer.json").read_text(encoding="utf-8"))
+    data["decoder"] = {"type": "Fuse"}
+    (folder / "tokenizer.json").write_text(json.dumps(data), encoding="utf-8")
+    check = verify_transformers_folder(model, folder, lines)
+    assert check.agreed == 0 and check.first_mismatch is None and check.differs
+    number, ours, theirs = check.first_decode_difference
+    assert number == 1 and "</w>" in theirs and "</w>" not in ours

@@ -4,14 +4,16 @@ segmented as before, the trimmed model current)."""
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
 import shlex
+import threading
 
 from bpe_desktop.core import Corpus, TrainConfig, train
 from bpe_desktop.core.model_file import save_model
 from bpe_desktop.ui.training.start_from import EXISTING, NEW_VOCABULARY
-from tests.ui.window_helpers import train_toy
+from tests.ui.window_helpers import held_back, train_toy
 
 #: The ``ui`` (recorded dialogs) and ``window`` fixtures.
 pytest_plugins = ["tests.ui.window_fixtures"]
@@ -78,6 +80,23 @@ def test_trim_vocabulary_writes_the_model_and_the_map(window, qtbot, tmp_path, u
     assert [back[i] for i in trimmed.tokenizer().encode("low lower")] == \
         list(model.tokenizer().encode("low lower"))
     assert "Kept" in dialog.status.text() and ui.errors == []
+    dialog.close()
+
+
+def test_a_trim_that_drops_the_unknown_token_says_what_tokenizer_json_does(window, qtbot,
+                                                                           tmp_path, ui):
+    result = train(Corpus.from_texts([ENGLISH]),
+                   TrainConfig.preset("subword-nmt", merges=10, min_frequency=1))
+    window.document.set_trained(result)
+    target = tmp_path / "target.txt"
+    target.write_text("the lower\n", encoding="utf-8")
+    dialog = window.ask_trim()
+    dialog.format.setCurrentIndex(dialog.format.findData("hf"))
+    dialog.keep_specials.setChecked(False)  # <unk> is never produced: it goes
+    trimmed = _trim_in(dialog, qtbot, target, tmp_path)
+    assert "<unk>" not in trimmed.model.pieces
+    assert "Note: This model has no unknown token" in dialog.status.text()
+    assert ui.errors == []
     dialog.close()
 
 
@@ -150,6 +169,88 @@ def test_trim_refuses_missing_choices_and_bad_text_writes_nothing(window, qtbot,
     qtbot.waitUntil(lambda: len(ui.errors) == 2, timeout=10_000)
     assert "empty" in ui.errors[-1][1]
     assert not (tmp_path / "t.json").exists() and not (tmp_path / "m.json").exists()
+    dialog.close()
+
+
+def test_trim_reads_gzip_targets_and_names_a_bad_byte_by_file_and_line(window, qtbot,
+                                                                        tmp_path, ui):
+    model = train_toy(window, qtbot)
+    packed = tmp_path / "target.txt.gz"  # the chooser offers .gz, as every text reader
+    packed.write_bytes(gzip.compress(b"low lower\n"))
+    result = _trim_in(window.ask_trim(), qtbot, packed, tmp_path)
+    assert result.source_size == model.vocab_size and ui.errors == []
+    trimmed = window.document.model
+    bad = tmp_path / "latin1.txt"
+    bad.write_bytes(b"low\nlower caf\xe9\n")
+    dialog = window.ask_trim()
+    dialog.set_targets([str(bad)])
+    dialog.output.setText(str(tmp_path / "again.json"))
+    dialog.id_map.setText(str(tmp_path / "again-map.json"))
+    assert dialog.start()
+    qtbot.waitUntil(lambda: bool(ui.errors), timeout=10_000)
+    assert ui.errors == [("Cannot trim", (f"{bad} line 2: not valid UTF-8 (byte 10 of the "
+                                          "line); save the file as UTF-8"))]
+    assert window.document.model is trimmed
+    assert not (tmp_path / "again.json").exists() and not (tmp_path / "again-map.json").exists()
+    dialog.close()
+
+
+def test_closing_the_window_while_it_trims_stops_the_trim_and_writes_nothing(qtbot, ui,
+                                                                             tmp_path,
+                                                                             monkeypatch):
+    from bpe_desktop.ui.window import trim_dialog
+    from bpe_desktop.ui.window.main_window import MainWindow
+
+    trimming, go_on = threading.Event(), threading.Event()
+
+    def slow_trim(*args, **kwargs):  # the trim of a large model, still working at close
+        trimming.set()
+        go_on.wait(10)
+        return real_trim(*args, **kwargs)
+
+    real_trim = trim_dialog.trim
+    monkeypatch.setattr(trim_dialog, "trim", slow_trim)
+    window = MainWindow()
+    qtbot.addWidget(window)
+    window.show()
+    model = train_toy(window, qtbot)
+    target = tmp_path / "target.txt"
+    target.write_text("low lower\n", encoding="utf-8")
+    out = tmp_path / "out"
+    out.mkdir()
+    dialog = window.ask_trim()
+    dialog.set_targets([str(target)])
+    dialog.output.setText(str(out / "trimmed.json"))
+    dialog.id_map.setText(str(out / "map.json"))
+    assert dialog.start()
+    assert trimming.wait(10)
+    threading.Timer(0.3, go_on.set).start()  # the trim ends while the window closes
+    assert window.close_discarding()
+    assert not dialog.running  # waited for: no thread outlives the window
+    assert list(out.iterdir()) == [] and window.document.model is model
+
+
+def test_a_trim_ending_after_a_newer_training_leaves_the_new_model_open(window, qtbot, ui,
+                                                                         tmp_path, monkeypatch):
+    from bpe_desktop.ui.window import trim_dialog
+
+    go_on = held_back(monkeypatch, trim_dialog, "trim")
+    train_toy(window, qtbot)
+    target = tmp_path / "target.txt"
+    target.write_text("low lower\n", encoding="utf-8")
+    dialog = window.ask_trim()
+    dialog.set_targets([str(target)])
+    dialog.output.setText(str(tmp_path / "trimmed.json"))
+    dialog.id_map.setText(str(tmp_path / "map.json"))
+    assert dialog.start()
+    newer = train_toy(window, qtbot)  # trained while the older model is trimmed
+    with qtbot.waitSignal(dialog.trimmed, timeout=10_000):
+        go_on.set()
+    assert window.document.model is newer and window.document.dirty
+    assert (tmp_path / "trimmed.json").is_file()
+    assert window.statusBar().full_message() == (
+        f"The trimmed model is in {tmp_path / 'trimmed.json'}; it was not opened, as another "
+        "model has been opened since.")
     dialog.close()
 
 
@@ -231,6 +332,30 @@ def test_history_records_an_extension_and_reruns_it(window, qtbot, tmp_path, ui)
     assert ui.errors == []
 
 
+def test_history_records_the_extensions_held_out_figures_as_the_command_line(
+        window, qtbot, tmp_path, ui):
+    from tests.ui.test_history_panel import settle
+
+    held = tmp_path / "held.txt"
+    held.write_text("жаба жар\n\nthe lower\n", encoding="utf-8")
+    window.training.start_from.set_held_out([str(held)])
+    source, extended = _extend_in_window(window, qtbot, tmp_path)
+    settle(window, qtbot, 1)
+    run = window.history.model.run_at(0)
+    metrics = {(m.metric, m.source): m.value
+               for m in window.projects.project.run_details(run.id).metrics}
+    # as `bpe-desktop extend --held-out held.txt --project P` records them: 2 lines (the
+    # blank one left out), 4 words, and each model's tokens on them
+    before = sum(len(source.tokenizer().encode(line)) for line in ("жаба жар", "the lower"))
+    after = sum(len(extended.tokenizer().encode(line)) for line in ("жаба жар", "the lower"))
+    assert metrics["new_merges", ""] == 5
+    assert (metrics["lines", "held.txt"], metrics["words", "held.txt"]) == (2, 4)
+    assert (metrics["tokens_before", "held.txt"], metrics["tokens", "held.txt"]) == \
+        (before, after)
+    assert metrics["tokens_per_word", "held.txt"] == after / 4
+    assert ui.errors == []
+
+
 def test_rerunning_a_training_while_start_from_extends_trains_anew(window, qtbot, tmp_path,
                                                                     ui):
     from tests.ui.test_history_panel import select, settle
@@ -304,3 +429,83 @@ def test_the_trim_dialog_is_one_window_freed_when_closed(window, qtbot, tmp_path
     second.close()
     qtbot.waitUntil(lambda: not isValid(second))
     assert window.findChildren(TrimDialog) == [] and ui.errors == []
+
+
+def test_open_model_opens_what_a_trim_wrote_in_another_format(window, qtbot, tmp_path, ui):
+    """History's Open model and Compare on trims written as tokenizer.json: one recorded
+    by ``trim --project`` (the model kept in the project), one as earlier versions
+    recorded it (only the tokenizer.json: read through its importer), and one whose
+    file is gone (said so)."""
+    from bpe_desktop import cli
+    from bpe_desktop.core.formats import import_model
+    from bpe_desktop.core.project import Project
+    from tests.ui.test_history_panel import select, settle
+
+    source = train(Corpus.from_texts([ENGLISH]), TrainConfig.preset("gpt2", merges=30)).model
+    save_model(source, tmp_path / "source.json")
+    target = tmp_path / "target.txt"
+    target.write_text("the lower the newer\n", encoding="utf-8")
+    project = tmp_path / "p.bpeproj"
+    trims = []
+    for name in ("new", "old", "gone"):
+        out = tmp_path / f"{name}.tokenizer.json"
+        assert cli.main(["trim", "-m", str(tmp_path / "source.json"), "--text", str(target),
+                         "--id-map", str(tmp_path / f"{name}-map.json"), "-o", str(out),
+                         "--out-format", "hf", "-q", "--project", str(project)]) == 0
+        trims.append(import_model("hf", out))
+    with Project(project) as p:  # runs 2 and 3 as an earlier version recorded them
+        p.conn.execute("UPDATE models SET path = ?, data = NULL WHERE run_id = 2",
+                       (str(tmp_path / "old.tokenizer.json"),))
+        p.conn.execute("UPDATE models SET path = ?, data = NULL WHERE run_id = 3",
+                       (str(tmp_path / "gone.tokenizer.json"),))
+        p.conn.commit()
+    os.remove(tmp_path / "gone.tokenizer.json")
+    window.projects.open_project(str(project))
+    settle(window, qtbot, 3)
+    rows = {window.history.model.run_at(r).id: r for r in range(3)}
+    for run_id, trimmed in ((1, trims[0]), (2, trims[1])):
+        select(window, rows[run_id])
+        window.history.open_button.click()
+        model = window.document.model
+        assert model is not None and window.document.path is None  # shown as imported
+        assert [list(model.tokenizer().encode(line)) for line in ENGLISH.split(" the ")] == \
+            [list(trimmed.tokenizer().encode(line)) for line in ENGLISH.split(" the ")]
+        assert ui.errors == []
+    select(window, rows[1], rows[2])
+    window.history.compare_button.click()
+    assert len(window.compare.sources) == 2 and ui.errors == []
+    select(window, rows[3])
+    window.history.open_button.click()
+    assert ui.errors[-1][0] == "Model not available"
+    assert "gone.tokenizer.json" in ui.errors[-1][1] and "gone" in ui.errors[-1][1]
+
+
+def test_an_extension_reading_invalid_utf8_as_replacement_is_recorded_and_rerun_so(
+        window, qtbot, tmp_path, ui):
+    from tests.ui.test_history_panel import select, settle
+
+    source = train(Corpus.from_texts([ENGLISH]), TrainConfig(merges=10, min_frequency=1)).model
+    save_model(source, tmp_path / "source.json")
+    corpus = tmp_path / "bad.txt"
+    corpus.write_bytes(OTHER.encode("utf-8") + b"caf\xe9 caf\xe9 caf\xe9\n")
+    panel = window.training
+    panel.corpus.add_paths([str(corpus)])
+    panel.start_from.choice.setCurrentText(EXISTING)
+    assert panel.start_from.set_source(str(tmp_path / "source.json"))
+    panel.start_from.stop_value.setValue(5)
+    options = panel.options.errors
+    options.setCurrentIndex(options.findData("replace"))
+    with qtbot.waitSignal(window.document.model_changed, timeout=30_000):
+        assert window.train()
+    first = window.document.model
+    assert first.corpus.encoding_errors == "replace"
+    settle(window, qtbot, 1)
+    details = window.projects.project.run_details(window.history.model.run_at(0).id)
+    assert details.config["encoding_errors"] == "replace"
+    argv = details.command["argv"]
+    assert argv[argv.index("--encoding-errors") + 1] == "replace"
+    options.setCurrentIndex(options.findData("strict"))
+    select(window, 0)
+    with qtbot.waitSignal(window.document.model_changed, timeout=30_000):
+        window.history.rerun_button.click()
+    assert window.document.model.merges == first.merges and ui.errors == []

@@ -385,8 +385,8 @@ def test_disk_full_on_save_keeps_the_previous_file_and_the_model_unsaved(
         window.save_action.trigger()
     title, message = ui.errors[-1]
     assert title == "Cannot save model"
-    assert str(path) in message and "No space left on device" in message
-    assert "previous file, if any, is unchanged" in message
+    assert message.startswith(f"Could not write {path}: No space left on device.")
+    assert "earlier file of that name, if any, is unchanged. Free some space" in message
     assert path.read_bytes() == before
     assert [p.name for p in path.parent.iterdir() if p.name.endswith(".tmp")] == []
     assert_unchanged(window, trained, path=str(path))

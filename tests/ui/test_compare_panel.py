@@ -143,6 +143,22 @@ def test_files_and_imports_compare_with_a_text_file(panel, qtbot, tmp_path):
     assert panel.words_model.rowCount() == 0
 
 
+def test_typed_text_is_read_as_a_file_is(panel, qtbot, toy, tmp_path):
+    assert panel.add_current() and panel.add_model("short", toy.truncated(3))
+    text = "lowest\x0cnewer\r\nwidest low lowest\n"  # a form feed is not a line break
+    panel.set_text(text)
+    _run(panel, qtbot)
+    typed = panel.comparison.alignment
+    # two lines: low est</w> new er </w> = 5 and w i d est</w> low</w> low est</w> = 7
+    assert typed.line_tokens[0] == [5, 7]
+    assert [o.line for o in typed.occurrences] == [1, 1, 2, 2, 2]
+    path = tmp_path / "text.txt"
+    path.write_bytes(text.encode("utf-8"))
+    panel.set_text_file(str(path))
+    _run(panel, qtbot)
+    assert panel.comparison.alignment.line_tokens == typed.line_tokens
+
+
 def test_at_most_four_and_at_least_two(panel, qtbot, toy):
     assert not panel.compare_button.isEnabled()
     panel.add_current()

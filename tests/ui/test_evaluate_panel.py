@@ -297,6 +297,9 @@ def test_parallel_files_of_one_name_are_told_apart_by_their_folder(panel, qtbot,
     _run(panel, qtbot)
     assert [r.name for r in panel.report.parity.rows] == ["en/udhr.txt", "de/udhr.txt"]
     assert panel.parity_chart.names == ["en/udhr.txt", "de/udhr.txt"]
+    # the bars are labelled apart too (not "udhr" twice)
+    ticks = panel.parity_chart.getPlotItem().getAxis("bottom")._tickLevels[0]
+    assert [label.split("\n")[0] for _, label in ticks] == ["en/udhr", "de/udhr"]
 
 
 def test_sweep_legends_leave_the_curves_uncovered(panel, qtbot):

@@ -18,7 +18,7 @@ from PySide6.QtTest import QTest
 from bpe_desktop.core.project import Metric, Project
 from bpe_desktop.ui.history.table_model import COLUMNS
 from bpe_desktop.ui.window.main_window import MainWindow
-from tests.ui.window_helpers import train_toy
+from tests.ui.window_helpers import held_back, train_toy
 
 pytest_plugins = ["tests.ui.window_fixtures"]
 
@@ -226,6 +226,40 @@ def test_copy_as_command_and_rerun_reproduce_a_training(window, qtbot):
     assert details[0].config == details[1].config
 
 
+def test_a_training_that_went_on_with_replacement_characters_is_recorded_so(
+        window, qtbot, ui, tmp_path):
+    """Invalid UTF-8, and the user chose to go on reading it as �: the recorded run (its
+    configuration and command) says so, and both Re-run and the command give its merges."""
+    from bpe_desktop.cli import main
+    from bpe_desktop.core import TrainConfig
+    from bpe_desktop.core.model_file import load_model
+    from bpe_desktop.core.project.commands import UNSAVED_MODEL
+
+    bad = tmp_path / "bad.txt"
+    bad.write_bytes(b"the caf\xe9 was na\xefve and the caf\xe9 was new\n" * 20)
+    window.training.corpus.clear_files()
+    window.training.corpus.add_paths([str(bad)])
+    window.training.options.set_config(TrainConfig(merges=12))
+    with qtbot.waitSignal(window.document.model_changed, timeout=30_000):
+        assert window.train()
+    assert [title for title, _ in ui.questions] == ["Invalid bytes in the corpus"]
+    first = window.document.model
+    assert "\ufffd" in first.alphabet
+    settle(window, qtbot, 1)
+    details = window.projects.project.run_details(window.history.model.run_at(0).id)
+    assert details.config["encoding_errors"] == "replace"
+    argv = details.command["argv"]
+    assert argv[argv.index("--encoding-errors") + 1] == "replace"
+    again = tmp_path / "again.json"
+    assert main([str(again) if a == UNSAVED_MODEL else a for a in argv] + ["-q"]) == 0
+    assert load_model(again).merges == first.merges
+    select(window, 0)
+    with qtbot.waitSignal(window.document.model_changed, timeout=30_000):
+        window.history.rerun_button.click()
+    assert window.document.model.merges == first.merges
+    assert len(ui.questions) == 1 and ui.errors == []  # not asked again
+
+
 def test_open_model_and_compare_use_the_runs_models(window, qtbot, ui):
     first = train_toy(window, qtbot)
     window.training.options.set_config(window.training.options.config().replace(merges=4))
@@ -365,6 +399,27 @@ def test_runs_recorded_by_the_command_line_appear_on_their_own(window, qtbot, tm
     assert "English" in window.history.details.toPlainText()
 
 
+def test_rerun_while_a_job_runs_says_to_wait_and_leaves_the_form(window, qtbot, monkeypatch):
+    from bpe_desktop.ui.training import jobs as training_jobs
+
+    train_toy(window, qtbot)
+    settle(window, qtbot, 1)
+    go_on = held_back(monkeypatch, training_jobs, "train")
+    form = window.training.options
+    form.set_config(form.config().replace(merges=3))
+    assert window.train()
+    select(window, 0)
+    run_id = window.history.selected_runs()[0].summary.id
+    window.history.rerun_button.click()
+    assert window.statusBar().full_message() == (
+        f"Wait for the running job to finish (Esc cancels it) before running run {run_id} "
+        "again.")
+    assert form.config().merges == 3 and window.training.running
+    with qtbot.waitSignal(window.document.model_changed, timeout=30_000):
+        go_on.set()
+    assert window.document.model.merge_count == 3
+
+
 def test_rerun_of_a_command_line_run_runs_its_command_again(window, qtbot, tmp_path):
     from bpe_desktop.cli import main
 
@@ -382,6 +437,32 @@ def test_rerun_of_a_command_line_run_runs_its_command_again(window, qtbot, tmp_p
     assert window.history.model.rowCount() == 2
     again = window.history.model.run_at(0)
     assert (again.kind, again.status) == ("count", "finished")
+
+
+def test_closing_the_window_stops_a_command_run_again_and_records_it_cancelled(qtbot, ui,
+                                                                              tmp_path):
+    fifo = tmp_path / "stream"  # a text that never ends: the command runs until stopped
+    os.mkfifo(fifo)
+    path, table = tmp_path / "p.bpeproj", tmp_path / "t.tsv"
+    with Project(path) as p:
+        p.finish_run(p.start_run("count", command={
+            "argv": ["count", str(fifo), "-o", str(table), "-q"], "cwd": str(tmp_path)}),
+            "finished")
+    window = MainWindow()
+    qtbot.addWidget(window)
+    window.projects.open_project(str(path), in_worker=False)
+    select(window, 0)
+    window.history.rerun_button.click()
+
+    def again():
+        with Project(path) as p:
+            return [p.run_details(i).summary.status for i in p.run_ids()][1:]
+
+    qtbot.waitUntil(lambda: again() == ["running"], timeout=60_000)  # it has started
+    started = time.monotonic()
+    assert window.close_discarding()
+    assert time.monotonic() - started < 15  # not the 30 s it was given to finish
+    assert again() == ["cancelled"] and not table.exists()
 
 
 def test_a_run_completes_in_the_project_it_started_in(qtbot, tmp_path):
@@ -427,6 +508,31 @@ def test_a_damaged_project_is_named_and_closed(window, qtbot, ui, tmp_path, wher
     assert ui.errors[0][0] == title
     assert str(path) in ui.errors[0][1] and "damaged" in ui.errors[0][1]
     assert window.projects.project is None or window.projects.project.path != str(path)
+
+
+def test_a_locked_project_is_named_with_what_to_do_and_the_open_one_stays(
+        window, qtbot, ui, tmp_path, monkeypatch):
+    from bpe_desktop.core.project import store
+
+    monkeypatch.setattr(store, "BUSY_TIMEOUT_MS", 200)  # how long another's lock is waited for
+    before = window.projects.project.path
+    path = tmp_path / "locked.bpeproj"
+    with Project(path) as p:
+        p.finish_run(p.start_run("count"), "finished")
+    other = sqlite3.connect(path, timeout=0)  # another program, in the middle of its work
+    other.execute("PRAGMA locking_mode = EXCLUSIVE")
+    other.execute("BEGIN EXCLUSIVE")
+    try:
+        window.projects.open_project(str(path))
+        qtbot.waitUntil(lambda: bool(ui.errors), timeout=10_000)
+    finally:
+        other.rollback()
+        other.close()
+    assert ui.errors == [("Cannot open project", (
+        f"{path}: cannot open the project: another program holds it locked (a database "
+        "tool, or a BPE Desktop command still writing to it); close that program and open "
+        "the project again\n\nThe project open before stays open."))]
+    assert window.projects.project.path == before
 
 
 def test_each_mnemonic_of_the_panel_is_its_own(window):
@@ -497,8 +603,8 @@ def test_a_model_file_written_over_by_a_later_run_is_not_opened_as_the_earlier_r
     window.history.open_button.click()
     [(title, text)] = ui.errors
     assert title == "Model not available"
-    assert text == (f"Run 1 kept no model ({model} was written over since: it holds another "
-                    "run's or program's model).")
+    assert text == (f"Run 1's model file {model} was written over since: it holds another "
+                    "run's or program's model.")
     assert window.document.model is None
     select(window, 0, 1)
     window.history.compare_button.click()

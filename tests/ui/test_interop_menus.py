@@ -383,6 +383,27 @@ def test_export_runs_in_a_worker_while_the_window_stays_responsive(window, qtbot
     assert (tmp_path / "t.json").exists()
 
 
+def test_esc_after_the_files_are_written_says_they_are_and_that_the_check_stopped(
+        window, qtbot, ui, results, tmp_path, monkeypatch):
+    window.document.set_trained(results["gpt2"])
+    real_verify = formats.verify_export
+
+    def escaped_while_checking(*args, **kwargs):  # Esc while the peer library checks
+        window.interop.cancel()
+        return real_verify(*args, **kwargs)
+
+    monkeypatch.setattr(formats, "verify_export", escaped_while_checking)
+    target = tmp_path / "t.json"
+    with qtbot.waitSignal(window.interop.runner.cancelled, timeout=60_000):
+        assert window.interop.export("hf", str(target))
+    assert window.interop.last_message == (
+        f"Exported to {target}; the check of the export was cancelled.")
+    assert window.statusBar().full_message() == window.interop.last_message
+    assert len(json.loads(target.read_text(encoding="utf-8"))["model"]["vocab"]) == \
+        results["gpt2"].model.vocab_size
+    assert ui.errors == [] and ui.infos == []
+
+
 def test_verification_mismatch_is_shown_as_a_warning(window, qtbot, ui, results, tmp_path,
                                                      monkeypatch):
     window.document.set_trained(results["gpt2"])
@@ -482,6 +503,68 @@ def test_a_failed_export_keeps_the_earlier_file(window, qtbot, ui, results, tmp_
     title, message = ui.errors[-1]
     assert title == "Export failed"
     assert str(target) in message and "No space left on device" in message
-    assert "Files written before are unchanged" in message
+    assert message.endswith("Files written before are unchanged (each is replaced whole or "
+                            "not at all). Free some space on the disk, or choose another disk.")
     assert target.read_text() == "earlier contents" and ui.infos == []
     assert [p.name for p in folder.iterdir()] == ["tokenizer.json"]  # no temporaries
+
+
+@pytest.mark.parametrize("fmt", ["sentencepiece", "hf", "youtokentome"])
+def test_a_smaller_vocabulary_of_an_extended_model_exports_verified(window, qtbot, ui,
+                                                                     tmp_path, fmt):
+    """Evaluate's "Use this size" on an extended model (its Cyrillic letters numbered
+    after the English merges), cut below the source's merges: saved and exported, the
+    library agrees with BPE Desktop on every sample line."""
+    from bpe_desktop.core.extend import extend
+
+    english = Corpus.from_files([corpus_path("udhr/eng")])
+    source = train(english, TrainConfig.preset("sentencepiece", merges=300)).model
+    extended = extend(source, Corpus.from_files([corpus_path("udhr/rus")]), merges=200).model
+    window.document.set_imported(extended.truncated(150))  # as Evaluate hands it over
+    save_model(window.document.model, tmp_path / "cut.json")
+    assert load_model(tmp_path / "cut.json").pieces == window.document.model.pieces
+    done = export_via_menu(window, qtbot, ui, fmt, tmp_path / "out")
+    assert ui.errors == [] and isinstance(done.verification, formats.Verification)
+    assert done.verification.lines > 0
+    assert done.verification.agreed == done.verification.lines, \
+        done.verification.mismatch_text()
+    assert "100%" in ui.infos[-1][1]
+
+
+def test_an_export_says_where_the_library_drops_what_the_model_cannot_encode(
+        window, qtbot, ui, tmp_path):
+    """No unknown token: Hugging Face leaves out characters BPE Desktop refuses; the
+    export is written and verified, and its report says so."""
+    corpus = Corpus.from_files([corpus_path("ud_german")])
+    bare = train(corpus, TrainConfig.preset("subword-nmt", vocab_size=600, special_tokens=()))
+    window.document.set_trained(bare)
+    done = export_via_menu(window, qtbot, ui, "hf", tmp_path / "tokenizer.json")
+    assert len(done.notes) == 1 and "no unknown token" in done.notes[0]
+    title, text = ui.infos[-1]
+    assert title == "Export finished" and VERIFIED.search(text)
+    assert "\nNote: This model has no unknown token" in text
+    done = export_via_menu(window, qtbot, ui, "subword-nmt", tmp_path / "bpe.codes")
+    assert done.notes == () and "Note:" not in ui.infos[-1][1]
+
+
+def test_a_byte_fallback_model_exports_to_tokenizer_json_that_decodes_as_it_does(
+        window, qtbot, ui, tmp_path):
+    """Rare characters left to byte fallback (coverage below 1) at the end of a line: the
+    window's verification decodes with Hugging Face and agrees on every line."""
+    french = corpus_path("udhr/fra").read_text(encoding="utf-8").splitlines()
+    text = tmp_path / "corpus.txt"  # a few lines end in two words of rare letters
+    text.write_text("\n".join(line + (" Ωμ Жж" if i % 40 == 0 else "")
+                              for i, line in enumerate(french)) + "\n", encoding="utf-8")
+    config = TrainConfig.preset("subword-nmt", vocab_size=900, byte_fallback=True,
+                                character_coverage=0.99)
+    result = train(Corpus.from_files([str(text)]), config)
+    tok = result.model.tokenizer()
+    lines = interop_menus.sample_lines(result.model)
+    # the last two words of such a line are byte tokens, their </w> spelled in bytes too
+    assert any(line.endswith(" Ωμ Жж") and tok.encode_as_pieces(line)[-12].startswith("<0x")
+               for line in lines)
+    window.document.set_trained(result)
+    done = export_via_menu(window, qtbot, ui, "hf", tmp_path / "tokenizer.json")
+    assert done.verification.agreed == done.verification.lines, \
+        done.verification.mismatch_text()
+    assert ui.errors == [] and VERIFIED.search(ui.infos[-1][1])

@@ -3,6 +3,8 @@ report lands in the log, every existing id is kept; bad choices are refused."""
 
 from __future__ import annotations
 
+import gzip
+
 import pytest
 
 from bpe_desktop.core.formats import import_model
@@ -115,6 +117,36 @@ def test_a_failed_extension_says_the_extension_failed(panel, qtbot, sources, err
                                         "is unchanged.")
 
 
+def test_held_out_texts_are_read_as_every_text_is_before_the_extension(panel, qtbot, sources,
+                                                                       tmp_path, errors,
+                                                                       monkeypatch):
+    from bpe_desktop.core import extend as extend_module
+
+    panel.corpus.add_paths([str(sources["corpus"])])
+    box = panel.start_from
+    box.choice.setCurrentText(EXISTING)
+    assert box.set_source(str(sources["sp"]))
+    box.stop_mode.setCurrentIndex(0)
+    box.stop_value.setValue(20)
+    packed = tmp_path / "held-out-ru.txt.gz"  # the chooser offers .gz, as every text reader
+    packed.write_bytes(gzip.compress(sources["held_ru"].read_bytes()))
+    box.set_held_out([str(packed)])
+    with qtbot.waitSignal(panel.trained, timeout=60_000):
+        assert panel.start()
+    assert "held-out-ru.txt.gz" in panel.log_view.toPlainText() and errors == []
+    bad = tmp_path / "latin1.txt"
+    bad.write_bytes("low\ncafé\n".encode("latin-1"))
+    box.set_held_out([str(bad)])
+    extended = []
+    monkeypatch.setattr(extend_module, "extend",
+                        lambda *a, **k: extended.append(1) or pytest.fail("extended"))
+    with qtbot.waitSignal(panel.failed, timeout=60_000):
+        assert panel.start()
+    assert errors[0][1] == (f"{bad} line 2: not valid UTF-8 (byte 4 of the line); save the "
+                            "file as UTF-8")
+    assert extended == []  # refused before the work, not after it
+
+
 def test_unseen_characters_kept_as_bytes_from_the_panel(panel, qtbot, sources, tmp_path,
                                                         errors):
     sp = sentencepiece_bpe(tmp_path, byte_fallback=True)
@@ -133,3 +165,22 @@ def test_unseen_characters_kept_as_bytes_from_the_panel(panel, qtbot, sources, t
     assert result.new_characters == () and dict(result.byte_characters)["я"] > 0
     assert "characters spelled in byte tokens (byte fallback)" in panel.log_view.toPlainText()
     assert errors == []
+
+
+def test_held_out_lines_end_at_line_feeds_as_on_the_command_line(panel, qtbot, sources,
+                                                                  tmp_path):
+    held = tmp_path / "held.txt"
+    # a form feed and U+2028 are characters of their line (the command line reads it so)
+    held.write_text("мир\x0cдом\nthree\u2028four\r\n", encoding="utf-8")
+    panel.corpus.add_paths([str(sources["corpus"])])
+    box = panel.start_from
+    box.choice.setCurrentText(EXISTING)
+    assert box.set_source(str(sources["sp"]))
+    box.stop_mode.setCurrentIndex(0)
+    box.stop_value.setValue(20)
+    box.set_held_out([str(held)])
+    with qtbot.waitSignal(panel.trained, timeout=60_000) as blocker:
+        assert panel.start()
+    report = blocker.args[0].reports[0]
+    # 2 lines, 4 words; UTF-8 bytes: 3×2 + 1 + 3×2 = 13 and 5 + 3 + 4 = 12
+    assert (report.lines, report.words, report.utf8_bytes) == (2, 4, 25)

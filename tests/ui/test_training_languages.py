@@ -309,3 +309,28 @@ def test_invalid_utf8_in_a_language_continues_with_replacement_when_chosen(
     assert asked == [True]
     assert "\ufffd" in blocker.args[0].model.alphabet
     assert errors == []
+
+
+def test_rerun_of_a_command_line_training_with_relative_language_paths(
+        window, qtbot, tmp_path, monkeypatch):
+    """`train --lang en=en.txt --weight …` recorded in another folder: Re-run reads the
+    files and weights it named there, so the window trains the same merges."""
+    import shutil
+
+    from bpe_desktop.cli import main
+    from bpe_desktop.core.model_file import load_model
+    from tests.ui.test_history_panel import select, settle
+
+    for code, path in zip(("en", "de"), FILES):
+        shutil.copy(path, tmp_path / f"{code}.txt")
+    monkeypatch.chdir(tmp_path)
+    assert main(["train", "--lang", "en=en.txt", "de=de.txt", "--weight", "en=1", "de=4",
+                 "--merges", "40", "-o", "cli.json", "-q", "--project", "p.bpeproj"]) == 0
+    monkeypatch.chdir(DATA_DIR)  # the window was started elsewhere
+    window.projects.open_project(str(tmp_path / "p.bpeproj"))
+    settle(window, qtbot, 1)
+    select(window, 0)
+    with qtbot.waitSignal(window.document.model_changed, timeout=60_000):
+        window.history.rerun_button.click()
+    assert window.document.model.merges == load_model(tmp_path / "cli.json").merges
+    assert [item.text(WEIGHT_COLUMN) for item in rows(window.training)] == ["1", "4"]

@@ -336,6 +336,16 @@ def test_plot_data(qtbot, panel, botchan_model):
     assert np.array_equal(curve.getOriginalDataset()[1], [m.count for m in botchan_model.merges])
 
 
+def test_zipf_plot_agrees_with_the_final_column(qtbot, panel):
+    # the model keeps only "newest" of its words; the final counts cover all four:
+    # newest</w> 6, low</w> 5, wi d est</w> 3 each, low e r </w> 2 each
+    words = {"low": 5, "lower": 2, "newest": 6, "widest": 3}
+    model = train(Corpus.from_word_counts(words), TrainConfig(merges=10, keep_words=1)).model
+    show(qtbot, panel, model)
+    x, y = panel.plots.plot_data("zipf")
+    assert y.tolist() == [6, 5, 3, 3, 3, 2, 2, 2, 2] and x.tolist() == list(range(1, 10))
+
+
 def test_plots_without_counts_or_words(panel, tmp_path):
     model = BPEModel(config=TrainConfig(), alphabet=("a", "b", "c"),
                      merges=(Merge("a", "b"), Merge("ab", "c")))

@@ -68,5 +68,41 @@ def test_tables_show_distinct_words_and_total_and_train_like_text(panel, qtbot, 
     assert blocker.args[0].model.merges == from_text.merges
 
 
+def test_a_corrupt_gzip_table_is_marked_with_where_and_the_others_are_counted(panel, qtbot,
+                                                                              tables):
+    _, paths = tables
+    data = bytearray(paths[1].read_bytes())
+    for k in range(200, 260):  # damage inside the deflate stream: zlib's own error
+        data[k] ^= 0x55
+    paths[1].write_bytes(bytes(data))
+    panel.options.word_counts.setChecked(True)
+    panel.corpus.add_paths([str(paths[1]), str(paths[0])])
+    words, total = table_stats(paths[0])
+    qtbot.waitUntil(lambda: column(panel) == ["unreadable", f"{words:,} / {total:,}"],
+                    timeout=10_000)
+    reason = panel.corpus.topLevelItem(0).toolTip(2)
+    assert reason.startswith(f"{paths[1]}: the compressed data is truncated or corrupt (")
+    assert "near byte offset" in reason
+
+
+def test_a_count_that_fails_unexplained_is_shown_once_not_retried(panel, qtbot, tables,
+                                                                  monkeypatch):
+    from bpe_desktop.ui.training import corpus_list
+
+    runs = []
+
+    def broken(path, cancel=None):
+        runs.append(path)
+        raise RuntimeError("a defect")
+
+    monkeypatch.setattr(corpus_list, "count_lines", broken)
+    texts, _ = tables
+    panel.corpus.add_paths([str(t) for t in texts])
+    qtbot.waitUntil(lambda: column(panel) == ["?", "?"], timeout=10_000)
+    qtbot.wait(300)  # time for the retries there were
+    assert runs == [str(texts[0])]
+    assert panel.corpus.topLevelItem(1).toolTip(2) == "Could not be counted: a defect"
+
+
 def test_help_says_how_to_count_at_scale():
     assert "bpe-desktop count" in TIPS["word_counts"] and "Dask" in TIPS["word_counts"]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+
 
 def train_toy(window, qtbot):
     """Train the seeds' toy example through the window; returns the new model."""
@@ -13,3 +15,35 @@ def train_toy(window, qtbot):
 
 def table_rows(window) -> int:
     return window.vocab.table_model.rowCount()
+
+
+def evaluate_typed_text(window, qtbot) -> None:
+    """Evaluate the open model on a typed text, through the Evaluate panel."""
+    panel = window.evaluate
+    panel.pasted_edit.setPlainText("lowest newer widest")
+    with qtbot.waitSignal(panel.evaluated, timeout=20_000):
+        panel.start()
+
+
+def compare_on_typed_text(window, qtbot) -> None:
+    """Compare the open model with its first 3 merges on a typed text (Compare panel)."""
+    panel = window.compare
+    panel.add_current()
+    panel.add_model("smaller", window.document.model.truncated(3))
+    panel.set_text("lowest newer widest")
+    with qtbot.waitSignal(panel.compared, timeout=20_000):
+        panel.start()
+
+
+def held_back(monkeypatch, module, name: str) -> threading.Event:
+    """``module.name`` waits until the event returned is set: a long job, still running
+    while the test goes on."""
+    go_on = threading.Event()
+    real = getattr(module, name)
+
+    def waiting(*args, **kwargs):
+        go_on.wait(10)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(module, name, waiting)
+    return go_on

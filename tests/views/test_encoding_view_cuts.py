@@ -10,10 +10,17 @@ from __future__ import annotations
 
 import pytest
 
-from bpe_desktop.views.encoding_view import (CHUNK_CHARS, _Collector, _walk_words, encode_text,
-                                            split_points)
+from bpe_desktop.core.evaluation import evaluate_text
+from bpe_desktop.views.encoding_view import (
+    CHUNK_CHARS,
+    _Collector,
+    _walk_words,
+    encode_text,
+    split_points,
+)
 from tests.core.test_encode_threads import UD, generated, model  # noqa: F401 (fixture)
 from tests.shared_data import corpus_path as corpus
+
 
 def _texts() -> list[str]:
     """Texts with many cut points of every kind and stretches with none (CJK, a long word)."""
@@ -70,5 +77,8 @@ def test_the_views_chunks_give_the_whole_texts_ids(model, limit, caplog):  # noq
         assert [i for ids in walk.chunk_ids for i in ids] == tok.encode(text)
         # encode_text takes the same chunks: no warning that it fell back to the whole text
         with caplog.at_level("WARNING"):
-            assert encode_text(tok, text, "merges", limit=limit).stats.words == walk.words
+            stats = encode_text(tok, text, "merges", limit=limit).stats
+        # words and characters as Evaluate counts them on the text's lines
+        evaluated = evaluate_text(model, text.split("\n"))
+        assert (stats.words, stats.characters) == (evaluated.words, evaluated.characters)
         assert not caplog.records

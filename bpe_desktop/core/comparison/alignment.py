@@ -6,8 +6,8 @@ Definitions (the help page states the same; tests pin them by hand-computed case
   line (``str.split``), as the evaluation's text statistics count them.
 * Each word is encoded alone by each tokenizer, and its cuts are the predicted
   boundaries of :mod:`bpe_desktop.core.evaluation.segments`: code-point offsets between
-  non-empty pieces, markers (``</w>``, ``▁``, GPT-2's ``Ġ``) removed; a byte-level cut
-  inside a UTF-8 character is kept apart, at its byte offset.
+  non-empty pieces, markers (``</w>``, ``▁``, GPT-2's ``Ġ``) removed; a cut inside a
+  UTF-8 character (byte-level or byte-fallback pieces) is kept apart, at its byte offset.
 * A word is **compared** when both tokenizers see it with the same length in code points
   (a normalization can change it; such words are counted as ``skipped``).
 * **Boundary agreement** of B against A uses the morphology metrics' definitions with A's
@@ -47,7 +47,7 @@ class Cut:
     """One word as one tokenizer cuts it."""
 
     tokens: tuple[Token, ...]
-    #: the word's pieces as text (markers removed; an unknown token shows its character).
+    #: the word's pieces as text (markers removed; an unknown token shows its characters).
     pieces: tuple[str, ...]
     boundaries: frozenset[int]
     #: cuts inside a character (byte-level), as byte offsets.
@@ -184,7 +184,7 @@ def _cuts(model: BPEModel, tok, words: list[str]) -> list[Cut]:
     for word, n in zip(words, lengths.tolist()):
         word_ids = flat[start:start + n]
         start += n
-        seg = segmenter.segment(word_ids)
+        seg = segmenter.segment(word_ids, word=word)
         for i in word_ids:
             if i not in made:
                 made[i] = Token(display_piece(pieces[i], config), i, model.token_info(i).rank)

@@ -4,7 +4,8 @@ Each piece is compared as the text it stands for: ``</w>`` at the end and ``▁`
 start are removed, byte-level pieces are read as their bytes (GPT-2's ``Ġ`` is a space)
 and a leading space is removed, so ``the</w>``, ``▁the``, ``Ġthe`` and ``the`` are all
 ``the``. Byte-level pieces that are not whole UTF-8 text are written ``<0xAB>`` per
-byte. Special tokens and pieces that are only a marker are left out. Several pieces of
+byte. Special tokens, byte-fallback tokens (``<0x00>`` ... ``<0xFF>``) and pieces that
+are only a marker are left out. Several pieces of
 one vocabulary can stand for the same text (``the`` and ``the</w>``); the text counts
 once, with all its pieces listed.
 """
@@ -17,6 +18,7 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from bpe_desktop.core.evaluation.segments import byte_fallback_ids
 from bpe_desktop.core.model import BPEModel
 from bpe_desktop.core.pieces import piece_bytes, surface_text
 
@@ -41,8 +43,10 @@ def normalized_piece(piece: str, model: BPEModel) -> str | None:
 
 
 def vocabulary_texts(model: BPEModel) -> dict[str, tuple[str, ...]]:
-    """Normalised text -> the model's pieces that stand for it (specials left out)."""
-    specials = {t.id for t in model.config.special_tokens}
+    """Normalised text -> the model's pieces that stand for it (specials and byte-fallback
+    tokens left out: training keeps the byte tokens among the special tokens, an import
+    among its pieces)."""
+    specials = {t.id for t in model.config.special_tokens} | set(byte_fallback_ids(model))
     out: dict[str, list[str]] = {}
     for i, piece in enumerate(model.pieces):
         if i in specials:

@@ -190,13 +190,13 @@ def _text_samples(model: BPEModel, request: EvaluationRequest, cancelled
                   ) -> dict[str, TextSample]:
     """Each text file (by the shortest tail of its path that tells it from the others,
     see :mod:`~bpe_desktop.core.file_labels`) and the pasted text."""
-    from bpe_desktop.core.evaluation.text_stats import _read_lines
+    from bpe_desktop.core.evaluation.text_stats import _read_lines, text_lines
     from bpe_desktop.core.file_labels import distinguishing_labels
 
     out = {}
     for path, name in zip(request.text_files, distinguishing_labels(request.text_files)):
         out[name] = TextSample.from_lines(model, _read_lines([path]), cancelled)
-    pasted = [ln for t in request.texts for ln in t.splitlines()]
+    pasted = [ln for t in request.texts if t for ln in text_lines(t)]
     if pasted:
         out[PASTED_TEXT] = TextSample.from_lines(model, pasted, cancelled)
     return out

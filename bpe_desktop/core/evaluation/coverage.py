@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from bpe_desktop.core.config import BOW, EOW
 from bpe_desktop.core.errors import ConfigError
 from bpe_desktop.core.evaluation.gold import GoldSet, GoldWord
+from bpe_desktop.core.evaluation.segments import byte_fallback_ids
 from bpe_desktop.core.model import BPEModel
 
 #: A character seen fewer times, or below this share of the training words' characters,
@@ -110,8 +111,10 @@ class TrainingCharacters:
         self.counts = counts
         self.total = sum(counts.values())
         self.words = frozenset(w for w, _ in model.words)
+        byte_tokens = {model.pieces[i] for i in byte_fallback_ids(model)}  # <0xC3>: no text
         self.alphabet = frozenset() if model.config.byte_level else frozenset(
-            ch for piece in model.alphabet for ch in piece.replace(EOW, "").replace(BOW, ""))
+            ch for piece in model.alphabet if piece not in byte_tokens
+            for ch in piece.replace(EOW, "").replace(BOW, ""))
         self._config = model.config
 
     def normalized(self, text: str) -> str:

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bpe_desktop.core.errors import CorpusError
-from bpe_desktop.core.text_files import GZIP_ERRORS, read_text_bytes
+from bpe_desktop.core.text_files import read_text_bytes
 
 #: Every gold format, in the order auto-detection prefers them.
 GOLD_FORMATS = ("sigmorphon", "morpho-challenge", "morphscore", "surface")
@@ -120,9 +120,6 @@ def read_gold(path: str | os.PathLike, fmt: str | None = None) -> GoldSet:
     path = os.fspath(path)
     try:
         data = read_text_bytes(path)  # gzip-compressed too, as other corpus files
-    except GZIP_ERRORS as exc:  # before OSError: BadGzipFile is one
-        raise CorpusError(f"{path}: not a readable gzip file ({exc})", path=path,
-                          reason="unreadable") from None
     except FileNotFoundError:
         raise CorpusError(f"{path}: no such gold file", path=path, reason="missing") from None
     except OSError as exc:
@@ -131,7 +128,9 @@ def read_gold(path: str | os.PathLike, fmt: str | None = None) -> GoldSet:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
-        raise CorpusError(f"{path} line {line}: not valid UTF-8", path=path, line=line,
+        column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        raise CorpusError(f"{path} line {line}: not valid UTF-8 (byte {column} of the line); "
+                          "save the file as UTF-8", path=path, line=line,
                           offset=exc.start, reason="not-utf8") from None
     return parse_gold(text, name=Path(path).name, fmt=fmt, path=path)
 

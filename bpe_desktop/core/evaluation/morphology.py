@@ -159,7 +159,8 @@ def evaluate_morphology(model: BPEModel, gold: GoldSet, *, details: bool = True,
         key = (n, word_ids)
         found = cache.get(key) if cache is not None else None
         if found is None:
-            found = score_word(word, segmenter.segment(word_ids, pieces=False))
+            found = score_word(word, segmenter.segment(word_ids, pieces=False,
+                                                            word=word.word))
             if cache is not None:
                 cache[key] = found
         results.append(found)

@@ -6,15 +6,26 @@ from __future__ import annotations
 from typing import Any
 
 from bpe_desktop.core.evaluation.coverage import GoldReport
+from bpe_desktop.core.evaluation.morphology import MorphologyResult
 from bpe_desktop.core.evaluation.parity import ParityResult
 
-GOLD_HEADERS = ("gold file", "words", "malformed", "not spelling the word",
+#: "entries" are every line of the gold file (JSON ``words``); the gold table's "usable
+#: words" only those that can be scored: two counts, so two names.
+MORPHOLOGY_HEADERS = ("gold file", "entries", "evaluated", "skipped", "unsplit", "precision",
+                      "recall", "F1", "MorphScore", "exact")
+GOLD_HEADERS = ("gold file", "usable words", "malformed", "not spelling the word",
                 "unseen characters", "rare characters", "in training", "mapping")
 PARITY_HEADERS = ("file", "tokens", "parity", "unknown rate", "")
 #: The mark of a parity row whose unknown rate makes its parity meaningless.
 UNKNOWN_MARK = "⚠ many unknown"
 #: All texts together, in the text table with several texts.
 ALL_TEXTS = "all texts"
+
+
+def morphology_rows(results: dict[str, MorphologyResult]) -> list[list[Any]]:
+    """One row per gold file: its counts and scores (:data:`MORPHOLOGY_HEADERS`)."""
+    return [[name, r.words, r.evaluated, r.skipped, r.unsplit, r.precision, r.recall, r.f1,
+             r.morphscore, r.exact] for name, r in results.items()]
 
 
 def gold_rows(reports: dict[str, GoldReport]) -> list[list[Any]]:

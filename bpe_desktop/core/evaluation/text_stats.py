@@ -10,7 +10,7 @@ word; line breaks count neither as characters nor as bytes. Tokens exclude bos/e
 * **split_share** = share of words whose tokens number ≥ 2 (the tokens of the model's
   pre-tokens that start inside the word; punctuation cut off by the pre-tokenizer makes
   a word split).
-* **unknown_rate** = unknown tokens / tokens.
+* **unknown_rate** = unknown tokens / tokens (byte-fallback tokens are not unknown).
 * **utilisation** = distinct ids produced / vocabulary size.
 * **renyi_efficiency** (Zouhar et al. 2023) = H_α(p) / log |V|, with p the unigram
   distribution of the produced ids, H_α(p) = log(Σ pᵢ^α) / (1 − α), α = 2.5 by
@@ -33,7 +33,7 @@ import numpy as np
 
 from bpe_desktop.core.errors import CorpusError
 from bpe_desktop.core.model import BPEModel
-from bpe_desktop.core.text_files import GZIP_ERRORS, open_text_bytes
+from bpe_desktop.core.text_files import GZIP_ERRORS, gzip_damage, open_text_bytes
 
 #: Rényi efficiency's order α (Zouhar et al. 2023 found 2.5 correlates best with BLEU).
 RENYI_ALPHA = 2.5
@@ -155,7 +155,7 @@ class TextSample:
                     sizes.append(_visible_size(p))
                 counts[i] += 1
                 ids.append(i)
-            ws_words = _normalized(line, cfg).split()
+            ws_words = encoder_text(line, cfg).split()
             words += len(ws_words)
             placed = [i for i in ids if sizes[i]]
             if len(placed) == len(ws_words) and all(
@@ -243,7 +243,15 @@ def evaluate_text(model: BPEModel, lines: Iterable[str]) -> TextStats:
     return TextSample.from_lines(model, lines).stats(model)
 
 
-def _normalized(line: str, cfg) -> str:
+def characters_and_words(text: str, cfg) -> tuple[int, int]:
+    """The characters (code points, line breaks not counted: a line ends at ``\n``, with
+    the ``\r`` before it) and the whitespace-separated words of ``text``, as the
+    statistics count those of its lines."""
+    characters = sum(len(line.rstrip("\r")) for line in text.split("\n"))
+    return characters, len(encoder_text(text, cfg).split())
+
+
+def encoder_text(line: str, cfg) -> str:
     """The line as the engine sees it, for lining pre-tokens up with whitespace words."""
     if cfg.normalize != "none":
         line = unicodedata.normalize(cfg.normalize.upper(), line)
@@ -279,6 +287,16 @@ def _runs(ws_words: list[str], sizes: list[int], ids: list[int]):
         w += 1
 
 
+def text_lines(text: str) -> list[str]:
+    """The lines of a typed or pasted text, as a file's lines are read: each ends at
+    ``\n`` (with any ``\r`` before it); ``\f``, U+0085 or U+2028 stay characters of their
+    line (``str.splitlines`` would cut there)."""
+    lines = text.split("\n")
+    if len(lines) > 1 and not lines[-1]:
+        lines.pop()  # after the last line's break
+    return [line.rstrip("\r") for line in lines]
+
+
 def _read_lines(paths: Sequence[str | os.PathLike]):
     for path in paths:
         path = os.fspath(path)
@@ -286,22 +304,23 @@ def _read_lines(paths: Sequence[str | os.PathLike]):
             raise CorpusError(f"{path}: no such text file", path=path, reason="missing")
         try:
             yield from _decoded_lines(path)
-        except GZIP_ERRORS as exc:  # before OSError: BadGzipFile is one
-            raise CorpusError(f"{path}: not a readable gzip file ({exc})", path=path,
-                              reason="unreadable") from None
         except OSError as exc:
             raise CorpusError(f"{path}: cannot read ({exc.strerror})", path=path) from None
 
 
 def _decoded_lines(path: str):
     with open_text_bytes(path) as stream:
-        for number, raw in enumerate(stream, 1):
-            try:
-                text = raw.decode("utf-8")
-            except UnicodeDecodeError as exc:
-                raise CorpusError(f"{path} line {number}: not valid UTF-8 (byte "
-                                  f"{exc.start + 1} of the line)", path=path,
-                                  line=number, reason="not-utf8") from None
-            if number == 1:
-                text = text.lstrip("\ufeff")
-            yield text
+        try:
+            for number, raw in enumerate(stream, 1):
+                try:
+                    text = raw.decode("utf-8")
+                except UnicodeDecodeError as exc:
+                    raise CorpusError(f"{path} line {number}: not valid UTF-8 (byte "
+                                      f"{exc.start + 1} of the line); save the file as "
+                                      "UTF-8", path=path, line=number,
+                                      reason="not-utf8") from None
+                if number == 1:
+                    text = text.lstrip("\ufeff")
+                yield text
+        except GZIP_ERRORS as exc:  # while the stream is open, to say where
+            raise gzip_damage(path, stream, exc) from None

@@ -6,6 +6,7 @@
 
     why = export_problem(model, "sentencepiece")      # None, or why not and what would do
     paths = export_model(model, "sentencepiece", "m.model")
+    notes = export_notes(model, "sentencepiece")      # what the file does differently
     print(verify_export(model, "sentencepiece", paths, lines).summary())
     other = import_model("hf", "tokenizer.json")      # a BPEModel, counts unknown
     other = recount(other, Corpus.from_files(["corpus.txt"]))
@@ -169,20 +170,34 @@ def _protected_problem(model: BPEModel, fmt: str) -> str | None:
     sentencepiece = model.config.pretokenizer == "sentencepiece"
     if fmt == ("sentencepiece" if sentencepiece else "hf"):
         return None
+    # The format that keeps them may refuse the model for another reason: then say that,
+    # rather than send the user there (sentencepiece records no normalization).
+    keeper = _module("sentencepiece" if sentencepiece else "hf").problem(model)
     if fmt == "hf" and sentencepiece:
         return ("this model has protected strings and reads text as sentencepiece does "
                 "(a ▁ before a protected string is a token of its own, the text right after "
                 "one has no ▁); Hugging Face finds added tokens before its Metaspace step, "
                 "which then gives every piece between them a ▁, so the ids would differ; "
-                "export as a sentencepiece model, which keeps them as user-defined pieces")
+                + ("export as a sentencepiece model, which keeps them as user-defined pieces"
+                   if keeper is None else "a sentencepiece model keeps them as user-defined "
+                   f"pieces, but {keeper}"))
     if fmt == "sentencepiece":
         return ("this model has protected strings, and sentencepiece finds user-defined "
                 "pieces in its ▁-marked text, which only models with the sentencepiece "
                 "pre-tokenizer read that way; export as Hugging Face tokenizer.json, which "
                 "keeps them as added tokens")
     target = "a sentencepiece model" if sentencepiece else "Hugging Face tokenizer.json"
+    where = f"export as {target}, which keeps them" if keeper is None else \
+        f"{target} keeps them, but {keeper}"
     return ("this model has protected strings, which this format has no place for (its "
-            f"encoder would split them); export as {target}, which keeps them")
+            f"encoder would split them); {where}")
+
+
+def export_notes(model: BPEModel, fmt: str) -> list[str]:
+    """What a written ``fmt`` file of ``model`` does differently from BPE Desktop on text
+    the model does not cover (each a complete clause); empty when nothing. Shown with the
+    export, which is still written: on every text BPE Desktop encodes, the ids agree."""
+    return list(getattr(_module(fmt), "notes", lambda _: [])(model))
 
 
 def export_model(model: BPEModel, fmt: str, path: str | os.PathLike, **options: Any
@@ -235,5 +250,5 @@ def import_model(fmt: str, path: str | os.PathLike, **options: Any) -> BPEModel:
 
 __all__ = [
     "FORMATS", "ExportError", "FormatInfo", "Verification", "export_model",
-    "export_problem", "import_model", "recount", "verify_export",
+    "export_notes", "export_problem", "import_model", "recount", "verify_export",
 ]

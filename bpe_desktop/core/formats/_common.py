@@ -98,10 +98,15 @@ def normalization_problem(model: BPEModel, what: str) -> str | None:
         steps.append("lowercasing")
     if not steps:
         return None
+    if cfg.protected and cfg.pretokenizer == "sentencepiece":
+        # tokenizer.json refuses these protected strings; never send the user there.
+        other = (" (Hugging Face tokenizer.json stores a normalizer, but not the protected "
+                 "strings of a model that reads text as sentencepiece does)")
+    else:
+        other = ", or export as Hugging Face tokenizer.json, which stores the normalizer"
     return (f"{what} cannot record text normalization, and this model applies "
             f"{' and '.join(steps)} before splitting, so the file would segment raw text "
-            "differently; train with normalize 'none' and lowercase off, or export as "
-            "Hugging Face tokenizer.json, which stores the normalizer")
+            f"differently; train with normalize 'none' and lowercase off{other}")
 
 
 def byte_level_problem(model: BPEModel, what: str) -> str | None:

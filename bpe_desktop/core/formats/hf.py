@@ -11,6 +11,10 @@ What is written, per training option:
   ``bow-prefix``: a ``Metaspace`` pre-tokenizer adding ``▁`` to every word;
   ``none``: nothing (``Fuse`` decoder). ``eow-symbol`` (``</w>`` as a symbol of its own)
   has no counterpart: HF always glues the suffix to the last character;
+* byte fallback: ``byte_fallback: true`` and a ``ByteFallback`` decoder before the
+  boundary's (with ``eow-suffix``: ``Fuse`` and two ``Replace`` steps instead of
+  ``BPEDecoder``, so that an unseen word's bytes, its ``</w>`` among them, decode with
+  their spaces);
 * normalization and lowercasing: ``NFC`` / ``NFKC`` and ``Lowercase`` normalizers;
 * special tokens: in ``added_tokens`` (special) and in the vocabulary with their ids;
 * protected strings: in ``added_tokens`` with ``special: false`` and ``normalized: false``
@@ -22,7 +26,9 @@ What is written, per training option:
 
 Known differences that no file setting removes (documented, not refused): HF finds
 special tokens spelled out in the input text (``<s>``), which BPE Desktop encodes as
-ordinary characters; HF lowercases Σ to σ everywhere, BPE Desktop to ς at a word's end.
+ordinary characters; HF lowercases Σ to σ everywhere, BPE Desktop to ς at a word's end;
+a model without an unknown token: HF leaves out a character outside the vocabulary, which
+BPE Desktop refuses to encode (:func:`notes`, shown with the export).
 
 The layout is what ``tokenizers`` itself writes (``Tokenizer.save``, pretty), so a file
 re-saved by ``tokenizers`` is unchanged. Merges are ``[left, right]`` pairs; the legacy
@@ -56,6 +62,18 @@ _kind = _common.json_kind
 
 
 # -- export -----------------------------------------------------------------------------
+
+
+def notes(model: BPEModel) -> list[str]:
+    """What the file does differently from BPE Desktop, though it was written."""
+    cfg = model.config
+    if cfg.byte_level or cfg.special("unk") is not None or \
+            (cfg.byte_fallback and _common.byte_pieces_in(model) == 256):
+        return []
+    # tokenizers' BPE without unk_token skips such a character; ours raises EncodeError.
+    return ["this model has no unknown token, so Hugging Face leaves out a character "
+            "outside the vocabulary without a trace, where BPE Desktop refuses to encode "
+            "the text; train with an <unk> special token to keep such characters visible"]
 
 
 def problem(model: BPEModel, *, legacy_merges: bool = False,
@@ -189,9 +207,19 @@ def _pre_tokenizer(cfg: TrainConfig) -> dict[str, Any]:
 
 def _decoder(cfg: TrainConfig) -> dict[str, Any]:
     base = _word_decoder(cfg)
-    if cfg.byte_fallback and not cfg.byte_level:  # <0xNN> tokens back to their characters
-        return {"type": "Sequence", "decoders": [{"type": "ByteFallback"}, base]}
-    return base
+    if not cfg.byte_fallback or cfg.byte_level:
+        return base
+    fallback = {"type": "ByteFallback"}  # <0xNN> tokens back to their characters
+    if cfg.boundary != "eow-suffix":
+        return {"type": "Sequence", "decoders": [fallback, base]}
+    # An unseen word's bytes include those of its glued </w>, and ByteFallback fuses a
+    # run of byte tokens into one token: BPEDecoder would drop every </w> inside the run
+    # when it is the last token. So fuse everything, drop the final </w>, and read the
+    # others as spaces (Strip would drop the trailing one, but panics on empty text).
+    return {"type": "Sequence", "decoders": [
+        fallback, {"type": "Fuse"},
+        {"type": "Replace", "pattern": {"Regex": f"{EOW}$"}, "content": ""},
+        {"type": "Replace", "pattern": {"String": EOW}, "content": " "}]}
 
 
 def _word_decoder(cfg: TrainConfig) -> dict[str, Any]:
@@ -443,8 +471,11 @@ def _read_pre_tokenizer(r: _Reader, node: Any) -> tuple[str, str]:
                            "did not prepend it")
         boundary = "bow-prefix"
         if not steps:
-            # Metaspace alone splits at spaces only.
-            r.notes.append("words are also split at line breaks here")
+            # Metaspace alone splits at each space: every space of a run, and one at either
+            # end of the text, is a ▁ of its own there.
+            r.approximate("words are also split at line breaks here, and a run of spaces "
+                          "(or spaces at the start or end of a text) is one word break, "
+                          "where the source's Metaspace gives each space its own ▁")
             return "sentencepiece", boundary
     kinds = [s.get("type") for s, _ in steps]
     if kinds == ["ByteLevel"]:

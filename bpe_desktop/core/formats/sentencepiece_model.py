@@ -7,9 +7,11 @@ highest score (leftmost first). Scores are therefore ``-k`` for the k-th merged 
 for special tokens: ``unk`` is UNKNOWN, the others CONTROL (never read from text, as
 in BPE Desktop); protected strings are USER_DEFINED (found in the text, never split).
 ``trainer_spec`` names the model type (BPE), the size and the special
-tokens' ids and pieces; ``normalizer_spec`` is ``identity`` with sentencepiece's
-default whitespace handling (a ``▁`` before the first word, runs of spaces collapsed),
-which is what the sentencepiece pre-tokenizer does.
+tokens' ids and pieces, and the unknown token's piece as the text it decodes to
+(``unk_surface``, as BPE Desktop decodes it; sentencepiece's default is `` ⁇ ``);
+``normalizer_spec`` is ``identity`` with sentencepiece's default whitespace handling
+(a ``▁`` before the first word, runs of spaces collapsed), which is what the
+sentencepiece pre-tokenizer does.
 
 Only ``bow-prefix`` models with the sentencepiece pre-tokenizer, no normalization and
 an unknown token fit. A merge whose token already existed cannot be written (a piece
@@ -48,6 +50,7 @@ PIECE_TEXT, PIECE_SCORE, PIECE_TYPE = 1, 2, 3
 TRAINER_MODEL_TYPE, TRAINER_VOCAB_SIZE, TRAINER_WS_SUFFIX = 3, 4, 24
 TRAINER_BYTE_FALLBACK = 35
 TRAINER_IDS = {"unk": 40, "bos": 41, "eos": 42, "pad": 43}
+TRAINER_UNK_SURFACE = 44
 TRAINER_PIECES = {"unk": 45, "bos": 46, "eos": 47, "pad": 48}
 TRAINER_ID_DEFAULTS = {"unk": 0, "bos": 1, "eos": 2, "pad": -1}
 NORM_NAME, NORM_CHARSMAP, NORM_DUMMY_PREFIX, NORM_REMOVE_SPACES, NORM_ESCAPE = 1, 2, 3, 4, 5
@@ -143,6 +146,9 @@ def model_proto(model: BPEModel) -> bytes:
     for role in ("unk", "bos", "eos", "pad"):
         tok = cfg.special(role)
         trainer += pw.int_field(TRAINER_IDS[role], tok.id if tok else -1)
+    unk = cfg.special("unk")
+    if unk is not None:  # decode an unknown token as BPE Desktop does, not as " ⁇ "
+        trainer += pw.str_field(TRAINER_UNK_SURFACE, unk.piece)
     for role in ("unk", "bos", "eos", "pad"):
         tok = cfg.special(role)
         if tok is not None:

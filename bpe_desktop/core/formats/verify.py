@@ -2,7 +2,8 @@
 
 Each sample line is encoded by BPE Desktop and by the peer; the line agrees when the
 token ids are identical (tokenizer.json, GPT-2 files, sentencepiece, tiktoken all keep
-BPE Desktop's ids, and so does a YouTokenToMe model) or, for subword-nmt and fastBPE
+BPE Desktop's ids, and so does a YouTokenToMe model) and the library decodes them to the
+text BPE Desktop decodes them to; or, for subword-nmt and fastBPE
 codes, which have no ids, when ``apply_bpe`` / ``fastBPE.apply`` cut every word into
 the same segments. The peer sees the text as its users would give it: the line itself
 (``apply_bpe``: words between spaces, as ``process_line``).
@@ -12,7 +13,10 @@ characters into one ``<unk>`` itself (``fuse_unk``), as sentencepiece does. One 
 convention is allowed for: YouTokenToMe always fuses such a run into one ``<UNK>``, so for
 it our ``<unk>`` runs are fused before comparing. A line that
 BPE Desktop cannot encode (a character outside the vocabulary and no ``<unk>``)
-counts as a disagreement. A trailing line break of a sample line is ignored.
+counts as a disagreement. A trailing line break of a sample line is ignored. A line whose
+ids hold the unknown token is compared on its ids only: that token stands for text no
+side can give back, and each library writes it its own way (a sentencepiece file made
+elsewhere `` ⁇ ``, YouTokenToMe ``<UNK>``).
 """
 
 from __future__ import annotations
@@ -56,12 +60,26 @@ class Verification:
     first_mismatch: tuple[str, list[str], list[str]] | None
     #: The sample line (1 = first) of ``first_mismatch``.
     first_mismatch_line: int | None = None
+    #: (line number, BPE Desktop's text, the library's text) for the first line that
+    #: has the same ids but which the library decodes to another text.
+    first_decode_difference: tuple[int, str, str] | None = None
+
+    @property
+    def differs(self) -> bool:
+        """Whether some line got other ids or decodes to another text."""
+        return self.first_mismatch is not None or self.first_decode_difference is not None
 
     def mismatch_text(self) -> str | None:
         """Where the first differing line differs, short whatever the line's length:
-        its number, the first token that differs and a few tokens around it."""
+        its number, the first token that differs and a few tokens around it (or, when
+        the ids agree everywhere, the two decoded texts)."""
         if self.first_mismatch is None:
-            return None
+            if self.first_decode_difference is None:
+                return None
+            number, ours, theirs = self.first_decode_difference
+            return (f"line {number:,} gets the same ids, but BPE Desktop decodes them as"
+                    f" {_cut(ours, MISMATCH_LINE_CHARS)!r} and "
+                    f"{self.library} as {_cut(theirs, MISMATCH_LINE_CHARS)!r}")
         line, ours, theirs = self.first_mismatch
         k = next((i for i, (a, b) in enumerate(zip(ours, theirs)) if a != b),
                  min(len(ours), len(theirs)))
@@ -148,24 +166,49 @@ def verify_export(model: BPEModel, fmt: str, paths: Sequence[Path], sample: Sequ
     except KeyboardInterrupt:
         raise
     except BaseException as exc:  # tiktoken panics; apply_bpe calls sys.exit on bad codes
-        names = ", ".join(str(p) for p in paths)
-        raise ExportError(f"{_DISTRIBUTIONS.get(info.peer, info.peer)} {version} could not "
-                          f"read or apply {names}: "
-                          f"{type(exc).__name__}: {exc}") from None
+        raise _peer_failed(info.peer, version, "read or apply", paths, exc) from None
+    if peer.decode is not None:
+        peer_decode = peer.decode
+
+        def checked_decode(ids: Tokens) -> str:
+            try:
+                return peer_decode(ids)
+            except KeyboardInterrupt:
+                raise
+            except BaseException as exc:  # a decoder that panics (tokenizers' Strip)
+                raise _peer_failed(info.peer, version, "decode with", paths, exc) from None
+
+        peer.decode = checked_decode
     ours = _ours_for(fmt, model)
+    decode = model.tokenizer().decode
+    unk = model.config.special("unk")
+    unk_id = unk.id if unk is not None else None
     agreed = 0
-    first = first_line = None
+    first = first_line = first_decoded = None
     for number, (line, theirs) in enumerate(zip(lines, theirs_all), 1):
         mine = ours(line)
-        if mine == theirs:
+        if mine != theirs:
+            if first is None:
+                first = (line, peer.show(model, mine), peer.show(model, theirs))
+                first_line = number
+        elif peer.decode is not None and unk_id not in mine and \
+                decode(mine) != (text := peer.decode(theirs)):
+            if first_decoded is None:
+                first_decoded = (number, decode(mine), text)
+        else:
             agreed += 1
-        elif first is None:
-            first = (line, peer.show(model, mine), peer.show(model, theirs))
-            first_line = number
     return Verification(fmt=fmt, lines=len(lines), agreed=agreed,
                         library=_DISTRIBUTIONS.get(info.peer, info.peer),
                         library_version=version, first_mismatch=first,
-                        first_mismatch_line=first_line)
+                        first_mismatch_line=first_line,
+                        first_decode_difference=first_decoded)
+
+
+def _peer_failed(package: str, version: str, doing: str, paths: Sequence[Path],
+                 exc: BaseException) -> ExportError:
+    names = ", ".join(str(p) for p in paths)
+    return ExportError(f"{_DISTRIBUTIONS.get(package, package)} {version} could not {doing} "
+                       f"{names}: {type(exc).__name__}: {exc}")
 
 
 def missing_peer_message(package: str) -> str:
@@ -211,10 +254,14 @@ Tokens = list  # ids (ints) or, for subword-nmt, segment strings
 
 
 class _Peer:
+    """``decode``: ids back to text, for the formats that keep our ids."""
+
     def __init__(self, encode_batch: Callable[[list[str]], list[Tokens]],
-                 show: Callable[[BPEModel, Tokens], list[str]] | None = None) -> None:
+                 show: Callable[[BPEModel, Tokens], list[str]] | None = None,
+                 decode: Callable[[Tokens], str] | None = None) -> None:
         self.batch = encode_batch
         self.show = show or _show_ids
+        self.decode = decode
 
 
 def _show_ids(model: BPEModel, tokens: Tokens) -> list[str]:
@@ -237,7 +284,8 @@ def _load_hf(model: BPEModel, paths: list[Path]) -> _Peer:
     tok = Tokenizer.from_file(str(paths[0]))
     if tok.model.dropout:  # samples are random: verify the ordinary encoding
         tok.model.dropout = None
-    return _Peer(lambda lines: [e.ids for e in tok.encode_batch(lines, add_special_tokens=False)])
+    return _Peer(lambda lines: [e.ids for e in tok.encode_batch(lines, add_special_tokens=False)],
+                 decode=lambda ids: tok.decode(ids, skip_special_tokens=False))
 
 
 def _load_gpt2(model: BPEModel, paths: list[Path]) -> _Peer:
@@ -246,14 +294,15 @@ def _load_gpt2(model: BPEModel, paths: list[Path]) -> _Peer:
     vocab = next(p for p in paths if p.name.endswith("vocab.json"))
     merges = next(p for p in paths if p.name.endswith("merges.txt"))
     tok = ByteLevelBPETokenizer(str(vocab), str(merges))
-    return _Peer(lambda lines: [e.ids for e in tok.encode_batch(lines, add_special_tokens=False)])
+    return _Peer(lambda lines: [e.ids for e in tok.encode_batch(lines, add_special_tokens=False)],
+                 decode=lambda ids: tok.decode(ids, skip_special_tokens=False))
 
 
 def _load_sentencepiece(model: BPEModel, paths: list[Path]) -> _Peer:
     import sentencepiece
 
     sp = sentencepiece.SentencePieceProcessor(model_file=str(paths[0]))
-    return _Peer(lambda lines: [list(ids) for ids in sp.encode(lines)])
+    return _Peer(lambda lines: [list(ids) for ids in sp.encode(lines)], decode=sp.decode)
 
 
 def _load_tiktoken(model: BPEModel, paths: list[Path]) -> _Peer:
@@ -276,7 +325,8 @@ def _load_tiktoken(model: BPEModel, paths: list[Path]) -> _Peer:
     enc = tiktoken.Encoding(settings["name"], pat_str=settings["pat_str"],
                             mergeable_ranks=ranks, special_tokens=settings["special_tokens"],
                             explicit_n_vocab=settings.get("explicit_n_vocab"))
-    return _Peer(lambda lines: [list(ids) for ids in enc.encode_ordinary_batch(lines)])
+    return _Peer(lambda lines: [list(ids) for ids in enc.encode_ordinary_batch(lines)],
+                 decode=enc.decode)
 
 
 def _load_subword_nmt(model: BPEModel, paths: list[Path]) -> _Peer:
@@ -324,7 +374,8 @@ def _load_youtokentome(model: BPEModel, paths: list[Path]) -> _Peer:
     import youtokentome
 
     bpe = youtokentome.BPE(str(paths[0]))
-    return _Peer(lambda lines: bpe.encode(lines, output_type=youtokentome.OutputType.ID))
+    return _Peer(lambda lines: bpe.encode(lines, output_type=youtokentome.OutputType.ID),
+                 decode=lambda ids: bpe.decode([ids])[0])
 
 
 _LOADERS = {

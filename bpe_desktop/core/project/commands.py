@@ -13,6 +13,7 @@ import sys
 from typing import Sequence
 
 from bpe_desktop.core.config import TrainConfig, format_special
+from bpe_desktop.core.constraints import FILE_LIST_OPTIONS
 
 PROGRAM = "bpe-desktop"
 #: Files a panel's run keeps in memory (a model not saved yet) appear as this name.
@@ -68,10 +69,37 @@ def train_arguments(files: Sequence[str], output: str, config: TrainConfig, *,
     return argv
 
 
+def config_in_folder(config: TrainConfig, cwd: str | None) -> TrainConfig:
+    """``config`` with each file it names (constraint files, ``lang`` and ``parity_dev``
+    entries) resolved in ``cwd``, the folder its command ran in: a command names them
+    relative to it, and the window, started elsewhere, would read other files (or none,
+    and train without the languages' weights)."""
+    if not cwd:
+        return config
+    return config.replace(
+        **{name: tuple(os.path.join(cwd, p) for p in getattr(config, name))
+           for name in FILE_LIST_OPTIONS},
+        lang=tuple(_code_and_path(e, cwd) for e in config.lang),
+        parity_dev=tuple(_dev_entry(e, cwd) for e in config.parity_dev))
+
+
+def _code_and_path(entry: str, folder: str) -> str:
+    code, sep, path = entry.partition("=")
+    return f"{code}={os.path.join(folder, path.strip())}" if sep and path.strip() else entry
+
+
+def _dev_entry(entry: str, folder: str) -> str:
+    # As the training reads it: a file or folder of that name, else CODE=PATH.
+    path = os.path.join(folder, entry)
+    if os.path.exists(path) or "=" not in entry:
+        return path
+    return _code_and_path(entry, folder)
+
+
 def extend_arguments(source: str, fmt: str, files: Sequence[str], output: str, *,
                      merges: int | None, vocab_size: int | None, unknown: str,
                      new_ids: str, held_out: Sequence[str] = (),
-                     out_format: str = "model") -> list[str]:
+                     out_format: str = "model", encoding_errors: str = "strict") -> list[str]:
     """``extend`` arguments giving exactly this extension (``bpe-desktop extend``)."""
     argv = ["extend", "-m", os.path.abspath(source), "--format", fmt,
             *(os.path.abspath(f) for f in files)]
@@ -82,6 +110,8 @@ def extend_arguments(source: str, fmt: str, files: Sequence[str], output: str, *
         argv += ["--new-ids", new_ids]
     if held_out:
         argv += ["--held-out", *(os.path.abspath(f) for f in held_out)]
+    if encoding_errors != "strict":
+        argv += ["--encoding-errors", encoding_errors]
     return [*argv, "-o", output, "--out-format", out_format]
 
 

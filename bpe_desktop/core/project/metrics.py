@@ -63,6 +63,16 @@ def training_metrics(model, timings: dict | None = None) -> list[Metric]:
     return rows
 
 
+def extension_metrics(result, reports=()) -> list[Metric]:
+    """An :class:`~bpe_desktop.core.extend.ExtendResult`'s values: the extended model's
+    (as :func:`training_metrics`), its new merges and characters, and the held-out
+    ``reports``."""
+    return [*training_metrics(result.model, dict(result.timings)),
+            Metric("new_merges", result.new_merges),
+            Metric("new_characters", len(result.new_characters)),
+            *(row for report in reports for row in held_out_metrics(report))]
+
+
 def held_out_metrics(report) -> list[Metric]:
     """An extension's or trim's
     :class:`~bpe_desktop.core.adaptation_report.HeldOutReport`: each figure of the adapted

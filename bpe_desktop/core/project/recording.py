@@ -10,7 +10,6 @@ project knows (train, extend, evaluate, compare, count) is all a new command nee
 
 from __future__ import annotations
 
-import os
 import sys
 from contextlib import contextmanager
 from typing import Iterable, Iterator
@@ -82,16 +81,12 @@ class RecordedRun:
     def log(self, line: str) -> None:
         self.log_lines.append(line)
 
-    def set_model(self, model, *, path: str | None = None, store: bool = False) -> None:
-        """The model the run made: at ``path`` (the user's file) and/or, with ``store``,
-        kept inside the project."""
-        data = None
-        if store:
-            from bpe_desktop.core.model_file import dumps
+    def set_model(self, model, *, path: str | None = None, fmt: str = "model") -> None:
+        """The model the run made, written to ``path`` (None: to no file) in ``fmt``
+        (an output format of ``extend`` and ``trim``): see :func:`model_to_keep`."""
+        from bpe_desktop.core.project.run_model import model_to_keep
 
-            data = dumps(model).encode("utf-8")
-        self.model = (None if path is None else os.path.abspath(path), data,
-                      (model.vocab_size, len(model.merges)))
+        self.model = (*model_to_keep(model, path, fmt), (model.vocab_size, len(model.merges)))
 
     def end_as(self, status: str, message: str = "") -> None:
         """End as ``cancelled`` or ``failed`` though the block returns normally (a

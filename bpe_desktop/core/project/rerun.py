@@ -13,7 +13,7 @@ import os
 from dataclasses import dataclass
 
 from bpe_desktop.core.config import TrainConfig
-from bpe_desktop.core.constraints import FILE_LIST_OPTIONS
+from bpe_desktop.core.project.commands import config_in_folder
 from bpe_desktop.core.project.corpus_hash import sha256_of
 from bpe_desktop.core.project.store import RunDetails, RunInput
 
@@ -22,13 +22,7 @@ def recorded_training_config(details: RunDetails) -> TrainConfig:
     """The run's training options (raises ConfigError), each file they name made absolute
     in the folder its command ran in."""
     known = {k: v for k, v in details.config.items() if k in TrainConfig.__dataclass_fields__}
-    folder = (details.command or {}).get("cwd") or ""
-    if folder:
-        for name in FILE_LIST_OPTIONS:
-            known[name] = [os.path.join(folder, p) for p in known.get(name, ())]
-        known["lang"] = [_code_and_path(e, folder) for e in known.get("lang", ())]
-        known["parity_dev"] = [_dev_entry(e, folder) for e in known.get("parity_dev", ())]
-    return TrainConfig.from_dict(known)
+    return config_in_folder(TrainConfig.from_dict(known), (details.command or {}).get("cwd"))
 
 
 def file_languages(config: TrainConfig, *, word_counts: bool) -> tuple[str, ...]:
@@ -38,19 +32,6 @@ def file_languages(config: TrainConfig, *, word_counts: bool) -> tuple[str, ...]
 
     return tuple(f"{code}={path}"
                  for code, path in language_corpus_files(config, word_counts=word_counts))
-
-
-def _code_and_path(entry: str, folder: str) -> str:
-    code, sep, path = entry.partition("=")
-    return f"{code}={os.path.join(folder, path.strip())}" if sep and path.strip() else entry
-
-
-def _dev_entry(entry: str, folder: str) -> str:
-    # As the training reads it: a file or folder of that name, else CODE=PATH.
-    path = os.path.join(folder, entry)
-    if os.path.exists(path) or "=" not in entry:
-        return path
-    return _code_and_path(entry, folder)
 
 
 @dataclass(frozen=True)

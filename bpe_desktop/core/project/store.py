@@ -127,6 +127,11 @@ class Project:
             self.mark_abandoned_runs()
         except sqlite3.OperationalError as exc:  # no access, a locked or full disk, …
             self.conn.close()
+            if _is_busy(exc):  # still, after BUSY_TIMEOUT_MS
+                raise ProjectError(
+                    f"{self.path}: cannot open the project: another program holds it "
+                    "locked (a database tool, or a BPE Desktop command still writing to "
+                    "it); close that program and open the project again") from None
             raise ProjectError(f"{self.path}: cannot open the project ({exc})") from None
         except sqlite3.DatabaseError as exc:
             self.conn.close()
@@ -327,12 +332,14 @@ class Project:
                    metrics: Iterable[Metric] = (), model_path: str | None = None,
                    model_data: bytes | None = None, model_size: tuple[int, int] | None = None,
                    log: str = "", peak_memory: int | None = None,
-                   config_added: dict | None = None) -> None:
+                   config_added: dict | None = None, command: dict | None = None) -> None:
         """Complete a run in one transaction: status, duration, metrics and model.
 
         ``model_data`` is the model file's text (stored compressed); ``model_size`` is
         (vocabulary size, merges) of the model, when the run made one; ``config_added``
-        joins the run's configuration (what only the work itself learned).
+        joins the run's configuration (what only the work itself learned), and
+        ``command``, when given, replaces the one it started with (the work changed how
+        it ran).
         """
         if status not in schema.RUN_STATUSES or status == "running":
             raise ValueError(f"a run cannot finish as {status!r}")
@@ -351,6 +358,9 @@ class Project:
                     "SELECT config FROM runs WHERE id = ?", (run_id,)).fetchone()[0])
                 self.conn.execute("UPDATE runs SET config = ? WHERE id = ?", (json.dumps(
                     {**config, **config_added}, ensure_ascii=False, sort_keys=True), run_id))
+            if command is not None:
+                self.conn.execute("UPDATE runs SET command = ? WHERE id = ?",
+                                  (json.dumps(command, ensure_ascii=False), run_id))
             self.conn.execute(
                 "UPDATE runs SET status = ?, message = ?, duration = ?, peak_memory = ?, "
                 "log = ?, vocab_size = ?, f1 = ?, fertility = ? WHERE id = ?",

@@ -37,6 +37,8 @@ from PySide6.QtWidgets import (
 
 from bpe_desktop.core import BpeError, BPEModel, MergeStep, Tokenizer
 from bpe_desktop.core.chunked import INLINE_WORK, model_work
+from bpe_desktop.core.errors import CorpusError
+from bpe_desktop.core.text_files import read_text_bytes
 from bpe_desktop.views.encoding_view import (  # noqa: F401 (the panel's helpers, re-exported)
     SHOW_LIMIT,
     DecodeResult,
@@ -164,21 +166,26 @@ class CodecPanel(StepThrough, DecodeBox, StatsGrid, QWidget):
         self._encode_now()
 
     def open_text_file(self, path: str) -> bool:
-        """Load a UTF-8 text file into the input; on failure, an error box and no change."""
+        """Load a UTF-8 text file (or .gz) into the input; on failure, an error box and no
+        change."""
         name = os.path.basename(path)
         try:
             size = os.path.getsize(path)
-            if size > MAX_FILE_BYTES:
-                dialogs.show_error(
-                    self, "Text too large",
-                    f"{path} has {size / 2**20:.1f} MB; the Encode panel shows texts up to "
-                    f"{MAX_FILE_BYTES >> 20} MB. Encode larger files with the command line: "
-                    "bpe-desktop encode.")
-                return False
-            with open(path, "rb") as f:
-                data = f.read()
+            # gzip unpacked, as by every other reader of texts (and `bpe-desktop encode`)
+            data = b"" if size > MAX_FILE_BYTES else read_text_bytes(path, MAX_FILE_BYTES + 1)
         except OSError as exc:
             dialogs.show_error(self, "Cannot open text", f"{path}: {exc.strerror or exc}")
+            return False
+        except CorpusError as exc:  # a damaged .gz
+            dialogs.show_error(self, "Cannot open text", str(exc))
+            return False
+        if size > MAX_FILE_BYTES or len(data) > MAX_FILE_BYTES:
+            has = (f"has {size / 2**20:.1f} MB" if size > MAX_FILE_BYTES
+                   else f"unpacks to more than {MAX_FILE_BYTES >> 20} MB")
+            dialogs.show_error(
+                self, "Text too large",
+                f"{path} {has}; the Encode panel shows texts up to {MAX_FILE_BYTES >> 20} MB. "
+                "Encode larger files with the command line: bpe-desktop encode.")
             return False
         try:
             text = data.decode("utf-8")

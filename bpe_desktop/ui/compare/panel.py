@@ -48,6 +48,7 @@ from bpe_desktop.core.comparison import (
     read_text_lines,
 )
 from bpe_desktop.core.comparison.parity_pair import language_costs
+from bpe_desktop.core.evaluation.text_stats import text_lines
 from bpe_desktop.core.formats import FORMATS
 from bpe_desktop.core.parity_dev import DevSet
 from bpe_desktop.ui.common import dialogs
@@ -69,6 +70,7 @@ from bpe_desktop.ui.compare.table_models import (
     pair_rows,
 )
 from bpe_desktop.ui.evaluate.table_models import RowsModel
+from bpe_desktop.views.write_errors import write_failure
 
 TEXT_FILTER = "Text files (*.txt *.tsv);;All files (*)"
 MODEL_FILTER = "BPE Desktop models (*.json);;All files (*)"
@@ -202,7 +204,7 @@ class ComparePanel(QWidget):
             models = [(s.name, s.load()) for s in sources]
             try:
                 report("reading the text", force=True)
-                lines = read_text_lines([path]) if path is not None else typed.splitlines()
+                lines = read_text_lines([path]) if path is not None else text_lines(typed)
                 report("comparing", force=True)
                 result = compare(models, lines, cancelled=lambda: cancel.cancelled)
                 if parallel is not None:
@@ -480,7 +482,7 @@ class ComparePanel(QWidget):
         try:
             self.export_overlap_csv(path)
         except OSError as exc:
-            dialogs.show_error(self, "Cannot export", str(exc))
+            dialogs.show_error(self, "Export failed", write_failure(path, exc))
             return
         self._set_status(f"Wrote {path}")
 

@@ -49,9 +49,11 @@ from bpe_desktop.core.evaluation import (
 from bpe_desktop.core.evaluation.sweep import max_sweep_points
 from bpe_desktop.core.evaluation.tables import (
     GOLD_HEADERS,
+    MORPHOLOGY_HEADERS,
     PARITY_HEADERS,
     gold_notes,
     gold_rows,
+    morphology_rows,
     parity_rows,
     text_table,
 )
@@ -69,15 +71,14 @@ from bpe_desktop.ui.evaluate.plots import ParityChart, SweepPlots
 from bpe_desktop.ui.evaluate.table_models import (
     BOUNDARY_COLORS,
     HTML_ROLE,
-    MORPHOLOGY_HEADERS,
     SORT_ROLE,
     TEXT_LABELS,
     RowsModel,
     WordTableModel,
-    morphology_rows,
     sweep_table,
 )
 from bpe_desktop.ui.evaluate.unconstrained import UnconstrainedButton
+from bpe_desktop.views.write_errors import write_failure
 
 TEXT_FILTER = "Text files (*.txt *.tsv);;All files (*)"
 # All files first: Morpho Challenge's gold files have no extension (formats are
@@ -591,6 +592,6 @@ class EvaluatePanel(QWidget):
         try:
             write()
         except (OSError, ValueError) as exc:
-            dialogs.show_error(self, "Export failed", f"{path}: {exc}")
+            dialogs.show_error(self, "Export failed", write_failure(path, exc))
         else:
             self.status_message.emit(f"Saved {path}")

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
-from pathlib import Path
 
 import numpy as np
 import pyqtgraph as pg
@@ -192,7 +192,8 @@ class ParityChart(pg.PlotWidget):
                                     width=0.7, brushes=colors)
         item.addItem(self.bars)
         item.addItem(pg.InfiniteLine(pos=1.0, angle=0, pen=_DASHED()))
-        self.labels = [Path(r.name).stem + (f"\n⚠ {r.unknown_rate:.0%} unknown"
+        # the name without its extension; folders stay (de/udhr, fr/udhr)
+        self.labels = [os.path.splitext(r.name)[0] + (f"\n⚠ {r.unknown_rate:.0%} unknown"
                                             if r.unknown_high else "") for r in parity.rows]
         item.getAxis("bottom").setTicks([list(enumerate(self.labels))])
         self._fit_labels()

@@ -15,7 +15,6 @@ from typing import Any
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt
 
 from bpe_desktop.core.evaluation import (
-    MorphologyResult,
     SweepPoint,
     WordResult,
 )
@@ -85,15 +84,6 @@ class RowsModel(OneCallPerCell):
         writer.writerow(self.headers)
         writer.writerows(self.rows)
         write_files([(Path(path), buffer.getvalue().encode("utf-8"))])
-
-
-MORPHOLOGY_HEADERS = ("gold file", "words", "evaluated", "skipped", "unsplit", "precision",
-                      "recall", "F1", "MorphScore", "exact")
-
-
-def morphology_rows(results: dict[str, MorphologyResult]) -> list[list[Any]]:
-    return [[name, r.words, r.evaluated, r.skipped, r.unsplit, r.precision, r.recall, r.f1,
-             r.morphscore, r.exact] for name, r in results.items()]
 
 
 TEXT_LABELS = {"tokens": "tokens", "words": "words", "fertility": "fertility (tokens/word)",

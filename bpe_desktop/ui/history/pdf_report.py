@@ -8,20 +8,22 @@ print resolution, so the PDF embeds them as image objects.
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
-from PySide6.QtCore import QByteArray, QMarginsF, QRectF, QSizeF, QUrl
+from PySide6.QtCore import QBuffer, QByteArray, QIODevice, QMarginsF, QRectF, QSizeF, QUrl
 from PySide6.QtGui import QColor, QImage, QPageLayout, QPageSize, QPainter, QPdfWriter, QTextDocument
 from PySide6.QtSvg import QSvgRenderer
 
 from bpe_desktop.core.project.report import Plot, Report
 from bpe_desktop.core.project.report_html import PLOT_HEIGHT, PLOT_WIDTH, render_html, svg_plot
+from bpe_desktop.core.safe_write import write_files
 
 RESOLUTION = 150  # dots per inch of the PDF's layout and its plot images
 _PAGE_BREAK = '<p style="page-break-before: always; margin: 0"></p>'
 
 
 def write_pdf(report: Report, path: str) -> None:
-    """Write the report as PDF (atomically: a temporary file renamed at the end)."""
+    """Write the report as PDF, atomically (an OSError names ``path``)."""
     images: list[QImage] = []
 
     def plot_markup(index: int, plot: Plot) -> str:
@@ -35,8 +37,11 @@ def write_pdf(report: Report, path: str) -> None:
     for index, image in enumerate(images):
         doc.addResource(QTextDocument.ResourceType.ImageResource, QUrl(f"plot:{index}"), image)
     doc.setHtml(html)
-    tmp = f"{path}.tmp{os.getpid()}"
-    writer = QPdfWriter(tmp)
+    # Laid out in memory, then written as every output is: QPdfWriter reports no write
+    # error, so writing the file itself could leave a truncated PDF over an earlier one.
+    buffer = QBuffer()
+    buffer.open(QIODevice.OpenModeFlag.WriteOnly)
+    writer = QPdfWriter(buffer)
     writer.setResolution(RESOLUTION)
     writer.setTitle(report.title)
     writer.setCreator("BPE Desktop")
@@ -45,15 +50,9 @@ def write_pdf(report: Report, path: str) -> None:
                                      QMarginsF(15, 15, 15, 15), QPageLayout.Unit.Millimeter))
     rect = writer.pageLayout().paintRectPixels(RESOLUTION)
     doc.setPageSize(QSizeF(rect.width(), rect.height()))
-    try:
-        doc.print_(writer)
-        del writer  # finishes the file
-        os.replace(tmp, path)
-    except OSError as exc:
-        raise OSError(exc.errno, exc.strerror, path) from None
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+    doc.print_(writer)
+    del writer  # finishes the document
+    write_files([(Path(path), bytes(buffer.data()))])
 
 
 def _render(plot: Plot, scale: float = 2.0) -> QImage:

@@ -17,6 +17,7 @@ from PySide6.QtCore import QObject, Signal
 from bpe_desktop.core.errors import BpeError
 from bpe_desktop.core.project import Metric, Project
 from bpe_desktop.core.project.recording import engine_version, peak_memory
+from bpe_desktop.core.project.run_model import model_to_keep
 
 log = logging.getLogger(__name__)
 
@@ -53,25 +54,23 @@ class ProjectRecorder(QObject):
 
     def finish(self, started: Future, status: str, *, message: str = "",
                metrics: list[Metric] | None = None, model=None,
-               model_path: str | None = None, log_text: str = "",
-               config_added: dict | None = None) -> Future:
-        """Complete the run ``started`` inserted; a model not saved to a file of the
-        user's is kept in the project."""
+               model_path: str | None = None, model_format: str = "model",
+               log_text: str = "", config_added: dict | None = None,
+               command: dict | None = None) -> Future:
+        """Complete the run ``started`` inserted; ``model`` was written to ``model_path``
+        (None: to no file) in ``model_format`` (see :func:`model_to_keep`)."""
         def write(project: Project):
             run_id = started.result()
             if run_id is None:
                 return None
-            data, size = None, None
+            path, data, size = None, None, None
             if model is not None and status == "finished":
                 size = (model.vocab_size, model.merge_count)
-                if model_path is None:
-                    from bpe_desktop.core.model_file import dumps
-
-                    data = dumps(model).encode("utf-8")
+                path, data = model_to_keep(model, model_path, model_format)
             project.finish_run(run_id, status, message=message, metrics=metrics or (),
-                               model_path=model_path, model_data=data, model_size=size,
+                               model_path=path, model_data=data, model_size=size,
                                log=log_text, peak_memory=peak_memory(),
-                               config_added=config_added)
+                               config_added=config_added, command=command)
             return run_id
         # In the project the run started in, though another may have been opened since.
         return self._submit(write, getattr(started, "project_path", self.path))

@@ -103,6 +103,7 @@ class CorpusList(QTreeWidget):
                         "folders here.")
         self._line_counter = JobRunner(self, min_interval=0.0)
         self._line_counter.progressed.connect(self._on_lines_counted)
+        self._line_counter.failed.connect(self._on_count_failed)
         self._line_counter.stopped.connect(self._count_pending_lines)
 
     # -- contents -------------------------------------------------------------------------
@@ -316,6 +317,17 @@ class CorpusList(QTreeWidget):
             if problem and not empty:
                 self.message.emit(f"Cannot train on {problem[1]}")
         self.stats_changed.emit()
+
+    @Slot(object)
+    def _on_count_failed(self, error) -> None:
+        """A failure no file's problem explains: the files still waiting say so, and are
+        not counted again (each failed count would start the next, for ever)."""
+        for i in range(self.topLevelItemCount()):
+            item = self.topLevelItem(i)
+            if item.data(2, Qt.ItemDataRole.UserRole) is None:
+                item.setText(2, "?")
+                item.setToolTip(2, f"Could not be counted: {error.message}")
+                item.setData(2, Qt.ItemDataRole.UserRole, -1)
 
     @staticmethod
     def _take_table_language(item: QTreeWidgetItem, label: str) -> None:

@@ -249,6 +249,13 @@ class TrainingPanel(QWidget):
     # -- running --------------------------------------------------------------------------
 
     @property
+    def encoding_errors(self) -> str:
+        """How the current (or last) training reads invalid UTF-8: as the form says, or
+        ``replace`` once the user chose to go on with replacement characters."""
+        return self._run[0].errors if self._run is not None else \
+            self.options.errors.currentData()
+
+    @property
     def running(self) -> bool:
         return self.runner.running
 

@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
 from bpe_desktop.core import BpeError
 from bpe_desktop.core.constraints import write_segmentation
 from bpe_desktop.ui.common import dialogs
+from bpe_desktop.views.write_errors import write_failure
 
 #: How morphs are written in the table (and in the saved file): separated by spaces.
 SEPARATOR = " "
@@ -125,7 +126,9 @@ class SegmentationDialog(QDialog):
         try:
             write_segmentation(path, sorted(self.model.segmentation().items()))
         except (BpeError, OSError) as exc:
-            dialogs.show_error(self, "Could not save the segmentation", str(exc))
+            dialogs.show_error(self, "Could not save the segmentation",
+                               write_failure(path, exc) if isinstance(exc, OSError)
+                               else str(exc))
             return False
         self.saved.emit(path)
         return True

@@ -219,20 +219,20 @@ def extend_job(request: ExtendRequest, corpus):
 
     def job(report, cancel):
         from bpe_desktop.core.adaptation_report import held_out_report
+        from bpe_desktop.core.comparison import read_text_lines
         from bpe_desktop.core.extend import extend
         from bpe_desktop.core.formats.detect import load_tokenizer
         from bpe_desktop.core.new_ids import new_ids_from
 
         source, _ = load_tokenizer(request.source, request.fmt)
+        # Read first, as every reader of texts reads (.gz unpacked, a bad byte named by
+        # file and line): a bad held-out text must not cost the extension's work.
+        held_out = [(path, read_text_lines([path])) for path in request.held_out]
         result = extend(source, corpus, merges=request.merges, vocab_size=request.vocab_size,
                         unknown=request.options.unknown,
                         new_ids=new_ids_from(request.options.new_ids), cancel=cancel)
-        reports = []
-        for path in request.held_out:
-            with open(path, encoding="utf-8") as f:
-                lines = f.read().splitlines()
-            reports.append(held_out_report(source, result.model, lines,
-                                           os.path.basename(path)))
+        reports = [held_out_report(source, result.model, lines, os.path.basename(path))
+                   for path, lines in held_out]
         result.model.piece_ids  # computed here, not on the GUI thread
         return ExtendOutcome(result, tuple(reports), request.source, request.fmt)
 

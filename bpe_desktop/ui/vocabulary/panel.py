@@ -61,6 +61,7 @@ from bpe_desktop.ui.vocabulary.merge_tree_view import MAX_WORDS, MergeTreeView, 
 from bpe_desktop.ui.vocabulary.plots import PLOTS, VocabPlots
 from bpe_desktop.ui.vocabulary.table_model import VocabTableModel
 from bpe_desktop.ui.vocabulary.table_view import VocabTableView
+from bpe_desktop.views.write_errors import write_failure
 
 _ERROR_STYLE = "QLineEdit { border: 2px solid #d9480f; }"
 MAX_LENGTH = 9999
@@ -526,7 +527,7 @@ class VocabPanel(QWidget):
         try:
             self.export_table_csv(path)
         except OSError as exc:
-            dialogs.show_error(self, "Export failed", f"Could not write {path}: {exc}")
+            dialogs.show_error(self, "Export failed", write_failure(path, exc))
             return
         self.status_message.emit(
             f"Exported {self.table_model.rowCount():,} tokens to {os.path.basename(path)}")
@@ -540,7 +541,7 @@ class VocabPanel(QWidget):
         try:
             self.export_plot(which, path)
         except (OSError, ValueError) as exc:
-            dialogs.show_error(self, "Export failed", f"Could not write {path}: {exc}")
+            dialogs.show_error(self, "Export failed", write_failure(path, exc))
             return
         self.status_message.emit(f"Exported the {PLOTS[which]} plot to {os.path.basename(path)}")
 

@@ -28,6 +28,7 @@ from bpe_desktop.core.formats import Verification, reach
 from bpe_desktop.ui.common import dialogs
 from bpe_desktop.ui.common.background import LatestJob, WhenIdle
 from bpe_desktop.ui.common.workers import JobError, JobRunner
+from bpe_desktop.views.write_errors import next_step, write_failure
 
 if TYPE_CHECKING:
     from bpe_desktop.ui.window.host import WindowHost
@@ -83,6 +84,8 @@ class ExportDone:
     written: tuple[str, ...]
     #: The peer's verdict, or why there is none (no peer, not installed, no sample).
     verification: Verification | str | None
+    #: What the written file does differently on text the model does not cover.
+    notes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -133,6 +136,9 @@ class InteropMenus(QObject):
         self._kept = ""
         #: The last result message shown (also in the status bar).
         self.last_message = ""
+        self._writes = False
+        #: The files the running export has written (whole) so far.
+        self._export_written: list[str] = []
         self.import_menu = QMenu("&Import", window)
         self.export_menu = QMenu("&Export", window)
         self.export_actions: dict[str, QAction] = {}
@@ -259,8 +265,10 @@ class InteropMenus(QObject):
         self.runner.shutdown()
 
     def _start(self, title: str, status: str, job, *,
-               kept: str = "The open model is unchanged.") -> None:
-        self._job_title, self._kept = title, kept
+               kept: str = "The open model is unchanged.", writes: bool = False) -> None:
+        """``writes``: the job writes files (its system errors are a write's)."""
+        self._job_title, self._kept, self._writes = title, kept, writes
+        self._export_written = []
         self.runner.start(job)
         self.running_changed.emit(True)
         self.window.statusBar().showMessage(status)
@@ -287,7 +295,7 @@ class InteropMenus(QObject):
         try:
             self.window.export_vocabulary_table(path)
         except OSError as exc:
-            dialogs.show_error(self.window, "Export failed", f"{path}: {exc.strerror or exc}")
+            dialogs.show_error(self.window, "Export failed", write_failure(path, exc))
             return False
         self._report(f"Vocabulary table exported to {path}.")
         return True
@@ -329,8 +337,11 @@ class InteropMenus(QObject):
                 return False
 
         rewritten = self._rewritten_source(model, fmt, options)
+        written_now: list[str] = []  # read by _on_cancelled, once the job has ended
 
-        def job(report, cancel) -> ExportDone:
+        def job(report, cancel) -> ExportDone | None:
+            if cancel.cancelled:
+                return None  # nothing written
             if rewritten is not None:  # the extended source's own file, patched
                 source, source_path = rewritten
                 written = tuple(str(p) for p in write_model(
@@ -339,21 +350,24 @@ class InteropMenus(QObject):
             else:
                 written = tuple(str(p) for p in formats.export_model(model, fmt, path,
                                                                      **options))
+            notes = tuple(formats.export_notes(model, fmt))
+            written_now.extend(written)
             if info.peer is None:
-                return ExportDone(fmt, written, None)
+                return ExportDone(fmt, written, None, notes)
             sample = sample_lines(model)
             if not sample:
                 return ExportDone(fmt, written, "there is no sample text (the training "
-                                                "corpus is not available)")
+                                                "corpus is not available)", notes)
             try:
                 verification = formats.verify_export(model, fmt, written, sample)
             except BpeError as exc:  # e.g. the peer library is not installed
                 verification = str(exc)
-            return ExportDone(fmt, written, verification)
+            return ExportDone(fmt, written, verification, notes)
 
         self._start("Export failed", f"Exporting {_label(fmt)}…", job,
                     kept="Files written before are unchanged (each is replaced whole or "
-                         "not at all).")
+                         "not at all).", writes=True)
+        self._export_written = written_now
         return True
 
     def _rewritten_source(self, model, fmt: str, options: dict):
@@ -452,8 +466,9 @@ class InteropMenus(QObject):
     def _export_done(self, result: ExportDone) -> None:
         where = ", ".join(result.written)
         verification = result.verification
+        notes = "".join(f"\nNote: {n[:1].upper()}{n[1:]}." for n in result.notes)
         if verification is None:
-            self._report(f"Exported to {where}.")
+            self._report(f"Exported to {where}.{notes}")
             dialogs.show_info(self.window, "Export finished", self.last_message)
             return
         if isinstance(verification, str):
@@ -461,8 +476,9 @@ class InteropMenus(QObject):
         else:
             summary = verification.summary()
             text = f"Exported to {where}.\n{summary[:1].upper()}{summary[1:]}."
-            if verification.first_mismatch is not None:
+            if verification.differs:
                 text += f"\nFirst difference: {verification.mismatch_text()}"
+        text += notes
         self._report(text)
         if isinstance(verification, Verification) and verification.agreed < verification.lines:
             dialogs.show_error(self.window, "Export differs from BPE Desktop", text)
@@ -475,15 +491,23 @@ class InteropMenus(QObject):
 
     @Slot(object)
     def _on_failed(self, error: JobError) -> None:
-        message = _error_text(error.exception) if error.by_input else error.message
+        exc = error.exception
+        message = _error_text(exc) if error.by_input else error.message
         self.window.statusBar().showMessage(f"{self._job_title}: {message}", 15000)
+        then = (" " + next_step(exc) if self._writes and isinstance(exc, OSError)
+                and exc.strerror else "")
         dialogs.show_error(self.window, self._job_title,
-                           f"{message}\n{self._kept}",
+                           f"{message}\n{self._kept}{then}",
                            error.details_if_bug)
         self.failed.emit(error)
 
     @Slot()
     def _on_cancelled(self) -> None:
+        written = self._export_written
+        if written:  # Esc came after the files were replaced: only their check stopped
+            self._report(f"Exported to {', '.join(written)}; the check of the export was "
+                         "cancelled.")
+            return
         self.window.statusBar().showMessage("Cancelled; the open model is unchanged.", 8000)
 
 

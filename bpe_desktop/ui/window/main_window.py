@@ -30,6 +30,7 @@ from bpe_desktop.ui.window.projects import ProjectControl
 from bpe_desktop.ui.window.status_bar import ElidingStatusBar
 from bpe_desktop.ui.window.trim_dialog import TrimDialog
 from bpe_desktop.ui.window.zoom import TextZoom
+from bpe_desktop.views.write_errors import write_failure
 
 APP_NAME = "BPE Desktop"
 MODEL_FILTER = "BPE Desktop models (*.json);;All files (*)"
@@ -324,8 +325,9 @@ class MainWindow(QMainWindow):
             saved = self.document.save(path, run=lambda work: run_modal(
                 self, f"Saving {name}…", work))
         except (BpeError, OSError, ValueError) as exc:
-            dialogs.show_error(self, "Cannot save model", f"{_error_text(exc, path)}\n"
-                               "The previous file, if any, is unchanged.")
+            dialogs.show_error(self, "Cannot save model", write_failure(path, exc)
+                               if isinstance(exc, OSError) and exc.strerror else
+                               f"{exc}\nThe previous file, if any, is unchanged.")
             return False
         self.settings.add_recent_file(saved)
         self._show_status(f"Saved {saved}")
@@ -385,9 +387,16 @@ class MainWindow(QMainWindow):
         saved = source or ((self.document.path, "model")
                            if self.document.path and not self.document.dirty else None)
 
+        def trimmed(result, written_to: str) -> None:
+            if self.document.model is model:
+                self.document.set_imported(result.model)
+            else:  # trained or opened while it trimmed: that model is not replaced unasked
+                self._show_status(f"The trimmed model is in {written_to}; it was not opened, "
+                                  "as another model has been opened since.")
+
         def make() -> TrimDialog:
             dialog = TrimDialog(model, self, source=source)
-            dialog.trimmed.connect(lambda r: self.document.set_imported(r.model))
+            dialog.trimmed.connect(lambda r: trimmed(r, dialog.output.text()))
             dialog.trim_done.connect(lambda done: self.projects.record_trim(done, saved))
             return dialog
 
@@ -490,6 +499,8 @@ class MainWindow(QMainWindow):
             return
         self.training.shutdown()  # cancels a running training and waits for its thread
         self.interop.shutdown()
+        if self._trim_window.dialog is not None:
+            self._trim_window.dialog.reject()  # a running trim is cancelled, waited for
         self.projects.shutdown()
         self.autosave.close()  # saved, or discarded knowingly: the copy is not needed
         for panel in (self.vocab, self.codec, self.evaluate, self.compare):

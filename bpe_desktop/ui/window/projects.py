@@ -36,9 +36,11 @@ from bpe_desktop.core.project.recording import (
     training_side_inputs,
     trim_record,
 )
+from bpe_desktop.core.project.run_model import read_run_model, run_model_source
 from bpe_desktop.core.project.metrics import (
     comparison_metrics,
     evaluation_metrics,
+    extension_metrics,
     training_metrics,
     trim_metrics,
 )
@@ -50,7 +52,9 @@ from bpe_desktop.ui.common.workers import JobRunner
 from bpe_desktop.ui.history.panel import default_project_path
 from bpe_desktop.ui.history.recorder import ProjectRecorder
 from bpe_desktop.ui.history.table_model import read_runs
+from bpe_desktop.ui.training.start_from import ExtendOutcome
 from bpe_desktop.ui.window.rerun import RunAgain
+from bpe_desktop.views.write_errors import write_failure
 
 if TYPE_CHECKING:
     from bpe_desktop.ui.window.main_window import MainWindow
@@ -78,6 +82,9 @@ class ProjectControl(QObject):
         self.recorder.recorded.connect(self.history.on_recorded)
         self.recorder.failed.connect(window._show_status)
         self._training: Future | None = None
+        # The recorded training's command and invalid-UTF-8 choice (None: an extension).
+        self._training_command: dict | None = None
+        self._training_errors: str | None = None
         self.run_again = RunAgain(window, self)
         self.verifier = JobRunner(self)
         self.verifier.failed.connect(self._on_verify_failed)
@@ -253,10 +260,11 @@ class ProjectControl(QObject):
         argv = train_arguments(paths, UNSAVED_MODEL, config, word_counts=word_counts,
                                encoding_errors=errors)
         self._log_start = len(t.log_view.toPlainText())
+        self._training_command, self._training_errors = command_record(argv), errors
         self._training = self.recorder.start(
             "train", config={**config.to_dict(), "word_counts": word_counts,
                              "encoding_errors": errors},
-            command=command_record(argv),
+            command=self._training_command,
             # Languages of the form's columns: each file its language; else each row's label.
             inputs=[*(training_inputs(config, paths, word_counts=word_counts) if config.lang
                       else corpus_inputs(t.corpus.labelled_paths(), paths)),
@@ -268,12 +276,15 @@ class ProjectControl(QObject):
         if request is None:
             return
         options = dataclasses.asdict(request.options)
+        errors = self.window.training.options.errors.currentData()
         config = {"format": request.fmt, "out_format": "model", "merges": request.merges,
-                  "vocab_size": request.vocab_size, "min_frequency": 2, **options}
+                  "vocab_size": request.vocab_size, "min_frequency": 2, **options,
+                  "encoding_errors": errors}
         argv = extend_arguments(request.source, request.fmt, paths, UNSAVED_MODEL,
                                 merges=request.merges, vocab_size=request.vocab_size,
-                                held_out=request.held_out, **options)
+                                held_out=request.held_out, encoding_errors=errors, **options)
         self._log_start = len(self.window.training.log_view.toPlainText())
+        self._training_command = self._training_errors = None
         self._training = self.recorder.start(
             "extend", config=config, command=command_record(argv),
             inputs=[("model", request.source),
@@ -292,27 +303,39 @@ class ProjectControl(QObject):
         argv = trim_arguments(path, fmt, targets, done.output, done.id_map, **options)
         started = self.recorder.start("trim", config=config, command=command_record(argv),
                                       inputs=inputs if source else inputs[1:])
-        # A model written in another format is kept in the project, where History opens it.
         self.recorder.finish(started, "finished", model=done.result.model,
-                             model_path=(os.path.abspath(done.output)
-                                         if done.out_format == "model" else None),
+                             model_path=done.output, model_format=done.out_format,
                              metrics=trim_metrics(done.result))
 
     @Slot(object)
     def _on_trained(self, result) -> None:
         if self._training is None:
             return
+        # an extension (Start from) records what `bpe-desktop extend --project` does
+        metrics = (extension_metrics(result.result, result.reports)
+                   if isinstance(result, ExtendOutcome)
+                   else training_metrics(result.model, dict(result.timings)))
         self.recorder.finish(self._training, "finished", model=result.model,
-                             metrics=training_metrics(result.model, dict(result.timings)),
-                             log_text=self._training_log())
+                             metrics=metrics, log_text=self._training_log(),
+                             **self._how_it_ran())
         self._training = None
 
     def _end_training(self, status: str, message: str) -> None:
         if self._training is None:
             return
         self.recorder.finish(self._training, status, message=message,
-                             log_text=self._training_log())
+                             log_text=self._training_log(), **self._how_it_ran())
         self._training = None
+
+    def _how_it_ran(self) -> dict:
+        """A training that went on reading invalid UTF-8 as � (the user's answer after it
+        started) is recorded so, or Re-run and Copy as command would stop at the bytes."""
+        errors = self.window.training.encoding_errors
+        if self._training_command is None or errors == self._training_errors:
+            return {}
+        argv = [*self._training_command["argv"], "--encoding-errors", errors]
+        return {"config_added": {"encoding_errors": errors},
+                "command": {**self._training_command, "argv": argv}}
 
     def _training_log(self) -> str:
         return self.window.training.log_view.toPlainText()[self._log_start:].strip()
@@ -372,41 +395,32 @@ class ProjectControl(QObject):
 
     # -- History's requests ----------------------------------------------------------------
 
-    def _model_files(self, runs) -> dict[int, str]:
-        """Each run's model file that is there and as the run wrote it (checked in a
-        worker: a file written over since holds another run's model)."""
-        there = [d for d in runs if d.model_path and os.path.exists(d.model_path)]
-        changed = run_modal(self.window, "Checking the model files…",
-                            lambda: {d.summary.id for d in there if model_file_changed(d)})
-        return {d.summary.id: d.model_path for d in there if d.summary.id not in changed}
-
-    def _load_models(self, run_ids: list[int]) -> list[tuple[int, object]] | None:
-        """The models runs made (read in a worker); None after an error was shown."""
-        from bpe_desktop.core.model_file import load_model, loads
-
+    def _model_sources(self, run_ids: list[int]):
+        """Where each run's model is (raises ProjectError). A model file the run recorded
+        the SHA-256 of is checked first, in a worker: written over since (the next run
+        given the same -o), it holds another run's model."""
         runs = [self.project.run_details(run_id) for run_id in run_ids]
-        try:
-            files = self._model_files(runs)
-        except OSError as exc:
-            dialogs.show_error(self.window, "Cannot open model", str(exc))
-            return None
-        sources = []
-        for details in runs:
-            run_id, path = details.summary.id, details.model_path
-            if run_id in files:
-                sources.append((run_id, files[run_id], None))
-            elif details.has_stored_model:
-                sources.append((run_id, None, self.project.stored_model(run_id)))
-            else:
-                where = "" if not path else (
-                    f" ({path} was written over since: it holds another run's or program's "
-                    "model)" if os.path.exists(path) else f" ({path} is gone)")
-                dialogs.show_error(self.window, "Model not available",
-                                   f"Run {run_id} kept no model{where}.")
-                return None
+        checked = [d for d in runs if d.model_sha256 and d.model_path
+                   and os.path.isfile(d.model_path)]
+        changed = run_modal(self.window, "Checking the model files…", lambda: {
+            d.summary.id for d in checked if model_file_changed(d)}) if checked else set()
+        return [run_model_source(self.project, run_id, changed) for run_id in run_ids]
 
+    def _load_models(self, run_ids: list[int]) -> list[tuple[object, object]] | None:
+        """The models runs made (read in a worker), each with where it was found; None
+        after an error was shown."""
+        try:
+            sources = self._model_sources(run_ids)
+        except (ProjectError, OSError) as exc:
+            dialogs.show_error(self.window, "Model not available", str(exc))
+            return None
+        return self._read_models(sources)
+
+    def _read_models(self, sources) -> list[tuple[object, object]] | None:
+        """(source, model) of each source, read in a worker; None after an error was
+        shown."""
         def work():
-            return [(i, load_model(p) if p else loads(data)) for i, p, data in sources]
+            return [(source, read_run_model(source)) for source in sources]
         try:
             return run_modal(self.window, "Reading the model…", work)
         except (BpeError, OSError) as exc:
@@ -415,20 +429,23 @@ class ProjectControl(QObject):
 
     @Slot(int)
     def open_model(self, run_id: int) -> None:
-        details = self.project.run_details(run_id)
+        """The run's model becomes the window's: its BPE Desktop model file opened, or
+        the model kept in the project or read from another tool's file, as imported."""
         if not self.window.maybe_save(self.window.BEFORE_OPENING):
             return
         try:
-            files = self._model_files([details])
-        except OSError:
-            files = {}  # (named by _load_models)
-        if run_id in files:
-            self.window.open_path(files[run_id])
+            source = self._model_sources([run_id])[0]
+        except (ProjectError, OSError) as exc:
+            dialogs.show_error(self.window, "Model not available", str(exc))
             return
-        loaded = self._load_models([run_id])
+        if source.own_file:
+            self.window.open_path(source.path)
+            return
+        loaded = self._read_models([source])
         if loaded:
             self.window.document.set_imported(loaded[0][1])
-            self.window._show_status(f"Opened the model of run {run_id}")
+            self.window._show_status(f"Opened the model of run {run_id}, "
+                                     f"{source.describe()}")
 
     @Slot(list)
     def compare(self, run_ids: list[int]) -> None:
@@ -438,8 +455,8 @@ class ProjectControl(QObject):
         c = self.window.compare
         while c.sources:
             c.remove_source(0)
-        for run_id, model in loaded:
-            c.add_model(f"run {run_id}", model)
+        for source, model in loaded:
+            c.add_model(f"run {source.run_id}", model)
         self.window.tabs.setCurrentWidget(c)
         self.window._show_status(f"Runs {', '.join(map(str, run_ids))} are in Compare: "
                                  "choose a text and press Compare.")
@@ -477,6 +494,7 @@ class ProjectControl(QObject):
         try:
             run_modal(self.window, "Writing the report…", work)
         except (BpeError, OSError) as exc:
-            dialogs.show_error(self.window, "Cannot write the report", str(exc))
+            dialogs.show_error(self.window, "Cannot write the report",
+                               write_failure(path, exc) if isinstance(exc, OSError) else str(exc))
             return
         self.window._show_status(f"Wrote {path}: {len(ids)} run(s)")

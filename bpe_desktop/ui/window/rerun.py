@@ -9,6 +9,7 @@ recorded SHA-256 first (:mod:`bpe_desktop.core.project.rerun`).
 from __future__ import annotations
 
 import os
+import signal
 import sys
 from typing import TYPE_CHECKING
 
@@ -39,7 +40,15 @@ class RunAgain(QObject):
         self._processes: list[QProcess] = []  # commands of runs run again
 
     def shutdown(self) -> None:
-        for process in self._processes:  # they record their own end; let them finish
+        for process in self._processes:
+            # Stopped as Ctrl-C stops a command: it writes nothing half and records its run
+            # as cancelled, as a training in the window is when it closes. Waiting for a
+            # long command to finish froze the closing window, which then killed it with
+            # its run left "running".
+            if os.name == "posix" and process.processId():
+                os.kill(process.processId(), signal.SIGINT)
+            else:
+                process.terminate()
             process.waitForFinished(30_000)
 
     @Slot(object)
@@ -47,16 +56,21 @@ class RunAgain(QObject):
         """A training again in the Training panel (its model becomes the window's); any
         other run by its recorded command, in the background, recorded in this project."""
         w = self.window
+        in_panel = details.summary.kind == "train" or bool(
+            details.summary.kind == "extend" and details.command
+            and UNSAVED_MODEL in details.command["argv"])
+        if in_panel and (w.training.running or w.interop.running):
+            # not now: its settings would replace the form's, and no run would start
+            w._show_status(f"Wait for the running job to finish (Esc cancels it) before "
+                           f"running run {details.summary.id} again.")
+            return
         if not self._inputs_as_recorded(details):
             return
-        if details.summary.kind == "extend" and details.command \
-                and UNSAVED_MODEL in details.command["argv"]:
+        if details.summary.kind != "train" and in_panel:
             self._rerun_extension(details)  # the panel's run, its model not saved
             return
         if details.summary.kind != "train":
             self._rerun_command(details)
-            return
-        if w.training.running:
             return
         word_counts = bool(details.config.get("word_counts"))
         try:
@@ -68,9 +82,7 @@ class RunAgain(QObject):
         w.training.start_from.choice.setCurrentText(NEW_VOCABULARY)  # not an extension
         w.training.options.set_recorded_config(config, details.summary.preset)
         w.training.options.word_counts.setChecked(word_counts)
-        errors = w.training.options.errors
-        errors.setCurrentIndex(max(0, errors.findData(details.config.get("encoding_errors",
-                                                                        "strict"))))
+        self._set_encoding_errors(details.config)
         w.training.corpus.clear_files()
         w.training.corpus.add_paths([i.path for i in details.inputs if i.role == "corpus"])
         w.training.corpus.set_languages(languages, config.weight)
@@ -98,11 +110,15 @@ class RunAgain(QObject):
             f"Run {run_id} read files whose content has changed since:\n{listed}\n\n"
             "Run it again on the files as they are now (its result may differ)?")
 
+    def _set_encoding_errors(self, config: dict) -> None:
+        """The form's *Invalid UTF-8* as the run read it (strict in runs recorded before)."""
+        errors = self.window.training.options.errors
+        errors.setCurrentIndex(max(0, errors.findData(config.get("encoding_errors",
+                                                                 "strict"))))
+
     def _rerun_extension(self, details) -> None:
         """An extension the Training panel ran, set up there again and run."""
         t = self.window.training
-        if t.running:
-            return
         config = details.config
         inputs = {role: [i.path for i in details.inputs if i.role == role]
                   for role in ("model", "corpus", "text")}
@@ -119,6 +135,7 @@ class RunAgain(QObject):
             else:
                 edit.setText(config.get(name) or "")
         start.set_held_out(inputs["text"])
+        self._set_encoding_errors(config)
         t.corpus.clear_files()
         t.corpus.add_paths(inputs["corpus"])
         self.window.train()

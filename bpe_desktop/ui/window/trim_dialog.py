@@ -26,11 +26,19 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from bpe_desktop.core.adapted_output import fitting_formats, format_label, write_model
+from bpe_desktop.core.adapted_output import (
+    TRANSFORMERS_FOLDER,
+    fitting_formats,
+    format_label,
+    write_model,
+)
+from bpe_desktop.core.comparison import read_text_lines
+from bpe_desktop.core.formats import export_notes
 from bpe_desktop.core.model import BPEModel
 from bpe_desktop.core.trim import TrimResult, trim, write_id_map
 from bpe_desktop.ui.common import dialogs
 from bpe_desktop.ui.common.workers import JobError, JobRunner
+from bpe_desktop.views.write_errors import write_failure
 
 
 @dataclass(frozen=True)
@@ -45,6 +53,8 @@ class TrimDone:
     id_map: str
     keep_alphabet: bool
     keep_specials: bool
+    #: What the written file does differently from BPE Desktop (formats.export_notes).
+    notes: tuple[str, ...] = ()
 
 
 class TrimDialog(QDialog):
@@ -158,17 +168,19 @@ class TrimDialog(QDialog):
                                         self.keep_specials.isChecked())
 
         def job(report, cancel) -> TrimDone:
-            lines = []
-            for path in targets:
-                with open(path, encoding="utf-8") as f:
-                    lines += f.read().splitlines()
+            # as every reader of texts: .gz unpacked, a bad byte named by file and line
+            lines = read_text_lines(targets)
             result = trim(model, lines, keep_alphabet=keep_alphabet,
                           keep_specials=keep_specials)
+            if cancel.cancelled:  # closed meanwhile: nothing is written
+                return None
             written = write_model(result.model, fmt, out, source=model,
                                   source_path=source_path, source_format=source_format)
             written += write_id_map(result, id_map)
+            notes = () if fmt == "model" else tuple(export_notes(
+                result.model, "hf" if fmt == TRANSFORMERS_FOLDER else fmt))
             return TrimDone(result, tuple(map(str, written)), tuple(targets), fmt, out, id_map,
-                            keep_alphabet, keep_specials)
+                            keep_alphabet, keep_specials, notes)
 
         self.trim_button.setEnabled(False)
         self.status.setText("Trimming…")
@@ -181,7 +193,8 @@ class TrimDialog(QDialog):
         r = done.result
         self.status.setText(f"Kept {len(r.id_map):,} of {r.source_size:,} tokens "
                             f"({r.dropped:,} dropped); the target texts segment exactly as "
-                            f"before. Wrote {', '.join(done.written)}.")
+                            f"before. Wrote {', '.join(done.written)}."
+                            + "".join(f" Note: {n[:1].upper()}{n[1:]}." for n in done.notes))
         self.trimmed.emit(r)
         self.trim_done.emit(done)
 
@@ -189,7 +202,9 @@ class TrimDialog(QDialog):
     def _on_failed(self, error: JobError) -> None:
         self.trim_button.setEnabled(True)
         self.status.setText("Nothing was written.")
-        dialogs.show_error(self, "Cannot trim", error.message)
+        exc = error.exception  # reading errors are CorpusErrors: an OSError is a write's
+        dialogs.show_error(self, "Cannot trim", write_failure(exc.filename, exc)
+                           if isinstance(exc, OSError) and exc.filename else error.message)
 
     def done(self, code: int) -> None:  # noqa: D401 (Qt override)
         self.runner.shutdown()

@@ -122,3 +122,24 @@ def test_bad_requests_are_refused(toy, tmp_path):
 
     with pytest.raises(CorpusError, match=r"bad.txt line 2"):
         read_text_lines([bad])
+
+
+def test_unknown_and_byte_fallback_tokens_spell_the_word_they_cut():
+    letters = tuple("aenpuz") + ("</w>",)
+    # A: "unéa" -> un <unk> a </w>: the <unk> is é, cuts {2, 3}
+    plain = BPEModel(TrainConfig(), letters, (Merge("u", "n", 9),))
+    # B: un <0xC3> <0xA9> a </w>: cuts {2, 3} and one between é's bytes (byte offset 3)
+    fallback = BPEModel(TrainConfig(byte_fallback=True).with_byte_tokens(), letters,
+                        (Merge("u", "n", 9),))
+    # C (fused unknowns): "unééa" -> un <unk> a </w>, the <unk> standing for "éé": {2, 4}
+    fused = BPEModel(TrainConfig(fuse_unk=True), letters, (Merge("u", "n", 9),))
+    alignment = align([("plain", plain), ("fallback", fallback), ("fused", fused)],
+                      ["unéa unééa"])
+    s = alignment.pair(0, 1)
+    # unéa: hits 2 of B's 3 cuts and A's 2; unééa: A {2,3,4}, B {2,3,4} + 2 inside
+    assert (s.words, s.skipped, s.hits, s.predicted, s.gold) == (2, 0, 5, 8, 5)
+    fused_pair = alignment.pair(0, 2)
+    # unéa: {2,3} both; unééa: A {2,3,4}, C {2,4}
+    assert (fused_pair.skipped, fused_pair.hits, fused_pair.predicted, fused_pair.gold) == \
+        (0, 4, 4, 5)
+    assert alignment.words[1].cuts[2].pieces == ("un", "éé", "a")

@@ -8,6 +8,7 @@ import pytest
 
 from bpe_desktop.core import BPEModel, Corpus, Merge, TrainConfig, train
 from bpe_desktop.core.comparison import normalized_piece, vocabulary_overlap
+from bpe_desktop.core.config import BYTE_PIECES
 from bpe_desktop.core.pieces import BYTE_CHARS
 
 
@@ -29,6 +30,17 @@ def test_markers_and_bytes_are_compared_as_text():
     assert normalized_piece("Ã", gpt2) == "<0xC3>"  # half of it
     assert normalized_piece("▁", bow) is None and normalized_piece("Ġ", gpt2) is None
     assert normalized_piece("</w>", BPEModel(TrainConfig(), ("a", "</w>"), ())) is None
+
+
+def test_byte_fallback_tokens_are_left_out_as_special_tokens_are():
+    letters, merges = ("a", "b", "</w>"), (Merge("a", "b"),)
+    # training keeps the 256 byte tokens among the special tokens; an import of the same
+    # tokenizer (sentencepiece, tokenizer.json) among its ordinary pieces
+    trained = BPEModel(TrainConfig(byte_fallback=True).with_byte_tokens(), letters, merges)
+    imported = BPEModel(TrainConfig(byte_fallback=True), letters + BYTE_PIECES, merges)
+    overlap = vocabulary_overlap(("trained", trained), ("imported", imported))
+    # a, b and ab in both; </w> alone stands for nothing
+    assert overlap.summary() == {"both": 3, "only_a": 0, "only_b": 0}
 
 
 def test_truncation_overlap_by_hand(toy):

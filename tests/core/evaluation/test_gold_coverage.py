@@ -106,3 +106,14 @@ def test_word_markers_of_the_alphabet_are_not_characters():
     model = BPEModel(TrainConfig.preset("subword-nmt"), ("a", "a</w>", "b"), ())
     r = gold_report(model, parse_gold("a<w\ta <w\n", fmt="surface"))
     assert r.with_unseen == 1 and {c for c, _ in r.unseen_characters} == {"<", "w"}
+
+
+def test_byte_fallback_pieces_spell_no_characters_of_the_alphabet():
+    from bpe_desktop.core.config import BYTE_PIECES
+
+    # an import with byte fallback (no kept words): its alphabet is a, b, and the 256
+    # byte tokens <0x00> ... <0xFF>, whose <, x, 0 ... F, > are no characters of it
+    model = BPEModel(TrainConfig(byte_fallback=True), ("a", "b", "</w>") + BYTE_PIECES, ())
+    r = gold_report(model, parse_gold("ab\ta b\nax\ta x\nb<\tb <\n", fmt="surface"))
+    assert (r.words, r.with_unseen) == (3, 2)
+    assert sorted(ch for ch, _ in r.unseen_characters) == ["<", "x"]

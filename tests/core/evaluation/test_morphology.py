@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from bpe_desktop.core import BPEModel, Corpus, TrainConfig, train
+from bpe_desktop.core import BPEModel, Corpus, Merge, TrainConfig, train
+from bpe_desktop.core.config import BYTE_PIECES
 from bpe_desktop.core.evaluation import (
     Segmenter,
     evaluate_morphology,
@@ -118,3 +119,32 @@ def test_real_gold_on_every_boundary_style(preset):
         if not d.inside:  # (a byte-level cut inside a character splits its bytes)
             assert "".join(d.pieces) == d.word
         assert all(0 < b < len(d.word) for b in d.predicted | d.gold)
+
+
+def test_a_fused_unknown_token_stands_for_its_run_of_characters():
+    # fuse_unk: "unzzp" -> un <unk> p </w>, the one <unk> standing for "zz"
+    r = evaluate_morphology(eow_model(fuse_unk=True), parse_gold("unzzp\tun zzp\n",
+                                                                 fmt="surface"))
+    assert (r.evaluated, r.skipped) == (1, 0)
+    assert r.details[0].pieces == ("un", "zz", "p")
+    # predicted {2, 4}, gold {2}: 1 hit of 2 predicted, 1 gold
+    assert (r.hits, r.predicted, r.gold) == (1, 2, 1)
+
+
+@pytest.mark.parametrize("imported", [False, True])
+def test_byte_fallback_tokens_stand_for_their_bytes(imported):
+    letters = tuple("adhnpuy") + ("</w>",)
+    if imported:  # an imported model has its byte tokens among its pieces
+        model = BPEModel(TrainConfig(byte_fallback=True), letters + BYTE_PIECES,
+                         (Merge("u", "n", 9),))
+    else:  # training reserves them as special tokens
+        model = BPEModel(TrainConfig(byte_fallback=True).with_byte_tokens(), letters,
+                         (Merge("u", "n", 9),))
+    # "unéa" -> un <0xC3> <0xA9> a </w>: é (2 bytes) is spelled in byte tokens
+    r = evaluate_morphology(model, parse_gold("unéa\tun éa\n", fmt="surface"))
+    assert (r.evaluated, r.skipped) == (1, 0)
+    d = r.details[0]
+    # cuts at 2 (un|é) and 3 (é|a), and one between é's two bytes (never a hit)
+    assert (d.predicted, d.inside, d.gold) == ({2, 3}, 1, {2})
+    assert (r.hits, r.predicted, r.gold) == (1, 3, 1)
+    assert r.precision == pytest.approx(1 / 3) and r.recall == 1.0

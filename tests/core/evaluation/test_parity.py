@@ -33,6 +33,16 @@ def test_document_and_line_parity_by_hand(tmp_path):
     assert [r.tokens for r in lines.rows] == [5, 5]
 
 
+def test_line_parity_leaves_out_pairs_with_a_blank_line(tmp_path):
+    # pairs: (unhappy 4, happy 3), (blank, y 1), (y 1, blank), (y 1, "y y" 2)
+    f = _files(tmp_path, ref="unhappy\n\ny\ny\n", other="happy\ny\n\ny y\n")
+    texts = ParallelTexts.from_files([f["other"]], reference=f["ref"])
+    lines = evaluate_parity(eow_model(), texts, "lines")
+    # only the first and last pairs have tokens on both sides: (3/4 + 2/1) / 2
+    assert lines.summary()["other.txt"] == pytest.approx((3 / 4 + 2) / 2)
+    assert [r.tokens for r in lines.rows] == [6, 6]
+
+
 def test_line_parity_needs_equal_line_counts(tmp_path):
     f = _files(tmp_path, ref="a\nb\n", other="a\n")
     texts = ParallelTexts.from_files([f["other"]], reference=f["ref"])

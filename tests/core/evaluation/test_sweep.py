@@ -58,6 +58,26 @@ def test_truncation_moves_special_tokens_that_no_longer_fit():
         model.truncated(4)
 
 
+def test_truncating_a_model_with_explicit_ids_keeps_their_order_without_gaps(tmp_path):
+    from bpe_desktop.core import load_model, save_model
+
+    # As an extension numbers them: "c" joined the alphabet after the source's merges.
+    cfg = TrainConfig(special_tokens=(SpecialToken("<unk>", 0, "unk"),))
+    model = BPEModel(cfg, ("a", "b", "</w>", "c"),
+                     (Merge("a", "b"), Merge("ab", "</w>"), Merge("c", "</w>")),
+                     ids=(1, 2, 3, 6, 4, 5, 7))
+    assert model.pieces == ("<unk>", "a", "b", "</w>", "ab", "ab</w>", "c", "c</w>")
+    cut = model.truncated(1)
+    assert cut.pieces == ("<unk>", "a", "b", "</w>", "ab", "c")
+    assert cut.vocab_size == model.vocab_size_at(1) == 6
+    tok = cut.tokenizer()
+    assert tok.encode_as_pieces("ab c") == ["ab", "</w>", "c", "</w>"]
+    assert tok.encode("ab c") == [4, 3, 5, 3]
+    save_model(cut, tmp_path / "cut.json")
+    assert load_model(tmp_path / "cut.json").pieces == cut.pieces
+    assert model.truncated(3).pieces == model.pieces
+
+
 def test_sweep_points_are_log_spaced_from_alphabet_to_full(model):
     counts = sweep_merge_counts(model, 20)
     sizes = [model.vocab_size_at(k) for k in counts]

@@ -93,3 +93,17 @@ def test_each_text_has_its_own_statistics_and_all_of_them_add_up(tmp_path):
     assert report.to_json()["texts"]["two/t.txt"]["fertility"] == 1.0
     # one text: no separate columns
     assert evaluate(eow_model(), EvaluationRequest(text_files=[a])).texts == {}
+
+
+def test_pasted_text_is_read_as_a_file_is(tmp_path):
+    from bpe_desktop.core.evaluation import EvaluationRequest, evaluate
+
+    # a form feed and U+0085 are characters inside a line, as training reads them; only
+    # \n (with a \r before it) ends a line
+    text = "unhappy\x0cdad\nhappy\x85y\r\ny"
+    path = tmp_path / "t.txt"
+    path.write_bytes(text.encode("utf-8"))
+    pasted = evaluate(eow_model(), EvaluationRequest(texts=[text])).text
+    # characters 11 + 7 + 1; words unhappy dad happy y y; tokens 4 + 4 + 3 + 1 + 1
+    assert (pasted.characters, pasted.words, pasted.tokens) == (19, 5, 13)
+    assert pasted == evaluate(eow_model(), EvaluationRequest(text_files=[path])).text

@@ -152,6 +152,8 @@ MALFORMED = [
      "out of range"),
     ("corpus file size", _set(("corpus", "files", 0, "size"), "34"), "corpus.files[0].size",
      "whole number"),
+    ("corpus bad encoding errors", _set(("corpus", "encoding_errors"), "ignore"),
+     "corpus.encoding_errors", "'ignore' is not one of strict, replace"),
     ("corpus file sha", _set(("corpus", "files", 0, "sha256"), "abc"),
      "corpus.files[0].sha256", "64 hexadecimal digits"),
     ("corpus file extra key", _set(("corpus", "files", 0, "mtime"), 0), "corpus.files[0]",

@@ -51,3 +51,17 @@ def test_the_migration_hook_runs_each_registered_step(monkeypatch):
     monkeypatch.setitem(model_file.MIGRATIONS, 1, v1_to_v2)
     assert model_file.migrate({"version": 1}, 1) == {"version": 2}
     assert loads(text_of(valid_dict())) == small_model()
+
+
+def test_how_invalid_utf8_was_read_is_kept_and_a_file_without_it_read_strictly(tmp_path):
+    """Reading invalid UTF-8 as U+FFFD changes the counts: the file says so (and only
+    then, so a file of a strict reading is as earlier versions wrote and read it)."""
+    bad = tmp_path / "bad.txt"
+    bad.write_bytes(b"the caf\xe9 was na\xefve, the caf\xe9 new\n" * 9)
+    replaced = train(Corpus.from_files([bad], errors="replace"), TrainConfig(merges=8)).model
+    strict = train(Corpus.from_texts(["the cafe was new " * 9]), TrainConfig(merges=8)).model
+    assert replaced.corpus.encoding_errors == "replace"
+    assert json.loads(dumps(replaced))["corpus"]["encoding_errors"] == "replace"
+    assert loads(dumps(replaced)) == replaced
+    assert "encoding_errors" not in json.loads(dumps(strict))["corpus"]
+    assert loads(dumps(strict)).corpus.encoding_errors == "strict"

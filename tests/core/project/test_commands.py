@@ -19,7 +19,7 @@ from bpe_desktop.core.config import (
     SpecialToken,
     TrainConfig,
 )
-from bpe_desktop.core.project.commands import shell_command, train_arguments
+from bpe_desktop.core.project.commands import config_in_folder, shell_command, train_arguments
 
 specials = st.lists(st.sampled_from([SpecialToken("<unk>", 0, "unk"), SpecialToken("<s>", 1),
                                      SpecialToken("</s>", 2, "eos"),
@@ -85,3 +85,13 @@ def test_list_options_protected_strings_and_languages_parse_back():
         argv = train_arguments(["fi.txt", "tr.txt"], "model.json", config)
         assert ("fi.txt" in " ".join(argv)) == (not config.lang)
         assert config_from_args(build_parser().parse_args(argv)) == config
+
+
+def test_a_commands_files_are_read_in_the_folder_it_ran_in():
+    config = TrainConfig(merges=5, lang=("en=en.txt", "de=/corpora/de"), weight=("en=1", "de=2"),
+                         gold_boundaries=("gold=v1.tsv",), parity_dev=("dev.tsv",))
+    resolved = config_in_folder(config, "/runs/one")
+    assert resolved.lang == ("en=/runs/one/en.txt", "de=/corpora/de")
+    assert resolved.gold_boundaries == ("/runs/one/gold=v1.tsv",)  # a file name, not CODE=
+    assert resolved.parity_dev == ("/runs/one/dev.tsv",) and resolved.weight == config.weight
+    assert config_in_folder(config, None) == config

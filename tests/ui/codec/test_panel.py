@@ -3,12 +3,15 @@ information, opening text files, a byte-level model, and the panel's helper func
 
 from __future__ import annotations
 
+import gzip
+
 import pytest
 from PySide6.QtCore import QEvent, QPoint, Qt
 from PySide6.QtGui import QColor, QGuiApplication, QHelpEvent, QTextCursor
 from PySide6.QtWidgets import QApplication, QToolTip
 
 from bpe_desktop.core import Corpus, SpecialToken, TrainConfig, train
+from bpe_desktop.core.evaluation import evaluate_text
 from bpe_desktop.ui.codec import panel as codec_panel
 from bpe_desktop.ui.codec.panel import (
     CodecPanel,
@@ -172,6 +175,25 @@ def test_statistics(panel, toy_model):
     assert stat(panel, "unknowns") == "0"
 
 
+def test_statistics_count_words_and_characters_as_evaluate_does(qtbot, errors, byte_model):
+    widget = CodecPanel()
+    qtbot.addWidget(widget)
+    widget.set_model(byte_model)
+    # hello Ġworld , Ġcafé ! (5 tokens; 5 pre-tokens, but 3 words: "world," "café!")
+    widget.set_text("hello world, café!")
+    s = widget.stats
+    assert (s.tokens, s.characters, s.words) == (5, 18, 3)
+    assert stat(widget, "tokens_per_word") == f"{5 / 3:.2f}"
+    evaluated = evaluate_text(byte_model, ["hello world, café!"])
+    assert (s.tokens_per_word, s.chars_per_token) == (evaluated.fertility,
+                                                      evaluated.chars_per_token)
+    # + Ċ a Ġcafé: the line break is a token of this byte-level model, not a character
+    widget.set_text("hello world, café!\na café")
+    s = widget.stats
+    assert (s.tokens, s.characters, s.words) == (8, 18 + 6, 5)
+    assert stat(widget, "chars_per_token") == f"{24 / 8:.2f}"
+
+
 def test_greedy_and_merge_rank_differ(panel, qtbot, toy_model):
     tok = toy_model.tokenizer()
     merges = tok.encode_as_pieces("nest")
@@ -310,6 +332,22 @@ def test_non_utf8_file_names_the_byte_and_keeps_the_text(panel, tmp_path, errors
     assert panel.input_edit.toPlainText() == "lowest"
 
 
+def test_a_gzip_text_opens_unpacked_and_a_truncated_one_is_named(panel, tmp_path, errors):
+    packed = gzip.compress(b"lowest newest\n" * 20)
+    whole = tmp_path / "words.txt.gz"
+    whole.write_bytes(packed)
+    assert panel.open_text_file(str(whole)) is True
+    assert panel.input_edit.toPlainText() == "lowest newest\n" * 20 and errors == []
+    cut = tmp_path / "cut.txt.gz"
+    cut.write_bytes(packed[:len(packed) // 2])
+    assert panel.open_text_file(str(cut)) is False
+    assert errors == [("Cannot open text", (
+        f"{cut}: the compressed data is truncated or corrupt (Compressed file ended before "
+        f"the end-of-stream marker was reached) near byte offset {len(packed) // 2} of the "
+        "compressed file"))]
+    assert panel.input_edit.toPlainText() == "lowest newest\n" * 20
+
+
 def test_missing_or_huge_file_is_an_error(panel, tmp_path, errors, monkeypatch):
     assert panel.open_text_file(str(tmp_path / "nope.txt")) is False
     assert "nope.txt" in errors[-1][1]
@@ -318,6 +356,10 @@ def test_missing_or_huge_file_is_an_error(panel, tmp_path, errors, monkeypatch):
     monkeypatch.setattr(codec_panel, "MAX_FILE_BYTES", 100)
     assert panel.open_text_file(str(big)) is False
     assert "bpe-desktop encode" in errors[-1][1]
+    packed = tmp_path / "big.txt.gz"  # small on disk, too large unpacked
+    packed.write_bytes(gzip.compress(b"low " * 100))
+    assert panel.open_text_file(str(packed)) is False
+    assert f"{packed} unpacks to more than" in errors[-1][1]
 
 
 # -- a byte-level model ---------------------------------------------------------------------
