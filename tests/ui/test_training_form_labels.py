@@ -71,12 +71,11 @@ def owner(widget: QWidget, candidates: list[QWidget]) -> QWidget | None:
     return widget
 
 
-def test_tab_reaches_every_option_in_the_order_of_the_form_and_shows_it(active, qtbot):
-    options = active.options
-    fields = form_fields(options.layout())
-    assert len(fields) > 30 and options.keep_words in fields
-    options.preset.setFocus()
-    reached = [options.preset]
+def tabbed_through(qtbot, fields: list[QWidget]) -> list[QWidget]:
+    """The fields Tab reaches from the first, in order, until every one was reached (or
+    it went around three times)."""
+    fields[0].setFocus()
+    reached = [fields[0]]
     for _ in range(3 * len(fields)):  # (a spin box takes two presses: its text, then out)
         if len(reached) == len(fields):
             break
@@ -87,7 +86,23 @@ def test_tab_reaches_every_option_in_the_order_of_the_form_and_shows_it(active, 
             reached.append(field)
             # The options' scroll area follows the focus: the field is on screen.
             assert not field.visibleRegion().isEmpty(), field
-    assert reached == fields
+    return reached
+
+
+def test_tab_reaches_every_option_in_the_order_of_the_form_and_shows_it(active, qtbot):
+    options = active.options
+    fields = form_fields(options.layout())
+    assert len(fields) > 30 and options.keep_words in fields
+    assert tabbed_through(qtbot, fields) == fields
+
+
+def test_tab_reaches_the_extension_rows_in_their_order(active, qtbot):
+    box = active.start_from
+    box.choice.setCurrentText(EXISTING)
+    fields = form_fields(box.layout())
+    assert fields[0] is box.choice and box.choose_button in fields and len(fields) == 7
+    qtbot.waitUntil(lambda: not fields[-1].visibleRegion().isEmpty())  # (laid out)
+    assert tabbed_through(qtbot, fields) == fields
 
 
 #: The fields set for nearly every run; Alt and their letter reaches each, and no other.
