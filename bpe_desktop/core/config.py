@@ -200,7 +200,7 @@ class TrainConfig:
              "codepoint: the smallest (left id, right id), with the alphabet numbered in "
              "code-point order and merged tokens in creation order (HF tokenizers).")
     normalize: str = option(
-        "none", label="&Normalization:", group="text",
+        "none", label="Normali&zation:", group="text",
         choices=choices_of("normalize", {
             "none": "None",
             "nfc": "NFC (compose accents)",
@@ -213,7 +213,7 @@ class TrainConfig:
         False, label="&Lower-case the text", group="text",
         help="Fold all text to lower case before learning (and when encoding).")
     character_coverage: float = option(
-        1.0, label="Character &coverage:", group="vocabulary", minimum=0.0001, maximum=1.0,
+        1.0, label="Character covera&ge:", group="vocabulary", minimum=0.0001, maximum=1.0,
         metavar="F",
         help="Keep the most frequent characters that together cover this share of all "
              "characters; rarer characters become the unknown token and are never merged "
@@ -230,12 +230,12 @@ class TrainConfig:
              "<s> </s> get theirs without one). <unk> stands for characters outside the "
              "vocabulary.")
     threads: int = option(
-        0, label="Thre&ads:", group="run", minimum=0, maximum=MAX_THREADS, metavar="N",
+        0, label="Threa&ds:", group="run", minimum=0, maximum=MAX_THREADS, metavar="N",
         zero_means="all cores", stored=False,
         help="Processor cores used for reading and counting the corpus (0 = all). The result "
              "is the same for any number.")
     keep_words: int = option(
-        50_000, label="Words kept for &browsing:", group="run", minimum=0, maximum=MAX_VOCAB,
+        50_000, label="Wor&ds kept for browsing:", group="run", minimum=0, maximum=MAX_VOCAB,
         metavar="N",
         help="How many of the most frequent training words the model file keeps, so the "
              "Vocabulary browser can show the words that contain a token.")
@@ -246,7 +246,7 @@ class TrainConfig:
              "character is one (HF's default). Set by the sentencepiece preset; training is "
              "not affected.")
     byte_fallback: bool = option(
-        False, label="&Byte fallback for unknown characters", group="text",
+        False, label="Byte fallback for &unknown characters", group="text",
         help="When encoding, a character outside the vocabulary becomes the tokens of its "
              "UTF-8 bytes, <0x00> ... <0xFF>, when the vocabulary has all of them (else the "
              "unknown token), as sentencepiece and HF byte_fallback do. Set when importing "
@@ -261,7 +261,7 @@ class TrainConfig:
              "Encoding stays ordinary BPE. Entries whose morphs do not spell the word are "
              "left out, as Evaluate does.")
     separator: str = option(
-        "", label="Pre-segmented, separ&ator:", group="constraints", metavar="SEP",
+        "", label="Pre-segme&nted, separator:", group="constraints", metavar="SEP",
         placeholder="e.g. @@ or -",
         help="The corpus is pre-segmented: this string marks cuts inside words "
              "(un@@happi@@ness) and is removed before learning; no merge joins across a "
@@ -271,7 +271,7 @@ class TrainConfig:
         help="Train Morfessor 2.0 (unsupervised morphological segmentation) on the corpus's "
              "word counts first and let no merge cross its boundaries.")
     morfessor_keep_share: float = option(
-        0.65, label="Keep whole the words covering a &share:", group="constraints",
+        0.65, label="Keep whole the words covering &a share:", group="constraints",
         minimum=0.0, maximum=1.0, step=0.05, metavar="S", zero_means="by count only",
         help="Morfessor's boundaries are not applied to the most frequent words that "
              "together make up this share of the corpus's running words (0: none by "
@@ -289,18 +289,18 @@ class TrainConfig:
         help="Gold segmentation files given to Morfessor as annotated words "
              "(semi-supervised Morfessor); needs the Morfessor option.")
     knockout: tuple[str, ...] = option(
-        (), label="BPE-&knockout gold:", group="constraints", metavar="GOLD",
+        (), label="BPE-knockout &gold:", group="constraints", metavar="GOLD",
         placeholder="gold files",
         help="BPE-knockout: after training, merges whose applications on these gold words "
              "cross a morph boundary more often than they respect one are forbidden and "
              "the model is trained again, until none is left or the round limit is "
              "reached. The result is an ordinary merge list.")
     knockout_rounds: int = option(
-        5, label="Knockout ro&unds:", group="constraints", minimum=1, maximum=100,
+        5, label="Knockout rou&nds:", group="constraints", minimum=1, maximum=100,
         metavar="N",
         help="The most trainings BPE-knockout runs after the first one.")
     protected: tuple[str, ...] = option(
-        (), label="&Protected strings:", group="constraints", metavar="FILE",
+        (), label="Protected str&ings:", group="constraints", metavar="FILE",
         placeholder="one a line, or load a file",
         help="Strings that are always one token: every occurrence in the corpus (found in "
              "the raw text before the words are cut, longest first, leftmost) becomes one "
@@ -330,14 +330,14 @@ class TrainConfig:
              "n^(1/T) of each language's running words n. 1 keeps the corpus as it is; "
              "larger values move towards equal shares. 0: no sampling.")
     parity_dev: tuple[str, ...] = option(
-        (), label="&Parity development set:", group="languages", metavar="CODE=PATH",
+        (), label="Parit&y development set:", group="languages", metavar="CODE=PATH",
         placeholder="en=dev.en; de=dev.de (or a folder, or one .tsv)",
         help="Parity-aware BPE (Foroutan et al. 2025): a parallel development text per "
              "language (CODE=PATH, a folder of files named by language, or one TSV with a "
              "column per language). Each merge is chosen by the language whose development "
              "text is then worst compressed, as the parity measure says.")
     parity_measure: str = option(
-        "tokens", label="Parity &measure:", group="languages",
+        "tokens", label="Parit&y measure:", group="languages",
         choices=choices_of("parity_measure", {
             "tokens": "Development tokens (the texts are parallel)",
             "tokens-per-character": "Development tokens per character",
@@ -346,7 +346,7 @@ class TrainConfig:
              "compressed: their token counts (they say the same, as the paper's own code "
              "compares them), or tokens per character of each text.")
     parity_window: int = option(
-        0, label="Parity moving &window:", group="languages", minimum=0, maximum=1_000_000,
+        0, label="Parit&y moving window:", group="languages", minimum=0, maximum=1_000_000,
         metavar="N", zero_means="no window",
         help="The moving-window variant of parity-aware BPE: a language that chose more "
              "than 2N/L of the last N merges (L languages) is passed over for the next "

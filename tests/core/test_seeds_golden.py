@@ -59,8 +59,6 @@ def test_seed000_ten_merges(impl):
     merges, vocab, alphabet = run(impl, SEED000_WORDS, merges=10)
     assert merges == SEED000_MERGES
     assert vocab == SEED000_STATES[-1]
-    assert vocab == {"low</w>": 5, "low er </w>": 2, "newest</w>": 6, "w i d est</w>": 3,
-                     "h a p p i er </w>": 2}
     assert alphabet == ["</w>", "a", "d", "e", "h", "i", "l", "n", "o", "p", "r", "s", "t", "w"]
 
 

@@ -8,6 +8,7 @@ their files damaged per input.
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -37,70 +38,31 @@ def _run(fmt, files, folders, target):
     import_files(fmt, files, folders(target), target)
 
 
-@fuzz_settings("import-hf-bytes")
-@given(damaged("hf"))
-def test_damaged_tokenizer_json(folders, files):
-    _run("hf", files, folders, "import-hf-bytes")
+#: (fuzz target, format, how a file is changed, which file: None for any of the seed's).
+CHANGES = [
+    ("import-hf-bytes", "hf", byte_mutants, None),
+    ("import-hf-json", "hf", json_mutants, None),
+    ("import-gpt2-bytes", "gpt2", byte_mutants, None),
+    ("import-gpt2-json", "gpt2", json_mutants, 0),  # vocab.json
+    ("import-subword-nmt-bytes", "subword-nmt", byte_mutants, None),
+    ("import-sentencepiece-bytes", "sentencepiece", byte_mutants, None),
+    ("import-sentencepiece-proto", "sentencepiece", proto_mutants, None),
+    ("import-tiktoken-bytes", "tiktoken", byte_mutants, None),
+    ("import-tiktoken-json", "tiktoken", json_mutants, 1),  # the .json settings
+    ("import-fastbpe-bytes", "fastbpe", byte_mutants, None),
+    ("import-youtokentome-bytes", "youtokentome", byte_mutants, None),
+]
 
 
-@fuzz_settings("import-hf-json")
-@given(damaged("hf", json_mutants))
-def test_changed_tokenizer_json(folders, files):
-    _run("hf", files, folders, "import-hf-json")
+@pytest.mark.parametrize("target, fmt, mutate, only", CHANGES, ids=[c[0] for c in CHANGES])
+def test_damaged_and_changed_files(folders, target, fmt, mutate, only):
+    # Each target has its own budget: its settings are given to an inner test.
+    @fuzz_settings(target)
+    @given(damaged(fmt, mutate, only))
+    def imports_or_names_a_file(files):
+        _run(fmt, files, folders, target)
 
-
-@fuzz_settings("import-gpt2-bytes")
-@given(damaged("gpt2"))
-def test_damaged_gpt2_files(folders, files):
-    _run("gpt2", files, folders, "import-gpt2-bytes")
-
-
-@fuzz_settings("import-gpt2-json")
-@given(damaged("gpt2", json_mutants, only=0))
-def test_changed_gpt2_vocab_json(folders, files):
-    _run("gpt2", files, folders, "import-gpt2-json")
-
-
-@fuzz_settings("import-subword-nmt-bytes")
-@given(damaged("subword-nmt"))
-def test_damaged_subword_nmt_codes(folders, files):
-    _run("subword-nmt", files, folders, "import-subword-nmt-bytes")
-
-
-@fuzz_settings("import-sentencepiece-bytes")
-@given(damaged("sentencepiece"))
-def test_damaged_sentencepiece_model(folders, files):
-    _run("sentencepiece", files, folders, "import-sentencepiece-bytes")
-
-
-@fuzz_settings("import-sentencepiece-proto")
-@given(damaged("sentencepiece", proto_mutants))
-def test_changed_sentencepiece_fields(folders, files):
-    _run("sentencepiece", files, folders, "import-sentencepiece-proto")
-
-
-@fuzz_settings("import-tiktoken-bytes")
-@given(damaged("tiktoken"))
-def test_damaged_tiktoken_files(folders, files):
-    _run("tiktoken", files, folders, "import-tiktoken-bytes")
-
-
-@fuzz_settings("import-tiktoken-json")
-@given(damaged("tiktoken", json_mutants, only=1))
-def test_changed_tiktoken_settings(folders, files):
-    _run("tiktoken", files, folders, "import-tiktoken-json")
-
-
-@fuzz_settings("import-fastbpe-bytes")
-@given(damaged("fastbpe"))
-def test_damaged_fastbpe_codes(folders, files):
-    _run("fastbpe", files, folders, "import-fastbpe-bytes")
-
-
-@fuzz_settings("import-youtokentome-bytes")
-@given(damaged("youtokentome"))
-def test_damaged_youtokentome_model(folders, files):
-    _run("youtokentome", files, folders, "import-youtokentome-bytes")
+    imports_or_names_a_file()
 
 
 @fuzz_settings("import-random")

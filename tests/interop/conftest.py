@@ -21,10 +21,19 @@ except ImportError:  # pragma: no cover - depends on how the tests are launched
 from tests.shared_data import corpus_path  # noqa: E402
 
 
+#: The corpora whose lines exported tokenizers encode, in our tool and in the peer.
+TARGETS = ("ud_german", "ud_russian", "ud_hindi", "ud_japanese")
+
+
 def normalized_text(path: Path) -> str:
     """The text our reader sees: BOM stripped, CRLF turned into LF."""
     text = path.read_bytes().decode("utf-8")
     return text.removeprefix("\ufeff").replace("\r\n", "\n")
+
+
+def lines_of_targets() -> dict[str, list[str]]:
+    """The normalized lines of each of :data:`TARGETS`."""
+    return {name: normalized_text(corpus_path(name)).splitlines() for name in TARGETS}
 
 
 @pytest.fixture(scope="session")

@@ -18,7 +18,7 @@ import pytest
 
 from bpe_desktop.core import Corpus, TrainConfig, load_model, save_model, train
 from bpe_desktop.core.formats import export_model, import_model
-from tests.interop.conftest import normalized_text
+from tests.interop.conftest import lines_of_targets, normalized_text
 from tests.interop.test_formats_export import our_ids
 from tests.shared_data import corpus_path
 
@@ -26,12 +26,10 @@ tokenizers = importlib.import_module("tokenizers")
 apply_bpe = importlib.import_module("subword_nmt.apply_bpe")
 
 FINNISH = "talossa on kissä ja"
-TARGETS = ("ud_german", "ud_russian", "ud_hindi", "ud_japanese")
-
 
 @pytest.fixture(scope="module")
 def target_lines() -> dict[str, list[str]]:
-    return {name: normalized_text(corpus_path(name)).splitlines()[:400] for name in TARGETS}
+    return {name: lines[:400] for name, lines in lines_of_targets().items()}
 
 
 @pytest.fixture(scope="module")

@@ -41,7 +41,7 @@ from bpe_desktop.core.formats import (
 )
 from bpe_desktop.core.formats.verify import Verification
 from bpe_desktop.core.pieces import BYTE_CHARS, surface_text
-from tests.interop.conftest import normalized_text
+from tests.interop.conftest import TARGETS, lines_of_targets, normalized_text
 from tests.shared_data import corpus_path
 
 tokenizers = importlib.import_module("tokenizers")
@@ -50,8 +50,6 @@ tiktoken = importlib.import_module("tiktoken")
 apply_bpe = importlib.import_module("subword_nmt.apply_bpe")
 fastBPE = importlib.import_module("fastBPE")
 youtokentome = importlib.import_module("youtokentome")
-
-TARGETS = ("ud_german", "ud_russian", "ud_hindi", "ud_japanese")
 
 #: Lines every export must segment as we do: unseen scripts, marks, emoji, runs, spaces.
 HARD = [
@@ -109,7 +107,7 @@ def models() -> dict[str, BPEModel]:
 
 @pytest.fixture(scope="module")
 def target_lines() -> dict[str, list[str]]:
-    return {name: normalized_text(corpus_path(name)).splitlines() for name in TARGETS}
+    return lines_of_targets()
 
 
 # -- our side, computed independently of bpe_desktop.core.formats.verify -----------------

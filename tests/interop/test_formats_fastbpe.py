@@ -19,22 +19,17 @@ from bpe_desktop.core import (
     train,
 )
 from bpe_desktop.core.formats import export_model, export_problem, import_model, verify_export
-from tests.interop.conftest import normalized_text
+from tests.interop.conftest import lines_of_targets
 from tests.interop.test_formats_export import HARD, OTHER_SPACE, our_snmt_tokens
 from tests.shared_data import corpus_path
 
 fastBPE = importlib.import_module("fastBPE")
-
-TARGETS = ("ud_german", "ud_russian", "ud_hindi", "ud_japanese")
 LEARNED = Path(__file__).parent / "data" / "fastbpe_learnbpe_ud_english_2000.codes"
 
 
 @pytest.fixture(scope="module")
 def target_lines() -> list[str]:
-    lines = []
-    for name in TARGETS:
-        lines += normalized_text(corpus_path(name)).splitlines()
-    return lines
+    return [line for lines in lines_of_targets().values() for line in lines]
 
 
 @pytest.fixture(scope="module")

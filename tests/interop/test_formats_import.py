@@ -31,7 +31,7 @@ from bpe_desktop.core.formats import (
 )
 from bpe_desktop.core.formats import _protowire as pw
 from bpe_desktop.core.pieces import BYTE_CHARS
-from tests.interop.conftest import normalized_text
+from tests.interop.conftest import lines_of_targets, normalized_text
 from tests.interop.test_formats_export import (
     COMPATIBLE,
     CONFIGS,
@@ -45,8 +45,6 @@ sentencepiece = importlib.import_module("sentencepiece")
 tiktoken = importlib.import_module("tiktoken")
 apply_bpe = importlib.import_module("subword_nmt.apply_bpe")
 learn_bpe = importlib.import_module("subword_nmt.learn_bpe")
-
-TARGETS = ("ud_german", "ud_russian", "ud_hindi", "ud_japanese")
 ROUND_TRIPS = [(name, fmt) for name in CONFIGS for fmt in sorted(COMPATIBLE[name])
                if FORMATS[fmt].can_import]
 
@@ -59,7 +57,7 @@ def models() -> dict[str, BPEModel]:
 
 @pytest.fixture(scope="module")
 def target_lines() -> dict[str, list[str]]:
-    return {name: normalized_text(corpus_path(name)).splitlines() for name in TARGETS}
+    return lines_of_targets()
 
 
 @pytest.fixture(scope="module")

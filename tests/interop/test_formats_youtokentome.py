@@ -21,22 +21,17 @@ from bpe_desktop.core import (
 )
 from bpe_desktop.core.config import BOW
 from bpe_desktop.core.formats import export_model, export_problem, import_model, verify_export
-from tests.interop.conftest import normalized_text
+from tests.interop.conftest import lines_of_targets, normalized_text
 from tests.interop.test_formats_export import HARD, fuse_unknowns, our_ids
 from tests.shared_data import corpus_path
 
 yttm = importlib.import_module("youtokentome")
-
-TARGETS = ("ud_german", "ud_russian", "ud_hindi", "ud_japanese")
 SP_SPECIALS = TrainConfig.preset("sentencepiece").special_tokens
 
 
 @pytest.fixture(scope="module")
 def target_lines() -> list[str]:
-    lines = []
-    for name in TARGETS:
-        lines += normalized_text(corpus_path(name)).splitlines()
-    return lines
+    return [line for lines in lines_of_targets().values() for line in lines]
 
 
 def yttm_ids(path: Path, lines: list[str]) -> list[list[int]]:

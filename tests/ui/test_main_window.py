@@ -307,11 +307,30 @@ def _access_letter(text: str) -> str | None:
     return text[at + 1].lower() if 0 <= at < len(text) - 1 else None
 
 
+def _page_access_letters(window, page) -> list[tuple[str, str]]:
+    """(text, letter) of each control of ``page`` that Alt+letter reaches: buttons, group
+    boxes and labels with a buddy, shown and usable."""
+    from PySide6.QtWidgets import QAbstractButton, QGroupBox, QLabel
+
+    out = []
+    for kind in (QAbstractButton, QLabel, QGroupBox):
+        for w in page.findChildren(kind):
+            if not w.isVisibleTo(window) or (isinstance(w, QLabel) and w.buddy() is None):
+                continue
+            if page is window.training and not w.isEnabled():
+                continue  # the options while extending a tokenizer (the form is locked)
+            text = w.title() if isinstance(w, QGroupBox) else w.text()
+            if (letter := _access_letter(text)) is not None:
+                out.append((text, letter))
+    return out
+
+
 def test_no_two_controls_of_a_panel_share_an_access_letter(window):
     """Alt+letter reaches one control: in History, Alt+R went to Re-run rather than the
-    Training menu, Alt+P to the Preset filter rather than the Compare tab. (The Training
-    form has more fields than free letters; its letters are kept off the menus'.)"""
-    from PySide6.QtWidgets import QAbstractButton, QGroupBox, QLabel
+    Training menu, Alt+P to the Preset filter rather than the Compare tab. The Training
+    form has more fields than free letters: there two fields share a letter only when
+    neither can take a free one (Alt+letter again moves on to the next)."""
+    from bpe_desktop.ui.training.start_from import EXISTING, NEW_VOCABULARY
 
     menus = {_access_letter(a.text()): a.text() for a in window.menuBar().actions()}
     tabs = {_access_letter(window.tabs.tabText(i)): window.tabs.tabText(i)
@@ -319,18 +338,24 @@ def test_no_two_controls_of_a_panel_share_an_access_letter(window):
     for index in range(window.tabs.count()):
         window.tabs.setCurrentIndex(index)
         panel = window.tabs.widget(index)
-        taken: dict[str, str] = dict(menus)
         if panel is not window.training:
-            taken.update(tabs)
-        texts = [w.title() if isinstance(w, QGroupBox) else w.text()
-                 for kind in (QAbstractButton, QLabel, QGroupBox) for w in panel.findChildren(kind)
-                 if w.isVisibleTo(window) and not (isinstance(w, QLabel) and w.buddy() is None)]
-        seen: dict[str, str] = {}
-        for text in texts:
-            letter = _access_letter(text)
-            if letter is None:
-                continue
-            assert letter not in taken, (window.tabs.tabText(index), text, taken[letter])
-            if panel is not window.training:
+            letters = _page_access_letters(window, panel)
+            taken = {**menus, **tabs}
+            seen: dict[str, str] = {}
+            for text, letter in letters:
+                assert letter not in taken, (window.tabs.tabText(index), text, taken[letter])
                 assert letter not in seen, (window.tabs.tabText(index), text, seen[letter])
-            seen[letter] = text
+                seen[letter] = text
+            continue
+        for start in (NEW_VOCABULARY, EXISTING):
+            panel.start_from.choice.setCurrentText(start)
+            letters = _page_access_letters(window, panel)
+            used = {letter for _, letter in letters}
+            for text, letter in letters:
+                assert letter not in menus, (start, text, menus[letter])
+                if [l for _, l in letters].count(letter) > 1:
+                    plain = text.replace("&", "").lower()
+                    free = {c for c in plain if c.isalnum()} - used - set(menus)
+                    assert not free, (start, text, sorted(free))
+            if start == EXISTING:  # the form is locked: few controls, a letter each
+                assert len(used) == len(letters) > 1, letters

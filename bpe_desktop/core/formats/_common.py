@@ -89,6 +89,35 @@ def describe_merge(rank: int, merge: Merge) -> str:
     return f"merge {rank} ({merge.left!r} + {merge.right!r} = {merge.result!r})"
 
 
+#: Characters that end a line or a field in the readers of space-separated codes
+#: (subword-nmt's apply_bpe, fastBPE's), or separate their words.
+_CODE_BREAKS = (" ", "\n", "\r")
+
+
+def space_words_problem(model: BPEModel, reader: str) -> str | None:
+    """Codes applied by a ``reader`` that finds words at spaces only: the model must
+    have cut its words there too."""
+    pretokenizer = model.config.pretokenizer
+    if pretokenizer in ("space", "whitespace"):
+        return None
+    return (f"{reader} splits text into words at spaces only, but this model's "
+            f"pre-tokenizer '{pretokenizer}' cuts words differently, so the codes would be "
+            "applied to other words; train with pre-tokenizer 'space' (the subword-nmt "
+            "preset) or 'whitespace'")
+
+
+def code_break_problem(model: BPEModel, what: str) -> str | None:
+    """A merge token holding a space or a line break, which codes of one merge a line,
+    tokens separated by a space, cannot write."""
+    for rank, m in enumerate(model.merges):
+        for side in (m.left, m.right):
+            if any(c in side for c in _CODE_BREAKS):
+                return (f"{what} separate tokens with a space and merges with a line "
+                        f"break, so merge {rank}'s token {side!r} cannot be written; train "
+                        "with pre-tokenizer 'space' or 'whitespace'")
+    return None
+
+
 def normalization_problem(model: BPEModel, what: str) -> str | None:
     cfg = model.config
     steps = []

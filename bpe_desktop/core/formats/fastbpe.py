@@ -42,9 +42,6 @@ VOCAB_SUFFIX = ".vocab"
 #: fastBPE's mark after a segment that does not end its word.
 CONTINUES = "@@"
 
-#: Characters that end a line or a field in fastBPE's readers, or separate its words.
-_BREAKS = (" ", "\n", "\r")
-
 
 def problem(model: BPEModel, vocab: bool = False) -> str | None:
     cfg = model.config
@@ -52,20 +49,11 @@ def problem(model: BPEModel, vocab: bool = False) -> str | None:
         return (f"fastBPE codes glue </w> to the last character of each word, but this "
                 f"model uses boundary '{cfg.boundary}'; train with boundary 'eow-suffix' "
                 "(the subword-nmt preset)")
-    if cfg.pretokenizer not in ("space", "whitespace"):
-        return (f"fastBPE splits text into words at spaces only, but this model's "
-                f"pre-tokenizer '{cfg.pretokenizer}' cuts words differently, so the codes "
-                "would be applied to other words; train with pre-tokenizer 'space' (the "
-                "subword-nmt preset) or 'whitespace'")
-    found = _common.normalization_problem(model, WHAT)
+    found = (_common.space_words_problem(model, "fastBPE")
+             or _common.normalization_problem(model, WHAT)
+             or _common.code_break_problem(model, "fastBPE codes"))
     if found:
         return found
-    for rank, m in enumerate(model.merges):
-        for side in (m.left, m.right):
-            if any(c in side for c in _BREAKS):
-                return (f"fastBPE codes separate tokens with a space and merges with a line "
-                        f"break, so merge {rank}'s token {side!r} cannot be written; train "
-                        "with pre-tokenizer 'space' or 'whitespace'")
     redundant = _common.redundant_merges(model)
     if redundant:
         rank, m = redundant[0]

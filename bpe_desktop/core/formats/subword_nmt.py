@@ -32,9 +32,6 @@ WHAT = "subword-nmt codes"
 VERSIONS = {"eow-suffix": "0.2", "eow-symbol": "0.1"}
 EXPORT_OPTIONS: tuple[str, ...] = ()
 
-#: Characters that end a line or a code in apply_bpe's reader, or separate its words.
-_BREAKS = (" ", "\n", "\r")
-
 
 def problem(model: BPEModel) -> str | None:
     cfg = model.config
@@ -42,24 +39,14 @@ def problem(model: BPEModel) -> str | None:
         return (f"subword-nmt codes mark the end of each word with </w>, but this model "
                 f"uses boundary '{cfg.boundary}'; train with boundary 'eow-suffix' (the "
                 "subword-nmt preset, codes v0.2) or 'eow-symbol' (codes v0.1)")
-    if cfg.pretokenizer not in ("space", "whitespace"):
-        return (f"subword-nmt's apply_bpe splits text into words at spaces only, but this "
-                f"model's pre-tokenizer '{cfg.pretokenizer}' cuts words differently, so the "
-                "codes would be applied to other words; train with pre-tokenizer 'space' "
-                "(the subword-nmt preset) or 'whitespace'")
-    found = _common.normalization_problem(model, WHAT)
+    found = (_common.space_words_problem(model, "subword-nmt's apply_bpe")
+             or _common.normalization_problem(model, WHAT))
     if found:
         return found
     if not model.merges:
         return ("subword-nmt's apply_bpe cannot read codes without a single merge (it "
                 "takes the empty file for a malformed line); train at least one merge")
-    for rank, m in enumerate(model.merges):
-        for side in (m.left, m.right):
-            if any(c in side for c in _BREAKS):
-                return (f"subword-nmt codes separate tokens with a space and merges with a "
-                        f"line break, so merge {rank}'s token {side!r} cannot be written; "
-                        "train with pre-tokenizer 'space' or 'whitespace'")
-    return None
+    return _common.code_break_problem(model, "subword-nmt codes")
 
 
 def codes_text(model: BPEModel) -> str:

@@ -166,6 +166,27 @@ class CorpusList(QTreeWidget):
                 out.append((item.data(0, Qt.ItemDataRole.UserRole), why))
         return out
 
+    def refusal(self) -> tuple[str, str] | None:
+        """Why the list cannot be trained on, as (title, message) for an error dialog;
+        None when it can. Missing and unusable files are marked in their rows."""
+        if not self.topLevelItemCount():
+            return ("No corpus", "Add at least one corpus file to train on "
+                    "(or choose one of the Examples).")
+        missing = self.missing_paths()
+        if missing:
+            names = "\n".join(missing[:10]) + ("\n…" if len(missing) > 10 else "")
+            return ("Corpus file missing",
+                    f"{len(missing)} corpus file(s) no longer exist:\n{names}\n\n"
+                    "Restore them, or remove them from the list, and train again.")
+        problems = self.problems()
+        if problems:
+            shown = "\n".join(why for _, why in problems[:5]) + \
+                ("\n…" if len(problems) > 5 else "")
+            return ("Corpus file unusable",
+                    f"{len(problems)} corpus file(s) cannot be trained on:\n{shown}"
+                    "\n\nRemove them from the list (marked in red) and train again.")
+        return None
+
     def set_word_counts(self, tables: bool) -> None:
         """Show lines (running text) or, for word-count tables, distinct words and total
         count in the third column; recounted in the background."""

@@ -119,6 +119,7 @@ def _string_list(spec: OptionSpec) -> _Editor:
     text.setToolTip(spec.help)
     text.setPlaceholderText(spec.placeholder)
     text.setFixedHeight(text.fontMetrics().lineSpacing() * 4)
+    text.setTabChangesFocus(True)  # a string holds no tab; Tab moves on to the next field
     load = QToolButton()
     load.setText("…")
     load.setToolTip("Add the strings of a file (one a line)")
@@ -296,7 +297,7 @@ class TrainingOptions(QWidget):
     def _add_corpus_options(self, form: QFormLayout) -> None:
         self.reading_title = QLabel(READING_TITLE)
         form.addRow(self.reading_title)
-        self.word_counts = QCheckBox("Corpus files are word<TAB>count lists")
+        self.word_counts = QCheckBox("&Corpus files are word<TAB>count lists")
         self.word_counts.setToolTip(TIPS["word_counts"])
         form.addRow("", self.word_counts)
         self.errors = _combo({"strict": "Stop and show where", "replace": "Replace with �"},

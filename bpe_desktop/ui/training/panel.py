@@ -46,7 +46,7 @@ from bpe_desktop.ui.training.jobs import (MemoryChecked, TrainingUpdate, memory_
 from bpe_desktop.ui.training.language_plot import LanguageCurves
 from bpe_desktop.ui.training.options import TrainingOptions
 from bpe_desktop.ui.training.plot import MergeCountPlot
-from bpe_desktop.ui.training.run_log import constraint_log, no_merges_reason, outcome_log
+from bpe_desktop.ui.training.run_log import finished_log, no_merges_reason, outcome_log
 from bpe_desktop.ui.training.segmentation import SegmentationDialog
 from bpe_desktop.ui.training.start_from import ExtendOutcome, StartFrom, extend_job
 
@@ -262,25 +262,8 @@ class TrainingPanel(QWidget):
     def corpus_ready(self) -> bool:
         """Whether the corpus list can be trained on; if not, the reason is shown (before
         anything else is asked: the window checks this before offering to save)."""
-        paths = self.corpus.paths()
-        if not paths:
-            dialogs.show_error(self, "No corpus", "Add at least one corpus file to train on "
-                               "(or choose one of the Examples).")
-            return False
-        missing = self.corpus.missing_paths()
-        if missing:
-            names = "\n".join(missing[:10]) + ("\n…" if len(missing) > 10 else "")
-            dialogs.show_error(self, "Corpus file missing",
-                               f"{len(missing)} corpus file(s) no longer exist:\n{names}\n\n"
-                               "Restore them, or remove them from the list, and train again.")
-            return False
-        problems = self.corpus.problems()
-        if problems:
-            shown = "\n".join(why for _, why in problems[:5]) + \
-                ("\n…" if len(problems) > 5 else "")
-            dialogs.show_error(self, "Corpus file unusable",
-                               f"{len(problems)} corpus file(s) cannot be trained on:\n{shown}"
-                               "\n\nRemove them from the list (marked in red) and train again.")
+        if (refusal := self.corpus.refusal()) is not None:
+            dialogs.show_error(self, *refusal)
             return False
         return True
 
@@ -457,15 +440,7 @@ class TrainingPanel(QWidget):
         self.stage_label.setText(
             f"Done: {model.merge_count:,} merges, vocabulary {model.vocab_size:,}, "
             f"in {t['total']:.2f} s.")
-        info = model.corpus
-        words = f"{info.total_words:,} words ({info.distinct_words:,} distinct)" if info else ""
-        self.log(f"Finished in {t['total']:.2f} s (reading and counting {t['counting']:.2f} s, "
-                 f"merging {t['merging']:.2f} s): {words}, {model.merge_count:,} merges, "
-                 f"vocabulary {model.vocab_size:,}.")
-        if info and info.unknown_characters:
-            self.log(f"{info.unknown_characters:,} characters fell outside the character "
-                     "coverage and became the unknown token.")
-        for line in constraint_log(result):
+        for line in finished_log(result):
             self.log(line)
         if result.languages is not None:
             report = result.languages

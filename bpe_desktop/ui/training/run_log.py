@@ -1,5 +1,6 @@
-"""What the Training panel logs after a run: constraints that shaped it, an extension's
-sizes, new characters and before/after reports, why a run learned no merge."""
+"""What the Training panel logs after a run: its times and sizes, the constraints that
+shaped it, an extension's sizes, new characters and before/after reports, why a run
+learned no merge."""
 
 from __future__ import annotations
 
@@ -12,6 +13,20 @@ LOGGED_KNOCKOUTS = 50
 def counted(number: int, noun: str) -> str:
     """'1 crossing', '2 crossings': the noun agrees with its number."""
     return f"{number:,} {noun}" if number == 1 else f"{number:,} {noun}s"
+
+
+def finished_log(result: TrainResult) -> list[str]:
+    """Log lines of a finished training run: times, corpus and model sizes, characters
+    that became the unknown token, then the constraints."""
+    model, t, info = result.model, result.timings, result.model.corpus
+    words = f"{info.total_words:,} words ({info.distinct_words:,} distinct)" if info else ""
+    lines = [f"Finished in {t['total']:.2f} s (reading and counting {t['counting']:.2f} s, "
+             f"merging {t['merging']:.2f} s): {words}, {model.merge_count:,} merges, "
+             f"vocabulary {model.vocab_size:,}."]
+    if info and info.unknown_characters:
+        lines.append(f"{info.unknown_characters:,} characters fell outside the character "
+                     "coverage and became the unknown token.")
+    return lines + constraint_log(result)
 
 
 def constraint_log(result: TrainResult) -> list[str]:

@@ -82,17 +82,17 @@ class StartFrom(QGroupBox):
                                "before/after report")
         held_button.clicked.connect(self.ask_held_out)
         self._form = form = QFormLayout(self)
-        choice_label = QLabel("Start fr&om:")
-        choice_label.setBuddy(self.choice)
-        form.addRow(choice_label, self.choice)
+        form.addRow(_buddy_label("Start fr&om:", self.choice), self.choice)
         row = QHBoxLayout()
         row.addWidget(self.source_label, 1)
         row.addWidget(self.choose_button)
-        form.addRow("Tokenizer:", row)
+        # A row that is a layout gets no buddy from addRow: the label names the control
+        # its letter reaches.
+        form.addRow(_buddy_label("To&kenizer:", self.choose_button), row)
         stop = QHBoxLayout()
         stop.addWidget(self.stop_mode)
         stop.addWidget(self.stop_value, 1)
-        form.addRow("Learn:", stop)
+        form.addRow(_buddy_label("Le&arn:", self.stop_mode), stop)
         #: The rows that only an extension uses (hidden with their labels otherwise).
         self.detail_rows: list = [row, stop]
         #: An editor per ExtendOptions field, made from its declaration.
@@ -100,15 +100,13 @@ class StartFrom(QGroupBox):
         for name, spec in option_specs(ExtendOptions).items():
             edit = _editor(spec, getattr(ExtendOptions(), name))
             edit.setToolTip(spec.help[:1].upper() + spec.help[1:] + ".")
-            label = QLabel(spec.label)
-            label.setBuddy(edit)
-            form.addRow(label, edit)
+            form.addRow(_buddy_label(spec.label, edit), edit)
             self.option_edits[name] = edit
             self.detail_rows.append(edit)
         held = QHBoxLayout()
         held.addWidget(self.held_out_label, 1)
         held.addWidget(held_button)
-        form.addRow("Report on:", held)
+        form.addRow(_buddy_label("Report o&n:", held_button), held)
         self.detail_rows.append(held)
         self._on_choice()
 
@@ -174,6 +172,12 @@ class StartFrom(QGroupBox):
         return ExtendRequest(self.source_path, self.source_format or OWN_FORMAT,
                              None if by_size else value, value if by_size else None,
                              tuple(self.held_out), options)
+
+
+def _buddy_label(text: str, buddy: QWidget) -> QLabel:
+    label = QLabel(text)
+    label.setBuddy(buddy)
+    return label
 
 
 def _editor(spec, default: str) -> QLineEdit | QComboBox:

@@ -55,7 +55,8 @@ class MainWindow(QMainWindow):
         self.tabs = QTabWidget()
         self.tabs.setDocumentMode(True)
         self.tabs.addTab(self.training, panel_icon("training"), "&Training")
-        # No panel's letter is a menu's (Alt+E, Alt+V open Edit, View) nor a Training field's
+        # No panel's letter is a menu's (Alt+E, Alt+V open Edit, View); a Training field that
+        # shares one (too few letters for both) is reached by pressing it again
         self.tabs.addTab(self.vocab, panel_icon("vocabulary"), "Vocabular&y")
         self.tabs.addTab(self.codec, panel_icon("encode"), "Encode / &Decode")
         self.tabs.addTab(self.evaluate, panel_icon("evaluate"), "Eva&luate")
