@@ -472,8 +472,10 @@ def _read_pre_tokenizer(r: _Reader, node: Any) -> tuple[str, str]:
         boundary = "bow-prefix"
         if not steps:
             # Metaspace alone splits at each space: every space of a run, and one at either
-            # end of the text, is a ▁ of its own there.
-            r.approximate("words are also split at line breaks here, and a run of spaces "
+            # end of the text, is a ▁ of its own there. A note, not an approximation that
+            # stops extend and trim: words of single-spaced text, which they learn from and
+            # report on, are cut alike.
+            r.notes.append("words are also split at line breaks here, and a run of spaces "
                           "(or spaces at the start or end of a text) is one word break, "
                           "where the source's Metaspace gives each space its own ▁")
             return "sentencepiece", boundary
