@@ -58,6 +58,7 @@ from bpe_desktop.views.encoding_view import (  # noqa: F401 (the panel's helpers
 from bpe_desktop.core.pieces import display_piece, isolated_if_rtl
 from bpe_desktop.ui.codec.decode_box import ERROR_STYLE, OK_STYLE, DecodeBox, monospace
 from bpe_desktop.ui.codec.dropout_box import DropoutSamplesBox
+from bpe_desktop.ui.common.modal_work import Cancelled, release_pipe_reader, run_modal
 from bpe_desktop.ui.codec.jobs import EncodeRequest, EncodeResult, encode_job, shown_ids_text
 from bpe_desktop.ui.codec.piece_view import THIN_SPACE, PieceDocument, PieceStyle, PieceView
 from bpe_desktop.ui.codec.stats_grid import StatsGrid
@@ -169,10 +170,20 @@ class CodecPanel(StepThrough, DecodeBox, StatsGrid, QWidget):
         """Load a UTF-8 text file (or .gz) into the input; on failure, an error box and no
         change."""
         name = os.path.basename(path)
-        try:
+
+        def read() -> tuple[int, bytes]:
             size = os.path.getsize(path)
             # gzip unpacked, as by every other reader of texts (and `bpe-desktop encode`)
-            data = b"" if size > MAX_FILE_BYTES else read_text_bytes(path, MAX_FILE_BYTES + 1)
+            return size, b"" if size > MAX_FILE_BYTES else read_text_bytes(path,
+                                                                           MAX_FILE_BYTES + 1)
+
+        try:
+            # In a worker: a pipe with no writer or a stalled network file must not freeze
+            # the window, and the user may cancel it (Esc).
+            size, data = run_modal(self, f"Reading {name}…", read, cancellable=True)
+        except Cancelled:
+            release_pipe_reader(path)
+            return False
         except OSError as exc:
             dialogs.show_error(self, "Cannot open text", f"{path}: {exc.strerror or exc}")
             return False

@@ -11,10 +11,13 @@ going on, with a Cancel button when the work may be abandoned.
 
 from __future__ import annotations
 
+import os
+import stat
 from collections.abc import Callable
 from typing import TypeVar
 
 from PySide6.QtCore import QEvent, QEventLoop, QObject, Qt, QTimer
+from PySide6.QtGui import QShortcut
 from PySide6.QtWidgets import QApplication, QProgressDialog, QWidget
 
 from bpe_desktop.ui.common.workers import JobError, JobRunner
@@ -69,6 +72,10 @@ class _HoldInput(QObject):
                 return False
             event.ignore()  # left accepted, the close would go ahead, filtered or not
             return True
+        if isinstance(watched, QShortcut):  # the dialog's own Esc (its Cancel) goes through
+            owner = watched.parent()
+            if isinstance(owner, QWidget) and owner.window() is self._dialog:
+                return False
         if isinstance(watched, QWidget):
             if watched.window() is self._dialog:
                 return False
@@ -139,3 +146,15 @@ def run_modal(parent: QWidget, label: str, work: Callable[[], T], *,
         assert isinstance(error, JobError)
         raise error.exception
     return outcome["result"]  # type: ignore[return-value]
+
+
+def release_pipe_reader(path: str) -> None:
+    """End a cancelled read that waits on the named pipe ``path`` for a writer: opening
+    its write end (without waiting) and closing it gives the reader an end of file, so its
+    thread finishes instead of holding the window's closing up. Anything else: nothing."""
+    try:
+        if not stat.S_ISFIFO(os.stat(path).st_mode):
+            return
+        os.close(os.open(path, os.O_WRONLY | os.O_NONBLOCK))
+    except OSError:  # no reader waits any more (ENXIO), or the pipe is gone
+        pass

@@ -445,3 +445,75 @@ def test_special_tokens_show_as_special(qtbot, errors):
     widget.decode_edit.setPlainText(f"1 {model.piece_to_id('low</w>')}")
     qtbot.mouseClick(widget.decode_button, Qt.MouseButton.LeftButton)
     assert widget.decoded_edit.toPlainText() == "low"  # bos is dropped by decode
+
+
+def test_opening_a_pipe_with_no_writer_keeps_the_window_live_and_esc_cancels(panel, tmp_path,
+                                                                             errors):
+    """A named pipe nobody writes to (as a stalled network file): the read waits in a
+    worker, the window keeps running, Esc in the progress dialog cancels it and the
+    previous text stays."""
+    import os
+    import threading
+
+    from PySide6.QtCore import QTimer
+    from PySide6.QtTest import QTest
+    from PySide6.QtWidgets import QProgressDialog
+
+    from bpe_desktop.ui.common import modal_work
+    from bpe_desktop.ui.common.workers import running_threads
+
+    panel.set_text("lowest")
+    fifo = tmp_path / "stalled.txt"
+    os.mkfifo(fifo)
+
+    def unblock_if_frozen():  # a frozen GUI thread would otherwise wait here for ever
+        with open(fifo, "wb"):
+            pass
+
+    rescue = threading.Timer(20, unblock_if_frozen)
+    rescue.start()
+    ticks = []
+    ticker = QTimer(interval=50)
+    ticker.timeout.connect(lambda: ticks.append(1))
+    ticker.start()
+
+    def press_esc():
+        dialogs_shown = [d for d in panel.findChildren(QProgressDialog) if d.isVisible()]
+        if dialogs_shown:
+            QTest.keyClick(dialogs_shown[0], Qt.Key.Key_Escape)
+        else:
+            QTimer.singleShot(50, press_esc)
+
+    QTimer.singleShot(modal_work.SHOW_AFTER_MS, press_esc)
+    try:
+        assert panel.open_text_file(str(fifo)) is False
+    finally:
+        ticker.stop()
+        rescue.cancel()
+    assert len(ticks) >= 5  # the event loop ran while the read waited
+    assert panel.input_edit.toPlainText() == "lowest" and errors == []
+    waited = 0
+    while running_threads() and waited < 100:  # the cancelled read has let go
+        QTest.qWait(50)
+        waited += 1
+    assert running_threads() == []
+
+
+def test_a_pipe_that_is_written_to_opens(panel, tmp_path, errors):
+    import os
+    import threading
+
+    fifo = tmp_path / "stream.txt"
+    os.mkfifo(fifo)
+
+    def feed():
+        with open(fifo, "wb") as f:
+            f.write("lowest newest\n".encode() * 10)
+
+    writer = threading.Thread(target=feed)
+    writer.start()
+    try:
+        assert panel.open_text_file(str(fifo)) is True
+    finally:
+        writer.join()
+    assert panel.input_edit.toPlainText() == "lowest newest\n" * 10 and errors == []
