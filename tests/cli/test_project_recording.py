@@ -215,3 +215,18 @@ def test_a_model_written_to_standard_output_is_kept_in_the_project(capsys, tmp_p
     with Project(p) as project:
         kept = read_run_model(run_model_source(project, recorded["id"]))
     assert [[m.left, m.right, m.count] for m in kept.merges] == json.loads(out)["merges"]
+
+
+def test_a_project_in_a_folder_one_may_not_write_to_says_what_to_do(capsys, tmp_path, corpus,
+                                                                    monkeypatch):
+    p = tmp_path / "p.bpeproj"
+    assert run(capsys, "count", corpus, "-o", tmp_path / "t.tsv", "-q", "--project", p)[0] == 0
+    real_connect = sqlite3.connect  # the real error SQLite raises there (root writes anywhere)
+    monkeypatch.setattr(sqlite3, "connect", lambda *a, **k: real_connect(
+        tmp_path / "no-such-folder" / "x.db", *a[1:], **k))
+    status, _, err = run(capsys, "train", corpus, "-o", tmp_path / "m.json", "-q",
+                         "--project", p)
+    assert status == 1
+    assert_one_error_line(err, str(p), "copy the project to a folder you may write to")
+    assert "unable to open database file" not in err
+    assert not (tmp_path / "m.json").exists()

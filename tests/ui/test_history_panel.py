@@ -613,3 +613,21 @@ def test_a_model_file_written_over_by_a_later_run_is_not_opened_as_the_earlier_r
     window.history.open_button.click()
     qtbot.waitUntil(lambda: window.document.path == str(model), timeout=10_000)
     assert window.document.model.config.ties == "lexicographic"
+
+
+def test_a_project_one_may_not_write_to_is_named_with_what_to_do_and_the_open_one_stays(
+        window, qtbot, ui, tmp_path, monkeypatch):
+    before = window.projects.project.path
+    path = tmp_path / "elsewhere.bpeproj"
+    Project(path).close()
+    real_connect = sqlite3.connect  # the real error SQLite raises there (root writes anywhere)
+    monkeypatch.setattr(sqlite3, "connect", lambda *a, **k: real_connect(
+        tmp_path / "no-such-folder" / "x.db", *a[1:], **k))
+    window.projects.open_project(str(path))
+    qtbot.waitUntil(lambda: bool(ui.errors), timeout=10_000)
+    title, message = ui.errors[0]
+    assert title == "Cannot open project"
+    assert message.startswith(f"{path}: cannot open the project: ")
+    assert "copy the project to a folder you may write to" in message
+    assert "unable to open database file" not in message
+    assert window.projects.project.path == before

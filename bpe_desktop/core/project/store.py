@@ -117,7 +117,8 @@ class Project:
             self.conn = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_MS / 1000,
                                         isolation_level=None, check_same_thread=False)
         except sqlite3.Error as exc:
-            raise ProjectError(f"{self.path}: cannot open the project ({exc})") from None
+            raise _no_write_access(self.path, exc) or ProjectError(
+                f"{self.path}: cannot open the project ({exc})") from None
         try:
             self._prepare_when_free()
             if verify:
@@ -132,7 +133,8 @@ class Project:
                     f"{self.path}: cannot open the project: another program holds it "
                     "locked (a database tool, or a BPE Desktop command still writing to "
                     "it); close that program and open the project again") from None
-            raise ProjectError(f"{self.path}: cannot open the project ({exc})") from None
+            raise _no_write_access(self.path, exc) or ProjectError(
+                f"{self.path}: cannot open the project ({exc})") from None
         except sqlite3.DatabaseError as exc:
             self.conn.close()
             raise ProjectError(f"{self.path}: the project file is damaged ({exc}); "
@@ -285,7 +287,8 @@ class Project:
         try:
             yield
         except sqlite3.OperationalError as exc:
-            raise ProjectError(f"{self.path}: cannot write to the project ({exc})") from None
+            raise _no_write_access(self.path, exc, "write to") or ProjectError(
+                f"{self.path}: cannot write to the project ({exc})") from None
         except sqlite3.DatabaseError as exc:
             raise ProjectError(f"{self.path}: the project file is damaged ({exc}); "
                                "restore a backup copy") from None
@@ -490,6 +493,27 @@ def _check_is_sqlite(path: str) -> None:
         raise ProjectError(f"{path}: cannot read the project ({exc.strerror})") from None
     if head and head != _SQLITE_MAGIC:
         raise ProjectError(f"{path}: not a BPE Desktop project (not an SQLite database)")
+
+
+def _no_write_access(path: str, exc: sqlite3.Error, doing: str = "open"
+                     ) -> ProjectError | None:
+    """The error for a project SQLite may not write, or create its journal files beside
+    (every command records its runs, so such a project cannot be used where it is); None
+    for any other error."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    if code is None or code & 0xFF not in (sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_READONLY):
+        return None
+    folder = os.path.dirname(path)
+    if os.path.exists(path) and not os.access(path, os.W_OK):
+        why = "the project file is read-only"
+    elif not os.access(folder, os.W_OK | os.X_OK):
+        why = f"you may not write to the folder {folder}"
+    else:
+        why = ("the file, or the journal files SQLite keeps beside it, cannot be written "
+               "(a read-only folder, disk or share?)")
+    return ProjectError(f"{path}: cannot {doing} the project: {why}; a project must be "
+                        "writable: copy the project to a folder you may write to and open "
+                        "the copy")
 
 
 def _is_busy(exc: sqlite3.OperationalError) -> bool:

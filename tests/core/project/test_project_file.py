@@ -244,3 +244,39 @@ def test_a_version_3_project_keeps_its_models_with_their_checksums_unknown(tmp_p
         run = project.run_details(1)
         assert project.backup_path == f"{path}.v3.bak"
     assert (run.model_path, run.summary.vocab_size, run.model_sha256) == ("/m.json", None, None)
+
+
+def _real_connect_failing(monkeypatch, tmp_path):
+    """sqlite3.connect raising the real error SQLite gives where it may not create the
+    file or its journal (a read-only folder or disk): root may write anywhere else."""
+    real_connect = sqlite3.connect
+    monkeypatch.setattr(sqlite3, "connect", lambda *a, **k: real_connect(
+        tmp_path / "no-such-folder" / "x.db", *a[1:], **k))
+
+
+def test_a_project_in_a_folder_one_may_not_write_to_says_what_to_do(tmp_path, monkeypatch):
+    path = tmp_path / "p.bpeproj"
+    Project(path).close()
+    _real_connect_failing(monkeypatch, tmp_path)
+    with pytest.raises(ProjectError) as caught:
+        Project(path)
+    message = str(caught.value)
+    assert message.startswith(f"{path}: cannot open the project: ")
+    assert "unable to open database file" not in message
+    assert "copy the project to a folder you may write to" in message
+
+
+def test_a_read_only_project_file_says_what_to_do(tmp_path, monkeypatch):
+    path = tmp_path / "p.bpeproj"
+    with Project(path) as p:
+        p.finish_run(p.start_run("count"), "finished")
+    real_connect = sqlite3.connect
+    # A connection SQLite opened read-only, as it does for a file one may not write to.
+    monkeypatch.setattr(sqlite3, "connect", lambda target, **k: real_connect(
+        f"{path.as_uri()}?mode=ro", **{**k, "uri": True}))
+    with pytest.raises(ProjectError) as caught, Project(path) as project:
+        project.start_run("count")  # opened read-only: its first write fails
+    message = str(caught.value)
+    assert message.startswith(f"{path}: cannot write to the project: ")
+    assert "readonly database" not in message
+    assert "copy the project to a folder you may write to" in message
