@@ -27,12 +27,25 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         return cli_main(argv)
     except KeyboardInterrupt:
-        try:
-            sys.stderr.write(f"{PROG}: error: interrupted\n")
-            sys.stderr.flush()
-        except (OSError, ValueError):
-            pass
+        report_interrupted()
         return EXIT_INTERRUPTED
+
+
+#: Whether the Ctrl-C line was written (a second Ctrl-C must not write it again).
+_reported = False
+
+
+def report_interrupted() -> None:
+    """The line a Ctrl-C ends the command with, written once."""
+    global _reported
+    if _reported:
+        return
+    _reported = True
+    try:
+        sys.stderr.write(f"{PROG}: error: interrupted\n")
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        pass
 
 
 def run() -> int:
@@ -46,8 +59,8 @@ def run() -> int:
     status = EXIT_INTERRUPTED
     try:
         status = main()
-    except KeyboardInterrupt:  # a second Ctrl-C while main reported the first
-        pass
+    except KeyboardInterrupt:  # before main's handler was reached, or while it reported
+        report_interrupted()
     finally:
         _ignore_sigint()
         _forget_interrupted_source_text()

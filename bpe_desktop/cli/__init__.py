@@ -34,6 +34,7 @@ from bpe_desktop.cli._common import (
 )
 from bpe_desktop.cli.recording import run_command
 from bpe_desktop.core.errors import BpeError
+from bpe_desktop.launch import report_interrupted
 
 
 class _CommandModule:
@@ -94,7 +95,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return EXIT_OK
         return run_command(args, args_list)
     except KeyboardInterrupt:
-        _fail("interrupted")
+        report_interrupted()
         return EXIT_INTERRUPTED
     except BrokenPipeError:
         _silence_stdout()

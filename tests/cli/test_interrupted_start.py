@@ -200,3 +200,30 @@ def test_a_ctrl_c_while_the_worker_thread_starts_waits_for_the_work_to_stop(monk
         pytest.fail("the Ctrl-C escaped while the work still ran")
     assert stopped.is_set()
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
+def test_a_ctrl_c_before_main_handles_it_is_reported_once(monkeypatch, capsys,
+                                                          sigint_restored):
+    """A Ctrl-C landing as main is entered (before its handler) still ends with the line."""
+    from bpe_desktop import launch
+
+    def interrupted_on_entry():
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(launch, "_reported", False)
+    monkeypatch.setattr(launch, "main", interrupted_on_entry)
+    assert _run_to_its_status() == 130
+    assert capsys.readouterr().err == "bpe-desktop: error: interrupted\n"
+
+
+def test_a_second_ctrl_c_does_not_repeat_the_line(monkeypatch, capsys, sigint_restored):
+    from bpe_desktop import launch
+
+    def reported_then_interrupted():
+        launch.report_interrupted()
+        raise KeyboardInterrupt  # as from main's own report of the first Ctrl-C
+
+    monkeypatch.setattr(launch, "_reported", False)
+    monkeypatch.setattr(launch, "main", reported_then_interrupted)
+    assert _run_to_its_status() == 130
+    assert capsys.readouterr().err == "bpe-desktop: error: interrupted\n"
