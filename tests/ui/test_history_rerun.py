@@ -152,6 +152,34 @@ def test_rerun_after_moving_the_project_with_its_corpus_runs_on_the_moved_files(
     assert [i.path for i in counted.inputs] == [str(after / "eng.txt")]
 
 
+def test_rerun_of_a_window_training_after_moving_its_folder_finds_corpus_and_gold(
+        window, qtbot, ui, tmp_path):
+    before, after = tmp_path / "before", tmp_path / "after"
+    (before / "data").mkdir(parents=True)
+    shutil.copy(os.path.join(DATA, "udhr", "eng.txt"), before / "data" / "eng.txt")
+    shutil.copy(os.path.join(DATA, "morph", "eng.word.dev.tsv"), before / "data" / "gold.tsv")
+    show_project(window, qtbot, before / "p.bpeproj")
+    window.training.corpus.add_paths([str(before / "data" / "eng.txt")])
+    window.training.options.set_config(window.training.options.config().replace(
+        merges=None, vocab_size=300, gold_boundaries=(str(before / "data" / "gold.tsv"),)))
+    with qtbot.waitSignal(window.document.model_changed, timeout=60_000):
+        assert window.train()
+    window.projects.recorder.wait()
+    first = dumps(window.document.model)
+    (tmp_path / "first.json").write_text(first, encoding="utf-8")
+    show_project(window, qtbot, tmp_path / "other.bpeproj")  # (closes the moved one)
+    shutil.move(before, after)
+    show_project(window, qtbot, after / "p.bpeproj")
+    again, _ = rerun_training_as(window, qtbot, ui, tmp_path / "first.json")
+    assert again["constraints"] == json.loads(first)["constraints"]
+    window.projects.recorder.wait()
+    project = window.projects.project
+    rerun = project.run_details(max(project.run_ids()))
+    assert sorted(i.path for i in rerun.inputs) == [str(after / "data" / n)
+                                                   for n in ("eng.txt", "gold.tsv")]
+    assert rerun.config["gold_boundaries"] == [str(after / "data" / "gold.tsv")]
+
+
 def test_rerun_after_moving_the_project_does_not_take_a_changed_file_for_the_run_s(
         window, qtbot, ui, tmp_path, monkeypatch):
     before, after = _project_moved_with_its_corpus(tmp_path, monkeypatch)
