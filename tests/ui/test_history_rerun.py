@@ -55,6 +55,19 @@ def without_time(model_text: str) -> dict:
     return data
 
 
+def rerun_training_as(window, qtbot, ui, model_file) -> tuple[dict, dict]:
+    """Re-run the newest training, with no question or error; the model it made and the
+    run's, from ``model_file``, as (again, first)."""
+    select_kind(window, qtbot, "train")
+    with qtbot.waitSignal(window.document.model_changed, timeout=60_000):
+        window.history.rerun_button.click()
+    assert not ui.errors and not ui.questions
+    again = without_time(dumps(window.document.model))
+    first = without_time(model_file.read_text(encoding="utf-8"))
+    assert again["merges"] == first["merges"] and again["alphabet"] == first["alphabet"]
+    return again, first
+
+
 THREE = ["--lang", "en=eng.txt", "de=deu.txt", "fr=fra.txt"]
 
 
@@ -80,13 +93,7 @@ def test_rerun_of_a_command_line_training_reads_the_files_its_options_named(
                  "--project", str(tmp_path / "p.bpeproj")]) == 0
     monkeypatch.chdir(tmp_path)  # the window runs elsewhere than the command did
     show_project(window, qtbot, tmp_path / "p.bpeproj")
-    select_kind(window, qtbot, "train")
-    with qtbot.waitSignal(window.document.model_changed, timeout=60_000):
-        window.history.rerun_button.click()
-    assert not ui.errors and not ui.questions
-    again = without_time(dumps(window.document.model))
-    first = without_time((work / "model.json").read_text(encoding="utf-8"))
-    assert again["merges"] == first["merges"] and again["alphabet"] == first["alphabet"]
+    again, first = rerun_training_as(window, qtbot, ui, work / "model.json")
     assert again["constraints"] == first["constraints"]
 
 
@@ -107,8 +114,9 @@ def test_rerun_asks_before_running_on_a_file_changed_since(window, qtbot, ui, tm
     qtbot.waitUntil(lambda: window.history.model.rowCount() == 2, timeout=10_000)
 
 
-def test_rerun_after_moving_the_project_and_its_corpus_names_the_missing_files(
-        window, qtbot, ui, tmp_path, monkeypatch):
+def _project_moved_with_its_corpus(tmp_path, monkeypatch):
+    """A training and a count recorded by commands in ``before``, the folder then moved
+    as a whole to ``after``; (before, after)."""
     before, after = tmp_path / "before", tmp_path / "after"
     before.mkdir()
     shutil.copy(os.path.join(DATA, "udhr", "eng.txt"), before / "eng.txt")
@@ -117,7 +125,66 @@ def test_rerun_after_moving_the_project_and_its_corpus_names_the_missing_files(
                  ["count", "eng.txt", "-o", "t.tsv"]):
         assert main([*argv, "-q", "--project", "p.bpeproj"]) == 0
     monkeypatch.chdir(tmp_path)
-    before.rename(after)
+    shutil.move(before, after)
+    return before, after
+
+
+def test_rerun_after_moving_the_project_with_its_corpus_runs_on_the_moved_files(
+        window, qtbot, ui, tmp_path, monkeypatch):
+    before, after = _project_moved_with_its_corpus(tmp_path, monkeypatch)
+    show_project(window, qtbot, after / "p.bpeproj")
+    rerun_training_as(window, qtbot, ui, after / "m.json")
+    window.projects.recorder.wait()
+    project = window.projects.project
+    rerun = project.run_details(max(project.run_ids()))
+    assert [i.path for i in rerun.inputs] == [str(after / "eng.txt")]
+    assert f"{before / 'eng.txt'} → {after / 'eng.txt'}" in rerun.log
+
+    (after / "t.tsv").unlink()
+    select_kind(window, qtbot, "count")
+    window.history.rerun_button.click()
+    assert "files found in" in window.statusBar().currentMessage()
+    qtbot.waitUntil(lambda: not window.projects.run_again._processes, timeout=60_000)
+    assert not ui.errors and (after / "t.tsv").is_file()  # written where it ran, now
+    assert not before.exists()
+    counted = project.run_details(max(project.run_ids()))
+    assert counted.summary.kind == "count" and counted.summary.status == "finished"
+    assert [i.path for i in counted.inputs] == [str(after / "eng.txt")]
+
+
+def test_rerun_of_a_window_training_after_moving_its_folder_finds_corpus_and_gold(
+        window, qtbot, ui, tmp_path):
+    before, after = tmp_path / "before", tmp_path / "after"
+    (before / "data").mkdir(parents=True)
+    shutil.copy(os.path.join(DATA, "udhr", "eng.txt"), before / "data" / "eng.txt")
+    shutil.copy(os.path.join(DATA, "morph", "eng.word.dev.tsv"), before / "data" / "gold.tsv")
+    show_project(window, qtbot, before / "p.bpeproj")
+    window.training.corpus.add_paths([str(before / "data" / "eng.txt")])
+    window.training.options.set_config(window.training.options.config().replace(
+        merges=None, vocab_size=300, gold_boundaries=(str(before / "data" / "gold.tsv"),)))
+    with qtbot.waitSignal(window.document.model_changed, timeout=60_000):
+        assert window.train()
+    window.projects.recorder.wait()
+    first = dumps(window.document.model)
+    (tmp_path / "first.json").write_text(first, encoding="utf-8")
+    show_project(window, qtbot, tmp_path / "other.bpeproj")  # (closes the moved one)
+    shutil.move(before, after)
+    show_project(window, qtbot, after / "p.bpeproj")
+    again, _ = rerun_training_as(window, qtbot, ui, tmp_path / "first.json")
+    assert again["constraints"] == json.loads(first)["constraints"]
+    window.projects.recorder.wait()
+    project = window.projects.project
+    rerun = project.run_details(max(project.run_ids()))
+    assert sorted(i.path for i in rerun.inputs) == [str(after / "data" / n)
+                                                   for n in ("eng.txt", "gold.tsv")]
+    assert rerun.config["gold_boundaries"] == [str(after / "data" / "gold.tsv")]
+
+
+def test_rerun_after_moving_the_project_does_not_take_a_changed_file_for_the_run_s(
+        window, qtbot, ui, tmp_path, monkeypatch):
+    before, after = _project_moved_with_its_corpus(tmp_path, monkeypatch)
+    with open(after / "eng.txt", "a", encoding="utf-8") as corpus:
+        corpus.write("one more line\n")
     show_project(window, qtbot, after / "p.bpeproj")
     for kind in ("count", "train"):
         ui.errors.clear()

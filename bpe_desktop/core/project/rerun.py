@@ -4,17 +4,20 @@ read, and which of its input files are no longer as the run read them.
 A command-line run records its options as typed (``train --lang en=eng.txt``), relative
 to the folder it ran in; the window runs in another folder, so each file an option names is
 found from the run's folder first. A file gone or changed since (its SHA-256 differs) would
-give another result than the run's: History says so before running it again.
+give another result than the run's: History says so before running it again. Files
+moved with the project to another folder are found there by their SHA-256.
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Collection
 from dataclasses import dataclass
 
 from bpe_desktop.core.config import TrainConfig
 from bpe_desktop.core.project.commands import config_in_folder
 from bpe_desktop.core.project.corpus_hash import sha256_of
+from bpe_desktop.core.project.relocation import Relocation, find_relocation
 from bpe_desktop.core.project.store import RunDetails, RunInput
 
 
@@ -52,11 +55,14 @@ class InputProblem:
                 f"{self.now_sha256[:12]}… now)")
 
 
-def input_problems(details: RunDetails) -> list[InputProblem]:
-    """The run's input files that are gone or whose content changed since it read them
-    (reads every file whole: call it off the GUI thread)."""
+def input_problems(details: RunDetails, checked: Collection[str] = ()) -> list[InputProblem]:
+    """The run's input files that are gone or whose content changed since it read them,
+    but for the paths ``checked`` already (reads every file whole: call it off the GUI
+    thread)."""
     problems = []
     for given in details.inputs:
+        if given.path in checked:
+            continue
         if not os.path.isfile(given.path):
             problems.append(InputProblem(given, ""))
             continue
@@ -64,6 +70,18 @@ def input_problems(details: RunDetails) -> list[InputProblem]:
         if now != given.sha256:
             problems.append(InputProblem(given, now))
     return problems
+
+
+def inputs_found(details: RunDetails, project_path: str
+                 ) -> tuple[RunDetails, Relocation | None, list[InputProblem]]:
+    """The run naming its files where they are now (moved with the project, see
+    :mod:`~bpe_desktop.core.project.relocation`), that move if any, and the files that are
+    gone or changed even so (reads the files whole: call it off the GUI thread)."""
+    moved = find_relocation(details, project_path)
+    if moved is None:
+        return details, None, input_problems(details)
+    details = moved.details(details)
+    return details, moved, input_problems(details, {new for _, new in moved.found})
 
 
 def model_file_changed(details: RunDetails) -> bool:

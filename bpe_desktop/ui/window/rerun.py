@@ -3,7 +3,8 @@ languages; an extension's tokenizer and sizes) and run, any other run's recorded
 run again in the background, recorded in the open project.
 
 Nothing runs on files other than the run's: each file it read is checked against its
-recorded SHA-256 first (:mod:`bpe_desktop.core.project.rerun`).
+recorded SHA-256 first (:mod:`bpe_desktop.core.project.rerun`); files moved with the
+project are run where they are now, and the new run's log or the status line says so.
 """
 
 from __future__ import annotations
@@ -18,9 +19,10 @@ from PySide6.QtWidgets import QComboBox
 
 from bpe_desktop.core import BpeError
 from bpe_desktop.core.project.commands import UNSAVED_MODEL
+from bpe_desktop.core.project.relocation import Relocation
 from bpe_desktop.core.project.rerun import (
     file_languages,
-    input_problems,
+    inputs_found,
     recorded_training_config,
 )
 from bpe_desktop.ui.common import dialogs
@@ -38,6 +40,7 @@ class RunAgain(QObject):
         self.window = window
         self.control = control
         self._processes: list[QProcess] = []  # commands of runs run again
+        self._moved: Relocation | None = None  # the files of the run being started, moved
 
     def shutdown(self) -> None:
         for process in self._processes:
@@ -64,7 +67,8 @@ class RunAgain(QObject):
             w._show_status(f"Wait for the running job to finish (Esc cancels it) before "
                            f"running run {details.summary.id} again.")
             return
-        if not self._inputs_as_recorded(details):
+        details = self._inputs_as_recorded(details)
+        if details is None:
             return
         if details.summary.kind != "train" and in_panel:
             self._rerun_extension(details)  # the panel's run, its model not saved
@@ -87,28 +91,45 @@ class RunAgain(QObject):
         w.training.corpus.add_paths([i.path for i in details.inputs if i.role == "corpus"])
         w.training.corpus.set_languages(languages, config.weight)
         w.train()
+        self._say_where_found(details.summary.id)
 
-    def _inputs_as_recorded(self, details) -> bool:
-        """Whether to run ``details`` again: its files are all there (else that is shown)
+    def _inputs_as_recorded(self, details):
+        """``details`` to run again, naming its files where they are now, or None: its
+        files are all there (else that is shown; moved with the project, they are found)
         and unchanged, or the user runs it anyway on the files as they are now."""
         run_id = details.summary.id
         try:
-            problems = run_modal(self.window, "Checking the run's files…",
-                                 lambda: input_problems(details))
+            details, moved, problems = run_modal(
+                self.window, "Checking the run's files…",
+                lambda: inputs_found(details, self.control.project.path))
         except (BpeError, OSError) as exc:
             dialogs.show_error(self.window, "Cannot re-run", f"Run {run_id}: {exc}")
-            return False
+            return None
         listed = "\n".join(p.describe() for p in problems[:10]) + \
             ("\n…" if len(problems) > 10 else "")
         if any(p.gone for p in problems):
             dialogs.show_error(self.window, "Cannot re-run",
                                f"Run {run_id} read files that are not where it read them:\n"
                                f"{listed}\n\nPut them back there to run it again.")
-            return False
-        return not problems or dialogs.ask_yes_no(
-            self.window, "Files changed since the run",
-            f"Run {run_id} read files whose content has changed since:\n{listed}\n\n"
-            "Run it again on the files as they are now (its result may differ)?")
+            return None
+        if problems and not dialogs.ask_yes_no(
+                self.window, "Files changed since the run",
+                f"Run {run_id} read files whose content has changed since:\n{listed}\n\n"
+                "Run it again on the files as they are now (its result may differ)?"):
+            return None
+        self._moved = moved
+        if moved is not None:
+            self.window._show_status(
+                f"Run {run_id}'s files moved with the project: found in {moved.new} with "
+                f"their recorded SHA-256 ({len(moved.found)} file(s)).")
+        return details
+
+    def _say_where_found(self, run_id: int) -> None:
+        """In the new run's log (the Training panel's), the files found moved."""
+        if self._moved is not None and self.window.training.running:
+            self.window.training.log(
+                f"Run {run_id}'s files were not where it read them; found with their "
+                f"recorded SHA-256 where the project is now:\n{self._moved.describe()}")
 
     def _set_encoding_errors(self, config: dict) -> None:
         """The form's *Invalid UTF-8* as the run read it (strict in runs recorded before)."""
@@ -139,6 +160,7 @@ class RunAgain(QObject):
         t.corpus.clear_files()
         t.corpus.add_paths(inputs["corpus"])
         self.window.train()
+        self._say_where_found(details.summary.id)
 
     def _rerun_command(self, details) -> None:
         command = details.command
@@ -172,7 +194,9 @@ class RunAgain(QObject):
                                       if error == QProcess.ProcessError.FailedToStart else None)
         self._processes.append(process)
         process.start()
-        self.window._show_status(f"Running run {run_id}'s command again in the background…")
+        where = f", on its files found in {self._moved.new}" if self._moved else ""
+        self.window._show_status(
+            f"Running run {run_id}'s command again in the background{where}…")
 
     def _rerun_done(self, process: "QProcess", run_id: int, code: int) -> None:
         output = bytes(process.readAll().data()).decode("utf-8", "replace").strip()
