@@ -23,6 +23,17 @@ def panel(training_panel):
     return training_panel
 
 
+def extending_the_sentencepiece_source(panel, sources, merges: int):
+    """The form set to learn ``merges`` merges on the corpus for the sentencepiece source."""
+    panel.corpus.add_paths([str(sources["corpus"])])
+    box = panel.start_from
+    box.choice.setCurrentText(EXISTING)
+    assert box.set_source(str(sources["sp"]))
+    box.stop_mode.setCurrentIndex(0)
+    box.stop_value.setValue(merges)
+    return box
+
+
 def test_extending_a_sentencepiece_model_from_the_panel(panel, qtbot, sources, errors):
     panel.corpus.add_paths([str(sources["corpus"])])
     box = panel.start_from
@@ -122,12 +133,7 @@ def test_held_out_texts_are_read_as_every_text_is_before_the_extension(panel, qt
                                                                        monkeypatch):
     from bpe_desktop.core import extend as extend_module
 
-    panel.corpus.add_paths([str(sources["corpus"])])
-    box = panel.start_from
-    box.choice.setCurrentText(EXISTING)
-    assert box.set_source(str(sources["sp"]))
-    box.stop_mode.setCurrentIndex(0)
-    box.stop_value.setValue(20)
+    box = extending_the_sentencepiece_source(panel, sources, merges=20)
     packed = tmp_path / "held-out-ru.txt.gz"  # the chooser offers .gz, as every text reader
     packed.write_bytes(gzip.compress(sources["held_ru"].read_bytes()))
     box.set_held_out([str(packed)])
@@ -172,12 +178,7 @@ def test_held_out_lines_end_at_line_feeds_as_on_the_command_line(panel, qtbot, s
     held = tmp_path / "held.txt"
     # a form feed and U+2028 are characters of their line (the command line reads it so)
     held.write_text("мир\x0cдом\nthree\u2028four\r\n", encoding="utf-8")
-    panel.corpus.add_paths([str(sources["corpus"])])
-    box = panel.start_from
-    box.choice.setCurrentText(EXISTING)
-    assert box.set_source(str(sources["sp"]))
-    box.stop_mode.setCurrentIndex(0)
-    box.stop_value.setValue(20)
+    box = extending_the_sentencepiece_source(panel, sources, merges=20)
     box.set_held_out([str(held)])
     with qtbot.waitSignal(panel.trained, timeout=60_000) as blocker:
         assert panel.start()
