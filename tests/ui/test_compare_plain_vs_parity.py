@@ -8,7 +8,7 @@ import dataclasses
 
 import pytest
 
-from bpe_desktop.core import TrainConfig
+from bpe_desktop.core import TrainConfig, load_model, save_model
 from bpe_desktop.core.comparison.parity_pair import (
     language_costs,
     model_dev_set,
@@ -150,6 +150,23 @@ def test_after_a_parity_run_reading_invalid_utf8_as_replacement_so_does_plain(wi
     assert "\ufffd" in plain.alphabet
     assert plain.merges == train_plain_counterpart(window.document.model,
                                                    errors="replace").merges
+
+
+def test_plain_vs_parity_on_an_opened_model_reads_as_its_file_records(panel, qtbot,
+                                                                       tmp_path):
+    lang = []
+    for code, path in UD.items():
+        lines = path.read_bytes().split(b"\n")[:300]
+        lines[3] += b" caf\xe9"  # Latin-1, not UTF-8
+        (tmp_path / f"{code}.txt").write_bytes(b"\n".join(lines) + b"\n")
+        lang.append(f"{code}={tmp_path / f'{code}.txt'}")
+    config = TrainConfig(vocab_size=300, lang=tuple(lang), parity_dev_documents=True,
+                         parity_dev=tuple(f"{c}={p}" for c, p in UDHR.items()))
+    save_model(train_multilingual(config, errors="replace").model, tmp_path / "p.json")
+    panel.set_model(load_model(tmp_path / "p.json"), "p.json")  # corpus: "replace"
+    with qtbot.waitSignal(panel.compared, timeout=120_000):
+        panel.plain_button.click()
+    assert "\ufffd" in panel.sources[0].model.alphabet
 
 
 def test_cancel_keeps_the_panel_as_it_was(panel, qtbot, parity_model):

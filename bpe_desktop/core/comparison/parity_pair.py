@@ -68,14 +68,16 @@ def languages_are_tables(config: TrainConfig) -> bool:
 
 
 def train_plain_counterpart(model: BPEModel, *, word_counts: bool | None = None,
-                            errors: str = "strict", on_progress: Callable | None = None,
+                            errors: str | None = None, on_progress: Callable | None = None,
                             cancel=None) -> BPEModel:
     """Train the plain counterpart of a parity-aware model (see the module), reading its
     corpora as the parity-aware run did: ``errors`` "replace" reads invalid UTF-8 as
-    U+FFFD (the model file does not record it). Raises ConfigError / CorpusError naming
-    the file when its corpora cannot be read again."""
+    U+FFFD (None: as the model records its run read them). Raises ConfigError /
+    CorpusError naming the file when its corpora cannot be read again."""
     from bpe_desktop.core.multilingual import train_multilingual
 
+    if errors is None:
+        errors = model.corpus.encoding_errors if model.corpus else "strict"
     config = plain_config(model)
     if word_counts is None:
         word_counts = languages_are_tables(config)

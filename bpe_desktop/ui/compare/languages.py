@@ -33,10 +33,10 @@ class PlainVsParity:
 
 
 def plain_vs_parity_job(model: BPEModel, parity_name: str, word_counts: bool | None,
-                        errors: str = "strict"):
+                        errors: str | None = None):
     """The worker's function: train the plain counterpart (progress as stage texts, its
-    corpora read with ``errors`` as the parity-aware run read them), then compare it with
-    ``model`` on the development set the model records."""
+    corpora read with ``errors`` as the parity-aware run read them; None: as the model
+    records), then compare it with ``model`` on the development set the model records."""
 
     def job(report, cancel):
         report("reading the development set", force=True)

@@ -167,12 +167,14 @@ class ComparePanel(QWidget):
         self._show_text_file()
 
     def compare_with_plain(self, model: BPEModel | None = None, name: str | None = None,
-                           word_counts: bool | None = None, errors: str = "strict") -> bool:
+                           word_counts: bool | None = None,
+                           errors: str | None = None) -> bool:
         """Train the plain counterpart of a parity-aware ``model`` (default: the open
         model) in the worker, then compare both on its development set; the two become
         the panel's tokenizers. ``word_counts``: whether its languages' files are
         word-count tables (None: recognised by their header); ``errors``: how its run read
-        invalid UTF-8 ("strict" or "replace"). False if it cannot start."""
+        invalid UTF-8 ("strict" or "replace"; None: as the model records). False if it
+        cannot start."""
         if self.runner.running:
             return False
         model = model if model is not None else self._current

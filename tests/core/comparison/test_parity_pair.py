@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from bpe_desktop.core import TrainConfig
+from bpe_desktop.core import TrainConfig, load_model, save_model
 from bpe_desktop.core.comparison.parity_pair import (
     compare_on_parallel,
     gini,
@@ -117,9 +117,11 @@ def test_the_plain_counterpart_reads_invalid_utf8_as_the_parity_aware_run_did(tm
     config = TrainConfig(vocab_size=300, lang=tuple(lang), parity_dev_documents=True,
                          parity_dev=tuple(f"{c}={p}" for c, p in UDHR.items()))
     parity = train_multilingual(config, errors="replace").model
-    plain = train_plain_counterpart(parity, errors="replace")
+    save_model(parity, tmp_path / "parity.json")
+    opened = load_model(tmp_path / "parity.json")
+    plain = train_plain_counterpart(opened)  # as its file records: corpus.encoding_errors
     assert plain.merges == train_multilingual(plain_config(parity), errors="replace"
                                               ).model.merges
     assert "\ufffd" in plain.alphabet
     with pytest.raises(CorpusError, match=r"en.txt is not valid UTF-8.*line 6"):
-        train_plain_counterpart(parity)
+        train_plain_counterpart(opened, errors="strict")
