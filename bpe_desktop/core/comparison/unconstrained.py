@@ -73,7 +73,8 @@ def unconstrained_config(model: BPEModel) -> TrainConfig:
 
 
 def unconstrained_corpus(model: BPEModel):
-    """The files the model was trained on, as a corpus (ConfigError when not on disk)."""
+    """The files the model was trained on, read as its run read them (invalid UTF-8 as
+    U+FFFD when it records so), as a corpus (ConfigError when not on disk)."""
     from bpe_desktop.core.training import Corpus
 
     info = model.corpus
@@ -81,7 +82,8 @@ def unconstrained_corpus(model: BPEModel):
         raise ConfigError("the model does not name its corpus files (it was trained on "
                           "typed text or imported), so it cannot be trained again")
     return Corpus.from_files([f.path for f in info.files],
-                             word_counts=info.kind == "word-count-files")
+                             word_counts=info.kind == "word-count-files",
+                             errors=info.encoding_errors)
 
 
 def compare_with_unconstrained(model: BPEModel, request: EvaluationRequest, *,
@@ -97,7 +99,7 @@ def compare_with_unconstrained(model: BPEModel, request: EvaluationRequest, *,
     if progress is not None:
         progress("training the unconstrained model", 0, 1)
     if needs_languages(config):  # the same balanced languages, not their files as they are
-        plain = train_multilingual(config, cancel=cancel,
+        plain = train_multilingual(config, cancel=cancel, errors=corpus.errors,
                                    word_counts=corpus.file_format == "word-counts").model
     else:
         plain = train(corpus, config, cancel=cancel).model

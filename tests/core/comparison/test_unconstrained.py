@@ -89,3 +89,18 @@ def test_a_multilingual_model_is_compared_with_the_same_balanced_languages(corpu
     gain = compare_with_unconstrained(model, EvaluationRequest(gold=[read_gold(GOLD)]))
     plain = train_multilingual(unconstrained_config(model)).model
     assert gain.unconstrained_model.merges == plain.merges
+
+
+def test_a_corpus_read_with_invalid_utf8_as_replacement_is_read_so_again(tmp_path):
+    path = tmp_path / "latin1.txt"
+    words = " ".join(w.word for w in read_gold(GOLD).words)
+    path.write_bytes(TEXT.read_bytes()[:50_000] + b"\ncaf\xe9 au lait\n"
+                     + (words + "\n").encode() * 3)
+    config = TrainConfig(vocab_size=400, gold_boundaries=(str(GOLD),))
+    model = train(Corpus.from_files([str(path)], errors="replace"), config).model
+    request = EvaluationRequest(gold=[read_gold(GOLD)], texts=["the king is dead"])
+    gain = compare_with_unconstrained(model, request)
+    plain = train(Corpus.from_files([str(path)], errors="replace"),
+                  unconstrained_config(model)).model
+    assert gain.unconstrained_model.merges == plain.merges
+    assert "\ufffd" in plain.alphabet
