@@ -1,4 +1,5 @@
-"""Test data helpers shared by the test modules: the corpora folder and GPT-2's byte map."""
+"""Test data helpers shared by the test modules: the corpora folder, GPT-2's byte map and
+corpus copies holding invalid UTF-8."""
 
 from __future__ import annotations
 
@@ -49,3 +50,16 @@ def missing_system_tool(message: str) -> None:
     if os.environ.get("BPE_DESKTOP_REQUIRE_TOOLS") == "1":
         pytest.fail(message)
     pytest.skip(message)
+
+
+def latin1_copies(corpora: dict[str, Path], folder: Path, line: int,
+                  lines: int = 300) -> dict[str, Path]:
+    """Copies of the first ``lines`` lines of each corpus (by language code) in ``folder``,
+    with a Latin-1 word (invalid UTF-8) ending line ``line`` (0-based)."""
+    copies = {}
+    for code, path in corpora.items():
+        text = path.read_bytes().split(b"\n")[:lines]
+        text[line] += b" caf\xe9"
+        copies[code] = folder / f"{code}.txt"
+        copies[code].write_bytes(b"\n".join(text) + b"\n")
+    return copies

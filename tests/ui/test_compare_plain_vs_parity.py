@@ -19,7 +19,7 @@ from bpe_desktop.core.multilingual import train_multilingual
 from bpe_desktop.ui.compare import ComparePanel
 from bpe_desktop.ui.compare.languages import PLAIN_NAME
 from bpe_desktop.ui.training.corpus_list import LANGUAGE_COLUMN
-from tests.shared_data import DATA_DIR, corpus_path
+from tests.shared_data import DATA_DIR, corpus_path, latin1_copies
 
 pytest_plugins = ["tests.ui.window_fixtures"]
 
@@ -128,12 +128,7 @@ def test_after_a_parity_run_from_tables_training_opens_compare_with_both(window,
 
 def test_after_a_parity_run_reading_invalid_utf8_as_replacement_so_does_plain(window, qtbot,
                                                                              tmp_path):
-    files = []
-    for code, path in UD.items():
-        lines = path.read_bytes().split(b"\n")[:300]
-        lines[3] += b" caf\xe9"  # Latin-1, not UTF-8
-        files.append(str(tmp_path / f"{code}.txt"))
-        (tmp_path / f"{code}.txt").write_bytes(b"\n".join(lines) + b"\n")
+    files = [str(p) for p in latin1_copies(UD, tmp_path, line=3).values()]
     training = window.training
     training.corpus.add_paths(files)
     qtbot.waitUntil(lambda: [training.corpus.topLevelItem(i).text(LANGUAGE_COLUMN)
@@ -154,13 +149,8 @@ def test_after_a_parity_run_reading_invalid_utf8_as_replacement_so_does_plain(wi
 
 def test_plain_vs_parity_on_an_opened_model_reads_as_its_file_records(panel, qtbot,
                                                                        tmp_path):
-    lang = []
-    for code, path in UD.items():
-        lines = path.read_bytes().split(b"\n")[:300]
-        lines[3] += b" caf\xe9"  # Latin-1, not UTF-8
-        (tmp_path / f"{code}.txt").write_bytes(b"\n".join(lines) + b"\n")
-        lang.append(f"{code}={tmp_path / f'{code}.txt'}")
-    config = TrainConfig(vocab_size=300, lang=tuple(lang), parity_dev_documents=True,
+    lang = tuple(f"{c}={p}" for c, p in latin1_copies(UD, tmp_path, line=3).items())
+    config = TrainConfig(vocab_size=300, lang=lang, parity_dev_documents=True,
                          parity_dev=tuple(f"{c}={p}" for c, p in UDHR.items()))
     save_model(train_multilingual(config, errors="replace").model, tmp_path / "p.json")
     panel.set_model(load_model(tmp_path / "p.json"), "p.json")  # corpus: "replace"

@@ -21,7 +21,7 @@ from bpe_desktop.core.errors import ConfigError, CorpusError
 from bpe_desktop.core.multilingual import train_multilingual
 from bpe_desktop.core.parity_dev import DevSet
 from tests.cli.support import handmade_model
-from tests.shared_data import DATA_DIR, corpus_path
+from tests.shared_data import DATA_DIR, corpus_path, latin1_copies
 
 # The handmade model merges l+o, lo+w, e+r: "low" is low </w> (2 tokens), "lower" is
 # low er </w> (3); "ole" and "r" contain no merged pair: o l e </w> (4), r </w> (2).
@@ -108,13 +108,8 @@ def test_the_plain_counterpart_of_a_model_trained_from_tables(parity_model, tmp_
 
 
 def test_the_plain_counterpart_reads_invalid_utf8_as_the_parity_aware_run_did(tmp_path):
-    lang = []
-    for code, path in UD.items():
-        text = path.read_bytes().split(b"\n")[:300]
-        text[5] += b" caf\xe9"  # Latin-1, not UTF-8
-        (tmp_path / f"{code}.txt").write_bytes(b"\n".join(text) + b"\n")
-        lang.append(f"{code}={tmp_path / f'{code}.txt'}")
-    config = TrainConfig(vocab_size=300, lang=tuple(lang), parity_dev_documents=True,
+    lang = tuple(f"{c}={p}" for c, p in latin1_copies(UD, tmp_path, line=5).items())
+    config = TrainConfig(vocab_size=300, lang=lang, parity_dev_documents=True,
                          parity_dev=tuple(f"{c}={p}" for c, p in UDHR.items()))
     parity = train_multilingual(config, errors="replace").model
     save_model(parity, tmp_path / "parity.json")
