@@ -20,6 +20,8 @@ EXIT_INTERRUPTED = 130
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    global _reported
+    _reported = False  # a new command (tests run several in one process)
     try:
         # An import must not take the KeyboardInterrupt (see sigint_held).
         with sigint_held():
@@ -37,15 +39,20 @@ _reported = False
 
 def report_interrupted() -> None:
     """The line a Ctrl-C ends the command with, written once."""
-    global _reported
     if _reported:
         return
-    _reported = True
+    mark_interrupted_reported()
     try:
         sys.stderr.write(f"{PROG}: error: interrupted\n")
         sys.stderr.flush()
     except (OSError, ValueError):
         pass
+
+
+def mark_interrupted_reported() -> None:
+    """The command wrote the Ctrl-C line itself: a second Ctrl-C must not repeat it."""
+    global _reported
+    _reported = True
 
 
 def run() -> int:
@@ -56,7 +63,8 @@ def run() -> int:
     interpreter's own shutdown (a Dask cluster's, at exit) would end the process by SIGINT
     with no word; the command's status stands instead.
     """
-    status = EXIT_INTERRUPTED
+    global _reported
+    status, _reported = EXIT_INTERRUPTED, False
     try:
         status = main()
     except KeyboardInterrupt:  # before main's handler was reached, or while it reported

@@ -34,7 +34,7 @@ from bpe_desktop.cli._common import (
 )
 from bpe_desktop.cli.recording import run_command
 from bpe_desktop.core.errors import BpeError
-from bpe_desktop.launch import report_interrupted
+from bpe_desktop.launch import mark_interrupted_reported
 
 
 class _CommandModule:
@@ -95,7 +95,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return EXIT_OK
         return run_command(args, args_list)
     except KeyboardInterrupt:
-        report_interrupted()
+        mark_interrupted_reported()
+        _fail("interrupted")
         return EXIT_INTERRUPTED
     except BrokenPipeError:
         _silence_stdout()
