@@ -13,6 +13,7 @@ from PySide6.QtCore import QCoreApplication
 
 from bpe_desktop.cli import main
 from bpe_desktop.core.model_file import dumps
+from bpe_desktop.core.project import Project
 
 pytest_plugins = ["tests.ui.window_fixtures"]
 
@@ -268,3 +269,22 @@ def test_a_training_run_again_keeps_its_preset(window, qtbot, ui, tmp_path, pres
                     for i in window.projects.project.run_ids())
     assert (first.summary.preset, again.summary.preset) == (preset, preset)
     assert again.config == first.config
+
+
+def test_rerun_records_the_new_run_in_the_project_shown(window, qtbot, ui, tmp_path,
+                                                        monkeypatch):
+    """A command that named another project (here the one this is a copy of) is run
+    again into the project History shows: the new run appears in its table."""
+    (tmp_path / "c.txt").write_text("low lower lowest\n" * 5, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    assert main(["count", "c.txt", "-o", "t.tsv", "-q", "--project", "p.bpeproj"]) == 0
+    shutil.copy(tmp_path / "p.bpeproj", tmp_path / "copy.bpeproj")
+    show_project(window, qtbot, tmp_path / "copy.bpeproj")
+    select_kind(window, qtbot, "count")
+    window.history.rerun_button.click()
+    qtbot.waitUntil(lambda: not window.projects.run_again._processes, timeout=60_000)
+    assert not ui.errors
+    window.history.on_recorded()
+    qtbot.waitUntil(lambda: window.history.model.rowCount() == 2, timeout=10_000)
+    with Project(tmp_path / "p.bpeproj") as original:
+        assert len(original.run_ids()) == 1

@@ -24,6 +24,40 @@ def command_record(argv: Sequence[str], cwd: str | None = None) -> dict:
     return {"argv": list(argv), "cwd": os.getcwd() if cwd is None else cwd}
 
 
+def named_project(argv: Sequence[str]) -> str | None:
+    """The project file a command's ``--project FILE`` or ``--project=FILE`` names (the
+    last one: the one the command line takes), or None."""
+    named, options = None, _options_of(argv)
+    for i, arg in enumerate(options):
+        if arg == "--project" and i + 1 < len(options):
+            named = options[i + 1]
+        elif arg.startswith("--project="):
+            named = arg.partition("=")[2]
+    return named
+
+
+def recording_into(argv: Sequence[str], project: str) -> list[str]:
+    """``argv`` recording its run into ``project`` instead of the project it named: a run
+    History runs again is recorded in the project History shows. (An abbreviation such as
+    ``--proj`` stays, but the ``--project`` added after it is the one that counts.)"""
+    options = _options_of(argv)
+    rest = list(argv[len(options):])
+    kept, skip = [], False
+    for arg in options:
+        if skip:
+            skip = False
+        elif arg == "--project":
+            skip = True
+        elif not arg.startswith("--project="):
+            kept.append(arg)
+    return [*kept, "--project", project, *rest]
+
+
+def _options_of(argv: Sequence[str]) -> Sequence[str]:
+    """The arguments before ``--`` (after it, every argument is a file name)."""
+    return argv[:argv.index("--")] if "--" in argv else argv
+
+
 def shell_command(command: dict | None) -> str:
     """One line for a shell: ``cd FOLDER && bpe-desktop ARGS`` ('' if not known)."""
     if not command:

@@ -16,6 +16,7 @@ import dataclasses
 import os
 
 from bpe_desktop.core.constraints import FILE_LIST_OPTIONS
+from bpe_desktop.core.project.commands import named_project
 from bpe_desktop.core.project.corpus_hash import sha256_of
 from bpe_desktop.core.project.store import RunDetails, RunInput
 
@@ -91,8 +92,8 @@ def _former_project_folders(details: RunDetails) -> list[str]:
     command = details.command or {}
     cwd, argv = command.get("cwd"), command.get("argv", [])
     folders = []
-    if cwd and "--project" in argv[:-1]:
-        project = argv[argv.index("--project") + 1]
+    project = named_project(argv)
+    if cwd and project:
         folders.append(os.path.dirname(os.path.join(cwd, project)))
     if cwd:
         folders.append(cwd)

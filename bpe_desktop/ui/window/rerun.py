@@ -18,7 +18,7 @@ from PySide6.QtCore import QObject, QProcess, Slot
 from PySide6.QtWidgets import QComboBox
 
 from bpe_desktop.core import BpeError
-from bpe_desktop.core.project.commands import UNSAVED_MODEL
+from bpe_desktop.core.project.commands import UNSAVED_MODEL, recording_into
 from bpe_desktop.core.project.relocation import Relocation
 from bpe_desktop.core.project.rerun import (
     file_languages,
@@ -175,9 +175,7 @@ class RunAgain(QObject):
                                f"Run {details.summary.id} ran in {folder}, which is no longer "
                                "there; its command names files from there.")
             return
-        argv = list(command["argv"])
-        if "--project" not in argv:
-            argv += ["--project", self.control.project.path]
+        argv = recording_into(command["argv"], self.control.project.path)
         process = QProcess(self)
         process.setWorkingDirectory(folder)
         process.setProcessChannelMode(QProcess.ProcessChannelMode.MergedChannels)

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import shlex
 
+import pytest
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -19,7 +21,13 @@ from bpe_desktop.core.config import (
     SpecialToken,
     TrainConfig,
 )
-from bpe_desktop.core.project.commands import config_in_folder, shell_command, train_arguments
+from bpe_desktop.core.project.commands import (
+    config_in_folder,
+    named_project,
+    recording_into,
+    shell_command,
+    train_arguments,
+)
 
 specials = st.lists(st.sampled_from([SpecialToken("<unk>", 0, "unk"), SpecialToken("<s>", 1),
                                      SpecialToken("</s>", 2, "eos"),
@@ -95,3 +103,29 @@ def test_a_commands_files_are_read_in_the_folder_it_ran_in():
     assert resolved.gold_boundaries == ("/runs/one/gold=v1.tsv",)  # a file name, not CODE=
     assert resolved.parity_dev == ("/runs/one/dev.tsv",) and resolved.weight == config.weight
     assert config_in_folder(config, None) == config
+
+
+@pytest.mark.parametrize("argv", [
+    ["count", "c.txt", "-o", "t.tsv"],
+    ["count", "c.txt", "-o", "t.tsv", "--project", "old.bpeproj"],
+    ["count", "c.txt", "--project=old.bpeproj", "-o", "t.tsv"],
+    ["count", "c.txt", "--proj", "old.bpeproj", "-o", "t.tsv"],  # an abbreviation
+    ["count", "-o", "t.tsv", "--project", "old.bpeproj", "--", "--project", "c.txt"],
+], ids=["none", "separate", "with-equals", "abbreviated", "a-file-named-like-it"])
+def test_a_command_run_again_is_recorded_in_the_project_shown(argv):
+    """History runs a recorded command again in the project it shows, whichever project
+    the command named then; its other arguments stay as they were."""
+    again = recording_into(argv, "/now/p.bpeproj")
+    args = build_parser().parse_args(again)
+    assert args.project == "/now/p.bpeproj"
+    assert args.output == "t.tsv"
+    assert args.inputs == build_parser().parse_args(argv).inputs
+    assert named_project(again) == "/now/p.bpeproj"
+
+
+def test_the_project_a_command_named_is_read_in_either_form():
+    assert named_project(["count", "c.txt", "--project", "a.bpeproj"]) == "a.bpeproj"
+    assert named_project(["count", "c.txt", "--project=b.bpeproj"]) == "b.bpeproj"
+    assert named_project(["count", "--project=a", "--project", "b", "c.txt"]) == "b"
+    assert named_project(["count", "--", "--project", "c.txt"]) is None
+    assert named_project(["count", "c.txt"]) is None
