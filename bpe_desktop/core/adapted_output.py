@@ -157,7 +157,9 @@ def write_transformers_folder(model: BPEModel, folder: str | os.PathLike, *,
                               tokenizer_json: bytes | None = None) -> list[Path]:
     """``tokenizer.json`` (exported, or ``tokenizer_json`` when given: a patched source)
     and transformers' two settings files in ``folder``."""
-    why = export_problem(model, "hf")
+    # A patched source keeps the source's own merges and text rules, as the tokenizer.json
+    # written back does; only a new export must be one HF encodes as BPE Desktop does.
+    why = export_problem(model, "hf") if tokenizer_json is None else None
     if why:
         raise ExportError(f"cannot write a transformers folder: {why}")
     folder = Path(folder)
