@@ -64,3 +64,26 @@ def test_a_metaspace_that_keeps_words_together_with_tokens_across_them_is_refuse
     check_adaptable(path)
     with pytest.raises(BpeError, match=r"across-words\.json: .*'s▁the'"):
         check_adaptable(across)
+
+
+def test_llama_style_tokenizer_trimmed_segments_the_target_text_as_before(adapt_folder):
+    """Converted from sentencepiece, one token is made by several merges ('▁t' + 'he',
+    '▁th' + 'e'); the text may use any of them, so trimming keeps what each one needs."""
+    from bpe_desktop.core.trim import trim
+
+    path = llama_style_tokenizer_json(adapt_folder, legacy=True)
+    source = import_model("hf", path)
+    target = english_lines()[-HELD_OUT:]
+    result = trim(source, target)
+    assert result.dropped > 0
+    out = adapt_folder / "llama-trimmed"
+    write_model(result.model, "transformers", out, source=source, source_path=path,
+                source_format="hf")
+    original = Tokenizer.from_file(str(path))
+    trimmed = Tokenizer.from_file(str(out / "tokenizer.json"))
+    back = {new: old for old, new in result.id_map.items()}
+    for line in target:
+        ids = trimmed.encode(line).ids
+        assert [back[i] for i in ids] == original.encode(line).ids
+        assert trimmed.decode(ids) == line
+    assert verify_transformers_folder(result.model, out, target).agreed == len(target)
