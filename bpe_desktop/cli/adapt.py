@@ -97,7 +97,8 @@ def _add_extend_options(p: argparse.ArgumentParser) -> None:
 
 def _add_source(p: argparse.ArgumentParser) -> None:
     p.add_argument("-m", "--model", required=True, metavar="SOURCE",
-                   help="the tokenizer (gpt2: the folder, either file, or the prefix)")
+                   help="the tokenizer (a transformers folder: its tokenizer.json; gpt2: the "
+                        "folder, either file, or the prefix)")
     p.add_argument("--format", choices=_IN_FORMATS, dest="format",
                    help="its format, as in 'import' (model: a BPE Desktop model); detected "
                    "when left out")
@@ -143,6 +144,8 @@ def _check_adapted_output(args, fmt: str, inputs: list[str], what: str) -> None:
 
     out_format = _output_format(args, fmt)
     sources = [str(p) for p in file_pair(args.model)] if fmt == "gpt2" else [args.model]
+    if fmt == "hf" and os.path.isdir(args.model):  # a transformers folder
+        sources = [os.path.join(args.model, name) for name in _TRANSFORMERS_FILES]
     targets = [args.output]
     if out_format == "gpt2" and not (args.output.endswith((os.sep, "/"))
                                      and not os.path.exists(args.output)):
@@ -156,8 +159,9 @@ def _check_adapted_output(args, fmt: str, inputs: list[str], what: str) -> None:
 
 def _output_format(args, fmt: str) -> str:
     out = args.out_format or fmt
-    if out == "hf" and (os.path.isdir(args.output) or args.output.endswith(os.sep)):
-        return "transformers"
+    if out == "hf" and (os.path.isdir(args.output) or args.output.endswith(os.sep)
+                        or not args.out_format and os.path.isdir(args.model)):
+        return "transformers"  # a transformers folder source is written back as one
     return out
 
 

@@ -30,12 +30,14 @@ from typing import Any
 
 from bpe_desktop.core.errors import ExportError
 from bpe_desktop.core.formats import _common
+from bpe_desktop.core.formats.hf import tokenizer_json_path
 from bpe_desktop.core.model import BPEModel
 
 
 def patched_tokenizer_json(model: BPEModel, source_path: str | os.PathLike) -> bytes:
     """The source ``tokenizer.json`` at ``source_path`` with ``model``'s vocabulary and
     merges (see the module's rules), as UTF-8 JSON in the layout ``tokenizers`` writes."""
+    source_path = tokenizer_json_path(source_path)
     root = _common.read_json(source_path)
     if not isinstance(root, dict) or not isinstance(root.get("model"), dict) \
             or not isinstance(root["model"].get("vocab"), dict):

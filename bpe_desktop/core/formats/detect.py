@@ -1,7 +1,7 @@
 """Which format a tokenizer file is in, from its name and first bytes.
 
-``model`` (BPE Desktop's JSON) has a top-level ``"format"``; ``hf`` a ``"model"`` object;
-``gpt2`` is a folder, a ``vocab.json`` or ``merges.txt`` (or ``PREFIX-vocab.json``);
+``model`` (BPE Desktop's JSON) has a top-level ``"format"``; ``hf`` a ``"model"`` object,
+or is a transformers folder (one with a ``tokenizer.json``); ``gpt2`` is another folder, a ``vocab.json`` or ``merges.txt`` (or ``PREFIX-vocab.json``);
 ``sentencepiece`` a ``.model`` file in protobuf (YouTokenToMe's ``.model`` is text,
 starting with two numbers); ``tiktoken`` lines of base64 and a rank; ``subword-nmt``
 codes start with ``#version`` or hold two symbols per line, fastBPE three.
@@ -28,6 +28,8 @@ def detect_format(path: str | os.PathLike) -> str:
 
     p = Path(path)
     name = p.name.lower()
+    if p.is_dir() and (p / "tokenizer.json").is_file():
+        return "hf"  # a transformers folder: its tokenizer.json has the added tokens too
     if p.is_dir() or name.endswith("vocab.json") or name.endswith("merges.txt"):
         return "gpt2"
     if not p.exists() and file_pair(p)[0].is_file():  # PREFIX-vocab.json, PREFIX-merges.txt

@@ -262,7 +262,15 @@ class _Reader:
         return value
 
 
+def tokenizer_json_path(path: str | os.PathLike) -> Path:
+    """The ``tokenizer.json`` that ``path`` names: the file, or the one in a transformers
+    folder."""
+    path = Path(path)
+    return path / "tokenizer.json" if path.is_dir() else path
+
+
 def load(path: str | os.PathLike) -> BPEModel:
+    path = tokenizer_json_path(path)
     data = _common.read_json(path)
     r = _Reader(path)
     root = r.obj(data, "the file")
@@ -317,6 +325,7 @@ def check_adaptable(path: str | os.PathLike) -> None:
     it does (and writing back keeps its own pre-tokenizer and normalizer), so one whose
     pre-tokenizer or normalizer the import only approximates is refused: its new merges
     would be learned on, and its kept tokens chosen by, other words than it makes."""
+    path = tokenizer_json_path(path)
     r = _Reader(path)
     root = r.obj(_common.read_json(path), "the file")
     model = root.get("model")
