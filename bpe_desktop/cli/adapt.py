@@ -245,7 +245,7 @@ def cmd_trim(args: argparse.Namespace) -> int:
                   keep_specials=not args.drop_specials)
     _write(args, result.model, source, fmt, verify)
     maps = write_id_map(result, args.id_map)
-    reports = _reports(source, result.model, held_out)
+    reports = _reports(source, result.model, held_out, result.id_map)
     if (run := recording(args)) is not None:
         from bpe_desktop.core.project.metrics import trim_metrics
 
@@ -290,11 +290,11 @@ def _write(args, model, source, fmt: str, verify: list[str]) -> None:
                                 args.quiet)
 
 
-def _reports(before, after, held_out) -> list:
-    """How ``before`` and ``after`` encode each held-out text."""
+def _reports(before, after, held_out, id_map=None) -> list:
+    """How ``before`` and ``after`` encode each held-out text (``id_map``: a trim's)."""
     from bpe_desktop.core.adaptation_report import held_out_report
 
-    return [held_out_report(before, after, lines, name) for name, lines in held_out]
+    return [held_out_report(before, after, lines, name, id_map) for name, lines in held_out]
 
 
 def _print_reports(reports) -> None:

@@ -357,15 +357,20 @@ def test_trim_records_its_run_with_each_held_out_report_as_metrics(capsys, tmp_p
     assert metrics["", "vocab_size"] == after.get_piece_size()
     assert metrics["", "dropped_tokens"] == before.get_piece_size() - after.get_piece_size()
     assert ("", "total_words") not in metrics  # the source's training corpus: not the trim's
-    _assert_held_out_metrics(metrics, sources["sp"], out, held)
-    # the target text keeps its segmentation; the other language loses its tokens
+    id_map = {int(old): new for old, new in
+              json.loads((tmp_path / "map.json").read_text(encoding="utf-8")).items()}
+    _assert_held_out_metrics(metrics, sources["sp"], out, held, id_map)
+    # the target text keeps its segmentation, and its ids through the map; the other
+    # language loses its tokens
     en, ru = str(sources["held_en"]), str(sources["held_ru"])
     assert metrics[en, "tokens"] == metrics[en, "tokens_before"]
+    assert metrics[en, "unchanged_line_share"] == 1.0
     assert metrics[ru, "tokens"] > metrics[ru, "tokens_before"]
 
 
-def _assert_held_out_metrics(metrics, source, adapted, held) -> None:
-    """Each held-out file's recorded figures, computed again with sentencepiece."""
+def _assert_held_out_metrics(metrics, source, adapted, held, id_map=None) -> None:
+    """Each held-out file's recorded figures, computed again with sentencepiece (the ids
+    before read through a trim's ``id_map``)."""
     before = spm.SentencePieceProcessor(model_file=str(source))
     after = spm.SentencePieceProcessor(model_file=str(adapted))
     for path in held:
@@ -373,7 +378,9 @@ def _assert_held_out_metrics(metrics, source, adapted, held) -> None:
                  if line.strip()]
         tokens = [sum(len(sp.encode(line)) for line in lines) for sp in (after, before)]
         words = sum(len(line.split()) for line in lines)
-        unchanged = sum(after.encode(line) == before.encode(line) for line in lines)
+        unchanged = sum(after.encode(line) == [i if id_map is None else id_map.get(i, -1)
+                                               for i in before.encode(line)]
+                        for line in lines)
         name = str(path)
         assert metrics[name, "lines"] == len(lines) and metrics[name, "words"] == words
         assert (metrics[name, "tokens"], metrics[name, "tokens_before"]) == tuple(tokens)
