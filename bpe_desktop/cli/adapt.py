@@ -199,8 +199,8 @@ def cmd_extend(args: argparse.Namespace) -> int:
         if progress:
             progress.clear()
     model = result.model
+    reports = _reports(source, model, held_out)  # before writing: Ctrl-C here keeps the old
     _write(args, model, source, fmt, verify)
-    reports = _reports(source, model, held_out)
     if (run := recording(args)) is not None:
         from bpe_desktop.core.project.metrics import extension_metrics
 
@@ -243,9 +243,9 @@ def cmd_trim(args: argparse.Namespace) -> int:
     verify, held_out = _read_lines(args.verify), _held_out(args.held_out)
     result = trim(source, texts, keep_alphabet=not args.drop_alphabet,
                   keep_specials=not args.drop_specials)
+    reports = _reports(source, result.model, held_out, result.id_map)
     _write(args, result.model, source, fmt, verify)
     maps = write_id_map(result, args.id_map)
-    reports = _reports(source, result.model, held_out, result.id_map)
     if (run := recording(args)) is not None:
         from bpe_desktop.core.project.metrics import trim_metrics
 
@@ -284,10 +284,14 @@ def _write(args, model, source, fmt: str, verify: list[str]) -> None:
         sys.stderr.write(f"{PROG}: warning: {note}\n")
     if verify and out_format != "model":
         files = paths[:1] if out_format == TRANSFORMERS_FOLDER else paths
-        report_verification(verify_export(model, checked, files, verify), args.quiet)
-        if out_format == TRANSFORMERS_FOLDER:
-            report_verification(verify_transformers_folder(model, paths[0].parent, verify),
-                                args.quiet)
+        try:
+            report_verification(verify_export(model, checked, files, verify), args.quiet)
+            if out_format == TRANSFORMERS_FOLDER:
+                report_verification(verify_transformers_folder(model, paths[0].parent,
+                                                               verify), args.quiet)
+        except KeyboardInterrupt:  # the files are in place: say so, not just "interrupted"
+            raise KeyboardInterrupt("interrupted while verifying; the files were written: "
+                                    + ", ".join(str(p) for p in paths)) from None
 
 
 def _reports(before, after, held_out, id_map=None) -> list:
