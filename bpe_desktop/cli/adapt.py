@@ -240,6 +240,9 @@ def cmd_trim(args: argparse.Namespace) -> int:
     _check_output(args.id_map, [args.model], "the source tokenizer")
     _check_output(args.id_map, args.text, "a target text file")
     texts = _read_lines(args.text)
+    if not any(line.strip() for line in texts):
+        raise CliError(f"{', '.join(args.text)}: the target text is empty (nothing but "
+                       "spaces and line breaks): there is nothing to keep")
     verify, held_out = _read_lines(args.verify), _held_out(args.held_out)
     result = trim(source, texts, keep_alphabet=not args.drop_alphabet,
                   keep_specials=not args.drop_specials)

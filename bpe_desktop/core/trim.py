@@ -48,8 +48,9 @@ def trim(model: BPEModel, texts: Sequence[str], *, keep_alphabet: bool = True,
          keep_specials: bool = True) -> TrimResult:
     """``model`` with only the tokens ``texts`` need (see the module's rules)."""
     texts = [t for t in texts if t]
-    if not texts:
-        raise ConfigError("the target text is empty: there is nothing to keep")
+    if not any(t.strip() for t in texts):  # spaces alone: no word would keep a merge
+        raise ConfigError("the target text is empty (nothing but spaces and line breaks): "
+                          "there is nothing to keep")
     tok = model.tokenizer()
     before = tok.encode_batch(texts)
     used = set()

@@ -292,13 +292,14 @@ def test_an_empty_corpus_gets_one_line_and_nothing_is_written(capsys, tmp_path, 
     assert not (tmp_path / "out.model").exists()
 
 
-def test_trim_with_an_empty_target_writes_nothing(capsys, tmp_path, sources):
+@pytest.mark.parametrize("content", ["\n\n", "   \n\t\n  "], ids=["line-breaks", "spaces"])
+def test_trim_with_an_empty_target_writes_nothing(capsys, tmp_path, sources, content):
     target = tmp_path / "t.txt"
-    target.write_text("\n\n", encoding="utf-8")
+    target.write_text(content, encoding="utf-8")
     status, _, err = run(capsys, "trim", "-m", sources["sp"], "--text", target, "-o",
                          tmp_path / "t.model", "--id-map", tmp_path / "m.json")
     assert status == 1
-    assert_one_error_line(err, "empty")
+    assert_one_error_line(err, "empty", "t.txt")
     assert not (tmp_path / "t.model").exists() and not (tmp_path / "m.json").exists()
 
 
