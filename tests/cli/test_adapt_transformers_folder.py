@@ -87,3 +87,20 @@ def test_a_transformers_folder_is_never_written_over(capsys, tmp_path, files, co
     assert status == 1
     assert_one_error_line(err, "tokenizer.json", "is also the source tokenizer")
     assert _digest(files["source"]) == before
+
+
+@pytest.mark.parametrize("command", ["extend", "trim"])
+def test_a_run_records_the_folders_tokenizer_json_as_its_source(capsys, tmp_path, files,
+                                                                 command):
+    project = tmp_path / "p.bpeproj"
+    work = ([files["corpus"], "--merges", 20] if command == "extend" else
+            ["--text", files["held_en"], "--id-map", tmp_path / "map.json"])
+    status, _, err = run(capsys, command, "-m", files["source"], *work, "-o",
+                         tmp_path / "out", "-q", "--project", project)
+    assert status == 0, err
+    status, printed, err = run(capsys, "history", project, "--json")
+    (recorded,) = json.loads(printed)["runs"]
+    (source,) = [i for i in recorded["inputs"] if i["role"] == "model"]
+    tokenizer_json = files["source"] / "tokenizer.json"
+    assert source["path"] == str(tokenizer_json)
+    assert source["sha256"] == hashlib.sha256(tokenizer_json.read_bytes()).hexdigest()
