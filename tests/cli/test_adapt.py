@@ -94,6 +94,19 @@ def test_a_gpt2_prefix_names_the_source_and_it_is_never_overwritten(capsys, tmp_
     assert sources["vocab"].read_bytes() == before
 
 
+def test_a_run_from_a_gpt2_prefix_records_both_files(capsys, tmp_path, sources):
+    prefix = str(sources["vocab"])[: -len("-vocab.json")]
+    project = tmp_path / "p.bpeproj"
+    status, _, err = run(capsys, "extend", "-m", prefix, sources["corpus"], "--merges", 20,
+                         "-o", tmp_path / "out", "-q", "--project", project)
+    assert status == 0, err
+    _, printed, _ = run(capsys, "history", project, "--json")
+    (recorded,) = json.loads(printed)["runs"]
+    assert [(i["path"], i["sha256"]) for i in recorded["inputs"] if i["role"] == "model"] \
+        == [(f"{prefix}-{name}", _sha256(f"{prefix}-{name}"))
+            for name in ("vocab.json", "merges.txt")]
+
+
 def test_extend_patches_a_tokenizer_json_keeping_its_post_processor(capsys, tmp_path,
                                                                     sources):
     from tokenizers import ByteLevelBPETokenizer, processors
