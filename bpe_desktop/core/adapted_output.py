@@ -83,6 +83,10 @@ def write_model(model: BPEModel, fmt: str, path: str | os.PathLike, *,
         if fmt == TRANSFORMERS_FOLDER:
             return write_transformers_folder(model, path, tokenizer_json=patched)
         return _common.write_files([(Path(path), patched)])
+    if source_path is not None and source_format == "tiktoken":
+        from bpe_desktop.core.formats.tiktoken_ranks import check_adaptable
+
+        check_adaptable(source_path)  # a trim chose its tokens by GPT-2's pattern
     if fmt == OWN_FORMAT:
         save_model(model, path)
         return [Path(path)]

@@ -276,11 +276,30 @@ def _sentencepiece_without_a_first_space(folder):
     return folder / "nodummy.model"
 
 
+def _tiktoken_with_gpt4s_pattern(folder):
+    """Byte-level ranks whose settings give cl100k's pattern (digits in threes, ...)."""
+    from bpe_desktop.core import Corpus, TrainConfig, train
+    from bpe_desktop.core.formats import export_model
+
+    model = train(Corpus.from_files([sources_text(folder)]),
+                  TrainConfig.preset("gpt2", merges=100)).model
+    ranks = export_model(model, "tiktoken", folder / "gpt4.tiktoken")[0]
+    settings = folder / "gpt4.tiktoken.json"
+    data = json.loads(settings.read_text(encoding="utf-8"))
+    data["pat_str"] = (r"'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}+|\p{N}{1,3}|"
+                       r" ?[^\s\p{L}\p{N}]++[\r\n]*|\s*[\r\n]|\s+(?!\S)|\s+")
+    settings.write_text(json.dumps(data), encoding="utf-8")
+    for checksums in folder.glob("gpt4.tiktoken*.sha256"):  # edited on purpose
+        checksums.unlink()
+    return ranks
+
+
 @pytest.mark.parametrize("command", ["extend", "trim"])
 @pytest.mark.parametrize("make, words", [
     (lambda folder: _hf_after_whitespace(folder, "BPE"), ("bpe.json", "Whitespace")),
     (_byte_level_adding_a_space, ("prefixed.json", "ByteLevel adds one")),
     (_sentencepiece_without_a_first_space, ("nodummy.model", "the source adds none")),
+    (_tiktoken_with_gpt4s_pattern, ("gpt4.tiktoken.json", "not the source's pat_str")),
 ])
 def test_a_source_whose_pre_tokenizer_is_approximated_is_refused(capsys, tmp_path, sources,
                                                                  command, make, words):

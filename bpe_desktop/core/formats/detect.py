@@ -78,15 +78,16 @@ def _unknown(path) -> str:
 
 def load_tokenizer(path: str | os.PathLike, fmt: str | None = None):
     """``(model, format)``: the tokenizer at ``path`` in ``fmt`` (detected when None), to
-    extend or trim: a ``tokenizer.json`` or sentencepiece ``.model`` whose text rules the
-    import only approximates is refused (``check_adaptable`` of :mod:`.hf` and
-    :mod:`.sentencepiece_model`)."""
-    from bpe_desktop.core.formats import hf, import_model, sentencepiece_model
+    extend or trim: a ``tokenizer.json``, sentencepiece ``.model`` or tiktoken ranks file
+    whose text rules the import only approximates is refused (``check_adaptable`` of
+    :mod:`.hf`, :mod:`.sentencepiece_model` and :mod:`.tiktoken_ranks`)."""
+    from bpe_desktop.core.formats import hf, import_model, sentencepiece_model, tiktoken_ranks
     from bpe_desktop.core.model_file import load_model
 
     fmt = fmt or detect_format(path)
     model = load_model(path) if fmt == OWN_FORMAT else import_model(fmt, path)
-    checks = {"hf": hf.check_adaptable, "sentencepiece": sentencepiece_model.check_adaptable}
+    checks = {"hf": hf.check_adaptable, "sentencepiece": sentencepiece_model.check_adaptable,
+              "tiktoken": tiktoken_ranks.check_adaptable}
     if fmt in checks:
         checks[fmt](path)
     return model, fmt
