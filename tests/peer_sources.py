@@ -80,3 +80,59 @@ def russian_and_held_out_files(folder: Path, english_lines_kept: int = 100) -> d
     english.write_text("\n".join(english_lines()[-english_lines_kept:]) + "\n",
                        encoding="utf-8")
     return {"corpus": train, "held_ru": held, "held_en": english}
+
+
+def llama_style_tokenizer_json(folder: Path, *, legacy: bool) -> Path:
+    """:func:`sentencepiece_bpe` with byte fallback as transformers converts Llama's
+    tokenizer: merges listed in the order of their pieces' ids, ``<s>`` added by a
+    TemplateProcessing, a ▁-to-space decoder with byte fallback. ``legacy`` (Llama 2,
+    Mistral): no pre-tokenizer, a normalizer that prepends ▁ and turns spaces into ▁;
+    else a Metaspace pre-tokenizer that does not split."""
+    import json
+
+    import sentencepiece as spm
+
+    sp = spm.SentencePieceProcessor(model_file=str(sentencepiece_bpe(folder,
+                                                                     byte_fallback=True)))
+    vocab = {sp.id_to_piece(i): i for i in range(sp.get_piece_size())}
+    merges = sorted((i, vocab[piece[:k]], vocab[piece[k:]]) for piece, i in vocab.items()
+                    if not sp.is_control(i)
+                    and not sp.is_unknown(i) and not sp.is_byte(i)
+                    for k in range(1, len(piece))
+                    if piece[:k] in vocab and piece[k:] in vocab)
+    specials = [i for i in vocab.values() if sp.is_control(i) or sp.is_unknown(i)]
+    bow = {"type": "Metaspace", "replacement": "▁", "prepend_scheme": "first", "split": False}
+    data = {
+        "version": "1.0", "truncation": None, "padding": None,
+        "added_tokens": [{"id": i, "content": sp.id_to_piece(i), "single_word": False,
+                          "lstrip": False, "rstrip": False, "normalized": False,
+                          "special": True} for i in specials],
+        "normalizer": {"type": "Sequence", "normalizers": [
+            {"type": "Prepend", "prepend": "▁"},
+            {"type": "Replace", "pattern": {"String": " "}, "content": "▁"}]}
+        if legacy else None,
+        "pre_tokenizer": None if legacy else bow,
+        "post_processor": {
+            "type": "TemplateProcessing",
+            "single": [{"SpecialToken": {"id": "<s>", "type_id": 0}},
+                       {"Sequence": {"id": "A", "type_id": 0}}],
+            "pair": [{"SpecialToken": {"id": "<s>", "type_id": 0}},
+                     {"Sequence": {"id": "A", "type_id": 0}},
+                     {"SpecialToken": {"id": "<s>", "type_id": 1}},
+                     {"Sequence": {"id": "B", "type_id": 1}}],
+            "special_tokens": {"<s>": {"id": "<s>", "ids": [vocab["<s>"]],
+                                       "tokens": ["<s>"]}}},
+        "decoder": {"type": "Sequence", "decoders": [
+            {"type": "Replace", "pattern": {"String": "▁"}, "content": " "},
+            {"type": "ByteFallback"}, {"type": "Fuse"},
+            {"type": "Strip", "content": " ", "start": 1, "stop": 0}]},
+        "model": {"type": "BPE", "dropout": None, "unk_token": "<unk>",
+                  "continuing_subword_prefix": None, "end_of_word_suffix": None,
+                  "fuse_unk": True, "byte_fallback": True, "ignore_merges": False,
+                  "vocab": vocab,
+                  "merges": [[sp.id_to_piece(left), sp.id_to_piece(right)]
+                             for _, left, right in merges]},
+    }
+    path = folder / ("llama2-tokenizer.json" if legacy else "llama-metaspace.json")
+    path.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
+    return path

@@ -94,9 +94,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             parser.print_help()
             return EXIT_OK
         return run_command(args, args_list)
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as exc:  # a command may say what was done (its argument)
         mark_interrupted_reported()
-        _fail("interrupted")
+        _fail(str(exc) or "interrupted")
         return EXIT_INTERRUPTED
     except BrokenPipeError:
         _silence_stdout()

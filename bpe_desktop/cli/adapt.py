@@ -97,7 +97,8 @@ def _add_extend_options(p: argparse.ArgumentParser) -> None:
 
 def _add_source(p: argparse.ArgumentParser) -> None:
     p.add_argument("-m", "--model", required=True, metavar="SOURCE",
-                   help="the tokenizer (gpt2: the folder, either file, or the prefix)")
+                   help="the tokenizer (a transformers folder: its tokenizer.json; gpt2: the "
+                        "folder, either file, or the prefix)")
     p.add_argument("--format", choices=_IN_FORMATS, dest="format",
                    help="its format, as in 'import' (model: a BPE Desktop model); detected "
                    "when left out")
@@ -143,6 +144,8 @@ def _check_adapted_output(args, fmt: str, inputs: list[str], what: str) -> None:
 
     out_format = _output_format(args, fmt)
     sources = [str(p) for p in file_pair(args.model)] if fmt == "gpt2" else [args.model]
+    if fmt == "hf" and os.path.isdir(args.model):  # a transformers folder
+        sources = [os.path.join(args.model, name) for name in _TRANSFORMERS_FILES]
     targets = [args.output]
     if out_format == "gpt2" and not (args.output.endswith((os.sep, "/"))
                                      and not os.path.exists(args.output)):
@@ -156,8 +159,9 @@ def _check_adapted_output(args, fmt: str, inputs: list[str], what: str) -> None:
 
 def _output_format(args, fmt: str) -> str:
     out = args.out_format or fmt
-    if out == "hf" and (os.path.isdir(args.output) or args.output.endswith(os.sep)):
-        return "transformers"
+    if out == "hf" and (os.path.isdir(args.output) or args.output.endswith(os.sep)
+                        or not args.out_format and os.path.isdir(args.model)):
+        return "transformers"  # a transformers folder source is written back as one
     return out
 
 
@@ -195,8 +199,8 @@ def cmd_extend(args: argparse.Namespace) -> int:
         if progress:
             progress.clear()
     model = result.model
+    reports = _reports(source, model, held_out)  # before writing: Ctrl-C here keeps the old
     _write(args, model, source, fmt, verify)
-    reports = _reports(source, model, held_out)
     if (run := recording(args)) is not None:
         from bpe_desktop.core.project.metrics import extension_metrics
 
@@ -236,12 +240,15 @@ def cmd_trim(args: argparse.Namespace) -> int:
     _check_output(args.id_map, [args.model], "the source tokenizer")
     _check_output(args.id_map, args.text, "a target text file")
     texts = _read_lines(args.text)
+    if not any(line.strip() for line in texts):
+        raise CliError(f"{', '.join(args.text)}: the target text is empty (nothing but "
+                       "spaces and line breaks): there is nothing to keep")
     verify, held_out = _read_lines(args.verify), _held_out(args.held_out)
     result = trim(source, texts, keep_alphabet=not args.drop_alphabet,
                   keep_specials=not args.drop_specials)
+    reports = _reports(source, result.model, held_out, result.id_map)
     _write(args, result.model, source, fmt, verify)
     maps = write_id_map(result, args.id_map)
-    reports = _reports(source, result.model, held_out)
     if (run := recording(args)) is not None:
         from bpe_desktop.core.project.metrics import trim_metrics
 
@@ -280,17 +287,21 @@ def _write(args, model, source, fmt: str, verify: list[str]) -> None:
         sys.stderr.write(f"{PROG}: warning: {note}\n")
     if verify and out_format != "model":
         files = paths[:1] if out_format == TRANSFORMERS_FOLDER else paths
-        report_verification(verify_export(model, checked, files, verify), args.quiet)
-        if out_format == TRANSFORMERS_FOLDER:
-            report_verification(verify_transformers_folder(model, paths[0].parent, verify),
-                                args.quiet)
+        try:
+            report_verification(verify_export(model, checked, files, verify), args.quiet)
+            if out_format == TRANSFORMERS_FOLDER:
+                report_verification(verify_transformers_folder(model, paths[0].parent,
+                                                               verify), args.quiet)
+        except KeyboardInterrupt:  # the files are in place: say so, not just "interrupted"
+            raise KeyboardInterrupt("interrupted while verifying; the files were written: "
+                                    + ", ".join(str(p) for p in paths)) from None
 
 
-def _reports(before, after, held_out) -> list:
-    """How ``before`` and ``after`` encode each held-out text."""
+def _reports(before, after, held_out, id_map=None) -> list:
+    """How ``before`` and ``after`` encode each held-out text (``id_map``: a trim's)."""
     from bpe_desktop.core.adaptation_report import held_out_report
 
-    return [held_out_report(before, after, lines, name) for name, lines in held_out]
+    return [held_out_report(before, after, lines, name, id_map) for name, lines in held_out]
 
 
 def _print_reports(reports) -> None:

@@ -106,7 +106,10 @@ def _extend(args):
               "merges": args.merges, "vocab_size": args.vocab_size,
               "min_frequency": args.min_frequency, "unknown": args.unknown,
               "new_ids": args.new_ids, "encoding_errors": args.encoding_errors}
-    return config, [("model", args.model), *(("corpus", f) for f in args.files)], ""
+    from bpe_desktop.core.project.recording import source_inputs
+
+    return config, [*source_inputs(args.model, args.format or ""),
+                    *(("corpus", f) for f in args.files)], ""
 
 
 def _trim(args):

@@ -8,12 +8,14 @@ Definitions, per held-out text (its non-empty lines):
 * unknown share: unknown tokens / tokens (the model's ``unk`` special);
 * lines unchanged: the share of lines whose ids are identical before and after
   (meaningful for the original language: a model that keeps its ids keeps those lines);
+  after a trim, which renumbers the tokens, the ids before are read through its id map,
+  as the trimmed embedding matrix reads them;
 * changed lines: the first lines whose ids differ, with both segmentations.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from bpe_desktop.core.model import BPEModel
@@ -85,8 +87,10 @@ class HeldOutReport:
 
 
 def held_out_report(before: BPEModel, after: BPEModel, lines: Sequence[str],
-                    name: str = "") -> HeldOutReport:
-    """Compare ``before`` and ``after`` on ``lines`` (see the module's definitions)."""
+                    name: str = "", id_map: Mapping[int, int] | None = None
+                    ) -> HeldOutReport:
+    """Compare ``before`` and ``after`` on ``lines`` (see the module's definitions);
+    ``id_map``: a trim's old id -> new id."""
     lines = [line for line in lines if line.strip()]
     old_tok, new_tok = before.tokenizer(), after.tokenizer()
     old_ids, new_ids = old_tok.encode_batch(lines), new_tok.encode_batch(lines)
@@ -94,7 +98,7 @@ def held_out_report(before: BPEModel, after: BPEModel, lines: Sequence[str],
     changed: list[ChangedLine] = []
     for number, (line, old, new) in enumerate(zip(lines, old_ids, new_ids), 1):
         old, new = old.tolist(), new.tolist()
-        if old == new:
+        if (old if id_map is None else [id_map.get(i, -1) for i in old]) == new:
             unchanged += 1
         elif len(changed) < CHANGED_LINES_SHOWN:
             changed.append(ChangedLine(number, line, tuple(map(before.id_to_piece, old)),

@@ -83,6 +83,10 @@ def write_model(model: BPEModel, fmt: str, path: str | os.PathLike, *,
         if fmt == TRANSFORMERS_FOLDER:
             return write_transformers_folder(model, path, tokenizer_json=patched)
         return _common.write_files([(Path(path), patched)])
+    if source_path is not None and source_format == "tiktoken":
+        from bpe_desktop.core.formats.tiktoken_ranks import check_adaptable
+
+        check_adaptable(source_path)  # a trim chose its tokens by GPT-2's pattern
     if fmt == OWN_FORMAT:
         save_model(model, path)
         return [Path(path)]
@@ -157,7 +161,9 @@ def write_transformers_folder(model: BPEModel, folder: str | os.PathLike, *,
                               tokenizer_json: bytes | None = None) -> list[Path]:
     """``tokenizer.json`` (exported, or ``tokenizer_json`` when given: a patched source)
     and transformers' two settings files in ``folder``."""
-    why = export_problem(model, "hf")
+    # A patched source keeps the source's own merges and text rules, as the tokenizer.json
+    # written back does; only a new export must be one HF encodes as BPE Desktop does.
+    why = export_problem(model, "hf") if tokenizer_json is None else None
     if why:
         raise ExportError(f"cannot write a transformers folder: {why}")
     folder = Path(folder)

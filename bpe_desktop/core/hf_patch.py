@@ -9,8 +9,9 @@ with it the ids a model's users get from ``tokenizer(text)``. So the source's JS
 as it is and only what adaptation changes is rewritten:
 
 * ``model.vocab``: every source token still in the model, with its (possibly new) id,
-  then the model's new tokens; a source token that was only an added token stays out of
-  the vocabulary, as in the source;
+  then the model's new tokens; a source token that was only an added token joins the
+  vocabulary with its id, because HF numbers an added token missing from it after the
+  vocabulary whatever id ``added_tokens`` gives it (new tokens would take its place);
 * ``model.merges``: the model's merges, in the source's spelling (``"left right"``
   strings or ``[left, right]`` pairs);
 * ``added_tokens``: each keeps its flags; its id follows its token, and it is dropped
@@ -29,12 +30,14 @@ from typing import Any
 
 from bpe_desktop.core.errors import ExportError
 from bpe_desktop.core.formats import _common
+from bpe_desktop.core.formats.hf import tokenizer_json_path
 from bpe_desktop.core.model import BPEModel
 
 
 def patched_tokenizer_json(model: BPEModel, source_path: str | os.PathLike) -> bytes:
     """The source ``tokenizer.json`` at ``source_path`` with ``model``'s vocabulary and
     merges (see the module's rules), as UTF-8 JSON in the layout ``tokenizers`` writes."""
+    source_path = tokenizer_json_path(source_path)
     root = _common.read_json(source_path)
     if not isinstance(root, dict) or not isinstance(root.get("model"), dict) \
             or not isinstance(root["model"].get("vocab"), dict):
@@ -48,7 +51,7 @@ def patched_tokenizer_json(model: BPEModel, source_path: str | os.PathLike) -> b
     added = root.get("added_tokens") or []
     source_pieces.update(t.get("content") for t in added if isinstance(t, dict))
     vocab = {p: ids[p] for p in source_vocab if p in ids}
-    vocab.update((p, i) for p, i in ids.items() if p not in source_pieces)
+    vocab.update((p, i) for p, i in ids.items() if p not in source_vocab)
     bpe["vocab"] = dict(sorted(vocab.items(), key=lambda item: item[1]))
     bpe["merges"] = _merges(model, bpe.get("merges"))
     kept = [dict(t, id=ids[t["content"]]) for t in added

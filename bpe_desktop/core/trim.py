@@ -1,7 +1,7 @@
 """Trim a vocabulary to what a target text needs, with an exact old-id -> new-id map.
 
-Kept: every token the model produces on the target text, every token a kept merge is
-built from (recursively), and optionally every alphabet symbol (protected strings among
+Kept: every token the model produces on the target text, every token a merge that makes a
+kept token is built from (recursively), and optionally every alphabet symbol (protected strings among
 them) and the special tokens.
 Byte-level models keep all 256 bytes always (their encoder spells any text in them). A
 merge is kept when its two parts and its result are kept. Merges the target text never
@@ -48,8 +48,9 @@ def trim(model: BPEModel, texts: Sequence[str], *, keep_alphabet: bool = True,
          keep_specials: bool = True) -> TrimResult:
     """``model`` with only the tokens ``texts`` need (see the module's rules)."""
     texts = [t for t in texts if t]
-    if not texts:
-        raise ConfigError("the target text is empty: there is nothing to keep")
+    if not any(t.strip() for t in texts):  # spaces alone: no word would keep a merge
+        raise ConfigError("the target text is empty (nothing but spaces and line breaks): "
+                          "there is nothing to keep")
     tok = model.tokenizer()
     before = tok.encode_batch(texts)
     used = set()
@@ -60,15 +61,17 @@ def trim(model: BPEModel, texts: Sequence[str], *, keep_alphabet: bool = True,
     needed = {pieces[i] for i in used if i not in special_ids}
     if keep_alphabet or model.config.pretokenizer == "gpt2":
         needed.update(model.alphabet)
-    origins = model.origins()
+    # Every merge that makes a needed token: a model converted from sentencepiece makes
+    # one token by several merges ('▁t' + 'he', '▁th' + 'e'), and the text may use any.
+    made_by: dict[str, list[str]] = {}
+    for m in model.merges:
+        made_by.setdefault(m.result, []).extend((m.left, m.right))
     stack = list(needed)
     while stack:
-        made = model.piece_ids[stack.pop()]
-        if origins.rank[made] >= 0:
-            for part in (pieces[origins.left[made]], pieces[origins.right[made]]):
-                if part not in needed:
-                    needed.add(part)
-                    stack.append(part)
+        for part in made_by.get(stack.pop(), ()):
+            if part not in needed:
+                needed.add(part)
+                stack.append(part)
     kept_specials = [t for t in model.config.special_tokens
                      if keep_specials or t.id in used]
     kept_ids = sorted({model.piece_ids[p] for p in needed} | {t.id for t in kept_specials})

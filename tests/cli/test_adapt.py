@@ -94,6 +94,19 @@ def test_a_gpt2_prefix_names_the_source_and_it_is_never_overwritten(capsys, tmp_
     assert sources["vocab"].read_bytes() == before
 
 
+def test_a_run_from_a_gpt2_prefix_records_both_files(capsys, tmp_path, sources):
+    prefix = str(sources["vocab"])[: -len("-vocab.json")]
+    project = tmp_path / "p.bpeproj"
+    status, _, err = run(capsys, "extend", "-m", prefix, sources["corpus"], "--merges", 20,
+                         "-o", tmp_path / "out", "-q", "--project", project)
+    assert status == 0, err
+    _, printed, _ = run(capsys, "history", project, "--json")
+    (recorded,) = json.loads(printed)["runs"]
+    assert [(i["path"], i["sha256"]) for i in recorded["inputs"] if i["role"] == "model"] \
+        == [(f"{prefix}-{name}", _sha256(f"{prefix}-{name}"))
+            for name in ("vocab.json", "merges.txt")]
+
+
 def test_extend_patches_a_tokenizer_json_keeping_its_post_processor(capsys, tmp_path,
                                                                     sources):
     from tokenizers import ByteLevelBPETokenizer, processors
@@ -263,11 +276,30 @@ def _sentencepiece_without_a_first_space(folder):
     return folder / "nodummy.model"
 
 
+def _tiktoken_with_gpt4s_pattern(folder):
+    """Byte-level ranks whose settings give cl100k's pattern (digits in threes, ...)."""
+    from bpe_desktop.core import Corpus, TrainConfig, train
+    from bpe_desktop.core.formats import export_model
+
+    model = train(Corpus.from_files([sources_text(folder)]),
+                  TrainConfig.preset("gpt2", merges=100)).model
+    ranks = export_model(model, "tiktoken", folder / "gpt4.tiktoken")[0]
+    settings = folder / "gpt4.tiktoken.json"
+    data = json.loads(settings.read_text(encoding="utf-8"))
+    data["pat_str"] = (r"'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}+|\p{N}{1,3}|"
+                       r" ?[^\s\p{L}\p{N}]++[\r\n]*|\s*[\r\n]|\s+(?!\S)|\s+")
+    settings.write_text(json.dumps(data), encoding="utf-8")
+    for checksums in folder.glob("gpt4.tiktoken*.sha256"):  # edited on purpose
+        checksums.unlink()
+    return ranks
+
+
 @pytest.mark.parametrize("command", ["extend", "trim"])
 @pytest.mark.parametrize("make, words", [
     (lambda folder: _hf_after_whitespace(folder, "BPE"), ("bpe.json", "Whitespace")),
     (_byte_level_adding_a_space, ("prefixed.json", "ByteLevel adds one")),
     (_sentencepiece_without_a_first_space, ("nodummy.model", "the source adds none")),
+    (_tiktoken_with_gpt4s_pattern, ("gpt4.tiktoken.json", "not the source's pat_str")),
 ])
 def test_a_source_whose_pre_tokenizer_is_approximated_is_refused(capsys, tmp_path, sources,
                                                                  command, make, words):
@@ -292,13 +324,14 @@ def test_an_empty_corpus_gets_one_line_and_nothing_is_written(capsys, tmp_path, 
     assert not (tmp_path / "out.model").exists()
 
 
-def test_trim_with_an_empty_target_writes_nothing(capsys, tmp_path, sources):
+@pytest.mark.parametrize("content", ["\n\n", "   \n\t\n  "], ids=["line-breaks", "spaces"])
+def test_trim_with_an_empty_target_writes_nothing(capsys, tmp_path, sources, content):
     target = tmp_path / "t.txt"
-    target.write_text("\n\n", encoding="utf-8")
+    target.write_text(content, encoding="utf-8")
     status, _, err = run(capsys, "trim", "-m", sources["sp"], "--text", target, "-o",
                          tmp_path / "t.model", "--id-map", tmp_path / "m.json")
     assert status == 1
-    assert_one_error_line(err, "empty")
+    assert_one_error_line(err, "empty", "t.txt")
     assert not (tmp_path / "t.model").exists() and not (tmp_path / "m.json").exists()
 
 
@@ -357,15 +390,20 @@ def test_trim_records_its_run_with_each_held_out_report_as_metrics(capsys, tmp_p
     assert metrics["", "vocab_size"] == after.get_piece_size()
     assert metrics["", "dropped_tokens"] == before.get_piece_size() - after.get_piece_size()
     assert ("", "total_words") not in metrics  # the source's training corpus: not the trim's
-    _assert_held_out_metrics(metrics, sources["sp"], out, held)
-    # the target text keeps its segmentation; the other language loses its tokens
+    id_map = {int(old): new for old, new in
+              json.loads((tmp_path / "map.json").read_text(encoding="utf-8")).items()}
+    _assert_held_out_metrics(metrics, sources["sp"], out, held, id_map)
+    # the target text keeps its segmentation, and its ids through the map; the other
+    # language loses its tokens
     en, ru = str(sources["held_en"]), str(sources["held_ru"])
     assert metrics[en, "tokens"] == metrics[en, "tokens_before"]
+    assert metrics[en, "unchanged_line_share"] == 1.0
     assert metrics[ru, "tokens"] > metrics[ru, "tokens_before"]
 
 
-def _assert_held_out_metrics(metrics, source, adapted, held) -> None:
-    """Each held-out file's recorded figures, computed again with sentencepiece."""
+def _assert_held_out_metrics(metrics, source, adapted, held, id_map=None) -> None:
+    """Each held-out file's recorded figures, computed again with sentencepiece (the ids
+    before read through a trim's ``id_map``)."""
     before = spm.SentencePieceProcessor(model_file=str(source))
     after = spm.SentencePieceProcessor(model_file=str(adapted))
     for path in held:
@@ -373,7 +411,9 @@ def _assert_held_out_metrics(metrics, source, adapted, held) -> None:
                  if line.strip()]
         tokens = [sum(len(sp.encode(line)) for line in lines) for sp in (after, before)]
         words = sum(len(line.split()) for line in lines)
-        unchanged = sum(after.encode(line) == before.encode(line) for line in lines)
+        unchanged = sum(after.encode(line) == [i if id_map is None else id_map.get(i, -1)
+                                               for i in before.encode(line)]
+                        for line in lines)
         name = str(path)
         assert metrics[name, "lines"] == len(lines) and metrics[name, "words"] == words
         assert (metrics[name, "tokens"], metrics[name, "tokens_before"]) == tuple(tokens)

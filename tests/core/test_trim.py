@@ -91,3 +91,27 @@ def test_a_protected_string_the_target_lacks_goes_with_the_alphabet(tmp_path):
     save_model(result.model, tmp_path / "trimmed.json")  # the file opens again
     assert load_model(tmp_path / "trimmed.json").config.protected == ("wide",)
     _check_exact(model, result, ["low lower wide"])
+
+
+def test_tiktoken_ranks_split_by_another_pattern_are_not_written_back(tmp_path):
+    """File ▸ Trim of imported ranks writes through write_model: ranks whose settings
+    name a pattern BPE Desktop does not split by are refused, nothing written."""
+    from bpe_desktop.core.adapted_output import write_model
+    from bpe_desktop.core.errors import BpeError
+    from bpe_desktop.core.formats import export_model, import_model
+
+    model = train(Corpus.from_texts([TEXT * 3]), TrainConfig.preset("gpt2", merges=10)).model
+    ranks = export_model(model, "tiktoken", tmp_path / "r.tiktoken", sidecar=True)[0]
+    settings = tmp_path / "r.tiktoken.json"
+    data = json.loads(settings.read_text(encoding="utf-8"))
+    data["pat_str"] = r"\p{N}{1,3}|\s+|\S+"
+    settings.write_text(json.dumps(data), encoding="utf-8")
+    for checksums in tmp_path.glob("*.sha256"):
+        checksums.unlink()
+    source = import_model("tiktoken", ranks)
+    result = trim(source, ["low lower"])
+    out = tmp_path / "trimmed.tiktoken"
+    with pytest.raises(BpeError, match=r"r\.tiktoken\.json: .*not the source's pat_str"):
+        write_model(result.model, "tiktoken", out, source=source, source_path=ranks,
+                    source_format="tiktoken")
+    assert not out.exists()

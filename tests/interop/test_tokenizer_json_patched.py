@@ -177,3 +177,59 @@ def test_a_transformers_folder_that_decodes_otherwise_is_reported(tmp_path):
     assert check.agreed == 0 and check.first_mismatch is None and check.differs
     number, ours, theirs = check.first_decode_difference
     assert number == 1 and "</w>" in theirs and "</w>" not in ours
+
+
+@pytest.fixture(scope="module")
+def added_after_training(adapt_folder):
+    """A byte-level tokenizer.json with tokens added after training (a chat marker, a
+    special token): HF gives them the ids after the vocabulary and keeps them out of it."""
+    tok = Tokenizer(models.BPE())
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.decoder = decoders.ByteLevel()
+    tok.train([str(english_training_text(adapt_folder))], trainers.BpeTrainer(
+        vocab_size=800, special_tokens=["<|endoftext|>"], show_progress=False,
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet()))
+    tok.add_tokens([AddedToken("<user>")])
+    tok.add_special_tokens([AddedToken("<|im_end|>", special=True)])
+    path = adapt_folder / "added-after-training.json"
+    tok.save(str(path))
+    return path
+
+
+@pytest.mark.parametrize("adapt", ["extend", "trim"])
+def test_tokens_added_after_training_keep_their_ids_in_the_written_tokenizer(
+        adapt_folder, russian, added_after_training, adapt):
+    """HF numbers an added token that is not in model.vocab after the vocabulary, whatever
+    id the file gives it; new tokens appended to the vocabulary would push it away from its
+    id (and give its id to a new token)."""
+    train, held_out = russian
+    source = import_model("hf", added_after_training)
+    original = Tokenizer.from_file(str(added_after_training))
+    lines = held_out[:40] + english_lines()[-40:]
+    if adapt == "extend":
+        result = extend(source, Corpus.from_files([train]), merges=200)
+        model, to_old = result.model, {}
+    else:
+        result = trim(source, lines)
+        model, to_old = result.model, {new: old for old, new in result.id_map.items()}
+    out = adapt_folder / f"added-{adapt}"
+    write_model(model, "transformers", out, source=source,
+                source_path=added_after_training, source_format="hf")
+    written = Tokenizer.from_file(str(out / "tokenizer.json"))
+    tok = model.tokenizer()
+    for piece in ("<user>", "<|im_end|>"):
+        assert written.token_to_id(piece) == model.piece_to_id(piece)
+        assert to_old.get(model.piece_to_id(piece), model.piece_to_id(piece)) == \
+            original.token_to_id(piece)
+    for line in lines:
+        ids = written.encode(line).ids
+        assert ids == list(tok.encode(line))
+        assert written.decode(ids) == line
+    chat = f"{english_lines()[-1]} <user> {held_out[0]}<|im_end|>"
+    ids = written.encode(chat).ids
+    assert model.piece_to_id("<user>") in ids and ids[-1] == model.piece_to_id("<|im_end|>")
+    import transformers
+
+    auto = transformers.AutoTokenizer.from_pretrained(str(out), local_files_only=True)
+    assert auto(chat, add_special_tokens=False)["input_ids"] == ids
+    assert all(auto(line)["input_ids"] == written.encode(line).ids for line in lines)

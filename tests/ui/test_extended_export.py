@@ -71,3 +71,31 @@ def test_an_extended_sentencepiece_model_is_exported_in_place(window, qtbot, ui,
     # the source's user-defined symbol is still found in the text, as the import cannot say
     assert after.encode("a<sep>b") == before.encode("a<sep>b")
     assert after.vocab_size() == outcome.model.vocab_size
+
+
+def test_an_extended_tokenizer_json_is_exported_as_a_transformers_folder(window, qtbot, ui,
+                                                                         tmp_path):
+    import transformers
+
+    from tests.peer_sources import HELD_OUT, llama_style_tokenizer_json
+
+    source = llama_style_tokenizer_json(tmp_path, legacy=True)
+    files = russian_and_held_out_files(tmp_path)
+    outcome = _extend(window, qtbot, files["corpus"], source, 80)
+    qtbot.waitUntil(lambda: not window.interop.checking_exports)
+    action = window.interop.transformers_action
+    assert action in window.interop.export_menu.actions() and action.isEnabled()
+    folder = tmp_path / "tf"
+    with qtbot.waitSignal(window.interop.done, timeout=60_000):
+        assert window.interop.export_transformers(str(folder))
+    assert "with transformers" in window.interop.last_message
+    assert "100%" in window.interop.last_message
+    written = json.loads((folder / "tokenizer.json").read_text(encoding="utf-8"))
+    assert written["normalizer"] == json.loads(source.read_text())["normalizer"]
+    auto = transformers.AutoTokenizer.from_pretrained(str(folder), local_files_only=True)
+    original = Tokenizer.from_file(str(source))
+    assert auto.bos_token == "<s>" and auto.unk_token == "<unk>"
+    tok = outcome.model.tokenizer()
+    for line in english_lines()[-HELD_OUT:][:30]:
+        assert auto(line)["input_ids"] == original.encode(line).ids == \
+            [original.token_to_id("<s>"), *tok.encode(line)]

@@ -1,7 +1,7 @@
 """Which format a tokenizer file is in, from its name and first bytes.
 
-``model`` (BPE Desktop's JSON) has a top-level ``"format"``; ``hf`` a ``"model"`` object;
-``gpt2`` is a folder, a ``vocab.json`` or ``merges.txt`` (or ``PREFIX-vocab.json``);
+``model`` (BPE Desktop's JSON) has a top-level ``"format"``; ``hf`` a ``"model"`` object,
+or is a transformers folder (one with a ``tokenizer.json``); ``gpt2`` is another folder, a ``vocab.json`` or ``merges.txt`` (or ``PREFIX-vocab.json``);
 ``sentencepiece`` a ``.model`` file in protobuf (YouTokenToMe's ``.model`` is text,
 starting with two numbers); ``tiktoken`` lines of base64 and a rank; ``subword-nmt``
 codes start with ``#version`` or hold two symbols per line, fastBPE three.
@@ -28,6 +28,8 @@ def detect_format(path: str | os.PathLike) -> str:
 
     p = Path(path)
     name = p.name.lower()
+    if p.is_dir() and (p / "tokenizer.json").is_file():
+        return "hf"  # a transformers folder: its tokenizer.json has the added tokens too
     if p.is_dir() or name.endswith("vocab.json") or name.endswith("merges.txt"):
         return "gpt2"
     if not p.exists() and file_pair(p)[0].is_file():  # PREFIX-vocab.json, PREFIX-merges.txt
@@ -76,15 +78,16 @@ def _unknown(path) -> str:
 
 def load_tokenizer(path: str | os.PathLike, fmt: str | None = None):
     """``(model, format)``: the tokenizer at ``path`` in ``fmt`` (detected when None), to
-    extend or trim: a ``tokenizer.json`` or sentencepiece ``.model`` whose text rules the
-    import only approximates is refused (``check_adaptable`` of :mod:`.hf` and
-    :mod:`.sentencepiece_model`)."""
-    from bpe_desktop.core.formats import hf, import_model, sentencepiece_model
+    extend or trim: a ``tokenizer.json``, sentencepiece ``.model`` or tiktoken ranks file
+    whose text rules the import only approximates is refused (``check_adaptable`` of
+    :mod:`.hf`, :mod:`.sentencepiece_model` and :mod:`.tiktoken_ranks`)."""
+    from bpe_desktop.core.formats import hf, import_model, sentencepiece_model, tiktoken_ranks
     from bpe_desktop.core.model_file import load_model
 
     fmt = fmt or detect_format(path)
     model = load_model(path) if fmt == OWN_FORMAT else import_model(fmt, path)
-    checks = {"hf": hf.check_adaptable, "sentencepiece": sentencepiece_model.check_adaptable}
+    checks = {"hf": hf.check_adaptable, "sentencepiece": sentencepiece_model.check_adaptable,
+              "tiktoken": tiktoken_ranks.check_adaptable}
     if fmt in checks:
         checks[fmt](path)
     return model, fmt

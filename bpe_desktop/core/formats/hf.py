@@ -262,7 +262,15 @@ class _Reader:
         return value
 
 
+def tokenizer_json_path(path: str | os.PathLike) -> Path:
+    """The ``tokenizer.json`` that ``path`` names: the file, or the one in a transformers
+    folder."""
+    path = Path(path)
+    return path / "tokenizer.json" if path.is_dir() else path
+
+
 def load(path: str | os.PathLike) -> BPEModel:
+    path = tokenizer_json_path(path)
     data = _common.read_json(path)
     r = _Reader(path)
     root = r.obj(data, "the file")
@@ -284,13 +292,12 @@ def load(path: str | os.PathLike) -> BPEModel:
     vocab = _vocab(r, model)
     merges = _merges(r, model, vocab)
     specials = _specials(r, root, model, vocab, merges)
-    pretokenizer, boundary = _read_pre_tokenizer(r, root.get("pre_tokenizer"))
+    pretokenizer, boundary, normalize, lowercase = _text_rules(r, root, vocab)
     if suffix == EOW:
         if boundary == "bow-prefix":
             raise r.fail("model.end_of_word_suffix", "a tokenizer with both a ▁ prefix "
                          "and a </w> suffix is not supported")
         boundary = "eow-suffix"
-    normalize, lowercase = _read_normalizer(r, root.get("normalizer"))
     protected = tuple(sorted(dict.fromkeys(r.protected), key=vocab.__getitem__))
     if protected and pretokenizer == "sentencepiece":
         # BPE Desktop reads protected strings in such models as sentencepiece does.
@@ -318,10 +325,12 @@ def check_adaptable(path: str | os.PathLike) -> None:
     it does (and writing back keeps its own pre-tokenizer and normalizer), so one whose
     pre-tokenizer or normalizer the import only approximates is refused: its new merges
     would be learned on, and its kept tokens chosen by, other words than it makes."""
+    path = tokenizer_json_path(path)
     r = _Reader(path)
     root = r.obj(_common.read_json(path), "the file")
-    _read_pre_tokenizer(r, root.get("pre_tokenizer"))
-    _read_normalizer(r, root.get("normalizer"))
+    model = root.get("model")
+    vocab = model.get("vocab") if isinstance(model, dict) else None
+    _text_rules(r, root, vocab if isinstance(vocab, dict) else {})
     if r.approximations:
         raise _common.not_adaptable(path, r.approximations)
 
@@ -453,7 +462,27 @@ def _flatten(r: _Reader, node: Any, where: str, key: str = "pretokenizers",
     return out
 
 
-def _read_pre_tokenizer(r: _Reader, node: Any) -> tuple[str, str]:
+def _text_rules(r: _Reader, root: dict, vocab: dict) -> tuple[str, str, str, bool]:
+    """(pretokenizer, boundary, normalize, lowercase) of the tokenizer's pre-tokenizer and
+    normalizer; approximations become notes."""
+    pre_tokenizer, normalizer = root.get("pre_tokenizer"), root.get("normalizer")
+    if pre_tokenizer is None and _marks_words_like_metaspace(r, normalizer):
+        # Llama 2's form (transformers' older conversion): the normalizer puts ▁ before
+        # the text and for each space, and nothing splits: a Metaspace that does not split.
+        pre_tokenizer = {"type": "Metaspace", "replacement": BOW, "split": False,
+                         "prepend_scheme": "always"}
+        normalizer = None
+    pretokenizer, boundary = _read_pre_tokenizer(r, pre_tokenizer, vocab)
+    return (pretokenizer, boundary, *_read_normalizer(r, normalizer))
+
+
+def _marks_words_like_metaspace(r: _Reader, normalizer: Any) -> bool:
+    steps = [step for step, _ in _flatten(r, normalizer, "normalizer", "normalizers")]
+    return len(steps) == 2 and steps[0] == {"type": "Prepend", "prepend": BOW} and \
+        steps[1] == {"type": "Replace", "pattern": {"String": " "}, "content": BOW}
+
+
+def _read_pre_tokenizer(r: _Reader, node: Any, vocab: dict) -> tuple[str, str]:
     """(pretokenizer, boundary) for the HF pre-tokenizer; approximations become notes."""
     steps = _flatten(r, node, "pre_tokenizer")
     boundary = "none"
@@ -470,6 +499,12 @@ def _read_pre_tokenizer(r: _Reader, node: Any) -> tuple[str, str]:
             r.notes.append("every word gets ▁ here, also where the source's Metaspace "
                            "did not prepend it")
         boundary = "bow-prefix"
+        if meta.get("split") is False:
+            across = next((t for t in vocab if BOW in t.lstrip(BOW)), None)
+            if across is not None:  # a merge crossed a word break, e.g. 's' + '▁the'
+                r.approximate(f"words are cut apart here, where the source's Metaspace "
+                              f"(split: false) keeps them together and has tokens across "
+                              f"them, e.g. {across!r}")
         if not steps:
             # Metaspace alone splits at each space: every space of a run, and one at either
             # end of the text, is a ▁ of its own there. A note, not an approximation that

@@ -118,7 +118,7 @@ def load(path: str | os.PathLike, *, pattern: str | None = None,
     specials_raw = special_tokens if special_tokens is not None else side.get("special_tokens", {})
     notes = []
     if pattern not in (None, GPT2_PATTERN):
-        notes.append("text is split with GPT-2's pattern here, not the source's pat_str")
+        notes.append(_OTHER_PATTERN)
     vocab: dict[str, int] = {}
     seen_ranks: dict[int, int] = {}  # rank -> line
     text = _common.read_bytes(path)
@@ -194,6 +194,18 @@ def _specials(path: str | os.PathLike, raw: Any, vocab: dict[str, int], *,
         piece_of[i] = piece
         out.append(_common.special(piece, i))
     return out
+
+
+_OTHER_PATTERN = "text is split with GPT-2's pattern here, not the source's pat_str"
+
+
+def check_adaptable(path: str | os.PathLike) -> None:
+    """Extending or trimming must cut text as the ranks' own pattern does (and writing
+    back keeps it), so ranks whose settings name another pattern than GPT-2's, the one
+    BPE Desktop splits with, are refused."""
+    pattern = _read_settings(path).get("pat_str")
+    if pattern not in (None, GPT2_PATTERN):
+        raise _common.not_adaptable(settings_path(path), [_OTHER_PATTERN])
 
 
 def _read_settings(path: str | os.PathLike) -> dict[str, Any]:

@@ -48,13 +48,29 @@ def training_side_inputs(config) -> list[tuple[str, str]]:
     return inputs + [("dev", path) for path in dev]
 
 
+def source_inputs(path: str, fmt: str = "") -> list[tuple[str, str]]:
+    """The source tokenizer's files as ("model", file) inputs: a transformers folder's
+    ``tokenizer.json``, GPT-2's ``vocab.json`` and ``merges.txt`` (a folder or prefix
+    names no file itself, and only files are recorded)."""
+    import os
+
+    from bpe_desktop.core.formats.gpt2 import file_pair
+
+    if os.path.isdir(path) and os.path.isfile(os.path.join(path, "tokenizer.json")) \
+            and fmt in ("", "hf"):
+        return [("model", os.path.join(path, "tokenizer.json"))]
+    if fmt in ("", "gpt2") and not os.path.isfile(path) and file_pair(path)[0].is_file():
+        return [("model", str(p)) for p in file_pair(path)]
+    return [("model", path)]
+
+
 def trim_record(model: str, fmt: str, targets, *, out_format: str, drop_alphabet: bool,
                 drop_specials: bool) -> tuple[dict, list[tuple[str, str]]]:
     """The configuration and input files a trim records (the command and the window
     record a trim alike, so History and a query compare them)."""
     config = {"format": fmt, "out_format": out_format, "drop_alphabet": drop_alphabet,
               "drop_specials": drop_specials}
-    return config, [("model", model), *(("text", t) for t in targets)]
+    return config, [*source_inputs(model, fmt), *(("text", t) for t in targets)]
 
 
 class RecordedRun:

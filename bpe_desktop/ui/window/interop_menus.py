@@ -22,7 +22,11 @@ from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMenu
 
 from bpe_desktop.core import BpeError, BPEModel, Corpus, Progress, formats
-from bpe_desktop.core.adapted_output import write_model
+from bpe_desktop.core.adapted_output import (
+    TRANSFORMERS_FOLDER,
+    verify_transformers_folder,
+    write_model,
+)
 from bpe_desktop.core.chunked import Superseded
 from bpe_desktop.core.formats import Verification, reach
 from bpe_desktop.ui.common import dialogs
@@ -159,6 +163,8 @@ class InteropMenus(QObject):
             self.export_actions[info.name] = self.export_menu.addAction(
                 info.label, lambda i=info: self.export(i.name))
             if info.name == "hf":
+                self.transformers_action = self.export_menu.addAction(
+                    "transformers folder (AutoTokenizer)…", self.export_transformers)
                 # Offered where the papers' separate </w> alone closes tokenizer.json.
                 self.retrain_hf_action = self.export_menu.addAction(
                     "    Retrain with the Hugging Face-compatible boundary (</w> glued)",
@@ -230,6 +236,12 @@ class InteropMenus(QObject):
             action.setEnabled(problem is None)
             action.setStatusTip(tip)
             action.setToolTip(tip or action.text().replace("&", "").rstrip("…"))
+        hf = self.export_actions["hf"]  # the folder holds a tokenizer.json
+        self.transformers_action.setEnabled(hf.isEnabled())
+        self.transformers_action.setStatusTip(hf.statusTip())
+        self.transformers_action.setToolTip(hf.statusTip() or "tokenizer.json, "
+                                            "tokenizer_config.json and special_tokens_map"
+                                            ".json, which transformers.AutoTokenizer loads")
         model = self.window.document.model
         offer = bool(problems.get("hf")) and model is not None and \
             reach.blocked_by_boundary(model.config)
@@ -354,17 +366,46 @@ class InteropMenus(QObject):
             written_now.extend(written)
             if info.peer is None:
                 return ExportDone(fmt, written, None, notes)
-            sample = sample_lines(model)
-            if not sample:
-                return ExportDone(fmt, written, "there is no sample text (the training "
-                                                "corpus is not available)", notes)
-            try:
-                verification = formats.verify_export(model, fmt, written, sample)
-            except BpeError as exc:  # e.g. the peer library is not installed
-                verification = str(exc)
-            return ExportDone(fmt, written, verification, notes)
+            return _verified(fmt, written, notes, model, lambda sample: formats.verify_export(
+                model, fmt, written, sample))
 
         self._start("Export failed", f"Exporting {_label(fmt)}…", job,
+                    kept="Files written before are unchanged (each is replaced whole or "
+                         "not at all).", writes=True)
+        self._export_written = written_now
+        return True
+
+    def export_transformers(self, folder: str | None = None) -> bool:
+        """Export the current model as a transformers folder (its tokenizer.json is the
+        extended source's, patched, as for *Hugging Face tokenizer.json*), asking for the
+        folder when not given; verified with transformers on lines of the corpus."""
+        model = self.window.document.model
+        if model is None or self._busy():
+            return False
+        problem = self._export_problem(model, "hf")
+        if problem:
+            dialogs.show_error(self.window, "Cannot export", "This model cannot be exported "
+                               f"as a transformers folder: {problem}.")
+            return False
+        folder = folder or dialogs.ask_folder(self.window, "Folder for the transformers "
+                                              "files", "export")
+        if not folder:
+            return False
+        source, source_path = self._rewritten_source(model, "hf", {}) or (None, None)
+        written_now: list[str] = []  # read by _on_cancelled, once the job has ended
+
+        def job(report, cancel) -> ExportDone | None:
+            if cancel.cancelled:
+                return None  # nothing written
+            written = tuple(str(p) for p in write_model(
+                model, TRANSFORMERS_FOLDER, folder, source=source, source_path=source_path,
+                source_format="hf"))
+            written_now.extend(written)
+            notes = tuple(formats.export_notes(model, "hf"))
+            return _verified(TRANSFORMERS_FOLDER, written, notes, model,
+                             lambda sample: verify_transformers_folder(model, folder, sample))
+
+        self._start("Export failed", "Exporting a transformers folder…", job,
                     kept="Files written before are unchanged (each is replaced whole or "
                          "not at all).", writes=True)
         self._export_written = written_now
@@ -509,6 +550,21 @@ class InteropMenus(QObject):
                          "cancelled.")
             return
         self.window.statusBar().showMessage("Cancelled; the open model is unchanged.", 8000)
+
+
+def _verified(fmt: str, written: tuple[str, ...], notes: tuple[str, ...], model: BPEModel,
+              verify) -> ExportDone:
+    """The export, with ``verify``'s verdict on sample lines of the model's corpus (or
+    why there is none)."""
+    sample = sample_lines(model)
+    if not sample:
+        return ExportDone(fmt, written, "there is no sample text (the training corpus is "
+                                        "not available)", notes)
+    try:
+        verification = verify(sample)
+    except BpeError as exc:  # e.g. the peer library is not installed
+        verification = str(exc)
+    return ExportDone(fmt, written, verification, notes)
 
 
 def _error_text(exc: BaseException) -> str:

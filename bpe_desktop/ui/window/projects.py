@@ -32,6 +32,7 @@ from bpe_desktop.core.project.commands import (
 from bpe_desktop.core.project.rerun import model_file_changed
 from bpe_desktop.core.project.recording import (
     model_config_entries,
+    source_inputs,
     training_inputs,
     training_side_inputs,
     trim_record,
@@ -287,7 +288,7 @@ class ProjectControl(QObject):
         self._training_command = self._training_errors = None
         self._training = self.recorder.start(
             "extend", config=config, command=command_record(argv),
-            inputs=[("model", request.source),
+            inputs=[*source_inputs(request.source, request.fmt),
                     *corpus_inputs(self.window.training.corpus.labelled_paths(), paths),
                     *(("text", p) for p in request.held_out)])
 
