@@ -37,6 +37,7 @@ NAME_CODES = {
     "romanian": "ro", "russian": "ru", "slovak": "sk", "slovenian": "sl", "spanish": "es",
     "swahili": "sw", "swedish": "sv", "tamil": "ta", "thai": "th", "turkish": "tr",
     "ukrainian": "uk", "urdu": "ur", "vietnamese": "vi", "welsh": "cy", "yoruba": "yo",
+    "amharic": "am", "bengali": "bn", "zulu": "zu",
 }
 #: The ISO 639-3 codes of the languages above (``fin``, ``tur``; UDHR files are named so),
 #: each with its ISO 639-1 code: one language under either code.
@@ -48,7 +49,10 @@ ISO_639_3 = {
     "lav": "lv", "lit": "lt", "nob": "no", "fas": "fa", "pol": "pl", "por": "pt",
     "ron": "ro", "rus": "ru", "slk": "sk", "slv": "sl", "spa": "es", "swh": "sw",
     "swe": "sv", "tam": "ta", "tha": "th", "tur": "tr", "ukr": "uk", "urd": "ur",
-    "vie": "vi", "cym": "cy", "yor": "yo",
+    "vie": "vi", "cym": "cy", "yor": "yo", "amh": "am", "ben": "bn", "zul": "zu",
+    # Standard Arabic, as UDHR names its file (arb.txt), is Arabic as Mandarin (cmn) is
+    # Chinese above.
+    "arb": "ar",
 }
 #: Codes recognised on their own in a file name: ISO 639-1 and the ISO 639-3 codes above.
 KNOWN_CODES = frozenset(NAME_CODES.values()) | frozenset(ISO_639_3)
@@ -71,8 +75,14 @@ def guess_language(path: str | os.PathLike) -> str:
 
 
 def same_language(a: str, b: str) -> bool:
-    """Whether two codes name one language (``eng`` and ``en``; a code and itself)."""
-    return ISO_639_3.get(a, a) == ISO_639_3.get(b, b)
+    """Whether two codes name one language: ``eng`` and ``en``, ``zh-Hans`` and ``cmn``
+    (a code without subtags matches the same language with any), a code and itself.
+    Different subtags (``zh-Hans``, ``zh-Hant``) are different labels."""
+    base_a, _, tags_a = a.lower().partition("-")
+    base_b, _, tags_b = b.lower().partition("-")
+    if tags_a and tags_b and tags_a != tags_b:
+        return False
+    return ISO_639_3.get(base_a, base_a) == ISO_639_3.get(base_b, base_b)
 
 
 def language_of(path: str | os.PathLike) -> str:

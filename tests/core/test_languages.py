@@ -30,6 +30,9 @@ def lang_entries(codes=("en", "de", "ru")):
 @pytest.mark.parametrize("name, code", [
     ("ud_finnish.txt", "fi"), ("tur.txt", "tur"), ("fi", "fi"), ("corpora/ud_german.txt.gz", "de"),
     ("news-fr-2019.txt", "fr"), ("udhr/jpn.txt", "jpn"), ("notes.txt", ""), ("data/", ""),
+    # UDHR's own file names
+    ("udhr/arb.txt", "arb"), ("amh.txt", "amh"), ("ben.txt", "ben"), ("zul.txt", "zul"),
+    ("cmn_hans.txt", "cmn"), ("ud_bengali.txt", "bn"),
 ])
 def test_language_is_guessed_from_the_file_name(name, code):
     assert guess_language(name) == code
@@ -206,3 +209,26 @@ def test_a_development_file_named_by_the_other_iso_code_is_matched(tmp_path):
     result = train_multilingual(config)
     assert result.languages.codes == ("en", "de", "ru")
     assert sum(result.languages.chosen.count(i) for i in range(3)) == 20
+
+
+def test_udhr_file_names_and_labels_with_subtags_are_matched_to_the_training_codes(tmp_path):
+    """A UDHR folder names Standard Arabic arb.txt and Chinese cmn_hans.txt; a linguist
+    labels them ar and zh-Hans."""
+    folder = tmp_path / "udhr"
+    folder.mkdir()
+    for name, text in (("arb.txt", "حقوق الإنسان"), ("cmn_hans.txt", "人人生而自由"),
+                       ("eng.txt", "human rights")):
+        write_lines(folder / name, [text])
+    dev = load_dev_set([str(folder)], documents=True)
+    assert dev.matched_to(["en", "ar", "zh-Hans"]).codes == ("ar", "zh-Hans", "en")
+    # cmn could be either: left under its own code, so the training language is named
+    # as having no development file
+    assert "cmn" in dev.matched_to(["en", "ar", "zh-Hans", "zh-Hant"]).codes
+
+
+def test_a_development_file_labelled_without_the_subtag_is_matched(tmp_path):
+    zh = write_lines(tmp_path / "zh.txt", ["人人生而自由"])
+    en = write_lines(tmp_path / "en.txt", ["all are born free"])
+    dev = load_dev_set([f"zh={zh}", f"en={en}"])
+    assert dev.matched_to(["en", "zh-Hans"]).codes == ("zh-Hans", "en")
+    assert load_dev_set([f"zh-Hant={zh}"]).matched_to(["zh-Hans"]).codes == ("zh-Hant",)
