@@ -27,6 +27,9 @@ class DevSet:
     #: Language code -> the file it came from (for messages).
     files: Mapping[str, str]
     documents: bool = False
+    #: Languages found by listing a folder rather than named by the user: a folder such as
+    #: UDHR's holds many languages, of which training takes its own.
+    listed: frozenset[str] = frozenset()
 
     @property
     def codes(self) -> tuple[str, ...]:
@@ -38,15 +41,17 @@ class DevSet:
 
     def matched_to(self, codes: Sequence[str]) -> DevSet:
         """This set with each language that the training languages name under the other
-        ISO code (``eng.txt`` of a UDHR folder for ``en``) under the training's code."""
+        ISO code (``eng.txt`` of a UDHR folder for ``en``) under the training's code, and
+        without the languages of a folder that are not training languages."""
         def training_code(code: str) -> str:
             if code in codes:
                 return code
             same = [c for c in codes if same_language(c, code)]
             return same[0] if len(same) == 1 and same[0] not in self.texts else code
 
-        return DevSet({training_code(c): t for c, t in self.texts.items()},
-                      {training_code(c): f for c, f in self.files.items()}, self.documents)
+        kept = [c for c in self.texts if c not in self.listed or training_code(c) in codes]
+        return DevSet({training_code(c): self.texts[c] for c in kept},
+                      {training_code(c): self.files[c] for c in kept}, self.documents)
 
     def check_covers(self, codes: Sequence[str], training_files: Mapping[str, str]) -> None:
         """Every training language has a development text and no other language has one."""
@@ -86,10 +91,15 @@ def _read_lines(path: str) -> list[str]:
 def dev_files(entries: Sequence[str]) -> list[tuple[str, str]]:
     """(code, path) per development file: ``CODE=PATH``, or a folder whose files are named
     by language, or a single file named by its language."""
-    out: list[tuple[str, str]] = []
+    return [(code, path) for code, path, _ in _dev_files(entries)]
+
+
+def _dev_files(entries: Sequence[str]) -> list[tuple[str, str, bool]]:
+    """(code, path, found by listing a folder) per development file."""
+    out: list[tuple[str, str, bool]] = []
     for entry in entries:
         if "=" in entry and not os.path.exists(entry):
-            out.append(split_entry(entry, "parity_dev"))
+            out.append((*split_entry(entry, "parity_dev"), False))
         elif os.path.isdir(entry):
             for name in sorted(os.listdir(entry)):
                 path = os.path.join(entry, name)
@@ -99,13 +109,13 @@ def dev_files(entries: Sequence[str]) -> list[tuple[str, str]]:
                 if not code:
                     raise ConfigError(f"{path}: the file name names no language; give it "
                                       "as CODE=PATH")
-                out.append((code, path))
+                out.append((code, path, True))
         else:
             code = guess_language(entry)
             if not code:
                 raise ConfigError(f"{entry}: the file name names no language; give it as "
                                   "CODE=PATH")
-            out.append((code, entry))
+            out.append((code, entry, False))
     return out
 
 
@@ -124,7 +134,8 @@ def load_dev_set(entries: Sequence[str], *, documents: bool = False) -> DevSet:
         return _load_tsv(entries[0])
     texts: dict[str, tuple[str, ...]] = {}
     files: dict[str, str] = {}
-    for code, path in dev_files(entries):
+    listed: set[str] = set()
+    for code, path, in_folder in _dev_files(entries):
         if code in texts:
             raise ConfigError(f"{path}: a second development file for {code!r} "
                               f"(the first is {files[code]})")
@@ -133,6 +144,8 @@ def load_dev_set(entries: Sequence[str], *, documents: bool = False) -> DevSet:
             raise CorpusError(f"{path}: the development file is empty", path=path,
                               reason="empty")
         texts[code], files[code] = tuple(lines), path
+        if in_folder:
+            listed.add(code)
     if not texts:
         raise ConfigError("no development files given")
     if not documents:
@@ -145,7 +158,7 @@ def load_dev_set(entries: Sequence[str], *, documents: bool = False) -> DevSet:
                     "number of lines (whole parallel documents: "
                     f"{option_flag('parity_dev_documents')})",
                     options=("parity_dev_documents",))
-    return DevSet(texts, files, documents)
+    return DevSet(texts, files, documents, frozenset(listed))
 
 
 def _load_tsv(path: str) -> DevSet:

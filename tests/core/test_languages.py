@@ -221,9 +221,9 @@ def test_udhr_file_names_and_labels_with_subtags_are_matched_to_the_training_cod
         write_lines(folder / name, [text])
     dev = load_dev_set([str(folder)], documents=True)
     assert dev.matched_to(["en", "ar", "zh-Hans"]).codes == ("ar", "zh-Hans", "en")
-    # cmn could be either: left under its own code, so the training language is named
-    # as having no development file
-    assert "cmn" in dev.matched_to(["en", "ar", "zh-Hans", "zh-Hant"]).codes
+    # cmn could be either: matched to neither, so each is named as having no
+    # development file
+    assert dev.matched_to(["en", "ar", "zh-Hans", "zh-Hant"]).codes == ("ar", "en")
 
 
 def test_a_development_file_labelled_without_the_subtag_is_matched(tmp_path):
@@ -232,3 +232,20 @@ def test_a_development_file_labelled_without_the_subtag_is_matched(tmp_path):
     dev = load_dev_set([f"zh={zh}", f"en={en}"])
     assert dev.matched_to(["en", "zh-Hans"]).codes == ("zh-Hans", "en")
     assert load_dev_set([f"zh-Hant={zh}"]).matched_to(["zh-Hans"]).codes == ("zh-Hant",)
+
+
+def test_a_development_folder_of_more_languages_gives_the_training_languages_theirs(tmp_path):
+    """A UDHR folder holds many languages: those trained on take theirs, the others are
+    left out; a file named explicitly for a language not trained on is still refused."""
+    udhr = DATA_DIR / "udhr"
+    config = TrainConfig(merges=20, lang=lang_entries(("en", "de")), parity_dev=(str(udhr),),
+                         parity_dev_documents=True)
+    result = train_multilingual(config)
+    assert result.languages.codes == ("en", "de")
+    assert sum(result.languages.chosen.count(i) for i in range(2)) == 20
+    named = config.replace(parity_dev=(f"en={udhr / 'eng.txt'}", f"de={udhr / 'deu.txt'}"))
+    assert train_multilingual(named).model.merges == result.model.merges
+    extra = config.replace(parity_dev=(*named.parity_dev, f"fi={udhr / 'fin.txt'}"))
+    with pytest.raises(ConfigError, match=r"fin.txt: development language 'fi' is not one "
+                                          r"of the training languages \(en, de\)"):
+        train_multilingual(extra)

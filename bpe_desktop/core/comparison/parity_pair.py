@@ -25,6 +25,7 @@ from typing import Callable, Sequence
 
 from bpe_desktop.core.config import TrainConfig
 from bpe_desktop.core.errors import ConfigError
+from bpe_desktop.core.languages import language_paths
 from bpe_desktop.core.model import BPEModel
 from bpe_desktop.core.parity_dev import DevSet, load_dev_set
 
@@ -48,7 +49,6 @@ def languages_are_tables(config: TrainConfig) -> bool:
     """Whether every language's files are word-count tables written by ``count`` (they
     start with its header line); folders and other files are running text."""
     from bpe_desktop.core.counting import table_header
-    from bpe_desktop.core.languages import language_paths
 
     header = table_header().encode("utf-8")
     paths = [p for ps in language_paths(config).values() for p in ps]
@@ -86,10 +86,12 @@ def train_plain_counterpart(model: BPEModel, *, word_counts: bool | None = None,
 
 
 def model_dev_set(model: BPEModel) -> DevSet:
-    """The development set a parity-aware model records, read again."""
+    """The development set a parity-aware model records, read again, its languages named
+    and chosen as the training named and chose them."""
     if not model.config.parity_dev:
         raise ConfigError("this model records no development set")
-    return load_dev_set(model.config.parity_dev, documents=model.config.parity_dev_documents)
+    dev = load_dev_set(model.config.parity_dev, documents=model.config.parity_dev_documents)
+    return dev.matched_to(list(language_paths(model.config)))
 
 
 def gini(values: Sequence[float]) -> float:
