@@ -44,10 +44,7 @@ class DevSet:
         ISO code (``eng.txt`` of a UDHR folder for ``en``) under the training's code, and
         without the languages of a folder that are not training languages."""
         def training_code(code: str) -> str:
-            if code in codes:
-                return code
-            same = [c for c in codes if same_language(c, code)]
-            return same[0] if len(same) == 1 and same[0] not in self.texts else code
+            return _training_code(code, codes, self.texts)
 
         kept = [c for c in self.texts if c not in self.listed or training_code(c) in codes]
         return DevSet({training_code(c): self.texts[c] for c in kept},
@@ -64,6 +61,15 @@ class DevSet:
             if code not in codes:
                 raise ConfigError(f"{path}: development language {code!r} is not one of the "
                                   f"training languages ({', '.join(codes)})")
+
+
+def _training_code(code: str, codes: Sequence[str], dev_codes) -> str:
+    """The training language a development language is, if one unambiguously is (and
+    has no development text of its own); else ``code`` itself."""
+    if code in codes:
+        return code
+    same = [c for c in codes if same_language(c, code)]
+    return same[0] if len(same) == 1 and same[0] not in dev_codes else code
 
 
 def _read_lines(path: str) -> list[str]:
@@ -123,9 +129,16 @@ def _one_table(entries: Sequence[str]) -> bool:
     return len(entries) == 1 and entries[0].lower().endswith(".tsv") and "=" not in entries[0]
 
 
-def dev_set_files(entries: Sequence[str]) -> list[str]:
-    """The files the ``--parity-dev`` entries name, as :func:`load_dev_set` reads them."""
-    return list(entries) if _one_table(entries) else [path for _, path in dev_files(entries)]
+def dev_set_files(entries: Sequence[str], codes: Sequence[str] | None = None) -> list[str]:
+    """The files the ``--parity-dev`` entries name, as :func:`load_dev_set` reads them;
+    with the training languages ``codes``, without a folder's files of other languages
+    (as :meth:`DevSet.matched_to` leaves them out)."""
+    if _one_table(entries):
+        return list(entries)
+    found = _dev_files(entries)
+    given = {code for code, _, _ in found}
+    return [path for code, path, listed in found
+            if codes is None or not listed or _training_code(code, codes, given) in codes]
 
 
 def load_dev_set(entries: Sequence[str], *, documents: bool = False) -> DevSet:

@@ -17,7 +17,7 @@ from bpe_desktop.core.languages import (
     target_shares,
 )
 from bpe_desktop.core.multilingual import train_multilingual
-from bpe_desktop.core.parity_dev import load_dev_set
+from bpe_desktop.core.parity_dev import dev_set_files, load_dev_set
 from tests.shared_data import DATA_DIR, corpus_path
 
 UD = {"en": "ud_english.txt", "de": "ud_german.txt", "ru": "ud_russian.txt"}
@@ -245,6 +245,8 @@ def test_a_development_folder_of_more_languages_gives_the_training_languages_the
     assert sum(result.languages.chosen.count(i) for i in range(2)) == 20
     named = config.replace(parity_dev=(f"en={udhr / 'eng.txt'}", f"de={udhr / 'deu.txt'}"))
     assert train_multilingual(named).model.merges == result.model.merges
+    assert sorted(dev_set_files(config.parity_dev, ["en", "de"])) == sorted(
+        str(udhr / name) for name in ("eng.txt", "deu.txt"))
     extra = config.replace(parity_dev=(*named.parity_dev, f"fi={udhr / 'fin.txt'}"))
     with pytest.raises(ConfigError, match=r"fin.txt: development language 'fi' is not one "
                                           r"of the training languages \(en, de\)"):

@@ -195,6 +195,18 @@ def test_after_parity_training_evaluate_has_the_development_set(window, qtbot):
     assert evaluate.request().parallel_files == [str(p) for p in DEV.values()]
 
 
+def test_after_parity_training_on_a_folder_evaluate_has_the_training_languages(window):
+    """The development folder holds more languages than were trained (fi, fr, ja, tr):
+    Evaluate's parity starts from the trained languages' texts."""
+    from bpe_desktop.core.multilingual import train_multilingual
+
+    config = TrainConfig(merges=20, lang=tuple(f"{c}={p}" for c, p in
+                                               zip(("en", "de", "ru"), FILES)),
+                         parity_dev=(str(DATA_DIR / "udhr"),), parity_dev_documents=True)
+    window.training.trained.emit(train_multilingual(config))
+    assert sorted(window.evaluate.parallel_files.paths()) == sorted(str(p) for p in DEV.values())
+
+
 def test_the_parity_run_s_curves_and_comparison_go_with_its_model(window, qtbot):
     training = window.training
     training.corpus.add_paths(FILES)
