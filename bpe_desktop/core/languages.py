@@ -74,6 +74,13 @@ def guess_language(path: str | os.PathLike) -> str:
     return ""
 
 
+def language_key(code: str) -> str:
+    """What a label names, whichever ISO code spells it: ``eng`` and ``en`` -> ``en``,
+    ``cmn-Hans`` -> ``zh-hans`` (subtags kept: ``zh-Hans`` and ``zh`` are two labels)."""
+    base, sep, tags = code.lower().partition("-")
+    return ISO_639_3.get(base, base) + sep + tags
+
+
 def same_language(a: str, b: str) -> bool:
     """Whether two codes name one language: ``eng`` and ``en``, ``zh-Hans`` and ``cmn``
     (a code without subtags matches the same language with any), a code and itself.
@@ -161,12 +168,16 @@ def parse_weights(entries: Sequence[str], codes: Sequence[str],
     """``CODE=W`` entries as one weight per language of ``codes``; every language needs
     one, each more than 0 (the message names the language's file)."""
     given: dict[str, Fraction] = {}
+    by_key = {language_key(c): c for c in codes}
     for entry in entries:
-        code, value = split_entry(entry, "weight")
-        where = f"weight of {code!r} ({files.get(code, 'no such language')})"
+        typed, value = split_entry(entry, "weight")
+        code = by_key.get(language_key(typed), typed)
+        where = f"weight of {typed!r} ({files.get(code, 'no such language')})"
         if code not in codes:
-            raise ConfigError(f"{where}: {code!r} is not one of the languages "
+            raise ConfigError(f"{where}: {typed!r} is not one of the languages "
                               f"({', '.join(codes)})")
+        if code in given:
+            raise ConfigError(f"{where}: {code!r} has a weight already; give one")
         try:
             weight = Fraction(value)
         except (ValueError, ZeroDivisionError):
@@ -187,11 +198,13 @@ LANGUAGE_LIST_OPTIONS = ("lang", "weight", "parity_dev")
 
 def language_paths(config) -> dict[str, list[str]]:
     """``lang`` as code -> its files or folders, languages in the order first given (a
-    code given again adds files to its language)."""
+    code given again, or the language's other ISO code — ``eng`` after ``en`` — adds
+    files to its language, under the code first given)."""
     out: dict[str, list[str]] = {}
+    first: dict[str, str] = {}
     for entry in config.lang:
         code, path = split_entry(entry, "lang")
-        out.setdefault(code, []).append(path)
+        out.setdefault(first.setdefault(language_key(code), code), []).append(path)
     return out
 
 

@@ -251,3 +251,19 @@ def test_a_development_folder_of_more_languages_gives_the_training_languages_the
     with pytest.raises(ConfigError, match=r"fin.txt: development language 'fi' is not one "
                                           r"of the training languages \(en, de\)"):
         train_multilingual(extra)
+
+
+def test_one_language_under_both_iso_codes_is_one_language():
+    """UD's ud_english.txt guesses en, UDHR's eng.txt eng: English, balanced as one."""
+    english = (f"en={corpus_path(UD['en'])}", f"eng={DATA_DIR / 'udhr' / 'eng.txt'}")
+    german = f"de={corpus_path(UD['de'])}"
+    config = TrainConfig(merges=40, lang=(*english, german), temperature=2.0)
+    result = train_multilingual(config)
+    assert result.languages.codes == ("en", "de")
+    same_code = config.replace(lang=(english[0], english[1].replace("eng=", "en="), german))
+    assert result.model.merges == train_multilingual(same_code).model.merges
+    weighted = config.replace(temperature=0.0, weight=("eng=3", "de=1"))
+    assert train_multilingual(weighted).languages.shares(True) == pytest.approx(
+        [0.75, 0.25], abs=1e-4)
+    with pytest.raises(ConfigError, match="'en' has a weight already"):
+        TrainConfig(lang=config.lang, weight=("en=1", "eng=2", "de=1"))

@@ -41,6 +41,21 @@ def test_languages_are_guessed_and_weights_edited(panel):
     assert panel.corpus.language_entries()[1] == ("en=1", "de=1", "ru=2")
 
 
+def test_one_language_labelled_with_both_iso_codes_trains_as_one(panel, qtbot):
+    udhr_english = str(DATA_DIR / "udhr" / "eng.txt")
+    panel.corpus.add_paths([FILES[0], udhr_english, FILES[1]])
+    assert [item.text(LANGUAGE_COLUMN) for item in rows(panel)] == ["en", "eng", "de"]
+    for item in rows(panel):
+        item.setText(WEIGHT_COLUMN, "1")
+    panel.options.set_config(TrainConfig(merges=20))
+    with qtbot.waitSignal(panel.trained, timeout=60_000) as blocker:
+        assert panel.start()
+    assert blocker.args[0].languages.codes == ("en", "de")
+    assert blocker.args[0].model.config.weight == ("en=1", "de=1")
+    # both English files show English's share: half, as the German file does
+    assert [item.text(SHARE_COLUMN).endswith("50.0%") for item in rows(panel)] == [True] * 3
+
+
 def test_only_language_and_weight_cells_are_editable(panel, qtbot):
     panel.corpus.add_paths(FILES[:1])
     model = panel.corpus.model()
