@@ -56,7 +56,7 @@ ISO_639_3 = {
 }
 #: Codes recognised on their own in a file name: ISO 639-1 and the ISO 639-3 codes above.
 KNOWN_CODES = frozenset(NAME_CODES.values()) | frozenset(ISO_639_3)
-_CODE = re.compile(r"^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$")
+_CODE = re.compile(r"^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$")
 
 
 def guess_language(path: str | os.PathLike) -> str:
@@ -98,11 +98,14 @@ def language_of(path: str | os.PathLike) -> str:
 
 
 def check_code(code: str, where: str) -> str:
-    """A language label: letters, 2-3 of them, optionally with subtags (``pt-BR``)."""
+    """A language label: letters, 2-3 of them, optionally with subtags (``pt-BR``); the
+    language in lower case, as labels are written (language tags ignore case: ``EN`` is
+    ``en``), the subtags as typed."""
     if not _CODE.match(code):
         raise ConfigError(f"{where}: {code!r} is not a language code (2 or 3 letters, "
                           "e.g. fi, tur, pt-BR)")
-    return code
+    language, sep, tags = code.partition("-")
+    return language.lower() + sep + tags
 
 
 def split_entry(entry: str, option: str) -> tuple[str, str]:

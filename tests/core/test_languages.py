@@ -110,6 +110,16 @@ def test_bad_weights_are_one_clear_message(options, message):
         TrainConfig(lang=lang_entries(), **options)
 
 
+def test_a_label_in_capitals_is_the_language_in_lower_case():
+    english = (f"EN={corpus_path(UD['en'])}", f"en={DATA_DIR / 'udhr' / 'eng.txt'}")
+    config = TrainConfig(merges=20, lang=(*english, f"De={corpus_path(UD['de'])}"),
+                         weight=("en=3", "DE=1"))
+    result = train_multilingual(config)
+    assert result.languages.codes == ("en", "de")
+    assert result.languages.shares(True) == pytest.approx([0.75, 0.25], abs=1e-4)
+    assert load_dev_set([f"ZH-Hans={DATA_DIR / 'udhr' / 'eng.txt'}"]).codes == ("zh-Hans",)
+
+
 def test_options_of_languages_need_languages():
     with pytest.raises(ConfigError, match="temperature needs languages"):
         TrainConfig(temperature=2.0)

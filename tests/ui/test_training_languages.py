@@ -45,6 +45,7 @@ def test_one_language_labelled_with_both_iso_codes_trains_as_one(panel, qtbot):
     udhr_english = str(DATA_DIR / "udhr" / "eng.txt")
     panel.corpus.add_paths([FILES[0], udhr_english, FILES[1]])
     assert [item.text(LANGUAGE_COLUMN) for item in rows(panel)] == ["en", "eng", "de"]
+    rows(panel)[1].setText(LANGUAGE_COLUMN, "ENG")  # language tags ignore case
     for item in rows(panel):
         item.setText(WEIGHT_COLUMN, "1")
     panel.options.set_config(TrainConfig(merges=20))

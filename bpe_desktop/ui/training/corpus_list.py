@@ -232,7 +232,7 @@ class CorpusList(QTreeWidget):
             if not code:
                 raise ConfigError(f"{path}: give this file a language too (or clear every "
                                   "language to train on one corpus)")
-            check_code(code, path)
+            code = check_code(code, path)
             langs.append(f"{code}={path}")
             weight = item.text(WEIGHT_COLUMN).strip()
             # one language under two codes (en, eng) is one language with one weight
