@@ -61,14 +61,15 @@ _CODE = re.compile(r"^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$")
 
 def guess_language(path: str | os.PathLike) -> str:
     """The language a corpus file's name names (``ud_finnish.txt`` -> ``fi``,
-    ``tur.txt`` -> ``tur``, ``fi/`` -> ``fi``); "" when it names none."""
+    ``tur.txt`` -> ``tur``, ``fi/`` -> ``fi``), or else its suffix, as parallel corpora
+    name their sides (``dev.en``, ``newstest2019.de.gz``); "" when it names none."""
     name = os.path.basename(os.path.normpath(os.fspath(path))).lower()
-    stem = name.split(".")[0]
+    stem, *suffixes = name.split(".")
     parts = [p for p in re.split(r"[_\-\s]+", stem) if p]
     for part in reversed(parts):
         if part in NAME_CODES:
             return NAME_CODES[part]
-    for part in reversed(parts):
+    for part in (*reversed(parts), *reversed(suffixes)):
         if part in KNOWN_CODES:
             return part
     return ""

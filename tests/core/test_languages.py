@@ -33,6 +33,9 @@ def lang_entries(codes=("en", "de", "ru")):
     # UDHR's own file names
     ("udhr/arb.txt", "arb"), ("amh.txt", "amh"), ("ben.txt", "ben"), ("zul.txt", "zul"),
     ("cmn_hans.txt", "cmn"), ("ud_bengali.txt", "bn"),
+    # the sides of a parallel corpus, named by suffix
+    ("dev.en", "en"), ("newstest2019.de.gz", "de"), ("europarl-v7.de-en.fr", "fr"),
+    ("notes.txt.gz", ""),
 ])
 def test_language_is_guessed_from_the_file_name(name, code):
     assert guess_language(name) == code
@@ -277,3 +280,11 @@ def test_one_language_under_both_iso_codes_is_one_language():
         [0.75, 0.25], abs=1e-4)
     with pytest.raises(ConfigError, match="'en' has a weight already"):
         TrainConfig(lang=config.lang, weight=("en=1", "eng=2", "de=1"))
+
+
+def test_development_files_named_by_suffix_need_no_codes(tmp_path):
+    """As the form's … button adds them: paths without CODE=."""
+    en = write_lines(tmp_path / "dev.en", ["the cat", "a dog"])
+    de = write_lines(tmp_path / "dev.de", ["die Katze", "ein Hund"])
+    assert load_dev_set([en, de]).texts == {"en": ("the cat", "a dog"),
+                                            "de": ("die Katze", "ein Hund")}
