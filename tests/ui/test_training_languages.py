@@ -143,6 +143,36 @@ def test_parity_aware_training_shows_shares_and_per_language_curves(panel, qtbot
         assert values[-1] == report.dev_tokens_after[i] / lines
 
 
+def test_every_language_curve_can_be_told_apart_on_either_background(qtbot, monkeypatch):
+    """Thirteen languages (eight UDHR translations and five UD treebanks): no two curves
+    look alike, and none fades into the light or the dark plot background."""
+    from bpe_desktop.ui.common import theme
+    from bpe_desktop.ui.training.language_plot import LanguageCurves
+
+    def luminance(hex_colour: str) -> float:
+        def channel(c: int) -> float:
+            c /= 255
+            return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
+        r, g, b = (int(hex_colour[i:i + 2], 16) for i in (1, 3, 5))
+        return 0.2126 * channel(r) + 0.7152 * channel(g) + 0.0722 * channel(b)
+
+    def contrast(a: str, b: str) -> float:
+        light, dark = sorted((luminance(a), luminance(b)), reverse=True)
+        return (light + 0.05) / (dark + 0.05)
+
+    plot = LanguageCurves()
+    qtbot.addWidget(plot)
+    codes = [f"l{i:02d}" for i in range(13)]
+    plot.add_point(1, {code: 10.0 + i for i, code in enumerate(codes)})
+    qtbot.waitUntil(lambda: len(plot._curves) == 13)
+    pens = [plot._curves[code].opts["pen"] for code in codes]
+    assert len({(p.color().name(), p.style()) for p in pens}) == 13
+    for dark in (False, True):
+        monkeypatch.setattr(theme, "is_dark", lambda dark=dark: dark)
+        background = theme.plot_colors()["background"]
+        assert all(contrast(p.color().name(), background) >= 2 for p in pens), background
+
+
 @pytest.mark.parametrize("label", ["", "en"])  # one language alone trains as its files
 def test_a_plain_run_hides_the_language_plot(panel, qtbot, label):
     panel.corpus.add_paths(FILES[:1])
