@@ -65,21 +65,28 @@ def main() -> int:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--window", type=int, default=0,
                     help="also the moving-window variant with this window (0: not run)")
+    ap.add_argument("--udhr-only", nargs="*", default=[], metavar="CODE=FILE",
+                    help="more languages without a UD corpus, trained on the first half of "
+                         "their UDHR text (e.g. fr=fra.txt zh=cmn_hans.txt)")
     args = ap.parse_args()
+    languages = LANGUAGES + tuple((code, None, udhr) for code, _, udhr in
+                                  (entry.partition("=") for entry in args.udhr_only))
     corpora = require_corpora()
     load_before = os.getloadavg()
     with tempfile.TemporaryDirectory() as tmp:
-        dev_entries, scored = [], {}
-        for code, _, udhr in LANGUAGES:
+        dev_entries, scored, training = [], {}, {}
+        for code, ud, udhr in languages:
             dev, held_out = halves(corpora / "udhr" / udhr)
             dev_path = Path(tmp) / f"{code}.dev.txt"
             dev_path.write_text(dev, encoding="utf-8")
             dev_entries.append(f"{code}={dev_path}")
             scored[code] = held_out
-        files = [str(corpora / ud) for _, ud, _ in LANGUAGES]
+            # a language without a UD corpus trains on its development half
+            training[code] = str(corpora / ud) if ud else str(dev_path)
+        files = list(training.values())
         config = TrainConfig(vocab_size=args.vocab_size)
         parity = config.replace(
-            lang=tuple(f"{code}={corpora / ud}" for code, ud, _ in LANGUAGES),
+            lang=tuple(f"{code}={path}" for code, path in training.items()),
             parity_dev=tuple(dev_entries), parity_dev_documents=True)
         runs = {"plain": lambda: train(Corpus.from_files(files), config).model,
                 "parity-aware": lambda: train_multilingual(parity).model}
@@ -98,7 +105,7 @@ def main() -> int:
             print(f"{name}: {seconds:.2f} s, {tokens}", file=sys.stderr)
     load_after = os.getloadavg()
     plain = rows["plain"]
-    codes = [code for code, _, _ in LANGUAGES]
+    codes = list(scored)
     print(f"vocabulary {args.vocab_size:,}; best of {args.repeat}; load "
           f"{load_before[0]:.2f} before, {load_after[0]:.2f} after\n")
     print("| model | " + " | ".join(codes) + " | total | max/min | Gini | train s |")
@@ -115,7 +122,8 @@ def main() -> int:
               f"{row['seconds'] / plain['seconds']:.2f}x")
     RESULTS.mkdir(exist_ok=True)
     (RESULTS / "parity.json").write_text(json.dumps(
-        {"rows": rows, "load": [load_before, load_after], "vocab_size": args.vocab_size},
+        {"rows": rows, "load": [load_before, load_after], "vocab_size": args.vocab_size,
+         "udhr_only": args.udhr_only},
         indent=1))
     return 0
 

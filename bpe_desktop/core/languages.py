@@ -37,6 +37,7 @@ NAME_CODES = {
     "romanian": "ro", "russian": "ru", "slovak": "sk", "slovenian": "sl", "spanish": "es",
     "swahili": "sw", "swedish": "sv", "tamil": "ta", "thai": "th", "turkish": "tr",
     "ukrainian": "uk", "urdu": "ur", "vietnamese": "vi", "welsh": "cy", "yoruba": "yo",
+    "amharic": "am", "bengali": "bn", "zulu": "zu",
 }
 #: The ISO 639-3 codes of the languages above (``fin``, ``tur``; UDHR files are named so),
 #: each with its ISO 639-1 code: one language under either code.
@@ -48,31 +49,48 @@ ISO_639_3 = {
     "lav": "lv", "lit": "lt", "nob": "no", "fas": "fa", "pol": "pl", "por": "pt",
     "ron": "ro", "rus": "ru", "slk": "sk", "slv": "sl", "spa": "es", "swh": "sw",
     "swe": "sv", "tam": "ta", "tha": "th", "tur": "tr", "ukr": "uk", "urd": "ur",
-    "vie": "vi", "cym": "cy", "yor": "yo",
+    "vie": "vi", "cym": "cy", "yor": "yo", "amh": "am", "ben": "bn", "zul": "zu",
+    # Standard Arabic, as UDHR names its file (arb.txt), is Arabic as Mandarin (cmn) is
+    # Chinese above.
+    "arb": "ar",
 }
 #: Codes recognised on their own in a file name: ISO 639-1 and the ISO 639-3 codes above.
 KNOWN_CODES = frozenset(NAME_CODES.values()) | frozenset(ISO_639_3)
-_CODE = re.compile(r"^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$")
+_CODE = re.compile(r"^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$")
 
 
 def guess_language(path: str | os.PathLike) -> str:
     """The language a corpus file's name names (``ud_finnish.txt`` -> ``fi``,
-    ``tur.txt`` -> ``tur``, ``fi/`` -> ``fi``); "" when it names none."""
+    ``tur.txt`` -> ``tur``, ``fi/`` -> ``fi``), or else its suffix, as parallel corpora
+    name their sides (``dev.en``, ``newstest2019.de.gz``); "" when it names none."""
     name = os.path.basename(os.path.normpath(os.fspath(path))).lower()
-    stem = name.split(".")[0]
+    stem, *suffixes = name.split(".")
     parts = [p for p in re.split(r"[_\-\s]+", stem) if p]
     for part in reversed(parts):
         if part in NAME_CODES:
             return NAME_CODES[part]
-    for part in reversed(parts):
+    for part in (*reversed(parts), *reversed(suffixes)):
         if part in KNOWN_CODES:
             return part
     return ""
 
 
+def language_key(code: str) -> str:
+    """What a label names, whichever ISO code spells it: ``eng`` and ``en`` -> ``en``,
+    ``cmn-Hans`` -> ``zh-hans`` (subtags kept: ``zh-Hans`` and ``zh`` are two labels)."""
+    base, sep, tags = code.lower().partition("-")
+    return ISO_639_3.get(base, base) + sep + tags
+
+
 def same_language(a: str, b: str) -> bool:
-    """Whether two codes name one language (``eng`` and ``en``; a code and itself)."""
-    return ISO_639_3.get(a, a) == ISO_639_3.get(b, b)
+    """Whether two codes name one language: ``eng`` and ``en``, ``zh-Hans`` and ``cmn``
+    (a code without subtags matches the same language with any), a code and itself.
+    Different subtags (``zh-Hans``, ``zh-Hant``) are different labels."""
+    base_a, _, tags_a = a.lower().partition("-")
+    base_b, _, tags_b = b.lower().partition("-")
+    if tags_a and tags_b and tags_a != tags_b:
+        return False
+    return ISO_639_3.get(base_a, base_a) == ISO_639_3.get(base_b, base_b)
 
 
 def language_of(path: str | os.PathLike) -> str:
@@ -81,11 +99,14 @@ def language_of(path: str | os.PathLike) -> str:
 
 
 def check_code(code: str, where: str) -> str:
-    """A language label: letters, 2-3 of them, optionally with subtags (``pt-BR``)."""
+    """A language label: letters, 2-3 of them, optionally with subtags (``pt-BR``); the
+    language in lower case, as labels are written (language tags ignore case: ``EN`` is
+    ``en``), the subtags as typed."""
     if not _CODE.match(code):
         raise ConfigError(f"{where}: {code!r} is not a language code (2 or 3 letters, "
                           "e.g. fi, tur, pt-BR)")
-    return code
+    language, sep, tags = code.partition("-")
+    return language.lower() + sep + tags
 
 
 def split_entry(entry: str, option: str) -> tuple[str, str]:
@@ -151,12 +172,16 @@ def parse_weights(entries: Sequence[str], codes: Sequence[str],
     """``CODE=W`` entries as one weight per language of ``codes``; every language needs
     one, each more than 0 (the message names the language's file)."""
     given: dict[str, Fraction] = {}
+    by_key = {language_key(c): c for c in codes}
     for entry in entries:
-        code, value = split_entry(entry, "weight")
-        where = f"weight of {code!r} ({files.get(code, 'no such language')})"
+        typed, value = split_entry(entry, "weight")
+        code = by_key.get(language_key(typed), typed)
+        where = f"weight of {typed!r} ({files.get(code, 'no such language')})"
         if code not in codes:
-            raise ConfigError(f"{where}: {code!r} is not one of the languages "
+            raise ConfigError(f"{where}: {typed!r} is not one of the languages "
                               f"({', '.join(codes)})")
+        if code in given:
+            raise ConfigError(f"{where}: {code!r} has a weight already; give one")
         try:
             weight = Fraction(value)
         except (ValueError, ZeroDivisionError):
@@ -177,11 +202,13 @@ LANGUAGE_LIST_OPTIONS = ("lang", "weight", "parity_dev")
 
 def language_paths(config) -> dict[str, list[str]]:
     """``lang`` as code -> its files or folders, languages in the order first given (a
-    code given again adds files to its language)."""
+    code given again, or the language's other ISO code — ``eng`` after ``en`` — adds
+    files to its language, under the code first given)."""
     out: dict[str, list[str]] = {}
+    first: dict[str, str] = {}
     for entry in config.lang:
         code, path = split_entry(entry, "lang")
-        out.setdefault(code, []).append(path)
+        out.setdefault(first.setdefault(language_key(code), code), []).append(path)
     return out
 
 

@@ -26,6 +26,7 @@ from bpe_desktop.core.errors import ConfigError, CorpusError
 from bpe_desktop.core.languages import (
     balance_factors,
     language_files,
+    language_key,
     language_paths,
     parse_weights,
     scaled_counts,
@@ -171,7 +172,8 @@ def relabelled_tables(config: TrainConfig) -> list[tuple[str, str, str]]:
     word-count table whose label names another language (the given language is used)."""
     return [(path, label, code) for code, paths in language_paths(config).items()
             for path in paths if os.path.isfile(path)
-            and (label := table_language(path)) and label != code]
+            and (label := table_language(path))
+            and language_key(label) != language_key(code)]
 
 
 def balanced_shares(config: TrainConfig, counted: CountedLanguages) -> list[Fraction]:

@@ -27,6 +27,9 @@ class DevSet:
     #: Language code -> the file it came from (for messages).
     files: Mapping[str, str]
     documents: bool = False
+    #: Languages found by listing a folder rather than named by the user: a folder such as
+    #: UDHR's holds many languages, of which training takes its own.
+    listed: frozenset[str] = frozenset()
 
     @property
     def codes(self) -> tuple[str, ...]:
@@ -38,15 +41,14 @@ class DevSet:
 
     def matched_to(self, codes: Sequence[str]) -> DevSet:
         """This set with each language that the training languages name under the other
-        ISO code (``eng.txt`` of a UDHR folder for ``en``) under the training's code."""
+        ISO code (``eng.txt`` of a UDHR folder for ``en``) under the training's code, and
+        without the languages of a folder that are not training languages."""
         def training_code(code: str) -> str:
-            if code in codes:
-                return code
-            same = [c for c in codes if same_language(c, code)]
-            return same[0] if len(same) == 1 and same[0] not in self.texts else code
+            return _training_code(code, codes, self.texts)
 
-        return DevSet({training_code(c): t for c, t in self.texts.items()},
-                      {training_code(c): f for c, f in self.files.items()}, self.documents)
+        kept = [c for c in self.texts if c not in self.listed or training_code(c) in codes]
+        return DevSet({training_code(c): self.texts[c] for c in kept},
+                      {training_code(c): self.files[c] for c in kept}, self.documents)
 
     def check_covers(self, codes: Sequence[str], training_files: Mapping[str, str]) -> None:
         """Every training language has a development text and no other language has one."""
@@ -59,6 +61,15 @@ class DevSet:
             if code not in codes:
                 raise ConfigError(f"{path}: development language {code!r} is not one of the "
                                   f"training languages ({', '.join(codes)})")
+
+
+def _training_code(code: str, codes: Sequence[str], dev_codes) -> str:
+    """The training language a development language is, if one unambiguously is (and
+    has no development text of its own); else ``code`` itself."""
+    if code in codes:
+        return code
+    same = [c for c in codes if same_language(c, code)]
+    return same[0] if len(same) == 1 and same[0] not in dev_codes else code
 
 
 def _read_lines(path: str) -> list[str]:
@@ -86,10 +97,15 @@ def _read_lines(path: str) -> list[str]:
 def dev_files(entries: Sequence[str]) -> list[tuple[str, str]]:
     """(code, path) per development file: ``CODE=PATH``, or a folder whose files are named
     by language, or a single file named by its language."""
-    out: list[tuple[str, str]] = []
+    return [(code, path) for code, path, _ in _dev_files(entries)]
+
+
+def _dev_files(entries: Sequence[str]) -> list[tuple[str, str, bool]]:
+    """(code, path, found by listing a folder) per development file."""
+    out: list[tuple[str, str, bool]] = []
     for entry in entries:
         if "=" in entry and not os.path.exists(entry):
-            out.append(split_entry(entry, "parity_dev"))
+            out.append((*split_entry(entry, "parity_dev"), False))
         elif os.path.isdir(entry):
             for name in sorted(os.listdir(entry)):
                 path = os.path.join(entry, name)
@@ -99,13 +115,13 @@ def dev_files(entries: Sequence[str]) -> list[tuple[str, str]]:
                 if not code:
                     raise ConfigError(f"{path}: the file name names no language; give it "
                                       "as CODE=PATH")
-                out.append((code, path))
+                out.append((code, path, True))
         else:
             code = guess_language(entry)
             if not code:
                 raise ConfigError(f"{entry}: the file name names no language; give it as "
                                   "CODE=PATH")
-            out.append((code, entry))
+            out.append((code, entry, False))
     return out
 
 
@@ -113,9 +129,16 @@ def _one_table(entries: Sequence[str]) -> bool:
     return len(entries) == 1 and entries[0].lower().endswith(".tsv") and "=" not in entries[0]
 
 
-def dev_set_files(entries: Sequence[str]) -> list[str]:
-    """The files the ``--parity-dev`` entries name, as :func:`load_dev_set` reads them."""
-    return list(entries) if _one_table(entries) else [path for _, path in dev_files(entries)]
+def dev_set_files(entries: Sequence[str], codes: Sequence[str] | None = None) -> list[str]:
+    """The files the ``--parity-dev`` entries name, as :func:`load_dev_set` reads them;
+    with the training languages ``codes``, without a folder's files of other languages
+    (as :meth:`DevSet.matched_to` leaves them out)."""
+    if _one_table(entries):
+        return list(entries)
+    found = _dev_files(entries)
+    given = {code for code, _, _ in found}
+    return [path for code, path, listed in found
+            if codes is None or not listed or _training_code(code, codes, given) in codes]
 
 
 def load_dev_set(entries: Sequence[str], *, documents: bool = False) -> DevSet:
@@ -124,7 +147,8 @@ def load_dev_set(entries: Sequence[str], *, documents: bool = False) -> DevSet:
         return _load_tsv(entries[0])
     texts: dict[str, tuple[str, ...]] = {}
     files: dict[str, str] = {}
-    for code, path in dev_files(entries):
+    listed: set[str] = set()
+    for code, path, in_folder in _dev_files(entries):
         if code in texts:
             raise ConfigError(f"{path}: a second development file for {code!r} "
                               f"(the first is {files[code]})")
@@ -133,6 +157,8 @@ def load_dev_set(entries: Sequence[str], *, documents: bool = False) -> DevSet:
             raise CorpusError(f"{path}: the development file is empty", path=path,
                               reason="empty")
         texts[code], files[code] = tuple(lines), path
+        if in_folder:
+            listed.add(code)
     if not texts:
         raise ConfigError("no development files given")
     if not documents:
@@ -145,7 +171,7 @@ def load_dev_set(entries: Sequence[str], *, documents: bool = False) -> DevSet:
                     "number of lines (whole parallel documents: "
                     f"{option_flag('parity_dev_documents')})",
                     options=("parity_dev_documents",))
-    return DevSet(texts, files, documents)
+    return DevSet(texts, files, documents, frozenset(listed))
 
 
 def _load_tsv(path: str) -> DevSet:

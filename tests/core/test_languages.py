@@ -17,7 +17,7 @@ from bpe_desktop.core.languages import (
     target_shares,
 )
 from bpe_desktop.core.multilingual import train_multilingual
-from bpe_desktop.core.parity_dev import load_dev_set
+from bpe_desktop.core.parity_dev import dev_set_files, load_dev_set
 from tests.shared_data import DATA_DIR, corpus_path
 
 UD = {"en": "ud_english.txt", "de": "ud_german.txt", "ru": "ud_russian.txt"}
@@ -30,6 +30,12 @@ def lang_entries(codes=("en", "de", "ru")):
 @pytest.mark.parametrize("name, code", [
     ("ud_finnish.txt", "fi"), ("tur.txt", "tur"), ("fi", "fi"), ("corpora/ud_german.txt.gz", "de"),
     ("news-fr-2019.txt", "fr"), ("udhr/jpn.txt", "jpn"), ("notes.txt", ""), ("data/", ""),
+    # UDHR's own file names
+    ("udhr/arb.txt", "arb"), ("amh.txt", "amh"), ("ben.txt", "ben"), ("zul.txt", "zul"),
+    ("cmn_hans.txt", "cmn"), ("ud_bengali.txt", "bn"),
+    # the sides of a parallel corpus, named by suffix
+    ("dev.en", "en"), ("newstest2019.de.gz", "de"), ("europarl-v7.de-en.fr", "fr"),
+    ("notes.txt.gz", ""),
 ])
 def test_language_is_guessed_from_the_file_name(name, code):
     assert guess_language(name) == code
@@ -105,6 +111,16 @@ def test_weights_give_the_asked_shares_up_to_rounding():
 def test_bad_weights_are_one_clear_message(options, message):
     with pytest.raises(ConfigError, match=message):
         TrainConfig(lang=lang_entries(), **options)
+
+
+def test_a_label_in_capitals_is_the_language_in_lower_case():
+    english = (f"EN={corpus_path(UD['en'])}", f"en={DATA_DIR / 'udhr' / 'eng.txt'}")
+    config = TrainConfig(merges=20, lang=(*english, f"De={corpus_path(UD['de'])}"),
+                         weight=("en=3", "DE=1"))
+    result = train_multilingual(config)
+    assert result.languages.codes == ("en", "de")
+    assert result.languages.shares(True) == pytest.approx([0.75, 0.25], abs=1e-4)
+    assert load_dev_set([f"ZH-Hans={DATA_DIR / 'udhr' / 'eng.txt'}"]).codes == ("zh-Hans",)
 
 
 def test_options_of_languages_need_languages():
@@ -206,3 +222,69 @@ def test_a_development_file_named_by_the_other_iso_code_is_matched(tmp_path):
     result = train_multilingual(config)
     assert result.languages.codes == ("en", "de", "ru")
     assert sum(result.languages.chosen.count(i) for i in range(3)) == 20
+
+
+def test_udhr_file_names_and_labels_with_subtags_are_matched_to_the_training_codes(tmp_path):
+    """A UDHR folder names Standard Arabic arb.txt and Chinese cmn_hans.txt; a linguist
+    labels them ar and zh-Hans."""
+    folder = tmp_path / "udhr"
+    folder.mkdir()
+    for name, text in (("arb.txt", "حقوق الإنسان"), ("cmn_hans.txt", "人人生而自由"),
+                       ("eng.txt", "human rights")):
+        write_lines(folder / name, [text])
+    dev = load_dev_set([str(folder)], documents=True)
+    assert dev.matched_to(["en", "ar", "zh-Hans"]).codes == ("ar", "zh-Hans", "en")
+    # cmn could be either: matched to neither, so each is named as having no
+    # development file
+    assert dev.matched_to(["en", "ar", "zh-Hans", "zh-Hant"]).codes == ("ar", "en")
+
+
+def test_a_development_file_labelled_without_the_subtag_is_matched(tmp_path):
+    zh = write_lines(tmp_path / "zh.txt", ["人人生而自由"])
+    en = write_lines(tmp_path / "en.txt", ["all are born free"])
+    dev = load_dev_set([f"zh={zh}", f"en={en}"])
+    assert dev.matched_to(["en", "zh-Hans"]).codes == ("zh-Hans", "en")
+    assert load_dev_set([f"zh-Hant={zh}"]).matched_to(["zh-Hans"]).codes == ("zh-Hant",)
+
+
+def test_a_development_folder_of_more_languages_gives_the_training_languages_theirs(tmp_path):
+    """A UDHR folder holds many languages: those trained on take theirs, the others are
+    left out; a file named explicitly for a language not trained on is still refused."""
+    udhr = DATA_DIR / "udhr"
+    config = TrainConfig(merges=20, lang=lang_entries(("en", "de")), parity_dev=(str(udhr),),
+                         parity_dev_documents=True)
+    result = train_multilingual(config)
+    assert result.languages.codes == ("en", "de")
+    assert sum(result.languages.chosen.count(i) for i in range(2)) == 20
+    named = config.replace(parity_dev=(f"en={udhr / 'eng.txt'}", f"de={udhr / 'deu.txt'}"))
+    assert train_multilingual(named).model.merges == result.model.merges
+    assert sorted(dev_set_files(config.parity_dev, ["en", "de"])) == sorted(
+        str(udhr / name) for name in ("eng.txt", "deu.txt"))
+    extra = config.replace(parity_dev=(*named.parity_dev, f"fi={udhr / 'fin.txt'}"))
+    with pytest.raises(ConfigError, match=r"fin.txt: development language 'fi' is not one "
+                                          r"of the training languages \(en, de\)"):
+        train_multilingual(extra)
+
+
+def test_one_language_under_both_iso_codes_is_one_language():
+    """UD's ud_english.txt guesses en, UDHR's eng.txt eng: English, balanced as one."""
+    english = (f"en={corpus_path(UD['en'])}", f"eng={DATA_DIR / 'udhr' / 'eng.txt'}")
+    german = f"de={corpus_path(UD['de'])}"
+    config = TrainConfig(merges=40, lang=(*english, german), temperature=2.0)
+    result = train_multilingual(config)
+    assert result.languages.codes == ("en", "de")
+    same_code = config.replace(lang=(english[0], english[1].replace("eng=", "en="), german))
+    assert result.model.merges == train_multilingual(same_code).model.merges
+    weighted = config.replace(temperature=0.0, weight=("eng=3", "de=1"))
+    assert train_multilingual(weighted).languages.shares(True) == pytest.approx(
+        [0.75, 0.25], abs=1e-4)
+    with pytest.raises(ConfigError, match="'en' has a weight already"):
+        TrainConfig(lang=config.lang, weight=("en=1", "eng=2", "de=1"))
+
+
+def test_development_files_named_by_suffix_need_no_codes(tmp_path):
+    """As the form's … button adds them: paths without CODE=."""
+    en = write_lines(tmp_path / "dev.en", ["the cat", "a dog"])
+    de = write_lines(tmp_path / "dev.de", ["die Katze", "ein Hund"])
+    assert load_dev_set([en, de]).texts == {"en": ("the cat", "a dog"),
+                                            "de": ("die Katze", "ein Hund")}

@@ -169,3 +169,33 @@ def test_cancel_keeps_the_panel_as_it_was(panel, qtbot, parity_model):
     assert panel.comparison is None and panel.parallel is None
     assert "cancelled" in panel.status_label.text()
     assert panel.plain_button.isEnabled()
+
+
+def test_the_languages_table_exports_the_numbers_it_shows(panel, tmp_path, monkeypatch):
+    """Tokens per line by hand: 3 lines; en 3 and 6 tokens, de 4 and 5 under A and B."""
+    import csv
+
+    from bpe_desktop.core.comparison.parity_pair import LanguageCosts
+    from bpe_desktop.ui.common import dialogs
+
+    costs = LanguageCosts(("en", "de"), ("A", "B"), 3, False, ((3, 4), (6, 5)))
+    view = panel.languages
+    assert not view.export_button.isEnabled()
+    view.show_costs(costs)
+    assert cells(panel) == {"en": ["1.00", "2.00"], "de": ["1.33", "1.67"],
+                            "max/min": ["1.333", "1.200"], "Gini": ["0.0714", "0.0455"],
+                            "total tokens": ["7", "11"]}
+    path = tmp_path / "costs.csv"
+    monkeypatch.setattr(dialogs, "ask_save_path", lambda *args, **kwargs: str(path))
+    view.export_button.click()
+    with open(path, newline="", encoding="utf-8") as fh:
+        rows = list(csv.reader(fh))
+    assert rows[0] == ["language", "A: tokens per line", "B: tokens per line"]
+    table = {row[0]: [float(v) for v in row[1:]] for row in rows[1:]}
+    expected = {"en": [1.0, 2.0], "de": [4 / 3, 5 / 3], "max/min": [4 / 3, 1.2],
+                "Gini": [1 / 14, 1 / 22], "total tokens": [7, 11]}
+    assert table == {k: pytest.approx(v, rel=1e-15) for k, v in expected.items()}
+    # the command line's --json has the same numbers
+    json_b = costs.to_json()["tokenizers"][1]
+    assert [json_b["cost_per_unit"]["de"], json_b["max_min"], json_b["gini"]] == \
+        [table["de"][1], table["max/min"][1], table["Gini"][1]]

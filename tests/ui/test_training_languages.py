@@ -41,6 +41,22 @@ def test_languages_are_guessed_and_weights_edited(panel):
     assert panel.corpus.language_entries()[1] == ("en=1", "de=1", "ru=2")
 
 
+def test_one_language_labelled_with_both_iso_codes_trains_as_one(panel, qtbot):
+    udhr_english = str(DATA_DIR / "udhr" / "eng.txt")
+    panel.corpus.add_paths([FILES[0], udhr_english, FILES[1]])
+    assert [item.text(LANGUAGE_COLUMN) for item in rows(panel)] == ["en", "eng", "de"]
+    rows(panel)[1].setText(LANGUAGE_COLUMN, "ENG")  # language tags ignore case
+    for item in rows(panel):
+        item.setText(WEIGHT_COLUMN, "1")
+    panel.options.set_config(TrainConfig(merges=20))
+    with qtbot.waitSignal(panel.trained, timeout=60_000) as blocker:
+        assert panel.start()
+    assert blocker.args[0].languages.codes == ("en", "de")
+    assert blocker.args[0].model.config.weight == ("en=1", "de=1")
+    # both English files show English's share: half, as the German file does
+    assert [item.text(SHARE_COLUMN).endswith("50.0%") for item in rows(panel)] == [True] * 3
+
+
 def test_only_language_and_weight_cells_are_editable(panel, qtbot):
     panel.corpus.add_paths(FILES[:1])
     model = panel.corpus.model()
@@ -127,6 +143,36 @@ def test_parity_aware_training_shows_shares_and_per_language_curves(panel, qtbot
         assert values[-1] == report.dev_tokens_after[i] / lines
 
 
+def test_every_language_curve_can_be_told_apart_on_either_background(qtbot, monkeypatch):
+    """Thirteen languages (eight UDHR translations and five UD treebanks): no two curves
+    look alike, and none fades into the light or the dark plot background."""
+    from bpe_desktop.ui.common import theme
+    from bpe_desktop.ui.training.language_plot import LanguageCurves
+
+    def luminance(hex_colour: str) -> float:
+        def channel(c: int) -> float:
+            c /= 255
+            return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
+        r, g, b = (int(hex_colour[i:i + 2], 16) for i in (1, 3, 5))
+        return 0.2126 * channel(r) + 0.7152 * channel(g) + 0.0722 * channel(b)
+
+    def contrast(a: str, b: str) -> float:
+        light, dark = sorted((luminance(a), luminance(b)), reverse=True)
+        return (light + 0.05) / (dark + 0.05)
+
+    plot = LanguageCurves()
+    qtbot.addWidget(plot)
+    codes = [f"l{i:02d}" for i in range(13)]
+    plot.add_point(1, {code: 10.0 + i for i, code in enumerate(codes)})
+    qtbot.waitUntil(lambda: len(plot._curves) == 13)
+    pens = [plot._curves[code].opts["pen"] for code in codes]
+    assert len({(p.color().name(), p.style()) for p in pens}) == 13
+    for dark in (False, True):
+        monkeypatch.setattr(theme, "is_dark", lambda dark=dark: dark)
+        background = theme.plot_colors()["background"]
+        assert all(contrast(p.color().name(), background) >= 2 for p in pens), background
+
+
 @pytest.mark.parametrize("label", ["", "en"])  # one language alone trains as its files
 def test_a_plain_run_hides_the_language_plot(panel, qtbot, label):
     panel.corpus.add_paths(FILES[:1])
@@ -193,6 +239,18 @@ def test_after_parity_training_evaluate_has_the_development_set(window, qtbot):
     assert evaluate.parallel_files.paths() == [str(p) for p in DEV.values()]
     assert evaluate.parity_mode_combo.currentText() == "document"
     assert evaluate.request().parallel_files == [str(p) for p in DEV.values()]
+
+
+def test_after_parity_training_on_a_folder_evaluate_has_the_training_languages(window):
+    """The development folder holds more languages than were trained (fi, fr, ja, tr):
+    Evaluate's parity starts from the trained languages' texts."""
+    from bpe_desktop.core.multilingual import train_multilingual
+
+    config = TrainConfig(merges=20, lang=tuple(f"{c}={p}" for c, p in
+                                               zip(("en", "de", "ru"), FILES)),
+                         parity_dev=(str(DATA_DIR / "udhr"),), parity_dev_documents=True)
+    window.training.trained.emit(train_multilingual(config))
+    assert sorted(window.evaluate.parallel_files.paths()) == sorted(str(p) for p in DEV.values())
 
 
 def test_the_parity_run_s_curves_and_comparison_go_with_its_model(window, qtbot):

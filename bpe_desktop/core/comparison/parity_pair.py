@@ -25,6 +25,7 @@ from typing import Callable, Sequence
 
 from bpe_desktop.core.config import TrainConfig
 from bpe_desktop.core.errors import ConfigError
+from bpe_desktop.core.languages import language_paths
 from bpe_desktop.core.model import BPEModel
 from bpe_desktop.core.parity_dev import DevSet, load_dev_set
 
@@ -48,7 +49,6 @@ def languages_are_tables(config: TrainConfig) -> bool:
     """Whether every language's files are word-count tables written by ``count`` (they
     start with its header line); folders and other files are running text."""
     from bpe_desktop.core.counting import table_header
-    from bpe_desktop.core.languages import language_paths
 
     header = table_header().encode("utf-8")
     paths = [p for ps in language_paths(config).values() for p in ps]
@@ -86,10 +86,12 @@ def train_plain_counterpart(model: BPEModel, *, word_counts: bool | None = None,
 
 
 def model_dev_set(model: BPEModel) -> DevSet:
-    """The development set a parity-aware model records, read again."""
+    """The development set a parity-aware model records, read again, its languages named
+    and chosen as the training named and chose them."""
     if not model.config.parity_dev:
         raise ConfigError("this model records no development set")
-    return load_dev_set(model.config.parity_dev, documents=model.config.parity_dev_documents)
+    dev = load_dev_set(model.config.parity_dev, documents=model.config.parity_dev_documents)
+    return dev.matched_to(list(language_paths(model.config)))
 
 
 def gini(values: Sequence[float]) -> float:
@@ -143,15 +145,25 @@ class LanguageCosts:
                                 "total": self.total(t), "max_min": self.max_min(t),
                                 "gini": self.gini(t)} for t, name in enumerate(self.names)]}
 
-    def rows(self) -> list[tuple[str, ...]]:
-        """Readable rows: one per language (tokens per unit under each tokenizer), then
-        max/min, Gini and the total tokens."""
-        rows = [(code, *(self._cost_text(self.costs(t)[l]) for t in range(len(self.names))))
-                for l, code in enumerate(self.codes)]
-        rows.append(("max/min", *(f"{self.max_min(t):.3f}" for t in range(len(self.names)))))
-        rows.append(("Gini", *(f"{self.gini(t):.4f}" for t in range(len(self.names)))))
-        rows.append(("total tokens", *(f"{self.total(t):,}" for t in range(len(self.names)))))
+    def values(self) -> list[tuple]:
+        """The table's rows at full precision: one per language (tokens per unit under
+        each tokenizer), then max/min, Gini and the total tokens."""
+        each = range(len(self.names))
+        rows: list[tuple] = [(code, *(self.costs(t)[l] for t in each))
+                             for l, code in enumerate(self.codes)]
+        rows.append(("max/min", *(self.max_min(t) for t in each)))
+        rows.append(("Gini", *(self.gini(t) for t in each)))
+        rows.append(("total tokens", *(self.total(t) for t in each)))
         return rows
+
+    def rows(self) -> list[tuple[str, ...]]:
+        """:meth:`values` as read: costs as :meth:`_cost_text` writes them, max/min to 3
+        decimals, Gini to 4, totals as counts."""
+        values = self.values()
+        languages = len(self.codes)
+        formats = [self._cost_text] * languages + [
+            lambda v: f"{v:.3f}", lambda v: f"{v:.4f}", lambda v: f"{v:,}"]
+        return [(row[0], *(form(v) for v in row[1:])) for row, form in zip(values, formats)]
 
 
 def language_costs(models: Sequence[tuple[str, BPEModel]], dev: DevSet) -> LanguageCosts:

@@ -37,12 +37,13 @@ def training_side_inputs(config) -> list[tuple[str, str]]:
     ``boundaries``), and parity development texts (``dev``)."""
     from bpe_desktop.core.constraints import FILE_LIST_OPTIONS
     from bpe_desktop.core.errors import BpeError
+    from bpe_desktop.core.languages import language_paths
     from bpe_desktop.core.parity_dev import dev_set_files
 
     inputs = [("boundaries", path) for name in FILE_LIST_OPTIONS
               for path in getattr(config, name)]
     try:
-        dev = dev_set_files(config.parity_dev)
+        dev = dev_set_files(config.parity_dev, list(language_paths(config)))
     except BpeError:  # named by the training itself, which reads them
         dev = []
     return inputs + [("dev", path) for path in dev]

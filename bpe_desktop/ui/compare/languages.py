@@ -6,7 +6,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from PySide6.QtWidgets import QLabel, QTableView, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
 
 from bpe_desktop.core import BPEModel
 from bpe_desktop.core.comparison import Comparison
@@ -16,7 +23,9 @@ from bpe_desktop.core.comparison.parity_pair import (
     train_plain_counterpart,
 )
 from bpe_desktop.core.parity_dev import DevSet
+from bpe_desktop.ui.common import dialogs
 from bpe_desktop.ui.evaluate.table_models import RowsModel
+from bpe_desktop.views.write_errors import write_failure
 
 PLAIN_NAME = "plain BPE"
 
@@ -72,14 +81,24 @@ class LanguageCostsView(QWidget):
         self.table.setModel(self.model)
         self.table.verticalHeader().hide()
         self.table.horizontalHeader().setStretchLastSection(True)
+        self.costs = None
+        self.export_button = QPushButton("Export CSV…")
+        self.export_button.setToolTip("Write the table as CSV, the costs at full precision")
+        self.export_button.clicked.connect(self._ask_export_csv)
+        buttons = QHBoxLayout()
+        buttons.addStretch(1)
+        buttons.addWidget(self.export_button)
         layout = QVBoxLayout(self)
         layout.addWidget(self.label)
         layout.addWidget(self.table, 1)
+        layout.addLayout(buttons)
         self.show_costs(None)
 
     def show_costs(self, costs, source: str = "") -> None:
         """``costs``: a :class:`~bpe_desktop.core.comparison.parity_pair.LanguageCosts`
         (None: nothing to show)."""
+        self.costs = costs
+        self.export_button.setEnabled(costs is not None)
         if costs is None:
             self.model.headers = ["language"]
             self.model.set_rows([])
@@ -96,3 +115,19 @@ class LanguageCostsView(QWidget):
                            "<b>max/min</b>: the most expensive language's cost over the "
                            "cheapest's (1.000: equal). Score on held-out parallel text to "
                            "judge a model: the development set was used in training.")
+
+    def export_csv(self, path: str) -> None:
+        """The table shown, its numbers at full precision (as ``compare --json``)."""
+        table = RowsModel(self.model.headers)
+        table.set_rows(self.costs.values())
+        table.to_csv(path)
+
+    def _ask_export_csv(self) -> None:
+        path = dialogs.ask_save_path(self, "Export the languages' costs as CSV", "export",
+                                     "CSV files (*.csv)", "language-costs.csv")
+        if not path:
+            return
+        try:
+            self.export_csv(path)
+        except OSError as exc:
+            dialogs.show_error(self, "Export failed", write_failure(path, exc))

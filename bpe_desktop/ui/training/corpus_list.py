@@ -24,7 +24,7 @@ from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTreeWidget, QTree
 from bpe_desktop.core.counting import count_lines, table_language, table_stats
 from bpe_desktop.core.errors import ConfigError, CorpusError
 from bpe_desktop.core.formatting import format_bytes
-from bpe_desktop.core.languages import check_code, language_of
+from bpe_desktop.core.languages import check_code, language_key, language_of
 from bpe_desktop.ui.common.workers import JobRunner
 
 #: Role of a row's problem (why training would refuse the file), None when there is none.
@@ -232,13 +232,15 @@ class CorpusList(QTreeWidget):
             if not code:
                 raise ConfigError(f"{path}: give this file a language too (or clear every "
                                   "language to train on one corpus)")
-            check_code(code, path)
+            code = check_code(code, path)
             langs.append(f"{code}={path}")
             weight = item.text(WEIGHT_COLUMN).strip()
-            if weight and weights.setdefault(code, weight) != weight:
+            # one language under two codes (en, eng) is one language with one weight
+            key = language_key(code)
+            if weight and weights.setdefault(key, (code, weight))[1] != weight:
                 raise ConfigError(f"{path}: language {code!r} has the weights "
-                                  f"{weights[code]} and {weight}; give one")
-        return tuple(langs), tuple(f"{code}={w}" for code, w in weights.items())
+                                  f"{weights[key][1]} and {weight}; give one")
+        return tuple(langs), tuple(f"{code}={w}" for code, w in weights.values())
 
     def set_languages(self, lang: tuple[str, ...], weight: tuple[str, ...]) -> None:
         """Label the files as a configuration's ``lang`` (CODE=PATH) and ``weight``
@@ -254,10 +256,12 @@ class CorpusList(QTreeWidget):
 
     def show_shares(self, codes, before, after) -> None:
         """Each language's share before → after balancing, on its files' rows."""
-        shares = {code: f"{b:.1%} → {a:.1%}" for code, b, a in zip(codes, before, after)}
+        shares = {language_key(code): f"{b:.1%} → {a:.1%}"
+                  for code, b, a in zip(codes, before, after)}
         for i in range(self.topLevelItemCount()):
             item = self.topLevelItem(i)
-            item.setText(SHARE_COLUMN, shares.get(item.text(LANGUAGE_COLUMN).strip(), ""))
+            code = item.text(LANGUAGE_COLUMN).strip()
+            item.setText(SHARE_COLUMN, shares.get(language_key(code), "") if code else "")
 
     def _item(self, path: str) -> QTreeWidgetItem:
         item = QTreeWidgetItem([os.path.basename(path), "", "…", language_of(path), "", ""])

@@ -9,13 +9,18 @@ without a development set.
 from __future__ import annotations
 
 import pyqtgraph as pg
-from PySide6.QtCore import QTimer
+from PySide6.QtCore import Qt, QTimer
 
 from bpe_desktop.ui.common import theme
 
-#: Distinguishable on light and dark backgrounds (Okabe-Ito).
-COLOURS = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#D55E00", "#56B4E9", "#F0E442",
-           "#000000")
+#: Distinguishable for colour-blind readers (Okabe-Ito), each at least 2:1 in contrast on
+#: the light and the dark plot background (so not Okabe-Ito's yellow and black, which
+#: vanish on white and on the dark background: purple and grey instead).
+COLOURS = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#D55E00", "#56B4E9", "#9467BD",
+           "#888888")
+#: After every colour has been used, the next languages' curves are dashed, then dotted...
+STYLES = (Qt.PenStyle.SolidLine, Qt.PenStyle.DashLine, Qt.PenStyle.DotLine,
+          Qt.PenStyle.DashDotLine)
 
 
 class LanguageCurves(pg.PlotWidget):
@@ -89,7 +94,8 @@ class LanguageCurves(pg.PlotWidget):
         for i, (code, values) in enumerate(self._values.items()):
             curve = self._curves.get(code)
             if curve is None:
-                pen = pg.mkPen(COLOURS[i % len(COLOURS)], width=2)
+                pen = pg.mkPen(COLOURS[i % len(COLOURS)], width=2,
+                               style=STYLES[i // len(COLOURS) % len(STYLES)])
                 curve = self._curves[code] = self.getPlotItem().plot([], [], pen=pen,
                                                                      name=code)
             curve.setData(self._steps[-len(values):], values)

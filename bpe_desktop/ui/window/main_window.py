@@ -10,7 +10,8 @@ from PySide6.QtGui import QAction, QActionGroup, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import QLabel, QMainWindow, QMenu, QTabWidget, QWidget
 
 from bpe_desktop.core import BpeError, TrainResult
-from bpe_desktop.core.parity_dev import dev_files
+from bpe_desktop.core.languages import language_paths
+from bpe_desktop.core.parity_dev import dev_set_files
 from bpe_desktop.ui.codec.panel import CodecPanel
 from bpe_desktop.ui.common import dialogs, theme
 from bpe_desktop.ui.common.icons import action_icon, panel_icon
@@ -365,7 +366,7 @@ class MainWindow(QMainWindow):
         if config.parity_dev and not config.parity_dev[0].lower().endswith(".tsv"):
             # Evaluate's parity chart starts from the development set the run balanced
             self.evaluate.use_parallel_texts(
-                [path for _, path in dev_files(config.parity_dev)],
+                dev_set_files(config.parity_dev, list(language_paths(config))),
                 "document" if config.parity_dev_documents else "lines")
         if extended is not None and self.document.model is result.model:
             # the first new token (named ids may leave reserved ones before it)

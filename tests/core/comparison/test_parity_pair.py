@@ -4,6 +4,8 @@ or word-count tables) a parity-aware model names."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from bpe_desktop.core import TrainConfig, load_model, save_model
@@ -92,6 +94,13 @@ def test_the_plain_counterpart_trains_the_same_languages_and_size(parity_model):
     assert plain.merges == train_multilingual(config).model.merges
     assert model_dev_set(parity_model).documents
     assert model_dev_set(parity_model).codes == ("en", "de")
+
+
+def test_the_development_folder_is_read_again_as_the_training_read_it(parity_model):
+    """Named by the training's codes, without the folder's other languages."""
+    model = dataclasses.replace(parity_model, config=parity_model.config.replace(
+        parity_dev=(str(DATA_DIR / "udhr"),)))
+    assert model_dev_set(model).codes == ("de", "en")
 
 
 def test_the_plain_counterpart_of_a_model_trained_from_tables(parity_model, tmp_path):
