@@ -15,7 +15,7 @@ from typing import Callable
 
 from bpe_desktop.core.config import TrainConfig
 from bpe_desktop.core.errors import ConfigError
-from bpe_desktop.core.evaluation import EvaluationReport, EvaluationRequest, evaluate
+from bpe_desktop.core.evaluation import EvaluationReport, EvaluationRequest, evaluate, map_gold
 from bpe_desktop.core.model import BPEModel
 from bpe_desktop.core.options import option_specs
 
@@ -104,8 +104,9 @@ def compare_with_unconstrained(model: BPEModel, request: EvaluationRequest, *,
     else:
         plain = train(corpus, config, cancel=cancel).model
     cancelled = (lambda: cancel.cancelled) if cancel is not None else None
+    # The character map is how the gold is scored: both models see the gold as Evaluate does.
     request = EvaluationRequest(gold=request.gold, text_files=request.text_files,
-                                texts=request.texts)
+                                texts=request.texts, character_map=request.character_map)
     ours = evaluate(model, request, progress=progress, cancelled=cancelled)
     theirs = evaluate(plain, request, progress=progress, cancelled=cancelled)
     return ConstraintGain(ours, theirs, plain, changed_words(model, plain, request))
@@ -113,11 +114,12 @@ def compare_with_unconstrained(model: BPEModel, request: EvaluationRequest, *,
 
 def changed_words(model: BPEModel, other: BPEModel, request: EvaluationRequest
                   ) -> list[ChangedWord]:
-    """Gold words (each once, in file order) that the two models cut differently."""
+    """Gold words (each once, in file order, spelled through the request's character
+    map) that the two models cut differently."""
     ours, theirs = model.tokenizer(), other.tokenizer()
     seen: set[str] = set()
     out = []
-    for gold in request.gold:
+    for gold in (map_gold(g, request.character_map) for g in request.gold):
         for w in gold.words:
             if w.word in seen:
                 continue

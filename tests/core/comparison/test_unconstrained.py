@@ -104,3 +104,25 @@ def test_a_corpus_read_with_invalid_utf8_as_replacement_is_read_so_again(tmp_pat
                   unconstrained_config(model)).model
     assert gain.unconstrained_model.merges == plain.merges
     assert "\ufffd" in plain.alphabet
+
+
+def test_the_comparison_scores_the_gold_through_the_character_map(tmp_path):
+    """The Evaluate panel's character map applies to both columns and to the changed words,
+    so the constrained column shows what Evaluate itself shows."""
+    text = tmp_path / "text.txt"
+    text.write_text("unhappy happy unhappiness walked walking talked talking unkind kind\n" * 4,
+                    encoding="utf-8")
+    train_gold = tmp_path / "train.tsv"
+    train_gold.write_text("unhappy\tun happy\nwalked\twalk ed\n", encoding="utf-8")
+    held = tmp_path / "held.tsv"  # written with I for i, as some gold files spell
+    held.write_text("talkIng\ttalk Ing\nunkInd\tun kInd\n", encoding="utf-8")
+    model = train(Corpus.from_files([str(text)]),
+                  TrainConfig(vocab_size=40, gold_boundaries=(str(train_gold),))).model
+    request = EvaluationRequest(gold=[read_gold(held)], character_map={"I": "i"})
+    gain = compare_with_unconstrained(model, request)
+    assert gain.constrained.morphology["held.tsv"] == \
+        evaluate(model, request).morphology["held.tsv"]
+    assert gain.unconstrained.morphology["held.tsv"] == \
+        evaluate(gain.unconstrained_model, request).morphology["held.tsv"]
+    assert gain.unconstrained.morphology["held.tsv"].hits > 0  # the mapped words were scored
+    assert {c.word for c in gain.changed} <= {"talking", "unkind"}
