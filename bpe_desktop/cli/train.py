@@ -97,7 +97,12 @@ def cmd_train(args: argparse.Namespace) -> int:
 
         write_segmentation(args.save_segmentation, sorted(result.segmentation.items()))
     seconds = time.perf_counter() - started
+    match = result.gold_match  # type: ignore[attr-defined]
+    if match is not None and (warning := match.warning()):
+        sys.stderr.write(f"{PROG}: warning: {warning}\n")
     if not args.quiet:
+        if match is not None:
+            print(match.summary(), file=_report_stream(args.output))
         if result.languages is not None:  # type: ignore[attr-defined]
             from bpe_desktop.core.multilingual import describe_languages
 

@@ -107,3 +107,28 @@ def test_bad_constraint_input_is_one_error_line(capsys, files, args, words):
     assert status != 0
     assert_one_error_line(err, *words)
     assert not out.exists()
+
+
+def test_train_says_how_many_corpus_words_the_gold_cut_and_warns_of_another_unicode_form(
+        capsys, tmp_path):
+    (tmp_path / "nfd.txt").write_text("re\u0301do undo unhappiness\n" * 3, encoding="utf-8")
+    (tmp_path / "gold.tsv").write_text("r\u00e9do\tr\u00e9 do\nundo\tun do\n", encoding="utf-8")
+    out = tmp_path / "m.json"
+    status, stdout, err = run(capsys, "train", tmp_path / "nfd.txt", "-o", out, "--merges", "9",
+                              "--gold-boundaries", tmp_path / "gold.tsv")
+    assert status == 0, err
+    assert "Gold boundaries cut 1 of the corpus's 3 distinct words (more would match: " \
+           "1 with NFC normalization)" in stdout
+    assert "bpe-desktop: warning: 1 corpus word is in the gold files in another Unicode " \
+           "form (NFC against NFD) and not cut; train with NFC normalization " \
+           "(--normalize nfc) to cut it\n" in err
+    status, stdout, err = run(capsys, "train", tmp_path / "nfd.txt", "-o", out, "--merges", "9",
+                              "--normalize", "nfc", "--gold-boundaries", tmp_path / "gold.tsv")
+    assert "Gold boundaries cut 2 of the corpus's 3 distinct words\n" in stdout
+    assert "warning" not in err
+    (tmp_path / "other.tsv").write_text("kutya\tkuty a\n", encoding="utf-8")
+    status, stdout, err = run(capsys, "train", tmp_path / "nfd.txt", "-o", out, "--merges", "9",
+                              "-q", "--gold-boundaries", tmp_path / "other.tsv")
+    assert status == 0 and stdout == ""
+    assert err == ("bpe-desktop: warning: no word of the corpus is in the gold files: their "
+                   "boundaries cut nothing\n")

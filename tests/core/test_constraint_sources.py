@@ -101,6 +101,55 @@ def test_lowercased_corpus_matches_gold_words_lowercased(tmp_path):
     assert not joins_across(result, "undo", {2})
 
 
+SPELLED_GOLD = "unhappiness\tun happi ness\nundo\tun do\nr\u00e9do\tr\u00e9 do\nhappy\thappy\n"
+#: unhappiness as the gold spells it, Undo capitalized, rédo in NFD (e + combining acute),
+#: happy without a gold boundary, nhap not in the gold.
+SPELLED_TEXT = "unhappiness Undo re\u0301do nhap happy\n" * 3
+
+
+@pytest.mark.parametrize("preset", ["sennrich", "sentencepiece"])
+@pytest.mark.parametrize("options,cut,nfc,lower", [
+    ({}, 1, 1, 1),
+    ({"normalize": "nfc"}, 2, 0, 1),
+    ({"lowercase": True}, 2, 1, 0),
+    ({"normalize": "nfc", "lowercase": True}, 3, 0, 0),
+])
+def test_the_words_the_gold_cuts_are_counted_as_the_engine_matches_them(
+        tmp_path, preset, options, cut, nfc, lower):
+    gold = tmp_path / "gold.tsv"
+    gold.write_text(SPELLED_GOLD, encoding="utf-8")
+    config = TrainConfig.preset(preset, merges=20, gold_boundaries=(str(gold),), **options)
+    result = train(Corpus.from_texts([SPELLED_TEXT]), config)
+    match = result.gold_match
+    assert (match.cut, match.more_with_nfc, match.more_with_lowercase) == (cut, nfc, lower)
+    assert match.distinct == result.distinct_words
+    words = pieces(result)
+    for word, at in (("unhappiness", {2, 7}), ("undo", {2}), ("r\u00e9do", {2})):
+        if word in words:  # the engine cut what is counted as cut
+            assert not joins_across(result, word, at)
+    assert ("Unicode form" in (match.warning() or "")) == bool(nfc)
+
+
+def test_gpt2_words_match_the_gold_without_their_leading_space(tmp_path):
+    gold = tmp_path / "gold.tsv"
+    gold.write_text(SPELLED_GOLD, encoding="utf-8")
+    config = TrainConfig.preset("gpt2", merges=20, gold_boundaries=(str(gold),))
+    match = train(Corpus.from_texts([SPELLED_TEXT]), config).gold_match
+    assert (match.cut, match.more_with_lowercase) == (1, 1)  # unhappiness; Undo
+
+
+def test_a_gold_file_that_cuts_no_corpus_word_is_a_warning(tmp_path):
+    gold = tmp_path / "gold.tsv"
+    gold.write_text("kutya\tkuty a\n", encoding="utf-8")
+    result = train(Corpus.from_texts([SPELLED_TEXT]),
+                   TrainConfig(merges=20, gold_boundaries=(str(gold),)))
+    match = result.gold_match
+    assert (match.cut, match.more_with_nfc, match.more_with_lowercase) == (0, 0, 0)
+    assert "no word of the corpus is in the gold files" in match.warning()
+    plain = train(Corpus.from_texts([SPELLED_TEXT]), TrainConfig(merges=20))
+    assert plain.gold_match is None
+
+
 @pytest.mark.parametrize("separator,preset", [("@@", "sennrich"), ("-", "subword-nmt"),
                                               ("@@", "gpt2"), ("·", "sentencepiece")])
 def test_a_pre_segmented_corpus_loses_its_separator(separator, preset):

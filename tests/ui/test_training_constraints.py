@@ -96,6 +96,25 @@ def test_a_morfessor_run_reports_progress_and_offers_its_segmentation(
     assert f"Segmentation saved to {saved}." in log_text(panel)
 
 
+def test_a_gold_boundaries_run_logs_the_corpus_words_cut_and_warns_when_none(
+        panel, qtbot, tmp_path, errors):
+    gold = tmp_path / "gold.tsv"
+    gold.write_text("walking\twalk ing\nTalked\tTalk ed\n", encoding="utf-8")
+    panel.options.set_config(TrainConfig(merges=40, gold_boundaries=(str(gold),)))
+    with qtbot.waitSignal(panel.trained, timeout=60_000):
+        assert panel.start()
+    assert errors == []
+    assert "Gold boundaries cut 1 of the corpus's 16 distinct words (more would match: 1 " \
+           "with lower-casing)." in log_text(panel)
+    assert "Warning: no word of the corpus" not in log_text(panel)
+    gold.write_text("kutya\tkuty a\n", encoding="utf-8")
+    with qtbot.waitSignal(panel.trained, timeout=60_000):
+        assert panel.start()
+    assert "Gold boundaries cut 0 of the corpus's 16 distinct words." in log_text(panel)
+    assert "Warning: no word of the corpus is in the gold files: their boundaries cut " \
+           "nothing." in log_text(panel)
+
+
 def test_a_knockout_run_logs_each_removed_merge(panel, qtbot, tmp_path, errors):
     gold = tmp_path / "gold.tsv"
     gold.write_text("walking\twalk ing\ntalked\ttalk ed\nplays\tplay s\njumped\tjump ed\n",

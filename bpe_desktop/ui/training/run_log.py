@@ -43,6 +43,10 @@ def constraint_log(result: TrainResult) -> list[str]:
     if report.segmented_words:
         lines.append(f"The boundary sources cut {report.segmented_words:,} words; no merge "
                      "crossed their boundaries where the corpus has them.")
+    if (match := result.gold_match) is not None:
+        lines.append(f"{match.summary()}.")
+        if warning := match.warning():
+            lines.append(f"Warning: {warning}.")
     if report.knocked_out:
         lines.append(f"BPE-knockout removed {len(report.knocked_out):,} merges "
                      "(crossings > respects on the gold words):")
