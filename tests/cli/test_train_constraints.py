@@ -48,7 +48,27 @@ def test_gold_boundaries_and_knockout_flags(capsys, files, preset, table):
     assert "BPE-knockout (gold.tsv" in info
     report = load_model(out).constraints
     for left, right, crossings, respects, _ in report.knocked_out:
-        assert f"{left!r} + {right!r}: {crossings:,} crossings, {respects:,} respects" in info
+        assert f"{left!r} + {right!r}: {counted(crossings, 'crossing')}, " \
+               f"{counted(respects, 'respect')}" in info
+
+
+def counted(number: int, noun: str) -> str:
+    return f"{number:,} {noun}" + ("" if number == 1 else "s")
+
+
+def test_info_lists_a_knocked_out_merge_with_nouns_agreeing(capsys, tmp_path):
+    """'1 crossing, 0 respects', as the Training log writes it."""
+    (tmp_path / "c.txt").write_text("walking talked plays jumped walk talk\n" * 3,
+                                    encoding="utf-8")
+    (tmp_path / "gold.tsv").write_text("walking\twalk ing\n", encoding="utf-8")
+    out = tmp_path / "m.json"
+    status, _, err = run(capsys, "train", tmp_path / "c.txt", "-o", out, "--merges", "40",
+                         "--knockout", tmp_path / "gold.tsv")
+    assert status == 0, err
+    assert load_model(out).constraints.knocked_out[0][2:4] == (1, 0)
+    info = run(capsys, "info", "-m", out)[1]
+    assert re.search(r"^  merge: +'\S+' \+ '\S+': 1 crossing, 0 respects \(round 1\)$", info,
+                     re.M), info
 
 
 def test_plain_models_say_so(capsys, files):

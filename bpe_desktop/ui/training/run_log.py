@@ -4,15 +4,11 @@ learned no merge."""
 
 from __future__ import annotations
 
+from bpe_desktop.core.formatting import counted
 from bpe_desktop.core.training import TrainResult
 
 #: Knocked-out merges listed in the log (the model file and `info` list them all).
 LOGGED_KNOCKOUTS = 50
-
-
-def counted(number: int, noun: str) -> str:
-    """'1 crossing', '2 crossings': the noun agrees with its number."""
-    return f"{number:,} {noun}" if number == 1 else f"{number:,} {noun}s"
 
 
 def finished_log(result: TrainResult) -> list[str]:
