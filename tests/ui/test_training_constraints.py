@@ -115,6 +115,25 @@ def test_a_gold_boundaries_run_logs_the_corpus_words_cut_and_warns_when_none(
            "nothing." in log_text(panel)
 
 
+@pytest.mark.parametrize("option", ["gold_boundaries", "knockout"])
+def test_a_gold_file_with_invalid_utf8_is_an_error_naming_it_not_a_corpus_question(
+        panel, qtbot, tmp_path, errors, monkeypatch, option):
+    """Reading the corpus with replacement characters does not read the gold so: offering
+    it would only run the training again into the same error."""
+    gold = tmp_path / "latin1.tsv"
+    gold.write_bytes(b"walking\twalk ing\ncaf\xe9s\tcaf\xe9 s\n")
+    panel.options.set_config(TrainConfig(merges=20, **{option: (str(gold),)}))
+    asked = []
+    monkeypatch.setattr(dialogs, "ask_action", lambda *args: asked.append(args) or True)
+    with qtbot.waitSignal(panel.failed, timeout=60_000) as blocker:
+        assert panel.start()
+    assert asked == []
+    assert blocker.args[0].message == (f"{gold} line 2: not valid UTF-8 (byte 4 of the line); "
+                                       "save the file as UTF-8")
+    assert errors == [("Training failed", blocker.args[0].message)]
+    assert "unchanged" in panel.stage_label.text()
+
+
 def test_a_knockout_run_logs_each_removed_merge(panel, qtbot, tmp_path, errors):
     gold = tmp_path / "gold.tsv"
     gold.write_text("walking\twalk ing\ntalked\ttalk ed\nplays\tplay s\njumped\tjump ed\n",
