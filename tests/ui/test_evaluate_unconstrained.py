@@ -169,3 +169,24 @@ def test_the_comparison_shows_the_hand_computed_scores_through_the_character_map
                      "--json"]) == 0
         result = json.loads(capsys.readouterr().out)["morphology"]["held.tsv"]
         assert f"{result['f1']:.4f}" == f"{result['precision']:.4f}" == scored
+
+
+def test_a_corpus_changed_since_training_is_named_and_nothing_is_compared(
+        panel, qtbot, tmp_path, errors):
+    text = tmp_path / "text.txt"
+    text.write_text("unhappy undo redo walked walking\n" * 5, encoding="utf-8")
+    gold = tmp_path / "gold.tsv"
+    gold.write_text("unhappy\tun happy\nundo\tun do\n", encoding="utf-8")
+    panel.set_model(train(Corpus.from_files([str(text)]),
+                          TrainConfig(vocab_size=30, gold_boundaries=(str(gold),))).model)
+    panel.gold_files.add_paths([str(gold)])
+    text.write_text("something else entirely\n", encoding="utf-8")
+    compared = []
+    panel.unconstrained_button.compared.connect(compared.append)
+    with qtbot.waitSignal(panel.unconstrained_button.runner.failed, timeout=60_000):
+        panel.unconstrained_button.click()
+    [(title, message)] = errors
+    assert title == "Cannot compare with the unconstrained model"
+    assert message.startswith(f"{text} has changed since the model was trained")
+    assert compared == [] and panel.unconstrained_button.dialog is None
+    assert panel.unconstrained_button.isEnabled()

@@ -5,11 +5,13 @@ The unconstrained model is trained on the files the constrained model names (its
 ``corpus``), with its options minus the constraint options and with ``vocab_size`` set to
 the constrained model's vocabulary size. A model trained on in-memory text, an imported
 model or one trained on a pre-segmented corpus (whose text is only meaningful with its
-separator) has no unconstrained counterpart: :class:`ConfigError` says why.
+separator) has no unconstrained counterpart, nor has a model whose corpus files are gone
+or changed since (checked against the SHA-256 it records): :class:`ConfigError` says why.
 """
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -77,10 +79,22 @@ def unconstrained_corpus(model: BPEModel):
     U+FFFD when it records so), as a corpus (ConfigError when not on disk)."""
     from bpe_desktop.core.training import Corpus
 
+    from bpe_desktop.core.project.corpus_hash import sha256_of
+
     info = model.corpus
     if info is None or info.kind not in ("files", "word-count-files") or not info.files:
         raise ConfigError("the model does not name its corpus files (it was trained on "
                           "typed text or imported), so it cannot be trained again")
+    # Trained on another text, the counterpart would show the corpora's difference as the
+    # constraints' gain.
+    for f in info.files:
+        if not os.path.isfile(f.path):
+            raise ConfigError(f"{f.path}: the model's corpus file is no longer there, so "
+                              "the unconstrained model cannot be trained on it")
+        if f.sha256 and sha256_of(f.path) != f.sha256:
+            raise ConfigError(f"{f.path} has changed since the model was trained (its "
+                              "SHA-256 differs): the unconstrained model would learn from "
+                              "another text")
     return Corpus.from_files([f.path for f in info.files],
                              word_counts=info.kind == "word-count-files",
                              errors=info.encoding_errors)

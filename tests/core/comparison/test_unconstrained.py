@@ -126,3 +126,23 @@ def test_the_comparison_scores_the_gold_through_the_character_map(tmp_path):
         evaluate(gain.unconstrained_model, request).morphology["held.tsv"]
     assert gain.unconstrained.morphology["held.tsv"].hits > 0  # the mapped words were scored
     assert {c.word for c in gain.changed} <= {"talking", "unkind"}
+
+
+def test_a_corpus_file_changed_since_training_is_named_not_trained_on(tmp_path):
+    """The counterpart must learn from the text the constrained model learned from: a file
+    whose content differs from the SHA-256 the model records would compare two corpora."""
+    text = tmp_path / "text.txt"
+    text.write_text("unhappy undo redo walked walking\n" * 5, encoding="utf-8")
+    gold = tmp_path / "gold.tsv"
+    gold.write_text("unhappy\tun happy\nundo\tun do\n", encoding="utf-8")
+    model = train(Corpus.from_files([str(text)]),
+                  TrainConfig(vocab_size=30, gold_boundaries=(str(gold),))).model
+    request = EvaluationRequest(gold=[read_gold(gold)])
+    text.write_text("unhappy undo redo walked walking\n" * 5 + "talking talked\n",
+                    encoding="utf-8")
+    with pytest.raises(ConfigError, match=r"text\.txt has changed since the model was "
+                                          r"trained \(its SHA-256 differs\)"):
+        compare_with_unconstrained(model, request)
+    text.unlink()
+    with pytest.raises(ConfigError, match=r"text\.txt: the model.s corpus file is no longer there"):
+        compare_with_unconstrained(model, request)
