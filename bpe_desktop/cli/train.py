@@ -97,9 +97,13 @@ def cmd_train(args: argparse.Namespace) -> int:
 
         write_segmentation(args.save_segmentation, sorted(result.segmentation.items()))
     seconds = time.perf_counter() - started
+    from bpe_desktop.core.protected import unfound_protected, unfound_warning
+
     match = result.gold_match  # type: ignore[attr-defined]
-    if match is not None and (warning := match.warning()):
-        sys.stderr.write(f"{PROG}: warning: {warning}\n")
+    for warning in (match.warning() if match is not None else None,
+                    unfound_warning(unfound_protected(model))):
+        if warning:
+            sys.stderr.write(f"{PROG}: warning: {warning}\n")
     if not args.quiet:
         if match is not None:
             print(match.summary(), file=_report_stream(args.output))

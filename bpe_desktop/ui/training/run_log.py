@@ -5,6 +5,7 @@ learned no merge."""
 from __future__ import annotations
 
 from bpe_desktop.core.formatting import counted
+from bpe_desktop.core.protected import unfound_protected, unfound_warning
 from bpe_desktop.core.training import TrainResult
 
 #: Knocked-out merges listed in the log (the model file and `info` list them all).
@@ -43,6 +44,8 @@ def constraint_log(result: TrainResult) -> list[str]:
         lines.append(f"{match.summary()}.")
         if warning := match.warning():
             lines.append(f"Warning: {warning}.")
+    if warning := unfound_warning(unfound_protected(result.model)):
+        lines.append(f"Warning: {warning}.")
     if report.knocked_out:
         lines.append(f"BPE-knockout removed {len(report.knocked_out):,} merges "
                      "(crossings > respects on the gold words):")
