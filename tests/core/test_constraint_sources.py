@@ -211,6 +211,29 @@ def test_morfessor_words_are_letters_without_the_leading_space():
     assert words == [("walked", 5)]
 
 
+def test_morfessor_takes_words_whose_letters_carry_combining_marks():
+    """Text in NFD (e + combining acute, as some editors save it) is letters too."""
+    words = morfessor_words([("re\u0301do", 2), ("\u0301x", 1), ("caf\u00e9", 1)])
+    assert words == [("re\u0301do", 2), ("caf\u00e9", 1)]
+
+
+def test_morfessor_on_nfd_text_cuts_its_words_and_never_before_a_combining_mark():
+    import unicodedata
+
+    text = (DATA / "udhr" / "fra.txt").read_text(encoding="utf-8")
+    nfd = unicodedata.normalize("NFD", text)
+    config = TrainConfig(merges=50, morfessor=True, morfessor_keep_share=0)
+    segmented = {}
+    for name, corpus in (("nfc", text), ("nfd", nfd)):
+        segmentation = train(Corpus.from_texts([corpus]), config).segmentation
+        segmented[name] = segmentation
+        assert all(unicodedata.category(m[0])[0] != "M" for ms in segmentation.values()
+                   for m in ms), name
+    accented = [w for w in segmented["nfd"] if w != unicodedata.normalize("NFC", w)]
+    assert len(accented) > 100
+    assert len(segmented["nfd"]) == len(segmented["nfc"])
+
+
 def test_morfessor_is_deterministic_and_finds_suffixes():
     words = morfessor_words(MORF_WORDS.items())
     first = train_morfessor(words)
