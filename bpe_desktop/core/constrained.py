@@ -92,37 +92,40 @@ class GoldMatch:
 
 def gold_match(result, gold: Sequence[tuple[str, ...]]) -> GoldMatch:
     """The corpus words of ``result`` (a training run) that the segmentations ``gold``
-    cut."""
+    cut. The training words are normalized and lower-cased as the model's already."""
     from bpe_desktop.core.pieces import surface_text
 
     config = result.model.config
-    words = [surface_text(s.word, config).lstrip() for s in result.word_segmentations()]
-
-    def cut(form: str, lowercase: bool) -> int:
-        spelled = _spelling(form, lowercase)
-        segmented = _cut_words(gold, spelled)
-        return sum(spelled(w) in segmented for w in words)
-
-    as_trained = cut(config.normalize, config.lowercase)
-    with_nfc = cut("nfc", config.lowercase) if config.normalize == "none" else as_trained
-    with_lower = as_trained if config.lowercase else cut(config.normalize, True)
-    return GoldMatch(as_trained, len(words), with_nfc - as_trained, with_lower - as_trained)
-
-
-def _spelling(form: str, lowercase: bool) -> Callable[[str], str]:
-    """Text normalized as the engine does: Unicode form, then lower case."""
-    def spelled(text: str) -> str:
-        if form != "none":
-            text = unicodedata.normalize(form.upper(), text)
-        return text.lower() if lowercase else text
-    return spelled
+    words = result.words()
+    if config.byte_level:  # GPT-2's byte characters back to text
+        words = [surface_text(w, config) for w in words]
+    words = [w.lstrip() for w in words]  # GPT-2's leading space is not the gold's
+    as_trained = _cut_words(gold, config.normalize, config.lowercase)
+    cut = sum(w in as_trained for w in words)
+    more_nfc = more_lower = 0
+    if config.normalize == "none":
+        as_nfc = _cut_words(gold, "nfc", config.lowercase)
+        more_nfc = max(0, sum(_nfc(w) in as_nfc for w in words) - cut)
+    if not config.lowercase:
+        as_lower = _cut_words(gold, config.normalize, True)
+        more_lower = max(0, sum(w.lower() in as_lower for w in words) - cut)
+    return GoldMatch(cut, len(words), more_nfc, more_lower)
 
 
-def _cut_words(gold, spelled: Callable[[str], str]) -> set[str]:
-    """The gold words with a boundary, each morph spelled (empty ones dropped)."""
+def _nfc(text: str) -> str:
+    return text if unicodedata.is_normalized("NFC", text) else \
+        unicodedata.normalize("NFC", text)
+
+
+def _cut_words(gold, form: str, lowercase: bool) -> set[str]:
+    """The gold words with a boundary, each morph spelled as the engine spells text
+    (Unicode form, then lower case; empty morphs dropped)."""
     out = set()
     for morphs in gold:
-        parts = [m for m in map(spelled, morphs) if m]
+        if form != "none":
+            morphs = [unicodedata.normalize(form.upper(), m) for m in morphs]
+        parts = [m.lower() if lowercase else m for m in morphs]
+        parts = [m for m in parts if m]
         if len(parts) > 1:
             out.add("".join(parts))
     return out

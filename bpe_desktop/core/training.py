@@ -184,6 +184,10 @@ class TrainResult:
     def distinct_words(self) -> int:
         return len(self._words)
 
+    def words(self) -> list[str]:
+        """Every training word (without its segmentation: cheaper), most frequent first."""
+        return [w for w, _ in self._words.top(len(self._words))]
+
     def word_segmentations(self, limit: int | None = None) -> list[WordSegmentation]:
         """Training words in first-seen order with their final segmentation."""
         rows = self._words.segmentations(limit)
