@@ -89,8 +89,11 @@ def unconstrained_corpus(model: BPEModel):
     # constraints' gain.
     for f in info.files:
         if not os.path.isfile(f.path):
-            raise ConfigError(f"{f.path}: the model's corpus file is no longer there, so "
-                              "the unconstrained model cannot be trained on it")
+            relative = "" if os.path.isabs(f.path) else (
+                " (the model names it relative to the folder it was trained in; read from "
+                f"{os.getcwd()})")
+            raise ConfigError(f"{f.path}: the model's corpus file is no longer there{relative}, "
+                              "so the unconstrained model cannot be trained on it")
         if f.sha256 and sha256_of(f.path) != f.sha256:
             raise ConfigError(f"{f.path} has changed since the model was trained (its "
                               "SHA-256 differs): the unconstrained model would learn from "

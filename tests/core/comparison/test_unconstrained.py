@@ -146,3 +146,21 @@ def test_a_corpus_file_changed_since_training_is_named_not_trained_on(tmp_path):
     text.unlink()
     with pytest.raises(ConfigError, match=r"text\.txt: the model.s corpus file is no longer there"):
         compare_with_unconstrained(model, request)
+
+
+def test_a_corpus_file_named_relative_to_another_folder_says_where_it_was_looked_for(
+        tmp_path, monkeypatch):
+    (tmp_path / "trained").mkdir()
+    monkeypatch.chdir(tmp_path / "trained")
+    Path("text.txt").write_text("unhappy undo redo walked walking\n" * 5, encoding="utf-8")
+    Path("gold.tsv").write_text("unhappy\tun happy\nundo\tun do\n", encoding="utf-8")
+    model = train(Corpus.from_files(["text.txt"]),
+                  TrainConfig(vocab_size=30, gold_boundaries=("gold.tsv",))).model
+    request = EvaluationRequest(gold=[read_gold("gold.tsv")])
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ConfigError) as raised:
+        compare_with_unconstrained(model, request)
+    assert str(raised.value) == (
+        "text.txt: the model's corpus file is no longer there (the model names it relative "
+        f"to the folder it was trained in; read from {tmp_path}), so the unconstrained "
+        "model cannot be trained on it")
