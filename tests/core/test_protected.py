@@ -233,3 +233,17 @@ def test_gzip_and_nul_bytes_in_corpus_files(tmp_path):
     with pytest.raises(CorpusError, match=r"n.txt line 2 \(byte 10\)") as caught:
         train(Corpus.from_files([tmp_path / "n.txt"]), config)
     assert caught.value.reason == "nul-byte"
+
+
+@pytest.mark.parametrize("preset,decoded", [
+    ("sennrich", "the United Nationsdeclared"),  # end-of-word marker: no word end after it
+    ("subword-nmt", "the United Nationsdeclared"),
+    ("gpt2", "the United Nations declared"),  # spaces are bytes of their own
+])
+def test_how_the_text_around_a_protected_string_decodes(preset, decoded):
+    """As Help ▸ Training options states it (and Hugging Face decodes the same)."""
+    text = "the United Nations declared the rights\n" * 3
+    model = train(Corpus.from_texts([text]),
+                  TrainConfig.preset(preset, merges=10, protected=("United Nations",))).model
+    tok = model.tokenizer()
+    assert tok.decode(tok.encode("the United Nations declared")) == decoded
