@@ -6,6 +6,7 @@ import argparse
 import sys
 
 from bpe_desktop.cli._common import EXIT_OK, load_model_file
+from bpe_desktop.core.formatting import counted
 from bpe_desktop.core.languages import describe_language_options
 from bpe_desktop.core.model_file import created_time
 
@@ -87,7 +88,7 @@ def constraint_rows(model) -> list[tuple[str, str]]:
     if report.knocked_out:
         rows.append(("  knocked out", f"{len(report.knocked_out):,} merges "
                                       "(crossings > respects on the gold words)"))
-        rows.extend(("  merge", f"{left!r} + {right!r}: {crossings:,} crossings, "
-                                f"{respects:,} respects (round {round_number})")
+        rows.extend(("  merge", f"{left!r} + {right!r}: {counted(crossings, 'crossing')}, "
+                                f"{counted(respects, 'respect')} (round {round_number})")
                     for left, right, crossings, respects, round_number in report.knocked_out)
     return rows

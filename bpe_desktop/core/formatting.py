@@ -30,6 +30,11 @@ def format_count(n: int) -> str:
     return f"{n:,}"
 
 
+def counted(number: int, noun: str) -> str:
+    """'1 crossing', '2 crossings': the noun agrees with its number."""
+    return f"{number:,} {noun}" if number == 1 else f"{number:,} {noun}s"
+
+
 def describe_config(config) -> str:
     """A :class:`~bpe_desktop.core.config.TrainConfig` in one line: where training stops,
     then the options that shape the words and the merges.

@@ -4,8 +4,10 @@ boundaries inside words, trained on a corpus's word counts.
 Rules:
 
 * the words are the corpus's words as the pre-tokenizer makes them, without GPT-2's
-  leading space; only words of letters (``str.isalpha``) are segmented (numbers and
-  punctuation keep no boundaries);
+  leading space; only words of letters (``str.isalpha``, each letter with its combining
+  marks, as NFD text writes é) are segmented (numbers and punctuation keep no
+  boundaries), and a morph never starts with a combining mark (it stays with its
+  letter);
 * Morfessor is trained on the :data:`MAX_WORDS` most frequent of them, and the trained
   model then segments every word (Viterbi search over its morph lexicon, as Morfessor
   segments new words), at most :data:`MAX_SEGMENTED` of them: the rarer words are most of
@@ -30,6 +32,7 @@ from __future__ import annotations
 
 import random
 import time
+import unicodedata
 from dataclasses import dataclass
 from typing import Callable, Iterable, Sequence
 
@@ -76,10 +79,28 @@ def morfessor_words(word_counts: Iterable[tuple[str, int]]) -> list[tuple[str, i
     summed: dict[str, int] = {}
     for word, count in word_counts:
         core = word.lstrip()
-        if core.isalpha():
+        if _is_letters(core):
             summed[core] = summed.get(core, 0) + count
     ranked = sorted(summed.items(), key=lambda item: -item[1])
     return ranked[:MAX_SEGMENTED]
+
+
+def _is_letters(word: str) -> bool:
+    """Letters, each with any combining marks after it (NFD's e + U+0301)."""
+    return word[:1].isalpha() and all(c.isalpha() or unicodedata.category(c)[0] == "M"
+                                      for c in word)
+
+
+def _whole_characters(morphs: Sequence[str]) -> tuple[str, ...]:
+    """``morphs`` with every morph that starts with a combining mark joined to the one
+    before: a boundary between a letter and its accent would cut a character."""
+    out: list[str] = []
+    for morph in morphs:
+        if out and unicodedata.category(morph[0])[0] == "M":
+            out[-1] += morph
+        else:
+            out.append(morph)
+    return tuple(out)
 
 
 def kept_whole(words: Sequence[tuple[str, int]], keep_frequent: int, share: float) -> int:
@@ -132,7 +153,7 @@ def _segment(model, words: list[str], on_progress, cancel,
         if i % 5000 == 0:
             _check_in(on_progress, cancel, SegmenterProgress(0, i, len(words),
                                                              time.perf_counter() - started))
-        out[word] = tuple(model.viterbi_segment(word)[0])
+        out[word] = _whole_characters(model.viterbi_segment(word)[0])
     return out
 
 

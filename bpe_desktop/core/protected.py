@@ -87,6 +87,28 @@ def check_protected(config) -> None:
         seen.add(s)
 
 
+def unfound_protected(model) -> tuple[str, ...]:
+    """The model's protected strings its training corpus never held (their tokens' final
+    count is 0: every occurrence is one token). Such a string is likely a typo, a space
+    too many or another case than the text's, and its place in the vocabulary is lost."""
+    counts = model.final_counts
+    if not model.config.protected or counts is None:
+        return ()
+    return tuple(s for s in model.config.protected if counts[model.piece_to_id(s)] == 0)
+
+
+def unfound_warning(strings: Sequence[str]) -> str | None:
+    """The warning naming :func:`unfound_protected`'s strings (None for none)."""
+    if not strings:
+        return None
+    if len(strings) == 1:
+        return (f"the protected string {strings[0]!r} never occurs in the corpus, so its "
+                "token is never used (check spelling, case and spaces)")
+    return (f"{len(strings):,} protected strings never occur in the corpus, so their tokens "
+            f"are never used: {', '.join(map(repr, strings))} (check spelling, case and "
+            "spaces)")
+
+
 def check_found_in_tables(strings: Sequence[str], words: Iterable[str],
                           tables: Sequence[str]) -> None:
     """A protected string with whitespace that no word of the word-count ``tables``

@@ -176,10 +176,17 @@ class TrainResult:
     #: A multilingual run: each language's share and development-set tokens (see
     #: :mod:`~bpe_desktop.core.multilingual`), else None.
     languages: object = field(default=None, compare=False)
+    #: A run with gold boundaries: the corpus words they cut (a
+    #: :class:`~bpe_desktop.core.constrained.GoldMatch`), else None.
+    gold_match: object = field(default=None, compare=False)
 
     @property
     def distinct_words(self) -> int:
         return len(self._words)
+
+    def words(self) -> list[str]:
+        """Every training word (without its segmentation: cheaper), most frequent first."""
+        return [w for w, _ in self._words.top(len(self._words))]
 
     def word_segmentations(self, limit: int | None = None) -> list[WordSegmentation]:
         """Training words in first-seen order with their final segmentation."""

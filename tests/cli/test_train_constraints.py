@@ -48,7 +48,27 @@ def test_gold_boundaries_and_knockout_flags(capsys, files, preset, table):
     assert "BPE-knockout (gold.tsv" in info
     report = load_model(out).constraints
     for left, right, crossings, respects, _ in report.knocked_out:
-        assert f"{left!r} + {right!r}: {crossings:,} crossings, {respects:,} respects" in info
+        assert f"{left!r} + {right!r}: {counted(crossings, 'crossing')}, " \
+               f"{counted(respects, 'respect')}" in info
+
+
+def counted(number: int, noun: str) -> str:
+    return f"{number:,} {noun}" + ("" if number == 1 else "s")
+
+
+def test_info_lists_a_knocked_out_merge_with_nouns_agreeing(capsys, tmp_path):
+    """'1 crossing, 0 respects', as the Training log writes it."""
+    (tmp_path / "c.txt").write_text("walking talked plays jumped walk talk\n" * 3,
+                                    encoding="utf-8")
+    (tmp_path / "gold.tsv").write_text("walking\twalk ing\n", encoding="utf-8")
+    out = tmp_path / "m.json"
+    status, _, err = run(capsys, "train", tmp_path / "c.txt", "-o", out, "--merges", "40",
+                         "--knockout", tmp_path / "gold.tsv")
+    assert status == 0, err
+    assert load_model(out).constraints.knocked_out[0][2:4] == (1, 0)
+    info = run(capsys, "info", "-m", out)[1]
+    assert re.search(r"^  merge: +'\S+' \+ '\S+': 1 crossing, 0 respects \(round 1\)$", info,
+                     re.M), info
 
 
 def test_plain_models_say_so(capsys, files):
@@ -107,3 +127,28 @@ def test_bad_constraint_input_is_one_error_line(capsys, files, args, words):
     assert status != 0
     assert_one_error_line(err, *words)
     assert not out.exists()
+
+
+def test_train_says_how_many_corpus_words_the_gold_cut_and_warns_of_another_unicode_form(
+        capsys, tmp_path):
+    (tmp_path / "nfd.txt").write_text("re\u0301do undo unhappiness\n" * 3, encoding="utf-8")
+    (tmp_path / "gold.tsv").write_text("r\u00e9do\tr\u00e9 do\nundo\tun do\n", encoding="utf-8")
+    out = tmp_path / "m.json"
+    status, stdout, err = run(capsys, "train", tmp_path / "nfd.txt", "-o", out, "--merges", "9",
+                              "--gold-boundaries", tmp_path / "gold.tsv")
+    assert status == 0, err
+    assert "Gold boundaries cut 1 of the corpus's 3 distinct words (more would match: " \
+           "1 with NFC normalization)" in stdout
+    assert "bpe-desktop: warning: 1 corpus word is in the gold files in another Unicode " \
+           "form (NFC against NFD) and not cut; train with NFC normalization " \
+           "(--normalize nfc) to cut it\n" in err
+    status, stdout, err = run(capsys, "train", tmp_path / "nfd.txt", "-o", out, "--merges", "9",
+                              "--normalize", "nfc", "--gold-boundaries", tmp_path / "gold.tsv")
+    assert "Gold boundaries cut 2 of the corpus's 3 distinct words\n" in stdout
+    assert "warning" not in err
+    (tmp_path / "other.tsv").write_text("kutya\tkuty a\n", encoding="utf-8")
+    status, stdout, err = run(capsys, "train", tmp_path / "nfd.txt", "-o", out, "--merges", "9",
+                              "-q", "--gold-boundaries", tmp_path / "other.tsv")
+    assert status == 0 and stdout == ""
+    assert err == ("bpe-desktop: warning: no word of the corpus is in the gold files: their "
+                   "boundaries cut nothing\n")

@@ -114,3 +114,12 @@ def test_a_protected_string_with_whitespace_a_table_word_holds_is_learned(capsys
     assert status == 0, err
     model = load_model(out)
     assert model.final_counts[model.piece_to_id("New York")] == 3
+
+
+def test_a_protected_string_the_corpus_never_holds_is_a_warning(capsys, files):
+    status, _, err = run(capsys, "train", files / "c.txt", "-o", files / "m.json", "-q",
+                         "--merges", "5", "--protect-string", "New York", "new york")
+    assert status == 0
+    assert err == ("bpe-desktop: warning: the protected string 'new york' never occurs in "
+                   "the corpus, so its token is never used (check spelling, case and "
+                   "spaces)\n")

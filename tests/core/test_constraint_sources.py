@@ -101,6 +101,55 @@ def test_lowercased_corpus_matches_gold_words_lowercased(tmp_path):
     assert not joins_across(result, "undo", {2})
 
 
+SPELLED_GOLD = "unhappiness\tun happi ness\nundo\tun do\nr\u00e9do\tr\u00e9 do\nhappy\thappy\n"
+#: unhappiness as the gold spells it, Undo capitalized, rédo in NFD (e + combining acute),
+#: happy without a gold boundary, nhap not in the gold.
+SPELLED_TEXT = "unhappiness Undo re\u0301do nhap happy\n" * 3
+
+
+@pytest.mark.parametrize("preset", ["sennrich", "sentencepiece"])
+@pytest.mark.parametrize("options,cut,nfc,lower", [
+    ({}, 1, 1, 1),
+    ({"normalize": "nfc"}, 2, 0, 1),
+    ({"lowercase": True}, 2, 1, 0),
+    ({"normalize": "nfc", "lowercase": True}, 3, 0, 0),
+])
+def test_the_words_the_gold_cuts_are_counted_as_the_engine_matches_them(
+        tmp_path, preset, options, cut, nfc, lower):
+    gold = tmp_path / "gold.tsv"
+    gold.write_text(SPELLED_GOLD, encoding="utf-8")
+    config = TrainConfig.preset(preset, merges=20, gold_boundaries=(str(gold),), **options)
+    result = train(Corpus.from_texts([SPELLED_TEXT]), config)
+    match = result.gold_match
+    assert (match.cut, match.more_with_nfc, match.more_with_lowercase) == (cut, nfc, lower)
+    assert match.distinct == result.distinct_words
+    words = pieces(result)
+    for word, at in (("unhappiness", {2, 7}), ("undo", {2}), ("r\u00e9do", {2})):
+        if word in words:  # the engine cut what is counted as cut
+            assert not joins_across(result, word, at)
+    assert ("Unicode form" in (match.warning() or "")) == bool(nfc)
+
+
+def test_gpt2_words_match_the_gold_without_their_leading_space(tmp_path):
+    gold = tmp_path / "gold.tsv"
+    gold.write_text(SPELLED_GOLD, encoding="utf-8")
+    config = TrainConfig.preset("gpt2", merges=20, gold_boundaries=(str(gold),))
+    match = train(Corpus.from_texts([SPELLED_TEXT]), config).gold_match
+    assert (match.cut, match.more_with_lowercase) == (1, 1)  # unhappiness; Undo
+
+
+def test_a_gold_file_that_cuts_no_corpus_word_is_a_warning(tmp_path):
+    gold = tmp_path / "gold.tsv"
+    gold.write_text("kutya\tkuty a\n", encoding="utf-8")
+    result = train(Corpus.from_texts([SPELLED_TEXT]),
+                   TrainConfig(merges=20, gold_boundaries=(str(gold),)))
+    match = result.gold_match
+    assert (match.cut, match.more_with_nfc, match.more_with_lowercase) == (0, 0, 0)
+    assert "no word of the corpus is in the gold files" in match.warning()
+    plain = train(Corpus.from_texts([SPELLED_TEXT]), TrainConfig(merges=20))
+    assert plain.gold_match is None
+
+
 @pytest.mark.parametrize("separator,preset", [("@@", "sennrich"), ("-", "subword-nmt"),
                                               ("@@", "gpt2"), ("·", "sentencepiece")])
 def test_a_pre_segmented_corpus_loses_its_separator(separator, preset):
@@ -160,6 +209,29 @@ MORF_WORDS = {w: c for w, c in (
 def test_morfessor_words_are_letters_without_the_leading_space():
     words = morfessor_words([(" walked", 3), ("walked", 2), ("2024", 9), ("x-ray", 1)])
     assert words == [("walked", 5)]
+
+
+def test_morfessor_takes_words_whose_letters_carry_combining_marks():
+    """Text in NFD (e + combining acute, as some editors save it) is letters too."""
+    words = morfessor_words([("re\u0301do", 2), ("\u0301x", 1), ("caf\u00e9", 1)])
+    assert words == [("re\u0301do", 2), ("caf\u00e9", 1)]
+
+
+def test_morfessor_on_nfd_text_cuts_its_words_and_never_before_a_combining_mark():
+    import unicodedata
+
+    text = (DATA / "udhr" / "fra.txt").read_text(encoding="utf-8")
+    nfd = unicodedata.normalize("NFD", text)
+    config = TrainConfig(merges=50, morfessor=True, morfessor_keep_share=0)
+    segmented = {}
+    for name, corpus in (("nfc", text), ("nfd", nfd)):
+        segmentation = train(Corpus.from_texts([corpus]), config).segmentation
+        segmented[name] = segmentation
+        assert all(unicodedata.category(m[0])[0] != "M" for ms in segmentation.values()
+                   for m in ms), name
+    accented = [w for w in segmented["nfd"] if w != unicodedata.normalize("NFC", w)]
+    assert len(accented) > 100
+    assert len(segmented["nfd"]) == len(segmented["nfc"])
 
 
 def test_morfessor_is_deterministic_and_finds_suffixes():

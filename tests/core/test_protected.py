@@ -94,6 +94,25 @@ def test_golden_training_and_encoding():
                                               ("New York", [1])]
 
 
+def test_protected_strings_the_corpus_never_holds_are_named():
+    """A typo, a space too many or another case: the string takes a place in the
+    vocabulary and is never a token; the run names it."""
+    from bpe_desktop.core.protected import unfound_protected, unfound_warning
+
+    corpus = Corpus.from_texts(["I love New York . C++ is fun , C++\n"] * 3)
+    model = train(corpus, TrainConfig(merges=5, protected=(
+        "New York", "new york", "C++ ", "C++", "Zebra"))).model
+    assert unfound_protected(model) == ("new york", "Zebra")
+    assert unfound_warning(unfound_protected(model)) == (
+        "2 protected strings never occur in the corpus, so their tokens are never used: "
+        "'new york', 'Zebra' (check spelling, case and spaces)")
+    assert unfound_warning(("Zebra",)) == (
+        "the protected string 'Zebra' never occurs in the corpus, so its token is never "
+        "used (check spelling, case and spaces)")
+    assert unfound_warning(()) is None
+    assert unfound_protected(train(corpus, TrainConfig(merges=5)).model) == ()
+
+
 def test_vocabulary_size_counts_the_protected_tokens():
     config = TrainConfig(vocab_size=12, protected=("xy", "zz"))
     model = train(Corpus.from_texts(["xy abab zz abcabc xyz"] * 3), config).model
@@ -214,3 +233,17 @@ def test_gzip_and_nul_bytes_in_corpus_files(tmp_path):
     with pytest.raises(CorpusError, match=r"n.txt line 2 \(byte 10\)") as caught:
         train(Corpus.from_files([tmp_path / "n.txt"]), config)
     assert caught.value.reason == "nul-byte"
+
+
+@pytest.mark.parametrize("preset,decoded", [
+    ("sennrich", "the United Nationsdeclared"),  # end-of-word marker: no word end after it
+    ("subword-nmt", "the United Nationsdeclared"),
+    ("gpt2", "the United Nations declared"),  # spaces are bytes of their own
+])
+def test_how_the_text_around_a_protected_string_decodes(preset, decoded):
+    """As Help ▸ Training options states it (and Hugging Face decodes the same)."""
+    text = "the United Nations declared the rights\n" * 3
+    model = train(Corpus.from_texts([text]),
+                  TrainConfig.preset(preset, merges=10, protected=("United Nations",))).model
+    tok = model.tokenizer()
+    assert tok.decode(tok.encode("the United Nations declared")) == decoded

@@ -3,6 +3,7 @@ the counterpart in a worker and shows both models' measures and the changed word
 
 from __future__ import annotations
 
+import json
 import time
 from pathlib import Path
 
@@ -121,3 +122,71 @@ def test_cancel_stops_the_comparison_and_shows_nothing(panel, qtbot, corpus_file
     assert compared == [] and panel.unconstrained_button.dialog is None
     assert panel.status_label.text() == "Comparison cancelled."
     assert not panel.cancel_button.isEnabled() and panel.unconstrained_button.isEnabled()
+
+
+def test_the_comparison_shows_the_hand_computed_scores_through_the_character_map(
+        panel, qtbot, tmp_path, capsys):
+    """A tiny held-out gold spelled with I for i, mapped back in the panel. The
+    unconstrained model cuts talk|ing, un|kind, happ|y and leaves walks whole: 2 hits of 3
+    predicted and 3 gold boundaries (P = R = F1 = 2/3; MorphScore: (1 + 1 + 0) / 3). The
+    constrained model keeps all four whole: P = R = F1 = MorphScore = 0. The command
+    line's evaluate of both models gives the same numbers."""
+    from bpe_desktop.cli import main
+    from bpe_desktop.core.model_file import save_model
+
+    text = tmp_path / "tiny.txt"
+    text.write_text("unhappy happy unhappiness walked walking walks talked talking talks "
+                    "unkind kindness kind\nunhappy walked talking kindness unkind walks\n",
+                    encoding="utf-8")
+    supervision = tmp_path / "train.tsv"
+    supervision.write_text("unhappy\tun happy\nwalked\twalk ed\nkindness\tkind ness\n",
+                           encoding="utf-8")
+    held = tmp_path / "held.tsv"
+    held.write_text("talkIng\ttalk Ing\nunkInd\tun kInd\nwalks\twalk s\nhappy\thappy\n",
+                    encoding="utf-8")
+    model = train(Corpus.from_files([str(text)]),
+                  TrainConfig(vocab_size=40, gold_boundaries=(str(supervision),))).model
+    panel.set_model(model)
+    panel.gold_files.add_paths([str(held)])
+    panel.character_map.set_mapping({"I": "i"}, remember=False)
+    with qtbot.waitSignal(panel.unconstrained_button.compared, timeout=60_000) as blocker:
+        panel.unconstrained_button.click()
+    gain = blocker.args[0]
+    dialog = panel.unconstrained_button.dialog
+    qtbot.addWidget(dialog)
+    shown = {dialog.measures.item(r, 0).text(): (dialog.measures.item(r, 1).text(),
+                                                 dialog.measures.item(r, 2).text())
+             for r in range(dialog.measures.rowCount())}
+    for measure in ("boundary precision", "boundary recall", "boundary F1", "MorphScore"):
+        assert shown[f"held.tsv: {measure}"] == ("0.000", "0.667"), measure
+    assert {c.word: c.unconstrained for c in gain.changed} == {
+        "talking": ("talk", "ing</w>"), "unkind": ("un", "kind</w>"), "happy": ("happ", "y</w>")}
+
+    for which, scored in ((model, "0.0000"), (gain.unconstrained_model, "0.6667")):
+        path = tmp_path / "m.json"
+        save_model(which, path)
+        assert main(["evaluate", "-m", str(path), "--gold", str(held), "--char-map", "I=i",
+                     "--json"]) == 0
+        result = json.loads(capsys.readouterr().out)["morphology"]["held.tsv"]
+        assert f"{result['f1']:.4f}" == f"{result['precision']:.4f}" == scored
+
+
+def test_a_corpus_changed_since_training_is_named_and_nothing_is_compared(
+        panel, qtbot, tmp_path, errors):
+    text = tmp_path / "text.txt"
+    text.write_text("unhappy undo redo walked walking\n" * 5, encoding="utf-8")
+    gold = tmp_path / "gold.tsv"
+    gold.write_text("unhappy\tun happy\nundo\tun do\n", encoding="utf-8")
+    panel.set_model(train(Corpus.from_files([str(text)]),
+                          TrainConfig(vocab_size=30, gold_boundaries=(str(gold),))).model)
+    panel.gold_files.add_paths([str(gold)])
+    text.write_text("something else entirely\n", encoding="utf-8")
+    compared = []
+    panel.unconstrained_button.compared.connect(compared.append)
+    with qtbot.waitSignal(panel.unconstrained_button.runner.failed, timeout=60_000):
+        panel.unconstrained_button.click()
+    [(title, message)] = errors
+    assert title == "Cannot compare with the unconstrained model"
+    assert message.startswith(f"{text} has changed since the model was trained")
+    assert compared == [] and panel.unconstrained_button.dialog is None
+    assert panel.unconstrained_button.isEnabled()

@@ -54,6 +54,12 @@ def test_training_panel_trains_with_protected_strings(qtbot, tmp_path):
     model = blocker.args[0].model
     assert model.pieces[1:3] == ("New York", "C++")
     assert "protected strings ('New York', 'C++')" in panel.log_view.toPlainText()
+    assert "never occur" not in panel.log_view.toPlainText()
+    panel.options.set_config(TrainConfig(merges=15, protected=("New York", "C+++")))
+    with qtbot.waitSignal(panel.trained, timeout=60_000):
+        qtbot.mouseClick(panel.train_button, Qt.MouseButton.LeftButton)
+    assert "Warning: the protected string 'C+++' never occurs in the corpus, so its token " \
+           "is never used (check spelling, case and spaces)." in panel.log_view.toPlainText()
     panel.shutdown()
 
 

@@ -96,6 +96,44 @@ def test_a_morfessor_run_reports_progress_and_offers_its_segmentation(
     assert f"Segmentation saved to {saved}." in log_text(panel)
 
 
+def test_a_gold_boundaries_run_logs_the_corpus_words_cut_and_warns_when_none(
+        panel, qtbot, tmp_path, errors):
+    gold = tmp_path / "gold.tsv"
+    gold.write_text("walking\twalk ing\nTalked\tTalk ed\n", encoding="utf-8")
+    panel.options.set_config(TrainConfig(merges=40, gold_boundaries=(str(gold),)))
+    with qtbot.waitSignal(panel.trained, timeout=60_000):
+        assert panel.start()
+    assert errors == []
+    assert "Gold boundaries cut 1 of the corpus's 16 distinct words (more would match: 1 " \
+           "with lower-casing)." in log_text(panel)
+    assert "Warning: no word of the corpus" not in log_text(panel)
+    gold.write_text("kutya\tkuty a\n", encoding="utf-8")
+    with qtbot.waitSignal(panel.trained, timeout=60_000):
+        assert panel.start()
+    assert "Gold boundaries cut 0 of the corpus's 16 distinct words." in log_text(panel)
+    assert "Warning: no word of the corpus is in the gold files: their boundaries cut " \
+           "nothing." in log_text(panel)
+
+
+@pytest.mark.parametrize("option", ["gold_boundaries", "knockout"])
+def test_a_gold_file_with_invalid_utf8_is_an_error_naming_it_not_a_corpus_question(
+        panel, qtbot, tmp_path, errors, monkeypatch, option):
+    """Reading the corpus with replacement characters does not read the gold so: offering
+    it would only run the training again into the same error."""
+    gold = tmp_path / "latin1.tsv"
+    gold.write_bytes(b"walking\twalk ing\ncaf\xe9s\tcaf\xe9 s\n")
+    panel.options.set_config(TrainConfig(merges=20, **{option: (str(gold),)}))
+    asked = []
+    monkeypatch.setattr(dialogs, "ask_action", lambda *args: asked.append(args) or True)
+    with qtbot.waitSignal(panel.failed, timeout=60_000) as blocker:
+        assert panel.start()
+    assert asked == []
+    assert blocker.args[0].message == (f"{gold} line 2: not valid UTF-8 (byte 4 of the line); "
+                                       "save the file as UTF-8")
+    assert errors == [("Training failed", blocker.args[0].message)]
+    assert "unchanged" in panel.stage_label.text()
+
+
 def test_a_knockout_run_logs_each_removed_merge(panel, qtbot, tmp_path, errors):
     gold = tmp_path / "gold.tsv"
     gold.write_text("walking\twalk ing\ntalked\ttalk ed\nplays\tplay s\njumped\tjump ed\n",

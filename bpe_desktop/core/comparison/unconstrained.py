@@ -5,17 +5,19 @@ The unconstrained model is trained on the files the constrained model names (its
 ``corpus``), with its options minus the constraint options and with ``vocab_size`` set to
 the constrained model's vocabulary size. A model trained on in-memory text, an imported
 model or one trained on a pre-segmented corpus (whose text is only meaningful with its
-separator) has no unconstrained counterpart: :class:`ConfigError` says why.
+separator) has no unconstrained counterpart, nor has a model whose corpus files are gone
+or changed since (checked against the SHA-256 it records): :class:`ConfigError` says why.
 """
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from typing import Callable
 
 from bpe_desktop.core.config import TrainConfig
 from bpe_desktop.core.errors import ConfigError
-from bpe_desktop.core.evaluation import EvaluationReport, EvaluationRequest, evaluate
+from bpe_desktop.core.evaluation import EvaluationReport, EvaluationRequest, evaluate, map_gold
 from bpe_desktop.core.model import BPEModel
 from bpe_desktop.core.options import option_specs
 
@@ -77,10 +79,25 @@ def unconstrained_corpus(model: BPEModel):
     U+FFFD when it records so), as a corpus (ConfigError when not on disk)."""
     from bpe_desktop.core.training import Corpus
 
+    from bpe_desktop.core.project.corpus_hash import sha256_of
+
     info = model.corpus
     if info is None or info.kind not in ("files", "word-count-files") or not info.files:
         raise ConfigError("the model does not name its corpus files (it was trained on "
                           "typed text or imported), so it cannot be trained again")
+    # Trained on another text, the counterpart would show the corpora's difference as the
+    # constraints' gain.
+    for f in info.files:
+        if not os.path.isfile(f.path):
+            relative = "" if os.path.isabs(f.path) else (
+                " (the model names it relative to the folder it was trained in; read from "
+                f"{os.getcwd()})")
+            raise ConfigError(f"{f.path}: the model's corpus file is no longer there{relative}, "
+                              "so the unconstrained model cannot be trained on it")
+        if f.sha256 and sha256_of(f.path) != f.sha256:
+            raise ConfigError(f"{f.path} has changed since the model was trained (its "
+                              "SHA-256 differs): the unconstrained model would learn from "
+                              "another text")
     return Corpus.from_files([f.path for f in info.files],
                              word_counts=info.kind == "word-count-files",
                              errors=info.encoding_errors)
@@ -104,8 +121,9 @@ def compare_with_unconstrained(model: BPEModel, request: EvaluationRequest, *,
     else:
         plain = train(corpus, config, cancel=cancel).model
     cancelled = (lambda: cancel.cancelled) if cancel is not None else None
+    # The character map is how the gold is scored: both models see the gold as Evaluate does.
     request = EvaluationRequest(gold=request.gold, text_files=request.text_files,
-                                texts=request.texts)
+                                texts=request.texts, character_map=request.character_map)
     ours = evaluate(model, request, progress=progress, cancelled=cancelled)
     theirs = evaluate(plain, request, progress=progress, cancelled=cancelled)
     return ConstraintGain(ours, theirs, plain, changed_words(model, plain, request))
@@ -113,11 +131,12 @@ def compare_with_unconstrained(model: BPEModel, request: EvaluationRequest, *,
 
 def changed_words(model: BPEModel, other: BPEModel, request: EvaluationRequest
                   ) -> list[ChangedWord]:
-    """Gold words (each once, in file order) that the two models cut differently."""
+    """Gold words (each once, in file order, spelled through the request's character
+    map) that the two models cut differently."""
     ours, theirs = model.tokenizer(), other.tokenizer()
     seen: set[str] = set()
     out = []
-    for gold in request.gold:
+    for gold in (map_gold(g, request.character_map) for g in request.gold):
         for w in gold.words:
             if w.word in seen:
                 continue

@@ -505,7 +505,7 @@ class TrainingPanel(QWidget):
             self.failed.emit(error)
             return
         corpus, config = self._run
-        if replaceable(error.exception) and corpus.errors == "strict":
+        if replaceable(error.exception, config) and corpus.errors == "strict":
             if self._ask_replacement(error.exception):
                 # The same files and options, this run only; its memory was checked.
                 self._run = (corpus.with_errors("replace"), config)

@@ -4,15 +4,12 @@ learned no merge."""
 
 from __future__ import annotations
 
+from bpe_desktop.core.formatting import counted
+from bpe_desktop.core.protected import unfound_protected, unfound_warning
 from bpe_desktop.core.training import TrainResult
 
 #: Knocked-out merges listed in the log (the model file and `info` list them all).
 LOGGED_KNOCKOUTS = 50
-
-
-def counted(number: int, noun: str) -> str:
-    """'1 crossing', '2 crossings': the noun agrees with its number."""
-    return f"{number:,} {noun}" if number == 1 else f"{number:,} {noun}s"
 
 
 def finished_log(result: TrainResult) -> list[str]:
@@ -43,6 +40,12 @@ def constraint_log(result: TrainResult) -> list[str]:
     if report.segmented_words:
         lines.append(f"The boundary sources cut {report.segmented_words:,} words; no merge "
                      "crossed their boundaries where the corpus has them.")
+    if (match := result.gold_match) is not None:
+        lines.append(f"{match.summary()}.")
+        if warning := match.warning():
+            lines.append(f"Warning: {warning}.")
+    if warning := unfound_warning(unfound_protected(result.model)):
+        lines.append(f"Warning: {warning}.")
     if report.knocked_out:
         lines.append(f"BPE-knockout removed {len(report.knocked_out):,} merges "
                      "(crossings > respects on the gold words):")

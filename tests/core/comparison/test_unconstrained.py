@@ -104,3 +104,63 @@ def test_a_corpus_read_with_invalid_utf8_as_replacement_is_read_so_again(tmp_pat
                   unconstrained_config(model)).model
     assert gain.unconstrained_model.merges == plain.merges
     assert "\ufffd" in plain.alphabet
+
+
+def test_the_comparison_scores_the_gold_through_the_character_map(tmp_path):
+    """The Evaluate panel's character map applies to both columns and to the changed words,
+    so the constrained column shows what Evaluate itself shows."""
+    text = tmp_path / "text.txt"
+    text.write_text("unhappy happy unhappiness walked walking talked talking unkind kind\n" * 4,
+                    encoding="utf-8")
+    train_gold = tmp_path / "train.tsv"
+    train_gold.write_text("unhappy\tun happy\nwalked\twalk ed\n", encoding="utf-8")
+    held = tmp_path / "held.tsv"  # written with I for i, as some gold files spell
+    held.write_text("talkIng\ttalk Ing\nunkInd\tun kInd\n", encoding="utf-8")
+    model = train(Corpus.from_files([str(text)]),
+                  TrainConfig(vocab_size=40, gold_boundaries=(str(train_gold),))).model
+    request = EvaluationRequest(gold=[read_gold(held)], character_map={"I": "i"})
+    gain = compare_with_unconstrained(model, request)
+    assert gain.constrained.morphology["held.tsv"] == \
+        evaluate(model, request).morphology["held.tsv"]
+    assert gain.unconstrained.morphology["held.tsv"] == \
+        evaluate(gain.unconstrained_model, request).morphology["held.tsv"]
+    assert gain.unconstrained.morphology["held.tsv"].hits > 0  # the mapped words were scored
+    assert {c.word for c in gain.changed} <= {"talking", "unkind"}
+
+
+def test_a_corpus_file_changed_since_training_is_named_not_trained_on(tmp_path):
+    """The counterpart must learn from the text the constrained model learned from: a file
+    whose content differs from the SHA-256 the model records would compare two corpora."""
+    text = tmp_path / "text.txt"
+    text.write_text("unhappy undo redo walked walking\n" * 5, encoding="utf-8")
+    gold = tmp_path / "gold.tsv"
+    gold.write_text("unhappy\tun happy\nundo\tun do\n", encoding="utf-8")
+    model = train(Corpus.from_files([str(text)]),
+                  TrainConfig(vocab_size=30, gold_boundaries=(str(gold),))).model
+    request = EvaluationRequest(gold=[read_gold(gold)])
+    text.write_text("unhappy undo redo walked walking\n" * 5 + "talking talked\n",
+                    encoding="utf-8")
+    with pytest.raises(ConfigError, match=r"text\.txt has changed since the model was "
+                                          r"trained \(its SHA-256 differs\)"):
+        compare_with_unconstrained(model, request)
+    text.unlink()
+    with pytest.raises(ConfigError, match=r"text\.txt: the model.s corpus file is no longer there"):
+        compare_with_unconstrained(model, request)
+
+
+def test_a_corpus_file_named_relative_to_another_folder_says_where_it_was_looked_for(
+        tmp_path, monkeypatch):
+    (tmp_path / "trained").mkdir()
+    monkeypatch.chdir(tmp_path / "trained")
+    Path("text.txt").write_text("unhappy undo redo walked walking\n" * 5, encoding="utf-8")
+    Path("gold.tsv").write_text("unhappy\tun happy\nundo\tun do\n", encoding="utf-8")
+    model = train(Corpus.from_files(["text.txt"]),
+                  TrainConfig(vocab_size=30, gold_boundaries=("gold.tsv",))).model
+    request = EvaluationRequest(gold=[read_gold("gold.tsv")])
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ConfigError) as raised:
+        compare_with_unconstrained(model, request)
+    assert str(raised.value) == (
+        "text.txt: the model's corpus file is no longer there (the model names it relative "
+        f"to the folder it was trained in; read from {tmp_path}), so the unconstrained "
+        "model cannot be trained on it")
