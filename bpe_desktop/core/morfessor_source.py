@@ -79,7 +79,7 @@ def morfessor_words(word_counts: Iterable[tuple[str, int]]) -> list[tuple[str, i
     summed: dict[str, int] = {}
     for word, count in word_counts:
         core = word.lstrip()
-        if _is_letters(core):
+        if core.isalpha() or _is_letters(core):  # the first test is the fast common case
             summed[core] = summed.get(core, 0) + count
     ranked = sorted(summed.items(), key=lambda item: -item[1])
     return ranked[:MAX_SEGMENTED]
