@@ -78,6 +78,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
     loaded = [(name, load_model_file(m, "--format") if f == "model" and os.path.exists(m)
                else open_model(m, f))
               for name, m, f in zip(display_names(models), models, formats)]
+    if dev is not None:
+        dev = dev.in_order_of(training_languages(model for _, model in loaded))
     if dev is not None and not args.text:
         from bpe_desktop.core.comparison.parity_pair import compare_on_parallel
 
@@ -100,6 +102,15 @@ def cmd_compare(args: argparse.Namespace) -> int:
         sys.stdout.write(format_comparison(result))
     sys.stdout.flush()
     return EXIT_OK
+
+
+def training_languages(models) -> list[str]:
+    """The training languages of the first model that records some, in their order
+    (none: the parallel set's own order)."""
+    from bpe_desktop.core.languages import language_paths
+
+    return next((list(codes) for model in models if (codes := language_paths(model.config))),
+                [])
 
 
 def display_names(paths: list[str]) -> list[str]:

@@ -150,7 +150,7 @@ class TrainConfig:
         help="Stop after this many merges. With neither a vocabulary size nor a number of "
              "merges, learning goes on until no pair of symbols occurs often enough.")
     min_frequency: int = option(
-        2, label="&Minimum pair count:", minimum=1, maximum=MAX_COUNT, metavar="K",
+        2, label="Mi&nimum pair count:", minimum=1, maximum=MAX_COUNT, metavar="K",
         help="A pair of symbols must occur at least this many times in the corpus to be "
              "merged. 2 means a pair seen only once is never learned.")
     pretokenizer: str = option(
@@ -186,7 +186,7 @@ class TrainConfig:
              "bow-prefix: ▁ is an extra symbol before each word (sentencepiece). none: no "
              "marker (HF WhitespaceSplit, byte-level GPT-2).")
     ties: str = option(
-        "first-seen", label="&Ties:",
+        "first-seen", label="T&ies:",
         choices=choices_of("ties", {
             "first-seen": "Pair seen first in the corpus",
             "lexicographic": "Greatest pair alphabetically (subword-nmt)",
@@ -210,7 +210,7 @@ class TrainConfig:
              "the same letter written in two ways (é as one character or e + accent) counts "
              "as one.")
     lowercase: bool = option(
-        False, label="&Lower-case the text", group="text",
+        False, label="Lower-case the te&xt", group="text",
         help="Fold all text to lower case before learning (and when encoding).")
     character_coverage: float = option(
         1.0, label="Character covera&ge:", group="vocabulary", minimum=0.0001, maximum=1.0,
@@ -219,7 +219,7 @@ class TrainConfig:
              "characters; rarer characters become the unknown token and are never merged "
              "(sentencepiece's option). 1.0 keeps every character; more than 0, at most 1.")
     initial_alphabet: str = option(
-        "", label="Always &include:", group="vocabulary", metavar="CHARS",
+        "", label="Always include:", group="vocabulary", metavar="CHARS",
         placeholder="e.g. äöüß",
         help="Characters that are in the vocabulary even if the corpus lacks them (type "
              "them one after another).")
@@ -230,17 +230,17 @@ class TrainConfig:
              "<s> </s> get theirs without one). <unk> stands for characters outside the "
              "vocabulary.")
     threads: int = option(
-        0, label="Threa&ds:", group="run", minimum=0, maximum=MAX_THREADS, metavar="N",
+        0, label="Threads:", group="run", minimum=0, maximum=MAX_THREADS, metavar="N",
         zero_means="all cores", stored=False,
         help="Processor cores used for reading and counting the corpus (0 = all). The result "
              "is the same for any number.")
     keep_words: int = option(
-        50_000, label="Wor&ds kept for browsing:", group="run", minimum=0, maximum=MAX_VOCAB,
+        50_000, label="Words kept for browsing:", group="run", minimum=0, maximum=MAX_VOCAB,
         metavar="N",
         help="How many of the most frequent training words the model file keeps, so the "
              "Vocabulary browser can show the words that contain a token.")
     fuse_unk: bool = option(
-        False, label="One &unknown token per run of unknown characters", group="text",
+        False, label="One unknown token per run of unknown characters", group="text",
         help="When encoding, a run of characters outside the vocabulary within a word becomes "
              "one unknown token, as sentencepiece and HF fuse_unk do; off, each such "
              "character is one (HF's default). Set by the sentencepiece preset; training is "
@@ -253,7 +253,7 @@ class TrainConfig:
              "such a model; training with it reserves the 256 byte tokens (as sentencepiece "
              "does), after the other special tokens.")
     gold_boundaries: tuple[str, ...] = option(
-        (), label="&Gold boundaries:", group="constraints", metavar="GOLD",
+        (), label="Gold boundaries:", group="constraints", metavar="GOLD",
         placeholder="gold segmentation files",
         help="Gold segmentation files (any format Evaluate reads: word<TAB>morphs, "
              "SIGMORPHON, Morpho Challenge, MorphScore). Each corpus word they list is cut "
@@ -261,7 +261,7 @@ class TrainConfig:
              "Encoding stays ordinary BPE. Entries whose morphs do not spell the word are "
              "left out, as Evaluate does.")
     separator: str = option(
-        "", label="Pre-segme&nted, separator:", group="constraints", metavar="SEP",
+        "", label="Pre-segmented, separator:", group="constraints", metavar="SEP",
         placeholder="e.g. @@ or -",
         help="The corpus is pre-segmented: this string marks cuts inside words "
              "(un@@happi@@ness) and is removed before learning; no merge joins across a "
@@ -271,7 +271,7 @@ class TrainConfig:
         help="Train Morfessor 2.0 (unsupervised morphological segmentation) on the corpus's "
              "word counts first and let no merge cross its boundaries.")
     morfessor_keep_share: float = option(
-        0.65, label="Keep whole the words covering &a share:", group="constraints",
+        0.65, label="Keep whole the words covering a share:", group="constraints",
         minimum=0.0, maximum=1.0, step=0.05, metavar="S", zero_means="by count only",
         help="Morfessor's boundaries are not applied to the most frequent words that "
              "together make up this share of the corpus's running words (0: none by "
@@ -284,23 +284,23 @@ class TrainConfig:
         help="Also leave the N most frequent words whole; with a share too, whichever "
              "keeps more words applies (both 0: Morfessor cuts every word).")
     morfessor_annotations: tuple[str, ...] = option(
-        (), label="Morfessor &annotations:", group="constraints", metavar="GOLD",
+        (), label="Morfessor annotations:", group="constraints", metavar="GOLD",
         placeholder="gold files (semi-supervised)",
         help="Gold segmentation files given to Morfessor as annotated words "
              "(semi-supervised Morfessor); needs the Morfessor option.")
     knockout: tuple[str, ...] = option(
-        (), label="BPE-knockout &gold:", group="constraints", metavar="GOLD",
+        (), label="BPE-knockout gold:", group="constraints", metavar="GOLD",
         placeholder="gold files",
         help="BPE-knockout: after training, merges whose applications on these gold words "
              "cross a morph boundary more often than they respect one are forbidden and "
              "the model is trained again, until none is left or the round limit is "
              "reached. The result is an ordinary merge list.")
     knockout_rounds: int = option(
-        5, label="Knockout rou&nds:", group="constraints", minimum=1, maximum=100,
+        5, label="Knockout rounds:", group="constraints", minimum=1, maximum=100,
         metavar="N",
         help="The most trainings BPE-knockout runs after the first one.")
     protected: tuple[str, ...] = option(
-        (), label="Protected str&ings:", group="constraints", metavar="FILE",
+        (), label="Protected strings:", group="constraints", metavar="FILE",
         placeholder="one a line, or load a file",
         help="Strings that are always one token: every occurrence in the corpus (found in "
              "the raw text before the words are cut, longest first, leftmost) becomes one "
@@ -324,20 +324,20 @@ class TrainConfig:
              "(CODE=W for every language, W more than 0): each language's word counts are "
              "scaled exactly, rounded half up (Help ▸ Training options).")
     temperature: float = option(
-        0.0, label="Sampling &temperature:", group="languages", minimum=0.0, maximum=100.0,
+        0.0, label="Sampling temperature:", group="languages", minimum=0.0, maximum=100.0,
         metavar="T", zero_means="languages as they are",
         help="Temperature sampling of the languages (XLM, mBERT): shares proportional to "
              "n^(1/T) of each language's running words n. 1 keeps the corpus as it is; "
              "larger values move towards equal shares. 0: no sampling.")
     parity_dev: tuple[str, ...] = option(
-        (), label="Parit&y development set:", group="languages", metavar="CODE=PATH",
+        (), label="Parity development set:", group="languages", metavar="CODE=PATH",
         placeholder="en=dev.en; de=dev.de (or a folder, or one .tsv)",
         help="Parity-aware BPE (Foroutan et al. 2025): a parallel development text per "
              "language (CODE=PATH, a folder of files named by language, or one TSV with a "
              "column per language). Each merge is chosen by the language whose development "
              "text is then worst compressed, as the parity measure says.")
     parity_measure: str = option(
-        "tokens", label="Parit&y measure:", group="languages",
+        "tokens", label="Parity measure:", group="languages",
         choices=choices_of("parity_measure", {
             "tokens": "Development tokens (the texts are parallel)",
             "tokens-per-character": "Development tokens per character",
@@ -346,13 +346,13 @@ class TrainConfig:
              "compressed: their token counts (they say the same, as the paper's own code "
              "compares them), or tokens per character of each text.")
     parity_window: int = option(
-        0, label="Parit&y moving window:", group="languages", minimum=0, maximum=1_000_000,
+        0, label="Parity moving window:", group="languages", minimum=0, maximum=1_000_000,
         metavar="N", zero_means="no window",
         help="The moving-window variant of parity-aware BPE: a language that chose more "
              "than 2N/L of the last N merges (L languages) is passed over for the next "
              "worst. 0: the plain variant.")
     parity_dev_documents: bool = option(
-        False, label="Development files are whole parallel &documents", group="languages",
+        False, label="Development files are whole parallel documents", group="languages",
         help="The development files are translations of the same document whose lines do "
              "not correspond (UDHR-style); otherwise they must be line-aligned (the same "
              "number of lines).")

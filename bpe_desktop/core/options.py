@@ -36,7 +36,10 @@ MAX_COUNT = 2**64 - 1
 class OptionSpec:
     """How one option reads to a person, and what it accepts."""
 
-    #: The form's label (with a ``&`` mnemonic) and the name used in summaries.
+    #: The form's label and the name used in summaries. A ``&`` gives it an access letter
+    #: (Alt+letter) only if no other control shown with the Training form has it (the
+    #: menus, the tabs, the other fields): a shared letter reaches neither predictably.
+    #: The form has more fields than free letters, so the less used have none (Tab).
     label: str
     #: One paragraph for tooltips and ``--help``.
     help: str

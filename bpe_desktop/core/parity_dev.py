@@ -48,7 +48,19 @@ class DevSet:
 
         kept = [c for c in self.texts if c not in self.listed or training_code(c) in codes]
         return DevSet({training_code(c): self.texts[c] for c in kept},
-                      {training_code(c): self.files[c] for c in kept}, self.documents)
+                      {training_code(c): self.files[c] for c in kept},
+                      self.documents).in_order_of(codes)
+
+    def in_order_of(self, codes: Sequence[str]) -> DevSet:
+        """This set with its languages in the order of the training languages ``codes`` (a
+        language under the other ISO code at its training language's place), those that
+        are not training languages after, in their own order: every table of costs lists
+        the languages as the training does, not as a folder sorts its files."""
+        place = {code: i for i, code in enumerate(codes)}
+        order = sorted(self.texts, key=lambda c: place.get(
+            _training_code(c, codes, self.texts), len(codes)))
+        return DevSet({c: self.texts[c] for c in order}, {c: self.files[c] for c in order},
+                      self.documents, self.listed)
 
     def check_covers(self, codes: Sequence[str], training_files: Mapping[str, str]) -> None:
         """Every training language has a development text and no other language has one."""

@@ -207,3 +207,30 @@ def test_compare_needs_a_text_or_a_parallel_set(capsys, files):
                          "en=missing.txt")
     assert status != 0
     assert_one_error_line(err, "missing.txt: no such development file")
+
+
+def test_compare_lists_the_languages_in_the_order_they_were_trained(capsys, tmp_path):
+    """The model was trained on German, then English; the parallel set names English
+    first: the table and --json list de, then en, then a language it was not trained on."""
+    import dataclasses
+
+    from tests.cli.support import handmade_model
+
+    model = handmade_model()
+    trained = dataclasses.replace(model, config=model.config.replace(
+        lang=(f"de={tmp_path / 'train.de'}", f"en={tmp_path / 'train.en'}")))
+    merged, bare = tmp_path / "merged.json", tmp_path / "bare.json"
+    save_model(trained, merged)
+    save_model(model.truncated(0), bare)
+    for code, text in (("en", "low\nlower\n"), ("de", "ole ole\nr\n"), ("fr", "ro\nel\n")):
+        (tmp_path / f"{code}.txt").write_text(text, encoding="utf-8")
+    dev = ["--parity-dev", *(f"{c}={tmp_path / c}.txt" for c in ("fr", "en", "de"))]
+    for models in (("-m", merged, "-m", bare), ("-m", bare, "-m", merged)):
+        status, out, err = run(capsys, "compare", *models, *dev)
+        assert status == 0, err
+        rows = [line.split()[0] for line in out.split("Languages (")[1].splitlines()[2:]]
+        assert rows[:3] == ["de", "en", "fr"], out
+        status, out, _ = run(capsys, "compare", *models, *dev, "--json")
+        languages = json.loads(out)["languages"]
+        assert languages["languages"] == ["de", "en", "fr"]
+        assert list(languages["tokenizers"][0]["tokens"]) == ["de", "en", "fr"]

@@ -218,7 +218,7 @@ def test_the_window_names_the_snapshot_after_the_document(window, qtbot, toy, tm
 
 def test_main_window_has_the_panel_on_ctrl_5(window):
     index = window.tabs.indexOf(window.compare)
-    assert window.tabs.tabText(index) == "Com&pare"
+    assert window.tabs.tabText(index) == "C&ompare"
     shortcuts = {a.shortcut().toString(): a for a in window.actions()}
     shortcuts["Ctrl+5"].trigger()
     assert window.tabs.currentIndex() == index

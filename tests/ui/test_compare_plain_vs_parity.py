@@ -199,3 +199,24 @@ def test_the_languages_table_exports_the_numbers_it_shows(panel, tmp_path, monke
     json_b = costs.to_json()["tokenizers"][1]
     assert [json_b["cost_per_unit"]["de"], json_b["max_min"], json_b["gini"]] == \
         [table["de"][1], table["max/min"][1], table["Gini"][1]]
+
+
+def test_the_languages_are_listed_in_the_training_s_order(panel, qtbot, parity_model,
+                                                          tmp_path, monkeypatch):
+    """Russian trained first, English second, on a development folder (listed
+    alphabetically, eng before rus): the table and its CSV list ru, then en."""
+    import csv
+
+    from bpe_desktop.ui.common import dialogs
+
+    config = parity_model.config.replace(lang=(f"ru={UD['ru']}", f"en={UD['en']}"),
+                                         parity_dev=(str(DATA_DIR / "udhr"),))
+    model = dataclasses.replace(parity_model, config=config)
+    with qtbot.waitSignal(panel.compared, timeout=120_000):
+        assert panel.compare_with_plain(model, "parity")
+    assert list(cells(panel))[:2] == ["ru", "en"]
+    path = tmp_path / "costs.csv"
+    monkeypatch.setattr(dialogs, "ask_save_path", lambda *args, **kwargs: str(path))
+    panel.languages.export_button.click()
+    with open(path, newline="", encoding="utf-8") as fh:
+        assert [row[0] for row in csv.reader(fh)][1:3] == ["ru", "en"]

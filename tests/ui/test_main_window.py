@@ -317,45 +317,68 @@ def _page_access_letters(window, page) -> list[tuple[str, str]]:
         for w in page.findChildren(kind):
             if not w.isVisibleTo(window) or (isinstance(w, QLabel) and w.buddy() is None):
                 continue
-            if page is window.training and not w.isEnabled():
-                continue  # the options while extending a tokenizer (the form is locked)
+            if not w.isEnabled():
+                continue  # a disabled control takes no Alt+letter (the locked options)
             text = w.title() if isinstance(w, QGroupBox) else w.text()
             if (letter := _access_letter(text)) is not None:
                 out.append((text, letter))
     return out
 
 
-def test_no_two_controls_of_a_panel_share_an_access_letter(window):
-    """Alt+letter reaches one control: in History, Alt+R went to Re-run rather than the
-    Training menu, Alt+P to the Preset filter rather than the Compare tab. The Training
-    form has more fields than free letters: there two fields share a letter only when
-    neither can take a free one (Alt+letter again moves on to the next)."""
+def _training_states(window):
+    """Each state of the Training panel that shows, hides, enables or disables fields:
+    every preset, a corpus labelled with languages and the parity-aware options set, then
+    Start from an existing tokenizer (its rows shown, the options locked). Yields a name."""
     from bpe_desktop.ui.training.start_from import EXISTING, NEW_VOCABULARY
+    from tests.shared_data import DATA_DIR, corpus_path
+
+    panel = window.training
+    options = panel.options
+    yield "default"
+    for index in range(options.preset.count()):
+        options.preset.setCurrentIndex(index)
+        yield options.preset.currentText()
+    panel.corpus.add_paths([str(corpus_path("ud_english.txt")),
+                            str(corpus_path("ud_german.txt"))])
+    options.temperature.setValue(2.0)
+    options.parity_dev.setText(str(DATA_DIR / "udhr"))
+    options.parity_dev_documents.setChecked(True)
+    panel.language_plot.setVisible(True)  # as during a parity-aware run
+    yield "languages and parity"
+    panel.start_from.choice.setCurrentText(EXISTING)
+    yield EXISTING
+    panel.start_from.choice.setCurrentText(NEW_VOCABULARY)
+    yield NEW_VOCABULARY
+
+
+def test_no_two_controls_visible_together_share_an_access_letter(window):
+    """Alt+letter reaches one control, else it only moves between those sharing it, in
+    an order a keyboard user cannot foresee: in History, Alt+R went to Re-run rather
+    than the Training menu; on the Training form three Parity fields shared Alt+Y (also
+    the Vocabulary tab's), Preset the Compare tab's P, Threads and kept words Alt+D. The
+    menus and the tab bar are shown with every panel, in every state of the Training
+    form."""
+    from bpe_desktop.ui.training.start_from import EXISTING
 
     menus = {_access_letter(a.text()): a.text() for a in window.menuBar().actions()}
     tabs = {_access_letter(window.tabs.tabText(i)): window.tabs.tabText(i)
             for i in range(window.tabs.count())}
+    assert len(menus) + len(tabs) == len({**menus, **tabs}), (menus, tabs)
+
+    def check(where: str, letters: list[tuple[str, str]]) -> None:
+        seen = {**menus, **tabs}
+        for text, letter in letters:
+            assert letter not in seen, (where, text, seen[letter])
+            seen[letter] = text
+
     for index in range(window.tabs.count()):
         window.tabs.setCurrentIndex(index)
         panel = window.tabs.widget(index)
         if panel is not window.training:
-            letters = _page_access_letters(window, panel)
-            taken = {**menus, **tabs}
-            seen: dict[str, str] = {}
-            for text, letter in letters:
-                assert letter not in taken, (window.tabs.tabText(index), text, taken[letter])
-                assert letter not in seen, (window.tabs.tabText(index), text, seen[letter])
-                seen[letter] = text
+            check(window.tabs.tabText(index), _page_access_letters(window, panel))
             continue
-        for start in (NEW_VOCABULARY, EXISTING):
-            panel.start_from.choice.setCurrentText(start)
+        for state in _training_states(window):
             letters = _page_access_letters(window, panel)
-            used = {letter for _, letter in letters}
-            for text, letter in letters:
-                assert letter not in menus, (start, text, menus[letter])
-                if [l for _, l in letters].count(letter) > 1:
-                    plain = text.replace("&", "").lower()
-                    free = {c for c in plain if c.isalnum()} - used - set(menus)
-                    assert not free, (start, text, sorted(free))
-            if start == EXISTING:  # the form is locked: few controls, a letter each
-                assert len(used) == len(letters) > 1, letters
+            check(state, letters)
+            # the most used fields keep their letters
+            assert len(letters) >= (6 if state == EXISTING else 15), (state, letters)

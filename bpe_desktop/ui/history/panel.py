@@ -125,7 +125,7 @@ class HistoryPanel(QWidget):
         self.side.addTab(self.details, "Details")
         self.side.addTab(self.metrics, "Metrics")
 
-        self.open_button = QPushButton("&Open model")
+        self.open_button = QPushButton("O&pen model")
         self.rerun_button = QPushButton("Re-r&un")
         self.copy_button = QPushButton("Copy as comma&nd")
         self.compare_button = QPushButton("Co&mpare")

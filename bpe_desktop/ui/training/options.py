@@ -246,7 +246,7 @@ class TrainingOptions(QWidget):
         row = QHBoxLayout()
         row.addWidget(self.stop, 1)
         row.addWidget(self.stop_value, 1)
-        stop_label = QLabel("&Stop at:")  # a layout row needs an explicit buddy for its mnemonic
+        stop_label = QLabel("Stop &at:")  # a layout row needs an explicit buddy for its mnemonic
         stop_label.setBuddy(self.stop)
         form.addRow(stop_label, row)
 

@@ -82,7 +82,7 @@ class StartFrom(QGroupBox):
                                "before/after report")
         held_button.clicked.connect(self.ask_held_out)
         self._form = form = QFormLayout(self)
-        form.addRow(_buddy_label("Start fr&om:", self.choice), self.choice)
+        form.addRow(_buddy_label("Start fro&m:", self.choice), self.choice)
         row = QHBoxLayout()
         row.addWidget(self.source_label, 1)
         row.addWidget(self.choose_button)

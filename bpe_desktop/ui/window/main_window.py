@@ -61,7 +61,7 @@ class MainWindow(QMainWindow):
         self.tabs.addTab(self.vocab, panel_icon("vocabulary"), "Vocabular&y")
         self.tabs.addTab(self.codec, panel_icon("encode"), "Encode / &Decode")
         self.tabs.addTab(self.evaluate, panel_icon("evaluate"), "Eva&luate")
-        self.tabs.addTab(self.compare, panel_icon("compare"), "Com&pare")
+        self.tabs.addTab(self.compare, panel_icon("compare"), "C&ompare")
         self.tabs.addTab(self.history, panel_icon("history"), "Hi&story")
         self.setCentralWidget(self.tabs)
 
@@ -168,7 +168,7 @@ class MainWindow(QMainWindow):
         # Text and table fonts, for scripts read more easily larger (bpe_desktop.ui.window.zoom)
         self.zoom_in_action = self._action("Zoom &in", lambda: self.zoom.zoom_in(),
                                            QKeySequence.StandardKey.ZoomIn)
-        self.zoom_out_action = self._action("Zoom &out", lambda: self.zoom.zoom_out(),
+        self.zoom_out_action = self._action("Zoom o&ut", lambda: self.zoom.zoom_out(),
                                             QKeySequence.StandardKey.ZoomOut)
         view.addAction(self.zoom_in_action)
         view.addAction(self.zoom_out_action)
