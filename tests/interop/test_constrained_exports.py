@@ -10,7 +10,7 @@ import pytest
 
 from bpe_desktop.core import Corpus, TrainConfig, train
 from bpe_desktop.core.formats import export_model
-from tests.interop.test_formats_export import first_difference, ours_like_peer, peer_ids
+from tests.interop.peers import first_difference, ours_like_peer, peer_ids
 from tests.shared_data import corpus_path
 
 #: Boundaries inside the most frequent words, so that they change what is learned.

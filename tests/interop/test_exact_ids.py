@@ -19,7 +19,7 @@ import pytest
 from bpe_desktop.core import Corpus, TrainConfig, load_model, save_model, train
 from bpe_desktop.core.formats import export_model, import_model
 from tests.interop.conftest import lines_of_targets, normalized_text
-from tests.interop.test_formats_export import our_ids
+from tests.interop.peers import our_ids
 from tests.shared_data import corpus_path
 
 tokenizers = importlib.import_module("tokenizers")

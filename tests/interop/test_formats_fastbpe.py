@@ -20,7 +20,7 @@ from bpe_desktop.core import (
 )
 from bpe_desktop.core.formats import export_model, export_problem, import_model, verify_export
 from tests.interop.conftest import lines_of_targets
-from tests.interop.test_formats_export import HARD, OTHER_SPACE, our_snmt_tokens
+from tests.interop.peers import HARD, OTHER_SPACE, our_snmt_tokens
 from tests.shared_data import corpus_path
 
 fastBPE = importlib.import_module("fastBPE")

@@ -32,7 +32,7 @@ from bpe_desktop.core.formats import (
 from bpe_desktop.core.formats import _protowire as pw
 from bpe_desktop.core.pieces import BYTE_CHARS
 from tests.interop.conftest import lines_of_targets, normalized_text
-from tests.interop.test_formats_export import (
+from tests.interop.peers import (
     COMPATIBLE,
     CONFIGS,
     our_ids,

@@ -22,7 +22,7 @@ from bpe_desktop.core import (
 from bpe_desktop.core.config import BOW
 from bpe_desktop.core.formats import export_model, export_problem, import_model, verify_export
 from tests.interop.conftest import lines_of_targets, normalized_text
-from tests.interop.test_formats_export import HARD, fuse_unknowns, our_ids
+from tests.interop.peers import HARD, fuse_unknowns, our_ids
 from tests.shared_data import corpus_path
 
 yttm = importlib.import_module("youtokentome")
