@@ -53,9 +53,17 @@ def format_label(fmt: str) -> str:
     return FORMATS[fmt].label.replace("&", "").rstrip("…")
 
 
-def fitting_formats(model: BPEModel) -> tuple[str, ...]:
-    """The formats that can express ``model`` (ours and transformers' included)."""
-    fitting = [f for f in FORMATS if export_problem(model, f) is None]
+#: The formats whose source file an adapted model is written back into (patched), which
+#: can hold what a new export of that format could not (the source's own merges).
+REWRITTEN_FORMATS = ("hf", "sentencepiece")
+
+
+def fitting_formats(model: BPEModel, source_format: str | None = None) -> tuple[str, ...]:
+    """The formats that can express ``model`` (ours and transformers' included), and the
+    format of the file it was adapted from (``source_format``) when that file is
+    rewritten."""
+    fitting = [f for f in FORMATS if export_problem(model, f) is None
+               or f == source_format and f in REWRITTEN_FORMATS]
     if "hf" in fitting:
         fitting.append(TRANSFORMERS_FOLDER)
     return (OWN_FORMAT, *fitting)

@@ -285,6 +285,33 @@ def test_trimming_an_imported_tokenizer_json_rewrites_that_file(window, qtbot, t
     dialog.close()
 
 
+def test_trimming_an_imported_llama_style_tokenizer_json_offers_its_own_format(
+        window, qtbot, tmp_path, ui):
+    """Converted from sentencepiece, its merges cannot make a new tokenizer.json, but the
+    source file rewritten can be written, in a transformers folder too."""
+    from tokenizers import Tokenizer
+
+    from tests.peer_sources import english_lines, llama_style_tokenizer_json
+
+    source = llama_style_tokenizer_json(tmp_path, legacy=True)
+    with qtbot.waitSignal(window.interop.done, timeout=60_000):
+        assert window.interop.import_path("hf", str(source))
+    target = tmp_path / "target.txt"
+    lines = english_lines()[:50]
+    target.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    dialog = window.ask_trim()
+    offered = [dialog.format.itemData(i) for i in range(dialog.format.count())]
+    assert dialog.format.currentData() == "hf" and "transformers" in offered
+    result = _trim_in(dialog, qtbot, target, tmp_path)
+    trimmed, original = Tokenizer.from_file(str(tmp_path / "trimmed.json")), \
+        Tokenizer.from_file(str(source))
+    back = {new: old for old, new in result.id_map.items()}
+    for line in lines:
+        assert [back[i] for i in trimmed.encode(line).ids] == original.encode(line).ids
+    assert ui.errors == []
+    dialog.close()
+
+
 def test_the_trim_dialog_names_the_formats_by_their_labels(window, qtbot):
     train_toy(window, qtbot)
     dialog = window.ask_trim()
