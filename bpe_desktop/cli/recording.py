@@ -102,12 +102,12 @@ def _compare(args):
 
 
 def _extend(args):
+    from bpe_desktop.core.project.recording import source_inputs
+
     config = {"format": args.format or "", "out_format": args.out_format or "",
               "merges": args.merges, "vocab_size": args.vocab_size,
               "min_frequency": args.min_frequency, "unknown": args.unknown,
               "new_ids": args.new_ids, "encoding_errors": args.encoding_errors}
-    from bpe_desktop.core.project.recording import source_inputs
-
     return config, [*source_inputs(args.model, args.format or ""),
                     *(("corpus", f) for f in args.files)], ""
 

@@ -53,9 +53,17 @@ def format_label(fmt: str) -> str:
     return FORMATS[fmt].label.replace("&", "").rstrip("…")
 
 
-def fitting_formats(model: BPEModel) -> tuple[str, ...]:
-    """The formats that can express ``model`` (ours and transformers' included)."""
-    fitting = [f for f in FORMATS if export_problem(model, f) is None]
+#: The formats whose source file an adapted model is written back into (patched), which
+#: can hold what a new export of that format could not (the source's own merges).
+REWRITTEN_FORMATS = ("hf", "sentencepiece")
+
+
+def fitting_formats(model: BPEModel, source_format: str | None = None) -> tuple[str, ...]:
+    """The formats that can express ``model`` (ours and transformers' included), and the
+    format of the file it was adapted from (``source_format``) when that file is
+    rewritten."""
+    fitting = [f for f in FORMATS if export_problem(model, f) is None
+               or f == source_format and f in REWRITTEN_FORMATS]
     if "hf" in fitting:
         fitting.append(TRANSFORMERS_FOLDER)
     return (OWN_FORMAT, *fitting)
@@ -81,7 +89,8 @@ def write_model(model: BPEModel, fmt: str, path: str | os.PathLike, *,
         check_adaptable(source_path)
         patched = patched_tokenizer_json(model, source_path)
         if fmt == TRANSFORMERS_FOLDER:
-            return write_transformers_folder(model, path, tokenizer_json=patched)
+            return write_transformers_folder(model, path, tokenizer_json=patched,
+                                             source_folder=source_path)
         return _common.write_files([(Path(path), patched)])
     if source_path is not None and source_format == "tiktoken":
         from bpe_desktop.core.formats.tiktoken_ranks import check_adaptable
@@ -158,9 +167,11 @@ def _rewritten_proto(model: BPEModel, source: BPEModel, source_path,
 
 
 def write_transformers_folder(model: BPEModel, folder: str | os.PathLike, *,
-                              tokenizer_json: bytes | None = None) -> list[Path]:
+                              tokenizer_json: bytes | None = None,
+                              source_folder: str | os.PathLike | None = None) -> list[Path]:
     """``tokenizer.json`` (exported, or ``tokenizer_json`` when given: a patched source)
-    and transformers' two settings files in ``folder``."""
+    and transformers' two settings files in ``folder``; those of ``source_folder`` (a
+    transformers folder the model was adapted from) when it has them."""
     # A patched source keeps the source's own merges and text rules, as the tokenizer.json
     # written back does; only a new export must be one HF encodes as BPE Desktop does.
     why = export_problem(model, "hf") if tokenizer_json is None else None
@@ -169,11 +180,15 @@ def write_transformers_folder(model: BPEModel, folder: str | os.PathLike, *,
     folder = Path(folder)
     if folder.exists() and not folder.is_dir():
         raise ExportError(f"{folder}: is a file; a transformers folder needs a folder")
+    kept = _source_settings(model, Path(source_folder), folder) \
+        if source_folder is not None and Path(source_folder).is_dir() else None
     folder.mkdir(parents=True, exist_ok=True)
     if tokenizer_json is None:
         paths = export_model(model, "hf", folder / "tokenizer.json")
     else:
         paths = _common.write_files([(folder / "tokenizer.json", tokenizer_json)])
+    if kept is not None:
+        return paths + _common.write_files(kept)
     roles = {_ROLE_KEYS[t.role]: t.piece for t in model.config.special_tokens
              if t.role in _ROLE_KEYS}
     others = [t.piece for t in model.config.special_tokens if t.role not in _ROLE_KEYS]
@@ -187,6 +202,57 @@ def write_transformers_folder(model: BPEModel, folder: str | os.PathLike, *,
     files = [(folder / "tokenizer_config.json", _json(config)),
              (folder / "special_tokens_map.json", _json(special_map))]
     return paths + _common.write_files(files)
+
+
+#: What a transformers folder holds besides tokenizer.json that adaptation keeps as it is
+#: (tokens are named by their text there, so they stay right when ids change).
+_KEPT_FILES = ("special_tokens_map.json", "chat_template.jinja", "chat_template.json")
+
+
+def _source_settings(model: BPEModel, source: Path, folder: Path
+                     ) -> list[tuple[Path, bytes]] | None:
+    """The source folder's settings for ``folder``: its tokenizer_config.json (the ids of
+    ``added_tokens_decoder`` following their tokens; model_max_length, the chat template
+    and the special tokens' roles kept), special_tokens_map.json and chat template; None
+    when it has no tokenizer_config.json. A role naming a token the model no longer has
+    (a trim dropped it) is an ExportError, nothing written."""
+    config_path = source / "tokenizer_config.json"
+    if not config_path.is_file():
+        return None
+    config = _common.read_json(config_path)
+    if not isinstance(config, dict):
+        raise ExportError(f"{config_path}: is not a JSON object")
+    ids = model.piece_ids
+    files = []
+    for name in _KEPT_FILES:
+        if (source / name).is_file():
+            files.append((folder / name, (source / name).read_bytes()))
+    special_map = source / "special_tokens_map.json"
+    for where in (config_path, special_map):
+        settings = config if where == config_path else (
+            _common.read_json(where) if where.is_file() else {})
+        for key, piece in _named_tokens(settings):
+            if piece not in ids:
+                raise ExportError(f"{where}: {key} names the token {piece!r}, which the "
+                                  "model no longer has; keep the special tokens (do not "
+                                  "drop them)")
+    decoder = config.get("added_tokens_decoder")
+    if isinstance(decoder, dict):
+        config["added_tokens_decoder"] = {
+            str(ids[entry["content"]]): entry for entry in decoder.values()
+            if isinstance(entry, dict) and entry.get("content") in ids}
+    return [(folder / "tokenizer_config.json", _json(config)), *files]
+
+
+def _named_tokens(settings: object):
+    """(key, token) for each token transformers' settings name by role (``eos_token``,
+    ``additional_special_tokens``, ...), written as text or as {"content": text}."""
+    for key, value in settings.items() if isinstance(settings, dict) else ():
+        if key.endswith("_token") or key == "additional_special_tokens":
+            for token in value if isinstance(value, list) else [value]:
+                piece = token.get("content") if isinstance(token, dict) else token
+                if isinstance(piece, str):
+                    yield key, piece
 
 
 def _json(value: object) -> bytes:

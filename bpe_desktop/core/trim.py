@@ -1,10 +1,11 @@
 """Trim a vocabulary to what a target text needs, with an exact old-id -> new-id map.
 
 Kept: every token the model produces on the target text, every token a merge that makes a
-kept token is built from (recursively), and optionally every alphabet symbol (protected strings among
-them) and the special tokens.
-Byte-level models keep all 256 bytes always (their encoder spells any text in them). A
-merge is kept when its two parts and its result are kept. Merges the target text never
+kept token is built from (recursively), and optionally every alphabet symbol (protected
+strings among them) and the special tokens.
+Byte-level models keep all 256 bytes always (their encoder spells any text in them), and
+so do models with byte fallback their 256 byte tokens <0x00> ... <0xFF>. A merge is kept
+when its two parts and its result are kept. Merges the target text never
 applies are dropped; BPE picks the lowest-ranked pair present, so a dropped merge,
 never chosen on this text, changes nothing: the trimmed model segments the target
 text identically. :func:`trim` checks that by re-encoding it and mapping the ids back,
@@ -61,6 +62,10 @@ def trim(model: BPEModel, texts: Sequence[str], *, keep_alphabet: bool = True,
     needed = {pieces[i] for i in used if i not in special_ids}
     if keep_alphabet or model.config.pretokenizer == "gpt2":
         needed.update(model.alphabet)
+    # Byte fallback spells any character in the 256 byte tokens (base symbols or reserved
+    # specials): without all of them sentencepiece refuses the file, HF gives <unk>.
+    fallback = set(_common.BYTE_PIECES) if model.config.byte_fallback else set()
+    needed.update(fallback & set(model.alphabet))
     # Every merge that makes a needed token: a model converted from sentencepiece makes
     # one token by several merges ('▁t' + 'he', '▁th' + 'e'), and the text may use any.
     made_by: dict[str, list[str]] = {}
@@ -73,7 +78,7 @@ def trim(model: BPEModel, texts: Sequence[str], *, keep_alphabet: bool = True,
                 needed.add(part)
                 stack.append(part)
     kept_specials = [t for t in model.config.special_tokens
-                     if keep_specials or t.id in used]
+                     if keep_specials or t.id in used or t.piece in fallback]
     kept_ids = sorted({model.piece_ids[p] for p in needed} | {t.id for t in kept_specials})
     id_map = {old: new for new, old in enumerate(kept_ids)}
     merges = tuple(m for m in model.merges

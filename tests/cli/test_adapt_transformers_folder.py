@@ -23,9 +23,11 @@ def files(tmp_path_factory):
     folder = tmp_path_factory.mktemp("tf-source")
     tokenizer_json = roberta_tokenizer_json(folder)
     source = folder / "roberta-tf"
-    transformers.PreTrainedTokenizerFast(
+    tokenizer = transformers.PreTrainedTokenizerFast(
         tokenizer_file=str(tokenizer_json), bos_token="<s>", eos_token="</s>",
-        unk_token="<unk>", pad_token="<pad>", mask_token="<mask>").save_pretrained(source)
+        unk_token="<unk>", pad_token="<pad>", mask_token="<mask>", model_max_length=512)
+    tokenizer.chat_template = "{% for m in messages %}<s>{{ m['content'] }}</s>{% endfor %}"
+    tokenizer.save_pretrained(source)
     for name in ("vocab.json", "merges.txt"):
         (source / name).write_bytes((folder / f"roberta-{name}").read_bytes())
     return {"source": source, **russian_and_held_out_files(folder)}
@@ -47,11 +49,16 @@ def test_extend_a_transformers_folder_writes_one_transformers_loads(capsys, tmp_
                          "--merges", 100, "-o", out, "--verify", files["held_ru"],
                          files["held_en"], "-q")
     assert status == 0, err
+    # the source's settings are kept: special tokens' roles, length, chat template
     assert {p.name for p in out.iterdir()} == \
-        {"tokenizer.json", "tokenizer_config.json", "special_tokens_map.json"}
+        {p.name for p in files["source"].iterdir()} - {"vocab.json", "merges.txt"}
     before = transformers.AutoTokenizer.from_pretrained(str(files["source"]),
                                                         local_files_only=True)
     after = transformers.AutoTokenizer.from_pretrained(str(out), local_files_only=True)
+    assert after.model_max_length == before.model_max_length == 512
+    assert after.chat_template == before.chat_template
+    assert after.special_tokens_map == before.special_tokens_map
+    assert after.all_special_ids == before.all_special_ids
     english = english_lines()[-100:]
     assert sum(after(line)["input_ids"] == before(line)["input_ids"] for line in english) \
         >= 95

@@ -124,3 +124,36 @@ def test_bytes_are_refused_for_a_source_without_byte_fallback(adapt_folder, russ
     source = import_model("sentencepiece", sentencepiece_bpe(adapt_folder))
     with pytest.raises(ConfigError, match="no byte fallback"):
         extend(source, Corpus.from_files([russian[0]]), merges=10, unknown="bytes")
+
+
+@pytest.mark.parametrize("drop", ["alphabet", "specials"])
+def test_a_byte_fallback_model_trimmed_keeps_its_256_byte_tokens(adapt_folder, sp_path,
+                                                                 russian, drop):
+    """Byte fallback spells any character in the byte tokens: sentencepiece refuses a
+    model with byte_fallback and fewer than 256 of them, HF would give <unk>."""
+    from bpe_desktop.core import TrainConfig, train
+    from bpe_desktop.core.trim import trim
+
+    english = english_lines()[-HELD_OUT:]
+    if drop == "alphabet":  # imported: the bytes are base symbols
+        source = import_model("sentencepiece", sp_path)
+    else:  # trained by BPE Desktop: the bytes are reserved special tokens
+        source = train(Corpus.from_texts(english_lines()[:2000]), TrainConfig.preset(
+            "sentencepiece", merges=300, byte_fallback=True)).model
+    result = trim(source, english, keep_alphabet=drop != "alphabet",
+                  keep_specials=drop != "specials")
+    assert all(p in result.model.piece_ids for p in BYTE_PIECES)
+    line = russian[1][0]
+    if drop == "alphabet":
+        fmt, out = "sentencepiece", adapt_folder / "trimmed.model"
+        paths = write_model(result.model, fmt, out, source=source, source_path=sp_path)
+        sp = spm.SentencePieceProcessor(model_file=str(out))
+        ids, pieces, text = sp.encode(line), sp.encode(line, out_type=str), sp.decode
+    else:  # without <unk>, which sentencepiece needs
+        fmt, out = "hf", adapt_folder / "trimmed.json"
+        paths = write_model(result.model, fmt, out)
+        hf = Tokenizer.from_file(str(out))
+        ids, pieces, text = hf.encode(line).ids, hf.encode(line).tokens, hf.decode
+    assert text(ids) == line and "<0xD0>" in pieces
+    check = verify_export(result.model, fmt, paths, english + russian[1])
+    assert check.agreed == check.lines

@@ -233,3 +233,39 @@ def test_tokens_added_after_training_keep_their_ids_in_the_written_tokenizer(
     auto = transformers.AutoTokenizer.from_pretrained(str(out), local_files_only=True)
     assert auto(chat, add_special_tokens=False)["input_ids"] == ids
     assert all(auto(line)["input_ids"] == written.encode(line).ids for line in lines)
+
+
+def test_a_trimmed_transformers_folder_keeps_its_settings_with_ids_following(
+        adapt_folder, source_path, tmp_path):
+    """A transformers 4 folder names its special tokens by id in added_tokens_decoder: a
+    trim renumbers them; a role naming a dropped token writes nothing."""
+    import transformers
+
+    folder = tmp_path / "source"
+    folder.mkdir()
+    (folder / "tokenizer.json").write_bytes(source_path.read_bytes())
+    original = Tokenizer.from_file(str(source_path))
+    config = {"tokenizer_class": "PreTrainedTokenizerFast", "model_max_length": 512,
+              "bos_token": "<s>", "eos_token": "</s>", "mask_token": "<mask>",
+              "added_tokens_decoder": {str(original.token_to_id(p)): {
+                  "content": p, "lstrip": p == "<mask>", "rstrip": False,
+                  "normalized": False, "single_word": False, "special": True}
+                  for p in SPECIALS}}
+    (folder / "tokenizer_config.json").write_text(json.dumps(config), encoding="utf-8")
+    source = import_model("hf", folder)
+    result = trim(source, english_lines()[:200])
+    out = tmp_path / "trimmed"
+    write_model(result.model, "transformers", out, source=source, source_path=folder,
+                source_format="hf")
+    written = json.loads((out / "tokenizer_config.json").read_text(encoding="utf-8"))
+    assert written["model_max_length"] == 512
+    assert {int(i): e["content"] for i, e in written["added_tokens_decoder"].items()} == \
+        {result.model.piece_to_id(p): p for p in SPECIALS}
+    auto = transformers.AutoTokenizer.from_pretrained(str(out), local_files_only=True)
+    assert auto.mask_token_id == result.model.piece_to_id("<mask>")
+    config["additional_special_tokens"] = ["<gone>"]
+    (folder / "tokenizer_config.json").write_text(json.dumps(config), encoding="utf-8")
+    with pytest.raises(ExportError, match=r"additional_special_tokens names the token '<gone>'"):
+        write_model(result.model, "transformers", tmp_path / "none", source=source,
+                    source_path=folder, source_format="hf")
+    assert not (tmp_path / "none").exists()

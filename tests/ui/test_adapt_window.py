@@ -254,18 +254,26 @@ def test_a_trim_ending_after_a_newer_training_leaves_the_new_model_open(window, 
     dialog.close()
 
 
-def test_trimming_an_imported_tokenizer_json_rewrites_that_file(window, qtbot, tmp_path, ui):
-    from tokenizers import Tokenizer
+def _trim_dialog_of_import(window, qtbot, tmp_path, source):
+    """File ▸ Import of the tokenizer.json ``source``, then File ▸ Trim: the dialog, a
+    target text file and its lines."""
+    from tests.peer_sources import english_lines
 
-    from tests.peer_sources import english_lines, roberta_tokenizer_json
-
-    source = roberta_tokenizer_json(tmp_path)
     with qtbot.waitSignal(window.interop.done, timeout=60_000):
         assert window.interop.import_path("hf", str(source))
     target = tmp_path / "target.txt"
     lines = english_lines()[:50]
     target.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    dialog = window.ask_trim()
+    return window.ask_trim(), target, lines
+
+
+def test_trimming_an_imported_tokenizer_json_rewrites_that_file(window, qtbot, tmp_path, ui):
+    from tokenizers import Tokenizer
+
+    from tests.peer_sources import roberta_tokenizer_json
+
+    source = roberta_tokenizer_json(tmp_path)
+    dialog, target, lines = _trim_dialog_of_import(window, qtbot, tmp_path, source)
     assert dialog.format.currentData() == "hf"  # the source's own format first
     assert dialog.format.currentText() == "Hugging Face tokenizer.json"
     assert dialog.format.itemText(dialog.format.count() - 1) == \
@@ -281,6 +289,28 @@ def test_trimming_an_imported_tokenizer_json_rewrites_that_file(window, qtbot, t
         ids = trimmed.encode(line).ids
         assert [back[i] for i in ids] == original.encode(line).ids
         assert trimmed.id_to_token(ids[0]) == "<s>" and trimmed.id_to_token(ids[-1]) == "</s>"
+    assert ui.errors == []
+    dialog.close()
+
+
+def test_trimming_an_imported_llama_style_tokenizer_json_offers_its_own_format(
+        window, qtbot, tmp_path, ui):
+    """Converted from sentencepiece, its merges cannot make a new tokenizer.json, but the
+    source file rewritten can be written, in a transformers folder too."""
+    from tokenizers import Tokenizer
+
+    from tests.peer_sources import llama_style_tokenizer_json
+
+    source = llama_style_tokenizer_json(tmp_path, legacy=True)
+    dialog, target, lines = _trim_dialog_of_import(window, qtbot, tmp_path, source)
+    offered = [dialog.format.itemData(i) for i in range(dialog.format.count())]
+    assert dialog.format.currentData() == "hf" and "transformers" in offered
+    result = _trim_in(dialog, qtbot, target, tmp_path)
+    trimmed, original = Tokenizer.from_file(str(tmp_path / "trimmed.json")), \
+        Tokenizer.from_file(str(source))
+    back = {new: old for old, new in result.id_map.items()}
+    for line in lines:
+        assert [back[i] for i in trimmed.encode(line).ids] == original.encode(line).ids
     assert ui.errors == []
     dialog.close()
 

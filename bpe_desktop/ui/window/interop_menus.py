@@ -23,6 +23,7 @@ from PySide6.QtWidgets import QMenu
 
 from bpe_desktop.core import BpeError, BPEModel, Corpus, Progress, formats
 from bpe_desktop.core.adapted_output import (
+    REWRITTEN_FORMATS,
     TRANSFORMERS_FOLDER,
     verify_transformers_folder,
     write_model,
@@ -103,10 +104,6 @@ class ImportDone:
 class RecountDone:
     paths: tuple[str, ...]
     model: BPEModel
-
-
-#: Formats whose source file an extension's export rewrites.
-REWRITTEN_FORMATS = ("hf", "sentencepiece")
 
 
 class InteropMenus(QObject):

@@ -84,7 +84,7 @@ class TrimDialog(QDialog):
         self.keep_specials = QCheckBox("Keep the special tokens")
         self.keep_specials.setChecked(True)
         self.format = QComboBox()
-        for fmt in fitting_formats(model):
+        for fmt in fitting_formats(model, source[1] if source else None):
             self.format.addItem(format_label(fmt), fmt)
         if source is not None and self.format.findData(source[1]) >= 0:
             # the source's own format first
