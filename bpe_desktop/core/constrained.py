@@ -41,7 +41,7 @@ def morfessor_segmentation(corpus, config: TrainConfig, *, on_progress=None,
 
     table = engine_count(corpus, config, cancel=cancel)
     words = morfessor_words(table.items())
-    annotations = gold_segmentations(config.morfessor_annotations)
+    annotations = _spelled_gold(config.morfessor_annotations, config)
     segmentation = train_morfessor(words, annotations, on_progress=on_progress, cancel=cancel)
     kept = kept_whole(words, config.morfessor_keep_frequent, config.morfessor_keep_share)
     for word, _ in words[:kept]:  # most frequent first
@@ -118,17 +118,29 @@ def _nfc(text: str) -> str:
 
 
 def _cut_words(gold, form: str, lowercase: bool) -> set[str]:
-    """The gold words with a boundary, each morph spelled as the engine spells text
-    (Unicode form, then lower case; empty morphs dropped)."""
+    """The gold words with a boundary, spelled as :func:`spelled_morphs` spells them."""
     out = set()
     for morphs in gold:
-        if form != "none":
-            morphs = [unicodedata.normalize(form.upper(), m) for m in morphs]
-        parts = [m.lower() if lowercase else m for m in morphs]
-        parts = [m for m in parts if m]
+        parts = spelled_morphs(morphs, form, lowercase)
         if len(parts) > 1:
             out.add("".join(parts))
     return out
+
+
+def spelled_morphs(morphs: Sequence[str], form: str, lowercase: bool) -> tuple[str, ...]:
+    """Each morph spelled as the engine spells text (Unicode form, then lower case),
+    empty ones dropped: a gold file matches the corpus words as the model spells them,
+    whatever form or case the file is in."""
+    if form != "none":
+        morphs = [unicodedata.normalize(form.upper(), m) for m in morphs]
+    return tuple(m for m in (m.lower() if lowercase else m for m in morphs) if m)
+
+
+def _spelled_gold(paths: Sequence[str], config: TrainConfig) -> list[tuple[str, ...]]:
+    """The segmentations of the gold files ``paths``, spelled as ``config``'s model."""
+    spelled = (spelled_morphs(m, config.normalize, config.lowercase)
+               for m in gold_segmentations(paths))
+    return [m for m in spelled if m]
 
 
 def train_constrained(
@@ -162,7 +174,7 @@ def train_constrained(
     result = once(())
     knocked: list[tuple[str, str, int, int, int]] = []
     if config.knockout:
-        gold = [("".join(m), m) for m in gold_segmentations(config.knockout)]
+        gold = [("".join(m), m) for m in _spelled_gold(config.knockout, config)]
         forbidden: dict[tuple[str, str], None] = {}
         for round_number in range(1, config.knockout_rounds + 1):
             new = [v for v in knocked_out(result.model, gold)

@@ -321,6 +321,28 @@ def test_semi_supervised_morfessor_follows_its_annotations(tmp_path):
     assert "semi-supervised with ann.tsv" in result.model.constraints.method
 
 
+@pytest.mark.parametrize("options,spelled", [
+    ({"normalize": "nfc"}, "walking\twal king\njumpe\u0301d\tju mpe\u0301d\n"),
+    ({"lowercase": True}, "Walking\tWal king\nJUMPÉD\tJU MPÉD\n"),
+])
+def test_morfessor_annotations_are_spelled_as_the_model_spells_the_corpus(
+        tmp_path, options, spelled):
+    """Annotations in NFD or capitalized guide Morfessor as the same annotations spelled
+    as the corpus: normalized and lower-cased as the model's words. (Cuts Morfessor would
+    not find itself, to tell the annotations followed.)"""
+    words = [(w.replace("jumped", "jump\u00e9d"), c) for w, c in MORF_WORDS.items()]
+    segmentations = []
+    for name, text in (("plain.tsv", "walking\twal king\njump\u00e9d\tju mp\u00e9d\n"),
+                       ("spelled.tsv", spelled)):
+        ann = tmp_path / name
+        ann.write_text(text, encoding="utf-8")
+        config = TrainConfig(merges=30, morfessor=True, morfessor_annotations=(str(ann),),
+                             **CUT_EVERY_WORD, **options)
+        segmentations.append(train(Corpus.from_word_counts(dict(words)), config).segmentation)
+    assert segmentations[0]["jump\u00e9d"] == ("ju", "mp\u00e9d")
+    assert segmentations[1] == segmentations[0]
+
+
 @pytest.mark.parametrize("keep", [
     {"morfessor_keep_frequent": 4, "morfessor_keep_share": 0},
     # walk and talk (30), walking and talking (25) make up 110 of the 299 running words
