@@ -115,6 +115,27 @@ def test_a_gold_boundaries_run_logs_the_corpus_words_cut_and_warns_when_none(
            "nothing." in log_text(panel)
 
 
+@pytest.mark.parametrize("option,extra,label,files", [
+    ("knockout", {}, "Knockout gold files", "knockout gold files"),
+    ("morfessor_annotations", {"morfessor": True}, "Morfessor annotations", "annotation files"),
+])
+def test_a_knockout_or_annotations_run_logs_the_corpus_words_matched_and_warns(
+        panel, qtbot, tmp_path, errors, option, extra, label, files):
+    gold = tmp_path / "gold.tsv"
+    gold.write_text("Walking\tWalk ing\ntalked\ttalk ed\n", encoding="utf-8")
+    panel.options.set_config(TrainConfig(merges=40, **{option: (str(gold),)}, **extra))
+    with qtbot.waitSignal(panel.trained, timeout=60_000):
+        assert panel.start()
+    assert errors == []
+    assert f"{label} match 1 of the corpus's 16 distinct words (more would match: 1 " \
+           "with lower-casing)." in log_text(panel)
+    gold.write_text("kutya\tkuty a\n", encoding="utf-8")
+    with qtbot.waitSignal(panel.trained, timeout=60_000):
+        assert panel.start()
+    assert f"{label} match 0 of the corpus's 16 distinct words." in log_text(panel)
+    assert f"Warning: no word of the corpus is in the {files}: " in log_text(panel)
+
+
 @pytest.mark.parametrize("option", ["gold_boundaries", "knockout"])
 def test_a_gold_file_with_invalid_utf8_is_an_error_naming_it_not_a_corpus_question(
         panel, qtbot, tmp_path, errors, monkeypatch, option):
