@@ -15,6 +15,7 @@ from bpe_desktop.core.morfessor_source import SegmenterProgress
 from bpe_desktop.ui.common import dialogs
 from bpe_desktop.ui.training.options import CONSTRAINTS_TITLE, PRESET_LABELS
 from bpe_desktop.ui.training.panel import TrainingPanel
+from tests.ui.window_helpers import assert_fails_without_a_corpus_question
 
 WORDS = [("walk", 30), ("walked", 20), ("walking", 25), ("walks", 15), ("talk", 30),
          ("talked", 20), ("talking", 25), ("talks", 15), ("jump", 20), ("jumped", 12),
@@ -144,15 +145,9 @@ def test_a_gold_file_with_invalid_utf8_is_an_error_naming_it_not_a_corpus_questi
     gold = tmp_path / "latin1.tsv"
     gold.write_bytes(b"walking\twalk ing\ncaf\xe9s\tcaf\xe9 s\n")
     panel.options.set_config(TrainConfig(merges=20, **{option: (str(gold),)}))
-    asked = []
-    monkeypatch.setattr(dialogs, "ask_action", lambda *args: asked.append(args) or True)
-    with qtbot.waitSignal(panel.failed, timeout=60_000) as blocker:
-        assert panel.start()
-    assert asked == []
-    assert blocker.args[0].message == (f"{gold} line 2: not valid UTF-8 (byte 4 of the line); "
-                                       "save the file as UTF-8")
-    assert errors == [("Training failed", blocker.args[0].message)]
-    assert "unchanged" in panel.stage_label.text()
+    assert_fails_without_a_corpus_question(
+        panel, qtbot, monkeypatch, errors,
+        f"{gold} line 2: not valid UTF-8 (byte 4 of the line); save the file as UTF-8")
 
 
 def test_a_knockout_run_logs_each_removed_merge(panel, qtbot, tmp_path, errors):

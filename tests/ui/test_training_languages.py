@@ -12,6 +12,7 @@ from PySide6.QtCore import QCoreApplication
 from bpe_desktop.core import TrainConfig
 from bpe_desktop.ui.training.corpus_list import LANGUAGE_COLUMN, SHARE_COLUMN, WEIGHT_COLUMN
 from tests.shared_data import DATA_DIR, corpus_path
+from tests.ui.window_helpers import assert_fails_without_a_corpus_question
 
 pytest_plugins = ["tests.ui.window_fixtures"]
 
@@ -399,8 +400,6 @@ def test_a_development_file_with_invalid_utf8_is_an_error_naming_it_not_a_corpus
         panel, qtbot, tmp_path, errors, monkeypatch, given_as):
     """Reading the corpus with replacement characters does not read the development texts
     so: offering it would only run the training again into the same error."""
-    from bpe_desktop.ui.common import dialogs
-
     panel.corpus.add_paths(FILES[:2])
     folder = tmp_path / "dev"
     folder.mkdir()
@@ -417,12 +416,7 @@ def test_a_development_file_with_invalid_utf8_is_an_error_naming_it_not_a_corpus
         line, byte = 2, 7
     panel.options.set_config(TrainConfig(merges=20))
     panel.options.parity_dev.setText(entries[given_as])
-    asked = []
-    monkeypatch.setattr(dialogs, "ask_action", lambda *args: asked.append(args) or True)
-    with qtbot.waitSignal(panel.failed, timeout=60_000) as blocker:
-        assert panel.start()
-    assert asked == []
-    assert blocker.args[0].message == (f"{german} line {line}: not valid UTF-8 (byte {byte} "
-                                       "of the line); save the file as UTF-8")
-    assert errors == [("Training failed", blocker.args[0].message)]
-    assert "unchanged" in panel.stage_label.text()
+    assert_fails_without_a_corpus_question(
+        panel, qtbot, monkeypatch, errors,
+        f"{german} line {line}: not valid UTF-8 (byte {byte} of the line); save the file as "
+        "UTF-8")
