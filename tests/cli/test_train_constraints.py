@@ -167,7 +167,7 @@ def test_train_warns_of_a_knockout_gold_or_annotations_in_another_unicode_form(
     assert status == 0, err
     assert "match 1 of the corpus's 3 distinct words (more would match: 1 with NFC " \
            "normalization)\n" in stdout
-    assert [line for line in err.splitlines() if "warning" in line] == [
+    assert [line for line in err.splitlines() if "warning" in line] == [(
         f"bpe-desktop: warning: 1 corpus word is in the {files} in another Unicode form "
         "(NFC against NFD) and not matched; train with NFC normalization (--normalize nfc) "
-        "to match it"]
+        "to match it")]
