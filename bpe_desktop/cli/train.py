@@ -99,13 +99,13 @@ def cmd_train(args: argparse.Namespace) -> int:
     seconds = time.perf_counter() - started
     from bpe_desktop.core.protected import unfound_protected, unfound_warning
 
-    match = result.gold_match  # type: ignore[attr-defined]
-    for warning in (match.warning() if match is not None else None,
+    matches = result.gold_matches  # type: ignore[attr-defined]
+    for warning in (*(match.warning() for match in matches),
                     unfound_warning(unfound_protected(model))):
         if warning:
             sys.stderr.write(f"{PROG}: warning: {warning}\n")
     if not args.quiet:
-        if match is not None:
+        for match in matches:
             print(match.summary(), file=_report_stream(args.output))
         if result.languages is not None:  # type: ignore[attr-defined]
             from bpe_desktop.core.multilingual import describe_languages

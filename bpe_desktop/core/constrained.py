@@ -11,17 +11,17 @@ from __future__ import annotations
 
 import dataclasses
 import time
-import unicodedata
-from dataclasses import dataclass
 from typing import Callable, Sequence
 
 from bpe_desktop.core.config import TrainConfig
 from bpe_desktop.core.constraints import (
+    FILE_LIST_OPTIONS,
     ConstraintReport,
     Constraints,
     describe,
     gold_segmentations,
 )
+from bpe_desktop.core.gold_match import gold_match, spelled_morphs
 from bpe_desktop.core.knockout import knocked_out
 from bpe_desktop.core.morfessor_source import (
     SegmenterProgress,
@@ -31,17 +31,21 @@ from bpe_desktop.core.morfessor_source import (
 )
 
 
-def morfessor_segmentation(corpus, config: TrainConfig, *, on_progress=None,
-                           cancel=None) -> dict[str, tuple[str, ...]]:
+def morfessor_segmentation(corpus, config: TrainConfig, *, on_progress=None, cancel=None,
+                           annotations: Sequence[tuple[str, ...]] | None = None,
+                           ) -> dict[str, tuple[str, ...]]:
     """Morfessor trained on the corpus's word counts (as ``config`` cuts words),
-    semi-supervised with ``config.morfessor_annotations`` when given; the most frequent
+    semi-supervised with ``config.morfessor_annotations`` when given (``annotations``:
+    their segmentations, when already read); the most frequent
     words left whole as ``config.morfessor_keep_frequent`` and
     ``config.morfessor_keep_share`` say (:func:`kept_whole`)."""
     from bpe_desktop.core.counting import engine_count
 
     table = engine_count(corpus, config, cancel=cancel)
     words = morfessor_words(table.items())
-    annotations = gold_segmentations(config.morfessor_annotations)
+    if annotations is None:
+        annotations = gold_segmentations(config.morfessor_annotations)
+    annotations = _spelled_gold(annotations, config)
     segmentation = train_morfessor(words, annotations, on_progress=on_progress, cancel=cancel)
     kept = kept_whole(words, config.morfessor_keep_frequent, config.morfessor_keep_share)
     for word, _ in words[:kept]:  # most frequent first
@@ -49,86 +53,11 @@ def morfessor_segmentation(corpus, config: TrainConfig, *, on_progress=None,
     return segmentation
 
 
-@dataclass(frozen=True)
-class GoldMatch:
-    """How many of the corpus's distinct words the gold boundary files cut.
-
-    The engine matches a word to the gold after normalization and lower-casing as the
-    model's, without GPT-2's leading space; so are they counted here. A gold file spelled
-    otherwise than the corpus (NFC against NFD, capitalized words) cuts fewer words or
-    none, silently: these counts are how a user learns it. Words are compared as the
-    pre-tokenizer cut them, so a form that would cut them otherwise (GPT-2's pattern cuts
-    before a combining accent of NFD text) is not foreseen."""
-
-    cut: int
-    distinct: int
-    #: Words the gold would also cut with NFC normalization (0 when the model has a form).
-    more_with_nfc: int = 0
-    #: Words the gold would also cut with lower-casing (0 when the model lower-cases).
-    more_with_lowercase: int = 0
-
-    def summary(self) -> str:
-        """One line: the words cut, and those spelled otherwise."""
-        line = (f"Gold boundaries cut {self.cut:,} of the corpus's {self.distinct:,} "
-                "distinct words")
-        more = [f"{n:,} with {how}" for n, how in ((self.more_with_nfc, "NFC normalization"),
-                                                   (self.more_with_lowercase, "lower-casing"))
-                if n]
-        return line + (f" (more would match: {', '.join(more)})" if more else "")
-
-    def warning(self) -> str | None:
-        """A mismatch that is hardly meant: no word cut, or words apart only by the
-        Unicode form (é as one character in one, e + accent in the other)."""
-        if self.more_with_nfc:
-            n = self.more_with_nfc
-            words = f"{n:,} corpus word is" if n == 1 else f"{n:,} corpus words are"
-            return (f"{words} in the gold files in another Unicode form (NFC against NFD) "
-                    "and not cut; train with NFC normalization (--normalize nfc) to cut "
-                    f"{'it' if n == 1 else 'them'}")
-        if self.cut == 0:
-            return "no word of the corpus is in the gold files: their boundaries cut nothing"
-        return None
-
-
-def gold_match(result, gold: Sequence[tuple[str, ...]]) -> GoldMatch:
-    """The corpus words of ``result`` (a training run) that the segmentations ``gold``
-    cut. The training words are normalized and lower-cased as the model's already."""
-    from bpe_desktop.core.pieces import surface_text
-
-    config = result.model.config
-    words = result.words()
-    if config.byte_level:  # GPT-2's byte characters back to text
-        words = [surface_text(w, config) for w in words]
-    words = [w.lstrip() for w in words]  # GPT-2's leading space is not the gold's
-    as_trained = _cut_words(gold, config.normalize, config.lowercase)
-    cut = sum(w in as_trained for w in words)
-    more_nfc = more_lower = 0
-    if config.normalize == "none":
-        as_nfc = _cut_words(gold, "nfc", config.lowercase)
-        more_nfc = max(0, sum(_nfc(w) in as_nfc for w in words) - cut)
-    if not config.lowercase:
-        as_lower = _cut_words(gold, config.normalize, True)
-        more_lower = max(0, sum(w.lower() in as_lower for w in words) - cut)
-    return GoldMatch(cut, len(words), more_nfc, more_lower)
-
-
-def _nfc(text: str) -> str:
-    return text if unicodedata.is_normalized("NFC", text) else \
-        unicodedata.normalize("NFC", text)
-
-
-def _cut_words(gold, form: str, lowercase: bool) -> set[str]:
-    """The gold words with a boundary, each morph spelled as the engine spells text
-    (Unicode form, then lower case; empty morphs dropped)."""
-    out = set()
-    for morphs in gold:
-        if form != "none":
-            morphs = [unicodedata.normalize(form.upper(), m) for m in morphs]
-        parts = [m.lower() if lowercase else m for m in morphs]
-        parts = [m for m in parts if m]
-        if len(parts) > 1:
-            out.add("".join(parts))
-    return out
+def _spelled_gold(gold: Sequence[tuple[str, ...]],
+                  config: TrainConfig) -> list[tuple[str, ...]]:
+    """The gold segmentations ``gold`` spelled as ``config``'s model spells text."""
+    spelled = (spelled_morphs(m, config.normalize, config.lowercase) for m in gold)
+    return [m for m in spelled if m]
 
 
 def train_constrained(
@@ -143,14 +72,16 @@ def train_constrained(
     from bpe_desktop.core.training import train
 
     started = time.perf_counter()
-    gold_cuts = gold_segmentations(config.gold_boundaries)
-    segmentations = list(gold_cuts)
+    gold = {name: gold_segmentations(getattr(config, name)) for name in FILE_LIST_OPTIONS
+            if getattr(config, name)}
+    segmentations = list(gold.get("gold_boundaries", ()))
     segmenter_seconds = 0.0
     segmentation: dict[str, tuple[str, ...]] = {}
     if config.morfessor:
         started = time.perf_counter()
-        segmentation = morfessor_segmentation(corpus, config, on_progress=on_segmenter,
-                                              cancel=cancel)
+        segmentation = morfessor_segmentation(
+            corpus, config, on_progress=on_segmenter, cancel=cancel,
+            annotations=gold.get("morfessor_annotations", ()))
         segmenter_seconds = time.perf_counter() - started
         segmentations.extend(m for m in segmentation.values() if len(m) > 1)
     constraints = Constraints(tuple(segmentations), config.separator)
@@ -162,10 +93,10 @@ def train_constrained(
     result = once(())
     knocked: list[tuple[str, str, int, int, int]] = []
     if config.knockout:
-        gold = [("".join(m), m) for m in gold_segmentations(config.knockout)]
+        judged = [("".join(m), m) for m in _spelled_gold(gold["knockout"], config)]
         forbidden: dict[tuple[str, str], None] = {}
         for round_number in range(1, config.knockout_rounds + 1):
-            new = [v for v in knocked_out(result.model, gold)
+            new = [v for v in knocked_out(result.model, judged)
                    if (v.left, v.right) not in forbidden]
             if not new:
                 break
@@ -181,6 +112,8 @@ def train_constrained(
     timings["total"] = time.perf_counter() - started - segmenter_seconds
     if config.morfessor:
         timings["segmenter"] = segmenter_seconds
-    matched = gold_match(result, gold_cuts) if config.gold_boundaries else None
+    # Each gold option's files against the corpus the model was trained on (the last run).
+    matched = tuple(gold_match(result, segmentations_of, name)
+                    for name, segmentations_of in gold.items())
     return dataclasses.replace(result, model=model, timings=timings,
-                               segmentation=segmentation, gold_match=matched)
+                               segmentation=segmentation, gold_matches=matched)

@@ -16,6 +16,7 @@ from typing import Mapping, Sequence
 from bpe_desktop.core.errors import ConfigError, CorpusError
 from bpe_desktop.core.languages import check_code, guess_language, same_language, split_entry
 from bpe_desktop.core.options import option_flag
+from bpe_desktop.core.text_files import decode_utf8
 
 
 @dataclass(frozen=True)
@@ -86,20 +87,19 @@ def _training_code(code: str, codes: Sequence[str], dev_codes) -> str:
 
 def _read_lines(path: str) -> list[str]:
     try:
-        with open(path, encoding="utf-8-sig", newline=None) as f:
-            text = f.read()
+        with open(path, "rb") as f:
+            data = f.read()
     except FileNotFoundError:
         raise CorpusError(f"{path}: no such development file", path=path,
                           reason="missing") from None
     except IsADirectoryError:
         raise CorpusError(f"{path}: is a folder, not a development file", path=path,
                           reason="not-a-file") from None
-    except UnicodeDecodeError as exc:
-        raise CorpusError(f"{path}: not UTF-8 at byte {exc.start}", path=path,
-                          offset=exc.start, reason="not-utf8") from None
     except OSError as exc:
         raise CorpusError(f"{path}: cannot be read ({exc.strerror})", path=path,
                           reason="unreadable") from None
+    # Any line break (\r\n, \r, \n) ends a line, as a text editor shows them.
+    text = decode_utf8(data, path).replace("\r\n", "\n").replace("\r", "\n")
     lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()

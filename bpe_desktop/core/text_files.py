@@ -47,6 +47,20 @@ def read_text_bytes(path: str | os.PathLike, limit: int = -1) -> bytes:
             raise gzip_damage(path, fh, exc) from None
 
 
+def decode_utf8(data: bytes, path: str) -> str:
+    """``data``, read from the file ``path``, as UTF-8 text (a leading byte order mark
+    dropped); invalid UTF-8 is an error naming the file, the line and the byte of the
+    line, for a text editor to find it."""
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        raise CorpusError(f"{path} line {line}: not valid UTF-8 (byte {column} of the line); "
+                          "save the file as UTF-8", path=path, line=line,
+                          offset=exc.start, reason="not-utf8") from None
+
+
 def gzip_damage(path: str | os.PathLike, stream: IO[bytes], exc: BaseException
                 ) -> CorpusError:
     """The error for ``exc`` (one of :data:`GZIP_ERRORS`), raised while reading the

@@ -176,9 +176,9 @@ class TrainResult:
     #: A multilingual run: each language's share and development-set tokens (see
     #: :mod:`~bpe_desktop.core.multilingual`), else None.
     languages: object = field(default=None, compare=False)
-    #: A run with gold boundaries: the corpus words they cut (a
-    #: :class:`~bpe_desktop.core.constrained.GoldMatch`), else None.
-    gold_match: object = field(default=None, compare=False)
+    #: A run with gold files: per gold option, the corpus words its files match (each a
+    #: :class:`~bpe_desktop.core.gold_match.GoldMatch`), in the options' order.
+    gold_matches: tuple = field(default=(), compare=False)
 
     @property
     def distinct_words(self) -> int:

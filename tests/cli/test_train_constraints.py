@@ -152,3 +152,22 @@ def test_train_says_how_many_corpus_words_the_gold_cut_and_warns_of_another_unic
     assert status == 0 and stdout == ""
     assert err == ("bpe-desktop: warning: no word of the corpus is in the gold files: their "
                    "boundaries cut nothing\n")
+
+
+@pytest.mark.parametrize("flags,files", [
+    (["--knockout"], "knockout gold files"),
+    (["--morfessor", "--morfessor-annotations"], "annotation files"),
+])
+def test_train_warns_of_a_knockout_gold_or_annotations_in_another_unicode_form(
+        capsys, tmp_path, flags, files):
+    (tmp_path / "nfd.txt").write_text("re\u0301do undo unhappiness\n" * 3, encoding="utf-8")
+    (tmp_path / "gold.tsv").write_text("r\u00e9do\tr\u00e9 do\nundo\tun do\n", encoding="utf-8")
+    status, stdout, err = run(capsys, "train", tmp_path / "nfd.txt", "-o", tmp_path / "m.json",
+                              "--merges", "9", *flags, tmp_path / "gold.tsv")
+    assert status == 0, err
+    assert "match 1 of the corpus's 3 distinct words (more would match: 1 with NFC " \
+           "normalization)\n" in stdout
+    assert [line for line in err.splitlines() if "warning" in line] == [(
+        f"bpe-desktop: warning: 1 corpus word is in the {files} in another Unicode form "
+        "(NFC against NFD) and not matched; train with NFC normalization (--normalize nfc) "
+        "to match it")]

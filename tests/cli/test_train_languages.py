@@ -151,6 +151,23 @@ def test_encoding_errors_replace_reads_each_language_with_replacement_characters
     assert "\ufffd" in model.alphabet and model.corpus.encoding_errors == "replace"
 
 
+@pytest.mark.parametrize("errors", ["strict", "replace"])
+def test_a_development_file_with_invalid_utf8_is_one_error_line_naming_file_and_line(
+        capsys, tmp_path, errors):
+    """Replacement characters are for the corpus: a development text is read strictly."""
+    dev = {code: tmp_path / f"{code}.txt" for code in UD}
+    for code, path in dev.items():
+        path.write_text("\n".join(PARALLEL[code]) + "\n", encoding="utf-8")
+    dev["de"].write_bytes(b"Alle Menschen\nJeder hat das Recht auf \xc4rger\n")
+    status, _, err = run(capsys, "train", *lang_args(), "--parity-dev",
+                         *(f"{code}={path}" for code, path in dev.items()),
+                         "--encoding-errors", errors, "--merges", "20",
+                         "-o", tmp_path / "m.json")
+    assert status != 0
+    assert_one_error_line(err, f"{dev['de']} line 2: not valid UTF-8 (byte 25 of the line)")
+    assert not (tmp_path / "m.json").exists()
+
+
 def test_files_and_languages_together_are_refused(capsys, tmp_path):
     status, _, err = run(capsys, "train", UD["en"], *lang_args(), "-o", tmp_path / "m.json")
     assert status != 0

@@ -120,7 +120,7 @@ def test_the_words_the_gold_cuts_are_counted_as_the_engine_matches_them(
     gold.write_text(SPELLED_GOLD, encoding="utf-8")
     config = TrainConfig.preset(preset, merges=20, gold_boundaries=(str(gold),), **options)
     result = train(Corpus.from_texts([SPELLED_TEXT]), config)
-    match = result.gold_match
+    match, = result.gold_matches
     assert (match.cut, match.more_with_nfc, match.more_with_lowercase) == (cut, nfc, lower)
     assert match.distinct == result.distinct_words
     words = pieces(result)
@@ -134,7 +134,7 @@ def test_gpt2_words_match_the_gold_without_their_leading_space(tmp_path):
     gold = tmp_path / "gold.tsv"
     gold.write_text(SPELLED_GOLD, encoding="utf-8")
     config = TrainConfig.preset("gpt2", merges=20, gold_boundaries=(str(gold),))
-    match = train(Corpus.from_texts([SPELLED_TEXT]), config).gold_match
+    match = train(Corpus.from_texts([SPELLED_TEXT]), config).gold_matches[0]
     assert (match.cut, match.more_with_lowercase) == (1, 1)  # unhappiness; Undo
 
 
@@ -143,11 +143,44 @@ def test_a_gold_file_that_cuts_no_corpus_word_is_a_warning(tmp_path):
     gold.write_text("kutya\tkuty a\n", encoding="utf-8")
     result = train(Corpus.from_texts([SPELLED_TEXT]),
                    TrainConfig(merges=20, gold_boundaries=(str(gold),)))
-    match = result.gold_match
+    match, = result.gold_matches
     assert (match.cut, match.more_with_nfc, match.more_with_lowercase) == (0, 0, 0)
     assert "no word of the corpus is in the gold files" in match.warning()
     plain = train(Corpus.from_texts([SPELLED_TEXT]), TrainConfig(merges=20))
-    assert plain.gold_match is None
+    assert plain.gold_matches == ()
+
+
+@pytest.mark.parametrize("option,extra,files", [
+    ("knockout", {}, "knockout gold files"),
+    ("morfessor_annotations", {"morfessor": True}, "annotation files"),
+])
+def test_knockout_gold_and_annotations_are_counted_and_warned_of_as_gold_boundaries(
+        tmp_path, option, extra, files):
+    """Every word they list counts (happy, in one morph, too); rédo is in NFD in the
+    corpus, Undo capitalized."""
+    gold = tmp_path / "gold.tsv"
+    gold.write_text(SPELLED_GOLD, encoding="utf-8")
+    boundaries = tmp_path / "boundaries.tsv"
+    boundaries.write_text("nhap\tn hap\n", encoding="utf-8")
+    config = TrainConfig(merges=20, gold_boundaries=(str(boundaries),),
+                         **{option: (str(gold),)}, **extra)
+    result = train(Corpus.from_texts([SPELLED_TEXT]), config)
+    by_option = {m.option: m for m in result.gold_matches}
+    assert list(by_option) == ["gold_boundaries", option]  # the options' order
+    match = by_option[option]
+    assert (match.cut, match.distinct, match.more_with_nfc, match.more_with_lowercase) == \
+        (2, 5, 1, 1)
+    assert match.summary() == ("{} match 2 of the corpus's 5 distinct words (more would "
+                               "match: 1 with NFC normalization, 1 with lower-casing)").format(
+        "Knockout gold files" if option == "knockout" else "Morfessor annotations")
+    assert match.warning() == (f"1 corpus word is in the {files} in another Unicode form "
+                               "(NFC against NFD) and not matched; train with NFC "
+                               "normalization (--normalize nfc) to match it")
+    nfc = train(Corpus.from_texts([SPELLED_TEXT]), config.replace(normalize="nfc"))
+    assert nfc.gold_matches[1].cut == 3 and nfc.gold_matches[1].warning() is None
+    gold.write_text("kutya\tkuty a\n", encoding="utf-8")
+    none = train(Corpus.from_texts([SPELLED_TEXT]), config).gold_matches[1]
+    assert none.warning().startswith(f"no word of the corpus is in the {files}: ")
 
 
 @pytest.mark.parametrize("separator,preset", [("@@", "sennrich"), ("-", "subword-nmt"),
@@ -319,6 +352,28 @@ def test_semi_supervised_morfessor_follows_its_annotations(tmp_path):
                                **CUT_EVERY_WORD))
     assert result.segmentation["walking"] == ("walk", "ing")
     assert "semi-supervised with ann.tsv" in result.model.constraints.method
+
+
+@pytest.mark.parametrize("options,spelled", [
+    ({"normalize": "nfc"}, "walking\twal king\njumpe\u0301d\tju mpe\u0301d\n"),
+    ({"lowercase": True}, "Walking\tWal king\nJUMPÉD\tJU MPÉD\n"),
+])
+def test_morfessor_annotations_are_spelled_as_the_model_spells_the_corpus(
+        tmp_path, options, spelled):
+    """Annotations in NFD or capitalized guide Morfessor as the same annotations spelled
+    as the corpus: normalized and lower-cased as the model's words. (Cuts Morfessor would
+    not find itself, to tell the annotations followed.)"""
+    words = [(w.replace("jumped", "jump\u00e9d"), c) for w, c in MORF_WORDS.items()]
+    segmentations = []
+    for name, text in (("plain.tsv", "walking\twal king\njump\u00e9d\tju mp\u00e9d\n"),
+                       ("spelled.tsv", spelled)):
+        ann = tmp_path / name
+        ann.write_text(text, encoding="utf-8")
+        config = TrainConfig(merges=30, morfessor=True, morfessor_annotations=(str(ann),),
+                             **CUT_EVERY_WORD, **options)
+        segmentations.append(train(Corpus.from_word_counts(dict(words)), config).segmentation)
+    assert segmentations[0]["jump\u00e9d"] == ("ju", "mp\u00e9d")
+    assert segmentations[1] == segmentations[0]
 
 
 @pytest.mark.parametrize("keep", [

@@ -3,6 +3,8 @@ crosses more than it respects, the report in the model file."""
 
 from __future__ import annotations
 
+import unicodedata
+
 import pytest
 
 from bpe_desktop.core import BPEModel, Corpus, Merge, TrainConfig, train
@@ -78,3 +80,19 @@ def test_knockout_works_with_every_preset(preset, tmp_path):
     merged = {(m.left, m.right) for m in result.model.merges}
     assert result.model.constraints.knocked_out
     assert not merged & {(r[0], r[1]) for r in result.model.constraints.knocked_out}
+
+
+def test_a_knockout_gold_in_nfd_judges_the_merges_as_the_same_gold_in_nfc(tmp_path):
+    """Its words and boundaries are normalized as the model's: the tokenizer encodes the
+    NFC word, so boundaries counted in NFD characters fell elsewhere."""
+    words = {"r\u00e9do": 6, "unhappiness": 5, "nhap": 3, "edo": 4}
+    runs = []
+    for form in ("NFC", "NFD"):
+        gold = tmp_path / f"{form}.tsv"
+        gold.write_text(unicodedata.normalize(
+            form, "r\u00e9do\tr\u00e9 do\nunhappiness\tun happi ness\n"), encoding="utf-8")
+        config = TrainConfig(merges=12, knockout=(str(gold),), normalize="nfc")
+        runs.append(train(Corpus.from_word_counts(words), config).model)
+    assert runs[0].constraints.knocked_out
+    assert runs[1].constraints.knocked_out == runs[0].constraints.knocked_out
+    assert runs[1].merges == runs[0].merges

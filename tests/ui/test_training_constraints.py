@@ -15,6 +15,7 @@ from bpe_desktop.core.morfessor_source import SegmenterProgress
 from bpe_desktop.ui.common import dialogs
 from bpe_desktop.ui.training.options import CONSTRAINTS_TITLE, PRESET_LABELS
 from bpe_desktop.ui.training.panel import TrainingPanel
+from tests.ui.window_helpers import assert_fails_without_a_corpus_question
 
 WORDS = [("walk", 30), ("walked", 20), ("walking", 25), ("walks", 15), ("talk", 30),
          ("talked", 20), ("talking", 25), ("talks", 15), ("jump", 20), ("jumped", 12),
@@ -115,6 +116,27 @@ def test_a_gold_boundaries_run_logs_the_corpus_words_cut_and_warns_when_none(
            "nothing." in log_text(panel)
 
 
+@pytest.mark.parametrize("option,extra,label,files", [
+    ("knockout", {}, "Knockout gold files", "knockout gold files"),
+    ("morfessor_annotations", {"morfessor": True}, "Morfessor annotations", "annotation files"),
+])
+def test_a_knockout_or_annotations_run_logs_the_corpus_words_matched_and_warns(
+        panel, qtbot, tmp_path, errors, option, extra, label, files):
+    gold = tmp_path / "gold.tsv"
+    gold.write_text("Walking\tWalk ing\ntalked\ttalk ed\n", encoding="utf-8")
+    panel.options.set_config(TrainConfig(merges=40, **{option: (str(gold),)}, **extra))
+    with qtbot.waitSignal(panel.trained, timeout=60_000):
+        assert panel.start()
+    assert errors == []
+    assert f"{label} match 1 of the corpus's 16 distinct words (more would match: 1 " \
+           "with lower-casing)." in log_text(panel)
+    gold.write_text("kutya\tkuty a\n", encoding="utf-8")
+    with qtbot.waitSignal(panel.trained, timeout=60_000):
+        assert panel.start()
+    assert f"{label} match 0 of the corpus's 16 distinct words." in log_text(panel)
+    assert f"Warning: no word of the corpus is in the {files}: " in log_text(panel)
+
+
 @pytest.mark.parametrize("option", ["gold_boundaries", "knockout"])
 def test_a_gold_file_with_invalid_utf8_is_an_error_naming_it_not_a_corpus_question(
         panel, qtbot, tmp_path, errors, monkeypatch, option):
@@ -123,15 +145,9 @@ def test_a_gold_file_with_invalid_utf8_is_an_error_naming_it_not_a_corpus_questi
     gold = tmp_path / "latin1.tsv"
     gold.write_bytes(b"walking\twalk ing\ncaf\xe9s\tcaf\xe9 s\n")
     panel.options.set_config(TrainConfig(merges=20, **{option: (str(gold),)}))
-    asked = []
-    monkeypatch.setattr(dialogs, "ask_action", lambda *args: asked.append(args) or True)
-    with qtbot.waitSignal(panel.failed, timeout=60_000) as blocker:
-        assert panel.start()
-    assert asked == []
-    assert blocker.args[0].message == (f"{gold} line 2: not valid UTF-8 (byte 4 of the line); "
-                                       "save the file as UTF-8")
-    assert errors == [("Training failed", blocker.args[0].message)]
-    assert "unchanged" in panel.stage_label.text()
+    assert_fails_without_a_corpus_question(
+        panel, qtbot, monkeypatch, errors,
+        f"{gold} line 2: not valid UTF-8 (byte 4 of the line); save the file as UTF-8")
 
 
 def test_a_knockout_run_logs_each_removed_merge(panel, qtbot, tmp_path, errors):

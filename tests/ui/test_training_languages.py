@@ -12,6 +12,7 @@ from PySide6.QtCore import QCoreApplication
 from bpe_desktop.core import TrainConfig
 from bpe_desktop.ui.training.corpus_list import LANGUAGE_COLUMN, SHARE_COLUMN, WEIGHT_COLUMN
 from tests.shared_data import DATA_DIR, corpus_path
+from tests.ui.window_helpers import assert_fails_without_a_corpus_question
 
 pytest_plugins = ["tests.ui.window_fixtures"]
 
@@ -392,3 +393,30 @@ def test_rerun_of_a_command_line_training_with_relative_language_paths(
         window.history.rerun_button.click()
     assert window.document.model.merges == load_model(tmp_path / "cli.json").merges
     assert [item.text(WEIGHT_COLUMN) for item in rows(window.training)] == ["1", "4"]
+
+
+@pytest.mark.parametrize("given_as", ["entries", "folder", "table"])
+def test_a_development_file_with_invalid_utf8_is_an_error_naming_it_not_a_corpus_question(
+        panel, qtbot, tmp_path, errors, monkeypatch, given_as):
+    """Reading the corpus with replacement characters does not read the development texts
+    so: offering it would only run the training again into the same error."""
+    panel.corpus.add_paths(FILES[:2])
+    folder = tmp_path / "dev"
+    folder.mkdir()
+    english, german = folder / "en.txt", folder / "de.txt"
+    english.write_text("the new world\nall people\n", encoding="utf-8")
+    german.write_bytes(b"die neue Welt\nalle M\xe4nner\n")
+    entries = {"entries": f"en={english}; de={german}", "folder": str(folder)}
+    if given_as == "table":
+        german = tmp_path / "dev.tsv"
+        german.write_bytes(b"en\tde\nthe new world\tdie neue Welt\nall people\talle M\xe4nner\n")
+        entries["table"] = str(german)
+        line, byte = 3, 18
+    else:
+        line, byte = 2, 7
+    panel.options.set_config(TrainConfig(merges=20))
+    panel.options.parity_dev.setText(entries[given_as])
+    assert_fails_without_a_corpus_question(
+        panel, qtbot, monkeypatch, errors,
+        f"{german} line {line}: not valid UTF-8 (byte {byte} of the line); save the file as "
+        "UTF-8")

@@ -47,3 +47,20 @@ def held_back(monkeypatch, module, name: str) -> threading.Event:
 
     monkeypatch.setattr(module, name, waiting)
     return go_on
+
+
+def assert_fails_without_a_corpus_question(panel, qtbot, monkeypatch, errors,
+                                           message: str) -> None:
+    """Start the Training panel's run and see it fail with ``message``: an option file
+    (gold, development text) that is not UTF-8 is not read with replacement characters as
+    the corpus can be, so the panel must not offer that; the model stays."""
+    from bpe_desktop.ui.common import dialogs
+
+    asked = []
+    monkeypatch.setattr(dialogs, "ask_action", lambda *args: asked.append(args) or True)
+    with qtbot.waitSignal(panel.failed, timeout=60_000) as blocker:
+        assert panel.start()
+    assert asked == []
+    assert blocker.args[0].message == message
+    assert errors == [("Training failed", message)]
+    assert "unchanged" in panel.stage_label.text()

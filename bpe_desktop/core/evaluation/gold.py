@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bpe_desktop.core.errors import CorpusError
-from bpe_desktop.core.text_files import read_text_bytes
+from bpe_desktop.core.text_files import decode_utf8, read_text_bytes
 
 #: Every gold format, in the order auto-detection prefers them.
 GOLD_FORMATS = ("sigmorphon", "morpho-challenge", "morphscore", "surface")
@@ -124,15 +124,7 @@ def read_gold(path: str | os.PathLike, fmt: str | None = None) -> GoldSet:
         raise CorpusError(f"{path}: no such gold file", path=path, reason="missing") from None
     except OSError as exc:
         raise CorpusError(f"{path}: cannot read ({exc.strerror})", path=path) from None
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = data[: exc.start].count(b"\n") + 1
-        column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
-        raise CorpusError(f"{path} line {line}: not valid UTF-8 (byte {column} of the line); "
-                          "save the file as UTF-8", path=path, line=line,
-                          offset=exc.start, reason="not-utf8") from None
-    return parse_gold(text, name=Path(path).name, fmt=fmt, path=path)
+    return parse_gold(decode_utf8(data, path), name=Path(path).name, fmt=fmt, path=path)
 
 
 def parse_gold(text: str, *, name: str = "gold", fmt: str | None = None,

@@ -8,9 +8,9 @@ import os
 from dataclasses import dataclass
 
 from bpe_desktop.core import Corpus, CorpusError, Progress, TrainConfig, train
-from bpe_desktop.core.constraints import FILE_LIST_OPTIONS
 from bpe_desktop.core.memory import MemoryEstimate, estimate_training_memory
 from bpe_desktop.core.multilingual import train_multilingual
+from bpe_desktop.core.project.recording import training_side_inputs
 from bpe_desktop.core.training import REPLACEABLE_REASONS
 
 log = logging.getLogger(__name__)
@@ -52,14 +52,14 @@ def memory_job(paths: list[str], config: TrainConfig, word_counts: bool = False)
 def replaceable(exc: BaseException, config: TrainConfig) -> bool:
     """Invalid UTF-8 (or a stray NUL) in the corpus, which replacement characters get
     past; a binary file, a missing one and the like are refused outright, and so is a
-    gold file of ``config``'s constraints: replacement applies to the corpus only, so a
-    second run would stop at the same byte."""
+    file ``config`` reads besides the corpus (gold, annotations, knockout gold, parity
+    development texts): replacement applies to the corpus only, so a second run would
+    stop at the same byte."""
     if not (isinstance(exc, CorpusError)
             and getattr(exc, "reason", None) in REPLACEABLE_REASONS):
         return False
-    gold_files = {os.path.abspath(p) for name in FILE_LIST_OPTIONS
-                  for p in getattr(config, name)}
-    return exc.path is None or os.path.abspath(exc.path) not in gold_files
+    option_files = {os.path.abspath(p) for _, p in training_side_inputs(config)}
+    return exc.path is None or os.path.abspath(exc.path) not in option_files
 
 
 def training_job(corpus: Corpus, config: TrainConfig):

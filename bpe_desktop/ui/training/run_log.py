@@ -40,7 +40,7 @@ def constraint_log(result: TrainResult) -> list[str]:
     if report.segmented_words:
         lines.append(f"The boundary sources cut {report.segmented_words:,} words; no merge "
                      "crossed their boundaries where the corpus has them.")
-    if (match := result.gold_match) is not None:
+    for match in result.gold_matches:
         lines.append(f"{match.summary()}.")
         if warning := match.warning():
             lines.append(f"Warning: {warning}.")
