@@ -9,10 +9,12 @@ never stalls the event loop.
 from __future__ import annotations
 
 import logging
+from typing import Callable
 
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 
 from bpe_desktop.ui.common.settings import Settings
+from bpe_desktop.views.write_errors import write_failure
 
 log = logging.getLogger(__name__)
 
@@ -115,6 +117,22 @@ def ask_save_path(parent: QWidget | None, title: str, kind: str, filters: str,
     if ext and "." not in path.rsplit("/", 1)[-1]:
         path += ext
     settings.set_last_folder(kind, path)
+    return path
+
+
+def export_to_chosen_file(parent: QWidget | None, title: str, filters: str,
+                          suggested_name: str, write: Callable[[str], object]) -> str | None:
+    """Ask where to export, then ``write(path)``. A write that fails is named in words
+    ("Export failed") and, being atomic, leaves any earlier file as it was. The path
+    written, or None when the user cancelled or the write failed."""
+    path = ask_save_path(parent, title, "export", filters, suggested_name)
+    if not path:
+        return None
+    try:
+        write(path)
+    except (OSError, ValueError) as exc:
+        show_error(parent, "Export failed", write_failure(path, exc))
+        return None
     return path
 
 

@@ -25,7 +25,6 @@ from bpe_desktop.core.comparison.parity_pair import (
 from bpe_desktop.core.parity_dev import DevSet
 from bpe_desktop.ui.common import dialogs
 from bpe_desktop.ui.evaluate.table_models import RowsModel
-from bpe_desktop.views.write_errors import write_failure
 
 PLAIN_NAME = "plain BPE"
 
@@ -123,11 +122,6 @@ class LanguageCostsView(QWidget):
         table.to_csv(path)
 
     def _ask_export_csv(self) -> None:
-        path = dialogs.ask_save_path(self, "Export the languages' costs as CSV", "export",
-                                     "CSV files (*.csv)", "language-costs.csv")
-        if not path:
-            return
-        try:
-            self.export_csv(path)
-        except OSError as exc:
-            dialogs.show_error(self, "Export failed", write_failure(path, exc))
+        dialogs.export_to_chosen_file(self, "Export the languages' costs as CSV",
+                                      "CSV files (*.csv)", "language-costs.csv",
+                                      self.export_csv)

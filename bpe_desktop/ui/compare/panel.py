@@ -70,7 +70,6 @@ from bpe_desktop.ui.compare.table_models import (
     pair_rows,
 )
 from bpe_desktop.ui.evaluate.table_models import RowsModel
-from bpe_desktop.views.write_errors import write_failure
 
 TEXT_FILTER = "Text files (*.txt *.tsv);;All files (*)"
 MODEL_FILTER = "BPE Desktop models (*.json);;All files (*)"
@@ -477,16 +476,11 @@ class ComparePanel(QWidget):
 
     def _ask_export_csv(self) -> None:
         category = self.category_combo.currentData()
-        path = dialogs.ask_save_path(self, "Export the list as CSV", "export",
-                                     "CSV files (*.csv)", f"vocabulary-{category}.csv")
-        if not path:
-            return
-        try:
-            self.export_overlap_csv(path)
-        except OSError as exc:
-            dialogs.show_error(self, "Export failed", write_failure(path, exc))
-            return
-        self._set_status(f"Wrote {path}")
+        path = dialogs.export_to_chosen_file(self, "Export the list as CSV",
+                                             "CSV files (*.csv)", f"vocabulary-{category}.csv",
+                                             self.export_overlap_csv)
+        if path:
+            self._set_status(f"Wrote {path}")
 
     # -- helpers ------------------------------------------------------------------------------
 

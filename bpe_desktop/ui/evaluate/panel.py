@@ -78,7 +78,6 @@ from bpe_desktop.ui.evaluate.table_models import (
     sweep_table,
 )
 from bpe_desktop.ui.evaluate.unconstrained import UnconstrainedButton
-from bpe_desktop.views.write_errors import write_failure
 
 TEXT_FILTER = "Text files (*.txt *.tsv);;All files (*)"
 # All files first: Morpho Challenge's gold files have no extension (formats are
@@ -577,21 +576,15 @@ class EvaluatePanel(QWidget):
         Settings().set_value("evaluate/reference", self.reference_combo.currentData() or "")
 
     def _ask_export_csv(self, which: str) -> None:
-        path = dialogs.ask_save_path(self, "Export table as CSV", "export",
-                                     "CSV files (*.csv)", f"evaluation-{which}.csv")
+        path = dialogs.export_to_chosen_file(
+            self, "Export table as CSV", "CSV files (*.csv)", f"evaluation-{which}.csv",
+            lambda chosen: self.export_csv(which, chosen))
         if path:
-            self._export(lambda: self.export_csv(which, path), path)
+            self.status_message.emit(f"Saved {path}")
 
     def _ask_export_plot(self, which: str) -> None:
-        path = dialogs.ask_save_path(self, "Export plot", "export",
-                                     "PNG image (*.png);;SVG image (*.svg)", f"{which}.png")
+        path = dialogs.export_to_chosen_file(
+            self, "Export plot", "PNG image (*.png);;SVG image (*.svg)", f"{which}.png",
+            lambda chosen: self.export_plot(which, chosen))
         if path:
-            self._export(lambda: self.export_plot(which, path), path)
-
-    def _export(self, write, path: str) -> None:
-        try:
-            write()
-        except (OSError, ValueError) as exc:
-            dialogs.show_error(self, "Export failed", write_failure(path, exc))
-        else:
             self.status_message.emit(f"Saved {path}")

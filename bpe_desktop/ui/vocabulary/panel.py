@@ -61,7 +61,6 @@ from bpe_desktop.ui.vocabulary.merge_tree_view import MAX_WORDS, MergeTreeView, 
 from bpe_desktop.ui.vocabulary.plots import PLOTS, VocabPlots
 from bpe_desktop.ui.vocabulary.table_model import VocabTableModel
 from bpe_desktop.ui.vocabulary.table_view import VocabTableView
-from bpe_desktop.views.write_errors import write_failure
 
 _ERROR_STYLE = "QLineEdit { border: 2px solid #d9480f; }"
 MAX_LENGTH = 9999
@@ -520,30 +519,21 @@ class VocabPanel(QWidget):
     # -- export buttons ----------------------------------------------------------------------
 
     def _ask_export_table(self) -> None:
-        path = dialogs.ask_save_path(self, "Export vocabulary table", "export",
-                                     "CSV files (*.csv)", "vocabulary.csv")
-        if not path:
-            return
-        try:
-            self.export_table_csv(path)
-        except OSError as exc:
-            dialogs.show_error(self, "Export failed", write_failure(path, exc))
-            return
-        self.status_message.emit(
-            f"Exported {self.table_model.rowCount():,} tokens to {os.path.basename(path)}")
+        path = dialogs.export_to_chosen_file(self, "Export vocabulary table",
+                                             "CSV files (*.csv)", "vocabulary.csv",
+                                             self.export_table_csv)
+        if path:
+            self.status_message.emit(
+                f"Exported {self.table_model.rowCount():,} tokens to {os.path.basename(path)}")
 
     def _ask_export_plot(self) -> None:
         which = self.plots.current_plot()
-        path = dialogs.ask_save_path(self, "Export plot", "export",
-                                     "PNG image (*.png);;SVG image (*.svg)", f"{which}.png")
-        if not path:
-            return
-        try:
-            self.export_plot(which, path)
-        except (OSError, ValueError) as exc:
-            dialogs.show_error(self, "Export failed", write_failure(path, exc))
-            return
-        self.status_message.emit(f"Exported the {PLOTS[which]} plot to {os.path.basename(path)}")
+        path = dialogs.export_to_chosen_file(
+            self, "Export plot", "PNG image (*.png);;SVG image (*.svg)", f"{which}.png",
+            lambda chosen: self.export_plot(which, chosen))
+        if path:
+            self.status_message.emit(
+                f"Exported the {PLOTS[which]} plot to {os.path.basename(path)}")
 
 
 #: Where the table/details split the user chose is kept (QSettings key).
