@@ -160,6 +160,10 @@ struct Trainer<'a, S: Sym> {
     floor: u64,
     /// Untracked pairs that duplicate merges may have added to: how much at most.
     gains: FxHashMap<u64, u64>,
+    /// Pairs left out counting at least `record_floor`, with that count (see `tracking`).
+    records: Vec<(u64, u64)>,
+    /// While `records` holds every pair left out counting at least this.
+    record_floor: Option<u64>,
     /// The largest of `gains`.
     slack: u64,
     /// Pairs created in this step (only while some pairs are untracked).
@@ -294,6 +298,8 @@ impl<'a, S: Sym> Trainer<'a, S> {
             tuning,
             floor: 0,
             gains: FxHashMap::default(),
+            records: Vec::new(),
+            record_floor: None,
             slack: 0,
             born: Vec::new(),
             free: Vec::new(),

@@ -16,6 +16,13 @@
 //!   (`track_pairs`), in hash partitions so that the count of all pairs never needs
 //!   memory for all of them at once.
 //!
+//! Until the first re-count, each pair left out counting at least T / `RECORD_DIVISOR` is
+//! recorded with that count (`records`), an upper bound of its count since, gains apart.
+//! Every other untracked pair then counts less than that share of T (plus its gains). So
+//! when the first re-count's floor is at least that share, the pairs that may reach it
+//! are known without counting every pair: the tracked ones, the recorded ones and those
+//! that gained enough. Only they are counted, in one scan of the words.
+//!
 //! T at most 1 tracks every pair: the path for smaller tables, as before.
 
 use std::collections::BinaryHeap;
@@ -41,6 +48,10 @@ const FIRST_FLOOR_SHARE: u64 = 1 << 16;
 /// Each re-count lowers the floor to the best count over this.
 const FLOOR_DIVISOR: u64 = 4;
 
+/// Pairs left out counting at least the first floor over this are recorded: enough for a
+/// first re-count while the best count is at least half the floor.
+const RECORD_DIVISOR: u64 = 2 * FLOOR_DIVISOR;
+
 /// Merges touching fewer words stay on one thread: handing a part to another thread and
 /// waiting for it costs 12-42 µs (measured on 2 vCPUs), a word about 50 ns, so a split
 /// saves time only well above ~1,500 words.
@@ -61,6 +72,8 @@ pub(super) struct Tuning {
     /// Merges touching at least this many short words rewrite them in `parts` parts.
     pub split_from: usize,
     pub parts: usize,
+    /// Whether pairs left out are recorded for the first re-count (see above).
+    pub records: bool,
 }
 
 impl Tuning {
@@ -72,6 +85,7 @@ impl Tuning {
             partition_pairs: (words.len() / 16).max(1 << 18),
             split_from: SPLIT_FROM_WORDS,
             parts: 1,
+            records: true,
         }
     }
 }
@@ -122,12 +136,35 @@ impl<'a, S: Sym> Trainer<'a, S> {
         } else {
             0
         };
+        self.record_floor = (floor > 1 && self.tuning.records).then(|| (floor / RECORD_DIVISOR).max(self.min_floor()));
         self.track_pairs(floor, reporter)
+    }
+
+    /// The pairs that may count at least `floor`, ascending, if the records tell (None:
+    /// they must be selected by counting every pair).
+    fn recorded_candidates(&self, floor: u64) -> Option<Vec<u64>> {
+        let record_floor = self.record_floor.filter(|&r| floor >= r)?;
+        let gain = |k: &u64| self.gains.get(k).copied().unwrap_or(0);
+        let tracked = self.pairs.iter().filter(|st| !st.merged && st.count >= floor).map(|st| key(st.left, st.right));
+        let recorded = self.records.iter().filter(|&&(k, n)| n + gain(&k) >= floor).map(|&(k, _)| k);
+        // A pair neither tracked nor recorded counted less than the record floor.
+        let gained = self.gains.iter().filter(|&(_, &g)| record_floor - 1 + g >= floor).map(|(&k, _)| k);
+        let mut keys: Vec<u64> = tracked.chain(recorded).chain(gained).collect();
+        keys.sort_unstable();
+        keys.dedup();
+        Some(keys)
     }
 
     /// Count the pairs again from the words, tracking those counting at least `floor`
     /// (every pair if it is at most 1), and fill the heap.
     pub(super) fn track_pairs(&mut self, floor: u64, reporter: &mut Reporter) -> Result<()> {
+        let step = self.step;
+        // (A floor of at most 1 tracks every pair: they are all counted.)
+        let candidates = if step > 0 && floor > 1 { self.recorded_candidates(floor) } else { None };
+        if step > 0 {
+            // The records hold for the first floor only.
+            (self.records, self.record_floor) = (Vec::new(), None);
+        }
         self.floor = floor;
         self.pairs = Vec::new();
         self.pair_index = FxHashMap::default();
@@ -139,13 +176,21 @@ impl<'a, S: Sym> Trainer<'a, S> {
         self.born.clear();
         self.free.clear();
         crate::release_free_memory(); // the pairs' state just dropped
-        let step = self.step;
         self.step = u32::MAX; // nothing is "gained" while counting
         // Before the first merge the pairs are pairs of characters, few whatever the
         // table's size: counting them all and dropping those below the floor afterwards
         // scans the words once instead of twice.
-        let select = floor > 1 && step > 0;
-        if select {
+        let select = floor > 1 && step > 0 && candidates.is_none();
+        if let Some(keys) = candidates {
+            // Counted, then those below the floor dropped as if born in this count.
+            for k in keys {
+                let idx = self.pairs.len() as u32;
+                self.pairs.push(PairStat { left: (k >> 32) as u32, right: k as u32, ..Default::default() });
+                self.pair_index.insert(k, idx);
+                self.born.push(idx);
+            }
+            self.frozen = true;
+        } else if select {
             self.select_pairs(floor, reporter)?;
             self.frozen = true;
         }
@@ -362,6 +407,13 @@ impl<'a, S: Sym> Trainer<'a, S> {
                 continue;
             }
             let k = key(st.left, st.right);
+            if self.record_floor.is_some_and(|r| st.count >= r) {
+                self.records.push((k, st.count));
+                if self.records.len() > self.tuning.partition_pairs {
+                    // More than a re-count would count at once: select as without records.
+                    (self.records, self.record_floor) = (Vec::new(), None);
+                }
+            }
             self.pair_index.remove(&k);
             self.pair_cache.forget(k);
             if st.spots != 0 {
@@ -377,7 +429,11 @@ impl<'a, S: Sym> Trainer<'a, S> {
 
     #[cfg(test)]
     pub(super) fn untracked_bound(&self, k: u64) -> u64 {
-        self.floor.saturating_sub(1) + self.gains.get(&k).copied().unwrap_or(0)
+        let left_out = match self.record_floor {
+            Some(r) => self.records.iter().find(|&&(rk, _)| rk == k).map_or(r - 1, |&(_, n)| n),
+            None => self.floor.saturating_sub(1),
+        };
+        left_out.min(self.floor.saturating_sub(1)) + self.gains.get(&k).copied().unwrap_or(0)
     }
 }
 

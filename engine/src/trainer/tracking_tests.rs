@@ -14,8 +14,8 @@ fn every_pair(long_from: usize) -> Tuning {
     Tuning { long_from, prune_from_words: usize::MAX, ..Tuning::for_table(&WordTable::<u32>::default()) }
 }
 
-fn pruned(long_from: usize, first_floor: u64, partition_pairs: usize) -> Tuning {
-    Tuning { long_from, prune_from_words: 0, first_floor: Some(first_floor), partition_pairs, ..Tuning::for_table(&WordTable::<u32>::default()) }
+fn pruned(long_from: usize, first_floor: u64, partition_pairs: usize, records: bool) -> Tuning {
+    Tuning { long_from, prune_from_words: 0, first_floor: Some(first_floor), partition_pairs, records, ..Tuning::for_table(&WordTable::<u32>::default()) }
 }
 
 fn assert_same(a: &Trained, b: &Trained) {
@@ -33,10 +33,11 @@ proptest! {
         long_from in prop::sample::select(vec![3usize, 8, usize::MAX]),
         first_floor in prop::sample::select(vec![2u64, 3, 5, 40, u64::MAX / 2]),
         partition_pairs in prop::sample::select(vec![1usize, 4, 1 << 10]),
+        records in any::<bool>(),
     ) {
         let (all, _) = run_tuned(ALPHABETS[a], &words, &opts, every_pair(usize::MAX));
         RECOUNT.set(true);
-        let (some, _) = run_tuned(ALPHABETS[a], &words, &opts, pruned(long_from, first_floor, partition_pairs));
+        let (some, _) = run_tuned(ALPHABETS[a], &words, &opts, pruned(long_from, first_floor, partition_pairs, records));
         RECOUNT.set(false);
         prop_assert_eq!(&all.merges, &some.merges);
         prop_assert_eq!(&all.tokens, &some.tokens);
@@ -81,7 +82,7 @@ fn a_zipf_table_trains_exactly_with_far_fewer_pairs_tracked() {
         let words = zipf_words(8000, alphabet.len() as u32);
         let opts = MergeOptions { min_frequency: 1, vocab_size: None, max_merges: Some(600), ties, specials: vec![], forbidden: vec![] };
         let (all, all_pairs) = train_with(alphabet, &words, &opts, every_pair(usize::MAX));
-        let (some, some_pairs) = train_with(alphabet, &words, &opts, pruned(usize::MAX, 64, 64));
+        let (some, some_pairs) = train_with(alphabet, &words, &opts, pruned(usize::MAX, 64, 64, true));
         assert_eq!(all.merges.len(), 600);
         assert_same(&all, &some);
         assert!(3 * some_pairs < all_pairs, "{some_pairs} pairs tracked of {all_pairs}");
