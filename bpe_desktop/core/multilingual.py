@@ -54,9 +54,11 @@ class LanguageReport:
     #: Running words counted, and after balancing.
     words_before: tuple[int, ...]
     words_after: tuple[int, ...]
-    #: Parity-aware runs: development lines, characters, tokens before the first merge and
-    #: after the last, and per merge the index of the language that chose it.
+    #: Parity-aware runs: development lines (1 each for whole documents, see
+    #: ``DevSet.lines``), characters, tokens before the first merge and after the last, and
+    #: per merge the index of the language that chose it.
     dev_lines: tuple[int, ...] = ()
+    dev_documents: bool = False
     dev_chars: tuple[int, ...] = ()
     dev_tokens_before: tuple[int, ...] = ()
     dev_tokens_after: tuple[int, ...] = ()
@@ -296,7 +298,8 @@ def _train_parity(tables: list[list[tuple[str, int]]], config: TrainConfig, dev:
     if not any(tables):
         raise CorpusError("the languages' corpora hold no words", reason="no-words")
     dev_words = dev_word_tables(dev, report.codes, config, cancel)
-    report = dataclasses.replace(report, dev_lines=tuple(dev.lines(c) for c in report.codes))
+    report = dataclasses.replace(report, dev_lines=tuple(dev.lines(c) for c in report.codes),
+                                 dev_documents=dev.documents)
     return train_parity_tables(tables, dev_words, config, report,
                                on_progress=on_progress, cancel=cancel)
 
@@ -343,8 +346,9 @@ def describe_languages(report: LanguageReport) -> list[str]:
         line = f"{code}: share {before[i]:.1%} → {after[i]:.1%}"
         if report.dev_tokens_after:
             per_line = report.dev_tokens_after[i] / max(1, report.dev_lines[i])
+            unit = "" if report.dev_documents else f" ({per_line:.1f} per line)"
             line += (f"; development tokens {report.dev_tokens_before[i]:,} → "
-                     f"{report.dev_tokens_after[i]:,} ({per_line:.1f} per line), chose "
+                     f"{report.dev_tokens_after[i]:,}{unit}, chose "
                      f"{report.chosen.count(i):,} merges")
         lines.append(line)
     return lines

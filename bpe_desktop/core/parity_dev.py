@@ -37,8 +37,10 @@ class DevSet:
         return tuple(self.texts)
 
     def lines(self, code: str) -> int:
-        """How many lines the curve of tokens per line divides by."""
-        return max(1, len(self.texts[code]))
+        """What the language's development tokens are divided by to compare languages:
+        its lines, or 1 for a whole document (whose lines need not match the other
+        languages': the document's tokens are what parity-aware training equalises)."""
+        return 1 if self.documents else max(1, len(self.texts[code]))
 
     def matched_to(self, codes: Sequence[str]) -> DevSet:
         """This set with each language that the training languages name under the other

@@ -52,6 +52,8 @@ def test_parity_aware_training_with_every_preset(capsys, tmp_path, preset):
     assert [line.split(":")[0] for line in lines] == ["en", "de", "ru"]
     chose = [int(line.rsplit("chose ", 1)[1].split()[0].replace(",", "")) for line in lines]
     assert sum(chose) == len(load_model(model).merges) == 200
+    # whole documents are compared by their tokens, not per line of each translation
+    assert not any("per line" in line for line in lines)
 
 
 def test_the_configuration_line_and_info_name_the_languages_and_their_balance(

@@ -128,6 +128,10 @@ def test_parity_aware_training_shows_shares_and_per_language_curves(panel, qtbot
     assert all(s.endswith("33.3%") for s in shares), shares
     assert shares[0].startswith(f"{report.shares(False)[0]:.1%}")
     assert not panel.language_plot.isHidden()
+    # whole documents: each language's tokens for its document, the quantity trained on
+    # (the translations' line counts differ)
+    assert report.dev_lines == (1, 1, 1)
+    assert panel.language_plot.left_label() == "development tokens (whole document)"
     curves = panel.language_plot.curves()
     assert set(curves) == {"en", "de", "ru"}
     for code, (steps, values) in curves.items():

@@ -1,5 +1,5 @@
-"""Live plot of parity-aware training: each language's development tokens per line
-against the merge step, one curve per language.
+"""Live plot of parity-aware training: each language's development tokens per line (or
+per whole document) against the merge step, one curve per language.
 
 A point arrives with each progress report (ten a second at most), so the curves are
 redrawn in a pass of their own, as the merge-count plot is; the plot is hidden for runs
@@ -23,14 +23,19 @@ STYLES = (Qt.PenStyle.SolidLine, Qt.PenStyle.DashLine, Qt.PenStyle.DotLine,
           Qt.PenStyle.DashDotLine)
 
 
+#: The left axis, for development lines and for whole documents.
+UNIT_LABELS = {False: "development tokens per line", True: "development tokens (whole document)"}
+
+
 class LanguageCurves(pg.PlotWidget):
-    """Development tokens per line of each language against the merge step."""
+    """Development tokens per line (or per whole document) of each language against the
+    merge step."""
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)
         item = self.getPlotItem()
         item.setLabel("bottom", "merge step")
-        item.setLabel("left", "development tokens per line")
+        item.setLabel("left", UNIT_LABELS[False])
         item.setMenuEnabled(False)
         item.showGrid(x=True, y=True, alpha=0.2)
         self._legend = item.addLegend(offset=(-10, 10))
@@ -47,6 +52,13 @@ class LanguageCurves(pg.PlotWidget):
 
     def restyle(self) -> None:
         theme.style_plot(self)
+
+    def set_documents(self, documents: bool) -> None:
+        """Whether the development set is whole documents (values are then per document)."""
+        self.getPlotItem().setLabel("left", UNIT_LABELS[documents])
+
+    def left_label(self) -> str:
+        return self.getPlotItem().getAxis("left").labelText
 
     def clear_curves(self) -> None:
         self._steps.clear()

@@ -308,6 +308,7 @@ class TrainingPanel(QWidget):
         self.plot.clear_counts()  # its step axis is set with the first progress
         self.language_plot.clear_curves()
         self.language_plot.setVisible(bool(config.parity_dev))
+        self.language_plot.set_documents(config.parity_dev_documents)
         self.stage_label.setText("Estimating the memory needed…")
         self.progress_bar.setRange(0, 0)
         message = (f"Training on {len(paths)} file(s), "
