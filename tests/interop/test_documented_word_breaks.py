@@ -27,6 +27,7 @@ CONFIGS = {
     "whitespace-eow": TrainConfig(merges=30),
     "sentencepiece": TrainConfig.preset("sentencepiece", merges=30),
     "whitespace-bow": TrainConfig(boundary="bow-prefix", merges=30),
+    "space-bow": TrainConfig(pretokenizer="space", boundary="bow-prefix", merges=30),
 }
 
 
@@ -75,6 +76,8 @@ def test_youtokentome_splits_at_ascii_white_space_only(exported):
     assert differing(exported, "sentencepiece", "youtokentome") == {"\t", "\x0b", "\x0c"}
     assert differing(exported, "whitespace-bow", "youtokentome") == \
         set(UNICODE_WHITE_SPACE) - set(ASCII_WHITE_SPACE)
+    assert differing(exported, "space-bow", "youtokentome") == \
+        {"\t"} | set(LINE_BREAKS) - set(ASCII_WHITE_SPACE)
 
 
 def test_the_quick_start_names_these_differences():
@@ -91,3 +94,5 @@ def test_the_quick_start_names_these_differences():
     assert "a tab, U+000B or U+000C separates two words there but stays inside a word of " \
         "a *sentencepiece-style* model" in yttm
     assert "white space outside ASCII" in yttm
+    assert "a model that splits at spaces only differs at tabs (kept in its words) and at " \
+        "U+001C–U+001E, U+0085, U+2028 and U+2029 (its line breaks)" in yttm
