@@ -381,6 +381,24 @@ def test_gpt2_merges_cut_short_are_named_in_the_import_report(tmp_path):
     assert "suggest that merges.txt was cut short" in cut.description
 
 
+@pytest.mark.parametrize("fmt", ["subword-nmt", "fastbpe"])
+def test_tiktoken_ranks_given_as_codes_are_refused_and_named(tmp_path, fmt):
+    """Each "base64 rank" line is also two symbols, which BPE codes are: read as codes,
+    the ranks made a model of nonsense merges ("IQ==" + "0")."""
+    from bpe_desktop.core import TrainConfig
+    from tests.shared_data import corpus_path
+
+    model = train(Corpus.from_files([corpus_path("ud_english")]),
+                  TrainConfig.preset("gpt2", merges=20)).model
+    ranks, _ = export_model(model, "tiktoken", tmp_path / "m.tiktoken")
+    with pytest.raises(ModelFileError) as info:
+        import_model(fmt, ranks)
+    assert str(info.value) == (f"{ranks}: holds \"base64-token rank\" lines, ranked 0, 1, 2, "
+                               "… in order: these are tiktoken ranks, not BPE codes; import "
+                               "them as tiktoken")
+    assert len(import_model("tiktoken", ranks).merges) == 20
+
+
 def test_malformed_subword_nmt_codes(tmp_path):
     path = tmp_path / "codes"
     path.write_text("#version: 0.2\ne r</w>\nl o 12\n", encoding="utf-8")

@@ -25,7 +25,7 @@ from pathlib import Path
 
 from bpe_desktop.core.config import EOW, SpecialToken, TrainConfig
 from bpe_desktop.core.model import BPEModel
-from bpe_desktop.core.formats import _common
+from bpe_desktop.core.formats import _common, tiktoken_ranks
 
 LABEL = "subword-nmt codes"
 WHAT = "subword-nmt codes"
@@ -93,6 +93,8 @@ def load(path: str | os.PathLike) -> BPEModel:
         raise _common.import_error(path, None, "holds no merges: subword-nmt's apply_bpe "
                                    "cannot read codes without a single merge (it takes the "
                                    "file for malformed), so these are not codes")
+    if version == "0.1" and tiktoken_ranks.looks_like_ranks(merges):
+        raise _common.import_error(path, None, tiktoken_ranks.NOT_CODES)
     boundary = "eow-suffix" if version == "0.2" else "eow-symbol"
     # The codes have no unknown token; BPE Desktop's must not be one of their tokens.
     tokens = {side for pair in merges for side in pair} | {a + b for a, b in merges}

@@ -173,6 +173,23 @@ def load(path: str | os.PathLike, *, pattern: str | None = None,
                                sources=sources, notes=notes, label=LABEL)
 
 
+def looks_like_ranks(pairs: list[tuple[str, str]]) -> bool:
+    """Whether two-column lines read as merges are a ranks file: base64 tokens ranked 0,
+    1, 2, … in order, a right-hand side no BPE codes ever have line after line."""
+    for rank, (token, right) in enumerate(pairs):
+        if right != str(rank):
+            return False
+        try:
+            base64.b64decode(token, validate=True)
+        except (binascii.Error, ValueError):
+            return False
+    return bool(pairs)
+
+
+NOT_CODES = ("holds \"base64-token rank\" lines, ranked 0, 1, 2, … in order: these are "
+              "tiktoken ranks, not BPE codes; import them as tiktoken")
+
+
 def _specials(path: str | os.PathLike, raw: Any, vocab: dict[str, int], *,
               from_settings: bool) -> list[SpecialToken]:
     """The special tokens ``{piece: id}`` of the settings file (or the option), checked."""
