@@ -399,6 +399,22 @@ def test_tiktoken_ranks_given_as_codes_are_refused_and_named(tmp_path, fmt):
     assert len(import_model("tiktoken", ranks).merges) == 20
 
 
+def test_a_gpt2_merges_file_given_as_subword_nmt_codes_is_refused_and_named(tmp_path):
+    """GPT-2's merges.txt has the codes' header and layout; read as codes, its byte-level
+    merges made a model that ends words with a </w> no merge has."""
+    from bpe_desktop.core import TrainConfig
+    from tests.shared_data import corpus_path
+
+    model = train(Corpus.from_files([corpus_path("ud_english")]),
+                  TrainConfig.preset("gpt2", merges=40)).model
+    _, merges = export_model(model, "gpt2", str(tmp_path) + "/")
+    with pytest.raises(ModelFileError) as info:
+        import_model("subword-nmt", merges)
+    assert str(info.value).startswith(f"{merges}: no merge holds </w>")
+    assert str(info.value).endswith("this is a GPT-2 merges.txt; import it with its "
+                                    "vocab.json as gpt2")
+
+
 def test_malformed_subword_nmt_codes(tmp_path):
     path = tmp_path / "codes"
     path.write_text("#version: 0.2\ne r</w>\nl o 12\n", encoding="utf-8")
