@@ -21,6 +21,7 @@ from bpe_desktop.cli._common import (
 )
 from bpe_desktop.cli.options import probability, whole_number
 from bpe_desktop.cli.progress import ProgressBar
+from bpe_desktop.core.adapted_output import TRANSFORMERS_FOLDER
 from bpe_desktop.core.errors import TrainingCancelled
 from bpe_desktop.core.formats import FORMATS
 from bpe_desktop.core.model_file import save_model
@@ -31,14 +32,16 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "export", help="write a model in another tool's format",
         description="Write a model as a Hugging Face tokenizer.json (hf), GPT-2 vocab.json + "
-        "merges.txt (gpt2: -o is a folder, a prefix, or the vocab.json name), subword-nmt "
-        "codes, a sentencepiece .model, tiktoken ranks (plus PATH.json with the pattern "
+        "merges.txt (gpt2: -o is a folder, a prefix, or the vocab.json name), a "
+        "folder for transformers.AutoTokenizer (transformers: tokenizer.json with "
+        "tokenizer_config.json and special_tokens_map.json), subword-nmt codes, a sentencepiece .model, tiktoken ranks (plus PATH.json with the pattern "
         "and special tokens), fastBPE codes (left right count), a YouTokenToMe model or a "
         "vocabulary list (vocab: piece, id, count). A model whose settings a format "
         "cannot express is refused, with the reason.",
     )
     p.add_argument("-m", "--model", required=True, metavar="MODEL")
-    p.add_argument("--format", required=True, choices=tuple(FORMATS), dest="format")
+    p.add_argument("--format", required=True, choices=(*FORMATS, TRANSFORMERS_FOLDER),
+                   dest="format")
     p.add_argument("-o", "--output", required=True, metavar="PATH",
                    help="where to write (- for standard output, for a format of one file)")
     p.add_argument("--legacy-merges", action="store_true",
@@ -78,6 +81,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
+    from bpe_desktop.core.adapted_output import (
+        verify_transformers_folder,
+        write_transformers_folder,
+    )
     from bpe_desktop.core.formats import export_model, export_notes, verify_export
     from bpe_desktop.core.formats.verify import verifiable_format
 
@@ -100,8 +107,13 @@ def cmd_export(args: argparse.Namespace) -> int:
         options["dropout"] = args.dropout
     if args.verify_lines is not None and args.verify is None:
         raise CliError("--verify-lines needs --verify FILE")
+    folder = args.format == TRANSFORMERS_FOLDER
+    checked = "hf" if folder else args.format  # a transformers folder holds a tokenizer.json
     if args.verify is not None:
-        verifiable_format(args.format)
+        verifiable_format(checked)
+    if folder and output_target(args.output).kind == "stream":
+        raise CliError(f"{args.output}: is a stream, but a transformers folder is three "
+                       "files; give a folder")
     if args.verify is not None and output_target(args.output).kind == "stream":
         raise CliError(f"--verify reads the written files back, but {args.output} is a "
                        "stream; give a file name with -o")
@@ -118,14 +130,20 @@ def cmd_export(args: argparse.Namespace) -> int:
                 break
             sample.append(text)
     report = _report_stream(args.output)
-    paths = export_model(model, args.format, args.output, **options)
+    if folder:
+        paths = write_transformers_folder(model, args.output)
+    else:
+        paths = export_model(model, args.format, args.output, **options)
     if not args.quiet:
         print("wrote " + ", ".join(str(p) for p in paths), file=report)
-    for note in export_notes(model, args.format):
+    for note in export_notes(model, checked):
         sys.stderr.write(f"{PROG}: warning: {note}\n")
     if sample is not None:
-        report_verification(verify_export(model, args.format, paths, sample), args.quiet,
-                            stream=report)
+        report_verification(verify_export(model, checked, paths[:1] if folder else paths,
+                                          sample), args.quiet, stream=report)
+        if folder:
+            report_verification(verify_transformers_folder(model, paths[0].parent, sample),
+                                args.quiet, stream=report)
     return EXIT_OK
 
 

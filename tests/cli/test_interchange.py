@@ -96,6 +96,35 @@ def test_export_youtokentome_refusal_and_verify(capsys, snmt_model, corpus, tmp_
     assert out_path.read_text(encoding="utf-8").splitlines()[-1] == "1 0 2 3"
 
 
+def test_export_a_transformers_folder_that_autotokenizer_loads(capsys, snmt_model, corpus,
+                                                                 tmp_path):
+    """File ▸ Export offers a transformers folder; so does the command line."""
+    folder = tmp_path / "hub"
+    status, out, err = run(capsys, "export", "-m", snmt_model, "--format", "transformers",
+                           "-o", folder, "--verify", corpus)
+    assert status == 0, err
+    names = ["tokenizer.json", "tokenizer_config.json", "special_tokens_map.json"]
+    assert_wrote_and_verified(out, ", ".join(str(folder / n) for n in names), "tokenizers")
+    assert out.splitlines()[2].startswith("verified on 5 lines with transformers ")
+    assert out.splitlines()[2].endswith(": 100%")
+    assert sorted(p.name for p in folder.iterdir()) == sorted(names)
+    assert _read_json(folder / "tokenizer_config.json")["unk_token"] == "<unk>"
+
+
+def test_a_transformers_folder_is_refused_as_hf_is_and_never_streamed(capsys, trained,
+                                                                      snmt_model, tmp_path):
+    folder = tmp_path / "hub"
+    status, out, err = run(capsys, "export", "-m", trained, "--format", "transformers",
+                           "-o", folder)
+    assert status == 1 and out == ""
+    assert_one_error_line(err, "transformers folder", "eow-symbol", "eow-suffix")
+    status, out, err = run(capsys, "export", "-m", snmt_model, "--format", "transformers",
+                           "-o", "-")
+    assert status == 1 and out == ""
+    assert_one_error_line(err, "stream", "give a folder")
+    assert not folder.exists() and not Path("-").exists()
+
+
 def test_export_refusal_is_one_line_and_writes_nothing(capsys, trained, tmp_path):
     out_path = tmp_path / "tokenizer.json"
     status, out, err = run(capsys, "export", "-m", trained, "--format", "hf", "-o", out_path)

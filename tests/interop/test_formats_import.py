@@ -356,6 +356,65 @@ def test_malformed_gpt2_files(tmp_path):
         import_model("gpt2", tmp_path)
 
 
+def test_gpt2_merges_cut_short_are_named_in_the_import_report(tmp_path):
+    """Without their checksum list, GPT-2 files whose merges.txt was cut at a line end
+    still read (as tokenizers reads them); the report says what became of the tokens of
+    the missing merges."""
+    from bpe_desktop.core import SpecialToken, TrainConfig
+    from tests.shared_data import corpus_path
+
+    config = TrainConfig.preset("gpt2", merges=150,
+                                special_tokens=(SpecialToken("<|endoftext|>", 0),))
+    model = train(Corpus.from_files([corpus_path("ud_english")]), config).model
+    folder = tmp_path / "gpt2"
+    export_model(model, "gpt2", str(folder) + "/")
+    (folder / "vocab.json.sha256").unlink()
+    whole = import_model("gpt2", folder)
+    assert "1 vocab.json entry is neither a byte nor made by a merge, read as special " \
+        "tokens ('<|endoftext|>')" in whole.description
+    assert "cut short" not in whole.description
+    lines = (folder / "merges.txt").read_text(encoding="utf-8").splitlines(keepends=True)
+    (folder / "merges.txt").write_text("".join(lines[:11]), encoding="utf-8")  # 10 merges
+    cut = import_model("gpt2", folder)
+    assert len(cut.merges) == 10 and cut.vocab_size == model.vocab_size
+    assert "141 vocab.json entries are neither a byte nor made by a merge" in cut.description
+    assert "suggest that merges.txt was cut short" in cut.description
+
+
+@pytest.mark.parametrize("fmt", ["subword-nmt", "fastbpe"])
+def test_tiktoken_ranks_given_as_codes_are_refused_and_named(tmp_path, fmt):
+    """Each "base64 rank" line is also two symbols, which BPE codes are: read as codes,
+    the ranks made a model of nonsense merges ("IQ==" + "0")."""
+    from bpe_desktop.core import TrainConfig
+    from tests.shared_data import corpus_path
+
+    model = train(Corpus.from_files([corpus_path("ud_english")]),
+                  TrainConfig.preset("gpt2", merges=20)).model
+    ranks, _ = export_model(model, "tiktoken", tmp_path / "m.tiktoken")
+    with pytest.raises(ModelFileError) as info:
+        import_model(fmt, ranks)
+    assert str(info.value) == (f"{ranks}: holds \"base64-token rank\" lines, ranked 0, 1, 2, "
+                               "… in order: these are tiktoken ranks, not BPE codes; import "
+                               "them as tiktoken")
+    assert len(import_model("tiktoken", ranks).merges) == 20
+
+
+def test_a_gpt2_merges_file_given_as_subword_nmt_codes_is_refused_and_named(tmp_path):
+    """GPT-2's merges.txt has the codes' header and layout; read as codes, its byte-level
+    merges made a model that ends words with a </w> no merge has."""
+    from bpe_desktop.core import TrainConfig
+    from tests.shared_data import corpus_path
+
+    model = train(Corpus.from_files([corpus_path("ud_english")]),
+                  TrainConfig.preset("gpt2", merges=40)).model
+    _, merges = export_model(model, "gpt2", str(tmp_path) + "/")
+    with pytest.raises(ModelFileError) as info:
+        import_model("subword-nmt", merges)
+    assert str(info.value).startswith(f"{merges}: no merge holds </w>")
+    assert str(info.value).endswith("this is a GPT-2 merges.txt; import it with its "
+                                    "vocab.json as gpt2")
+
+
 def test_malformed_subword_nmt_codes(tmp_path):
     path = tmp_path / "codes"
     path.write_text("#version: 0.2\ne r</w>\nl o 12\n", encoding="utf-8")

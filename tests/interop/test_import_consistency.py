@@ -3,6 +3,8 @@ sentencepiece model cut short at a field boundary."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from bpe_desktop.core import Corpus, TrainConfig, train
@@ -64,3 +66,30 @@ def test_tiktoken_ranks_written_without_settings_refuse_an_older_settings_file(t
     assert "m.tiktoken.json" in str(info.value)
     ranks.with_name("m.tiktoken.json").unlink()
     assert len(import_model("tiktoken", ranks).merges) == len(new.merges)
+
+
+def test_tiktoken_ranks_cut_short_contradict_their_settings_and_are_refused(tmp_path):
+    """Copied without their checksum list, ranks cut at a line end still say how many
+    tokens there were: the settings' explicit_n_vocab, which tiktoken itself checks."""
+    import tiktoken
+    from tiktoken.load import load_tiktoken_bpe
+
+    corpus = tmp_path / "c.txt"
+    corpus.write_text(TEXT, encoding="utf-8")
+    model = train(Corpus.from_files([str(corpus)]), TrainConfig.preset("gpt2", merges=9)).model
+    ranks = tmp_path / "m.tiktoken"
+    export_model(model, "tiktoken", ranks)
+    ranks.with_name("m.tiktoken.sha256").unlink()
+    lines = ranks.read_bytes().splitlines(keepends=True)
+    ranks.write_bytes(b"".join(lines[:-3]))
+    settings = json.loads(ranks.with_name("m.tiktoken.json").read_text(encoding="utf-8"))
+    with pytest.raises(AssertionError):  # the receiving library refuses the pair
+        tiktoken.Encoding("m", pat_str=settings["pat_str"],
+                          mergeable_ranks=load_tiktoken_bpe(str(ranks), expected_hash=None),
+                          special_tokens=settings["special_tokens"],
+                          explicit_n_vocab=settings["explicit_n_vocab"])
+    with pytest.raises(ModelFileError) as info:
+        import_model("tiktoken", ranks)
+    message = str(info.value)
+    assert message.startswith(f"{ranks.with_name('m.tiktoken.json')}: explicit_n_vocab:")
+    assert f"{model.vocab_size} tokens" in message and f"{len(lines) - 3} ranks" in message

@@ -32,7 +32,7 @@ from pathlib import Path
 
 from bpe_desktop.core.config import EOW, MAX_COUNT, SpecialToken, TrainConfig
 from bpe_desktop.core.model import BPEModel, Merge
-from bpe_desktop.core.formats import _common
+from bpe_desktop.core.formats import _common, tiktoken_ranks
 
 LABEL = "fastBPE codes"
 WHAT = "fastBPE codes"
@@ -152,6 +152,8 @@ def load(path: str | os.PathLike) -> BPEModel:
         seen[pair] = number
         made[pair[0] + pair[1]] = number
         merges.append(pair)
+    if counts and counts[0] is None and tiktoken_ranks.looks_like_ranks(merges):
+        raise _common.import_error(path, None, tiktoken_ranks.NOT_CODES)
     tokens = {side for pair in merges for side in pair} | set(made)
     unk = _common.free_piece("<unk>", tokens)
     notes = []

@@ -104,7 +104,28 @@ def load(path: str | os.PathLike) -> BPEModel:
     config = TrainConfig.preset("gpt2", merges=len(merges),
                                 special_tokens=_common.unique_roles(specials))
     return _common.build_model(vocab_path, config=config, merges=merges, vocab=vocab,
-                               sources=[vocab_path, merges_path], label=LABEL)
+                               sources=[vocab_path, merges_path], label=LABEL,
+                               notes=_specials_note(specials))
+
+
+#: More inferred special tokens than any tokenizer declares: merged tokens whose merges
+#: are missing (GPT-2 has one, <|endoftext|>; RoBERTa five).
+_MANY_SPECIALS = 100
+
+
+def _specials_note(specials: list) -> list[str]:
+    """Say which entries were read as special tokens: a merges.txt cut short at a line
+    end still reads, but leaves the tokens of its missing merges unmade."""
+    if not specials:
+        return []
+    shown = ", ".join(repr(t.piece) for t in specials[:3])
+    entries = "1 vocab.json entry is" if len(specials) == 1 else \
+        f"{len(specials):,} vocab.json entries are"
+    note = (f"{entries} neither a byte nor made by a merge, read as special tokens "
+            f"({shown}{', …' if len(specials) > 3 else ''})")
+    if len(specials) > _MANY_SPECIALS:
+        note += "; so many suggest that merges.txt was cut short"
+    return [note]
 
 
 def _read_vocab(path: Path) -> dict[str, int]:

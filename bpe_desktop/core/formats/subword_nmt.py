@@ -25,7 +25,7 @@ from pathlib import Path
 
 from bpe_desktop.core.config import EOW, SpecialToken, TrainConfig
 from bpe_desktop.core.model import BPEModel
-from bpe_desktop.core.formats import _common
+from bpe_desktop.core.formats import _common, tiktoken_ranks
 
 LABEL = "subword-nmt codes"
 WHAT = "subword-nmt codes"
@@ -93,6 +93,13 @@ def load(path: str | os.PathLike) -> BPEModel:
         raise _common.import_error(path, None, "holds no merges: subword-nmt's apply_bpe "
                                    "cannot read codes without a single merge (it takes the "
                                    "file for malformed), so these are not codes")
+    if version == "0.1" and tiktoken_ranks.looks_like_ranks(merges):
+        raise _common.import_error(path, None, tiktoken_ranks.NOT_CODES)
+    if version == "0.2" and _looks_like_gpt2(merges):
+        raise _common.import_error(path, None, f"no merge holds {EOW}, which codes of "
+                                   "version 0.2 end words with, and words start with Ġ (a "
+                                   "space in GPT-2's byte characters): this is a GPT-2 "
+                                   "merges.txt; import it with its vocab.json as gpt2")
     boundary = "eow-suffix" if version == "0.2" else "eow-symbol"
     # The codes have no unknown token; BPE Desktop's must not be one of their tokens.
     tokens = {side for pair in merges for side in pair} | {a + b for a, b in merges}
@@ -103,6 +110,13 @@ def load(path: str | os.PathLike) -> BPEModel:
     return _common.build_model(path, config=config, merges=merges,
                                alphabet=[EOW] if boundary == "eow-symbol" else [],
                                notes=notes, label=LABEL)
+
+
+def _looks_like_gpt2(merges: list[tuple[str, str]]) -> bool:
+    """GPT-2's merges.txt has the same header and layout, but byte-level tokens: a space
+    is part of the next word (Ġ) and nothing marks a word's end."""
+    return not any(EOW in left + right for left, right in merges) and \
+        any(left.startswith("Ġ") for left, _ in merges)
 
 
 def _version(header: str) -> str:

@@ -163,12 +163,31 @@ def load(path: str | os.PathLike, *, pattern: str | None = None,
                          from_settings=special_tokens is None)
     for t in specials:
         vocab[t.piece] = t.id
+    if special_tokens is None:
+        _check_token_count(path, side, ranks=len(vocab) - len(specials), total=len(vocab))
     config = TrainConfig.preset("gpt2", merges=len(merges),
                                 special_tokens=_common.unique_roles(specials))
     sources = [path] + ([settings_path(path)] if side else [])
     return _common.build_model(path, config=config, merges=merges, vocab=vocab,
                                alphabet=[c for c in BYTE_CHARS if c in vocab] + unreachable,
                                sources=sources, notes=notes, label=LABEL)
+
+
+def looks_like_ranks(pairs: list[tuple[str, str]]) -> bool:
+    """Whether two-column lines read as merges are a ranks file: base64 tokens ranked 0,
+    1, 2, … in order, a right-hand side no BPE codes ever have line after line."""
+    for rank, (token, right) in enumerate(pairs):
+        if right != str(rank):
+            return False
+        try:
+            base64.b64decode(token, validate=True)
+        except (binascii.Error, ValueError):
+            return False
+    return bool(pairs)
+
+
+NOT_CODES = ("holds \"base64-token rank\" lines, ranked 0, 1, 2, … in order: these are "
+              "tiktoken ranks, not BPE codes; import them as tiktoken")
 
 
 def _specials(path: str | os.PathLike, raw: Any, vocab: dict[str, int], *,
@@ -194,6 +213,25 @@ def _specials(path: str | os.PathLike, raw: Any, vocab: dict[str, int], *,
         piece_of[i] = piece
         out.append(_common.special(piece, i))
     return out
+
+
+def _check_token_count(path: str | os.PathLike, side: dict[str, Any], *, ranks: int,
+                       total: int) -> None:
+    """The settings' ``explicit_n_vocab`` against the ranks and specials read: ranks cut
+    short at a line end (copied without their checksum list) differ only there, and
+    tiktoken itself refuses such a pair."""
+    expected = side.get("explicit_n_vocab")
+    if expected is None:
+        return
+    source = settings_path(path)
+    if isinstance(expected, bool) or not isinstance(expected, int):
+        raise _common.import_error(source, "explicit_n_vocab", "expected a whole number")
+    if expected != total:
+        raise _common.import_error(
+            source, "explicit_n_vocab",
+            f"says {expected:,} tokens, but {Path(path).name} has {ranks:,} ranks and there "
+            f"are {total - ranks:,} special tokens: the ranks file is cut short or damaged, "
+            "or the two files come from different tokenizers")
 
 
 _OTHER_PATTERN = "text is split with GPT-2's pattern here, not the source's pat_str"
