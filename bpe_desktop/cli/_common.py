@@ -3,6 +3,7 @@ checks, reading text input, and running work on a thread that Ctrl-C cancels."""
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import json
 import os
@@ -18,6 +19,7 @@ from bpe_desktop.core.text_files import open_text_bytes
 from bpe_desktop.launch import EXIT_INTERRUPTED, PROG  # noqa: F401 (re-exported)
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2
+EXIT_TERMINATED = 128 + 15  # the shell's status of a process ended by SIGTERM
 ISSUES_HINT = "this is a bug in BPE Desktop; please report it"
 
 
@@ -185,6 +187,32 @@ def _in_worker(work: Callable[[], object], cancel) -> object:
     if "error" in outcome:
         raise outcome["error"]  # type: ignore[misc]
     return outcome["result"]
+
+
+@contextlib.contextmanager
+def sigterm_as_interrupt() -> Iterator[dict[str, bool]]:
+    """SIGTERM during the block (``kill``, a job scheduler's or a container's stop) ends
+    the command as Ctrl-C does: the work is cancelled and the previous output kept, where
+    the default action would kill the process mid-write with no word. Yields a dict whose
+    ``"terminated"`` says whether it came, for the exit status and the message."""
+    state = {"terminated": False}
+
+    def on_sigterm(signum, frame) -> None:
+        state["terminated"] = True
+        handler = signal.getsignal(signal.SIGINT)
+        if callable(handler) and handler is not signal.default_int_handler:
+            handler(signal.SIGINT, frame)  # a worker's Ctrl-C handler: it cancels the work
+        else:  # (also where Ctrl-C is ignored: SIGTERM still stops the command)
+            raise KeyboardInterrupt
+
+    if threading.current_thread() is not threading.main_thread():
+        yield state
+        return
+    previous = signal.signal(signal.SIGTERM, on_sigterm)
+    try:
+        yield state
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def _handle_sigint(handler) -> object | None:
