@@ -17,6 +17,7 @@ from bpe_desktop.cli._common import (
     _fail,
     _in_worker,
     _lines,
+    _report_stream,
 )
 from bpe_desktop.cli.options import add_encoding_errors_option, whole_number
 from bpe_desktop.cli.progress import ProgressBar
@@ -207,25 +208,27 @@ def cmd_extend(args: argparse.Namespace) -> int:
         run.set_model(model, path=args.output, fmt=_output_format(args, fmt))
         run.add_metrics(extension_metrics(result, reports))
     if not args.quiet:
+        report = _report_stream(args.output)
         print(f"{result.new_merges:,} new merges, vocabulary {source.vocab_size:,} -> "
-              f"{model.vocab_size:,} tokens, {time.perf_counter() - started:.1f} s")
+              f"{model.vocab_size:,} tokens, {time.perf_counter() - started:.1f} s",
+              file=report)
         if new_ids is not None and result.new_ids:
             reserved = model.vocab_size - source.vocab_size - len(result.new_ids)
             print(f"new tokens at ids {result.new_ids[0]:,} ... {result.new_ids[-1]:,}"
                   + (f"; {reserved:,} ids left free before them are reserved tokens"
-                     if reserved else ""))
+                     if reserved else ""), file=report)
         if result.new_characters:
             frequent = sorted(result.new_characters, key=lambda item: -item[1])
             shown = ", ".join(f"{c!r} {n:,}" for c, n in frequent[:20])
             more = len(result.new_characters) - 20
             print(f"{len(result.new_characters):,} new characters: {shown}"
-                  + (f" and {more:,} more" if more > 0 else ""))
+                  + (f" and {more:,} more" if more > 0 else ""), file=report)
         if result.unknown_characters:
-            print(f"{len(result.unknown_characters):,} characters left unknown")
+            print(f"{len(result.unknown_characters):,} characters left unknown", file=report)
         if result.byte_characters:
             print(f"{len(result.byte_characters):,} characters spelled in byte tokens "
-                  "(byte fallback)")
-        _print_reports(reports)
+                  "(byte fallback)", file=report)
+        _print_reports(reports, report)
     return EXIT_OK
 
 
@@ -255,9 +258,11 @@ def cmd_trim(args: argparse.Namespace) -> int:
         run.set_model(result.model, path=args.output, fmt=_output_format(args, fmt))
         run.add_metrics(trim_metrics(result, reports))
     if not args.quiet:
+        report = _report_stream(args.output)
         print(f"kept {len(result.id_map):,} of {source.vocab_size:,} tokens "
-              f"({result.dropped:,} dropped); id map: {', '.join(map(str, maps))}")
-        _print_reports(reports)
+              f"({result.dropped:,} dropped); id map: {', '.join(map(str, maps))}",
+              file=report)
+        _print_reports(reports, report)
     return EXIT_OK
 
 
@@ -280,18 +285,20 @@ def _write(args, model, source, fmt: str, verify: list[str]) -> None:
     out_format = _output_format(args, fmt)
     paths = write_model(model, out_format, args.output, source=source,
                         source_path=args.model, source_format=fmt)
+    report = _report_stream(args.output)
     if not args.quiet:
-        print("wrote " + ", ".join(str(p) for p in paths))
+        print("wrote " + ", ".join(str(p) for p in paths), file=report)
     checked = "hf" if out_format == TRANSFORMERS_FOLDER else out_format
     for note in export_notes(model, checked) if out_format != "model" else ():
         sys.stderr.write(f"{PROG}: warning: {note}\n")
     if verify and out_format != "model":
         files = paths[:1] if out_format == TRANSFORMERS_FOLDER else paths
         try:
-            report_verification(verify_export(model, checked, files, verify), args.quiet)
+            report_verification(verify_export(model, checked, files, verify), args.quiet,
+                                report)
             if out_format == TRANSFORMERS_FOLDER:
                 report_verification(verify_transformers_folder(model, paths[0].parent,
-                                                               verify), args.quiet)
+                                                               verify), args.quiet, report)
         except KeyboardInterrupt:  # the files are in place: say so, not just "interrupted"
             raise KeyboardInterrupt("interrupted while verifying; the files were written: "
                                     + ", ".join(str(p) for p in paths)) from None
@@ -304,8 +311,8 @@ def _reports(before, after, held_out, id_map=None) -> list:
     return [held_out_report(before, after, lines, name, id_map) for name, lines in held_out]
 
 
-def _print_reports(reports) -> None:
+def _print_reports(reports, stream) -> None:
     from bpe_desktop.core.adaptation_report import format_report
 
     for report in reports:
-        print(format_report(report))
+        print(format_report(report), file=stream)
