@@ -138,9 +138,10 @@ def _read_lines(names) -> list[str]:
 _TRANSFORMERS_FILES = ("tokenizer.json", "tokenizer_config.json", "special_tokens_map.json")
 
 
-def _check_adapted_output(args, fmt: str, inputs: list[str], what: str) -> None:
+def _check_adapted_output(args, fmt: str, inputs: list[str], what: str):
     """Fail before the work when the output cannot be written or would overwrite an input
-    (GPT-2 files and a transformers folder may go into a folder that exists already)."""
+    (GPT-2 files and a transformers folder may go into a folder that exists already);
+    (the source's files, the files the model goes to)."""
     from bpe_desktop.core.formats.gpt2 import file_pair
 
     out_format = _output_format(args, fmt)
@@ -156,6 +157,7 @@ def _check_adapted_output(args, fmt: str, inputs: list[str], what: str) -> None:
     for target in targets:
         _check_output(target, sources, "the source tokenizer")
         _check_output(target, inputs, what)
+    return sources, targets
 
 
 def _output_format(args, fmt: str) -> str:
@@ -239,9 +241,8 @@ def cmd_trim(args: argparse.Namespace) -> int:
         if not os.path.isfile(name):
             raise CliError(f"{name}: no such text file")
     source, fmt = _load_source(args)
-    _check_adapted_output(args, fmt, args.text, "a target text file")
-    _check_output(args.id_map, [args.model], "the source tokenizer")
-    _check_output(args.id_map, args.text, "a target text file")
+    sources, targets = _check_adapted_output(args, fmt, args.text, "a target text file")
+    _check_id_map(args.id_map, sources, targets, args.text)
     texts = _read_lines(args.text)
     if not any(line.strip() for line in texts):
         raise CliError(f"{', '.join(args.text)}: the target text is empty (nothing but "
@@ -264,6 +265,25 @@ def cmd_trim(args: argparse.Namespace) -> int:
               file=report)
         _print_reports(reports, report)
     return EXIT_OK
+
+
+def _check_id_map(id_map: str, sources: list[str], targets: list[str],
+                  texts: list[str]) -> None:
+    """The id map's two files (JSON and CSV) can be written, and on neither the model nor
+    an input."""
+    from bpe_desktop.core.safe_write import output_target
+    from bpe_desktop.core.trim import id_map_paths
+
+    if output_target(id_map).kind == "stream":
+        raise CliError(f"--id-map {id_map}: the id map is two files (JSON and CSV); give "
+                       "a file name")
+    model_files = {os.path.realpath(target) for target in targets}
+    for path in map(str, id_map_paths(id_map)):
+        if os.path.realpath(path) in model_files:
+            raise CliError(f"{path}: the id map (--id-map) would overwrite the trimmed "
+                           "model (-o); give it another name")
+        _check_output(path, sources, "the source tokenizer")
+        _check_output(path, texts, "a target text file")
 
 
 def _held_out(names) -> list[tuple[str, list[str]]]:
