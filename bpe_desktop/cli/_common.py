@@ -81,6 +81,7 @@ def load_model_file(path: str, format_option: str = ""):
     from bpe_desktop.core.errors import BpeError, ModelFileError
     from bpe_desktop.core.formats import FORMATS
     from bpe_desktop.core.formats.detect import OWN_FORMAT, detect_format
+    from bpe_desktop.core.formats.gpt2 import file_pair
     from bpe_desktop.core.model_file import load_model
 
     try:
@@ -92,6 +93,9 @@ def load_model_file(path: str, format_option: str = ""):
             fmt = OWN_FORMAT
         if fmt == OWN_FORMAT:
             raise exc from None
+        if os.path.isdir(path) and fmt == "gpt2" and not any(
+                p.is_file() for p in file_pair(path)):  # (every folder reads as GPT-2's)
+            raise CliError(f"{path}: is a folder, not a model file") from None
         how = (f"give {format_option} {fmt}" if format_option else
                f"convert it first with 'bpe-desktop import --format {fmt}'")
         raise CliError(f"{path}: {FORMATS[fmt].label.rstrip('…')}, not a BPE Desktop "

@@ -127,6 +127,20 @@ def test_missing_model_file(capsys, tmp_path, command):
     assert_one_error_line(err, str(missing), "No such file")
 
 
+@pytest.mark.parametrize("command", [["info"], ["encode"], ["decode"],
+                                     ["export", "--format", "vocab", "-o", "-"],
+                                     ["evaluate", "--text", "{text}"]])
+def test_a_folder_given_as_the_model_is_named_as_a_folder(capsys, tmp_path, command):
+    """A folder that holds no tokenizer is no GPT-2 pair to convert or name a format for."""
+    text = tmp_path / "t.txt"
+    text.write_text("low\n", encoding="utf-8")
+    folder = tmp_path / "models"
+    folder.mkdir()
+    status, out, err = run(capsys, *[a.format(text=text) for a in command], "-m", folder)
+    assert status == 1 and out == ""
+    assert_one_error_line(err, f"{folder}: is a folder, not a model file")
+
+
 @pytest.mark.parametrize("command", [["info"], ["encode"], ["decode"]])
 def test_bad_model_file(capsys, tmp_path, command):
     bad = tmp_path / "bad.json"
