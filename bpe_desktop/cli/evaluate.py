@@ -104,8 +104,9 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
 
         run.add_metrics(evaluation_metrics(report))
         run.add_model_config(model)
-    if args.json:
-        print_json(report.to_json())
+    if args.json:  # the model's size first, as the text's first line gives it
+        print_json({"vocab_size": report.vocab_size, "merges": report.merges,
+                    **report.to_json()})
     else:
         sys.stdout.write(format_report(report))
     sys.stdout.flush()

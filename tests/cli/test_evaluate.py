@@ -39,12 +39,13 @@ def test_json_has_every_section_asked_for(capsys, model, model_file):
                            "--sweep", "5", "--json")
     assert status == 0 and err == ""
     data = json.loads(out)
-    assert set(data) == {"morphology", "gold", "text", "parity", "parity_unknown_rate",
-                         "sweep"}
+    assert set(data) == {"vocab_size", "merges", "morphology", "gold", "text", "parity",
+                         "parity_unknown_rate", "sweep"}
     expected = evaluate(model, EvaluationRequest(gold=[read_gold(gold)], text_files=[text],
                                                  parallel_files=udhr, reference=text,
                                                  sweep=5)).to_json()
-    assert data == json.loads(json.dumps(expected))
+    assert data == json.loads(json.dumps(
+        {"vocab_size": model.vocab_size, "merges": model.merge_count, **expected}))
     assert set(data["morphology"]["eng.word.dev.tsv"]) >= {
         "words", "evaluated", "skipped", "precision", "recall", "f1", "morphscore", "exact"}
     assert set(data["text"]) == {"tokens", "words", "fertility", "chars_per_token",
@@ -54,6 +55,20 @@ def test_json_has_every_section_asked_for(capsys, model, model_file):
     assert len(data["sweep"]) == 5
     assert set(data["sweep"][0]) == {"vocab_size", "merges", "morphology", "text", "parity",
                                      "parity_unknown_rate"}
+
+
+def test_json_holds_the_numbers_of_the_text_output(capsys, model, model_file):
+    text = DATA / "udhr" / "eng.txt"
+    _, table, _ = run(capsys, "evaluate", "-m", model_file, "--text", text)
+    status, out, err = run(capsys, "evaluate", "-m", model_file, "--text", text, "--json")
+    assert status == 0, err
+    data = json.loads(out)
+    assert table.splitlines()[0] == \
+        f"model: {data['vocab_size']:,} tokens, {data['merges']:,} merges"
+    assert (data["vocab_size"], data["merges"]) == (model.vocab_size, model.merge_count)
+    rows = dict(line.split() for line in table.splitlines()[4:] if line.strip())
+    assert rows == {name: f"{value:,}" if isinstance(value, int) else f"{value:.4f}"
+                    for name, value in data["text"].items()}
 
 
 def test_readable_tables(capsys, model_file):
