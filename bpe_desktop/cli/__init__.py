@@ -30,6 +30,7 @@ from bpe_desktop.cli._common import (
     ISSUES_HINT,
     PROG,
     CliError,
+    UsageError,
     _fail,
     _os_message,
     _silence_stdout,
@@ -112,6 +113,9 @@ def _run(args: argparse.Namespace, args_list: list[str], signalled: dict[str, bo
     except BrokenPipeError:
         _silence_stdout()
         return EXIT_ERROR
+    except UsageError as exc:
+        _fail(f"{exc} (see '{PROG} {args.command} --help')")
+        return EXIT_USAGE
     except (BpeError, CliError, ValueError) as exc:
         _fail(str(exc))
         return EXIT_ERROR

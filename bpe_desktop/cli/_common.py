@@ -27,6 +27,11 @@ class CliError(Exception):
     """A user error found by the command line itself (the message is the whole story)."""
 
 
+class UsageError(CliError):
+    """A wrong command line found after parsing (options that need or exclude each other,
+    a wrong number of values): exit status 2, as argparse's own errors."""
+
+
 def _fail(message: str) -> None:
     one_line = " ".join(str(message).split()) or "failed"
     sys.stderr.write(f"{PROG}: error: {one_line}\n")

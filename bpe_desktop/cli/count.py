@@ -18,6 +18,7 @@ from bpe_desktop.cli._common import (
     EXIT_OK,
     PROG,
     CliError,
+    UsageError,
     _check_output,
     _report_stream,
     _without_empty,
@@ -132,7 +133,7 @@ def cmd_count(args: argparse.Namespace) -> int:
     progress = None if args.quiet else CountProgressBar(sys.stderr)
     started = time.perf_counter()
     if args.dask and args.merge:
-        raise CliError("--merge runs locally (it is streamed); leave out --dask")
+        raise UsageError("--merge runs locally (it is streamed); leave out --dask")
     if args.dask and not cluster.dask_available():
         raise CliError(cluster.INSTALL_HINT)
     inputs = _without_empty(counting.expand_inputs(args.inputs))

@@ -10,7 +10,13 @@ import argparse
 import os
 import sys
 
-from bpe_desktop.cli._common import EXIT_OK, CliError, load_model_file, print_json
+from bpe_desktop.cli._common import (
+    EXIT_OK,
+    CliError,
+    UsageError,
+    load_model_file,
+    print_json,
+)
 from bpe_desktop.cli.options import whole_number
 from bpe_desktop.cli.recording import add_project_option, recording
 from bpe_desktop.core.evaluation.coverage import CHARACTER_MAPS
@@ -81,17 +87,17 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     )
 
     if not (args.gold or args.text or args.parallel):
-        raise CliError("nothing to evaluate: give --gold, --text or --parallel")
+        raise UsageError("nothing to evaluate: give --gold, --text or --parallel")
     if args.parallel and not args.reference:
-        raise CliError("--parallel needs --reference (the reference language's file)")
+        raise UsageError("--parallel needs --reference (the reference language's file)")
     if args.reference and not args.parallel:
-        raise CliError("--reference needs --parallel")
+        raise UsageError("--reference needs --parallel")
     for name in [*args.gold, *args.text, *args.parallel, *filter(None, [args.reference])]:
         if not os.path.isfile(name):
             raise CliError(f"{name}: no such file")
     character_map = parse_character_map(args.char_map) if args.char_map else {}
     if args.char_map and not args.gold:
-        raise CliError("--char-map needs --gold (it rewrites the gold files)")
+        raise UsageError("--char-map needs --gold (it rewrites the gold files)")
     model = _load(args.model, args.format)
     request = EvaluationRequest(
         character_map=character_map,

@@ -11,6 +11,7 @@ from bpe_desktop.cli._common import (
     EXIT_OK,
     PROG,
     CliError,
+    UsageError,
     _check_output,
     _check_tokenizer_path,
     _fail,
@@ -84,22 +85,22 @@ def cmd_export(args: argparse.Namespace) -> int:
     options: dict[str, object] = {}
     if args.legacy_merges:
         if args.format != "hf":
-            raise CliError("--legacy-merges is an option of --format hf")
+            raise UsageError("--legacy-merges is an option of --format hf")
         options["legacy_merges"] = True
     if args.no_settings:
         if args.format != "tiktoken":
-            raise CliError("--no-settings is an option of --format tiktoken")
+            raise UsageError("--no-settings is an option of --format tiktoken")
         options["sidecar"] = False
     if args.with_vocab:
         if args.format != "fastbpe":
-            raise CliError("--with-vocab is an option of --format fastbpe")
+            raise UsageError("--with-vocab is an option of --format fastbpe")
         options["vocab"] = True
     if args.dropout is not None:
         if args.format != "hf":
-            raise CliError("--dropout is an option of --format hf")
+            raise UsageError("--dropout is an option of --format hf")
         options["dropout"] = args.dropout
     if args.verify_lines is not None and args.verify is None:
-        raise CliError("--verify-lines needs --verify FILE")
+        raise UsageError("--verify-lines needs --verify FILE")
     if args.verify is not None:
         verifiable_format(args.format)
     if args.verify is not None and output_target(args.output).kind == "stream":

@@ -12,6 +12,7 @@ from bpe_desktop.cli._common import (
     EXIT_OK,
     PROG,
     CliError,
+    UsageError,
     _check_output,
     _fail,
     _in_worker,
@@ -60,8 +61,8 @@ def cmd_train(args: argparse.Namespace) -> int:
     tables_as_languages(args)
     config = config_from_args(args)
     if args.save_segmentation and not config.morfessor:
-        raise CliError("--save-segmentation needs --morfessor (it saves Morfessor's "
-                       "segmentation)")
+        raise UsageError("--save-segmentation needs --morfessor (it saves Morfessor's "
+                         "segmentation)")
     _check_parity_flags(config)
     if config.lang:
         what, work = _languages_run(args, config)
@@ -129,8 +130,8 @@ def _check_parity_flags(config) -> None:
                        ("--parity-measure", "parity_measure"),
                        ("--parity-dev-documents", "parity_dev_documents")):
         if getattr(config, name) != getattr(default, name):
-            raise CliError(f"{flag} needs --parity-dev (the development set parity-aware "
-                           "training compares the languages on)")
+            raise UsageError(f"{flag} needs --parity-dev (the development set parity-aware "
+                             "training compares the languages on)")
 
 
 def tables_as_languages(args: argparse.Namespace) -> None:
@@ -149,7 +150,7 @@ def _files_run(args: argparse.Namespace, config):
     from bpe_desktop.core.training import Corpus, train
 
     if not args.files:
-        raise CliError("no corpus files given (or --lang CODE=PATH per language)")
+        raise UsageError("no corpus files given (or --lang CODE=PATH per language)")
     for name in args.files:
         if not os.path.exists(name):
             raise CliError(f"{name}: no such file")
@@ -187,8 +188,8 @@ def _languages_run(args: argparse.Namespace, config):
     from bpe_desktop.core.multilingual import check_inputs, train_multilingual
 
     if args.files:
-        raise CliError("give the corpus either as files or as --lang CODE=PATH per "
-                       "language, not both")
+        raise UsageError("give the corpus either as files or as --lang CODE=PATH per "
+                         "language, not both")
     files = language_paths(config)
     check_inputs(config)  # bad files and development sets before anything is printed
     if args.word_counts:

@@ -115,14 +115,14 @@ def test_gold_format_can_be_chosen(capsys, tmp_path, model_file):
     assert status == 0 and json.loads(out)["morphology"]["g.tsv"]["words"] == 1
 
 
-@pytest.mark.parametrize("argv, says", [
-    ((), "nothing to evaluate"),
-    (("--parallel", "X"), "--parallel needs --reference"),
-    (("--text", "absent.txt"), "absent.txt: no such file"),
+@pytest.mark.parametrize("argv, says, status", [
+    ((), "nothing to evaluate", 2),
+    (("--parallel", "X"), "--parallel needs --reference", 2),
+    (("--text", "absent.txt"), "absent.txt: no such file", 1),
 ])
-def test_usage_errors(capsys, model_file, argv, says):
-    status, out, err = run(capsys, "evaluate", "-m", model_file, *argv)
-    assert status == 1 and out == "" and says in err and err.count("\n") == 1
+def test_usage_errors(capsys, model_file, argv, says, status):
+    got, out, err = run(capsys, "evaluate", "-m", model_file, *argv)
+    assert got == status and out == "" and says in err and err.count("\n") == 1
 
 
 def test_a_gold_file_of_malformed_lines_is_one_line_naming_file_and_line(capsys, tmp_path,
