@@ -33,7 +33,7 @@ from bpe_desktop.cli.options import (
 )
 from bpe_desktop.cli.progress import ProgressBar
 from bpe_desktop.cli.recording import add_project_option, recording
-from bpe_desktop.core.errors import TrainingCancelled
+from bpe_desktop.core.errors import ConfigError, TrainingCancelled
 
 #: The training options that decide what a word is (the others only matter when merging).
 TEXT_OPTIONS = ("pretokenizer", "normalize", "lowercase", "threads")
@@ -134,6 +134,11 @@ def cmd_count(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     if args.dask and args.merge:
         raise UsageError("--merge runs locally (it is streamed); leave out --dask")
+    if args.dask:
+        try:
+            cluster.parse_target(args.dask)
+        except ConfigError as exc:  # (a malformed local:N)
+            raise UsageError(str(exc)) from None
     if args.dask and not cluster.dask_available():
         raise CliError(cluster.INSTALL_HINT)
     inputs = _without_empty(counting.expand_inputs(args.inputs))

@@ -120,6 +120,7 @@ def test_output_same_as_corpus_refused(capsys, corpus):
     (["train", "{c}", "-o", "{m}", "--save-segmentation", "s.tsv"], ["needs --morfessor"]),
     (["train", "-o", "{m}"], ["no corpus files"]),
     (["count", "{c}", "-o", "-", "--merge", "--dask", "local"], ["--merge", "--dask"]),
+    (["count", "{c}", "-o", "-", "--dask", "local:x"], ["--dask local:N", "'x'"]),
     (["encode", "-m", "{m}", "--mode", "greedy", "--dropout", "0.1"], ["--dropout"]),
     (["compare", "-m", "{m}", "--text", "{c}"], ["2 to 4 models", "compare --help"]),
     (["evaluate", "-m", "{m}"], ["nothing to evaluate", "evaluate --help"]),
