@@ -119,13 +119,29 @@ def _check_output(output: str, inputs: Sequence[str], what: str = "a corpus file
         raise CliError(f"{output}: the folder {directory} does not exist")
     if not os.access(directory, os.W_OK):
         raise CliError(f"{output}: the folder {directory} is not writable")
+    _refuse_overwriting(output, inputs, what)
+
+
+def _refuse_overwriting(output: str, inputs: Sequence[str], what: str) -> None:
+    """Fail when ``output`` is one of the ``inputs`` (a folder's: any file below it)."""
     if os.path.exists(output):
-        for name in inputs:
+        for name in _files_below(inputs):
             try:
                 if os.path.samefile(name, output):
                     raise CliError(f"{output}: is also {what}; refusing to overwrite it")
             except OSError:
                 continue
+
+
+def _files_below(paths: Sequence[str]) -> Iterator[str]:
+    """The files ``paths`` name, a folder's being every file below it (all that a folder
+    input may read)."""
+    for path in paths:
+        if os.path.isdir(path):
+            for root, _, names in os.walk(path):
+                yield from (os.path.join(root, name) for name in names)
+        else:
+            yield path
 
 
 def _report_stream(output: str) -> IO[str]:

@@ -157,7 +157,13 @@ def _check_adapted_output(args, fmt: str, inputs: list[str], what: str):
     for target in targets:
         _check_output(target, sources, "the source tokenizer")
         _check_output(target, inputs, what)
+        _check_output(target, _texts(args), "a --verify or --held-out text")
     return sources, targets
+
+
+def _texts(args) -> list[str]:
+    """The texts that --verify and --held-out read (after writing: never overwritten)."""
+    return [*(args.verify or ()), *(args.held_out or ())]
 
 
 def _output_format(args, fmt: str) -> str:
@@ -242,7 +248,7 @@ def cmd_trim(args: argparse.Namespace) -> int:
             raise CliError(f"{name}: no such text file")
     source, fmt = _load_source(args)
     sources, targets = _check_adapted_output(args, fmt, args.text, "a target text file")
-    _check_id_map(args.id_map, sources, targets, args.text)
+    _check_id_map(args, sources, targets)
     texts = _read_lines(args.text)
     if not any(line.strip() for line in texts):
         raise CliError(f"{', '.join(args.text)}: the target text is empty (nothing but "
@@ -267,13 +273,13 @@ def cmd_trim(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _check_id_map(id_map: str, sources: list[str], targets: list[str],
-                  texts: list[str]) -> None:
+def _check_id_map(args, sources: list[str], targets: list[str]) -> None:
     """The id map's two files (JSON and CSV) can be written, and on neither the model nor
     an input."""
     from bpe_desktop.core.safe_write import output_target
     from bpe_desktop.core.trim import id_map_paths
 
+    id_map, texts = args.id_map, args.text
     if output_target(id_map).kind == "stream":
         raise CliError(f"--id-map {id_map}: the id map is two files (JSON and CSV); give "
                        "a file name")
@@ -284,6 +290,7 @@ def _check_id_map(id_map: str, sources: list[str], targets: list[str],
                            "model (-o); give it another name")
         _check_output(path, sources, "the source tokenizer")
         _check_output(path, texts, "a target text file")
+        _check_output(path, _texts(args), "a --verify or --held-out text")
 
 
 def _held_out(names) -> list[tuple[str, list[str]]]:

@@ -9,7 +9,6 @@ merges as training on the text with the same text options (see
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import time
 
@@ -129,7 +128,6 @@ def cmd_count(args: argparse.Namespace) -> int:
     from bpe_desktop.core.training import CancelToken
 
     config = config_from_args(args)
-    _check_output(args.output, [i for i in args.inputs if os.path.isfile(i)])
     progress = None if args.quiet else CountProgressBar(sys.stderr)
     started = time.perf_counter()
     if args.dask and args.merge:
@@ -141,7 +139,9 @@ def cmd_count(args: argparse.Namespace) -> int:
             raise UsageError(str(exc)) from None
     if args.dask and not cluster.dask_available():
         raise CliError(cluster.INSTALL_HINT)
-    inputs = _without_empty(counting.expand_inputs(args.inputs))
+    inputs = counting.expand_inputs(args.inputs)  # (folders and patterns: their files)
+    _check_output(args.output, inputs)
+    inputs = _without_empty(inputs)
     language = table_language_of(args)
     try:
         if args.dask:

@@ -17,6 +17,7 @@ from bpe_desktop.cli._common import (
     _fail,
     _in_worker,
     _lines,
+    _refuse_overwriting,
     _report_stream,
     load_model_file,
 )
@@ -109,6 +110,8 @@ def cmd_export(args: argparse.Namespace) -> int:
     if os.path.exists(args.output) and os.path.exists(args.model) and \
             os.path.samefile(args.output, args.model):
         raise CliError(f"{args.output}: is the model file itself; refusing to overwrite it")
+    _refuse_overwriting(args.output, [args.verify] if args.verify else [],
+                        "the --verify text")
     model = load_model_file(args.model)
     sample = None
     if args.verify is not None:  # read before writing: a bad FILE leaves nothing behind

@@ -158,10 +158,12 @@ def _files_run(args: argparse.Namespace, config):
             raise CliError(f"{name}: is a directory, not a corpus file")
     from bpe_desktop.core.constraints import FILE_LIST_OPTIONS
 
-    for name in (path for option in FILE_LIST_OPTIONS for path in getattr(config, option)):
+    gold = [path for option in FILE_LIST_OPTIONS for path in getattr(config, option)]
+    for name in gold:
         if not os.path.isfile(name):
             raise CliError(f"{name}: no such gold file")
     _check_output(args.output, args.files)
+    _check_output(args.output, [*gold, *(args.protect_files or ())], "an input file")
     args.files = _without_empty(args.files)
     # Warn (and go on) before a run that may not fit in memory, not an hour into it.
     from bpe_desktop.core.memory import estimate_training_memory
@@ -198,7 +200,11 @@ def _languages_run(args: argparse.Namespace, config):
         for table, label, code in relabelled_tables(config):
             sys.stderr.write(f"{PROG}: warning: {table} is labelled {label!r} (by count) "
                              f"but given as --lang {code}; training it as {code}\n")
+    from bpe_desktop.core.parity_dev import dev_set_files
+
     _check_output(args.output, [path for paths in files.values() for path in paths])
+    _check_output(args.output, [*dev_set_files(config.parity_dev),
+                                *(args.protect_files or ())], "an input file")
 
     def work(on_progress, cancel):
         return train_multilingual(config, on_progress=on_progress, cancel=cancel,

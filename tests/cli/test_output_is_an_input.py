@@ -1,0 +1,81 @@
+"""An output file that is one of the command's inputs is refused before any work, whatever
+way the input was given: inside a folder or a glob pattern, as a language's folder, or as
+a gold, protected-strings or development file. The input stays as it was."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.cli.support import CORPUS, assert_one_error_line, run
+
+
+@pytest.fixture
+def folder(tmp_path):
+    path = tmp_path / "texts"
+    path.mkdir()
+    for name in ("a.txt", "b.txt"):
+        (path / name).write_text(CORPUS, encoding="utf-8")
+    return path
+
+
+def _refused(capsys, argv, kept):
+    before = kept.read_bytes()
+    status, out, err = run(capsys, *argv)
+    assert status == 1 and out == ""
+    assert_one_error_line(err, str(kept), "refusing to overwrite it")
+    assert kept.read_bytes() == before
+
+
+@pytest.mark.parametrize("given", ["{folder}", "{folder}/*.txt"])
+def test_count_into_a_file_of_a_folder_or_pattern_it_reads(capsys, folder, given):
+    _refused(capsys, ["count", given.format(folder=folder), "-o", folder / "b.txt", "-q"],
+             folder / "b.txt")
+
+
+def test_train_into_a_file_of_a_language_folder(capsys, folder, corpus):
+    _refused(capsys, ["train", "--lang", f"en={folder}", f"de={corpus}", "-o",
+                      folder / "a.txt", "--merges", "5", "-q"], folder / "a.txt")
+
+
+@pytest.mark.parametrize("option, content", [
+    ("--gold-boundaries", "lowest\tlow est\n"),
+    ("--protect", "newest\n"),
+])
+def test_train_into_a_constraint_file(capsys, tmp_path, corpus, option, content):
+    given = tmp_path / "given.tsv"
+    given.write_text(content, encoding="utf-8")
+    _refused(capsys, ["train", corpus, option, given, "-o", given, "--merges", "5", "-q"],
+             given)
+
+
+def test_train_into_a_development_file(capsys, tmp_path, corpus):
+    dev_en, dev_de = tmp_path / "dev.en", tmp_path / "dev.de"
+    dev_en.write_text("the lowest\n", encoding="utf-8")
+    dev_de.write_text("der niedrigste\n", encoding="utf-8")
+    _refused(capsys, ["train", "--lang", f"en={corpus}", f"de={corpus}", "--parity-dev",
+                      f"en={dev_en}", f"de={dev_de}", "-o", dev_en, "--merges", "5", "-q"],
+             dev_en)
+
+
+@pytest.mark.parametrize("command", [
+    ["export", "-m", "{model}", "--format", "subword-nmt", "--verify", "{text}"],
+    ["extend", "-m", "{model}", "{corpus}", "--merges", "3", "--held-out", "{text}"],
+    ["extend", "-m", "{model}", "{corpus}", "--merges", "3", "--out-format", "subword-nmt",
+     "--verify", "{text}"],
+    ["trim", "-m", "{model}", "--text", "{corpus}", "--id-map", "{tmp}/map.json",
+     "--held-out", "{text}"],
+])
+def test_writing_over_the_text_it_verifies_or_reports_on(capsys, tmp_path, corpus, trained,
+                                                         command):
+    text = tmp_path / "held_out.txt"
+    text.write_text("the lowest of the new\n", encoding="utf-8")
+    names = dict(model=trained, corpus=corpus, text=text, tmp=tmp_path)
+    _refused(capsys, [*(a.format(**names) for a in command), "-o", text, "-q"], text)
+
+
+def test_trim_s_id_map_over_a_held_out_text(capsys, tmp_path, corpus, trained):
+    text = tmp_path / "held_out.csv"
+    text.write_text("the lowest of the new\n", encoding="utf-8")
+    _refused(capsys, ["trim", "-m", trained, "--text", corpus, "--id-map",
+                      tmp_path / "held_out.json", "--held-out", text, "-o",
+                      tmp_path / "t.json", "-q"], text)
