@@ -79,3 +79,20 @@ def test_trim_s_id_map_over_a_held_out_text(capsys, tmp_path, corpus, trained):
     _refused(capsys, ["trim", "-m", trained, "--text", corpus, "--id-map",
                       tmp_path / "held_out.json", "--held-out", text, "-o",
                       tmp_path / "t.json", "-q"], text)
+
+
+@pytest.mark.parametrize("exists", [True, False])
+def test_writing_over_the_project_that_records_the_run(capsys, tmp_path, corpus, exists):
+    project = tmp_path / "runs.bpeproj"
+    if exists:
+        assert run(capsys, "count", corpus, "-o", tmp_path / "t.tsv", "-q", "--project",
+                   project)[0] == 0
+        _refused(capsys, ["train", corpus, "-o", project, "--merges", "5", "-q",
+                          "--project", project], project)
+        assert "count" in run(capsys, "history", project)[1]
+    else:
+        status, _, err = run(capsys, "train", corpus, "-o", project, "--merges", "5", "-q",
+                             "--project", project)
+        assert status == 1
+        assert_one_error_line(err, str(project), "--project")
+        assert not project.exists()
