@@ -162,8 +162,7 @@ def _files_run(args: argparse.Namespace, config):
     for name in gold:
         if not os.path.isfile(name):
             raise CliError(f"{name}: no such gold file")
-    _check_output(args.output, args.files)
-    _check_output(args.output, [*gold, *(args.protect_files or ())], "an input file")
+    _check_outputs(args, args.files, gold)
     args.files = _without_empty(args.files)
     # Warn (and go on) before a run that may not fit in memory, not an hour into it.
     from bpe_desktop.core.memory import estimate_training_memory
@@ -184,6 +183,19 @@ def _files_run(args: argparse.Namespace, config):
     return f"{len(args.files)} file(s), {format_bytes(size)}", work
 
 
+def _check_outputs(args: argparse.Namespace, corpus: list[str], others: list[str]) -> None:
+    """Before the work: the model and Morfessor's segmentation can be written, over no
+    input (``corpus``, ``others`` and the protected strings' files) nor each other."""
+    inputs = [*others, *(args.protect_files or ())]
+    for output in filter(None, (args.output, args.save_segmentation)):
+        _check_output(output, corpus)
+        _check_output(output, inputs, "an input file")
+    if args.save_segmentation and \
+            os.path.realpath(args.save_segmentation) == os.path.realpath(args.output):
+        raise CliError(f"{args.save_segmentation}: is also the model's output (-o); give "
+                       "the segmentation another name")
+
+
 def _languages_run(args: argparse.Namespace, config):
     """Checks of a multilingual run (balanced, parity-aware with a development set)."""
     from bpe_desktop.core.languages import language_paths
@@ -202,9 +214,8 @@ def _languages_run(args: argparse.Namespace, config):
                              f"but given as --lang {code}; training it as {code}\n")
     from bpe_desktop.core.parity_dev import dev_set_files
 
-    _check_output(args.output, [path for paths in files.values() for path in paths])
-    _check_output(args.output, [*dev_set_files(config.parity_dev),
-                                *(args.protect_files or ())], "an input file")
+    _check_outputs(args, [path for paths in files.values() for path in paths],
+                   dev_set_files(config.parity_dev))
 
     def work(on_progress, cancel):
         return train_multilingual(config, on_progress=on_progress, cancel=cancel,

@@ -96,3 +96,18 @@ def test_writing_over_the_project_that_records_the_run(capsys, tmp_path, corpus,
         assert status == 1
         assert_one_error_line(err, str(project), "--project")
         assert not project.exists()
+
+
+@pytest.mark.parametrize("where", ["corpus", "model", "under a file"])
+def test_morfessor_s_segmentation_is_checked_before_training(capsys, tmp_path, corpus, where):
+    model = tmp_path / "m.json"
+    model.write_text("previous", encoding="utf-8")
+    segmentation = {"corpus": corpus, "model": model,
+                    "under a file": corpus / "segmentation.tsv"}[where]
+    before = corpus.read_bytes()
+    status, out, err = run(capsys, "train", corpus, "-o", model, "--merges", "5", "-q",
+                           "--morfessor", "--save-segmentation", segmentation)
+    assert status == 1 and out == ""
+    assert_one_error_line(err, str(segmentation))
+    assert model.read_text(encoding="utf-8") == "previous"
+    assert corpus.read_bytes() == before
