@@ -80,7 +80,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    from bpe_desktop.core.formats import export_model, export_notes, verify_export
+    from bpe_desktop.core.formats import (
+        export_files,
+        export_model,
+        export_notes,
+        verify_export,
+    )
     from bpe_desktop.core.formats.verify import verifiable_format
 
     options: dict[str, object] = {}
@@ -107,11 +112,11 @@ def cmd_export(args: argparse.Namespace) -> int:
     if args.verify is not None and output_target(args.output).kind == "stream":
         raise CliError(f"--verify reads the written files back, but {args.output} is a "
                        "stream; give a file name with -o")
-    if os.path.exists(args.output) and os.path.exists(args.model) and \
-            os.path.samefile(args.output, args.model):
-        raise CliError(f"{args.output}: is the model file itself; refusing to overwrite it")
-    _refuse_overwriting(args.output, [args.verify] if args.verify else [],
-                        "the --verify text")
+    if output_target(args.output).kind != "stream":
+        for path in map(str, export_files(args.format, args.output, **options)):
+            _refuse_overwriting(path, [args.model], "the model file itself")
+            _refuse_overwriting(path, [args.verify] if args.verify else [],
+                                "the --verify text")
     model = load_model_file(args.model)
     sample = None
     if args.verify is not None:  # read before writing: a bad FILE leaves nothing behind

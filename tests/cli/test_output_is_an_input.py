@@ -111,3 +111,34 @@ def test_morfessor_s_segmentation_is_checked_before_training(capsys, tmp_path, c
     assert_one_error_line(err, str(segmentation))
     assert model.read_text(encoding="utf-8") == "previous"
     assert corpus.read_bytes() == before
+
+
+@pytest.mark.parametrize("fmt, model_name", [
+    ("tiktoken", "g.json"),  # the settings file beside the ranks g
+    ("gpt2", "g-vocab.json"),  # the vocab.json of the prefix g
+])
+def test_export_s_other_files_never_land_on_the_model(capsys, tmp_path, fmt, model_name):
+    corpus = tmp_path / "c.txt"
+    corpus.write_text("low lower lowest newer newest\n" * 20, encoding="utf-8")
+    model = tmp_path / model_name
+    assert run(capsys, "train", corpus, "-o", model, "--preset", "gpt2", "--merges", "5",
+               "-q")[0] == 0
+    before = model.read_bytes()
+    status, out, err = run(capsys, "export", "-m", model, "--format", fmt, "-o",
+                           tmp_path / "g")
+    assert status == 1 and out == ""
+    assert_one_error_line(err, str(model), "refusing to overwrite it")
+    assert model.read_bytes() == before
+    assert {p.name for p in tmp_path.iterdir()} == {"c.txt", model_name}
+
+
+def test_fastbpe_s_vocabulary_file_never_lands_on_the_verify_text(capsys, tmp_path, trained):
+    text = tmp_path / "codes.vocab"
+    text.write_text("the lowest of the new\n", encoding="utf-8")
+    corpus = tmp_path / "c.txt"
+    corpus.write_text("low lower lowest newer newest\n" * 20, encoding="utf-8")
+    model = tmp_path / "snmt.json"
+    assert run(capsys, "train", corpus, "-o", model, "--preset", "subword-nmt", "--merges",
+               "5", "-q")[0] == 0
+    _refused(capsys, ["export", "-m", model, "--format", "fastbpe", "--with-vocab", "-o",
+                      tmp_path / "codes", "--verify", text], text)
