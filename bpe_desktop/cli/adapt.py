@@ -142,7 +142,9 @@ def _check_adapted_output(args, fmt: str, inputs: list[str], what: str):
     """Fail before the work when the output cannot be written or would overwrite an input
     (GPT-2 files and a transformers folder may go into a folder that exists already);
     (the source's files, the files the model goes to)."""
+    from bpe_desktop.core.formats import export_files
     from bpe_desktop.core.formats.gpt2 import file_pair
+    from bpe_desktop.core.safe_write import output_target
 
     out_format = _output_format(args, fmt)
     sources = [str(p) for p in file_pair(args.model)] if fmt == "gpt2" else [args.model]
@@ -154,6 +156,8 @@ def _check_adapted_output(args, fmt: str, inputs: list[str], what: str):
         targets = [str(p) for p in file_pair(args.output)]
     elif out_format == "transformers" and os.path.isdir(args.output):
         targets = [os.path.join(args.output, name) for name in _TRANSFORMERS_FILES]
+    elif out_format == "tiktoken" and output_target(args.output).kind != "stream":
+        targets = [str(p) for p in export_files(out_format, args.output)]  # + settings
     for target in targets:
         _check_output(target, sources, "the source tokenizer")
         _check_output(target, inputs, what)

@@ -142,3 +142,11 @@ def test_fastbpe_s_vocabulary_file_never_lands_on_the_verify_text(capsys, tmp_pa
                "5", "-q")[0] == 0
     _refused(capsys, ["export", "-m", model, "--format", "fastbpe", "--with-vocab", "-o",
                       tmp_path / "codes", "--verify", text], text)
+
+
+def test_extend_s_tiktoken_settings_file_never_lands_on_the_source(capsys, tmp_path, corpus):
+    source = tmp_path / "g.json"
+    assert run(capsys, "train", corpus, "-o", source, "--preset", "gpt2", "--merges", "5",
+               "-q")[0] == 0
+    _refused(capsys, ["extend", "-m", source, corpus, "--merges", "3", "--out-format",
+                      "tiktoken", "-o", tmp_path / "g", "-q"], source)
