@@ -198,7 +198,10 @@ def table_language_of(args: argparse.Namespace) -> str | None:
     if given.lower() == "none":
         return ""
     if given:
-        return check_code(given, "--language")
+        try:
+            return check_code(given, "--language")
+        except ConfigError as exc:
+            raise UsageError(str(exc)) from None
     if args.merge:
         return None
     return inputs_language(args.inputs)

@@ -19,6 +19,7 @@ from bpe_desktop.cli._common import (
 )
 from bpe_desktop.cli.options import whole_number
 from bpe_desktop.cli.recording import add_project_option, recording
+from bpe_desktop.core.errors import ConfigError
 from bpe_desktop.core.evaluation.coverage import CHARACTER_MAPS
 from bpe_desktop.core.evaluation.gold import GOLD_FORMATS
 from bpe_desktop.core.evaluation.parity import PARITY_MODES
@@ -95,9 +96,12 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     for name in [*args.gold, *args.text, *args.parallel, *filter(None, [args.reference])]:
         if not os.path.isfile(name):
             raise CliError(f"{name}: no such file")
-    character_map = parse_character_map(args.char_map) if args.char_map else {}
     if args.char_map and not args.gold:
         raise UsageError("--char-map needs --gold (it rewrites the gold files)")
+    try:
+        character_map = parse_character_map(args.char_map) if args.char_map else {}
+    except ConfigError as exc:
+        raise UsageError(str(exc)) from None
     model = _load(args.model, args.format)
     request = EvaluationRequest(
         character_map=character_map,

@@ -173,7 +173,7 @@ def test_a_gold_in_another_spelling_is_warned_about_and_mapped(capsys, tmp_path)
     assert report["words_in_training"] == 11 and report["character_mapping"]["S"] == "ş"
     status, out, err = run(capsys, "evaluate", "-m", turkish, "--gold", gold,
                            "--char-map", "C=ç,I")
-    assert status == 1 and "pair 2" in err and err.count("\n") == 1
+    assert status == 2 and "pair 2" in err and err.count("\n") == 1
 
 
 def test_each_text_is_a_column_and_parity_shows_unknown_rates(capsys, model_file):

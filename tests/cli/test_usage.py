@@ -121,6 +121,8 @@ def test_output_same_as_corpus_refused(capsys, corpus):
     (["train", "-o", "{m}"], ["no corpus files"]),
     (["count", "{c}", "-o", "-", "--merge", "--dask", "local"], ["--merge", "--dask"]),
     (["count", "{c}", "-o", "-", "--dask", "local:x"], ["--dask local:N", "'x'"]),
+    (["count", "{c}", "-o", "-", "--language", "x1"], ["--language", "'x1'"]),
+    (["evaluate", "-m", "{m}", "--gold", "{c}", "--char-map", "bogus"], ["'bogus'"]),
     (["encode", "-m", "{m}", "--mode", "greedy", "--dropout", "0.1"], ["--dropout"]),
     (["compare", "-m", "{m}", "--text", "{c}"], ["2 to 4 models", "compare --help"]),
     (["evaluate", "-m", "{m}"], ["nothing to evaluate", "evaluate --help"]),
