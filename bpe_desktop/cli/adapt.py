@@ -142,13 +142,14 @@ def _check_adapted_output(args, fmt: str, inputs: list[str], what: str):
     """Fail before the work when the output cannot be written or would overwrite an input
     (GPT-2 files and a transformers folder may go into a folder that exists already);
     (the source's files, the files the model goes to)."""
-    from bpe_desktop.core.formats import export_files
+    from bpe_desktop.core.formats import export_files, import_files
     from bpe_desktop.core.formats.gpt2 import file_pair
     from bpe_desktop.core.safe_write import output_target
 
     out_format = _output_format(args, fmt)
-    sources = [str(p) for p in file_pair(args.model)] if fmt == "gpt2" else [args.model]
-    if fmt == "hf" and os.path.isdir(args.model):  # a transformers folder
+    sources = [str(p) for p in import_files(fmt, args.model)] if fmt != "model" else \
+        [args.model]
+    if fmt == "hf" and os.path.isdir(args.model):  # a transformers folder: all its files
         sources = [os.path.join(args.model, name) for name in _TRANSFORMERS_FILES]
     targets = [args.output]
     if out_format == "gpt2" and not (args.output.endswith((os.sep, "/"))

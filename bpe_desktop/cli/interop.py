@@ -149,7 +149,7 @@ def report_verification(result, quiet: bool, stream=None) -> None:
 
 
 def cmd_import(args: argparse.Namespace) -> int:
-    from bpe_desktop.core.formats import import_model, recount
+    from bpe_desktop.core.formats import import_files, import_model, recount
     from bpe_desktop.core.training import CancelToken, Corpus
 
     _check_tokenizer_path(args.path, args.format)
@@ -157,7 +157,9 @@ def cmd_import(args: argparse.Namespace) -> int:
     for name in corpus_files:
         if not os.path.isfile(name):
             raise CliError(f"{name}: no such corpus file")
-    _check_output(args.output, [args.path, *corpus_files])
+    _check_output(args.output, [str(p) for p in import_files(args.format, args.path)],
+                  "the imported tokenizer")
+    _check_output(args.output, corpus_files)
     model = import_model(args.format, args.path)
     if corpus_files:
         progress = None if args.quiet else ProgressBar(sys.stderr)

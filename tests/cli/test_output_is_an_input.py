@@ -150,3 +150,29 @@ def test_extend_s_tiktoken_settings_file_never_lands_on_the_source(capsys, tmp_p
                "-q")[0] == 0
     _refused(capsys, ["extend", "-m", source, corpus, "--merges", "3", "--out-format",
                       "tiktoken", "-o", tmp_path / "g", "-q"], source)
+
+
+@pytest.mark.parametrize("fmt, source, written", [
+    ("gpt2", "gp", "gp-vocab.json"),  # the prefix's vocab.json
+    ("tiktoken", "tk", "tk.json"),  # the settings beside the ranks
+])
+def test_import_never_writes_over_a_file_it_reads(capsys, tmp_path, corpus, fmt, source,
+                                                   written):
+    model = tmp_path / "g.json"
+    assert run(capsys, "train", corpus, "-o", model, "--preset", "gpt2", "--merges", "5",
+               "-q")[0] == 0
+    assert run(capsys, "export", "-m", model, "--format", fmt, "-o", tmp_path / source,
+               "-q")[0] == 0
+    _refused(capsys, ["import", "--format", fmt, tmp_path / source, "-o",
+                      tmp_path / written, "-q"], tmp_path / written)
+
+
+def test_extend_never_writes_over_a_tiktoken_source_s_settings(capsys, tmp_path, corpus):
+    model = tmp_path / "g.json"
+    assert run(capsys, "train", corpus, "-o", model, "--preset", "gpt2", "--merges", "5",
+               "-q")[0] == 0
+    assert run(capsys, "export", "-m", model, "--format", "tiktoken", "-o", tmp_path / "tk",
+               "-q")[0] == 0
+    _refused(capsys, ["extend", "-m", tmp_path / "tk", "--format", "tiktoken", corpus,
+                      "--merges", "3", "--out-format", "model", "-o", tmp_path / "tk.json",
+                      "-q"], tmp_path / "tk.json")

@@ -233,6 +233,21 @@ def export_files(fmt: str, path: str | os.PathLike, **options: Any) -> list[Path
     return files
 
 
+def import_files(fmt: str, path: str | os.PathLike) -> list[Path]:
+    """The files :func:`import_model` reads for ``path``: GPT-2's pair (of a folder, a
+    file of it or a prefix), the ranks and tiktoken's settings beside them, a
+    transformers folder's ``tokenizer.json``, or the file itself."""
+    from bpe_desktop.core.formats import gpt2, tiktoken_ranks
+
+    if fmt == "gpt2":
+        return list(gpt2.file_pair(path))
+    if fmt == "tiktoken":
+        return [Path(path), tiktoken_ranks.settings_path(path)]
+    if fmt == "hf" and os.path.isdir(path):
+        return [Path(path) / "tokenizer.json"]
+    return [Path(path)]
+
+
 def import_model(fmt: str, path: str | os.PathLike, **options: Any) -> BPEModel:
     """Read a tokenizer written by another tool as a :class:`BPEModel` (counts unknown).
 
