@@ -140,8 +140,8 @@ _TRANSFORMERS_FILES = ("tokenizer.json", "tokenizer_config.json", "special_token
 
 def _check_adapted_output(args, fmt: str, inputs: list[str], what: str):
     """Fail before the work when the output cannot be written or would overwrite an input
-    (GPT-2 files and a transformers folder may go into a folder that exists already);
-    (the source's files, the files the model goes to)."""
+    (GPT-2 files and a transformers folder may go into a folder that exists already).
+    Returns (the files the source is read from, the files the model goes to)."""
     from bpe_desktop.core.formats import export_files, import_files
     from bpe_desktop.core.formats.gpt2 import file_pair
     from bpe_desktop.core.safe_write import output_target
