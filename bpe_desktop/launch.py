@@ -7,6 +7,7 @@ command as a Ctrl-C later does: one line on stderr and exit status 130, no trace
 
 from __future__ import annotations
 
+import os
 import signal
 import sys
 from typing import Sequence
@@ -22,6 +23,7 @@ EXIT_INTERRUPTED = 130
 def main(argv: Sequence[str] | None = None) -> int:
     global _reported
     _reported = False  # a new command (tests run several in one process)
+    _replace_closed_streams()
     try:
         # An import must not take the KeyboardInterrupt (see sigint_held).
         with sigint_held():
@@ -31,6 +33,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         report_interrupted()
         return EXIT_INTERRUPTED
+
+
+def _replace_closed_streams() -> None:
+    """A standard stream the process was started without (``2>&-``, a launcher that
+    closes it) is None in Python: writing progress or a message to it must not end the
+    command, so such a stream becomes the null device (what is written there is dropped,
+    as ``print`` drops it)."""
+    for name in ("stdout", "stderr"):
+        if getattr(sys, name) is None:
+            setattr(sys, name, open(os.devnull, "w", encoding="utf-8"))
 
 
 #: Whether the Ctrl-C line was written (a second Ctrl-C must not write it again).

@@ -11,7 +11,8 @@ from typing import Iterator
 
 @contextlib.contextmanager
 def sigint_held() -> Iterator[None]:
-    """Ctrl-C during the block arrives when it ends, as a KeyboardInterrupt there.
+    """Ctrl-C during the block arrives when it ends, as a KeyboardInterrupt there; so
+    does SIGTERM, which the command line handles as Ctrl-C.
 
     For work that must not be cut in the middle: an import (a KeyboardInterrupt raised in
     one of its callbacks, such as a module lock's weakref callback, is printed as
@@ -23,7 +24,7 @@ def sigint_held() -> Iterator[None]:
             threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
     try:
         yield
     finally:

@@ -29,8 +29,10 @@ Without a subcommand it opens the desktop application. Each section below is exa
 what `bpe-desktop COMMAND --help` prints.
 
 Every failure is one line on standard error, `bpe-desktop: error: ...`, and a non-zero
-exit status: 1 for errors, 2 for a wrong command line, 130 when interrupted (Ctrl+C,
-which also stops a training, count, extension or import cleanly). Set `BPE_DESKTOP_DEBUG=1` to also see the
+exit status: 1 for errors, 2 for a wrong command line (an unknown option, a bad value,
+options that need or exclude each other), 130 when interrupted (Ctrl+C,
+which also stops a training, count, extension or import cleanly), 143 when stopped by
+SIGTERM (`kill`, a job scheduler), which cancels the work as Ctrl+C does. Set `BPE_DESKTOP_DEBUG=1` to also see the
 traceback of an unexpected error.
 
 Typical use (the toy vocabulary ships with the application; see [Quick

@@ -1,7 +1,8 @@
 """The ``bpe-desktop`` command: train, encode, decode and inspect models from a shell.
 
 Every failure is one line on stderr, ``bpe-desktop: error: ...``, and a non-zero exit
-status: 1 for errors, 2 for bad usage, 130 when interrupted (Ctrl-C). Set
+status: 1 for errors, 2 for bad usage, 130 when interrupted (Ctrl-C), 143 when
+stopped by SIGTERM (which cancels the work as Ctrl-C does). Set
 ``BPE_DESKTOP_DEBUG=1`` to also get the traceback of an unexpected error.
 
 One module per command (or pair of commands), each with ``add_parser(sub)`` adding its
@@ -24,13 +25,16 @@ from bpe_desktop.cli._common import (
     EXIT_ERROR,
     EXIT_INTERRUPTED,
     EXIT_OK,
+    EXIT_TERMINATED,
     EXIT_USAGE,
     ISSUES_HINT,
     PROG,
     CliError,
+    UsageError,
     _fail,
     _os_message,
     _silence_stdout,
+    sigterm_as_interrupt,
 )
 from bpe_desktop.cli.recording import run_command
 from bpe_desktop.core.errors import BpeError
@@ -89,18 +93,29 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # --help, --version, or a usage error (already printed)
         return exc.code if isinstance(exc.code, int) else EXIT_USAGE if exc.code else EXIT_OK
+    if args.command is None:  # only reachable with options but no command
+        parser.print_help()
+        return EXIT_OK
+    with sigterm_as_interrupt() as signalled:
+        status = _run(args, args_list, signalled)
+    return EXIT_TERMINATED if signalled["terminated"] and status == EXIT_INTERRUPTED \
+        else status
+
+
+def _run(args: argparse.Namespace, args_list: list[str], signalled: dict[str, bool]) -> int:
+    """The command, its failures made one line and an exit status."""
     try:
-        if args.command is None:  # only reachable with options but no command
-            parser.print_help()
-            return EXIT_OK
         return run_command(args, args_list)
     except KeyboardInterrupt as exc:  # a command may say what was done (its argument)
         mark_interrupted_reported()
-        _fail(str(exc) or "interrupted")
+        _fail(str(exc) or ("terminated" if signalled["terminated"] else "interrupted"))
         return EXIT_INTERRUPTED
     except BrokenPipeError:
         _silence_stdout()
         return EXIT_ERROR
+    except UsageError as exc:
+        _fail(f"{exc} (see '{PROG} {args.command} --help')")
+        return EXIT_USAGE
     except (BpeError, CliError, ValueError) as exc:
         _fail(str(exc))
         return EXIT_ERROR

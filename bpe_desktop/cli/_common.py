@@ -3,6 +3,7 @@ checks, reading text input, and running work on a thread that Ctrl-C cancels."""
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import json
 import os
@@ -18,11 +19,17 @@ from bpe_desktop.core.text_files import open_text_bytes
 from bpe_desktop.launch import EXIT_INTERRUPTED, PROG  # noqa: F401 (re-exported)
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2
+EXIT_TERMINATED = 128 + 15  # the shell's status of a process ended by SIGTERM
 ISSUES_HINT = "this is a bug in BPE Desktop; please report it"
 
 
 class CliError(Exception):
     """A user error found by the command line itself (the message is the whole story)."""
+
+
+class UsageError(CliError):
+    """A wrong command line found after parsing (options that need or exclude each other,
+    a wrong number of values): exit status 2, as argparse's own errors."""
 
 
 def _fail(message: str) -> None:
@@ -79,6 +86,7 @@ def load_model_file(path: str, format_option: str = ""):
     from bpe_desktop.core.errors import BpeError, ModelFileError
     from bpe_desktop.core.formats import FORMATS
     from bpe_desktop.core.formats.detect import OWN_FORMAT, detect_format
+    from bpe_desktop.core.formats.gpt2 import file_pair
     from bpe_desktop.core.model_file import load_model
 
     try:
@@ -90,6 +98,9 @@ def load_model_file(path: str, format_option: str = ""):
             fmt = OWN_FORMAT
         if fmt == OWN_FORMAT:
             raise exc from None
+        if os.path.isdir(path) and fmt == "gpt2" and not any(
+                p.is_file() for p in file_pair(path)):  # (every folder reads as GPT-2's)
+            raise CliError(f"{path}: is a folder, not a model file") from None
         how = (f"give {format_option} {fmt}" if format_option else
                f"convert it first with 'bpe-desktop import --format {fmt}'")
         raise CliError(f"{path}: {FORMATS[fmt].label.rstrip('…')}, not a BPE Desktop "
@@ -108,13 +119,29 @@ def _check_output(output: str, inputs: Sequence[str], what: str = "a corpus file
         raise CliError(f"{output}: the folder {directory} does not exist")
     if not os.access(directory, os.W_OK):
         raise CliError(f"{output}: the folder {directory} is not writable")
+    _refuse_overwriting(output, inputs, what)
+
+
+def _refuse_overwriting(output: str, inputs: Sequence[str], what: str) -> None:
+    """Fail when ``output`` is one of the ``inputs`` (a folder's: any file below it)."""
     if os.path.exists(output):
-        for name in inputs:
+        for name in _files_below(inputs):
             try:
                 if os.path.samefile(name, output):
                     raise CliError(f"{output}: is also {what}; refusing to overwrite it")
             except OSError:
                 continue
+
+
+def _files_below(paths: Sequence[str]) -> Iterator[str]:
+    """The files ``paths`` name, a folder's being every file below it (all that a folder
+    input may read)."""
+    for path in paths:
+        if os.path.isdir(path):
+            for root, _, names in os.walk(path):
+                yield from (os.path.join(root, name) for name in names)
+        else:
+            yield path
 
 
 def _report_stream(output: str) -> IO[str]:
@@ -185,6 +212,32 @@ def _in_worker(work: Callable[[], object], cancel) -> object:
     if "error" in outcome:
         raise outcome["error"]  # type: ignore[misc]
     return outcome["result"]
+
+
+@contextlib.contextmanager
+def sigterm_as_interrupt() -> Iterator[dict[str, bool]]:
+    """SIGTERM during the block (``kill``, a job scheduler's or a container's stop) ends
+    the command as Ctrl-C does: the work is cancelled and the previous output kept, where
+    the default action would kill the process mid-write with no word. Yields a dict whose
+    ``"terminated"`` says whether it came, for the exit status and the message."""
+    state = {"terminated": False}
+
+    def on_sigterm(signum, frame) -> None:
+        state["terminated"] = True
+        handler = signal.getsignal(signal.SIGINT)
+        if callable(handler) and handler is not signal.default_int_handler:
+            handler(signal.SIGINT, frame)  # a worker's Ctrl-C handler: it cancels the work
+        else:  # (also where Ctrl-C is ignored: SIGTERM still stops the command)
+            raise KeyboardInterrupt
+
+    if threading.current_thread() is not threading.main_thread():
+        yield state
+        return
+    previous = signal.signal(signal.SIGTERM, on_sigterm)
+    try:
+        yield state
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def _handle_sigint(handler) -> object | None:

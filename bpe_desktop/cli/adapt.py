@@ -17,6 +17,7 @@ from bpe_desktop.cli._common import (
     _fail,
     _in_worker,
     _lines,
+    _report_stream,
 )
 from bpe_desktop.cli.options import add_encoding_errors_option, whole_number
 from bpe_desktop.cli.progress import ProgressBar
@@ -137,14 +138,18 @@ def _read_lines(names) -> list[str]:
 _TRANSFORMERS_FILES = ("tokenizer.json", "tokenizer_config.json", "special_tokens_map.json")
 
 
-def _check_adapted_output(args, fmt: str, inputs: list[str], what: str) -> None:
+def _check_adapted_output(args, fmt: str, inputs: list[str], what: str):
     """Fail before the work when the output cannot be written or would overwrite an input
-    (GPT-2 files and a transformers folder may go into a folder that exists already)."""
+    (GPT-2 files and a transformers folder may go into a folder that exists already).
+    Returns (the files the source is read from, the files the model goes to)."""
+    from bpe_desktop.core.formats import export_files, import_files
     from bpe_desktop.core.formats.gpt2 import file_pair
+    from bpe_desktop.core.safe_write import output_target
 
     out_format = _output_format(args, fmt)
-    sources = [str(p) for p in file_pair(args.model)] if fmt == "gpt2" else [args.model]
-    if fmt == "hf" and os.path.isdir(args.model):  # a transformers folder
+    sources = [str(p) for p in import_files(fmt, args.model)] if fmt != "model" else \
+        [args.model]
+    if fmt == "hf" and os.path.isdir(args.model):  # a transformers folder: all its files
         sources = [os.path.join(args.model, name) for name in _TRANSFORMERS_FILES]
     targets = [args.output]
     if out_format == "gpt2" and not (args.output.endswith((os.sep, "/"))
@@ -152,9 +157,18 @@ def _check_adapted_output(args, fmt: str, inputs: list[str], what: str) -> None:
         targets = [str(p) for p in file_pair(args.output)]
     elif out_format == "transformers" and os.path.isdir(args.output):
         targets = [os.path.join(args.output, name) for name in _TRANSFORMERS_FILES]
+    elif out_format == "tiktoken" and output_target(args.output).kind != "stream":
+        targets = [str(p) for p in export_files(out_format, args.output)]  # + settings
     for target in targets:
         _check_output(target, sources, "the source tokenizer")
         _check_output(target, inputs, what)
+        _check_output(target, _texts(args), "a --verify or --held-out text")
+    return sources, targets
+
+
+def _texts(args) -> list[str]:
+    """The texts that --verify and --held-out read (after writing: never overwritten)."""
+    return [*(args.verify or ()), *(args.held_out or ())]
 
 
 def _output_format(args, fmt: str) -> str:
@@ -207,25 +221,27 @@ def cmd_extend(args: argparse.Namespace) -> int:
         run.set_model(model, path=args.output, fmt=_output_format(args, fmt))
         run.add_metrics(extension_metrics(result, reports))
     if not args.quiet:
+        report = _report_stream(args.output)
         print(f"{result.new_merges:,} new merges, vocabulary {source.vocab_size:,} -> "
-              f"{model.vocab_size:,} tokens, {time.perf_counter() - started:.1f} s")
+              f"{model.vocab_size:,} tokens, {time.perf_counter() - started:.1f} s",
+              file=report)
         if new_ids is not None and result.new_ids:
             reserved = model.vocab_size - source.vocab_size - len(result.new_ids)
             print(f"new tokens at ids {result.new_ids[0]:,} ... {result.new_ids[-1]:,}"
                   + (f"; {reserved:,} ids left free before them are reserved tokens"
-                     if reserved else ""))
+                     if reserved else ""), file=report)
         if result.new_characters:
             frequent = sorted(result.new_characters, key=lambda item: -item[1])
             shown = ", ".join(f"{c!r} {n:,}" for c, n in frequent[:20])
             more = len(result.new_characters) - 20
             print(f"{len(result.new_characters):,} new characters: {shown}"
-                  + (f" and {more:,} more" if more > 0 else ""))
+                  + (f" and {more:,} more" if more > 0 else ""), file=report)
         if result.unknown_characters:
-            print(f"{len(result.unknown_characters):,} characters left unknown")
+            print(f"{len(result.unknown_characters):,} characters left unknown", file=report)
         if result.byte_characters:
             print(f"{len(result.byte_characters):,} characters spelled in byte tokens "
-                  "(byte fallback)")
-        _print_reports(reports)
+                  "(byte fallback)", file=report)
+        _print_reports(reports, report)
     return EXIT_OK
 
 
@@ -236,9 +252,8 @@ def cmd_trim(args: argparse.Namespace) -> int:
         if not os.path.isfile(name):
             raise CliError(f"{name}: no such text file")
     source, fmt = _load_source(args)
-    _check_adapted_output(args, fmt, args.text, "a target text file")
-    _check_output(args.id_map, [args.model], "the source tokenizer")
-    _check_output(args.id_map, args.text, "a target text file")
+    sources, targets = _check_adapted_output(args, fmt, args.text, "a target text file")
+    _check_id_map(args, sources, targets)
     texts = _read_lines(args.text)
     if not any(line.strip() for line in texts):
         raise CliError(f"{', '.join(args.text)}: the target text is empty (nothing but "
@@ -255,10 +270,32 @@ def cmd_trim(args: argparse.Namespace) -> int:
         run.set_model(result.model, path=args.output, fmt=_output_format(args, fmt))
         run.add_metrics(trim_metrics(result, reports))
     if not args.quiet:
+        report = _report_stream(args.output)
         print(f"kept {len(result.id_map):,} of {source.vocab_size:,} tokens "
-              f"({result.dropped:,} dropped); id map: {', '.join(map(str, maps))}")
-        _print_reports(reports)
+              f"({result.dropped:,} dropped); id map: {', '.join(map(str, maps))}",
+              file=report)
+        _print_reports(reports, report)
     return EXIT_OK
+
+
+def _check_id_map(args, sources: list[str], targets: list[str]) -> None:
+    """The id map's two files (JSON and CSV) can be written, and on neither the model nor
+    an input."""
+    from bpe_desktop.core.safe_write import output_target
+    from bpe_desktop.core.trim import id_map_paths
+
+    id_map, texts = args.id_map, args.text
+    if output_target(id_map).kind == "stream":
+        raise CliError(f"--id-map {id_map}: the id map is two files (JSON and CSV); give "
+                       "a file name")
+    model_files = {os.path.realpath(target) for target in targets}
+    for path in map(str, id_map_paths(id_map)):
+        if os.path.realpath(path) in model_files:
+            raise CliError(f"{path}: the id map (--id-map) would overwrite the trimmed "
+                           "model (-o); give it another name")
+        _check_output(path, sources, "the source tokenizer")
+        _check_output(path, texts, "a target text file")
+        _check_output(path, _texts(args), "a --verify or --held-out text")
 
 
 def _held_out(names) -> list[tuple[str, list[str]]]:
@@ -280,18 +317,20 @@ def _write(args, model, source, fmt: str, verify: list[str]) -> None:
     out_format = _output_format(args, fmt)
     paths = write_model(model, out_format, args.output, source=source,
                         source_path=args.model, source_format=fmt)
+    report = _report_stream(args.output)
     if not args.quiet:
-        print("wrote " + ", ".join(str(p) for p in paths))
+        print("wrote " + ", ".join(str(p) for p in paths), file=report)
     checked = "hf" if out_format == TRANSFORMERS_FOLDER else out_format
     for note in export_notes(model, checked) if out_format != "model" else ():
         sys.stderr.write(f"{PROG}: warning: {note}\n")
     if verify and out_format != "model":
         files = paths[:1] if out_format == TRANSFORMERS_FOLDER else paths
         try:
-            report_verification(verify_export(model, checked, files, verify), args.quiet)
+            report_verification(verify_export(model, checked, files, verify), args.quiet,
+                                report)
             if out_format == TRANSFORMERS_FOLDER:
                 report_verification(verify_transformers_folder(model, paths[0].parent,
-                                                               verify), args.quiet)
+                                                               verify), args.quiet, report)
         except KeyboardInterrupt:  # the files are in place: say so, not just "interrupted"
             raise KeyboardInterrupt("interrupted while verifying; the files were written: "
                                     + ", ".join(str(p) for p in paths)) from None
@@ -304,8 +343,8 @@ def _reports(before, after, held_out, id_map=None) -> list:
     return [held_out_report(before, after, lines, name, id_map) for name, lines in held_out]
 
 
-def _print_reports(reports) -> None:
+def _print_reports(reports, stream) -> None:
     from bpe_desktop.core.adaptation_report import format_report
 
     for report in reports:
-        print(format_report(report))
+        print(format_report(report), file=stream)

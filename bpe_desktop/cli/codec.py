@@ -8,7 +8,13 @@ import re
 import sys
 from typing import Iterator
 
-from bpe_desktop.cli._common import EXIT_OK, CliError, _lines_with_ends, load_model_file
+from bpe_desktop.cli._common import (
+    EXIT_OK,
+    CliError,
+    UsageError,
+    _lines_with_ends,
+    load_model_file,
+)
 from bpe_desktop.cli.options import probability, whole_number
 from bpe_desktop.core.errors import EncodeError
 from bpe_desktop.core.tokenizer import MAX_SEED, MODES
@@ -78,7 +84,7 @@ def _untranslated_stdout():
 
 def cmd_encode(args: argparse.Namespace) -> int:
     if args.dropout and args.mode != "merges":
-        raise CliError("--dropout applies to --mode merges only")
+        raise UsageError("--dropout applies to --mode merges only")
     # --seed with P = 0 is ordinary encoding (one sample, whatever the seed): a sweep of P
     # from 0 keeps one command line.
     model = load_model_file(args.model)

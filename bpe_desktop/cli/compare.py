@@ -49,24 +49,30 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    from bpe_desktop.cli._common import EXIT_OK, CliError, load_model_file, print_json
+    from bpe_desktop.cli._common import (
+        EXIT_OK,
+        CliError,
+        UsageError,
+        load_model_file,
+        print_json,
+    )
     from bpe_desktop.core.comparison import compare, open_model, read_text_lines
 
     models = args.models
     if not MIN_TOKENIZERS <= len(models) <= MAX_TOKENIZERS:
-        raise CliError(f"give {MIN_TOKENIZERS} to {MAX_TOKENIZERS} models (-m); "
-                       f"got {len(models)}")
+        raise UsageError(f"give {MIN_TOKENIZERS} to {MAX_TOKENIZERS} models (-m); "
+                         f"got {len(models)}")
     formats = args.formats or ["model"]
     if len(formats) == 1:
         formats = formats * len(models)
     if len(formats) != len(models):
-        raise CliError(f"give one --format for all models or one per model; got "
-                       f"{len(formats)} for {len(models)} models")
+        raise UsageError(f"give one --format for all models or one per model; got "
+                         f"{len(formats)} for {len(models)} models")
     if not args.text and not args.parity_dev:
-        raise CliError("give the text to compare on (--text FILE) or a parallel set "
-                       "(--parity-dev CODE=PATH…)")
+        raise UsageError("give the text to compare on (--text FILE) or a parallel set "
+                         "(--parity-dev CODE=PATH…)")
     if args.parity_dev_documents and not args.parity_dev:
-        raise CliError("--parity-dev-documents needs --parity-dev")
+        raise UsageError("--parity-dev-documents needs --parity-dev")
     for name in [*models, *args.text]:
         if not os.path.exists(name):
             raise CliError(f"{name}: no such file")

@@ -9,7 +9,6 @@ merges as training on the text with the same text options (see
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import time
 
@@ -18,6 +17,7 @@ from bpe_desktop.cli._common import (
     EXIT_OK,
     PROG,
     CliError,
+    UsageError,
     _check_output,
     _report_stream,
     _without_empty,
@@ -32,7 +32,7 @@ from bpe_desktop.cli.options import (
 )
 from bpe_desktop.cli.progress import ProgressBar
 from bpe_desktop.cli.recording import add_project_option, recording
-from bpe_desktop.core.errors import TrainingCancelled
+from bpe_desktop.core.errors import ConfigError, TrainingCancelled
 
 #: The training options that decide what a word is (the others only matter when merging).
 TEXT_OPTIONS = ("pretokenizer", "normalize", "lowercase", "threads")
@@ -128,14 +128,20 @@ def cmd_count(args: argparse.Namespace) -> int:
     from bpe_desktop.core.training import CancelToken
 
     config = config_from_args(args)
-    _check_output(args.output, [i for i in args.inputs if os.path.isfile(i)])
     progress = None if args.quiet else CountProgressBar(sys.stderr)
     started = time.perf_counter()
     if args.dask and args.merge:
-        raise CliError("--merge runs locally (it is streamed); leave out --dask")
+        raise UsageError("--merge runs locally (it is streamed); leave out --dask")
+    if args.dask:
+        try:
+            cluster.parse_target(args.dask)
+        except ConfigError as exc:  # (a malformed local:N)
+            raise UsageError(str(exc)) from None
     if args.dask and not cluster.dask_available():
         raise CliError(cluster.INSTALL_HINT)
-    inputs = _without_empty(counting.expand_inputs(args.inputs))
+    inputs = counting.expand_inputs(args.inputs)  # (folders and patterns: their files)
+    _check_output(args.output, inputs)
+    inputs = _without_empty(inputs)
     language = table_language_of(args)
     try:
         if args.dask:
@@ -192,7 +198,10 @@ def table_language_of(args: argparse.Namespace) -> str | None:
     if given.lower() == "none":
         return ""
     if given:
-        return check_code(given, "--language")
+        try:
+            return check_code(given, "--language")
+        except ConfigError as exc:
+            raise UsageError(str(exc)) from None
     if args.merge:
         return None
     return inputs_language(args.inputs)

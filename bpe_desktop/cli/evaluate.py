@@ -10,9 +10,16 @@ import argparse
 import os
 import sys
 
-from bpe_desktop.cli._common import EXIT_OK, CliError, load_model_file, print_json
+from bpe_desktop.cli._common import (
+    EXIT_OK,
+    CliError,
+    UsageError,
+    load_model_file,
+    print_json,
+)
 from bpe_desktop.cli.options import whole_number
 from bpe_desktop.cli.recording import add_project_option, recording
+from bpe_desktop.core.errors import ConfigError
 from bpe_desktop.core.evaluation.coverage import CHARACTER_MAPS
 from bpe_desktop.core.evaluation.gold import GOLD_FORMATS
 from bpe_desktop.core.evaluation.parity import PARITY_MODES
@@ -81,17 +88,20 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     )
 
     if not (args.gold or args.text or args.parallel):
-        raise CliError("nothing to evaluate: give --gold, --text or --parallel")
+        raise UsageError("nothing to evaluate: give --gold, --text or --parallel")
     if args.parallel and not args.reference:
-        raise CliError("--parallel needs --reference (the reference language's file)")
+        raise UsageError("--parallel needs --reference (the reference language's file)")
     if args.reference and not args.parallel:
-        raise CliError("--reference needs --parallel")
+        raise UsageError("--reference needs --parallel")
     for name in [*args.gold, *args.text, *args.parallel, *filter(None, [args.reference])]:
         if not os.path.isfile(name):
             raise CliError(f"{name}: no such file")
-    character_map = parse_character_map(args.char_map) if args.char_map else {}
     if args.char_map and not args.gold:
-        raise CliError("--char-map needs --gold (it rewrites the gold files)")
+        raise UsageError("--char-map needs --gold (it rewrites the gold files)")
+    try:
+        character_map = parse_character_map(args.char_map) if args.char_map else {}
+    except ConfigError as exc:
+        raise UsageError(str(exc)) from None
     model = _load(args.model, args.format)
     request = EvaluationRequest(
         character_map=character_map,
@@ -104,8 +114,9 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
 
         run.add_metrics(evaluation_metrics(report))
         run.add_model_config(model)
-    if args.json:
-        print_json(report.to_json())
+    if args.json:  # the model's size first, as the text's first line gives it
+        print_json({"vocab_size": report.vocab_size, "merges": report.merges,
+                    **report.to_json()})
     else:
         sys.stdout.write(format_report(report))
     sys.stdout.flush()

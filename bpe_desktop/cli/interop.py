@@ -5,17 +5,20 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from pathlib import Path
 
 from bpe_desktop.cli._common import (
     EXIT_INTERRUPTED,
     EXIT_OK,
     PROG,
     CliError,
+    UsageError,
     _check_output,
     _check_tokenizer_path,
     _fail,
     _in_worker,
     _lines,
+    _refuse_overwriting,
     _report_stream,
     load_model_file,
 )
@@ -82,31 +85,37 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 def cmd_export(args: argparse.Namespace) -> int:
     from bpe_desktop.core.adapted_output import (
+        FOLDER_FILES,
         verify_transformers_folder,
         write_transformers_folder,
     )
-    from bpe_desktop.core.formats import export_model, export_notes, verify_export
+    from bpe_desktop.core.formats import (
+        export_files,
+        export_model,
+        export_notes,
+        verify_export,
+    )
     from bpe_desktop.core.formats.verify import verifiable_format
 
     options: dict[str, object] = {}
     if args.legacy_merges:
         if args.format != "hf":
-            raise CliError("--legacy-merges is an option of --format hf")
+            raise UsageError("--legacy-merges is an option of --format hf")
         options["legacy_merges"] = True
     if args.no_settings:
         if args.format != "tiktoken":
-            raise CliError("--no-settings is an option of --format tiktoken")
+            raise UsageError("--no-settings is an option of --format tiktoken")
         options["sidecar"] = False
     if args.with_vocab:
         if args.format != "fastbpe":
-            raise CliError("--with-vocab is an option of --format fastbpe")
+            raise UsageError("--with-vocab is an option of --format fastbpe")
         options["vocab"] = True
     if args.dropout is not None:
         if args.format != "hf":
-            raise CliError("--dropout is an option of --format hf")
+            raise UsageError("--dropout is an option of --format hf")
         options["dropout"] = args.dropout
     if args.verify_lines is not None and args.verify is None:
-        raise CliError("--verify-lines needs --verify FILE")
+        raise UsageError("--verify-lines needs --verify FILE")
     folder = args.format == TRANSFORMERS_FOLDER
     checked = "hf" if folder else args.format  # a transformers folder holds a tokenizer.json
     if args.verify is not None:
@@ -117,9 +126,13 @@ def cmd_export(args: argparse.Namespace) -> int:
     if args.verify is not None and output_target(args.output).kind == "stream":
         raise CliError(f"--verify reads the written files back, but {args.output} is a "
                        "stream; give a file name with -o")
-    if os.path.exists(args.output) and os.path.exists(args.model) and \
-            os.path.samefile(args.output, args.model):
-        raise CliError(f"{args.output}: is the model file itself; refusing to overwrite it")
+    if output_target(args.output).kind != "stream":
+        written = ([Path(args.output) / name for name in FOLDER_FILES] if folder
+                   else export_files(args.format, args.output, **options))
+        for path in map(str, written):
+            _refuse_overwriting(path, [args.model], "the model file itself")
+            _refuse_overwriting(path, [args.verify] if args.verify else [],
+                                "the --verify text")
     model = load_model_file(args.model)
     sample = None
     if args.verify is not None:  # read before writing: a bad FILE leaves nothing behind
@@ -158,7 +171,7 @@ def report_verification(result, quiet: bool, stream=None) -> None:
 
 
 def cmd_import(args: argparse.Namespace) -> int:
-    from bpe_desktop.core.formats import import_model, recount
+    from bpe_desktop.core.formats import import_files, import_model, recount
     from bpe_desktop.core.training import CancelToken, Corpus
 
     _check_tokenizer_path(args.path, args.format)
@@ -166,7 +179,9 @@ def cmd_import(args: argparse.Namespace) -> int:
     for name in corpus_files:
         if not os.path.isfile(name):
             raise CliError(f"{name}: no such corpus file")
-    _check_output(args.output, [args.path, *corpus_files])
+    _check_output(args.output, [str(p) for p in import_files(args.format, args.path)],
+                  "the imported tokenizer")
+    _check_output(args.output, corpus_files)
     model = import_model(args.format, args.path)
     if corpus_files:
         progress = None if args.quiet else ProgressBar(sys.stderr)

@@ -12,6 +12,7 @@ import argparse
 import dataclasses
 from typing import Callable
 
+from bpe_desktop.cli._common import UsageError
 from bpe_desktop.core.config import (
     BOUNDARY_OF_PRETOKENIZER,
     PRESETS,
@@ -19,7 +20,7 @@ from bpe_desktop.core.config import (
     TrainConfig,
     parse_special,
 )
-from bpe_desktop.core.errors import BpeError
+from bpe_desktop.core.errors import BpeError, ConfigError
 from bpe_desktop.core.options import OptionSpec, option_flag, option_specs
 from bpe_desktop.core.protected import PROTECT_STRING_FLAG
 
@@ -157,9 +158,12 @@ def config_from_args(args: argparse.Namespace) -> TrainConfig:
         overrides["special_tokens"] = ()
     elif getattr(args, "special_tokens", None):
         overrides["special_tokens"] = tuple(args.special_tokens)
-    if args.preset:
-        return TrainConfig.preset(args.preset, **overrides)
-    return TrainConfig(**overrides)
+    try:
+        if args.preset:
+            return TrainConfig.preset(args.preset, **overrides)
+        return TrainConfig(**overrides)
+    except ConfigError as exc:  # options that exclude or need each other
+        raise UsageError(str(exc)) from None
 
 
 def probability(text: str) -> float:

@@ -14,7 +14,7 @@ import argparse
 import os
 from typing import Callable, Sequence
 
-from bpe_desktop.cli._common import EXIT_INTERRUPTED, EXIT_OK
+from bpe_desktop.cli._common import EXIT_INTERRUPTED, EXIT_OK, CliError
 
 
 def add_project_option(parser: argparse.ArgumentParser, language_help: str = "") -> None:
@@ -34,6 +34,16 @@ def recording(args: argparse.Namespace):
     return getattr(args, "recorded_run", None)
 
 
+def _check_not_written(project: str, args: argparse.Namespace) -> None:
+    """The project is none of the files the command writes: written over, every run it
+    records would be lost (and the run's own record with them)."""
+    for output in (getattr(args, name, None) for name in ("output", "id_map",
+                                                          "save_segmentation")):
+        if output and os.path.realpath(output) == os.path.realpath(project):
+            raise CliError(f"{output}: is also the project file (--project); refusing to "
+                           "overwrite it")
+
+
 def run_command(args: argparse.Namespace, argv: Sequence[str]) -> int:
     """Run the parsed command, recorded when it was given ``--project``."""
     path = getattr(args, "project", None)
@@ -43,6 +53,7 @@ def run_command(args: argparse.Namespace, argv: Sequence[str]) -> int:
     from bpe_desktop.core.project import Project, recorded_run
     from bpe_desktop.core.project.commands import command_record
 
+    _check_not_written(path, args)
     config, inputs, preset = describe(args)  # bad options fail here, before a run exists
     project = Project(path, verify=False)  # (a damaged file is named when written)
     try:

@@ -12,6 +12,7 @@ from bpe_desktop.cli._common import (
     EXIT_OK,
     PROG,
     CliError,
+    UsageError,
     _check_output,
     _fail,
     _in_worker,
@@ -60,8 +61,8 @@ def cmd_train(args: argparse.Namespace) -> int:
     tables_as_languages(args)
     config = config_from_args(args)
     if args.save_segmentation and not config.morfessor:
-        raise CliError("--save-segmentation needs --morfessor (it saves Morfessor's "
-                       "segmentation)")
+        raise UsageError("--save-segmentation needs --morfessor (it saves Morfessor's "
+                         "segmentation)")
     _check_parity_flags(config)
     if config.lang:
         what, work = _languages_run(args, config)
@@ -129,8 +130,8 @@ def _check_parity_flags(config) -> None:
                        ("--parity-measure", "parity_measure"),
                        ("--parity-dev-documents", "parity_dev_documents")):
         if getattr(config, name) != getattr(default, name):
-            raise CliError(f"{flag} needs --parity-dev (the development set parity-aware "
-                           "training compares the languages on)")
+            raise UsageError(f"{flag} needs --parity-dev (the development set parity-aware "
+                             "training compares the languages on)")
 
 
 def tables_as_languages(args: argparse.Namespace) -> None:
@@ -149,7 +150,7 @@ def _files_run(args: argparse.Namespace, config):
     from bpe_desktop.core.training import Corpus, train
 
     if not args.files:
-        raise CliError("no corpus files given (or --lang CODE=PATH per language)")
+        raise UsageError("no corpus files given (or --lang CODE=PATH per language)")
     for name in args.files:
         if not os.path.exists(name):
             raise CliError(f"{name}: no such file")
@@ -157,10 +158,11 @@ def _files_run(args: argparse.Namespace, config):
             raise CliError(f"{name}: is a directory, not a corpus file")
     from bpe_desktop.core.constraints import FILE_LIST_OPTIONS
 
-    for name in (path for option in FILE_LIST_OPTIONS for path in getattr(config, option)):
+    gold = [path for option in FILE_LIST_OPTIONS for path in getattr(config, option)]
+    for name in gold:
         if not os.path.isfile(name):
             raise CliError(f"{name}: no such gold file")
-    _check_output(args.output, args.files)
+    _check_outputs(args, args.files, gold)
     args.files = _without_empty(args.files)
     # Warn (and go on) before a run that may not fit in memory, not an hour into it.
     from bpe_desktop.core.memory import estimate_training_memory
@@ -181,14 +183,27 @@ def _files_run(args: argparse.Namespace, config):
     return f"{len(args.files)} file(s), {format_bytes(size)}", work
 
 
+def _check_outputs(args: argparse.Namespace, corpus: list[str], others: list[str]) -> None:
+    """Before the work: the model and Morfessor's segmentation can be written, over no
+    input (``corpus``, ``others`` and the protected strings' files) nor each other."""
+    inputs = [*others, *(args.protect_files or ())]
+    for output in filter(None, (args.output, args.save_segmentation)):
+        _check_output(output, corpus)
+        _check_output(output, inputs, "an input file")
+    if args.save_segmentation and \
+            os.path.realpath(args.save_segmentation) == os.path.realpath(args.output):
+        raise CliError(f"{args.save_segmentation}: is also the model's output (-o); give "
+                       "the segmentation another name")
+
+
 def _languages_run(args: argparse.Namespace, config):
     """Checks of a multilingual run (balanced, parity-aware with a development set)."""
     from bpe_desktop.core.languages import language_paths
     from bpe_desktop.core.multilingual import check_inputs, train_multilingual
 
     if args.files:
-        raise CliError("give the corpus either as files or as --lang CODE=PATH per "
-                       "language, not both")
+        raise UsageError("give the corpus either as files or as --lang CODE=PATH per "
+                         "language, not both")
     files = language_paths(config)
     check_inputs(config)  # bad files and development sets before anything is printed
     if args.word_counts:
@@ -197,7 +212,10 @@ def _languages_run(args: argparse.Namespace, config):
         for table, label, code in relabelled_tables(config):
             sys.stderr.write(f"{PROG}: warning: {table} is labelled {label!r} (by count) "
                              f"but given as --lang {code}; training it as {code}\n")
-    _check_output(args.output, [path for paths in files.values() for path in paths])
+    from bpe_desktop.core.parity_dev import dev_set_files
+
+    _check_outputs(args, [path for paths in files.values() for path in paths],
+                   dev_set_files(config.parity_dev))
 
     def work(on_progress, cancel):
         return train_multilingual(config, on_progress=on_progress, cancel=cancel,

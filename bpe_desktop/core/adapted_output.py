@@ -35,6 +35,8 @@ from bpe_desktop.core.model_file import save_model
 #: Output formats besides the interchange formats: our model JSON, a transformers folder.
 OWN_FORMAT = "model"
 TRANSFORMERS_FOLDER = "transformers"
+#: The files a transformers folder is written as.
+FOLDER_FILES = ("tokenizer.json", "tokenizer_config.json", "special_tokens_map.json")
 #: transformers' names of the special-token roles.
 _ROLE_KEYS = {"unk": "unk_token", "bos": "bos_token", "eos": "eos_token",
               "pad": "pad_token", "mask": "mask_token"}

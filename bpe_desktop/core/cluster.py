@@ -109,7 +109,7 @@ def connect(spec: str, *, log_path: str | os.PathLike | None = None) -> Iterator
         return
     try:
         client = Client(value, timeout="20s")
-    except OSError as exc:
+    except (OSError, ValueError) as exc:  # (ValueError: an address Dask cannot parse)
         raise ConfigError(f"cannot reach the Dask scheduler at {value}: {exc}") from None
     with client:
         yield client

@@ -24,6 +24,7 @@ import json
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from bpe_desktop.core.errors import ConfigError
 from bpe_desktop.core.formats import _common
@@ -125,14 +126,18 @@ def id_map_csv(result: TrimResult) -> bytes:
     return out.getvalue().encode("utf-8")
 
 
-def write_id_map(result: TrimResult, path: str | os.PathLike) -> list:
-    """The map as JSON at ``path`` (or CSV when it ends in ``.csv``), plus the other form
-    beside it (``PATH.csv`` / ``PATH.json``), each written atomically."""
-    from pathlib import Path
-
+def id_map_paths(path: str | os.PathLike) -> tuple:
+    """(JSON, CSV) files of the id map named ``path``: ``path`` is the JSON, or the CSV
+    when it ends in ``.csv``, and the other form goes beside it."""
     path = Path(path)
     if path.suffix.lower() == ".csv":
-        files = [(path, id_map_csv(result)), (path.with_suffix(".json"), id_map_json(result))]
-    else:
-        files = [(path, id_map_json(result)), (path.with_suffix(".csv"), id_map_csv(result))]
-    return _common.write_files(files)
+        return path.with_suffix(".json"), path
+    return path, path.with_suffix(".csv")
+
+
+def write_id_map(result: TrimResult, path: str | os.PathLike) -> list:
+    """The map as JSON and CSV at :func:`id_map_paths`, each written atomically (the file
+    ``path`` names first)."""
+    json_path, csv_path = id_map_paths(path)
+    files = [(json_path, id_map_json(result)), (csv_path, id_map_csv(result))]
+    return _common.write_files(files if json_path == Path(path) else files[::-1])

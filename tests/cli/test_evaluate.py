@@ -39,12 +39,13 @@ def test_json_has_every_section_asked_for(capsys, model, model_file):
                            "--sweep", "5", "--json")
     assert status == 0 and err == ""
     data = json.loads(out)
-    assert set(data) == {"morphology", "gold", "text", "parity", "parity_unknown_rate",
-                         "sweep"}
+    assert set(data) == {"vocab_size", "merges", "morphology", "gold", "text", "parity",
+                         "parity_unknown_rate", "sweep"}
     expected = evaluate(model, EvaluationRequest(gold=[read_gold(gold)], text_files=[text],
                                                  parallel_files=udhr, reference=text,
                                                  sweep=5)).to_json()
-    assert data == json.loads(json.dumps(expected))
+    assert data == json.loads(json.dumps(
+        {"vocab_size": model.vocab_size, "merges": model.merge_count, **expected}))
     assert set(data["morphology"]["eng.word.dev.tsv"]) >= {
         "words", "evaluated", "skipped", "precision", "recall", "f1", "morphscore", "exact"}
     assert set(data["text"]) == {"tokens", "words", "fertility", "chars_per_token",
@@ -54,6 +55,20 @@ def test_json_has_every_section_asked_for(capsys, model, model_file):
     assert len(data["sweep"]) == 5
     assert set(data["sweep"][0]) == {"vocab_size", "merges", "morphology", "text", "parity",
                                      "parity_unknown_rate"}
+
+
+def test_json_holds_the_numbers_of_the_text_output(capsys, model, model_file):
+    text = DATA / "udhr" / "eng.txt"
+    _, table, _ = run(capsys, "evaluate", "-m", model_file, "--text", text)
+    status, out, err = run(capsys, "evaluate", "-m", model_file, "--text", text, "--json")
+    assert status == 0, err
+    data = json.loads(out)
+    assert table.splitlines()[0] == \
+        f"model: {data['vocab_size']:,} tokens, {data['merges']:,} merges"
+    assert (data["vocab_size"], data["merges"]) == (model.vocab_size, model.merge_count)
+    rows = dict(line.split() for line in table.splitlines()[4:] if line.strip())
+    assert rows == {name: f"{value:,}" if isinstance(value, int) else f"{value:.4f}"
+                    for name, value in data["text"].items()}
 
 
 def test_readable_tables(capsys, model_file):
@@ -100,14 +115,14 @@ def test_gold_format_can_be_chosen(capsys, tmp_path, model_file):
     assert status == 0 and json.loads(out)["morphology"]["g.tsv"]["words"] == 1
 
 
-@pytest.mark.parametrize("argv, says", [
-    ((), "nothing to evaluate"),
-    (("--parallel", "X"), "--parallel needs --reference"),
-    (("--text", "absent.txt"), "absent.txt: no such file"),
+@pytest.mark.parametrize("argv, says, status", [
+    ((), "nothing to evaluate", 2),
+    (("--parallel", "X"), "--parallel needs --reference", 2),
+    (("--text", "absent.txt"), "absent.txt: no such file", 1),
 ])
-def test_usage_errors(capsys, model_file, argv, says):
-    status, out, err = run(capsys, "evaluate", "-m", model_file, *argv)
-    assert status == 1 and out == "" and says in err and err.count("\n") == 1
+def test_usage_errors(capsys, model_file, argv, says, status):
+    got, out, err = run(capsys, "evaluate", "-m", model_file, *argv)
+    assert got == status and out == "" and says in err and err.count("\n") == 1
 
 
 def test_a_gold_file_of_malformed_lines_is_one_line_naming_file_and_line(capsys, tmp_path,
@@ -158,7 +173,7 @@ def test_a_gold_in_another_spelling_is_warned_about_and_mapped(capsys, tmp_path)
     assert report["words_in_training"] == 11 and report["character_mapping"]["S"] == "ş"
     status, out, err = run(capsys, "evaluate", "-m", turkish, "--gold", gold,
                            "--char-map", "C=ç,I")
-    assert status == 1 and "pair 2" in err and err.count("\n") == 1
+    assert status == 2 and "pair 2" in err and err.count("\n") == 1
 
 
 def test_each_text_is_a_column_and_parity_shows_unknown_rates(capsys, model_file):

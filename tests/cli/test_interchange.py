@@ -133,16 +133,16 @@ def test_export_refusal_is_one_line_and_writes_nothing(capsys, trained, tmp_path
     assert not out_path.exists()
 
 
-@pytest.mark.parametrize("argv, words", [
-    (["--format", "subword-nmt", "--legacy-merges"], ["--legacy-merges", "--format hf"]),
-    (["--format", "hf", "--no-settings"], ["--no-settings", "tiktoken"]),
-    (["--format", "subword-nmt", "--with-vocab"], ["--with-vocab", "fastbpe"]),
-    (["--format", "hf", "--verify-lines", "3"], ["--verify-lines", "--verify"]),
-    (["--format", "vocab", "--verify", str(REPO / "tests" / "data" / "README.md")], ["no library", "nothing to verify"]),
+@pytest.mark.parametrize("argv, words, status", [
+    (["--format", "subword-nmt", "--legacy-merges"], ["--legacy-merges", "--format hf"], 2),
+    (["--format", "hf", "--no-settings"], ["--no-settings", "tiktoken"], 2),
+    (["--format", "subword-nmt", "--with-vocab"], ["--with-vocab", "fastbpe"], 2),
+    (["--format", "hf", "--verify-lines", "3"], ["--verify-lines", "--verify"], 2),
+    (["--format", "vocab", "--verify", str(REPO / "tests" / "data" / "README.md")], ["no library", "nothing to verify"], 1),
 ])
-def test_export_option_misuse(capsys, snmt_model, tmp_path, argv, words):
-    status, _, err = run(capsys, "export", "-m", snmt_model, "-o", tmp_path / "x", *argv)
-    assert status == 1
+def test_export_option_misuse(capsys, snmt_model, tmp_path, argv, words, status):
+    got, _, err = run(capsys, "export", "-m", snmt_model, "-o", tmp_path / "x", *argv)
+    assert got == status
     assert_one_error_line(err, *words)
     assert not (tmp_path / "x").exists()
 

@@ -112,11 +112,29 @@ def test_output_same_as_corpus_refused(capsys, corpus):
     assert corpus.read_text(encoding="utf-8") == CORPUS
 
 
-def test_inconsistent_options_are_config_errors(capsys, corpus, tmp_path):
-    status, out, err = run(capsys, "train", corpus, "-o", tmp_path / "m.json",
-                           "--pretokenizer", "sentencepiece", "--boundary", "eow-symbol")
-    assert status == 1
-    assert_one_error_line(err, "bow-prefix")
+@pytest.mark.parametrize("argv, words", [
+    (["train", "{c}", "-o", "{m}", "--pretokenizer", "sentencepiece", "--boundary",
+      "eow-symbol"], ["bow-prefix", "see 'bpe-desktop train --help'"]),
+    (["train", "{c}", "-o", "{m}", "--weight", "en=1"], ["--weight needs languages"]),
+    (["train", "{c}", "-o", "{m}", "--lang", "en"], ["--lang 'en'", "CODE=VALUE"]),
+    (["train", "{c}", "-o", "{m}", "--save-segmentation", "s.tsv"], ["needs --morfessor"]),
+    (["train", "-o", "{m}"], ["no corpus files"]),
+    (["count", "{c}", "-o", "-", "--merge", "--dask", "local"], ["--merge", "--dask"]),
+    (["count", "{c}", "-o", "-", "--dask", "local:x"], ["--dask local:N", "'x'"]),
+    (["count", "{c}", "-o", "-", "--language", "x1"], ["--language", "'x1'"]),
+    (["evaluate", "-m", "{m}", "--gold", "{c}", "--char-map", "bogus"], ["'bogus'"]),
+    (["encode", "-m", "{m}", "--mode", "greedy", "--dropout", "0.1"], ["--dropout"]),
+    (["compare", "-m", "{m}", "--text", "{c}"], ["2 to 4 models", "compare --help"]),
+    (["evaluate", "-m", "{m}"], ["nothing to evaluate", "evaluate --help"]),
+])
+def test_options_that_need_or_exclude_each_other_are_usage_errors(capsys, corpus, tmp_path,
+                                                                   argv, words):
+    """Found after parsing, they are as wrong a command line as argparse's own errors."""
+    model = tmp_path / "m.json"
+    status, out, err = run(capsys, *[a.format(c=corpus, m=model) for a in argv])
+    assert status == 2 and out == ""
+    assert_one_error_line(err, *words)
+    assert not model.exists()
 
 
 @pytest.mark.parametrize("command", [["info"], ["info", "--merges"], ["encode"], ["decode"]])
@@ -125,6 +143,20 @@ def test_missing_model_file(capsys, tmp_path, command):
     status, out, err = run(capsys, *command, "-m", missing)
     assert status == 1
     assert_one_error_line(err, str(missing), "No such file")
+
+
+@pytest.mark.parametrize("command", [["info"], ["encode"], ["decode"],
+                                     ["export", "--format", "vocab", "-o", "-"],
+                                     ["evaluate", "--text", "{text}"]])
+def test_a_folder_given_as_the_model_is_named_as_a_folder(capsys, tmp_path, command):
+    """A folder that holds no tokenizer is no GPT-2 pair to convert or name a format for."""
+    text = tmp_path / "t.txt"
+    text.write_text("low\n", encoding="utf-8")
+    folder = tmp_path / "models"
+    folder.mkdir()
+    status, out, err = run(capsys, *[a.format(text=text) for a in command], "-m", folder)
+    assert status == 1 and out == ""
+    assert_one_error_line(err, f"{folder}: is a folder, not a model file")
 
 
 @pytest.mark.parametrize("command", [["info"], ["encode"], ["decode"]])

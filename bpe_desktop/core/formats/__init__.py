@@ -218,6 +218,36 @@ def export_model(model: BPEModel, fmt: str, path: str | os.PathLike, **options: 
     return module.export(model, path, **options)
 
 
+def export_files(fmt: str, path: str | os.PathLike, **options: Any) -> list[Path]:
+    """The files :func:`export_model` writes for ``path``: GPT-2's pair, tiktoken's
+    settings beside the ranks, fastBPE's vocabulary beside the codes (with their options)."""
+    from bpe_desktop.core.formats import fastbpe, gpt2, tiktoken_ranks
+
+    if fmt == "gpt2":
+        return list(gpt2.file_pair(path))
+    files = [Path(path)]
+    if fmt == "tiktoken" and options.get("sidecar", True):
+        files.append(tiktoken_ranks.settings_path(path))
+    if fmt == "fastbpe" and options.get("vocab", False):
+        files.append(fastbpe.vocab_path(path))
+    return files
+
+
+def import_files(fmt: str, path: str | os.PathLike) -> list[Path]:
+    """The files :func:`import_model` reads for ``path``: GPT-2's pair (of a folder, a
+    file of it or a prefix), the ranks and tiktoken's settings beside them, a
+    transformers folder's ``tokenizer.json``, or the file itself."""
+    from bpe_desktop.core.formats import gpt2, tiktoken_ranks
+
+    if fmt == "gpt2":
+        return list(gpt2.file_pair(path))
+    if fmt == "tiktoken":
+        return [Path(path), tiktoken_ranks.settings_path(path)]
+    if fmt == "hf" and os.path.isdir(path):
+        return [Path(path) / "tokenizer.json"]
+    return [Path(path)]
+
+
 def import_model(fmt: str, path: str | os.PathLike, **options: Any) -> BPEModel:
     """Read a tokenizer written by another tool as a :class:`BPEModel` (counts unknown).
 

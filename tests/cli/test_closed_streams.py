@@ -1,0 +1,39 @@
+"""A command started with standard output or error closed (``>&-``, ``2>&-``, a daemon's
+launcher) still does its work: what it would print there is dropped, as Python's own
+``print`` drops it, and the model is written."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from bpe_desktop.core.model_file import load_model
+from tests.cli.support import REPO
+
+pytestmark = pytest.mark.skipif(os.name != "posix", reason="closes descriptors")
+
+
+def _run_with_closed(fds, *argv) -> subprocess.CompletedProcess:
+    def close():
+        for fd in fds:
+            os.close(fd)
+
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    return subprocess.run([sys.executable, "-m", "bpe_desktop", *map(str, argv)], env=env,
+                          stdin=subprocess.DEVNULL, preexec_fn=close, timeout=120)
+
+
+@pytest.mark.parametrize("fds", [(1,), (2,), (1, 2)])
+def test_training_with_a_closed_stream_writes_the_model(tmp_path, corpus, fds):
+    model = tmp_path / "m.json"
+    done = _run_with_closed(fds, "train", corpus, "-o", model, "--merges", "5")
+    assert done.returncode == 0
+    assert len(load_model(model).merges) == 5
+
+
+def test_an_error_with_standard_error_closed_keeps_its_exit_status(tmp_path):
+    done = _run_with_closed((2,), "info", "-m", tmp_path / "missing.json")
+    assert done.returncode == 1
