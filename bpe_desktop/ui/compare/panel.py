@@ -52,6 +52,7 @@ from bpe_desktop.core.evaluation.text_stats import text_lines
 from bpe_desktop.core.formats import FORMATS
 from bpe_desktop.core.parity_dev import DevSet
 from bpe_desktop.ui.common import dialogs
+from bpe_desktop.ui.common.plain_copy import copy_without_isolates
 from bpe_desktop.ui.common.text_direction import follow_text_direction
 from bpe_desktop.ui.common.workers import JobError, JobRunner
 from bpe_desktop.ui.compare.languages import (
@@ -547,6 +548,7 @@ def _table(model) -> QTableView:
     header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
     header.setStretchLastSection(True)
     view.verticalHeader().hide()
+    copy_without_isolates(view)
     model.modelReset.connect(lambda: _fit_columns(view))
     return view
 

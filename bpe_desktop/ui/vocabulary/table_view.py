@@ -19,6 +19,7 @@ from PySide6.QtGui import QAccessible
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView, QWidget
 
 from bpe_desktop.views import vocab_table as cols
+from bpe_desktop.ui.common.plain_copy import copy_without_isolates
 from bpe_desktop.ui.vocabulary.table_model import VocabTableModel
 
 #: Each column's width in digits' widths (a sample, not the contents: 100,000 rows).
@@ -40,6 +41,7 @@ class VocabTableView(QTableView):
         self.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.setAlternatingRowColors(True)
+        copy_without_isolates(self)
         self.setWordWrap(False)
         # Id order until a header is clicked (enabling sorting sorts by the indicator).
         self.horizontalHeader().setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
