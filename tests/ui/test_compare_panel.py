@@ -216,6 +216,25 @@ def test_the_window_names_the_snapshot_after_the_document(window, qtbot, toy, tm
     assert [s.name for s in window.compare.sources] == ["botchan-800", "Untitled"]
 
 
+
+def test_esc_cancels_the_comparison_in_view(window, qtbot, monkeypatch, toy):
+    from bpe_desktop.ui.compare import panel as compare_panel
+    from tests.ui.window_helpers import held_back
+
+    go_on = held_back(monkeypatch, compare_panel, "compare")
+    window.tabs.setCurrentIndex(window.COMPARE)
+    window.compare.add_model("full", toy)
+    window.compare.add_model("short", toy.truncated(3))
+    window.compare.set_text(TEXT)
+    window.compare.compare_button.click()
+    assert window.cancel_action.isEnabled()
+    with qtbot.waitSignal(window.compare.runner.cancelled, timeout=20_000):
+        qtbot.keyClick(window, Qt.Key.Key_Escape)
+        go_on.set()
+    assert window.compare.comparison is None
+    assert window.compare.status_label.text() == "Comparison cancelled."
+    assert window.compare.compare_button.isEnabled() and not window.cancel_action.isEnabled()
+
 def test_main_window_has_the_panel_on_ctrl_5(window):
     index = window.tabs.indexOf(window.compare)
     assert window.tabs.tabText(index) == "C&ompare"

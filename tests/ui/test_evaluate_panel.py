@@ -285,6 +285,27 @@ def test_panel_in_the_window(window, qtbot):
     assert window.evaluate.report is not None
 
 
+
+def test_esc_cancels_the_evaluation_in_view(window, qtbot, monkeypatch):
+    from bpe_desktop.ui.evaluate import panel as evaluate_panel
+    from tests.ui.window_helpers import held_back, train_toy
+
+    train_toy(window, qtbot)
+    go_on = held_back(monkeypatch, evaluate_panel, "evaluate")
+    window.tabs.setCurrentIndex(window.EVALUATE)
+    window.evaluate.pasted_edit.setPlainText("lowest newer widest")
+    window.evaluate.evaluate_button.click()
+    assert window.cancel_action.isEnabled()
+    window.tabs.setCurrentIndex(window.TRAINING)  # Esc there is not for this run
+    assert not window.cancel_action.isEnabled()
+    window.tabs.setCurrentIndex(window.EVALUATE)
+    with qtbot.waitSignal(window.evaluate.runner.cancelled, timeout=20_000):
+        qtbot.keyClick(window, Qt.Key.Key_Escape)
+        go_on.set()
+    assert window.evaluate.report is None
+    assert "cancelled" in window.evaluate.status_label.text()
+    assert not window.cancel_action.isEnabled()
+
 def test_parallel_files_of_one_name_are_told_apart_by_their_folder(panel, qtbot, tmp_path):
     for folder, source in (("en", "eng"), ("de", "deu")):
         (tmp_path / folder).mkdir()

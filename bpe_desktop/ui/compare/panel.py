@@ -222,6 +222,9 @@ class ComparePanel(QWidget):
         self.runner.start(job)
         self._set_running(True)
 
+    def is_running(self) -> bool:
+        return self.runner.running
+
     def cancel(self) -> None:
         self.runner.cancel()
 

@@ -216,6 +216,10 @@ class EvaluatePanel(QWidget):
         self.runner.start(job)
         self._set_running(True)
 
+    def is_running(self) -> bool:
+        """An evaluation or a comparison with the unconstrained model is running."""
+        return self.runner.running or self.unconstrained_button.runner.running
+
     def cancel(self) -> None:
         """Stop the evaluation, or the comparison with the unconstrained model."""
         self.runner.cancel()
