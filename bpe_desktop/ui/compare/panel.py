@@ -547,6 +547,7 @@ def _table(model) -> QTableView:
     view = QTableView()
     view.setModel(model)
     view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+    view.setTabKeyNavigation(False)  # rows are selected whole: Tab leaves the table
     header = view.horizontalHeader()
     header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
     header.setStretchLastSection(True)

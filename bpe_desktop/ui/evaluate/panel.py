@@ -126,6 +126,7 @@ def _table(model, *, sortable: bool = True) -> QTableView:
         view.setModel(model)
     view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
     view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+    view.setTabKeyNavigation(False)  # rows are selected whole: Tab leaves the table
     view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
     view.verticalHeader().hide()
     return view

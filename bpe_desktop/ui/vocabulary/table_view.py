@@ -40,6 +40,9 @@ class VocabTableView(QTableView):
         model.modelReset.connect(self.doItemsLayout)
         self.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        # Rows are selected whole: Tab goes on to the next control (the token's details)
+        # instead of from cell to cell, which kept the keyboard in the table.
+        self.setTabKeyNavigation(False)
         self.setAlternatingRowColors(True)
         copy_without_isolates(self)
         self.setWordWrap(False)
