@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QTableWidgetItem
 
 from bpe_desktop.core import Corpus, TrainConfig, train
 from bpe_desktop.core.evaluation import EvaluationRequest, evaluate, read_gold
@@ -191,6 +192,25 @@ def test_a_gold_in_another_spelling_warns_and_the_mapping_fixes_it(qtbot):
     again = EvaluatePanel()
     qtbot.addWidget(again)
     assert again.character_map.mapping() == panel.character_map.mapping()
+
+
+def test_a_mapping_row_of_more_than_one_character_is_refused_with_its_row(panel, qtbot):
+    """As ``--char-map`` refuses it: the row was left out of the scoring without a word."""
+    panel.gold_files.add_paths([str(DATA / "morph" / "tur.morpho-challenge.txt")])
+    editor = panel.character_map
+    editor.set_mapping({"C": "ç"})
+    editor.table.insertRow(1)
+    editor.table.setItem(1, 0, QTableWidgetItem("Ch"))
+    editor.table.setItem(1, 1, QTableWidgetItem("č"))
+    panel.evaluate_button.click()
+    assert not panel.runner.running and panel.report is None
+    assert panel.status_label.text() == (
+        "Character mapping, row 2: write one character in the gold column (it has “Ch”), "
+        "or remove the row.")
+    editor.table.item(1, 0).setText("")
+    editor.table.item(1, 1).setText("")  # a blank row is ignored
+    _run(panel, qtbot)
+    assert panel.report is not None
 
 
 def test_each_text_has_a_column_and_parity_marks_unknown_scripts(panel, qtbot):

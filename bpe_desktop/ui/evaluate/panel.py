@@ -206,6 +206,9 @@ class EvaluatePanel(QWidget):
         if not (gold_paths or request.has_text or request.parallel_files):
             self._set_status("Add a gold file, a text or translations first.")
             return
+        if gold_paths and (problem := self.character_map.problem()):
+            self._set_status(problem)
+            return
 
         def job(report, cancel):
             report(("reading gold files", 0, 1))
