@@ -217,6 +217,15 @@ def test_the_window_names_the_snapshot_after_the_document(window, qtbot, toy, tm
 
 
 
+def test_one_word_is_counted_in_the_singular(panel, qtbot, toy):
+    panel.add_current()
+    panel.add_model("short", toy.truncated(3))
+    panel.set_text("lowest")
+    _run(panel, qtbot)
+    assert panel.words_label.text() == "1 word, 1 distinct"
+    assert panel.status_label.text() == "Compared 2 tokenizers on 1 word."
+
+
 def test_esc_cancels_the_comparison_in_view(window, qtbot, monkeypatch, toy):
     from bpe_desktop.ui.compare import panel as compare_panel
     from tests.ui.window_helpers import held_back

@@ -49,6 +49,7 @@ from bpe_desktop.core.comparison import (
 )
 from bpe_desktop.core.comparison.parity_pair import language_costs
 from bpe_desktop.core.evaluation.text_stats import text_lines
+from bpe_desktop.core.formatting import counted
 from bpe_desktop.core.formats import FORMATS
 from bpe_desktop.core.parity_dev import DevSet
 from bpe_desktop.ui.common import dialogs
@@ -415,9 +416,10 @@ class ComparePanel(QWidget):
         self._show_pair(0)
         self._show_overlap(0)
         words = len(comparison.alignment.occurrences)
-        self.words_label.setText(f"{words:,} words, {len(comparison.alignment.words):,} "
-                                 "distinct")
-        self._set_status(f"Compared {len(comparison.names)} tokenizers on {words:,} words.")
+        self.words_label.setText(f"{counted(words, 'word')}, "
+                                 f"{len(comparison.alignment.words):,} distinct")
+        self._set_status(f"Compared {len(comparison.names)} tokenizers on "
+                         f"{counted(words, 'word')}.")
         self.compared.emit()
 
     @Slot(object)

@@ -291,6 +291,15 @@ def test_copy_ids(panel, qtbot, toy_model):
     assert messages == [f"Copied {len(ids)} ids"]
 
 
+def test_one_token_is_counted_in_the_singular(panel, qtbot, toy_model):
+    panel.set_text("low")  # one token, low</w>, in both segmentations
+    assert panel.compare_label.text() == "merge rank: 1 token · greedy longest match: 1 token"
+    messages = []
+    panel.status_message.connect(messages.append)
+    qtbot.mouseClick(panel.copy_button, Qt.MouseButton.LeftButton)
+    assert messages == ["Copied 1 id"]
+
+
 def test_scheme_change_redraws_in_the_new_colours(panel, monkeypatch):
     panel.set_text("lowest")
     cursor = QTextCursor(panel.piece_view.document())
