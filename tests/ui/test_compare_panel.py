@@ -143,6 +143,21 @@ def test_files_and_imports_compare_with_a_text_file(panel, qtbot, tmp_path):
     assert panel.words_model.rowCount() == 0
 
 
+def test_a_tokenizer_json_added_as_a_model_file_is_read_as_one(panel, qtbot, toy, tmp_path,
+                                                                errors):
+    """*Add model file…* lists every .json: a Hugging Face tokenizer.json chosen there was
+    refused when comparing ("not a BPE Desktop model file")."""
+    model = train(Corpus.from_word_counts({"low": 5, "lower": 2, "newest": 6, "widest": 3}),
+                  TrainConfig.preset("subword-nmt", merges=10)).model
+    hf = tmp_path / "tokenizer.json"
+    export_model(model, "hf", hf)
+    assert panel.add_model("ours", model) and panel.add_file(str(hf))
+    panel.set_text(TEXT)
+    _run(panel, qtbot)
+    assert not errors
+    assert panel.comparison.pairs[0].f1 == 1.0
+
+
 def test_typed_text_is_read_as_a_file_is(panel, qtbot, toy, tmp_path):
     assert panel.add_current() and panel.add_model("short", toy.truncated(3))
     text = "lowest\x0cnewer\r\nwidest low lowest\n"  # a form feed is not a line break

@@ -51,6 +51,7 @@ from bpe_desktop.core.comparison.parity_pair import language_costs
 from bpe_desktop.core.evaluation.text_stats import text_lines
 from bpe_desktop.core.formatting import counted
 from bpe_desktop.core.formats import FORMATS
+from bpe_desktop.core.formats.recognise import recognise_tokenizer_file
 from bpe_desktop.core.parity_dev import DevSet
 from bpe_desktop.ui.common import dialogs
 from bpe_desktop.ui.common.plain_copy import copy_without_isolates
@@ -88,7 +89,12 @@ class Source:
     fmt: str = MODEL_FORMAT
 
     def load(self) -> BPEModel:
-        return self.model if self.model is not None else open_model(self.path, self.fmt)
+        if self.model is not None:
+            return self.model
+        fmt = self.fmt
+        if fmt == MODEL_FORMAT:  # a tokenizer.json added as a model file is read as one,
+            fmt = recognise_tokenizer_file(self.path) or fmt  # as File ▸ Open offers
+        return open_model(self.path, fmt)
 
 
 class ComparePanel(QWidget):
