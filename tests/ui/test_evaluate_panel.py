@@ -3,6 +3,7 @@ per-word boundaries, parity chart, sweep curves, "Use this size", exports."""
 
 from __future__ import annotations
 
+import csv
 from pathlib import Path
 
 import pytest
@@ -13,7 +14,7 @@ from bpe_desktop.core import Corpus, TrainConfig, train
 from bpe_desktop.core.evaluation import EvaluationRequest, evaluate, read_gold
 from bpe_desktop.ui.common.workers import running_threads
 from bpe_desktop.ui.evaluate import EvaluatePanel
-from bpe_desktop.ui.evaluate.table_models import HTML_ROLE, segmentation_html
+from bpe_desktop.ui.evaluate.table_models import HTML_ROLE, WORD_HEADERS, segmentation_html
 
 pytest_plugins = ["tests.ui.window_fixtures"]
 
@@ -284,6 +285,19 @@ def test_exports(panel, qtbot, tmp_path):
     panel.export_plot("f1", str(tmp_path / "f1.svg"))
     assert (tmp_path / "p.png").read_bytes()[:4] == b"\x89PNG"
     assert b"<svg" in (tmp_path / "f1.svg").read_bytes()[:2000]
+
+
+def test_a_sorted_table_is_exported_in_the_order_shown(panel, qtbot, tmp_path):
+    _fill(panel, sweep=0)
+    _run(panel, qtbot)
+    view = panel.words_view
+    view.sortByColumn(WORD_HEADERS.index("missed"), Qt.SortOrder.DescendingOrder)
+    shown = [view.model().index(row, 0).data() for row in range(view.model().rowCount())]
+    assert shown != [r.word for r in panel.word_model.results]  # the sort changed the order
+    panel.export_csv("words", str(tmp_path / "w.csv"))
+    with open(tmp_path / "w.csv", encoding="utf-8", newline="") as stream:
+        rows = list(csv.reader(stream))
+    assert [row[0] for row in rows[1:]] == shown
 
 
 def test_panel_in_the_window(window, qtbot):

@@ -252,7 +252,14 @@ class EvaluatePanel(QWidget):
                   "text": self.text_model,
                   "words": self.word_model, "parity": self.parity_model,
                   "sizes": self.sizes_model}
-        models[which].to_csv(path)
+        models[which].to_csv(path, self._shown_order(models[which]))
+
+    def _shown_order(self, model: RowsModel) -> list[int] | None:
+        """``model``'s rows as its table shows them (a header click sorts the view only)."""
+        proxy = next((p for p in self.findChildren(QSortFilterProxyModel)
+                      if p.sourceModel() is model), None)
+        return None if proxy is None else [proxy.mapToSource(proxy.index(row, 0)).row()
+                                           for row in range(proxy.rowCount())]
 
     def export_plot(self, which: str, path: str) -> None:
         """Write a plot as PNG or SVG: ``parity`` or one of the sweep's curves."""

@@ -75,14 +75,15 @@ class RowsModel(OneCallPerCell):
             return f"{value:,}"
         return "" if value is None else str(value)
 
-    def to_csv(self, path: str) -> None:
-        """The table as CSV (full precision), written atomically."""
+    def to_csv(self, path: str, order: Sequence[int] | None = None) -> None:
+        """The table as CSV (full precision), its rows in ``order`` (indexes of
+        :attr:`rows`; None: as they are), written atomically."""
         import io
 
         buffer = io.StringIO()
         writer = csv.writer(buffer)
         writer.writerow(self.headers)
-        writer.writerows(self.rows)
+        writer.writerows(self.rows if order is None else [self.rows[i] for i in order])
         write_files([(Path(path), buffer.getvalue().encode("utf-8"))])
 
 
