@@ -11,10 +11,15 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QTableWidgetItem
 
 from bpe_desktop.core import Corpus, TrainConfig, train
-from bpe_desktop.core.evaluation import EvaluationRequest, evaluate, read_gold
+from bpe_desktop.core.evaluation import EvaluationRequest, WordResult, evaluate, read_gold
 from bpe_desktop.ui.common.workers import running_threads
 from bpe_desktop.ui.evaluate import EvaluatePanel
-from bpe_desktop.ui.evaluate.table_models import HTML_ROLE, WORD_HEADERS, segmentation_html
+from bpe_desktop.ui.evaluate.table_models import (
+    HTML_ROLE,
+    WORD_HEADERS,
+    WordTableModel,
+    segmentation_html,
+)
 
 pytest_plugins = ["tests.ui.window_fixtures"]
 
@@ -109,8 +114,7 @@ def test_clicking_a_word_shows_its_merge_steps(panel, qtbot, model):
     panel.sweep_check.setChecked(False)
     _run(panel, qtbot)
     panel.words_view.selectRow(0)
-    source = panel.words_view.model().mapToSource(panel.words_view.model().index(0, 0))
-    word = panel.word_model.results[source.row()].word
+    word = panel.word_model.results[0].word
     steps = model.tokenizer().merge_steps(word)
     text = panel.step_view.toPlainText()
     assert steps[-1].pair is not None and steps[-1].pair[0] in text
@@ -291,13 +295,33 @@ def test_a_sorted_table_is_exported_in_the_order_shown(panel, qtbot, tmp_path):
     _fill(panel, sweep=0)
     _run(panel, qtbot)
     view = panel.words_view
+    before = [r.word for r in panel.word_model.results]
     view.sortByColumn(WORD_HEADERS.index("missed"), Qt.SortOrder.DescendingOrder)
     shown = [view.model().index(row, 0).data() for row in range(view.model().rowCount())]
-    assert shown != [r.word for r in panel.word_model.results]  # the sort changed the order
+    assert shown != before  # the sort changed the order
     panel.export_csv("words", str(tmp_path / "w.csv"))
     with open(tmp_path / "w.csv", encoding="utf-8", newline="") as stream:
         rows = list(csv.reader(stream))
     assert [row[0] for row in rows[1:]] == shown
+
+
+def test_sorting_a_large_word_table_asks_for_the_cells_shown_only(panel, qtbot, monkeypatch):
+    """A table of 20,000 gold words sorts at once: a sort that asked the model for a value
+    per comparison (hundreds of thousands of calls) froze the window for seconds."""
+    words = [WordResult(f"w{n:05d}", n + 1, ("w", f"{n:05d}"), (f"w{n:05d}",),
+                        frozenset({1}), frozenset({1}) if n % 3 else frozenset(), 0)
+             for n in range(20_000)]
+    panel.word_model.set_results(words)
+    asked = []
+    real = WordTableModel.data
+    monkeypatch.setattr(WordTableModel, "data",
+                        lambda self, *args: asked.append(1) or real(self, *args))
+    panel.words_view.sortByColumn(WORD_HEADERS.index("missed"), Qt.SortOrder.DescendingOrder)
+    assert len(asked) < len(words) // 2
+    shown = [panel.word_model.index(row, 0).data() for row in range(3)]
+    assert shown == ["w00000", "w00003", "w00006"]  # a missed boundary each, in line order
+    panel.only_missed.setChecked(True)  # the sort holds when the rows change
+    assert panel.word_model.rowCount() == 6667 and panel.word_model.rows[-1][0] == "w19998"
 
 
 def test_panel_in_the_window(window, qtbot):
