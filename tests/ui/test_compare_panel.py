@@ -16,7 +16,7 @@ from bpe_desktop.core.comparison import compare
 from bpe_desktop.core.formats import export_model
 from bpe_desktop.ui.codec.panel import CodecPanel
 from bpe_desktop.ui.compare import ComparePanel
-from bpe_desktop.ui.compare.table_models import DIFFERENT_COLOR
+from bpe_desktop.ui.compare.table_models import DIFFERENT_COLOR, AlignedWordsModel
 
 pytest_plugins = ["tests.ui.window_fixtures"]
 
@@ -78,6 +78,25 @@ def test_hide_identical_keeps_only_words_cut_differently(panel, qtbot, toy):
         "lowest", "newer", "low", "lowest"]
     panel.set_hide_identical(False)
     assert m.rowCount() == 5
+
+
+def test_hide_identical_judges_each_distinct_word_once(panel, qtbot, toy, monkeypatch):
+    """A long text repeats its words: judging every running word held the window for a
+    second at 400,000 words."""
+    panel.add_current()
+    panel.add_model("short", toy.truncated(3))
+    panel.set_text("lowest newer widest low\n" * 2000)
+    _run(panel, qtbot)
+    judged = []
+    real = AlignedWordsModel.differs
+    monkeypatch.setattr(AlignedWordsModel, "differs",
+                        lambda self, word: judged.append(word) or real(self, word))
+    panel.set_hide_identical(True)
+    alignment = panel.comparison.alignment
+    assert sorted(judged) == list(range(len(alignment.words))) == [0, 1, 2, 3]
+    cut_apart = {n for n, w in enumerate(alignment.words) if not w.identical(0, 1)}
+    assert panel.words_model.rowCount() == sum(o.word in cut_apart
+                                               for o in alignment.occurrences) == 6000
 
 
 def test_hovering_a_cell_shows_each_tokens_id_and_rank(panel, qtbot, toy):
