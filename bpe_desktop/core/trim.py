@@ -17,7 +17,6 @@ embedding matrix is trimmed by taking the rows of the kept old ids in order.
 
 from __future__ import annotations
 
-import csv
 import dataclasses
 import io
 import json
@@ -26,6 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from bpe_desktop.core.csv_rows import CsvRows
 from bpe_desktop.core.errors import ConfigError
 from bpe_desktop.core.formats import _common
 from bpe_desktop.core.model import BPEModel
@@ -118,7 +118,7 @@ def id_map_json(result: TrimResult) -> bytes:
 def id_map_csv(result: TrimResult) -> bytes:
     """``old_id,new_id,piece`` per kept token, with a header row."""
     out = io.StringIO(newline="")
-    writer = csv.writer(out, lineterminator="\n")
+    writer = CsvRows(out)
     writer.writerow(("old_id", "new_id", "piece"))
     pieces = result.model.pieces
     for old, new in result.id_map.items():

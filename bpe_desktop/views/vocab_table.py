@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import bisect
 import re
+import unicodedata
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -97,6 +98,8 @@ class VocabColumns:
     right: np.ndarray  # int64 token id, -1: none
     #: int64 final frequency (see core.evaluation.vocabulary), None until known
     final: np.ndarray | None = None
+    #: The model's Unicode normalization ("none", "nfc", "nfkc"): its pieces are in that form.
+    normalize: str = "none"
     _sort_keys: dict = field(default_factory=dict, repr=False)
     _perms: dict = field(default_factory=dict, repr=False)
 
@@ -202,7 +205,8 @@ def build_columns(model: BPEModel) -> VocabColumns:
         chars=np.array(map_chunked(len, surface), dtype=np.int64),
         nbytes=np.array(nbytes, dtype=np.int64),
         rank=np.where(merged, origins.rank, -1), count=np.where(merged, origins.count, -1),
-        left=np.where(merged, origins.left, -1), right=np.where(merged, origins.right, -1))
+        left=np.where(merged, origins.left, -1), right=np.where(merged, origins.right, -1),
+        normalize=cfg.normalize)
     columns.piece_order()  # the one slow sort key: not on the first click
     return columns
 
@@ -240,6 +244,9 @@ class TextFilter:
 
     def __init__(self, columns: VocabColumns) -> None:
         self._display = columns.display
+        # What is typed is searched in the form the model's pieces are in, as encoding
+        # normalizes a text: é typed as e + accent finds the pieces of an NFC model.
+        self._form = {"nfc": "NFC", "nfkc": "NFKC"}.get(columns.normalize)
         fields = [columns.display]
         if columns.surface != columns.display:
             fields.append(columns.surface)
@@ -264,6 +271,7 @@ class TextFilter:
 
     def substring(self, needle: str, case_sensitive: bool) -> np.ndarray:
         """Ids (ascending) with a field containing ``needle``."""
+        needle = self._normalized(needle)
         if not case_sensitive:
             needle = needle.casefold()
         needle = needle.replace("\n", "")  # a pasted line break: never part of a piece
@@ -281,6 +289,7 @@ class TextFilter:
     def regex(self, text: str, case_sensitive: bool) -> np.ndarray:
         """Ids whose readable piece ``re.search`` finds ``text`` in; raises ``re.error``."""
         flags = 0 if case_sensitive else re.IGNORECASE
+        text = self._normalized(text)
         pattern = re.compile(text, flags)
         if self._lines is not None and _line_safe(text) and self._rare(pattern):
             return self._scan_lines(re.compile(text, flags | re.MULTILINE), pattern)
@@ -291,6 +300,9 @@ class TextFilter:
             found.append(np.fromiter(map(bool, map(search, display[start:start + CHUNK])),
                                      dtype=bool))
         return np.flatnonzero(np.concatenate(found)) if found else np.empty(0, np.int64)
+
+    def _normalized(self, text: str) -> str:
+        return unicodedata.normalize(self._form, text) if self._form else text
 
     def _rare(self, pattern: re.Pattern) -> bool:
         """Whether few tokens match (judged on a sample of ~1,000)."""

@@ -16,7 +16,7 @@ from bpe_desktop.core.comparison import compare
 from bpe_desktop.core.formats import export_model
 from bpe_desktop.ui.codec.panel import CodecPanel
 from bpe_desktop.ui.compare import ComparePanel
-from bpe_desktop.ui.compare.table_models import DIFFERENT_COLOR
+from bpe_desktop.ui.compare.table_models import DIFFERENT_COLOR, AlignedWordsModel
 
 pytest_plugins = ["tests.ui.window_fixtures"]
 
@@ -80,6 +80,25 @@ def test_hide_identical_keeps_only_words_cut_differently(panel, qtbot, toy):
     assert m.rowCount() == 5
 
 
+def test_hide_identical_judges_each_distinct_word_once(panel, qtbot, toy, monkeypatch):
+    """A long text repeats its words: judging every running word held the window for a
+    second at 400,000 words."""
+    panel.add_current()
+    panel.add_model("short", toy.truncated(3))
+    panel.set_text("lowest newer widest low\n" * 2000)
+    _run(panel, qtbot)
+    judged = []
+    real = AlignedWordsModel.differs
+    monkeypatch.setattr(AlignedWordsModel, "differs",
+                        lambda self, word: judged.append(word) or real(self, word))
+    panel.set_hide_identical(True)
+    alignment = panel.comparison.alignment
+    assert sorted(judged) == list(range(len(alignment.words))) == [0, 1, 2, 3]
+    cut_apart = {n for n, w in enumerate(alignment.words) if not w.identical(0, 1)}
+    assert panel.words_model.rowCount() == sum(o.word in cut_apart
+                                               for o in alignment.occurrences) == 6000
+
+
 def test_hovering_a_cell_shows_each_tokens_id_and_rank(panel, qtbot, toy):
     _filled(panel, qtbot, toy)
     m = panel.words_model
@@ -141,6 +160,21 @@ def test_files_and_imports_compare_with_a_text_file(panel, qtbot, tmp_path):
     assert pair.f1 == 1.0 and pair.identical_share == 1.0 and pair.words > 1000
     panel.set_hide_identical(True)
     assert panel.words_model.rowCount() == 0
+
+
+def test_a_tokenizer_json_added_as_a_model_file_is_read_as_one(panel, qtbot, toy, tmp_path,
+                                                                errors):
+    """*Add model file…* lists every .json: a Hugging Face tokenizer.json chosen there was
+    refused when comparing ("not a BPE Desktop model file")."""
+    model = train(Corpus.from_word_counts({"low": 5, "lower": 2, "newest": 6, "widest": 3}),
+                  TrainConfig.preset("subword-nmt", merges=10)).model
+    hf = tmp_path / "tokenizer.json"
+    export_model(model, "hf", hf)
+    assert panel.add_model("ours", model) and panel.add_file(str(hf))
+    panel.set_text(TEXT)
+    _run(panel, qtbot)
+    assert not errors
+    assert panel.comparison.pairs[0].f1 == 1.0
 
 
 def test_typed_text_is_read_as_a_file_is(panel, qtbot, toy, tmp_path):
@@ -215,6 +249,34 @@ def test_the_window_names_the_snapshot_after_the_document(window, qtbot, toy, tm
     assert window.compare.add_current()
     assert [s.name for s in window.compare.sources] == ["botchan-800", "Untitled"]
 
+
+
+def test_one_word_is_counted_in_the_singular(panel, qtbot, toy):
+    panel.add_current()
+    panel.add_model("short", toy.truncated(3))
+    panel.set_text("lowest")
+    _run(panel, qtbot)
+    assert panel.words_label.text() == "1 word, 1 distinct"
+    assert panel.status_label.text() == "Compared 2 tokenizers on 1 word."
+
+
+def test_esc_cancels_the_comparison_in_view(window, qtbot, monkeypatch, toy):
+    from bpe_desktop.ui.compare import panel as compare_panel
+    from tests.ui.window_helpers import held_back
+
+    go_on = held_back(monkeypatch, compare_panel, "compare")
+    window.tabs.setCurrentIndex(window.COMPARE)
+    window.compare.add_model("full", toy)
+    window.compare.add_model("short", toy.truncated(3))
+    window.compare.set_text(TEXT)
+    window.compare.compare_button.click()
+    assert window.cancel_action.isEnabled()
+    with qtbot.waitSignal(window.compare.runner.cancelled, timeout=20_000):
+        qtbot.keyClick(window, Qt.Key.Key_Escape)
+        go_on.set()
+    assert window.compare.comparison is None
+    assert window.compare.status_label.text() == "Comparison cancelled."
+    assert window.compare.compare_button.isEnabled() and not window.cancel_action.isEnabled()
 
 def test_main_window_has_the_panel_on_ctrl_5(window):
     index = window.tabs.indexOf(window.compare)

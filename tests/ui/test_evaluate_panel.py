@@ -3,16 +3,23 @@ per-word boundaries, parity chart, sweep curves, "Use this size", exports."""
 
 from __future__ import annotations
 
+import csv
 from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QTableWidgetItem
 
 from bpe_desktop.core import Corpus, TrainConfig, train
-from bpe_desktop.core.evaluation import EvaluationRequest, evaluate, read_gold
+from bpe_desktop.core.evaluation import EvaluationRequest, WordResult, evaluate, read_gold
 from bpe_desktop.ui.common.workers import running_threads
 from bpe_desktop.ui.evaluate import EvaluatePanel
-from bpe_desktop.ui.evaluate.table_models import HTML_ROLE, segmentation_html
+from bpe_desktop.ui.evaluate.table_models import (
+    HTML_ROLE,
+    WORD_HEADERS,
+    WordTableModel,
+    segmentation_html,
+)
 
 pytest_plugins = ["tests.ui.window_fixtures"]
 
@@ -107,8 +114,7 @@ def test_clicking_a_word_shows_its_merge_steps(panel, qtbot, model):
     panel.sweep_check.setChecked(False)
     _run(panel, qtbot)
     panel.words_view.selectRow(0)
-    source = panel.words_view.model().mapToSource(panel.words_view.model().index(0, 0))
-    word = panel.word_model.results[source.row()].word
+    word = panel.word_model.results[0].word
     steps = model.tokenizer().merge_steps(word)
     text = panel.step_view.toPlainText()
     assert steps[-1].pair is not None and steps[-1].pair[0] in text
@@ -193,6 +199,25 @@ def test_a_gold_in_another_spelling_warns_and_the_mapping_fixes_it(qtbot):
     assert again.character_map.mapping() == panel.character_map.mapping()
 
 
+def test_a_mapping_row_of_more_than_one_character_is_refused_with_its_row(panel, qtbot):
+    """As ``--char-map`` refuses it: the row was left out of the scoring without a word."""
+    panel.gold_files.add_paths([str(DATA / "morph" / "tur.morpho-challenge.txt")])
+    editor = panel.character_map
+    editor.set_mapping({"C": "ç"})
+    editor.table.insertRow(1)
+    editor.table.setItem(1, 0, QTableWidgetItem("Ch"))
+    editor.table.setItem(1, 1, QTableWidgetItem("č"))
+    panel.evaluate_button.click()
+    assert not panel.runner.running and panel.report is None
+    assert panel.status_label.text() == (
+        "Character mapping, row 2: write one character in the gold column (it has “Ch”), "
+        "or remove the row.")
+    editor.table.item(1, 0).setText("")
+    editor.table.item(1, 1).setText("")  # a blank row is ignored
+    _run(panel, qtbot)
+    assert panel.report is not None
+
+
 def test_each_text_has_a_column_and_parity_marks_unknown_scripts(panel, qtbot):
     texts = [str(DATA / "udhr" / "eng.txt"), str(DATA / "udhr" / "jpn.txt")]
     panel.text_files.add_paths(texts)
@@ -266,6 +291,39 @@ def test_exports(panel, qtbot, tmp_path):
     assert b"<svg" in (tmp_path / "f1.svg").read_bytes()[:2000]
 
 
+def test_a_sorted_table_is_exported_in_the_order_shown(panel, qtbot, tmp_path):
+    _fill(panel, sweep=0)
+    _run(panel, qtbot)
+    view = panel.words_view
+    before = [r.word for r in panel.word_model.results]
+    view.sortByColumn(WORD_HEADERS.index("missed"), Qt.SortOrder.DescendingOrder)
+    shown = [view.model().index(row, 0).data() for row in range(view.model().rowCount())]
+    assert shown != before  # the sort changed the order
+    panel.export_csv("words", str(tmp_path / "w.csv"))
+    with open(tmp_path / "w.csv", encoding="utf-8", newline="") as stream:
+        rows = list(csv.reader(stream))
+    assert [row[0] for row in rows[1:]] == shown
+
+
+def test_sorting_a_large_word_table_asks_for_the_cells_shown_only(panel, qtbot, monkeypatch):
+    """A table of 20,000 gold words sorts at once: a sort that asked the model for a value
+    per comparison (hundreds of thousands of calls) froze the window for seconds."""
+    words = [WordResult(f"w{n:05d}", n + 1, ("w", f"{n:05d}"), (f"w{n:05d}",),
+                        frozenset({1}), frozenset({1}) if n % 3 else frozenset(), 0)
+             for n in range(20_000)]
+    panel.word_model.set_results(words)
+    asked = []
+    real = WordTableModel.data
+    monkeypatch.setattr(WordTableModel, "data",
+                        lambda self, *args: asked.append(1) or real(self, *args))
+    panel.words_view.sortByColumn(WORD_HEADERS.index("missed"), Qt.SortOrder.DescendingOrder)
+    assert len(asked) < len(words) // 2
+    shown = [panel.word_model.index(row, 0).data() for row in range(3)]
+    assert shown == ["w00000", "w00003", "w00006"]  # a missed boundary each, in line order
+    panel.only_missed.setChecked(True)  # the sort holds when the rows change
+    assert panel.word_model.rowCount() == 6667 and panel.word_model.rows[-1][0] == "w19998"
+
+
 def test_panel_in_the_window(window, qtbot):
     from tests.ui.window_helpers import train_toy
 
@@ -284,6 +342,27 @@ def test_panel_in_the_window(window, qtbot):
     assert "0 merges" in window.model_label.text()
     assert window.evaluate.report is not None
 
+
+
+def test_esc_cancels_the_evaluation_in_view(window, qtbot, monkeypatch):
+    from bpe_desktop.ui.evaluate import panel as evaluate_panel
+    from tests.ui.window_helpers import held_back, train_toy
+
+    train_toy(window, qtbot)
+    go_on = held_back(monkeypatch, evaluate_panel, "evaluate")
+    window.tabs.setCurrentIndex(window.EVALUATE)
+    window.evaluate.pasted_edit.setPlainText("lowest newer widest")
+    window.evaluate.evaluate_button.click()
+    assert window.cancel_action.isEnabled()
+    window.tabs.setCurrentIndex(window.TRAINING)  # Esc there is not for this run
+    assert not window.cancel_action.isEnabled()
+    window.tabs.setCurrentIndex(window.EVALUATE)
+    with qtbot.waitSignal(window.evaluate.runner.cancelled, timeout=20_000):
+        qtbot.keyClick(window, Qt.Key.Key_Escape)
+        go_on.set()
+    assert window.evaluate.report is None
+    assert "cancelled" in window.evaluate.status_label.text()
+    assert not window.cancel_action.isEnabled()
 
 def test_parallel_files_of_one_name_are_told_apart_by_their_folder(panel, qtbot, tmp_path):
     for folder, source in (("en", "eng"), ("de", "deu")):

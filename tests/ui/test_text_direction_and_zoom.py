@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import pytest
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import QTableView
 
 from bpe_desktop.core import Corpus, TrainConfig, train
 from bpe_desktop.core.pieces import isolated_if_rtl, text_direction
@@ -83,6 +85,36 @@ def test_vocabulary_table_shows_a_right_to_left_pieces_end_of_word_marker_as_wri
     # the piece in its own direction, its </w> a left-to-right isolate (not drawn as <w/>)
     assert "\u2068كتاب\u2066</w>\u2069\u2069" in shown
 
+
+
+def test_copying_a_right_to_left_piece_from_the_tables_gives_its_own_text(window, qtbot):
+    """Ctrl+C in the vocabulary table, its merge tree and the Compare tables copies what
+    the cell shows without the isolates drawn around right-to-left pieces."""
+    shown = _shown_pieces(window, qtbot, "subword-nmt")
+    table = window.vocab.table
+    row = shown.index("\u2068كتاب\u2066</w>\u2069\u2069")
+    table.setCurrentIndex(table.model().index(row, COL_PIECE))
+    table.setFocus()
+    qtbot.keyClick(table, Qt.Key.Key_C, Qt.KeyboardModifier.ControlModifier)
+    assert QGuiApplication.clipboard().text() == "كتاب</w>"
+    tree = window.vocab.merge_tree
+    tree.setCurrentItem(tree.topLevelItem(0))
+    qtbot.keyClick(tree, Qt.Key.Key_C, Qt.KeyboardModifier.ControlModifier)
+    assert QGuiApplication.clipboard().text().startswith("كتاب</w>  (rank ")
+    compare = window.compare
+    compare.add_current()
+    compare.add_model("same", window.document.model)
+    compare.set_text("كتاب")
+    with qtbot.waitSignal(compare.compared, timeout=30_000):
+        compare.start()
+    overlap = next(view for view in compare.findChildren(QTableView)
+                   if view.model() is compare.overlap_model)
+    texts = [overlap.model().index(r, 0).data() for r in range(overlap.model().rowCount())]
+    cell = overlap.model().index(texts.index("كتاب"), 1)
+    assert cell.data() == "كتاب\u2066</w>\u2069"
+    overlap.setCurrentIndex(cell)
+    qtbot.keyClick(overlap, Qt.Key.Key_C, Qt.KeyboardModifier.ControlModifier)
+    assert QGuiApplication.clipboard().text() == "كتاب</w>"
 
 def test_zoom_scales_text_and_tables_and_is_remembered(window, qtbot):
     from bpe_desktop.ui.window.main_window import MainWindow

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import io
 import re
 import sys
@@ -488,6 +489,20 @@ def test_csv_quotes_and_byte_level(gpt2_model):
     out = io.StringIO()
     vm.write_csv(out)
     assert f'{gpt2_model.piece_ids[","]},",",",",base,1,1,,,,,' in out.getvalue().splitlines()
+
+
+def test_csv_reads_back_row_for_row_whatever_the_pieces_hold():
+    """Pieces of an imported vocabulary may hold any character: a carriage return, a line
+    feed, a tab or a quote must not cut a row or shift a column."""
+    odd = ("\r", "\n", "\t", '"', ",", "=")
+    model = BPEModel(TrainConfig(), ("a", *odd),
+                     tuple(Merge("a", piece) for piece in odd))
+    vm = table(model)
+    out = io.StringIO(newline="")
+    vm.write_csv(out)
+    rows = list(csv.reader(io.StringIO(out.getvalue(), newline="")))
+    assert {len(row) for row in rows} == {len(rows[0])}
+    assert [row[1] for row in rows[1:]] == [t.piece for t in model.tokens()]
 
 
 # -- training words ------------------------------------------------------------------------

@@ -155,3 +155,22 @@ def test_text_built_a_slice_at_a_time_is_the_same(model, monkeypatch):
     assert text_filter._lines == ("\n".join(display), starts)
     by_text = sorted(range(len(display)), key=lambda i: (display[i], i))
     assert np.argsort(columns.piece_order(), kind="stable").tolist() == by_text
+
+
+def test_text_is_searched_in_the_form_of_the_models_pieces():
+    """An NFC model's pieces hold é as one character, and क़ (U+0958, excluded from
+    composition) as क + nukta: what is typed in another form finds them, as encoding
+    normalizes a text; a model without normalization is searched as typed."""
+    text = "café cafés क़लम क़लम\n" * 5
+    nfc = train(Corpus.from_texts([text]), TrainConfig(vocab_size=40, normalize="nfc")).model
+    columns = build_columns(nfc)
+    text_filter = TextFilter(columns)
+    cafe = {i for i, p in enumerate(nfc.pieces) if "afé" in p}
+    qalam = {i for i, p in enumerate(nfc.pieces) if "\u0915\u093c" in p}
+    assert cafe and qalam
+    for typed in ("afe\u0301", "AFE\u0301"):  # e + combining acute
+        assert set(text_filter.substring(typed, False).tolist()) == cafe
+    assert set(text_filter.substring("\u0958", True).tolist()) == qalam
+    assert set(text_filter.regex("afe\u0301", True).tolist()) == cafe
+    plain = train(Corpus.from_texts([text]), TrainConfig(vocab_size=40)).model
+    assert TextFilter(build_columns(plain)).substring("afe\u0301", False).size == 0

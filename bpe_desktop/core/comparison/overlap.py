@@ -12,12 +12,12 @@ once, with all its pieces listed.
 
 from __future__ import annotations
 
-import csv
 import io
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from bpe_desktop.core.csv_rows import CsvRows
 from bpe_desktop.core.evaluation.segments import byte_fallback_ids
 from bpe_desktop.core.model import BPEModel
 from bpe_desktop.core.pieces import piece_bytes, surface_text
@@ -86,7 +86,7 @@ class Overlap:
         from bpe_desktop.core.formats._common import write_files
 
         buf = io.StringIO(newline="")
-        writer = csv.writer(buf, lineterminator="\n")
+        writer = CsvRows(buf)
         writer.writerow(CSV_HEADER)
         for r in self.rows:
             if r.category in categories:

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from bpe_desktop.core.formatting import counted
 from bpe_desktop.views.encoding_view import DecodeResult, decode_ids
 from bpe_desktop.ui.codec.jobs import decode_job
 from bpe_desktop.ui.common.text_direction import follow_text_direction
@@ -79,14 +80,14 @@ class DecodeBox:
             self._set_label(self.decode_label, result.error, ERROR_STYLE)
         else:
             self.decoded_edit.setPlainText(result.text)
-            summary = f"{result.ids:,} ids → {len(result.text):,} characters. "
+            summary = f"{counted(result.ids, 'id')} → {counted(len(result.text), 'character')}. "
             if result.same_ids:
                 self._set_label(self.decode_label, summary + "Re-encoding gives the same ids.",
                                 OK_STYLE)
             else:
                 self._set_label(self.decode_label, summary + (
-                    f"Re-encoding gives {result.again:,} other ids: these ids are not how the "
-                    "model segments this text."))
+                    f"Re-encoding gives {counted(result.again, 'other id')}: these ids are not "
+                    "how the model segments this text."))
         self.decoded.emit()
 
 

@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 )
 
 from bpe_desktop.core import BpeError, BPEModel
+from bpe_desktop.core.formatting import counted
 from bpe_desktop.core.pieces import bidi_display, display_piece
 from bpe_desktop.core.tokenizer import MAX_SEED
 from bpe_desktop.ui.codec.piece_view import (
@@ -218,7 +219,7 @@ class DropoutSamplesBox(QGroupBox):
         for k, (n, pieces) in enumerate(self.samples):
             if k:
                 cursor.insertBlock()
-            cursor.insertText(f"#{k + 1}  {n:,} tokens:  ", plain)
+            cursor.insertText(f"#{k + 1}  {counted(n, 'token')}:  ", plain)
             for i, piece in enumerate(pieces):
                 fmt = unknown if unk is not None and piece == unk.piece else \
                     formats[i % len(formats)]

@@ -38,6 +38,7 @@ from PySide6.QtWidgets import (
 from bpe_desktop.core import BpeError, BPEModel, MergeStep, Tokenizer
 from bpe_desktop.core.chunked import INLINE_WORK, model_work
 from bpe_desktop.core.errors import CorpusError
+from bpe_desktop.core.formatting import counted
 from bpe_desktop.core.text_files import read_text_bytes
 from bpe_desktop.views.encoding_view import (  # noqa: F401 (the panel's helpers, re-exported)
     SHOW_LIMIT,
@@ -553,7 +554,7 @@ class CodecPanel(StepThrough, DecodeBox, StatsGrid, QWidget):
     def _copy_ids(self) -> None:
         ids = self.ids
         QGuiApplication.clipboard().setText(format_ids(ids))
-        self.status_message.emit(f"Copied {len(ids):,} ids")
+        self.status_message.emit(f"Copied {counted(len(ids), 'id')}")
 
     @Slot()
     def _ids_to_decoder(self) -> None:

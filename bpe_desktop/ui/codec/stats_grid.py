@@ -6,6 +6,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QGridLayout, QLabel
 
+from bpe_desktop.core.formatting import counted
 from bpe_desktop.views.encoding_view import Stats
 from bpe_desktop.ui.codec.decode_box import ERROR_STYLE
 
@@ -40,5 +41,5 @@ class StatsGrid:
         self.stat_labels["unknowns"].setStyleSheet(ERROR_STYLE if s.unknowns else "")
         merges, greedy = ((s.tokens, s.other_mode_tokens) if self.mode == "merges"
                           else (s.other_mode_tokens, s.tokens))
-        self.compare_label.setText(f"merge rank: {merges:,} tokens · greedy longest match: "
-                                   f"{greedy:,} tokens")
+        self.compare_label.setText(f"merge rank: {counted(merges, 'token')} · greedy longest "
+                                   f"match: {counted(greedy, 'token')}")

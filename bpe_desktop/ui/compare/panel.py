@@ -49,9 +49,12 @@ from bpe_desktop.core.comparison import (
 )
 from bpe_desktop.core.comparison.parity_pair import language_costs
 from bpe_desktop.core.evaluation.text_stats import text_lines
+from bpe_desktop.core.formatting import counted
 from bpe_desktop.core.formats import FORMATS
+from bpe_desktop.core.formats.recognise import recognise_tokenizer_file
 from bpe_desktop.core.parity_dev import DevSet
 from bpe_desktop.ui.common import dialogs
+from bpe_desktop.ui.common.plain_copy import copy_without_isolates
 from bpe_desktop.ui.common.text_direction import follow_text_direction
 from bpe_desktop.ui.common.workers import JobError, JobRunner
 from bpe_desktop.ui.compare.languages import (
@@ -86,7 +89,12 @@ class Source:
     fmt: str = MODEL_FORMAT
 
     def load(self) -> BPEModel:
-        return self.model if self.model is not None else open_model(self.path, self.fmt)
+        if self.model is not None:
+            return self.model
+        fmt = self.fmt
+        if fmt == MODEL_FORMAT:  # a tokenizer.json added as a model file is read as one,
+            fmt = recognise_tokenizer_file(self.path) or fmt  # as File ▸ Open offers
+        return open_model(self.path, fmt)
 
 
 class ComparePanel(QWidget):
@@ -220,6 +228,9 @@ class ComparePanel(QWidget):
 
         self.runner.start(job)
         self._set_running(True)
+
+    def is_running(self) -> bool:
+        return self.runner.running
 
     def cancel(self) -> None:
         self.runner.cancel()
@@ -411,9 +422,10 @@ class ComparePanel(QWidget):
         self._show_pair(0)
         self._show_overlap(0)
         words = len(comparison.alignment.occurrences)
-        self.words_label.setText(f"{words:,} words, {len(comparison.alignment.words):,} "
-                                 "distinct")
-        self._set_status(f"Compared {len(comparison.names)} tokenizers on {words:,} words.")
+        self.words_label.setText(f"{counted(words, 'word')}, "
+                                 f"{len(comparison.alignment.words):,} distinct")
+        self._set_status(f"Compared {len(comparison.names)} tokenizers on "
+                         f"{counted(words, 'word')}.")
         self.compared.emit()
 
     @Slot(object)
@@ -543,10 +555,12 @@ def _table(model) -> QTableView:
     view = QTableView()
     view.setModel(model)
     view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+    view.setTabKeyNavigation(False)  # rows are selected whole: Tab leaves the table
     header = view.horizontalHeader()
     header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
     header.setStretchLastSection(True)
     view.verticalHeader().hide()
+    copy_without_isolates(view)
     model.modelReset.connect(lambda: _fit_columns(view))
     return view
 

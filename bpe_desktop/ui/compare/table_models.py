@@ -62,8 +62,13 @@ class AlignedWordsModel(OneCallPerCell):
             self._rows = []
             return
         occ = c.alignment.occurrences
-        self._rows = [i for i, o in enumerate(occ)
-                      if not (self.hide_identical and not self.differs(o.word))]
+        if not self.hide_identical:
+            self._rows = list(range(len(occ)))
+            return
+        # Judged once per distinct word: a long text repeats its words (441,000 running
+        # words judged one by one held the window for a second).
+        differs = [self.differs(w) for w in range(len(c.alignment.words))]
+        self._rows = [i for i, o in enumerate(occ) if differs[o.word]]
 
     def differs(self, word: int) -> bool:
         """Whether some tokenizer cuts distinct word ``word`` differently from the first."""

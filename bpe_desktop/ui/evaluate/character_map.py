@@ -32,7 +32,8 @@ NO_MAPPING = "No mapping"
 
 
 class CharacterMapEditor(QWidget):
-    """Pairs "in the gold" → "in the training text"; a blank or bad row is ignored."""
+    """Pairs "in the gold" → "in the training text"; a blank row is ignored, a row whose
+    left cell is not one character is a :meth:`problem` (as ``--char-map`` refuses it)."""
 
     changed = Signal()
 
@@ -89,6 +90,17 @@ class CharacterMapEditor(QWidget):
             if source is not None and len(source.text()) == 1:
                 out[source.text()] = target.text() if target is not None else ""
         return out
+
+    def problem(self) -> str | None:
+        """Why the table cannot be used as it stands (a row whose left cell is not one
+        character), or None."""
+        for row in range(self.table.rowCount()):
+            source, target = (self.table.item(row, c) for c in (0, 1))
+            texts = ["" if item is None else item.text() for item in (source, target)]
+            if any(texts) and len(texts[0]) != 1:
+                return (f"Character mapping, row {row + 1}: write one character in the gold "
+                        f"column (it has “{texts[0]}”), or remove the row.")
+        return None
 
     def set_mapping(self, mapping: dict[str, str], *, remember: bool = True) -> None:
         self.table.blockSignals(True)

@@ -10,7 +10,7 @@ to the main window (``use_model``).
 
 from __future__ import annotations
 
-from PySide6.QtCore import QSortFilterProxyModel, Qt, Signal, Slot
+from PySide6.QtCore import Qt, Signal, Slot
 from PySide6.QtGui import QAbstractTextDocumentLayout, QPalette, QTextDocument
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -71,7 +71,6 @@ from bpe_desktop.ui.evaluate.plots import ParityChart, SweepPlots
 from bpe_desktop.ui.evaluate.table_models import (
     BOUNDARY_COLORS,
     HTML_ROLE,
-    SORT_ROLE,
     TEXT_LABELS,
     RowsModel,
     WordTableModel,
@@ -115,18 +114,17 @@ class HtmlDelegate(QStyledItemDelegate):
 
 def _table(model, *, sortable: bool = True) -> QTableView:
     view = QTableView()
-    if sortable:
-        proxy = QSortFilterProxyModel(view)
-        proxy.setSourceModel(model)
-        proxy.setSortRole(SORT_ROLE)
-        view.setModel(proxy)
+    view.setModel(model)
+    if sortable:  # the model sorts itself (RowsModel.sort)
         view.horizontalHeader().setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
         view.setSortingEnabled(True)  # (unsorted until a header is clicked)
-    else:
-        view.setModel(model)
     view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
     view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+    view.setTabKeyNavigation(False)  # rows are selected whole: Tab leaves the table
     view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+    # Widths from the rows in sight and 100 more, not Qt's 1,000: each sort of a large
+    # words table measured them again (a quarter of a second).
+    view.horizontalHeader().setResizeContentsPrecision(100)
     view.verticalHeader().hide()
     return view
 
@@ -205,6 +203,9 @@ class EvaluatePanel(QWidget):
         if not (gold_paths or request.has_text or request.parallel_files):
             self._set_status("Add a gold file, a text or translations first.")
             return
+        if gold_paths and (problem := self.character_map.problem()):
+            self._set_status(problem)
+            return
 
         def job(report, cancel):
             report(("reading gold files", 0, 1))
@@ -215,6 +216,10 @@ class EvaluatePanel(QWidget):
         self._evaluated_model = model
         self.runner.start(job)
         self._set_running(True)
+
+    def is_running(self) -> bool:
+        """An evaluation or a comparison with the unconstrained model is running."""
+        return self.runner.running or self.unconstrained_button.runner.running
 
     def cancel(self) -> None:
         """Stop the evaluation, or the comparison with the unconstrained model."""
@@ -539,8 +544,7 @@ class EvaluatePanel(QWidget):
         if not rows or model is None:
             self.step_view.show_steps([], 0, None, None)
             return
-        source = self.words_view.model().mapToSource(rows[0])
-        word = self.word_model.results[source.row()].word
+        word = self.word_model.results[rows[0].row()].word
         steps = model.tokenizer().merge_steps(word)
         unk = model.config.special("unk")
         self.step_view.show_steps(steps, len(steps) - 1, model.config,

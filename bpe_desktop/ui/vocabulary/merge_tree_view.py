@@ -8,6 +8,7 @@ from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTreeWidget, QTree
 from bpe_desktop.core import BPEModel
 from bpe_desktop.core.pieces import display_piece, isolated_if_rtl
 from bpe_desktop.views.vocab_table import SPECIAL, TokenUsage, VocabColumns
+from bpe_desktop.ui.common.plain_copy import copy_without_isolates
 
 #: Trees with more nodes than this open only a few levels deep.
 EXPAND_ALL_LIMIT = 200
@@ -34,6 +35,7 @@ class MergeTreeView(QTreeWidget):
         self.setHeaderLabels(["Merge tree"])
         self.setUniformRowHeights(True)
         self.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
+        copy_without_isolates(self)
 
     def show_token(self, model: BPEModel | None, token: int | None, special: bool) -> None:
         self.clear()

@@ -42,6 +42,7 @@ from bpe_desktop.core import BPEModel
 from bpe_desktop.core import release
 from bpe_desktop.core.chunked import INLINE_WORK, model_work
 from bpe_desktop.core.evaluation.vocabulary import INTERMEDIATE_SHARE
+from bpe_desktop.core.formatting import counted
 from bpe_desktop.core.safe_write import write_files
 from bpe_desktop.views.vocab_loading import LoadedTable, LoadedWords, load_table, load_words
 from bpe_desktop.views.vocab_table import (
@@ -524,7 +525,8 @@ class VocabPanel(QWidget):
                                              self.export_table_csv)
         if path:
             self.status_message.emit(
-                f"Exported {self.table_model.rowCount():,} tokens to {os.path.basename(path)}")
+                f"Exported {counted(self.table_model.rowCount(), 'token')} to "
+                f"{os.path.basename(path)}")
 
     def _ask_export_plot(self) -> None:
         which = self.plots.current_plot()

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import copy
-import csv
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import IO
@@ -16,6 +15,7 @@ from PySide6.QtGui import QFont
 from bpe_desktop.core import BPEModel
 
 from bpe_desktop.core import release
+from bpe_desktop.core.csv_rows import CsvRows
 from bpe_desktop.core.pieces import isolated_if_rtl, piece_bytes
 from bpe_desktop.views.vocab_table import (
     _NUMBERS,
@@ -364,7 +364,7 @@ class VocabTableModel(OneCallPerCell):
 
     def write_csv(self, out: IO[str]) -> None:
         """The visible rows in view order; raw pieces, empty cells for missing values."""
-        writer = csv.writer(out, lineterminator="\n")
+        writer = CsvRows(out)
         writer.writerow(CSV_HEADER)
         cols = self._cols
         if cols is None:

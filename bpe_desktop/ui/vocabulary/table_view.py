@@ -19,6 +19,7 @@ from PySide6.QtGui import QAccessible
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView, QWidget
 
 from bpe_desktop.views import vocab_table as cols
+from bpe_desktop.ui.common.plain_copy import copy_without_isolates
 from bpe_desktop.ui.vocabulary.table_model import VocabTableModel
 
 #: Each column's width in digits' widths (a sample, not the contents: 100,000 rows).
@@ -39,7 +40,11 @@ class VocabTableView(QTableView):
         model.modelReset.connect(self.doItemsLayout)
         self.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        # Rows are selected whole: Tab goes on to the next control (the token's details)
+        # instead of from cell to cell, which kept the keyboard in the table.
+        self.setTabKeyNavigation(False)
         self.setAlternatingRowColors(True)
+        copy_without_isolates(self)
         self.setWordWrap(False)
         # Id order until a header is clicked (enabling sorting sorts by the indicator).
         self.horizontalHeader().setSortIndicator(-1, Qt.SortOrder.AscendingOrder)

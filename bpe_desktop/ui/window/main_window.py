@@ -78,6 +78,12 @@ class MainWindow(QMainWindow):
         self.training.trained.connect(self._on_trained)
         self.training.compare_plain_requested.connect(self._compare_with_plain)
         self.training.running_changed.connect(self._on_running_changed)
+        # Esc also stops the evaluation or comparison of the panel in view
+        for runner in (self.evaluate.runner, self.evaluate.unconstrained_button.runner,
+                       self.compare.runner):
+            runner.started.connect(self._update_cancel)
+            runner.stopped.connect(self._update_cancel)
+        self.tabs.currentChanged.connect(self._update_cancel)
         self.evaluate.use_model.connect(self.document.set_imported)
 
         self.interop = InteropMenus(self)
@@ -155,7 +161,8 @@ class MainWindow(QMainWindow):
         self.train_action = self._action("&Train", self.train, Qt.Key.Key_F5,
                                          "Learn a model from the corpus")
         self.cancel_action = self._action("&Cancel", self.cancel_job, Qt.Key.Key_Escape,
-                                          "Stop the running training, import or recount")
+                                          "Stop the running training, import or recount, or "
+                                          "the evaluation or comparison in view")
         self.cancel_action.setEnabled(False)
         training.addAction(self.train_action)
         training.addAction(self.cancel_action)
@@ -411,6 +418,20 @@ class MainWindow(QMainWindow):
             self.training.cancel()
         elif self.interop.running:
             self.interop.cancel()
+        elif (panel := self._panel_job_in_view()) is not None:
+            panel.cancel()
+
+    def _panel_job_in_view(self) -> EvaluatePanel | ComparePanel | None:
+        """The Evaluate or Compare panel, when it is in view and running its job."""
+        panel = self.tabs.currentWidget()
+        if panel in (self.evaluate, self.compare) and panel.is_running():
+            return panel
+        return None
+
+    @Slot()
+    def _update_cancel(self) -> None:
+        self.cancel_action.setEnabled(self.training.running or self.interop.running
+                                      or self._panel_job_in_view() is not None)
 
     @Slot(bool)
     def _on_running_changed(self, _running: bool) -> None:
@@ -419,7 +440,7 @@ class MainWindow(QMainWindow):
         busy = self.training.running or self.interop.running
         self.train_action.setEnabled(not busy)
         self.training.train_button.setEnabled(not busy)
-        self.cancel_action.setEnabled(busy)
+        self._update_cancel()
         for action in (self.new_action, self.open_action, self.recent_menu.menuAction()):
             action.setEnabled(not busy)
         self.interop.import_menu.setEnabled(not busy)

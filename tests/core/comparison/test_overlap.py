@@ -82,3 +82,16 @@ def test_csv_lists_the_chosen_categories(toy, tmp_path):
     overlap.to_csv(path)
     with open(path, encoding="utf-8", newline="") as fh:
         assert len(list(csv.reader(fh))) == 1 + 21
+
+
+def test_csv_keeps_a_carriage_return_inside_its_field(tmp_path):
+    """A piece holding a carriage return (an imported vocabulary) stays one field of one
+    row: a bare one was read as the end of the row."""
+    with_cr = BPEModel(TrainConfig(), ("a", "\r", "b"), (Merge("a", "\r"),))
+    plain = BPEModel(TrainConfig(), ("a", "b"), ())
+    path = tmp_path / "overlap.csv"
+    vocabulary_overlap(("cr", with_cr), ("plain", plain)).to_csv(path)
+    with open(path, encoding="utf-8", newline="") as fh:
+        rows = list(csv.reader(fh))
+    assert rows[1:] == [["a", "both", "a", "a"], ["b", "both", "b", "b"],
+                        ["\r", "only_a", "\r", ""], ["a\r", "only_a", "a\r", ""]]

@@ -101,6 +101,17 @@ def test_decoding_edited_ids(panel, qtbot, toy_model):
     assert "not how the model segments" in panel.decode_label.text()
 
 
+
+def test_the_decoding_summary_counts_in_words_that_agree(panel, qtbot, toy_model):
+    panel.decode_edit.setPlainText(str(toy_model.piece_to_id("low</w>")))
+    qtbot.mouseClick(panel.decode_button, Qt.MouseButton.LeftButton)
+    assert panel.decode_label.text().startswith("1 id → 3 characters. ")
+    panel.decode_edit.setPlainText(str(toy_model.piece_to_id("w")))  # w alone is w</w>
+    qtbot.mouseClick(panel.decode_button, Qt.MouseButton.LeftButton)
+    assert panel.decode_label.text() == (
+        "1 id → 1 character. Re-encoding gives 2 other ids: these ids are not how the "
+        "model segments this text.")
+
 @pytest.mark.parametrize("typed, message", [
     ("16 abc 14", "“abc” (item 2) is not a number"),
     ("16, 99", "Id 99 (item 2) is outside the vocabulary (0 to 21)"),
@@ -278,6 +289,15 @@ def test_copy_ids(panel, qtbot, toy_model):
     ids = toy_model.tokenizer().encode("lowest newest")
     assert QGuiApplication.clipboard().text() == " ".join(map(str, ids))
     assert messages == [f"Copied {len(ids)} ids"]
+
+
+def test_one_token_is_counted_in_the_singular(panel, qtbot, toy_model):
+    panel.set_text("low")  # one token, low</w>, in both segmentations
+    assert panel.compare_label.text() == "merge rank: 1 token · greedy longest match: 1 token"
+    messages = []
+    panel.status_message.connect(messages.append)
+    qtbot.mouseClick(panel.copy_button, Qt.MouseButton.LeftButton)
+    assert messages == ["Copied 1 id"]
 
 
 def test_scheme_change_redraws_in_the_new_colours(panel, monkeypatch):
