@@ -22,7 +22,7 @@ from bpe_desktop.cli._common import (
     _report_stream,
     load_model_file,
 )
-from bpe_desktop.cli.options import probability, whole_number
+from bpe_desktop.cli.options import add_encoding_errors_option, probability, whole_number
 from bpe_desktop.cli.progress import ProgressBar
 from bpe_desktop.core.adapted_output import TRANSFORMERS_FOLDER
 from bpe_desktop.core.errors import TrainingCancelled
@@ -79,6 +79,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="where to write the model (JSON; - for standard output)")
     p.add_argument("--recount", nargs="+", metavar="CORPUS",
                    help="corpus files (UTF-8, may be .gz) to count the merges on")
+    add_encoding_errors_option(p)
     p.add_argument("-q", "--quiet", action="store_true", help="no progress or summary")
     p.set_defaults(run=cmd_import)
 
@@ -176,6 +177,9 @@ def cmd_import(args: argparse.Namespace) -> int:
 
     _check_tokenizer_path(args.path, args.format)
     corpus_files = args.recount or []
+    if args.encoding_errors != "strict" and not corpus_files:
+        raise UsageError("--encoding-errors needs --recount (it says how the corpus is "
+                         "read)")
     for name in corpus_files:
         if not os.path.isfile(name):
             raise CliError(f"{name}: no such corpus file")
@@ -187,8 +191,9 @@ def cmd_import(args: argparse.Namespace) -> int:
         progress = None if args.quiet else ProgressBar(sys.stderr)
         cancel = CancelToken()
         try:
-            model = _in_worker(lambda: recount(model, Corpus.from_files(corpus_files),
-                                               progress=progress, cancel=cancel), cancel)
+            corpus = Corpus.from_files(corpus_files, errors=args.encoding_errors)
+            model = _in_worker(lambda: recount(model, corpus, progress=progress,
+                                               cancel=cancel), cancel)
         except TrainingCancelled:
             _fail("recounting cancelled; nothing was written")
             return EXIT_INTERRUPTED

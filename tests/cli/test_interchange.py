@@ -180,6 +180,38 @@ def test_import_then_recount(capsys, snmt_model, corpus, tmp_path):
     assert recounted.pieces == original.pieces
 
 
+def test_recount_reads_invalid_utf8_as_the_error_suggests(capsys, snmt_model, corpus,
+                                                           tmp_path):
+    """The corpus error offers replacement characters: --encoding-errors gives them, as
+    for train, count and extend, and the model records it."""
+    codes = tmp_path / "codes.txt"
+    assert run(capsys, "export", "-m", snmt_model, "--format", "subword-nmt", "-o", codes,
+               "-q")[0] == 0
+    latin1 = tmp_path / "latin1.txt"
+    latin1.write_bytes(corpus.read_bytes() + "caf\u00e9 lower\n".encode("latin-1"))
+    out_path = tmp_path / "counted.json"
+    status, _, err = run(capsys, "import", "--format", "subword-nmt", codes, "-o", out_path,
+                         "--recount", latin1, "-q")
+    assert status == 1
+    assert_one_error_line(err, str(latin1), "replacement characters")
+    status, _, err = run(capsys, "import", "--format", "subword-nmt", codes, "-o", out_path,
+                         "--recount", latin1, "-q", "--encoding-errors", "replace")
+    assert status == 0, err
+    recounted = load_model(out_path)
+    assert recounted.corpus.encoding_errors == "replace"
+    # the counts are those of the text with U+FFFD in place of the invalid byte
+    replaced, expected = tmp_path / "replaced.txt", tmp_path / "expected.json"
+    replaced.write_text(corpus.read_text(encoding="utf-8") + "caf\ufffd lower\n",
+                        encoding="utf-8")
+    assert run(capsys, "import", "--format", "subword-nmt", codes, "-o", expected,
+               "--recount", replaced, "-q")[0] == 0
+    assert recounted.merges == load_model(expected).merges
+    status, _, err = run(capsys, "import", "--format", "subword-nmt", codes, "-o", out_path,
+                         "--encoding-errors", "replace")
+    assert status == 2
+    assert_one_error_line(err, "--encoding-errors", "--recount")
+
+
 def test_import_errors_name_the_file_and_place(capsys, tmp_path):
     codes = tmp_path / "bad.codes"
     codes.write_text("#version: 0.2\ne r</w>\nl o 12\n", encoding="utf-8")

@@ -101,11 +101,16 @@ def evaluate_parity(model: BPEModel, texts: ParallelTexts, mode: str = "document
         unknown[name] = int((ids == unk.id).sum()) if unk is not None else 0
     ref = per_line[texts.reference]
     ref_total = sum(ref)
+    if not ref_total:  # every ratio would divide by it
+        path = texts.paths.get(texts.reference, texts.reference)
+        raise CorpusError(f"{path}: the reference text has no tokens (it is empty or white "
+                          "space): parity is relative to it; choose another reference",
+                          path=path)
     rows = []
     for name, counts in per_line.items():
         total = sum(counts)
         if mode == "document":
-            parity = total / ref_total if ref_total else 0.0
+            parity = total / ref_total
         else:
             if len(counts) != len(ref):
                 path = texts.paths.get(name, name)

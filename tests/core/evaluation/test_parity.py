@@ -50,6 +50,16 @@ def test_line_parity_needs_equal_line_counts(tmp_path):
         evaluate_parity(eow_model(), texts, "lines")
 
 
+@pytest.mark.parametrize("mode", ["document", "lines"])
+def test_a_reference_without_tokens_is_refused_by_name(tmp_path, mode):
+    """Parity is relative to the reference: with no token there, every ratio is undefined
+    (it read 0.0 for every language, the reference too)."""
+    f = _files(tmp_path, ref=" \n", other="happy\n")
+    texts = ParallelTexts.from_files([f["other"]], reference=f["ref"])
+    with pytest.raises(CorpusError, match=r"\S*ref.txt: the reference text has no tokens"):
+        evaluate_parity(eow_model(), texts, mode)
+
+
 def test_udhr_in_seven_languages():
     files = sorted(UDHR.glob("*.txt"))
     assert len(files) == 7
