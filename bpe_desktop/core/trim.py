@@ -135,6 +135,21 @@ def id_map_paths(path: str | os.PathLike) -> tuple:
     return path, path.with_suffix(".csv")
 
 
+def id_map_clash(id_map: str | os.PathLike, model_files: Sequence[str | os.PathLike],
+                 inputs: Sequence[str | os.PathLike]) -> str | None:
+    """Why the id map's files at ``id_map`` cannot be written (one of them would replace a
+    file the trimmed model is written to, or an input), or None."""
+    def same(a, b) -> bool:
+        return os.path.realpath(a) == os.path.realpath(b)
+
+    for path in id_map_paths(id_map):
+        if any(same(path, written) for written in model_files):
+            return f"{path}: the id map would overwrite the trimmed model; give it another name"
+        if any(same(path, read) for read in inputs):
+            return f"{path}: the id map would overwrite an input of the trim; give it another name"
+    return None
+
+
 def write_id_map(result: TrimResult, path: str | os.PathLike) -> list:
     """The map as JSON and CSV at :func:`id_map_paths`, each written atomically (the file
     ``path`` names first)."""

@@ -539,3 +539,22 @@ def test_an_extension_reading_invalid_utf8_as_replacement_is_recorded_and_rerun_
     with qtbot.waitSignal(window.document.model_changed, timeout=30_000):
         window.history.rerun_button.click()
     assert window.document.model.merges == first.merges and ui.errors == []
+
+
+def test_trim_refuses_an_id_map_over_the_trimmed_model_or_a_target(window, qtbot, tmp_path,
+                                                                   ui):
+    train_toy(window, qtbot)
+    dialog = window.ask_trim()
+    target = tmp_path / "target.txt"
+    target.write_text("low lower\n", encoding="utf-8")
+    dialog.set_targets([str(target)])
+    dialog.output.setText(str(tmp_path / "t.json"))
+    for id_map, clash in ((tmp_path / "t.csv", "trimmed model"),  # its JSON is t.json
+                          (tmp_path / "t.json", "trimmed model"),
+                          (tmp_path / "target.txt", "input")):  # the map's JSON there
+        dialog.id_map.setText(str(id_map))
+        assert not dialog.start()
+        assert ui.errors[-1][0] == "Cannot trim" and clash in ui.errors[-1][1], ui.errors[-1]
+    assert not (tmp_path / "t.json").exists() and not (tmp_path / "t.csv").exists()
+    assert target.read_text(encoding="utf-8") == "low lower\n"
+    dialog.close()

@@ -27,15 +27,17 @@ from PySide6.QtWidgets import (
 )
 
 from bpe_desktop.core.adapted_output import (
+    OWN_FORMAT,
     TRANSFORMERS_FOLDER,
     fitting_formats,
     format_label,
+    model_files,
     write_model,
 )
 from bpe_desktop.core.comparison import read_text_lines
 from bpe_desktop.core.formats import export_notes
 from bpe_desktop.core.model import BPEModel
-from bpe_desktop.core.trim import TrimResult, trim, write_id_map
+from bpe_desktop.core.trim import TrimResult, id_map_clash, trim, write_id_map
 from bpe_desktop.ui.common import dialogs
 from bpe_desktop.ui.common.workers import JobError, JobRunner
 from bpe_desktop.views.write_errors import write_failure
@@ -164,6 +166,11 @@ class TrimDialog(QDialog):
         model, targets = self.model, list(self.targets)
         source_path, source_format = self.source or (None, None)
         fmt, out, id_map = self.format.currentData(), self.output.text(), self.id_map.text()
+        why = id_map_clash(id_map, model_files(fmt, out),
+                           [*targets, *_source_files(source_path, source_format)])
+        if why:
+            dialogs.show_error(self, "Cannot trim", why)
+            return False
         keep_alphabet, keep_specials = (self.keep_alphabet.isChecked(),
                                         self.keep_specials.isChecked())
 
@@ -209,3 +216,15 @@ class TrimDialog(QDialog):
     def done(self, code: int) -> None:  # noqa: D401 (Qt override)
         self.runner.shutdown()
         super().done(code)
+
+
+def _source_files(path: str | None, fmt: str | None) -> list:
+    """The files the trimmed model's source was read from (none for a model not read
+    from a file)."""
+    if path is None:
+        return []
+    if fmt in (None, OWN_FORMAT):
+        return [path]
+    from bpe_desktop.core.formats import import_files
+
+    return import_files(fmt, path)
