@@ -417,16 +417,17 @@ def _specials(r: _Reader, root: dict, model: dict, vocab: dict[str, int],
             vocab[piece] = tid
             vocab_ids.add(tid)
         if not item.get("special", False) and piece in vocab:
-            if piece not in made:  # found in the text, never split: a protected string
-                r.protected.append(piece)
-                if item.get("normalized", True) and root.get("normalizer"):
-                    r.notes.append(f"the added token {piece!r} is found in the raw text "
-                                   "here (the source looks for it in normalized text)")
-                flags = [f for f in ("lstrip", "rstrip", "single_word") if item.get(f)]
-                if flags:
-                    r.notes.append(f"the added token {piece!r} is found in the text here "
-                                   f"without its {'/'.join(flags)} rule")
-            continue  # else an ordinary token that was also added
+            # Found in the text, never split: a protected string; also when merges make it
+            # (HF still finds it in the text before its merges run).
+            r.protected.append(piece)
+            if item.get("normalized", True) and root.get("normalizer"):
+                r.notes.append(f"the added token {piece!r} is found in the raw text "
+                               "here (the source looks for it in normalized text)")
+            flags = [f for f in ("lstrip", "rstrip", "single_word") if item.get(f)]
+            if flags:
+                r.notes.append(f"the added token {piece!r} is found in the text here "
+                               f"without its {'/'.join(flags)} rule")
+            continue
         if piece in made:
             raise r.fail(f"{where}.content", f"the special token {piece!r} is also made by "
                          f"model.merges[{made[piece]}]; BPE Desktop keeps special tokens "
