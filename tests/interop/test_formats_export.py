@@ -39,6 +39,7 @@ from bpe_desktop.core.formats import (
 )
 from bpe_desktop.core.formats.verify import Verification
 from bpe_desktop.core.pieces import BYTE_CHARS
+from bpe_desktop.paths import resource_path
 from tests.interop.conftest import TARGETS, lines_of_targets, normalized_text
 from tests.interop.peers import (
     CASES,
@@ -134,6 +135,28 @@ def test_hf_records_specials_unk_and_conventions(models, tmp_path):
     assert data["decoder"] == {"type": "BPEDecoder", "suffix": EOW}
     tok = tokenizers.Tokenizer.from_file(str(path))
     assert tok.decode(tok.encode("the lowest one").ids) == "the lowest one"
+
+
+@pytest.mark.parametrize("name", ["sentencepiece", "subword-nmt"])
+def test_a_special_token_typed_in_the_text_is_found_by_hf_only_as_documented(
+        models, tmp_path, name):
+    """Hugging Face finds special added tokens in the text (a setting it does not save
+    turns that off); BPE Desktop and sentencepiece read them as characters."""
+    model = models[name]
+    (path,) = export_to(tmp_path, model, "hf")
+    line = "the <unk> and <s> here"
+    unk = model.config.special("unk").id
+    ours = our_ids(model, [line])[0]
+    theirs = tokenizers.Tokenizer.from_file(str(path)).encode(
+        line, add_special_tokens=False).ids
+    assert unk not in ours and unk in theirs
+    if name == "sentencepiece":
+        (sp_path,) = export_to(tmp_path, model, "sentencepiece")
+        sp = sentencepiece.SentencePieceProcessor(model_file=str(sp_path))
+        assert list(sp.encode(line)) == ours
+    quick_start = " ".join(resource_path("help", "quickstart.md").read_text(
+        encoding="utf-8").split())
+    assert "Hugging Face finds a special token typed in the text" in quick_start
 
 
 def test_hf_legacy_string_merges_load_and_segment_identically(models, tmp_path, target_lines):

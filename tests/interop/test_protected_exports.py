@@ -179,3 +179,52 @@ def test_a_refusal_never_points_to_a_format_that_refuses_too(config):
                      or sentence.startswith("a " + label)]
             assert named, (fmt, why)
             assert export_problem(model, named[0]) is None, (fmt, why)
+
+
+@pytest.mark.parametrize("byte_level", [True, False])
+def test_tokens_added_to_a_peer_tokenizer_are_found_in_the_text_as_it_finds_them(
+        byte_level, tmp_path):
+    """``tokenizer.add_tokens()`` lists a new token in added_tokens only (not in the
+    model's vocabulary), or one the merges make too in both; imported, it is a protected
+    string, as our exports write one, and saved and opened again it stays one."""
+    from tokenizers import decoders, models, pre_tokenizers, trainers
+
+    from bpe_desktop.core import load_model, save_model
+    from bpe_desktop.core.formats import import_model
+    from tests.shared_data import corpus_path
+
+    hindi = corpus_path("ud_hindi").read_text(encoding="utf-8").splitlines()[:200]
+    hf = HfTokenizer(models.BPE(unk_token=None if byte_level else "[UNK]"))
+    if byte_level:
+        hf.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+        hf.decoder = decoders.ByteLevel()
+        alphabet = pre_tokenizers.ByteLevel.alphabet()
+    else:
+        hf.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
+        alphabet = []
+    hf.train_from_iterator(hindi, trainers.BpeTrainer(
+        vocab_size=600, initial_alphabet=alphabet, special_tokens=[] if byte_level
+        else ["[UNK]"], show_progress=False))
+    # ने is also a token of the trained vocabulary (a character-level one spells it as it
+    # is): HF still finds it in the text first
+    assert byte_level or "ने" in hf.get_vocab()
+    added = ["ज़्ञ", "ने", "👨\u200d👩\u200d👧"] + ([" New York"] if byte_level else [])
+    hf.add_tokens(added)
+    hf.add_special_tokens(["<|im_start|>"])
+    path = tmp_path / "tokenizer.json"
+    hf.save(str(path))
+
+    save_model(import_model("hf", path), tmp_path / "m.json")
+    model = load_model(tmp_path / "m.json")
+    assert sorted(model.config.protected) == sorted(added)
+    assert [t.piece for t in model.config.special_tokens if t.role != "unk"] == \
+        ["<|im_start|>"]
+    assert "matches it in the text" not in model.description
+    probes = hindi[-20:] + ["ज़्ञत्रिय 👨\u200d👩\u200d👧 in New York", "अज़्ञरज़्ञ", "उसने नेता"]
+    ours = model.tokenizer()
+    for probe in probes:
+        ids = hf.encode(probe, add_special_tokens=False).ids
+        assert list(ours.encode(probe)) == ids, probe
+        if byte_level:  # without a word marker HF's decode puts spaces between tokens
+            assert ours.decode(ids) == hf.decode(ids, skip_special_tokens=False), probe
+    assert list(ours.encode("अज़्ञरज़्ञ")).count(model.piece_to_id("ज़्ञ")) == 2

@@ -335,6 +335,13 @@ def _bad_gpt2_folder(folder):
     ("youtokentome", "yttm.model", "1 1\n9601 4\n4 9 5\n1 0 2 3\n",
      "line 3: the id 9 is neither a character nor made by an earlier rule"),
     ("hf", "missing.json", None, "No such file or directory"),
+    # a file of another kind that reads as the format asked for
+    ("subword-nmt", "r.tiktoken", "YQ== 0\nYg== 1\nYWI= 2\n",
+     "these are tiktoken ranks, not BPE codes; import them as tiktoken"),
+    ("fastbpe", "r.tiktoken", "YQ== 0\nYg== 1\nYWI= 2\n",
+     "these are tiktoken ranks, not BPE codes; import them as tiktoken"),
+    ("subword-nmt", "merges.txt", "#version: 0.2\nĠ t\nĠt he\n",
+     "this is a GPT-2 merges.txt; import it with its vocab.json as gpt2"),
 ])
 def test_importing_a_bad_file_says_what_and_where(window, qtbot, ui, trained, tmp_path, fmt,
                                                   name, content, expected):

@@ -391,6 +391,9 @@ def build_model(
     (what the source does that BPE Desktop does not) and any id renumbering.
     """
     specials = {t.piece for t in config.special_tokens}
+    # A protected string is an alphabet symbol, also when merges make it as well (a token
+    # added to a tokenizer.json that its merges also spell).
+    protected = set(config.protected)
     made: set[str] = set()
     used_before_made: set[str] = set()
     for left, right in merges:
@@ -398,7 +401,8 @@ def build_model(
         made.add(left + right)
     if vocab is not None:
         base = [t for t, _ in sorted(vocab.items(), key=lambda kv: kv[1])
-                if t not in specials and (t not in made or t in used_before_made)]
+                if t not in specials
+                and (t not in made or t in used_before_made or t in protected)]
         known = set(base)
         symbols = base + sorted((set(alphabet) | used_before_made) - known)
     else:

@@ -401,6 +401,7 @@ def _specials(r: _Reader, root: dict, model: dict, vocab: dict[str, int],
         raise r.fail("added_tokens", f"expected a list, found {_kind(added)}")
     made = {left + right: i for i, (left, right) in enumerate(merges)}
     id_of: dict[int, str] = {}  # special id -> where it was given
+    vocab_ids = set(vocab.values())
     for i, item in enumerate(added):
         where = f"added_tokens[{i}]"
         item = r.obj(item, where)
@@ -409,13 +410,24 @@ def _specials(r: _Reader, root: dict, model: dict, vocab: dict[str, int],
         if piece in vocab and vocab[piece] != tid:
             raise r.fail(f"{where}.id", f"{piece!r} has id {tid} here but "
                          f"{vocab[piece]} in model.vocab")
+        if not item.get("special", False) and piece not in vocab and piece not in made \
+                and tid not in vocab_ids:
+            # tokenizer.add_tokens() lists a new token here only: HF finds it in the text
+            # and never splits it, which is what a protected string does.
+            vocab[piece] = tid
+            vocab_ids.add(tid)
         if not item.get("special", False) and piece in vocab:
-            if piece not in made:  # found in the text, never split: a protected string
-                r.protected.append(piece)
-                if item.get("normalized", True) and root.get("normalizer"):
-                    r.notes.append(f"the added token {piece!r} is found in the raw text "
-                                   "here (the source looks for it in normalized text)")
-            continue  # else an ordinary token that was also added
+            # Found in the text, never split: a protected string; also when merges make it
+            # (HF still finds it in the text before its merges run).
+            r.protected.append(piece)
+            if item.get("normalized", True) and root.get("normalizer"):
+                r.notes.append(f"the added token {piece!r} is found in the raw text "
+                               "here (the source looks for it in normalized text)")
+            flags = [f for f in ("lstrip", "rstrip", "single_word") if item.get(f)]
+            if flags:
+                r.notes.append(f"the added token {piece!r} is found in the text here "
+                               f"without its {'/'.join(flags)} rule")
+            continue
         if piece in made:
             raise r.fail(f"{where}.content", f"the special token {piece!r} is also made by "
                          f"model.merges[{made[piece]}]; BPE Desktop keeps special tokens "
