@@ -11,6 +11,7 @@ from PySide6.QtCore import QCoreApplication
 
 from bpe_desktop.core import TrainConfig
 from bpe_desktop.ui.training.corpus_list import LANGUAGE_COLUMN, SHARE_COLUMN, WEIGHT_COLUMN
+from bpe_desktop.ui.training.options import PRESET_LABELS
 from tests.shared_data import DATA_DIR, corpus_path
 from tests.ui.window_helpers import assert_fails_without_a_corpus_question
 
@@ -424,3 +425,19 @@ def test_a_development_file_with_invalid_utf8_is_an_error_naming_it_not_a_corpus
         panel, qtbot, monkeypatch, errors,
         f"{german} line {line}: not valid UTF-8 (byte {byte} of the line); save the file as "
         "UTF-8")
+
+
+def test_a_preset_keeps_the_languages_options(panel):
+    """Balancing and the parity development set describe the corpus, not the tool a
+    preset imitates: picking a preset (as `--preset` with them on the command line)
+    keeps them."""
+    form = panel.options
+    dev = "; ".join(f"{code}={path}" for code, path in DEV.items())
+    form.temperature.setValue(3.0)
+    form.parity_dev.setText(dev)
+    form.parity_window.setValue(40)
+    for key in ("gpt2", "sentencepiece", "sennrich"):
+        form.preset.setCurrentText(next(l for l, k in PRESET_LABELS.items() if k == key))
+        assert form.pretokenizer.currentData() == TrainConfig.preset(key).pretokenizer
+        assert form.temperature.value() == 3.0 and form.parity_window.value() == 40
+        assert form.parity_dev.text() == dev
