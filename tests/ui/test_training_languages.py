@@ -441,3 +441,30 @@ def test_a_preset_keeps_the_languages_options(panel):
         assert form.pretokenizer.currentData() == TrainConfig.preset(key).pretokenizer
         assert form.temperature.value() == 3.0 and form.parity_window.value() == 40
         assert form.parity_dev.text() == dev
+
+
+def test_a_cancelled_run_leaves_the_kept_model_s_language_curves(panel, qtbot):
+    """As the merge-count plot does: the curves shown after a cancel are those of the
+    model that stays, not the cancelled run's (empty or partial) ones."""
+    panel.corpus.add_paths(FILES)
+    panel.options.parity_dev.setText("; ".join(f"{c}={p}" for c, p in DEV.items()))
+    panel.options.parity_dev_documents.setChecked(True)
+    panel.options.stop_value.setValue(2000)
+    with qtbot.waitSignal(panel.cancelled, timeout=60_000):
+        assert panel.start()
+        panel.cancel()
+    assert panel.language_plot.isHidden()  # no model: nothing to plot
+    panel.options.set_config(TrainConfig(merges=40))
+    panel.options.parity_dev.setText("; ".join(f"{c}={p}" for c, p in DEV.items()))
+    panel.options.parity_dev_documents.setChecked(True)
+    with qtbot.waitSignal(panel.trained, timeout=60_000):
+        assert panel.start()
+    kept = panel.language_plot.curves()
+    assert set(kept) == {"en", "de", "ru"}
+    panel.options.stop_value.setValue(60)
+    with qtbot.waitSignal(panel.cancelled, timeout=60_000):
+        assert panel.start()
+        panel.cancel()
+    assert not panel.language_plot.isHidden()
+    assert panel.language_plot.curves() == kept
+    assert panel.language_plot.left_label() == "development tokens (whole document)"
