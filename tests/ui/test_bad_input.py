@@ -172,6 +172,28 @@ def test_a_corpus_file_deleted_after_adding_it(window, qtbot, ui, trained, tmp_p
     assert_unchanged(window, trained)
 
 
+def test_a_missing_corpus_file_restored_shows_its_size_and_lines_again(
+        window, qtbot, ui, trained, tmp_path):
+    """As the refusal says: restore it and train again; its row no longer says missing
+    but what the file now holds."""
+    kept, gone = tmp_path / "kept.txt", tmp_path / "gone.txt"
+    kept.write_text("some words here\n")
+    gone.write_text("other words\n")
+    corpus = window.training.corpus
+    corpus.clear_files()
+    window.training.options.word_counts.setChecked(False)
+    corpus.add_paths([str(kept), str(gone)])
+    gone.unlink()
+    assert window.train() is False and corpus.topLevelItem(1).text(1) == "missing"
+    gone.write_text("other words\nand more words\nthree lines\n")
+    with qtbot.waitSignal(window.document.model_changed, timeout=30_000):
+        assert window.train()
+    row = corpus.topLevelItem(1)
+    assert row.text(1) == "39 bytes" and row.toolTip(1) == ""
+    qtbot.waitUntil(lambda: row.text(2) == "3", timeout=10_000)
+    assert corpus.total_size() == 16 + 39
+
+
 def test_a_corpus_file_that_vanishes_once_training_starts_fails_cleanly(
         window, qtbot, ui, trained, tmp_path, monkeypatch):
     path = tmp_path / "vanishing.txt"

@@ -518,3 +518,31 @@ def test_a_model_file_written_over_by_a_later_run_is_not_opened_as_the_earlier_r
     assert window.document.model.config.ties == "lexicographic"
 
 
+
+
+def test_open_model_while_a_training_runs_says_to_wait_and_keeps_the_model(
+        window, qtbot, ui, monkeypatch):
+    """As File ▸ Open does (it is disabled then): the training about to replace the
+    model would replace the one opened, after the question about saving it."""
+    from bpe_desktop.ui.training import jobs as training_jobs
+
+    first = train_toy(window, qtbot)
+    form = window.training.options
+    form.set_config(form.config().replace(merges=4))
+    with qtbot.waitSignal(window.document.model_changed, timeout=30_000):
+        window.train()
+    settle(window, qtbot, 2)
+    go_on = held_back(monkeypatch, training_jobs, "train")
+    form.set_config(form.config().replace(merges=3))
+    assert window.train()
+    select(window, 1)  # the first run, of 10 merges
+    asked = ui.asked_to_save
+    window.history.open_button.click()
+    assert window.statusBar().full_message() == (
+        "Wait for the running job to finish (Esc cancels it) before opening a model.")
+    assert window.document.model.merge_count == 4 and ui.asked_to_save == asked
+    with qtbot.waitSignal(window.document.model_changed, timeout=30_000):
+        go_on.set()
+    assert window.document.model.merge_count == 3
+    window.history.open_button.click()
+    assert window.document.model.merges == first.merges

@@ -11,6 +11,7 @@ from PySide6.QtCore import QCoreApplication
 
 from bpe_desktop.core import TrainConfig
 from bpe_desktop.ui.training.corpus_list import LANGUAGE_COLUMN, SHARE_COLUMN, WEIGHT_COLUMN
+from bpe_desktop.ui.training.options import PRESET_LABELS
 from tests.shared_data import DATA_DIR, corpus_path
 from tests.ui.window_helpers import assert_fails_without_a_corpus_question
 
@@ -424,3 +425,46 @@ def test_a_development_file_with_invalid_utf8_is_an_error_naming_it_not_a_corpus
         panel, qtbot, monkeypatch, errors,
         f"{german} line {line}: not valid UTF-8 (byte {byte} of the line); save the file as "
         "UTF-8")
+
+
+def test_a_preset_keeps_the_languages_options(panel):
+    """Balancing and the parity development set describe the corpus, not the tool a
+    preset imitates: picking a preset (as `--preset` with them on the command line)
+    keeps them."""
+    form = panel.options
+    dev = "; ".join(f"{code}={path}" for code, path in DEV.items())
+    form.temperature.setValue(3.0)
+    form.parity_dev.setText(dev)
+    form.parity_window.setValue(40)
+    for key in ("gpt2", "sentencepiece", "sennrich"):
+        form.preset.setCurrentText(next(l for l, k in PRESET_LABELS.items() if k == key))
+        assert form.pretokenizer.currentData() == TrainConfig.preset(key).pretokenizer
+        assert form.temperature.value() == 3.0 and form.parity_window.value() == 40
+        assert form.parity_dev.text() == dev
+
+
+def test_a_cancelled_run_leaves_the_kept_model_s_language_curves(panel, qtbot):
+    """As the merge-count plot does: the curves shown after a cancel are those of the
+    model that stays, not the cancelled run's (empty or partial) ones."""
+    panel.corpus.add_paths(FILES)
+    panel.options.parity_dev.setText("; ".join(f"{c}={p}" for c, p in DEV.items()))
+    panel.options.parity_dev_documents.setChecked(True)
+    panel.options.stop_value.setValue(2000)
+    with qtbot.waitSignal(panel.cancelled, timeout=60_000):
+        assert panel.start()
+        panel.cancel()
+    assert panel.language_plot.isHidden()  # no model: nothing to plot
+    panel.options.set_config(TrainConfig(merges=40))
+    panel.options.parity_dev.setText("; ".join(f"{c}={p}" for c, p in DEV.items()))
+    panel.options.parity_dev_documents.setChecked(True)
+    with qtbot.waitSignal(panel.trained, timeout=60_000):
+        assert panel.start()
+    kept = panel.language_plot.curves()
+    assert set(kept) == {"en", "de", "ru"}
+    panel.options.stop_value.setValue(60)
+    with qtbot.waitSignal(panel.cancelled, timeout=60_000):
+        assert panel.start()
+        panel.cancel()
+    assert not panel.language_plot.isHidden()
+    assert panel.language_plot.curves() == kept
+    assert panel.language_plot.left_label() == "development tokens (whole document)"

@@ -144,7 +144,7 @@ class CorpusList(QTreeWidget):
     def missing_paths(self) -> list[str]:
         """Files that no longer exist (deleted or moved after being added); their rows
         say so."""
-        missing = []
+        missing, restored = [], False
         for i in range(self.topLevelItemCount()):
             item = self.topLevelItem(i)
             path = item.data(0, Qt.ItemDataRole.UserRole)
@@ -153,6 +153,14 @@ class CorpusList(QTreeWidget):
                 item.setText(1, "missing")
                 item.setText(2, "")
                 item.setToolTip(1, "The file no longer exists")
+                item.setData(1, Qt.ItemDataRole.UserRole, None)
+            elif item.text(1) == "missing":  # restored: what it holds now is counted
+                self._show_size(item, path)
+                item.setText(2, "…")
+                item.setData(2, Qt.ItemDataRole.UserRole, None)
+                restored = True
+        if restored:
+            self._count_pending_lines()
         return missing
 
     def problems(self) -> list[tuple[str, str]]:
@@ -269,18 +277,23 @@ class CorpusList(QTreeWidget):
         item.setData(LANGUAGE_COLUMN, GUESS_ROLE, item.text(LANGUAGE_COLUMN))
         item.setData(0, Qt.ItemDataRole.UserRole, path)
         item.setToolTip(0, path)
+        self._show_size(item, path)
+        item.setTextAlignment(1, Qt.AlignmentFlag.AlignRight)
+        item.setTextAlignment(2, Qt.AlignmentFlag.AlignRight)
+        return item
+
+    @staticmethod
+    def _show_size(item: QTreeWidgetItem, path: str) -> None:
         try:
             size = os.path.getsize(path)
             item.setText(1, format_bytes(size))
+            item.setToolTip(1, "")
             item.setData(1, Qt.ItemDataRole.UserRole, size)
         except OSError as exc:
             item.setText(1, "missing")
             item.setText(2, "")
             item.setToolTip(1, exc.strerror or str(exc))
             item.setData(2, Qt.ItemDataRole.UserRole, -1)
-        item.setTextAlignment(1, Qt.AlignmentFlag.AlignRight)
-        item.setTextAlignment(2, Qt.AlignmentFlag.AlignRight)
-        return item
 
     # -- line counts, one background job at a time ---------------------------------------------
 

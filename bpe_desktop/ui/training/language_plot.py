@@ -43,6 +43,7 @@ class LanguageCurves(pg.PlotWidget):
         self._steps: list[int] = []
         self._values: dict[str, list[float]] = {}
         self._curves: dict[str, pg.PlotDataItem] = {}
+        self._documents = False
         self._redraw_timer = QTimer(self)
         self._redraw_timer.setSingleShot(True)
         self._redraw_timer.setInterval(0)
@@ -55,7 +56,21 @@ class LanguageCurves(pg.PlotWidget):
 
     def set_documents(self, documents: bool) -> None:
         """Whether the development set is whole documents (values are then per document)."""
+        self._documents = documents
         self.getPlotItem().setLabel("left", UNIT_LABELS[documents])
+
+    def snapshot(self) -> tuple:
+        """What the plot shows, for :meth:`restore` after a run that does not replace it."""
+        return (list(self._steps), {c: list(v) for c, v in self._values.items()},
+                self._documents)
+
+    def restore(self, shown: tuple) -> None:
+        steps, values, documents = shown
+        self.clear_curves()
+        self._steps.extend(steps)
+        self._values.update({c: list(v) for c, v in values.items()})
+        self.set_documents(documents)
+        self._redraw_timer.start()
 
     def left_label(self) -> str:
         return self.getPlotItem().getAxis("left").labelText

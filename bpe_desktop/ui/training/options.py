@@ -77,9 +77,9 @@ class _Editor:
     row: Any = None
 
 
-#: Groups whose options a preset leaves as they are (they describe the run or the
-#: linguistic constraints, not the tool being imitated).
-KEPT_BY_PRESETS = ("run", "constraints")
+#: Groups whose options a preset leaves as they are (they describe the run, the
+#: linguistic constraints or the languages' balance, not the tool being imitated).
+KEPT_BY_PRESETS = ("run", "constraints", "languages")
 CONSTRAINTS_TITLE = "<b>Linguistic constraints</b>"
 LANGUAGES_TITLE = "<b>Languages</b>"
 #: Under it the options of reading the corpus and of the run (none about languages).
@@ -359,9 +359,18 @@ class TrainingOptions(QWidget):
             config = TrainConfig.preset(key, **overrides)
         except ConfigError:  # e.g. the vocabulary is too small for the preset's specials
             config = TrainConfig.preset(key)
-        run = {name: self._editors[name].get() for name in self._editors
-               if SPECS[name].group in KEPT_BY_PRESETS}
-        self.set_config(config.replace(**run))
+        kept = {name: editor.get() for name, editor in self._editors.items()
+                if SPECS[name].group in KEPT_BY_PRESETS}
+        self.set_config(config)
+        # Put back as the form held them, not through a TrainConfig: the languages'
+        # options form one only with the corpus list's languages.
+        self._applying = True
+        try:
+            for name, value in kept.items():
+                self._editors[name].put(value)
+        finally:
+            self._applying = False
+        self._show_reach()
         self._show_preset(key)
 
     def _state(self) -> dict[str, QWidget]:

@@ -88,6 +88,8 @@ class TrainingPanel(QWidget):
         self._run: tuple[Corpus, TrainConfig] | None = None
         #: The last parity-aware run's model and whether it read word-count tables.
         self._parity_run: tuple[BPEModel, bool, str] | None = None
+        #: What the language plot showed before the running training (its snapshot).
+        self._kept_curves: tuple | None = None
         #: What a started run does after the pass that answered the click, one step per
         #: event-loop pass: locking the form repaints every option.
         self._after_start = StepsInPasses(self)
@@ -306,9 +308,7 @@ class TrainingPanel(QWidget):
             return self._start_extension(extension, corpus)
         self._run = (corpus, config)
         self.plot.clear_counts()  # its step axis is set with the first progress
-        self.language_plot.clear_curves()
-        self.language_plot.setVisible(bool(config.parity_dev))
-        self.language_plot.set_documents(config.parity_dev_documents)
+        self._start_language_plot(config)
         self.stage_label.setText("Estimating the memory needed…")
         self.progress_bar.setRange(0, 0)
         message = (f"Training on {len(paths)} file(s), "
@@ -319,6 +319,13 @@ class TrainingPanel(QWidget):
         # option) first. If the run ends before, the steps run then.
         self._after_start.later(self._sync_form, self._save_defaults, lambda: self.log(message))
         return True
+
+    def _start_language_plot(self, config: TrainConfig) -> None:
+        # The curves of the model that stays are kept, should this run fail or be cancelled.
+        self._kept_curves = self.language_plot.snapshot()
+        self.language_plot.clear_curves()
+        self.language_plot.setVisible(bool(config.parity_dev))
+        self.language_plot.set_documents(config.parity_dev_documents)
 
     def _start_extension(self, request, corpus: Corpus) -> bool:
         """Extend the chosen tokenizer on the corpus (Start from: an existing tokenizer)."""
@@ -510,6 +517,7 @@ class TrainingPanel(QWidget):
             if self._ask_replacement(error.exception):
                 # The same files and options, this run only; its memory was checked.
                 self._run = (corpus.with_errors("replace"), config)
+                self._start_language_plot(config)
                 self._started_at = time.monotonic()
                 self._launch()
                 self._set_running(True)
@@ -545,6 +553,10 @@ class TrainingPanel(QWidget):
         self.stage_label.setText(text)
         self._plotted = None
         self._plot_model(self._model)  # a failed or cancelled run's curve is not kept
+        if self._kept_curves is not None:
+            self.language_plot.restore(self._kept_curves)
+            self._kept_curves = None
+        self.language_plot.setVisible(self._parity_run is not None)
 
     def set_model(self, model: BPEModel | None) -> None:
         """The window's current model, whose merge counts (and language curves) show."""

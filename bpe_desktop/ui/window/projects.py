@@ -432,6 +432,11 @@ class ProjectControl(QObject):
     def open_model(self, run_id: int) -> None:
         """The run's model becomes the window's: its BPE Desktop model file opened, or
         the model kept in the project or read from another tool's file, as imported."""
+        if self.window.training.running or self.window.interop.running:
+            # as File ▸ Open: the running job's model would replace the one opened
+            self.window._show_status("Wait for the running job to finish (Esc cancels it) "
+                                     "before opening a model.")
+            return
         if not self.window.maybe_save(self.window.BEFORE_OPENING):
             return
         try:
