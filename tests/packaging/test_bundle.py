@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -100,3 +101,11 @@ def test_wheel_installs_in_a_fresh_venv_and_passes_the_smoke_test(built, tmp_pat
                           cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "smoke test OK" in done.stdout and "platform offscreen" in done.stdout
+
+
+def test_the_wheel_carries_the_licence_text(built):
+    """MIT asks for its notice in every copy: the wheel's metadata holds the file."""
+    with zipfile.ZipFile(built["wheel"]) as wheel:
+        licences = [n for n in wheel.namelist() if n.endswith(".dist-info/licenses/LICENSE")]
+        assert licences, wheel.namelist()
+        assert b"MIT License" in wheel.read(licences[0])
