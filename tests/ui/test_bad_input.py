@@ -194,6 +194,44 @@ def test_a_missing_corpus_file_restored_shows_its_size_and_lines_again(
     assert corpus.total_size() == 16 + 39
 
 
+def test_a_line_count_made_before_a_file_was_restored_is_not_shown_for_it(
+        window, qtbot, ui, trained, tmp_path, monkeypatch):
+    """The count that started when the file was added finds it gone and reports so only
+    after the file is back: that report is about the file as it was, and is dropped."""
+    import threading
+
+    from bpe_desktop.ui.training import corpus_list
+
+    kept, gone = tmp_path / "kept.txt", tmp_path / "gone.txt"
+    kept.write_text("some words here\n")
+    gone.write_text("other words\n")
+    release, held = threading.Event(), []
+    real_count = corpus_list.count_lines
+
+    def count_lines(path, cancel=None):
+        if path == str(gone) and not held:
+            held.append(path)
+            assert release.wait(30)
+            raise FileNotFoundError(errno.ENOENT, "No such file or directory", path)
+        return real_count(path, cancel)
+
+    monkeypatch.setattr(corpus_list, "count_lines", count_lines)
+    corpus = window.training.corpus
+    corpus.clear_files()
+    window.training.options.word_counts.setChecked(False)
+    corpus.add_paths([str(kept), str(gone)])
+    qtbot.waitUntil(lambda: held == [str(gone)], timeout=10_000)
+    gone.unlink()
+    assert window.train() is False and corpus.topLevelItem(1).text(1) == "missing"
+    gone.write_text("other words\nand more words\nthree lines\n")
+    with qtbot.waitSignal(window.document.model_changed, timeout=30_000):
+        assert window.train()
+    release.set()  # the count made while it was gone reports now
+    row = corpus.topLevelItem(1)
+    qtbot.waitUntil(lambda: row.text(2) == "3", timeout=10_000)
+    assert row.text(1) == "39 bytes" and corpus.problems() == []
+
+
 def test_a_corpus_file_that_vanishes_once_training_starts_fails_cleanly(
         window, qtbot, ui, trained, tmp_path, monkeypatch):
     path = tmp_path / "vanishing.txt"

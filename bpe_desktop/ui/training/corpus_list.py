@@ -105,6 +105,9 @@ class CorpusList(QTreeWidget):
         self._line_counter.progressed.connect(self._on_lines_counted)
         self._line_counter.failed.connect(self._on_count_failed)
         self._line_counter.stopped.connect(self._count_pending_lines)
+        #: Files whose count by the running job describes them as they were (found
+        #: missing or restored since): its result for them is dropped.
+        self._stale_counts: set[str] = set()
 
     # -- contents -------------------------------------------------------------------------
 
@@ -150,11 +153,13 @@ class CorpusList(QTreeWidget):
             path = item.data(0, Qt.ItemDataRole.UserRole)
             if not os.path.isfile(path):
                 missing.append(path)
+                self._forget_count(path)
                 item.setText(1, "missing")
                 item.setText(2, "")
                 item.setToolTip(1, "The file no longer exists")
                 item.setData(1, Qt.ItemDataRole.UserRole, None)
             elif item.text(1) == "missing":  # restored: what it holds now is counted
+                self._forget_count(path)
                 self._show_size(item, path)
                 item.setText(2, "…")
                 item.setData(2, Qt.ItemDataRole.UserRole, None)
@@ -297,10 +302,16 @@ class CorpusList(QTreeWidget):
 
     # -- line counts, one background job at a time ---------------------------------------------
 
+    def _forget_count(self, path: str) -> None:
+        if self._line_counter.running:
+            self._stale_counts.add(path)
+
     @Slot()
     def _count_pending_lines(self) -> None:
         if self._line_counter.running:
             return
+        # No job runs: every result of the last one has arrived (they come before it stops).
+        self._stale_counts.clear()
         pending = [p for i, p in enumerate(self.paths())
                    if self.topLevelItem(i).data(2, Qt.ItemDataRole.UserRole) is None]
         if not pending:
@@ -326,8 +337,8 @@ class CorpusList(QTreeWidget):
     @Slot(object)
     def _on_lines_counted(self, payload) -> None:
         path, lines, tables, label = payload
-        if tables != self._tables:
-            return  # counted for the other kind of file
+        if tables != self._tables or path in self._stale_counts:
+            return  # counted for the other kind of file, or the file has changed since
         for i in range(self.topLevelItemCount()):
             item = self.topLevelItem(i)
             if item.data(0, Qt.ItemDataRole.UserRole) != path:
