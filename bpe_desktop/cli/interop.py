@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from pathlib import Path
 
 from bpe_desktop.cli._common import (
     EXIT_INTERRUPTED,
@@ -86,12 +85,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 def cmd_export(args: argparse.Namespace) -> int:
     from bpe_desktop.core.adapted_output import (
-        FOLDER_FILES,
+        model_files,
         verify_transformers_folder,
         write_transformers_folder,
     )
     from bpe_desktop.core.formats import (
-        export_files,
         export_model,
         export_notes,
         verify_export,
@@ -128,9 +126,7 @@ def cmd_export(args: argparse.Namespace) -> int:
         raise CliError(f"--verify reads the written files back, but {args.output} is a "
                        "stream; give a file name with -o")
     if output_target(args.output).kind != "stream":
-        written = ([Path(args.output) / name for name in FOLDER_FILES] if folder
-                   else export_files(args.format, args.output, **options))
-        for path in map(str, written):
+        for path in map(str, model_files(args.format, args.output, **options)):
             _refuse_overwriting(path, [args.model], "the model file itself")
             _refuse_overwriting(path, [args.verify] if args.verify else [],
                                 "the --verify text")

@@ -71,15 +71,16 @@ def fitting_formats(model: BPEModel, source_format: str | None = None) -> tuple[
     return (OWN_FORMAT, *fitting)
 
 
-def model_files(fmt: str, path: str | os.PathLike) -> list[Path]:
-    """The files :func:`write_model` writes for ``fmt`` at ``path``."""
+def model_files(fmt: str, path: str | os.PathLike, **options) -> list[Path]:
+    """The files :func:`write_model` (or an export with ``options``) writes for ``fmt`` at
+    ``path``."""
     if fmt == OWN_FORMAT:
         return [Path(path)]
     if fmt == TRANSFORMERS_FOLDER:
         return [Path(path) / name for name in FOLDER_FILES]
     from bpe_desktop.core.formats import export_files
 
-    return export_files(fmt, path)
+    return export_files(fmt, path, **options)
 
 
 def write_model(model: BPEModel, fmt: str, path: str | os.PathLike, *,
