@@ -46,6 +46,17 @@ start](quickstart.md)):
     bpe-desktop info -m toy.json --merges
     bpe-desktop export -m gpt2.json --format hf -o tokenizer.json --verify held_out.txt
 
+In pipelines and scripts: data goes to standard output (the model, table or export with
+`-o -`, encodings, `--json`), every message (progress, summaries, warnings, errors) to
+standard error, and `-q` leaves only warnings and errors. A file named `-` is standard
+input: `zcat corpus.gz | bpe-desktop train - -o model.json`, `cut -f2 data.tsv |
+bpe-desktop evaluate -m model.json -`; `encode` and `decode` read it when given no file.
+`train`, `count`, `extend`, `evaluate` and `compare` copy it to a temporary file first
+(they read their input more than once), so it can be given only once; the model file
+and History record it as `<stdin>` with its size and SHA-256, and errors name `<stdin>`
+and the line. When the reader of the output stops early (`| head -1`), the command
+stops quietly with status 1.
+
 The training options are explained in [Training options](training-options.md), the
 model file in [Model files](model-files.md).
 """

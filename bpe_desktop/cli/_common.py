@@ -33,7 +33,9 @@ class UsageError(CliError):
 
 
 def _fail(message: str) -> None:
-    one_line = " ".join(str(message).split()) or "failed"
+    from bpe_desktop.cli.standard_input import shown_names
+
+    one_line = " ".join(shown_names(str(message)).split()) or "failed"
     sys.stderr.write(f"{PROG}: error: {one_line}\n")
     sys.stderr.flush()
 
@@ -159,7 +161,9 @@ def _without_empty(files: Sequence[str]) -> list[str]:
 
     kept, skipped = without_empty_files(files)
     if skipped:
-        sys.stderr.write(f"{PROG}: warning: {skipped_message(skipped)}\n")
+        from bpe_desktop.cli.standard_input import shown_names
+
+        sys.stderr.write(f"{PROG}: warning: {shown_names(skipped_message(skipped))}\n")
         sys.stderr.flush()
     return kept
 
@@ -278,7 +282,9 @@ def _lines_with_ends(name: str) -> Iterator[tuple[int, str, str]]:
     input line ended, so that ``encode | decode`` gives the text back to the byte. A
     byte-order mark before the first line is the encoding's mark, not text, as training
     reads it."""
-    label = "standard input" if name == "-" else name
+    from bpe_desktop.cli.standard_input import input_name
+
+    label = input_name(name)
     stream = _open_input(name)
     try:
         for number, raw in enumerate(stream, 1):

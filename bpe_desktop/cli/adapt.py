@@ -41,7 +41,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "says otherwise.",
     )
     _add_source(p)
-    p.add_argument("files", nargs="+", metavar="CORPUS", help="corpus files (UTF-8, may be .gz)")
+    p.add_argument("files", nargs="+", metavar="CORPUS",
+                   help="corpus files (UTF-8, may be .gz; - for standard input)")
     size = p.add_mutually_exclusive_group(required=True)
     size.add_argument("--merges", type=whole_number(1), metavar="N",
                       help="learn at most N new merges")
@@ -212,7 +213,9 @@ def cmd_extend(args: argparse.Namespace) -> int:
     finally:
         if progress:
             progress.clear()
-    model = result.model
+    from bpe_desktop.cli.standard_input import relabel_corpus
+
+    model = relabel_corpus(result.model, getattr(args, "stdin_copy", None))
     reports = _reports(source, model, held_out)  # before writing: Ctrl-C here keeps the old
     _write(args, model, source, fmt, verify)
     if (run := recording(args)) is not None:

@@ -16,6 +16,7 @@ from bpe_desktop.cli._common import (
     load_model_file,
 )
 from bpe_desktop.cli.options import probability, whole_number
+from bpe_desktop.cli.standard_input import input_name
 from bpe_desktop.core.errors import EncodeError
 from bpe_desktop.core.tokenizer import MAX_SEED, MODES
 
@@ -96,7 +97,7 @@ def cmd_encode(args: argparse.Namespace) -> int:
     table = tuple(shown).__getitem__
     unk = tok.unk_id()
     word_final_unk = not args.ids and model.config.boundary == "eow-suffix" and unk >= 0
-    label = "standard input" if args.input == "-" else args.input
+    label = input_name(args.input)
     out = _untranslated_stdout()
     for batch in _batches(args.input):
         texts = [text for _, text, _ in batch]
@@ -120,7 +121,7 @@ def _encode_sampled(tok, args: argparse.Namespace) -> int:
     import secrets
 
     base = args.seed if args.seed is not None else secrets.randbits(64)
-    label = "standard input" if args.input == "-" else args.input
+    label = input_name(args.input)
     out = _untranslated_stdout()
     for batch in _batches(args.input):
         lines = []
@@ -153,7 +154,7 @@ def _encode_error(tok, batch, mode: str, label: str, exc: EncodeError):
 def cmd_decode(args: argparse.Namespace) -> int:
     model = load_model_file(args.model)
     tok = model.tokenizer()
-    label = "standard input" if args.input == "-" else args.input
+    label = input_name(args.input)
     out = _untranslated_stdout()
     spaced = sorted((p for p in model.config.protected if " " in p), key=len, reverse=True)
     for batch in _batches(args.input):

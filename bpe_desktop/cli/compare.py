@@ -31,8 +31,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    f"model file; choices: {', '.join(model_formats())}); one --format "
                    "applies to every MODEL")
     p.add_argument("--text", action="append", default=[], metavar="FILE",
-                   help="the text, read line by line (repeatable; required unless "
-                   "--parity-dev gives a parallel set)")
+                   help="the text, read line by line (repeatable; - for standard input; "
+                   "required unless --parity-dev gives a parallel set)")
     p.add_argument("--parity-dev", nargs="+", action="extend", default=[],
                    metavar="CODE=PATH",
                    help="a parallel set, as train's --parity-dev (line-aligned files per "

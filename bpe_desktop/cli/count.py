@@ -52,7 +52,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("inputs", nargs="+", metavar="INPUT",
                    help="corpus files, folders (every file below, sorted) or quoted glob "
-                   "patterns; with --merge, word-count tables")
+                   "patterns (- for standard input); with --merge, word-count tables")
     p.add_argument("-o", "--output", required=True, metavar="TABLE",
                    help="where to write the table (.tsv, or .tsv.gz to compress; - for "
                    "standard output)")

@@ -61,7 +61,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    f"{', '.join(CHARACTER_MAPS)}, or FROM=TO pairs separated by commas "
                    "(e.g. C=ç,I=ı)")
     p.add_argument("--text", action="append", default=[], metavar="FILE",
-                   help="evaluation text, read line by line (repeatable)")
+                   help="evaluation text, read line by line (repeatable; - for standard "
+                   "input)")
+    p.add_argument("text", nargs="*", action="extend", metavar="FILE",
+                   help="evaluation texts, as --text")
     p.add_argument("--parallel", nargs="+", default=[], metavar="FILE",
                    help="translations of one text, for parity (named by file name, or by folder and "
                         "file name where names repeat: de/udhr.txt fr/udhr.txt)")

@@ -45,7 +45,16 @@ def _check_not_written(project: str, args: argparse.Namespace) -> None:
 
 
 def run_command(args: argparse.Namespace, argv: Sequence[str]) -> int:
-    """Run the parsed command, recorded when it was given ``--project``."""
+    """Run the parsed command (its ``-`` input a copy of standard input), recorded when
+    it was given ``--project``."""
+    from bpe_desktop.cli.standard_input import standard_input_as_file
+
+    with standard_input_as_file(args) as stdin_copy:
+        args.stdin_copy = stdin_copy
+        return _run_recorded(args, argv)
+
+
+def _run_recorded(args: argparse.Namespace, argv: Sequence[str]) -> int:
     path = getattr(args, "project", None)
     describe = RECORDED.get(args.command)
     if not path or describe is None:
@@ -59,7 +68,8 @@ def run_command(args: argparse.Namespace, argv: Sequence[str]) -> int:
     try:
         with recorded_run(project, args.command, config=config, inputs=inputs,
                           command=command_record(argv), preset=preset,
-                          language=args.language) as run:
+                          language=args.language,
+                          stand_ins=_stdin_stand_in(args.stdin_copy)) as run:
             args.recorded_run = run
             code = args.run(args)
             if code == EXIT_INTERRUPTED:
@@ -69,6 +79,13 @@ def run_command(args: argparse.Namespace, argv: Sequence[str]) -> int:
     finally:
         project.close()
     return code
+
+
+def _stdin_stand_in(copy) -> dict[str, str]:
+    """The copy of standard input is recorded as standard input (it is gone after)."""
+    from bpe_desktop.cli.standard_input import STDIN_NAME
+
+    return {} if copy is None else {copy.path: STDIN_NAME}
 
 
 def _train(args):

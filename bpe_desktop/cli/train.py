@@ -38,7 +38,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "A --preset sets defaults; options given explicitly override them.",
     )
     p.add_argument("files", nargs="*", metavar="FILE",
-                   help="corpus files (UTF-8, may be .gz); or give the languages with --lang")
+                   help="corpus files (UTF-8, may be .gz; - for standard input); or give the "
+                   "languages with --lang")
     p.add_argument("-o", "--output", required=True, metavar="MODEL",
                    help="where to write the model (JSON; - for standard output)")
     p.add_argument("--word-counts", action="store_true",
@@ -85,7 +86,9 @@ def cmd_train(args: argparse.Namespace) -> int:
     finally:
         if progress:
             progress.clear()
-    model = result.model  # type: ignore[attr-defined]
+    from bpe_desktop.cli.standard_input import relabel_corpus
+
+    model = relabel_corpus(result.model, getattr(args, "stdin_copy", None))  # type: ignore[attr-defined]
     save_model(model, args.output)
     if (run := recording(args)) is not None:
         from bpe_desktop.core.project.metrics import training_metrics

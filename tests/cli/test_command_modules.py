@@ -45,4 +45,4 @@ def test_a_one_line_encode_imports_no_other_command_and_no_numpy(tmp_path):
     loaded = json.loads(done.stderr.strip().splitlines()[-1])
     assert not [m for m in loaded if m.startswith("numpy")]
     commands = {m.rsplit(".", 1)[1] for m in loaded if m.startswith("bpe_desktop.cli.")}
-    assert commands <= {"codec", "_common", "options", "recording"}
+    assert commands <= {"codec", "_common", "options", "recording", "standard_input"}

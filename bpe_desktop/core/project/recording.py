@@ -115,10 +115,12 @@ class RecordedRun:
 def recorded_run(project: Project, kind: str, *, config: dict | None = None,
                  command: dict | None = None,
                  inputs: Iterable[tuple[str, ...]] = (), preset: str = "",
-                 language: str = "") -> Iterator[RecordedRun]:
+                 language: str = "",
+                 stand_ins: dict[str, str] | None = None) -> Iterator[RecordedRun]:
     run = RecordedRun(project, project.start_run(
         kind, config=config, command=command, inputs=inputs, preset=preset,
-        engine_version=engine_version(), app_version=__version__, language=language))
+        engine_version=engine_version(), app_version=__version__, language=language,
+        stand_ins=stand_ins))
     try:
         yield run
     except (TrainingCancelled, KeyboardInterrupt):

@@ -254,10 +254,13 @@ class Project:
 
     # -- corpora ----------------------------------------------------------------------------
 
-    def corpus_id(self, path: str) -> int:
+    def corpus_id(self, path: str, name: str | None = None) -> int:
         """The corpus row of a file as it is now, hashing its content only if this size
-        and modification time were not seen before."""
+        and modification time were not seen before; ``name``: what the row calls the
+        file instead of its path (a temporary copy of standard input: ``<stdin>``)."""
         path, size, mtime_ns = file_identity(path)
+        if name is not None:
+            return self._named_corpus_id(name, size, mtime_ns, sha256_of(path))
         row = self.conn.execute(
             "SELECT id FROM corpora WHERE path = ? AND size = ? AND mtime_ns = ?",
             (path, size, mtime_ns)).fetchone()
@@ -271,6 +274,25 @@ class Project:
         return self.conn.execute(
             "SELECT id FROM corpora WHERE path = ? AND size = ? AND mtime_ns = ?",
             (path, size, mtime_ns)).fetchone()[0]
+
+    def _named_corpus_id(self, name: str, size: int, mtime_ns: int, digest: str) -> int:
+        """The row of a content recorded under ``name``: one name stands for many
+        contents, so rows are told apart by their SHA-256 (a row of the same name, size
+        and time but another content moves the new one's time on)."""
+        while True:
+            row = self.conn.execute(
+                "SELECT id, sha256 FROM corpora WHERE path = ? AND size = ? AND mtime_ns = ?",
+                (name, size, mtime_ns)).fetchone()
+            if row is None:
+                break
+            if row[1] == digest:
+                return row[0]
+            mtime_ns += 1
+        with self.transaction():
+            cur = self.conn.execute(
+                "INSERT INTO corpora (path, size, mtime_ns, sha256, language) "
+                "VALUES (?, ?, ?, ?, '')", (name, size, mtime_ns, digest))
+        return cur.lastrowid
 
     # -- recording ----------------------------------------------------------------------------
 
@@ -297,17 +319,18 @@ class Project:
                   command: dict | None = None,
                   inputs: Iterable[tuple[str, ...]] = (), preset: str = "",
                   engine_version: str = "", app_version: str = "",
-                  language: str = "") -> int:
+                  language: str = "", stand_ins: dict[str, str] | None = None) -> int:
         """Insert a ``running`` run; ``inputs`` are (role, path) of the files it reads, or
         (role, path, language) for a corpus file of a known language, ``command`` the
         ``bpe-desktop`` command that does the same (see
         :mod:`~bpe_desktop.core.project.commands`), ``language`` a label for its other
-        corpus files."""
+        corpus files, ``stand_ins`` the names recorded for some paths instead."""
         if kind not in schema.RUN_KINDS:
             raise ValueError(f"unknown run kind {kind!r}")
         inputs = [(item[0], item[1], item[2] if len(item) > 2 else language)
                   for item in inputs]
-        ids = [(role, self.corpus_id(p), lang) for role, p, lang in inputs
+        stand_ins = stand_ins or {}
+        ids = [(role, self.corpus_id(p, stand_ins.get(p)), lang) for role, p, lang in inputs
                if os.path.isfile(p)]
         label = ", ".join(os.path.basename(p) for role, p, _ in inputs
                           if role in ("corpus", "text", "gold"))

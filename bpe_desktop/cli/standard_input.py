@@ -1,0 +1,112 @@
+"""``-`` as an input file: standard input, for ``zcat corpus.gz | bpe-desktop train -``.
+
+Training, counting, evaluation and comparison need a path (the engine opens its files
+itself, reads them more than once, and a History run or a model file records each
+file with its SHA-256), so standard input is first copied, once, into a private
+temporary file named :data:`STDIN_NAME`. The model file and History record that name
+with the copy's size and SHA-256; error messages name it instead of the copy's path.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import hashlib
+import os
+import sys
+import tempfile
+from dataclasses import dataclass
+from typing import Iterator
+
+from bpe_desktop.cli._common import UsageError
+
+#: How standard input is named in messages, model files and History.
+STDIN_NAME = "<stdin>"
+
+#: Per command, the arguments holding input files of which one may be ``-``.
+STDIN_ARGUMENTS = {
+    "train": ("files",), "count": ("inputs",), "evaluate": ("text",),
+    "compare": ("text",), "extend": ("files",),
+}
+
+#: The path of each copy of standard input this process made -> STDIN_NAME.
+_COPIES: dict[str, str] = {}
+
+
+@dataclass(frozen=True)
+class StdinCopy:
+    path: str
+    size: int
+    sha256: str
+
+
+def input_name(path: str) -> str:
+    """How messages name an input given as ``path`` (``-``: standard input)."""
+    return STDIN_NAME if path == "-" else path
+
+
+def shown_names(message: str) -> str:
+    """``message`` with each copy of standard input named as standard input."""
+    for path, name in _COPIES.items():
+        message = message.replace(path, name)
+    return message
+
+
+@contextlib.contextmanager
+def standard_input_as_file(args: argparse.Namespace) -> Iterator[StdinCopy | None]:
+    """While the block runs, the command's ``-`` input (at most one: standard input can
+    be read only once) is a copy of standard input; the copy, or None without ``-``."""
+    names = STDIN_ARGUMENTS.get(getattr(args, "command", None) or "", ())
+    where = [(name, i) for name in names for i, value in enumerate(getattr(args, name) or ())
+             if value == "-"]
+    if not where:
+        yield None
+        return
+    if len(where) > 1:
+        raise UsageError("standard input (-) can be given only once")
+    with tempfile.TemporaryDirectory(prefix="bpe-desktop-stdin-") as folder:
+        copy = _copy_stdin(os.path.join(folder, _file_name()))
+        name, index = where[0]
+        getattr(args, name)[index] = copy.path
+        # Kept after the block: the command's error is reported once it has left it.
+        _COPIES[copy.path] = STDIN_NAME
+        yield copy
+
+
+def _file_name() -> str:
+    # The copy's own name is what labels derived from file names show (an evaluation's
+    # text, a History run's corpus); Windows allows no < > in a name.
+    return STDIN_NAME if os.name != "nt" else "stdin"
+
+
+def _copy_stdin(path: str) -> StdinCopy:
+    source = getattr(sys.stdin, "buffer", None)
+    digest, size = hashlib.sha256(), 0
+    with open(path, "wb") as out:
+        if source is None:  # a text-only stdin (tests)
+            chunks: Iterator[bytes] = iter([sys.stdin.read().encode("utf-8")])
+        else:
+            chunks = iter(lambda: source.read(1 << 20), b"")
+        for chunk in chunks:
+            digest.update(chunk)
+            size += len(chunk)
+            out.write(chunk)
+    return StdinCopy(path, size, digest.hexdigest())
+
+
+def relabel_corpus(model, copy: StdinCopy | None):
+    """``model`` with the copy of standard input recorded as :data:`STDIN_NAME` among
+    its corpus files (the copy is gone once the command ends)."""
+    import dataclasses
+
+    corpus = model.corpus
+    if copy is None or corpus is None:
+        return model
+    files = tuple(dataclasses.replace(f, path=STDIN_NAME, size=copy.size, sha256=copy.sha256)
+                  if os.path.abspath(f.path) == os.path.abspath(copy.path) else f
+                  for f in corpus.files)
+    return model.with_provenance(corpus=dataclasses.replace(corpus, files=files))
+
+
+__all__ = ["STDIN_NAME", "StdinCopy", "input_name", "relabel_corpus", "shown_names",
+           "standard_input_as_file"]
