@@ -50,7 +50,8 @@ In pipelines and scripts: data goes to standard output (the model, table or expo
 `-o -`, encodings, `--json`), every message (progress, summaries, warnings, errors) to
 standard error, and `-q` leaves only warnings and errors. A file named `-` is standard
 input: `zcat corpus.gz | bpe-desktop train - -o model.json`, `cut -f2 data.tsv |
-bpe-desktop evaluate -m model.json -`; `encode` and `decode` read it when given no file.
+bpe-desktop evaluate -m model.json -` (also `--gold -`); `encode` and `decode` read it
+when given no file.
 `train`, `count`, `extend`, `evaluate` and `compare` copy it to a temporary file first
 (they read their input more than once), so it can be given only once; the model file
 and History record it as `<stdin>` with its size and SHA-256, and errors name `<stdin>`

@@ -53,7 +53,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--format", choices=MODEL_FORMATS, default="model", dest="format",
                    help="how to read MODEL (default: a BPE Desktop model file)")
     p.add_argument("--gold", action="append", default=[], metavar="FILE",
-                   help="gold segmentations (repeatable)")
+                   help="gold segmentations (repeatable; - for standard input)")
     p.add_argument("--gold-format", choices=GOLD_FORMATS,
                    help="format of the gold files (default: recognised from the lines)")
     p.add_argument("--char-map", metavar="MAP",

@@ -25,7 +25,7 @@ STDIN_NAME = "<stdin>"
 
 #: Per command, the arguments holding input files of which one may be ``-``.
 STDIN_ARGUMENTS = {
-    "train": ("files",), "count": ("inputs",), "evaluate": ("text",),
+    "train": ("files",), "count": ("inputs",), "evaluate": ("text", "gold"),
     "compare": ("text",), "extend": ("files",),
 }
 

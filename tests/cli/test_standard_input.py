@@ -63,6 +63,18 @@ def test_evaluating_standard_input_as_a_text_or_a_file_argument(trained, corpus)
     assert expected["text"]["words"] == len(CORPUS.split())
 
 
+def test_gold_segmentations_on_standard_input_are_scored_as_stdin(trained, tmp_path):
+    gold = tmp_path / "gold.tsv"
+    gold.write_text("lowest\tlow est\nnewer\tnew er\nwidest\twid est\n", encoding="utf-8")
+    expected = json.loads(_cli("evaluate", "-m", trained, "--gold", gold, "--json").stdout)
+    done = _cli("evaluate", "-m", trained, "--gold", "-", "--json",
+                stdin=gold.read_bytes())
+    assert done.returncode == 0, done.stderr
+    scored = json.loads(done.stdout)
+    assert scored["morphology"] == {"<stdin>": expected["morphology"]["gold.tsv"]}
+    assert scored["morphology"]["<stdin>"]["words"] == 3
+
+
 def test_comparing_on_standard_input(trained, model_path, corpus):
     def compared(*text, stdin=b""):
         done = _cli("compare", "-m", trained, "-m", model_path, *text, "--json", stdin=stdin)
