@@ -56,7 +56,9 @@ when given no file.
 (they read their input more than once), so it can be given only once; the model file
 and History record it as `<stdin>` with its size and SHA-256, and errors name `<stdin>`
 and the line. When the reader of the output stops early (`| head -1`), the command
-stops quietly with status 1.
+stops quietly with status 1. `--json` (`evaluate`, `compare`, `history`) prints one
+JSON object, for `jq` and scripts; its fields are listed in [Evaluation](evaluation.md),
+[Comparison](comparison.md) and [Projects](projects.md).
 
 The training options are explained in [Training options](training-options.md), the
 model file in [Model files](model-files.md).
