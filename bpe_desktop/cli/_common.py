@@ -259,12 +259,9 @@ def _handle_sigint(handler) -> object | None:
 
 def _open_input(name: str) -> IO[bytes]:
     if name == "-":
-        buffer = getattr(sys.stdin, "buffer", None)
-        if buffer is None:  # a text-only stdin (tests): re-encode
-            import io
+        from bpe_desktop.cli.standard_input import stdin_bytes
 
-            return io.BytesIO(sys.stdin.read().encode("utf-8"))
-        return buffer
+        return stdin_bytes()
     if os.path.isdir(name):
         raise CliError(f"{name}: is a directory")
     return open_text_bytes(name)  # gzip recognised by its magic bytes, as the engine does

@@ -12,13 +12,14 @@ from __future__ import annotations
 import argparse
 import contextlib
 import hashlib
+import io
 import os
 import sys
 import tempfile
 from dataclasses import dataclass
-from typing import Iterator
+from typing import IO, Iterator
 
-from bpe_desktop.cli._common import UsageError
+from bpe_desktop.cli._common import CliError, UsageError
 
 #: How standard input is named in messages, model files and History.
 STDIN_NAME = "<stdin>"
@@ -79,15 +80,22 @@ def _file_name() -> str:
     return STDIN_NAME if os.name != "nt" else "stdin"
 
 
+def stdin_bytes() -> IO[bytes]:
+    """Standard input as bytes; a clear error when the command was started without one
+    (``<&-``, a launcher that closes it), where Python has no ``sys.stdin``."""
+    if sys.stdin is None:
+        raise CliError(f"{STDIN_NAME}: standard input is closed; give a file instead of -")
+    buffer = getattr(sys.stdin, "buffer", None)
+    if buffer is None:  # a text-only stdin (tests): re-encode
+        return io.BytesIO(sys.stdin.read().encode("utf-8"))
+    return buffer
+
+
 def _copy_stdin(path: str) -> StdinCopy:
-    source = getattr(sys.stdin, "buffer", None)
+    source = stdin_bytes()
     digest, size = hashlib.sha256(), 0
     with open(path, "wb") as out:
-        if source is None:  # a text-only stdin (tests)
-            chunks: Iterator[bytes] = iter([sys.stdin.read().encode("utf-8")])
-        else:
-            chunks = iter(lambda: source.read(1 << 20), b"")
-        for chunk in chunks:
+        for chunk in iter(lambda: source.read(1 << 20), b""):
             digest.update(chunk)
             size += len(chunk)
             out.write(chunk)
@@ -109,4 +117,4 @@ def relabel_corpus(model, copy: StdinCopy | None):
 
 
 __all__ = ["STDIN_NAME", "StdinCopy", "input_name", "relabel_corpus", "shown_names",
-           "standard_input_as_file"]
+           "standard_input_as_file", "stdin_bytes"]
