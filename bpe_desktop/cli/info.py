@@ -18,7 +18,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("-m", "--model", required=True, metavar="MODEL")
     p.add_argument("--merges", action="store_true",
-                   help="print left<TAB>right<TAB>count per merge, in rank order")
+                   help="print left<TAB>right<TAB>count per merge, in rank order (a "
+                   "backslash, tab, line feed or carriage return in a piece written as "
+                   "\\\\ \\t \\n \\r, as in a vocab export)")
     p.set_defaults(run=cmd_info)
 
 
@@ -26,9 +28,12 @@ def cmd_info(args: argparse.Namespace) -> int:
     model = load_model_file(args.model)
     out = sys.stdout
     if args.merges:
-        out.writelines(
-            f"{m.left}\t{m.right}\t{'' if m.count is None else m.count}\n" for m in model.merges
-        )
+        from bpe_desktop.core.formats.vocab_list import escape
+
+        # Escaped, so that a piece holding a tab (--pretokenizer space keeps tabs in
+        # words) cannot shift the columns.
+        out.writelines(f"{escape(m.left)}\t{escape(m.right)}\t"
+                       f"{'' if m.count is None else m.count}\n" for m in model.merges)
         out.flush()
         return EXIT_OK
     cfg = model.config

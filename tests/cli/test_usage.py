@@ -192,6 +192,18 @@ def test_info_merges_format(capsys, model_path):
     assert out == "l\to\t7\nlo\tw\t\ne\tr\t2\n"
 
 
+def test_info_merges_escape_pieces_that_hold_a_tab_or_backslash(capsys, tmp_path):
+    corpus = tmp_path / "tabs.txt"
+    corpus.write_text("a\tb a\tb a\tb x\\y x\\y\n", encoding="utf-8")
+    model = tmp_path / "tabs.json"
+    assert run(capsys, "train", corpus, "--pretokenizer", "space", "-o", model,
+               "--merges", "4", "-q")[0] == 0
+    status, out, err = run(capsys, "info", "-m", model, "--merges")
+    assert status == 0 and err == ""
+    assert out == "a\t\\t\t3\na\\t\tb\t3\na\\tb\t</w>\t3\nx\t\\\\\t2\n"
+    assert all(line.count("\t") == 2 for line in out.splitlines())
+
+
 def test_config_from_presets_and_overrides():
     parse = cli.build_parser().parse_args
 
