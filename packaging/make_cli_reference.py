@@ -46,19 +46,21 @@ start](quickstart.md)):
     bpe-desktop info -m toy.json --merges
     bpe-desktop export -m gpt2.json --format hf -o tokenizer.json --verify held_out.txt
 
-In pipelines and scripts: data goes to standard output (the model, table or export with
-`-o -`, encodings, `--json`), every message (progress, summaries, warnings, errors) to
-standard error, and `-q` leaves only warnings and errors. A file named `-` is standard
-input: `zcat corpus.gz | bpe-desktop train - -o model.json`, `cut -f2 data.tsv |
-bpe-desktop evaluate -m model.json -` (also `--gold -`); `encode` and `decode` read it
-when given no file.
-`train`, `count`, `extend`, `evaluate` and `compare` copy it to a temporary file first
-(they read their input more than once), so it can be given only once; the model file
-and History record it as `<stdin>` with its size and SHA-256, and errors name `<stdin>`
-and the line. When the reader of the output stops early (`| head -1`), the command
-stops quietly with status 1. `--json` (`evaluate`, `compare`, `history`) prints one
-JSON object, for `jq` and scripts; its fields are listed in [Evaluation](evaluation.md),
-[Comparison](comparison.md) and [Projects](projects.md).
+In pipelines and scripts: progress, warnings and errors go to standard error; data (the
+model, table or export with `-o -`, encodings, `--json`, tables) to standard output; a
+command's closing summary to standard output, or to standard error when its data goes
+to standard output. `-q` leaves only warnings and errors. When the reader of the output
+stops early (`| head -1`), the command stops quietly with status 1. `--json` (`evaluate`,
+`compare`, `history`) prints one JSON object, for `jq` and scripts; its fields are
+listed in [Evaluation](evaluation.md), [Comparison](comparison.md) and
+[Projects](projects.md).
+
+A file named `-` is standard input, once per command (it can be read only once):
+`zcat corpus.gz | bpe-desktop train - -o model.json`, `cut -f2 data.tsv | bpe-desktop
+evaluate -m model.json -` (also `--gold -`); `encode` and `decode` read it when given no
+file. `train`, `count`, `extend`, `evaluate` and `compare` first copy it to a temporary
+file (they read their input more than once); the model file and History record it as
+`<stdin>` with its size and SHA-256, and errors name `<stdin>` and the line.
 
 The training options are explained in [Training options](training-options.md), the
 model file in [Model files](model-files.md).
