@@ -91,7 +91,11 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
         result = compare_on_parallel(loaded, dev)
     else:
-        result = compare(loaded, read_text_lines(args.text))
+        lines = read_text_lines(args.text)
+        if not any(line.split() for line in lines):  # (all statistics would be 0)
+            raise CliError(f"{', '.join(args.text)}: no words to compare on (the text is "
+                           "empty)")
+        result = compare(loaded, lines)
         if dev is not None:
             import dataclasses
 

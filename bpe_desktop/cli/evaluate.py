@@ -112,6 +112,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         parallel_files=args.parallel, reference=args.reference,
         parity_mode=args.parity_mode, sweep=args.sweep)
     report = evaluate(model, request)
+    _check_words(report, args.text, alone=not (args.gold or args.parallel))
     if (run := recording(args)) is not None:
         from bpe_desktop.core.project.metrics import evaluation_metrics
 
@@ -127,6 +128,19 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         if g.warning:
             print(f"bpe-desktop: warning: {g.warning}", file=sys.stderr)
     return EXIT_OK
+
+
+def _check_words(report, files: list[str], alone: bool) -> None:
+    """A text without a word (an empty file, or nothing on standard input) scores 0 in
+    every statistic, which reads as a result: an error when texts are all there is to
+    evaluate and none has a word, else a warning naming each."""
+    texts = report.texts or ({files[0]: report.text} if report.text is not None else {})
+    empty = [name for name, stats in texts.items() if stats.words == 0]
+    if alone and empty and len(empty) == len(texts):
+        raise CliError(f"{', '.join(empty)}: no words to evaluate (the text is empty)")
+    for name in empty:
+        print(f"bpe-desktop: warning: {name}: no words (the text is empty); its "
+              "statistics are 0", file=sys.stderr)
 
 
 def _load(path: str, fmt: str):

@@ -112,6 +112,24 @@ def test_empty_standard_input_is_an_error_not_an_empty_model(tmp_path):
     assert not (tmp_path / "m.json").exists()
 
 
+def test_evaluating_or_comparing_on_empty_standard_input_is_an_error(trained, model_path):
+    for argv in (("evaluate", "-m", trained, "-"), ("evaluate", "-m", trained, "--text", "-",
+                                                     "--json"),
+                 ("compare", "-m", trained, "-m", model_path, "--text", "-", "--json")):
+        done = _cli(*argv, stdin=b"\n \n")
+        assert done.returncode == 1, argv
+        assert done.stdout == b""
+        assert done.stderr.decode().startswith("bpe-desktop: error: <stdin>: no words to ")
+
+
+def test_an_empty_text_beside_others_is_evaluated_with_a_warning(trained, corpus):
+    done = _cli("evaluate", "-m", trained, "--text", corpus, "-", "--json", stdin=b"")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["texts"]["<stdin>"]["words"] == 0
+    assert done.stderr.decode() == ("bpe-desktop: warning: <stdin>: no words (the text is "
+                                    "empty); its statistics are 0\n")
+
+
 def test_standard_input_given_twice_is_a_usage_error(tmp_path):
     done = _cli("train", "-", "-", "-o", tmp_path / "m.json", stdin=DATA)
     assert done.returncode == 2
