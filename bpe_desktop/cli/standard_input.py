@@ -20,9 +20,8 @@ from dataclasses import dataclass
 from typing import IO, Iterator
 
 from bpe_desktop.cli._common import CliError, UsageError
+from bpe_desktop.core.text_files import STDIN_NAME  # (how messages name it, too)
 
-#: How standard input is named in messages, model files and History.
-STDIN_NAME = "<stdin>"
 
 #: Per command, the arguments holding input files of which one may be ``-``.
 STDIN_ARGUMENTS = {

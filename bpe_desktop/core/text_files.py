@@ -15,6 +15,10 @@ from bpe_desktop.core.errors import CorpusError
 
 GZIP_MAGIC = b"\x1f\x8b"
 
+#: What a corpus read from standard input is called in model files and History (it is
+#: no file: a run that read it cannot find it again).
+STDIN_NAME = "<stdin>"
+
 #: What a damaged gzip stream raises while it is read.
 GZIP_ERRORS = (gzip.BadGzipFile, EOFError, zlib.error)
 

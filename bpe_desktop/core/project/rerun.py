@@ -19,6 +19,7 @@ from bpe_desktop.core.project.commands import config_in_folder
 from bpe_desktop.core.project.corpus_hash import sha256_of
 from bpe_desktop.core.project.relocation import Relocation, find_relocation
 from bpe_desktop.core.project.store import RunDetails, RunInput
+from bpe_desktop.core.text_files import STDIN_NAME
 
 
 def recorded_training_config(details: RunDetails) -> TrainConfig:
@@ -49,6 +50,9 @@ class InputProblem:
         return not self.now_sha256
 
     def describe(self) -> str:
+        if self.input.path == STDIN_NAME:
+            return (f"{STDIN_NAME}: the run read standard input, which is not kept; give "
+                    "the text as a file")
         if self.gone:
             return f"{self.input.path}: no longer there (moved or deleted)"
         return (f"{self.input.path}: changed since (SHA-256 {self.input.sha256[:12]}… then, "

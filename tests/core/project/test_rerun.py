@@ -105,3 +105,19 @@ def test_a_model_file_written_over_since_the_run_is_told(tmp_path):
     assert model_file_changed(first) and not model_file_changed(second)
     os.unlink(path)
     assert not model_file_changed(first)  # gone is not "changed": named as gone
+
+
+def test_an_input_read_from_standard_input_is_told_as_not_kept(tmp_path):
+    copy = tmp_path / "copy"
+    copy.write_text("low lower\n", encoding="utf-8")
+    with Project(tmp_path / "p.bpeproj") as project:
+        with recorded_run(project, "train", inputs=[("corpus", str(copy))],
+                          stand_ins={str(copy): "<stdin>"}) as run:
+            pass
+        details = project.run_details(run.id)
+    copy.unlink()  # (the command's copy of standard input is gone once it ends)
+    assert [(i.path, i.size, i.sha256) for i in details.inputs] == [
+        ("<stdin>", 10, hashlib.sha256(b"low lower\n").hexdigest())]
+    [problem] = input_problems(details)
+    assert problem.describe() == ("<stdin>: the run read standard input, which is not "
+                                  "kept; give the text as a file")
