@@ -86,8 +86,14 @@ def run_json(d) -> dict:
             "model": ({"path": d.model_path, "stored": d.has_stored_model,
                        "sha256": d.model_sha256}
                       if d.model_path or d.has_stored_model else None),
-            "metrics": [{"metric": m.metric, "value": m.value, "source": m.source,
+            "metrics": [{"metric": m.metric, "value": _number(m.value), "source": m.source,
                          "vocab_size": m.vocab_size} for m in d.metrics]}
+
+
+def _number(value: float) -> float | int:
+    """A metric's value; a whole number as an integer: counts (tokens, words, merges) are
+    stored as reals, and the JSON gives them as the commands' own --json does."""
+    return int(value) if float(value).is_integer() else value
 
 
 def cmd_report(args: argparse.Namespace) -> int:

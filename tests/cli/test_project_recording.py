@@ -59,6 +59,23 @@ def test_each_command_records_its_run(capsys, tmp_path, corpus, gold):
     assert {m["metric"]: m["value"] for m in count["metrics"]}["total_words"] == 25  # 5+2+6+3+9
 
 
+def test_history_json_gives_counts_as_integers_as_evaluate_json_does(capsys, tmp_path,
+                                                                     corpus):
+    p, model = tmp_path / "p.bpeproj", tmp_path / "m.json"
+    assert run(capsys, "train", corpus, "-o", model, "--merges", "10", "-q", "--project",
+               p)[0] == 0
+    assert run(capsys, "evaluate", "-m", model, "--text", corpus, "--project", p)[0] == 0
+    status, out, _ = run(capsys, "history", p, "--json")
+    assert '"value": 10,' in out and '"value": 10.0' not in out  # the merges
+    training, evaluation = json.loads(out)["runs"]
+    recorded = {m["metric"]: m["value"] for m in evaluation["metrics"] if m["source"] == "text"}
+    printed = json.loads(run(capsys, "evaluate", "-m", model, "--text", corpus, "--json")[1])
+    assert recorded == printed["text"]
+    for key in ("tokens", "words"):
+        assert type(recorded[key]) is int and recorded[key] == printed["text"][key]
+    assert {m["metric"]: m["value"] for m in training["metrics"]}["merges"] == 10
+
+
 def test_a_failing_run_is_recorded_as_failed_with_its_message(capsys, tmp_path, corpus):
     p = tmp_path / "p.bpeproj"
     bad = tmp_path / "bad.txt"
