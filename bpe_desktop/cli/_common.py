@@ -259,9 +259,9 @@ def _handle_sigint(handler) -> object | None:
 
 def _open_input(name: str) -> IO[bytes]:
     if name == "-":
-        from bpe_desktop.cli.standard_input import stdin_bytes
+        from bpe_desktop.cli.standard_input import stdin_text_bytes
 
-        return stdin_bytes()
+        return stdin_text_bytes()
     if os.path.isdir(name):
         raise CliError(f"{name}: is a directory")
     return open_text_bytes(name)  # gzip recognised by its magic bytes, as the engine does

@@ -41,7 +41,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="seed of the dropout sample (line n uses S + n - 1); default: random; "
                    "at P = 0 every seed gives the ordinary encoding")
     p.add_argument("input", nargs="?", default="-", metavar="FILE",
-                   help="text to encode (default: standard input)")
+                   help="text to encode, plain or gzip (default: standard input)")
     p.set_defaults(run=cmd_encode)
 
 
@@ -56,7 +56,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="the input holds pieces, not ids, separated by single spaces as "
                    "'encode' writes them (a tab is a piece of a model that keeps tabs)")
     p.add_argument("input", nargs="?", default="-", metavar="FILE",
-                   help="ids to decode (default: standard input)")
+                   help="ids to decode, plain or gzip (default: standard input)")
     p.set_defaults(run=cmd_decode)
 
 

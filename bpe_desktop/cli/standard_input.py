@@ -90,6 +90,20 @@ def stdin_bytes() -> IO[bytes]:
     return buffer
 
 
+def stdin_text_bytes() -> IO[bytes]:
+    """Standard input's text as bytes, decompressed when it is gzip, as a corpus file
+    is (``cat corpus.gz | bpe-desktop encode`` reads what ``train -`` reads)."""
+    import gzip
+
+    from bpe_desktop.core.text_files import GZIP_MAGIC
+
+    stream = stdin_bytes()
+    peek = getattr(stream, "peek", None)  # (peeked, not read: nothing is lost)
+    if peek is not None and peek(2)[:2] == GZIP_MAGIC:
+        return gzip.GzipFile(fileobj=stream, mode="rb")  # type: ignore[return-value]
+    return stream
+
+
 def _copy_stdin(path: str) -> StdinCopy:
     source = stdin_bytes()
     digest, size = hashlib.sha256(), 0
@@ -116,4 +130,4 @@ def relabel_corpus(model, copy: StdinCopy | None):
 
 
 __all__ = ["STDIN_NAME", "StdinCopy", "input_name", "relabel_corpus", "shown_names",
-           "standard_input_as_file", "stdin_bytes"]
+           "standard_input_as_file", "stdin_bytes", "stdin_text_bytes"]

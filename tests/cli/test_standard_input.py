@@ -47,6 +47,18 @@ def test_a_gzip_stream_on_standard_input_is_read_as_its_text(tmp_path, corpus):
     assert _model(model)["corpus"]["total_words"] == len(CORPUS.split())
 
 
+def test_encoding_a_gzip_stream_on_standard_input_reads_its_text(trained):
+    plain = _cli("encode", "-m", trained, "--ids", stdin=DATA)
+    done = _cli("encode", "-m", trained, "--ids", stdin=gzip.compress(DATA))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == plain.stdout and len(done.stdout.splitlines()) == 5
+    back = _cli("decode", "-m", trained, stdin=gzip.compress(done.stdout))
+    assert back.returncode == 0 and back.stdout == DATA
+    broken = _cli("encode", "-m", trained, stdin=gzip.compress(DATA)[:-12])
+    assert broken.returncode == 1
+    assert broken.stderr.decode().startswith("bpe-desktop: error: <stdin>: not a readable gzip")
+
+
 def test_counting_standard_input_writes_the_files_table(corpus):
     from_file = _cli("count", corpus, "-o", "-", "-q")
     from_stdin = _cli("count", "-", "-o", "-", "-q", stdin=DATA)
