@@ -50,7 +50,8 @@ In pipelines and scripts: progress, warnings and errors go to standard error; da
 model, table or export with `-o -`, encodings, `--json`, tables) to standard output; a
 command's closing summary to standard output, or to standard error when its data goes
 to standard output. `-q` leaves only warnings and errors. When the reader of the output
-stops early (`| head -1`), the command stops quietly with status 1. `--json` (`evaluate`,
+stops early (`| head -1`), the command stops quietly, with status 1 (or 0 when the last
+of its output had already been handed to the system). `--json` (`evaluate`,
 `compare`, `history`) prints one JSON object, for `jq` and scripts; its fields are
 listed in [Evaluation](evaluation.md), [Comparison](comparison.md) and
 [Projects](projects.md).
