@@ -203,5 +203,9 @@ def _load_tsv(path: str) -> DevSet:
                               f"{len(codes)}", path=path, line=number, reason="bad-line")
         for column, cell in zip(columns, cells):
             column.append(cell)
+    for code, column in zip(codes, columns):  # (as an empty file is: it costs no tokens)
+        if not any(cell.strip() for cell in column):
+            raise CorpusError(f"{path}: the column {code!r} has no text", path=path,
+                              reason="empty")
     return DevSet({c: tuple(col) for c, col in zip(codes, columns)},
                   {c: path for c in codes}, documents=False)

@@ -196,6 +196,20 @@ def test_compare_on_a_parallel_set_shows_each_languages_cost(capsys, tmp_path):
     assert result["languages"]["tokenizers"][1]["tokens"] == {"en": 10, "de": 10}
 
 
+def test_a_parallel_table_with_an_empty_language_column_is_refused(capsys, files, tmp_path):
+    """A language without text costs no tokens: its max/min ratio would be infinite, which
+    no JSON can hold. The column is refused, as an empty development file is."""
+    from tests.cli.support import assert_one_error_line
+
+    full, short, _ = files
+    table = tmp_path / "dev.tsv"
+    table.write_text("en\tde\nlowest newer\t \nwidest\t\n", encoding="utf-8")
+    status, out, err = run(capsys, "compare", "-m", full, "-m", short, "--parity-dev",
+                           table, "--json")
+    assert status == 1 and out == ""
+    assert_one_error_line(err, f"{table}: the column 'de' has no text")
+
+
 def test_compare_needs_a_text_or_a_parallel_set(capsys, files):
     from tests.cli.support import assert_one_error_line
 
