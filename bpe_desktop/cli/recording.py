@@ -81,11 +81,11 @@ def _run_recorded(args: argparse.Namespace, argv: Sequence[str]) -> int:
     return code
 
 
-def _stdin_stand_in(copy) -> dict[str, str]:
+def _stdin_stand_in(copy: str | None) -> dict[str, str]:
     """The copy of standard input is recorded as standard input (it is gone after)."""
     from bpe_desktop.cli.standard_input import STDIN_NAME
 
-    return {} if copy is None else {copy.path: STDIN_NAME}
+    return {} if copy is None else {copy: STDIN_NAME}
 
 
 def _train(args):

@@ -11,12 +11,11 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import hashlib
 import io
 import os
+import shutil
 import sys
 import tempfile
-from dataclasses import dataclass
 from typing import IO, Iterator
 
 from bpe_desktop.cli._common import CliError, UsageError
@@ -29,15 +28,8 @@ STDIN_ARGUMENTS = {
     "compare": ("text",), "extend": ("files",),
 }
 
-#: The path of each copy of standard input this process made -> STDIN_NAME.
-_COPIES: dict[str, str] = {}
-
-
-@dataclass(frozen=True)
-class StdinCopy:
-    path: str
-    size: int
-    sha256: str
+#: The path of each copy of standard input this process made.
+_COPIES: set[str] = set()
 
 
 def input_name(path: str) -> str:
@@ -47,15 +39,16 @@ def input_name(path: str) -> str:
 
 def shown_names(message: str) -> str:
     """``message`` with each copy of standard input named as standard input."""
-    for path, name in _COPIES.items():
-        message = message.replace(path, name)
+    for path in _COPIES:
+        message = message.replace(path, STDIN_NAME)
     return message
 
 
 @contextlib.contextmanager
-def standard_input_as_file(args: argparse.Namespace) -> Iterator[StdinCopy | None]:
+def standard_input_as_file(args: argparse.Namespace) -> Iterator[str | None]:
     """While the block runs, the command's ``-`` input (at most one: standard input can
-    be read only once) is a copy of standard input; the copy, or None without ``-``."""
+    be read only once) is a copy of standard input; the copy's path, or None without
+    ``-``."""
     names = STDIN_ARGUMENTS.get(getattr(args, "command", None) or "", ())
     where = [(name, i) for name in names for i, value in enumerate(getattr(args, name) or ())
              if value == "-"]
@@ -65,11 +58,13 @@ def standard_input_as_file(args: argparse.Namespace) -> Iterator[StdinCopy | Non
     if len(where) > 1:
         raise UsageError("standard input (-) can be given only once")
     with tempfile.TemporaryDirectory(prefix="bpe-desktop-stdin-") as folder:
-        copy = _copy_stdin(os.path.join(folder, _file_name()))
+        copy = os.path.join(folder, _file_name())
+        with open(copy, "wb") as out:
+            shutil.copyfileobj(stdin_bytes(), out, 1 << 20)
         name, index = where[0]
-        getattr(args, name)[index] = copy.path
+        getattr(args, name)[index] = copy
         # Kept after the block: the command's error is reported once it has left it.
-        _COPIES[copy.path] = STDIN_NAME
+        _COPIES.add(copy)
         yield copy
 
 
@@ -104,30 +99,20 @@ def stdin_text_bytes() -> IO[bytes]:
     return stream
 
 
-def _copy_stdin(path: str) -> StdinCopy:
-    source = stdin_bytes()
-    digest, size = hashlib.sha256(), 0
-    with open(path, "wb") as out:
-        for chunk in iter(lambda: source.read(1 << 20), b""):
-            digest.update(chunk)
-            size += len(chunk)
-            out.write(chunk)
-    return StdinCopy(path, size, digest.hexdigest())
-
-
-def relabel_corpus(model, copy: StdinCopy | None):
-    """``model`` with the copy of standard input recorded as :data:`STDIN_NAME` among
-    its corpus files (the copy is gone once the command ends)."""
+def relabel_corpus(model, copy: str | None):
+    """``model`` with the copy of standard input at ``copy`` recorded as
+    :data:`STDIN_NAME` among its corpus files (with the copy's size and SHA-256: those
+    of standard input), as the copy is gone once the command ends."""
     import dataclasses
 
     corpus = model.corpus
     if copy is None or corpus is None:
         return model
-    files = tuple(dataclasses.replace(f, path=STDIN_NAME, size=copy.size, sha256=copy.sha256)
-                  if os.path.abspath(f.path) == os.path.abspath(copy.path) else f
+    files = tuple(dataclasses.replace(f, path=STDIN_NAME)
+                  if os.path.abspath(f.path) == os.path.abspath(copy) else f
                   for f in corpus.files)
     return model.with_provenance(corpus=dataclasses.replace(corpus, files=files))
 
 
-__all__ = ["STDIN_NAME", "StdinCopy", "input_name", "relabel_corpus", "shown_names",
+__all__ = ["STDIN_NAME", "input_name", "relabel_corpus", "shown_names",
            "standard_input_as_file", "stdin_bytes", "stdin_text_bytes"]

@@ -88,7 +88,8 @@ def cmd_train(args: argparse.Namespace) -> int:
             progress.clear()
     from bpe_desktop.cli.standard_input import relabel_corpus
 
-    model = relabel_corpus(result.model, getattr(args, "stdin_copy", None))  # type: ignore[attr-defined]
+    model = relabel_corpus(result.model,  # type: ignore[attr-defined]
+                           getattr(args, "stdin_copy", None))
     save_model(model, args.output)
     if (run := recording(args)) is not None:
         from bpe_desktop.core.project.metrics import training_metrics
