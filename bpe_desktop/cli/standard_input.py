@@ -16,11 +16,11 @@ import os
 import shutil
 import sys
 import tempfile
-from typing import IO, Iterator
+from collections.abc import Iterator
+from typing import IO
 
 from bpe_desktop.cli._common import CliError, UsageError
 from bpe_desktop.core.text_files import STDIN_NAME  # (how messages name it, too)
-
 
 #: Per command, the arguments holding input files of which one may be ``-``.
 STDIN_ARGUMENTS = {

@@ -20,7 +20,7 @@ DATA = CORPUS.encode("utf-8")
 def _cli(*argv, stdin: bytes = b"") -> subprocess.CompletedProcess:
     env = dict(os.environ, PYTHONPATH=str(REPO))
     return subprocess.run([sys.executable, "-m", "bpe_desktop", *map(str, argv)],
-                          input=stdin, capture_output=True, env=env, timeout=120)
+                          input=stdin, capture_output=True, env=env, timeout=120, check=False)
 
 
 def _model(path: Path) -> dict:
@@ -159,7 +159,10 @@ def test_history_records_each_standard_input_with_its_digest(tmp_path, trained):
     runs = json.loads(_cli("history", project, "--json").stdout)["runs"]
     inputs = [[(i["role"], i["path"], i["size"], i["sha256"]) for i in run["inputs"]]
               for run in runs]
-    digest = lambda data: hashlib.sha256(data).hexdigest()  # noqa: E731
+
+    def digest(data: bytes) -> str:
+        return hashlib.sha256(data).hexdigest()
+
     assert inputs[0] == [("corpus", "<stdin>", len(DATA), digest(DATA))]
     assert inputs[1] == [("corpus", "<stdin>", len(other), digest(other))]
     assert ("text", "<stdin>", len(DATA), digest(DATA)) in inputs[2]
