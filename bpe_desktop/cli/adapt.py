@@ -66,7 +66,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     )
     _add_source(p)
     p.add_argument("--text", nargs="+", required=True, metavar="TARGET",
-                   help="the target text files")
+                   help="the target text files (- for standard input)")
     p.add_argument("--id-map", required=True, metavar="MAP",
                    help="where to write the id map as JSON ({\"old_id\": new_id}, e.g. "
                    "map.json); the CSV (old_id,new_id,piece) goes beside it with the "

@@ -25,7 +25,7 @@ from bpe_desktop.core.text_files import STDIN_NAME  # (how messages name it, too
 #: Per command, the arguments holding input files of which one may be ``-``.
 STDIN_ARGUMENTS = {
     "train": ("files",), "count": ("inputs",), "evaluate": ("text", "gold"),
-    "compare": ("text",), "extend": ("files",),
+    "compare": ("text",), "extend": ("files",), "trim": ("text",),
 }
 
 #: The path of each copy of standard input this process made.

@@ -103,6 +103,19 @@ def test_extending_on_standard_input_records_stdin(trained, tmp_path):
     assert [f["path"] for f in _model(out)["corpus"]["files"]] == ["<stdin>"]
 
 
+def test_trimming_to_a_target_text_on_standard_input(trained, corpus, tmp_path):
+    def trimmed(text: str, name: str, stdin: bytes = b"") -> tuple[dict, bytes]:
+        out, id_map = tmp_path / f"{name}.json", tmp_path / f"{name}-map.json"
+        done = _cli("trim", "-m", trained, "--text", text, "--id-map", id_map, "-o", out,
+                    "-q", stdin=stdin)
+        assert done.returncode == 0, done.stderr
+        return _model(out)["merges"], id_map.read_bytes()
+
+    target = tmp_path / "target.txt"
+    target.write_text("lowest newest\n", encoding="utf-8")
+    assert trimmed("-", "piped", target.read_bytes()) == trimmed(target, "file")
+
+
 def test_invalid_text_on_standard_input_is_named_with_its_line(trained, tmp_path):
     bad = b"low lower\nnew \xff est\n"
     for argv in (("train", "-", "-o", tmp_path / "m.json", "-q"),
