@@ -59,8 +59,13 @@ def standard_input_as_file(args: argparse.Namespace) -> Iterator[str | None]:
         raise UsageError("standard input (-) can be given only once")
     with tempfile.TemporaryDirectory(prefix="bpe-desktop-stdin-") as folder:
         copy = os.path.join(folder, _file_name())
-        with open(copy, "wb") as out:
-            shutil.copyfileobj(stdin_bytes(), out, 1 << 20)
+        try:
+            with open(copy, "wb") as out:
+                shutil.copyfileobj(stdin_bytes(), out, 1 << 20)
+        except OSError as exc:  # (a full temporary folder: say which, and what to do)
+            raise CliError(f"{STDIN_NAME}: cannot copy standard input into "
+                           f"{os.path.dirname(folder)} ({exc.strerror or exc}); set TMPDIR "
+                           "to a folder with room, or give the text as a file") from None
         name, index = where[0]
         getattr(args, name)[index] = copy
         # Kept after the block: the command's error is reported once it has left it.

@@ -12,6 +12,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.cli.support import CORPUS, REPO
 
 DATA = CORPUS.encode("utf-8")
@@ -181,3 +183,23 @@ def test_history_records_each_standard_input_with_its_digest(tmp_path, trained):
     assert ("text", "<stdin>", len(DATA), digest(DATA)) in inputs[2]
     table = _cli("history", project).stdout.decode()
     assert table.count("<stdin>") == 3
+
+
+@pytest.mark.skipif(os.name != "posix", reason="limits the size of files it writes")
+def test_a_copy_of_standard_input_that_does_not_fit_says_where_and_what_to_do(tmp_path):
+    def small_files():
+        import resource
+        import signal
+
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # (a write then fails: EFBIG)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (100_000, 100_000))
+
+    env = dict(os.environ, PYTHONPATH=str(REPO), TMPDIR=str(tmp_path))
+    done = subprocess.run([sys.executable, "-m", "bpe_desktop", "train", "-", "-o",
+                           tmp_path / "m.json"], input=DATA * 2000, capture_output=True,
+                          env=env, preexec_fn=small_files, timeout=120, check=False)
+    assert done.returncode == 1
+    assert done.stderr.decode() == (
+        f"bpe-desktop: error: <stdin>: cannot copy standard input into {tmp_path} (File "
+        "too large); set TMPDIR to a folder with room, or give the text as a file\n")
+    assert os.listdir(tmp_path) == []  # (the copy is removed)
