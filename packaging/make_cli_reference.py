@@ -60,9 +60,9 @@ A file named `-` is standard input, once per command (it can be read only once):
 `zcat corpus.gz | bpe-desktop train - -o model.json`, `cut -f2 data.tsv | bpe-desktop
 evaluate -m model.json -` (also `--gold -`), `trim --text -`; `encode` and `decode` read
 it when given no file. `train`, `count`, `extend`, `trim`, `evaluate` and `compare` first
-copy it to a temporary file (they read their input more than once); the model file and
-History record it as `<stdin>` with its size and SHA-256, and errors name `<stdin>` and
-the line.
+copy it to a temporary file (in `TMPDIR`; they read their input more than once); the
+model file and History record it as `<stdin>` with its size and SHA-256, and errors name
+`<stdin>` and the line.
 
 The training options are explained in [Training options](training-options.md), the
 model file in [Model files](model-files.md).
