@@ -332,7 +332,7 @@ class Project:
         stand_ins = stand_ins or {}
         ids = [(role, self.corpus_id(p, stand_ins.get(p)), lang) for role, p, lang in inputs
                if os.path.isfile(p)]
-        label = ", ".join(os.path.basename(p) for role, p, _ in inputs
+        label = ", ".join(os.path.basename(stand_ins.get(p, p)) for role, p, _ in inputs
                           if role in ("corpus", "text", "gold"))
         with self.transaction():
             self.conn.executemany("UPDATE corpora SET language = ? WHERE id = ?",
