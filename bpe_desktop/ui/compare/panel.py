@@ -559,6 +559,9 @@ def _table(model) -> QTableView:
     header = view.horizontalHeader()
     header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
     header.setStretchLastSection(True)
+    # Widths from the rows in sight and 100 more, not Qt's 1,000: a comparison's tables
+    # are refitted each time they are filled or filtered.
+    header.setResizeContentsPrecision(100)
     view.verticalHeader().hide()
     copy_without_isolates(view)
     model.modelReset.connect(lambda: _fit_columns(view))

@@ -77,6 +77,7 @@ from bpe_desktop.ui.evaluate.table_models import (
     sweep_table,
 )
 from bpe_desktop.ui.evaluate.unconstrained import UnconstrainedButton
+from bpe_desktop.views.word_table import WordTable, word_table, word_tables
 
 TEXT_FILTER = "Text files (*.txt *.tsv);;All files (*)"
 # All files first: Morpho Challenge's gold files have no extension (formats are
@@ -140,6 +141,7 @@ class EvaluatePanel(QWidget):
         super().__init__(parent)
         self._model: BPEModel | None = None
         self.report: EvaluationReport | None = None
+        self._word_tables: dict[str, WordTable] = {}  # the report's, by gold file
         self._evaluated_model: BPEModel | None = None
         self._handed_over: BPEModel | None = None  # the model "Use this size" made
         self.runner = JobRunner(self)
@@ -210,8 +212,9 @@ class EvaluatePanel(QWidget):
         def job(report, cancel):
             report(("reading gold files", 0, 1))
             request.gold = [read_gold(p, fmt) for p in gold_paths]
-            return evaluate(model, request, cancelled=lambda: cancel.cancelled,
-                            progress=lambda stage, done, total: report((stage, done, total)))
+            result = evaluate(model, request, cancelled=lambda: cancel.cancelled,
+                              progress=lambda stage, done, total: report((stage, done, total)))
+            return result, word_tables(result)
 
         self._evaluated_model = model
         self.runner.start(job)
@@ -481,7 +484,8 @@ class EvaluatePanel(QWidget):
         self.progress.setFormat(f"{stage} %v/%m" if total > 1 else stage)
 
     @Slot(object)
-    def _on_finished(self, report: EvaluationReport) -> None:
+    def _on_finished(self, outcome: tuple[EvaluationReport, dict[str, WordTable]]) -> None:
+        report, self._word_tables = outcome
         self._show_report(report)
         warned = sum(1 for g in report.gold.values() if g.warning)
         self._set_status(f"Evaluated {report.vocab_size:,} tokens, {report.merges:,} merges."
@@ -534,8 +538,8 @@ class EvaluatePanel(QWidget):
 
     def _show_words(self) -> None:
         name = self.gold_combo.currentText()
-        result = self.report.morphology.get(name) if self.report else None
-        self.word_model.set_results(result.details if result else [])
+        table = self._word_tables.get(name) if self.report else None
+        self.word_model.set_table(table or word_table([]))
         self.step_view.show_steps([], 0, None, None)
 
     def _on_word_selected(self, *_args) -> None:
@@ -544,7 +548,7 @@ class EvaluatePanel(QWidget):
         if not rows or model is None:
             self.step_view.show_steps([], 0, None, None)
             return
-        word = self.word_model.results[rows[0].row()].word
+        word = self.word_model.result_at(rows[0].row()).word
         steps = model.tokenizer().merge_steps(word)
         unk = model.config.special("unk")
         self.step_view.show_steps(steps, len(steps) - 1, model.config,
