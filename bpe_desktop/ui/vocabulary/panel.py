@@ -155,6 +155,9 @@ class VocabPanel(QWidget):
         footer.addStretch(1)
         footer.addWidget(self.export_table_button)
         self.table = VocabTableView(self.table_model, side)
+        # Tab goes from the filter row to the table, then to the button under it (the
+        # button, made first, came before the table).
+        QWidget.setTabOrder(self.table, self.export_table_button)
         layout = QVBoxLayout(side)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(bar)
