@@ -120,6 +120,7 @@ class VocabPanel(QWidget):
         self.regex_check.setToolTip("Match a regular expression in the piece as shown")
         self.case_check = QCheckBox("Aa", side)
         self.case_check.setToolTip("Case-sensitive")
+        self.case_check.setAccessibleName("Case-sensitive")  # (it reads "Aa")
         self.min_length = _length_box(side, "min", "Shortest token to show (characters)")
         self.max_length = _length_box(side, "max", "Longest token to show (characters)")
         self.intermediate_check = QCheckBox("Intermediate", side)
