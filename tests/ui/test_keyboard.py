@@ -1,14 +1,22 @@
-"""The main window from the keyboard: Tab through a panel in the order it is laid out,
-and a name for each button whose face shows no words."""
+"""The main window from the keyboard: each shortcut defined once and shown where it is
+offered, every panel's run button on a key, Tab through a panel in the order it is laid
+out, and a name for each button whose face shows no words."""
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QAbstractButton, QTabBar, QWidget
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QAction, QKeySequence, QShortcut
+from PySide6.QtWidgets import QAbstractButton, QMenu, QTabBar, QWidget
 
 from tests.ui.window_helpers import train_toy
 
 #: The ``ui`` (recorded dialogs) and ``window`` fixtures.
 pytest_plugins = ["tests.ui.window_fixtures"]
+
+
+def _text(sequence: QKeySequence) -> str:
+    """A key sequence as a tooltip names it: the key's label (Enter, not Return)."""
+    return sequence.toString(QKeySequence.SequenceFormat.NativeText).replace("Return", "Enter")
 
 
 def _ours(button: QAbstractButton) -> bool:
@@ -17,6 +25,76 @@ def _ours(button: QAbstractButton) -> bool:
     return not (button.objectName().startswith("qt_")
                 or isinstance(button.parentWidget(), QTabBar)
                 or button.parentWidget().metaObject().className() == "QLineEdit")
+
+
+def _shortcuts_in_effect(window) -> list[tuple[str, str]]:
+    """(key sequence, what it does) of every shortcut that works with the panel in view:
+    the window's actions, and the shortcuts and access keys (Alt+letter) of the buttons
+    and QShortcuts that are shown."""
+    out = []
+    for action in window.findChildren(QAction):
+        out += [(_text(key), f"action {action.text()!r}") for key in action.shortcuts()]
+    for shortcut in window.findChildren(QShortcut):
+        if shortcut.parent().isVisible():
+            out.append((_text(shortcut.key()), f"shortcut of {shortcut.parent()!r}"))
+    for button in window.findChildren(QAbstractButton):
+        if _ours(button) and button.isVisible() and not button.shortcut().isEmpty():
+            out.append((_text(button.shortcut()), f"button {button.text()!r}"))
+    return out
+
+
+def test_no_shortcut_is_defined_twice(window, qtbot):
+    train_toy(window, qtbot)  # (every panel's controls shown)
+    for index in range(window.tabs.count()):
+        window.tabs.setCurrentIndex(index)
+        seen: dict[str, str] = {}
+        for key, what in _shortcuts_in_effect(window):
+            assert key not in seen, (window.tabs.tabText(index), key, seen[key], what)
+            seen[key] = what
+
+
+def test_every_shortcut_is_shown_where_it_is_offered(window, qtbot):
+    """A window action's key is in its menu; a button's key in its tooltip; a key of a
+    panel (History's Del) in the tooltip of the button that does the same."""
+    train_toy(window, qtbot)
+    for action in window.findChildren(QAction):
+        if not action.shortcut().isEmpty():
+            assert any(isinstance(o, QMenu) for o in action.associatedObjects()), action.text()
+    for button in window.findChildren(QAbstractButton):
+        key = button.shortcut()
+        mnemonic = "&" in button.text().replace("&&", "") and _text(key).startswith("Alt+")
+        if _ours(button) and not key.isEmpty() and not mnemonic:
+            assert f"({_text(key)})" in button.toolTip(), (button.text(), button.toolTip())
+    for shortcut in window.findChildren(QShortcut):
+        panel = next(p for p in map(window.tabs.widget, range(window.tabs.count()))
+                     if p.isAncestorOf(shortcut.parent()) or p is shortcut.parent())
+        tips = [b.toolTip() for b in panel.findChildren(QAbstractButton)]
+        assert any(f"({_text(shortcut.key())})" in tip for tip in tips), \
+            (_text(shortcut.key()), tips)
+
+
+def test_the_cancel_buttons_name_esc(window):
+    for panel in (window.training, window.evaluate, window.compare):
+        assert panel.cancel_button.toolTip().endswith("(Esc)")
+
+
+def test_ctrl_enter_evaluates_and_compares(window, qtbot):
+    model = train_toy(window, qtbot)
+    window.tabs.setCurrentWidget(window.evaluate)
+    window.evaluate.pasted_edit.setPlainText("lowest newer widest")
+    window.evaluate.pasted_edit.setFocus()
+    with qtbot.waitSignal(window.evaluate.evaluated, timeout=20_000):
+        qtbot.keyClick(window.evaluate.pasted_edit, Qt.Key.Key_Return,
+                       Qt.KeyboardModifier.ControlModifier)
+    assert window.evaluate.pasted_edit.toPlainText() == "lowest newer widest"  # no new line
+    window.tabs.setCurrentWidget(window.compare)
+    window.compare.add_current()
+    window.compare.add_model("smaller", model.truncated(3))
+    window.compare.set_text("lowest newer widest")
+    with qtbot.waitSignal(window.compare.compared, timeout=20_000):
+        qtbot.keyClick(window.compare.text_edit, Qt.Key.Key_Return,
+                       Qt.KeyboardModifier.ControlModifier)
+    assert window.compare.words_model.rowCount() == 3
 
 
 def _tab_order(start: QWidget, widgets: list[QWidget]) -> list[QWidget]:

@@ -303,8 +303,11 @@ class ComparePanel(QWidget):
 
         self.compare_button = QPushButton("Compare")
         self.compare_button.setDefault(True)
+        self.compare_button.setShortcut("Ctrl+Return")
+        self.compare_button.setToolTip("Compare the tokenizers on the text (Ctrl+Enter)")
         self.compare_button.clicked.connect(self.start)
         self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.setToolTip("Stop the comparison (Esc)")
         self.cancel_button.clicked.connect(self.cancel)
         self.progress = QProgressBar()
         self.progress.setRange(0, 0)

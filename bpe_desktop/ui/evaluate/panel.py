@@ -316,8 +316,11 @@ class EvaluatePanel(QWidget):
 
         self.evaluate_button = QPushButton("Evaluate")
         self.evaluate_button.setDefault(True)
+        self.evaluate_button.setShortcut("Ctrl+Return")
+        self.evaluate_button.setToolTip("Evaluate the model on the inputs above (Ctrl+Enter)")
         self.evaluate_button.clicked.connect(self.start)
         self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.setToolTip("Stop the evaluation (Esc)")
         self.cancel_button.clicked.connect(self.cancel)
         self.progress = ProgressBar()  # a value per evaluated file (live_status)
         self.progress.setTextVisible(True)

@@ -147,7 +147,7 @@ class HistoryPanel(QWidget):
                  "Write an HTML or PDF report of the selected runs"),
                 (self.language_button, self.ask_language,
                  "Label the corpus files of the selected run with their language"),
-                (self.delete_button, self.delete_selected, "Delete the selected runs"),
+                (self.delete_button, self.delete_selected, "Delete the selected runs (Del)"),
                 (self.undo_button, self.undo_delete,
                  "Bring back the runs deleted last (Ctrl+Z)")):
             button.setToolTip(tip)
