@@ -34,7 +34,7 @@ from pathlib import Path
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import CACHE, CORPORA_DIR, ROOT, require_corpora  # noqa: E402
+from common import CACHE, CORPORA_DIR, ROOT, require_corpora
 
 sys.path.insert(0, str(ROOT))
 
@@ -105,7 +105,10 @@ def main() -> int:
     app.processEvents()  # (the panel's first layout and paint are not the action's)
     panel._evaluated_model = big
     tables = word_tables(report)  # (as the evaluation's worker makes them)
-    show = lambda: panel._on_finished((report, tables))  # noqa: E731
+
+    def show() -> None:
+        panel._on_finished((report, tables))
+
     timed("evaluate: show results, the first time", show, repeat=1)
     timed("evaluate: show results", show)
     words = panel.word_model.rowCount()

@@ -17,7 +17,7 @@ from bpe_desktop.core.comparison.alignment import AlignedWord
 from bpe_desktop.core.formats import export_model
 from bpe_desktop.ui.codec.panel import CodecPanel
 from bpe_desktop.ui.compare import ComparePanel
-from bpe_desktop.ui.compare.table_models import DIFFERENT_COLOR, AlignedWordsModel
+from bpe_desktop.ui.compare.table_models import DIFFERENT_COLOR
 
 pytest_plugins = ["tests.ui.window_fixtures"]
 
