@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence, QShortcut
-from PySide6.QtWidgets import QAbstractButton, QMenu, QTabBar, QWidget
+from PySide6.QtWidgets import QAbstractButton, QApplication, QMenu, QTabBar, QWidget
 
 from tests.ui.window_helpers import train_toy
 
@@ -128,3 +128,21 @@ def test_buttons_showing_no_words_have_a_name(window, qtbot):
         face = button.text().replace("&", "")
         if len(face) < 3 or not any(c.isalnum() for c in face):
             assert len(button.accessibleName()) >= 3, (face, button.toolTip())
+
+
+def test_tab_leaves_the_history_table_and_every_read_only_table(window, qtbot):
+    """Tab walked the cells of History's runs (and Compare's languages, History's
+    metrics) round and round: with rows selected whole, a keyboard user could not leave
+    the table. Only the editable character map moves between its cells."""
+    from PySide6.QtWidgets import QAbstractItemView
+
+    train_toy(window, qtbot)
+    window.tabs.setCurrentWidget(window.history)
+    table = window.history.table
+    qtbot.waitUntil(lambda: window.history.model.rowCount() == 1, timeout=10_000)
+    table.setFocus()
+    qtbot.keyClick(table, Qt.Key.Key_Tab)
+    assert QApplication.focusWidget() is not table
+    editable = {window.evaluate.character_map.table}
+    for view in window.findChildren(QAbstractItemView):
+        assert view.tabKeyNavigation() == (view in editable), view

@@ -106,6 +106,7 @@ class HistoryPanel(QWidget):
             [c[1] for c in COLUMNS].index("started"), Qt.SortOrder.DescendingOrder)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        self.table.setTabKeyNavigation(False)  # rows are selected whole: Tab leaves the table
         self.table.verticalHeader().setVisible(False)
         self.table.verticalHeader().setDefaultSectionSize(22)
         self.table.setWordWrap(False)
