@@ -146,3 +146,21 @@ def test_tab_leaves_the_history_table_and_every_read_only_table(window, qtbot):
     editable = {window.evaluate.character_map.table}
     for view in window.findChildren(QAbstractItemView):
         assert view.tabKeyNavigation() == (view in editable), view
+
+
+#: Buttons reached by Tab only: one of several alike (each list's Add… and Remove, the
+#: results' Export CSV…) or on the Training form, whose letters the fields use up.
+_TAB_ONLY = {"Add…", "Add", "Remove", "Export CSV…", "Export plot…", "Export…", "Reset"}
+
+
+def test_each_panel_s_own_buttons_have_a_key(window, qtbot):
+    """Vocabulary, Encode / Decode, Evaluate and Compare had no access letter at all:
+    each button and check box there is reached with Alt+its letter or its shortcut."""
+    train_toy(window, qtbot)
+    for panel in (window.vocab, window.codec, window.evaluate, window.compare):
+        window.tabs.setCurrentWidget(panel)
+        for button in filter(_ours, panel.findChildren(QAbstractButton)):
+            if button.text() in _TAB_ONLY or not button.text():
+                continue
+            by_window = button.toolTip().endswith("(Esc)")  # Training ▸ Cancel stops it
+            assert by_window or not button.shortcut().isEmpty(), button.text()

@@ -289,7 +289,7 @@ class EvaluatePanel(QWidget):
         self.parity_mode_combo = QComboBox()
         self.parity_mode_combo.addItems(PARITY_MODES)
         self.parity_mode_combo.setToolTip("document: whole texts; lines: line-aligned files")
-        self.sweep_check = QCheckBox("Compare vocabulary sizes")
+        self.sweep_check = QCheckBox("Compare vocabulary si&zes")
         self.sweep_check.setChecked(Settings().value("evaluate/sweep", "true") in (True, "true"))
         self.sweep_check.toggled.connect(lambda on: Settings().set_value("evaluate/sweep", on))
         self.sweep_points = QSpinBox()
@@ -404,7 +404,7 @@ class EvaluatePanel(QWidget):
         self.word_model = WordTableModel(self)
         self.gold_combo = QComboBox()
         self.gold_combo.currentIndexChanged.connect(self._show_words)
-        self.only_missed = QCheckBox("Only words with missed boundaries")
+        self.only_missed = QCheckBox("Only words with &missed boundaries")
         self.only_missed.toggled.connect(self.word_model.set_only_missed)
         legend = QLabel(" ".join(
             f"<b style='color:{BOUNDARY_COLORS[k]}'>{'|' if k != 'missed' else '¦'}</b> {k}"
@@ -444,7 +444,7 @@ class EvaluatePanel(QWidget):
         self.sweep_plots.point_clicked.connect(self.select_size)
         self.sizes_view = _table(self.sizes_model, sortable=False)
         self.sizes_view.selectionModel().selectionChanged.connect(self._on_size_selected)
-        self.use_size_button = QPushButton("Use this size")
+        self.use_size_button = QPushButton("&Use this size")
         self.use_size_button.setToolTip("Make the model cut to the chosen size the open "
                                         "model (unsaved); every panel follows it")
         self.use_size_button.clicked.connect(self.use_selected_size)
