@@ -512,6 +512,8 @@ class EvaluatePanel(QWidget):
 
     def _show_report(self, report: EvaluationReport | None) -> None:
         self.report = report
+        if report is None:
+            self._word_tables = {}
         self.morphology_model.set_rows(morphology_rows(report.morphology) if report else [])
         self.gold_model.set_rows(gold_rows(report.gold) if report else [])
         golds = report.gold.values() if report else []

@@ -51,7 +51,7 @@ class RowsModel(OneCallPerCell):
         self._sort_by: tuple[int, bool] | None = None  # (column, descending)
 
     @property
-    def rows(self) -> list[list[Any]]:
+    def rows(self) -> list[Sequence[Any]]:
         """The rows shown, in the order shown."""
         return [self._all_rows[i] for i in self._shown]
 
@@ -92,10 +92,6 @@ class RowsModel(OneCallPerCell):
             order = self._orders[self._sort_by] = sorted_rows(
                 [row[column] for row in self._all_rows], descending)
         return order if self._keep is None else order[self._keep[order]]
-
-    def source_row(self, row: int) -> int:
-        """The index, in the rows given, of the row shown at ``row``."""
-        return int(self._shown[row])
 
     def rowCount(self, parent: Index = QModelIndex()) -> int:
         return 0 if parent.isValid() else len(self._shown)
