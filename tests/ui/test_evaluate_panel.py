@@ -97,6 +97,29 @@ def test_word_table_colours_and_filters(panel, qtbot):
     assert words.rowCount() == everything
 
 
+def test_the_word_table_is_made_by_the_worker_not_the_gui_thread(panel, qtbot, monkeypatch):
+    """A gold file of 40,000 words: making the table's rows when the results arrived held
+    the window for half a second; the worker makes them (and each column's order)."""
+    import threading
+
+    on_gui_thread = []
+    real = WordResult.missed
+    monkeypatch.setattr(WordResult, "missed", property(
+        lambda self: on_gui_thread.append(threading.current_thread() is threading.main_thread())
+        or real.fget(self)))
+    panel.gold_files.add_paths([str(GOLD)])
+    panel.sweep_check.setChecked(False)
+    _run(panel, qtbot)
+    panel.only_missed.setChecked(True)
+    panel.words_view.sortByColumn(WORD_HEADERS.index("gold"), Qt.SortOrder.DescendingOrder)
+    assert on_gui_thread and not any(on_gui_thread)
+    expected = [r for r in panel.report.morphology["eng.word.dev.tsv"].details
+                if r.evaluated and real.fget(r)]
+    assert sorted(panel.word_model.results, key=lambda r: r.line) == expected
+    golds = [" ".join(r.gold_morphs) for r in panel.word_model.results]
+    assert golds == sorted(golds, reverse=True)
+
+
 def test_segmentation_html_marks_each_kind():
     from bpe_desktop.core.evaluation import WordResult
 
@@ -395,3 +418,33 @@ def test_sweep_legends_leave_the_curves_uncovered(panel, qtbot):
         assert item.legend.width() > 0, key
         legend = item.legend.sceneBoundingRect()
         assert not legend.intersects(item.vb.sceneBoundingRect()), key
+
+
+def test_every_column_sorts_both_ways_and_the_filter_keeps_the_order(panel, qtbot):
+    """The word table sorted by a header click: values ascending or descending, ties
+    in line order, the "only missed" filter keeping that order and the selected word."""
+    words = [WordResult(w, n + 1, tuple(w), (w[:2], w[2:]), frozenset(range(1, len(w))),
+                        frozenset({2}) if n % 2 == 0 else frozenset(range(1, len(w))), 0)
+             for n, w in enumerate(["pear", "fig", "apple", "fig", "kiwi", "banana", "açaí"])]
+    panel.word_model.set_results(words)
+    view, m = panel.words_view, panel.word_model
+    for column in range(len(WORD_HEADERS)):
+        for order in (Qt.SortOrder.AscendingOrder, Qt.SortOrder.DescendingOrder):
+            view.sortByColumn(column, order)
+            shown = [[m.index(r, c).data(Qt.ItemDataRole.DisplayRole)
+                      for c in range(len(WORD_HEADERS))] for r in range(m.rowCount())]
+            values = [row[column] for row in m.rows]
+            assert values == sorted(values, reverse=order == Qt.SortOrder.DescendingOrder)
+            for a, b in zip(m.rows, m.rows[1:]):  # ties in line order
+                if a[column] == b[column]:
+                    assert a[-1] < b[-1]
+            assert [row[0] for row in shown] == [r.word for r in m.results]
+    view.sortByColumn(WORD_HEADERS.index("word"), Qt.SortOrder.DescendingOrder)
+    panel.only_missed.setChecked(True)
+    assert [r.word for r in m.results] == ["pear", "kiwi", "açaí", "apple"]
+    view.selectRow(1)
+    assert panel.word_model.result_at(view.selectionModel().selectedRows()[0].row()).word \
+        == "kiwi"
+    panel.only_missed.setChecked(False)
+    assert [r.word for r in m.results] == ["pear", "kiwi", "fig", "fig", "banana", "açaí",
+                                            "apple"]

@@ -24,7 +24,9 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+
+import numpy as np
 
 from bpe_desktop.core.errors import TrainingCancelled
 from bpe_desktop.core.evaluation.morphology import BoundaryScores
@@ -128,6 +130,21 @@ class Alignment:
     occurrences: list[Occurrence]
     #: per tokenizer, its token count for each line (lines in text order, blank included).
     line_tokens: list[list[int]]
+
+    #: each running word's index in ``words``, as an array.
+    occurrence_words: np.ndarray = field(init=False, repr=False)
+    #: (distinct word, tokenizer): whether the tokenizer cuts the word differently from
+    #: the first. Made with the alignment (in the worker that compares): with
+    #: ``occurrence_words``, the running words that differ are one array lookup, no
+    #: Python loop on the GUI thread.
+    cuts_differ: np.ndarray = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self.occurrence_words = np.fromiter((o.word for o in self.occurrences),
+                                            dtype=np.int64, count=len(self.occurrences))
+        differ = [not w.identical(0, k) for w in self.words for k in range(len(self.names))]
+        self.cuts_differ = np.array(differ, dtype=bool).reshape(len(self.words),
+                                                                len(self.names))
 
     def pair(self, a: int, b: int) -> PairSummary:
         per_word = [0] * len(self.words)

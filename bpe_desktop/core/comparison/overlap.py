@@ -15,7 +15,7 @@ from __future__ import annotations
 import io
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from bpe_desktop.core.csv_rows import CsvRows
 from bpe_desktop.core.evaluation.segments import byte_fallback_ids
@@ -70,12 +70,21 @@ class Overlap:
     a: str
     b: str
     rows: tuple[OverlapRow, ...]  # sorted by category, then text
+    #: the rows of each category, listed once where the overlap is made (in the
+    #: comparing worker, not on the GUI thread that shows them).
+    _by_category: dict[str, list[OverlapRow]] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        by_category: dict[str, list[OverlapRow]] = {c: [] for c in CATEGORIES}
+        for r in self.rows:
+            by_category[r.category].append(r)
+        object.__setattr__(self, "_by_category", by_category)
 
     def count(self, category: str) -> int:
-        return sum(1 for r in self.rows if r.category == category)
+        return len(self._by_category[category])
 
     def of(self, category: str) -> list[OverlapRow]:
-        return [r for r in self.rows if r.category == category]
+        return list(self._by_category[category])
 
     def summary(self) -> dict:
         """The JSON ``overlap`` object of ``bpe-desktop compare``."""

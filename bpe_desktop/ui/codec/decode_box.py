@@ -36,6 +36,7 @@ class DecodeBox:
         self.decode_edit = QPlainTextEdit()
         self.decode_edit.setFont(monospace())
         self.decode_edit.setPlaceholderText("Ids to decode: 16 14, 16,14 or [16, 14]")
+        self.decode_edit.setTabChangesFocus(True)  # ids hold no tab: Tab moves on to Decode
         self.decode_button = QPushButton("Decode")
         self.decode_button.setShortcut("Ctrl+Return")
         self.decode_button.setToolTip("Decode the ids (Ctrl+Enter)")

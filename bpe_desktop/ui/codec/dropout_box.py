@@ -90,7 +90,7 @@ class DropoutSamplesBox(QGroupBox):
         self.count_spin.setValue(DEFAULT_SAMPLES)
         self.count_spin.setSuffix(" samples")
         self.count_spin.valueChanged.connect(self.resample_same_seed)
-        self.resample_button = QPushButton("Resample")
+        self.resample_button = QPushButton("Resa&mple")
         self.resample_button.setToolTip("Draw new samples (a new seed)")
         self.resample_button.clicked.connect(self.resample)
         self.export_button = QPushButton("Export…")

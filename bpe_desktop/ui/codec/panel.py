@@ -266,7 +266,7 @@ class CodecPanel(StepThrough, DecodeBox, StatsGrid, QWidget):
     def _build(self) -> None:
         self.hint_label = QLabel("Train or open a model to encode text with it.")
         self.hint_label.setStyleSheet("font-weight: bold;")
-        self.open_button = QPushButton("Open text…")
+        self.open_button = QPushButton("Open te&xt…")
         self.open_button.clicked.connect(self._ask_open)
         self.mode_combo = QComboBox()
         for key, label in MODES:
@@ -357,10 +357,10 @@ class CodecPanel(StepThrough, DecodeBox, StatsGrid, QWidget):
         self.ids_edit.setReadOnly(True)
         self.ids_edit.setFont(monospace())
         self.ids_edit.setMinimumHeight(40)
-        self.copy_button = QPushButton("Copy ids")
+        self.copy_button = QPushButton("&Copy ids")
         self.copy_button.setToolTip("Copy the ids of the whole text, space separated")
         self.copy_button.clicked.connect(self._copy_ids)
-        self.to_decoder_button = QPushButton("Edit in decoder")
+        self.to_decoder_button = QPushButton("Edit i&n decoder")
         self.to_decoder_button.setToolTip("Put these ids in the Decode box to edit them")
         self.to_decoder_button.clicked.connect(self._ids_to_decoder)
         self.round_trip_label = QLabel()

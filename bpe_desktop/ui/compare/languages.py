@@ -78,6 +78,7 @@ class LanguageCostsView(QWidget):
         self.label.setWordWrap(True)
         self.table = QTableView()
         self.table.setModel(self.model)
+        self.table.setTabKeyNavigation(False)  # read only: Tab leaves the table
         self.table.verticalHeader().hide()
         self.table.horizontalHeader().setStretchLastSection(True)
         self.costs = None

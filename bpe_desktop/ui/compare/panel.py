@@ -250,19 +250,19 @@ class ComparePanel(QWidget):
         tokenizers = QGroupBox(f"Tokenizers ({MIN_TOKENIZERS}–{MAX_TOKENIZERS}; the first is A)")
         self.source_list = QListWidget()
         self.source_list.setMaximumHeight(110)
-        self.add_current_button = QPushButton("Add current model")
+        self.add_current_button = QPushButton("Add &current model")
         self.add_current_button.clicked.connect(self.add_current)
-        self.add_file_button = QPushButton("Add model file…")
+        self.add_file_button = QPushButton("Add model f&ile…")
         self.add_file_button.clicked.connect(self._ask_add_file)
         self.format_combo = QComboBox()
         for name, info in FORMATS.items():
             if info.can_import:
                 self.format_combo.addItem(info.label.rstrip("…"), name)
-        self.import_button = QPushButton("Import…")
+        self.import_button = QPushButton("I&mport…")
         self.import_button.setToolTip("Add a tokenizer written by another tool, in the "
                                       "format chosen on the left")
         self.import_button.clicked.connect(self._ask_import)
-        self.plain_button = QPushButton("Plain vs parity-aware")
+        self.plain_button = QPushButton("Plain vs parity-a&ware")
         self.plain_button.setToolTip(
             "For a model trained parity-aware: train plain BPE on the same corpora with "
             "the same settings and vocabulary size, and compare both on the development "
@@ -287,9 +287,9 @@ class ComparePanel(QWidget):
         self.text_edit = QPlainTextEdit()
         follow_text_direction(self.text_edit)
         self.text_edit.setPlaceholderText("Type or paste text here, or open a text file")
-        self.open_text_button = QPushButton("Open text file…")
+        self.open_text_button = QPushButton("Open te&xt file…")
         self.open_text_button.clicked.connect(self._ask_text_file)
-        self.clear_file_button = QPushButton("Use typed text")
+        self.clear_file_button = QPushButton("&Use typed text")
         self.clear_file_button.clicked.connect(lambda: self.set_text_file(None))
         self.text_file_label = QLabel()
         self.text_file_label.setWordWrap(True)
@@ -303,8 +303,11 @@ class ComparePanel(QWidget):
 
         self.compare_button = QPushButton("Compare")
         self.compare_button.setDefault(True)
+        self.compare_button.setShortcut("Ctrl+Return")
+        self.compare_button.setToolTip("Compare the tokenizers on the text (Ctrl+Enter)")
         self.compare_button.clicked.connect(self.start)
         self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.setToolTip("Stop the comparison (Esc)")
         self.cancel_button.clicked.connect(self.cancel)
         self.progress = QProgressBar()
         self.progress.setRange(0, 0)
@@ -339,7 +342,7 @@ class ComparePanel(QWidget):
     def _build_words(self) -> QWidget:
         self.words_model = AlignedWordsModel(self)
         self.words_view = _table(self.words_model)
-        self.hide_identical_check = QCheckBox("Hide identical")
+        self.hide_identical_check = QCheckBox("Hide ide&ntical")
         self.hide_identical_check.setToolTip("Hide the words every tokenizer cuts alike")
         self.hide_identical_check.toggled.connect(self.words_model.set_hide_identical)
         self.words_label = QLabel()
@@ -559,6 +562,9 @@ def _table(model) -> QTableView:
     header = view.horizontalHeader()
     header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
     header.setStretchLastSection(True)
+    # Widths from the rows in sight and 100 more, not Qt's 1,000: a comparison's tables
+    # are refitted each time they are filled or filtered.
+    header.setResizeContentsPrecision(100)
     view.verticalHeader().hide()
     copy_without_isolates(view)
     model.modelReset.connect(lambda: _fit_columns(view))

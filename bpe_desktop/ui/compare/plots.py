@@ -33,7 +33,11 @@ class LineTokensScatter(pg.PlotWidget):
 
     def set_counts(self, a_name: str, b_name: str, a: list[int], b: list[int]) -> None:
         self.x, self.y = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
-        self.points.setData(self.x, self.y)
+        # One spot per distinct (A, B) pair: the spots are opaque, so lines of the same
+        # counts look the same drawn once, and a long text's 10,000s of lines are few
+        # pairs (pyqtgraph makes Python objects per spot, on the GUI thread).
+        distinct = np.unique(np.column_stack([self.x, self.y]), axis=0)
+        self.points.setData(distinct[:, 0], distinct[:, 1])
         top = float(max(self.x.max(initial=0), self.y.max(initial=0), 1))
         self.diagonal.setData([0, top], [0, top])
         item = self.getPlotItem()

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor
 
@@ -42,7 +43,7 @@ class AlignedWordsModel(OneCallPerCell):
         super().__init__(parent)
         self.comparison: Comparison | None = None
         self.hide_identical = False
-        self._rows: list[int] = []  # indices into the occurrences shown
+        self._rows = np.empty(0, dtype=np.int64)  # indices of the occurrences shown
 
     def set_comparison(self, comparison: Comparison | None) -> None:
         self.beginResetModel()
@@ -59,28 +60,20 @@ class AlignedWordsModel(OneCallPerCell):
     def _refilter(self) -> None:
         c = self.comparison
         if c is None:
-            self._rows = []
-            return
-        occ = c.alignment.occurrences
-        if not self.hide_identical:
-            self._rows = list(range(len(occ)))
-            return
-        # Judged once per distinct word: a long text repeats its words (441,000 running
-        # words judged one by one held the window for a second).
-        differs = [self.differs(w) for w in range(len(c.alignment.words))]
-        self._rows = [i for i, o in enumerate(occ) if differs[o.word]]
-
-    def differs(self, word: int) -> bool:
-        """Whether some tokenizer cuts distinct word ``word`` differently from the first."""
-        w = self.comparison.alignment.words[word]
-        return any(not w.identical(0, k) for k in range(1, len(w.cuts)))
+            self._rows = np.empty(0, dtype=np.int64)
+        elif self.hide_identical:
+            a = c.alignment
+            self._rows = np.flatnonzero(a.cuts_differ.any(axis=1)[a.occurrence_words])
+        else:
+            self._rows = np.arange(len(c.alignment.occurrences), dtype=np.int64)
 
     def cell_differs(self, row: int, column: int) -> bool:
         """Whether the cut in (row, column) differs from the first tokenizer's."""
         k = column - 2
         if k < 1:
             return False
-        return not self._word(row).identical(0, k)
+        c = self.comparison
+        return bool(c.alignment.cuts_differ[c.alignment.occurrence_words[self._rows[row]], k])
 
     def _word(self, row: int):
         c = self.comparison

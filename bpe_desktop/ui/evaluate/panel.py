@@ -77,6 +77,7 @@ from bpe_desktop.ui.evaluate.table_models import (
     sweep_table,
 )
 from bpe_desktop.ui.evaluate.unconstrained import UnconstrainedButton
+from bpe_desktop.views.word_table import WordTable, word_table, word_tables
 
 TEXT_FILTER = "Text files (*.txt *.tsv);;All files (*)"
 # All files first: Morpho Challenge's gold files have no extension (formats are
@@ -140,6 +141,7 @@ class EvaluatePanel(QWidget):
         super().__init__(parent)
         self._model: BPEModel | None = None
         self.report: EvaluationReport | None = None
+        self._word_tables: dict[str, WordTable] = {}  # the report's, by gold file
         self._evaluated_model: BPEModel | None = None
         self._handed_over: BPEModel | None = None  # the model "Use this size" made
         self.runner = JobRunner(self)
@@ -210,8 +212,9 @@ class EvaluatePanel(QWidget):
         def job(report, cancel):
             report(("reading gold files", 0, 1))
             request.gold = [read_gold(p, fmt) for p in gold_paths]
-            return evaluate(model, request, cancelled=lambda: cancel.cancelled,
-                            progress=lambda stage, done, total: report((stage, done, total)))
+            result = evaluate(model, request, cancelled=lambda: cancel.cancelled,
+                              progress=lambda stage, done, total: report((stage, done, total)))
+            return result, word_tables(result)
 
         self._evaluated_model = model
         self.runner.start(job)
@@ -286,7 +289,7 @@ class EvaluatePanel(QWidget):
         self.parity_mode_combo = QComboBox()
         self.parity_mode_combo.addItems(PARITY_MODES)
         self.parity_mode_combo.setToolTip("document: whole texts; lines: line-aligned files")
-        self.sweep_check = QCheckBox("Compare vocabulary sizes")
+        self.sweep_check = QCheckBox("Compare vocabulary si&zes")
         self.sweep_check.setChecked(Settings().value("evaluate/sweep", "true") in (True, "true"))
         self.sweep_check.toggled.connect(lambda on: Settings().set_value("evaluate/sweep", on))
         self.sweep_points = QSpinBox()
@@ -313,8 +316,11 @@ class EvaluatePanel(QWidget):
 
         self.evaluate_button = QPushButton("Evaluate")
         self.evaluate_button.setDefault(True)
+        self.evaluate_button.setShortcut("Ctrl+Return")
+        self.evaluate_button.setToolTip("Evaluate the model on the inputs above (Ctrl+Enter)")
         self.evaluate_button.clicked.connect(self.start)
         self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.setToolTip("Stop the evaluation (Esc)")
         self.cancel_button.clicked.connect(self.cancel)
         self.progress = ProgressBar()  # a value per evaluated file (live_status)
         self.progress.setTextVisible(True)
@@ -398,7 +404,7 @@ class EvaluatePanel(QWidget):
         self.word_model = WordTableModel(self)
         self.gold_combo = QComboBox()
         self.gold_combo.currentIndexChanged.connect(self._show_words)
-        self.only_missed = QCheckBox("Only words with missed boundaries")
+        self.only_missed = QCheckBox("Only words with &missed boundaries")
         self.only_missed.toggled.connect(self.word_model.set_only_missed)
         legend = QLabel(" ".join(
             f"<b style='color:{BOUNDARY_COLORS[k]}'>{'|' if k != 'missed' else '¦'}</b> {k}"
@@ -438,7 +444,7 @@ class EvaluatePanel(QWidget):
         self.sweep_plots.point_clicked.connect(self.select_size)
         self.sizes_view = _table(self.sizes_model, sortable=False)
         self.sizes_view.selectionModel().selectionChanged.connect(self._on_size_selected)
-        self.use_size_button = QPushButton("Use this size")
+        self.use_size_button = QPushButton("&Use this size")
         self.use_size_button.setToolTip("Make the model cut to the chosen size the open "
                                         "model (unsaved); every panel follows it")
         self.use_size_button.clicked.connect(self.use_selected_size)
@@ -481,7 +487,8 @@ class EvaluatePanel(QWidget):
         self.progress.setFormat(f"{stage} %v/%m" if total > 1 else stage)
 
     @Slot(object)
-    def _on_finished(self, report: EvaluationReport) -> None:
+    def _on_finished(self, outcome: tuple[EvaluationReport, dict[str, WordTable]]) -> None:
+        report, self._word_tables = outcome
         self._show_report(report)
         warned = sum(1 for g in report.gold.values() if g.warning)
         self._set_status(f"Evaluated {report.vocab_size:,} tokens, {report.merges:,} merges."
@@ -505,6 +512,8 @@ class EvaluatePanel(QWidget):
 
     def _show_report(self, report: EvaluationReport | None) -> None:
         self.report = report
+        if report is None:
+            self._word_tables = {}
         self.morphology_model.set_rows(morphology_rows(report.morphology) if report else [])
         self.gold_model.set_rows(gold_rows(report.gold) if report else [])
         golds = report.gold.values() if report else []
@@ -534,8 +543,8 @@ class EvaluatePanel(QWidget):
 
     def _show_words(self) -> None:
         name = self.gold_combo.currentText()
-        result = self.report.morphology.get(name) if self.report else None
-        self.word_model.set_results(result.details if result else [])
+        table = self._word_tables.get(name) if self.report else None
+        self.word_model.set_table(table or word_table([]))
         self.step_view.show_steps([], 0, None, None)
 
     def _on_word_selected(self, *_args) -> None:
@@ -544,7 +553,7 @@ class EvaluatePanel(QWidget):
         if not rows or model is None:
             self.step_view.show_steps([], 0, None, None)
             return
-        word = self.word_model.results[rows[0].row()].word
+        word = self.word_model.result_at(rows[0].row()).word
         steps = model.tokenizer().merge_steps(word)
         unk = model.config.special("unk")
         self.step_view.show_steps(steps, len(steps) - 1, model.config,

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt
 
 from bpe_desktop.core.evaluation import (
@@ -20,6 +21,8 @@ from bpe_desktop.core.evaluation import (
 )
 from bpe_desktop.core.formats._common import write_files
 from bpe_desktop.ui.common.table_base import OneCallPerCell
+from bpe_desktop.views.row_order import sorted_rows
+from bpe_desktop.views.word_table import WORD_HEADERS, WordTable, word_table
 
 Index = QModelIndex | QPersistentModelIndex
 #: Role of the word table's coloured segmentation (HTML).
@@ -30,47 +33,68 @@ BOUNDARY_MARKS = {"hit": "|", "missed": "¦", "spurious": "|"}
 
 
 class RowsModel(OneCallPerCell):
-    """A table of rows with fixed headers; floats shown with 4 decimals."""
+    """A table of rows with fixed headers; floats shown with 4 decimals.
+
+    The rows stay in the order given; what is shown is an array of their indices,
+    sorted by the column last clicked (:func:`sorted_rows`, each column's order computed
+    once per set of rows) and, in a subclass, filtered by a mask: a header click or a
+    filter reorders integers instead of rebuilding the rows in Python.
+    """
 
     def __init__(self, headers: Sequence[str], parent=None) -> None:
         super().__init__(parent)
         self.headers = list(headers)
-        self.rows: list[list[Any]] = []
+        self._all_rows: list[Sequence[Any]] = []
+        self._shown = np.empty(0, dtype=np.int64)  # indices into _all_rows, as shown
+        self._keep: np.ndarray | None = None  # the rows a filter keeps (None: all)
+        self._orders: dict[tuple[int, bool], np.ndarray] = {}
         self._sort_by: tuple[int, bool] | None = None  # (column, descending)
 
-    def set_rows(self, rows: Sequence[Sequence[Any]]) -> None:
-        """Show ``rows``, in the order of the column last sorted by, if any."""
+    @property
+    def rows(self) -> list[Sequence[Any]]:
+        """The rows shown, in the order shown."""
+        return [self._all_rows[i] for i in self._shown]
+
+    def set_rows(self, rows: Sequence[Sequence[Any]], keep: np.ndarray | None = None,
+                 orders: dict[tuple[int, bool], np.ndarray] | None = None) -> None:
+        """Show ``rows`` (those ``keep`` marks, if given), in the order of the column last
+        sorted by, if any; ``orders``: the rows' orders by (column, descending) known
+        already (the others are computed when first asked for)."""
         self.beginResetModel()
-        self.rows = [list(r) for r in rows]
-        if self._sort_by is not None:
-            self._reorder(self._sorted_order(*self._sort_by))
+        self._all_rows = list(rows)  # (rows are never changed in place)
+        self._orders = dict(orders or {})
+        self._keep = keep
+        self._shown = self._shown_order()
+        self.endResetModel()
+
+    def set_keep(self, keep: np.ndarray | None) -> None:
+        """Show only the rows ``keep`` marks (None: all), in the current order."""
+        self.beginResetModel()
+        self._keep = keep
+        self._shown = self._shown_order()
         self.endResetModel()
 
     def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
-        """Sort the rows by ``column`` (a header click), blanks last: here, in one Python
-        sort, as a proxy model's call per comparison froze the window for seconds on a gold
-        file of 40,000 words."""
+        """Sort the rows by ``column`` (a header click), blanks last."""
         wanted = (column, order == Qt.SortOrder.DescendingOrder)
         if not 0 <= column < len(self.headers) or wanted == self._sort_by:
             return  # (the rows stay in that order as they are replaced)
         self._sort_by = wanted
         self.beginResetModel()
-        self._reorder(self._sorted_order(*self._sort_by))
+        self._shown = self._shown_order()
         self.endResetModel()
 
-    def _sorted_order(self, column: int, descending: bool) -> list[int]:
-        values = [row[column] for row in self.rows]
-        filled = [i for i, v in enumerate(values) if v is not None and v != ""]
-        filled.sort(key=lambda i: _sort_key(values[i]), reverse=descending)
-        blank = [i for i, v in enumerate(values) if v is None or v == ""]
-        return filled + blank
-
-    def _reorder(self, order: list[int]) -> None:
-        """Put the rows (and whatever a subclass keeps beside them) in ``order``."""
-        self.rows = [self.rows[i] for i in order]
+    def _shown_order(self) -> np.ndarray:
+        if self._sort_by is None:
+            order = np.arange(len(self._all_rows), dtype=np.int64)
+        elif (order := self._orders.get(self._sort_by)) is None:
+            column, descending = self._sort_by
+            order = self._orders[self._sort_by] = sorted_rows(
+                [row[column] for row in self._all_rows], descending)
+        return order if self._keep is None else order[self._keep[order]]
 
     def rowCount(self, parent: Index = QModelIndex()) -> int:
-        return 0 if parent.isValid() else len(self.rows)
+        return 0 if parent.isValid() else len(self._shown)
 
     def columnCount(self, parent: Index = QModelIndex()) -> int:
         return 0 if parent.isValid() else len(self.headers)
@@ -83,7 +107,7 @@ class RowsModel(OneCallPerCell):
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole):
         if not index.isValid():
             return None
-        value = self.rows[index.row()][index.column()]
+        value = self._all_rows[self._shown[index.row()]][index.column()]
         if role == Qt.ItemDataRole.DisplayRole:
             return self.text(value)
         if role == Qt.ItemDataRole.TextAlignmentRole and isinstance(value, (int, float)):
@@ -107,13 +131,6 @@ class RowsModel(OneCallPerCell):
         writer.writerow(self.headers)
         writer.writerows(self.rows)
         write_files([(Path(path), buffer.getvalue().encode("utf-8"))])
-
-
-def _sort_key(value: Any) -> tuple:
-    """Numbers by value, before texts (a column mixing them keeps them apart)."""
-    if isinstance(value, (int, float)):
-        return (0, value, "")
-    return (1, 0, str(value))
 
 
 TEXT_LABELS = {"tokens": "tokens", "words": "words", "fertility": "fertility (tokens/word)",
@@ -148,9 +165,6 @@ def sweep_table(points: Sequence[SweepPoint]) -> tuple[list[str], list[list[Any]
 
 # -- per-word results -----------------------------------------------------------------------
 
-WORD_HEADERS = ("word", "gold", "segmentation", "hits", "missed", "spurious", "line")
-
-
 def segmentation_html(r: WordResult) -> str:
     """The word with its boundaries coloured: hit, missed (gold only), spurious."""
     kinds = {b: "hit" for b in r.hits}
@@ -173,29 +187,35 @@ class WordTableModel(RowsModel):
 
     def __init__(self, parent=None) -> None:
         super().__init__(WORD_HEADERS, parent)
-        self._all: list[WordResult] = []
-        self.results: list[WordResult] = []
+        self._results: list[WordResult] = []
+        self._has_missed = np.empty(0, dtype=bool)
         self.only_missed = False
 
+    @property
+    def results(self) -> list[WordResult]:
+        """The words shown, in the order shown."""
+        return [self._results[i] for i in self._shown]
+
+    def result_at(self, row: int) -> WordResult:
+        return self._results[self._shown[row]]
+
     def set_results(self, results: Sequence[WordResult]) -> None:
-        self._all = list(results)
-        self._refilter()
+        self.set_table(word_table(results))
+
+    def set_table(self, table: WordTable) -> None:
+        """Show ``table`` (made by the worker: rows, filter and orders ready)."""
+        self._results = table.results
+        self._has_missed = table.has_missed
+        self.set_rows(table.rows, self._kept(), table.orders)
 
     def set_only_missed(self, only: bool) -> None:
         self.only_missed = only
-        self._refilter()
+        self.set_keep(self._kept())
 
-    def _reorder(self, order: list[int]) -> None:
-        super()._reorder(order)
-        self.results = [self.results[i] for i in order]
-
-    def _refilter(self) -> None:
-        self.results = [r for r in self._all if r.evaluated and (r.missed or not self.only_missed)]
-        self.set_rows([[r.word, " ".join(r.gold_morphs), " ".join(r.pieces), len(r.hits),
-                        len(r.missed), len(r.spurious) + r.inside, r.line]
-                       for r in self.results])
+    def _kept(self) -> np.ndarray | None:
+        return self._has_missed if self.only_missed else None
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole):
         if index.isValid() and role == HTML_ROLE and index.column() == 2:
-            return segmentation_html(self.results[index.row()])
+            return segmentation_html(self.result_at(index.row()))
         return super().data(index, role)

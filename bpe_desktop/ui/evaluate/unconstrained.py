@@ -35,7 +35,7 @@ class UnconstrainedButton(QPushButton):
     compared = Signal(object)
 
     def __init__(self, panel) -> None:
-        super().__init__("Compare with unconstrained")
+        super().__init__("Compare &with unconstrained")
         self.setToolTip(TIP)
         self.panel = panel
         self._window: SingleDialog[GainDialog] = SingleDialog()

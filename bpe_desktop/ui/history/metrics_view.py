@@ -29,6 +29,7 @@ class MetricsView(QWidget):
         self.runs: list[RunDetails] = []
         self.table = QTableWidget()
         self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        self.table.setTabKeyNavigation(False)  # read only: Tab leaves the table
         self.table.verticalHeader().setVisible(False)
         self.metric_combo = QComboBox()
         self.x_combo = QComboBox()

@@ -106,6 +106,7 @@ class HistoryPanel(QWidget):
             [c[1] for c in COLUMNS].index("started"), Qt.SortOrder.DescendingOrder)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        self.table.setTabKeyNavigation(False)  # rows are selected whole: Tab leaves the table
         self.table.verticalHeader().setVisible(False)
         self.table.verticalHeader().setDefaultSectionSize(22)
         self.table.setWordWrap(False)
@@ -147,7 +148,7 @@ class HistoryPanel(QWidget):
                  "Write an HTML or PDF report of the selected runs"),
                 (self.language_button, self.ask_language,
                  "Label the corpus files of the selected run with their language"),
-                (self.delete_button, self.delete_selected, "Delete the selected runs"),
+                (self.delete_button, self.delete_selected, "Delete the selected runs (Del)"),
                 (self.undo_button, self.undo_delete,
                  "Bring back the runs deleted last (Ctrl+Z)")):
             button.setToolTip(tip)

@@ -116,18 +116,19 @@ class VocabPanel(QWidget):
         self.filter_edit.setPlaceholderText("Filter tokens (Ctrl+F)")
         self.filter_edit.setClearButtonEnabled(True)
         self.filter_edit.setToolTip(_FILTER_TIP)
-        self.regex_check = QCheckBox("Regex", side)
+        self.regex_check = QCheckBox("Rege&x", side)
         self.regex_check.setToolTip("Match a regular expression in the piece as shown")
-        self.case_check = QCheckBox("Aa", side)
+        self.case_check = QCheckBox("&Aa", side)
         self.case_check.setToolTip("Case-sensitive")
+        self.case_check.setAccessibleName("Case-sensitive")  # (it reads "Aa")
         self.min_length = _length_box(side, "min", "Shortest token to show (characters)")
         self.max_length = _length_box(side, "max", "Longest token to show (characters)")
-        self.intermediate_check = QCheckBox("Intermediate", side)
+        self.intermediate_check = QCheckBox("&Intermediate", side)
         self.intermediate_check.setToolTip(
             "Only merged tokens the final segmentation of the training words rarely uses "
             f"(under {INTERMEDIATE_SHARE:.0%} of their count when merged): steps towards "
             "longer tokens")
-        self.new_check = QCheckBox("New", side)
+        self.new_check = QCheckBox("&New", side)
         self.new_check.setToolTip("Only the tokens the extension added (they follow every "
                                   "id the tokenizer had)")
         self.new_check.hide()
@@ -137,7 +138,7 @@ class VocabPanel(QWidget):
         self.error_label.setStyleSheet("color: #d9480f;")
         self.error_label.setWordWrap(True)
         self.error_label.hide()
-        self.export_table_button = QPushButton("Export table…", side)
+        self.export_table_button = QPushButton("Export ta&ble…", side)
         self.busy_bar = QProgressBar(side)
         self.busy_bar.setRange(0, 0)  # an indicator without a percentage
         self.busy_bar.setMaximumWidth(120)
@@ -155,6 +156,9 @@ class VocabPanel(QWidget):
         footer.addStretch(1)
         footer.addWidget(self.export_table_button)
         self.table = VocabTableView(self.table_model, side)
+        # Tab goes from the filter row to the table, then to the button under it (the
+        # button, made first, came before the table).
+        QWidget.setTabOrder(self.table, self.export_table_button)
         layout = QVBoxLayout(side)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(bar)
@@ -219,7 +223,7 @@ class VocabPanel(QWidget):
 
         plots_page = QWidget(self.details)
         self.plots = VocabPlots(plots_page)
-        self.export_plot_button = QPushButton("Export plot…", plots_page)
+        self.export_plot_button = QPushButton("Export &plot…", plots_page)
         plots_layout = QVBoxLayout(plots_page)
         plots_layout.setContentsMargins(0, 0, 0, 0)
         plots_layout.addWidget(self.plots, 1)

@@ -105,8 +105,10 @@ class TrimDialog(QDialog):
         form.addRow(self.keep_alphabet)
         form.addRow(self.keep_specials)
         form.addRow("Format:", self.format)
-        form.addRow("Model file:", self._with_button(self.output, self.ask_output))
-        form.addRow("Id map:", self._with_button(self.id_map, self.ask_id_map))
+        form.addRow("Model file:", self._with_button(self.output, self.ask_output,
+                                                     "Choose the model file"))
+        form.addRow("Id map:", self._with_button(self.id_map, self.ask_id_map,
+                                                 "Choose the id map file"))
         self.status = QLabel(f"{model.vocab_size:,} tokens now.")
         self.status.setWordWrap(True)
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
@@ -119,10 +121,12 @@ class TrimDialog(QDialog):
         layout.addWidget(self.status)
         layout.addWidget(self.buttons)
 
-    def _with_button(self, edit: QLineEdit, slot) -> QHBoxLayout:
+    def _with_button(self, edit: QLineEdit, slot, name: str) -> QHBoxLayout:
         row = QHBoxLayout()
         row.addWidget(edit, 1)
         button = QPushButton("…")
+        button.setToolTip(name)
+        button.setAccessibleName(name)  # (it reads "…")
         button.clicked.connect(slot)
         row.addWidget(button)
         return row

@@ -91,6 +91,18 @@ def test_round_trip_in_the_gui(panel, qtbot, toy_model):
     assert "same ids" in panel.decode_label.text()
 
 
+def test_tab_in_the_ids_box_moves_on_to_decode(panel, qtbot):
+    """Tab typed a tab character into the ids: a keyboard user could not reach Decode."""
+    panel.show()
+    with qtbot.waitActive(panel):
+        panel.activateWindow()
+    panel.decode_edit.setPlainText("16 14")
+    panel.decode_edit.setFocus()
+    qtbot.keyClick(panel.decode_edit, Qt.Key.Key_Tab)
+    assert panel.decode_edit.toPlainText() == "16 14"
+    assert QApplication.focusWidget() is panel.decode_button
+
+
 def test_decoding_edited_ids(panel, qtbot, toy_model):
     low, est = toy_model.piece_to_id("low"), toy_model.piece_to_id("est</w>")
     new, low_end = toy_model.piece_to_id("new"), toy_model.piece_to_id("low</w>")
