@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Iterable, Sequence
 
 from bpe_desktop.core.errors import BpeError
-from bpe_desktop.core.project import schema
+from bpe_desktop.core.project import moves, schema
 from bpe_desktop.core.project.corpus_hash import file_identity, sha256_of
 
 #: How long a writer waits for another's transaction before giving up.
@@ -108,9 +108,14 @@ class Project:
         """``verify``: read every page once (SQLite's quick check) so a damaged file is
         named now; 0.15 s for 100,000 runs, so a command that only records a run leaves it
         out and finds damage, named as well, where its writes meet it."""
-        self.path = os.path.abspath(os.fspath(path))
         #: Where the file was copied before an update of its format (None: no update).
         self.backup_path: str | None = None
+        #: Why the project cannot be written any more (its file moved out of reach).
+        self._lost: str | None = None
+        self._open(os.path.abspath(os.fspath(path)), verify)
+
+    def _open(self, path: str, verify: bool) -> None:
+        self.path = path
         _check_is_sqlite(self.path)
         try:
             # Opened in a worker, used in the GUI thread after: one thread at a time.
@@ -142,6 +147,45 @@ class Project:
         except BaseException:
             self.conn.close()
             raise
+        self._identity = moves.identity(self.path)
+
+    def has_moved(self) -> bool:
+        """The file at :attr:`path` is not the one opened (renamed, moved or deleted)."""
+        return moves.identity(self.path) != self._identity
+
+    def follow_move(self) -> str | None:
+        """When the file was renamed, moved or deleted since it was opened: write all this
+        connection recorded into it (:mod:`.moves`) and open it again where it is now.
+        Returns the new path (None: it did not move); a ProjectError when it is gone.
+
+        No other connection of this process may have the file open by then: SQLite would
+        give the new one the old name's journal (the window closes its others first).
+        """
+        if self._lost:
+            raise ProjectError(self._lost)
+        if not self.has_moved():
+            return None
+        old = self.path
+        try:
+            self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        except sqlite3.Error as exc:
+            unsaved = f" (writing its latest runs into it failed: {exc})"
+        else:
+            unsaved = ""
+        new = moves.current_path(self._identity)
+        self.conn.close()
+        moves.remove_left_journal(old)
+        if new is None:
+            self._lost = (f"{old}: the project file was moved, renamed or deleted while it "
+                          f"was open{unsaved}; open it where it is now to record runs "
+                          "in it")
+            raise ProjectError(self._lost)
+        try:
+            self._open(new, verify=False)
+        except ProjectError as exc:
+            self._lost = str(exc)
+            raise
+        return new
 
     # -- opening --------------------------------------------------------------------------
 
@@ -284,6 +328,7 @@ class Project:
 
     @contextmanager
     def _named_errors(self):
+        self.follow_move()
         try:
             yield
         except sqlite3.OperationalError as exc:

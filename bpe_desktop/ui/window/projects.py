@@ -15,7 +15,7 @@ import sqlite3
 from concurrent.futures import Future
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject, Slot
+from PySide6.QtCore import QObject, QTimer, Slot
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMenu
 
@@ -63,6 +63,8 @@ if TYPE_CHECKING:
 PROJECT_FILTER = "BPE Desktop projects (*.bpeproj);;All files (*)"
 REPORT_FILTER = "HTML report (*.html);;PDF report (*.pdf)"
 _LAST, _RECENT, _MAX_RECENT = "projects/last", "projects/recent", 8
+#: How often the open project's file is checked for a rename or move (a stat call).
+MOVE_CHECK_MS = 1000
 
 
 def corpus_inputs(labelled: list[tuple[str, str]],
@@ -82,6 +84,12 @@ class ProjectControl(QObject):
         self.recorder = ProjectRecorder(self)
         self.recorder.recorded.connect(self.history.on_recorded)
         self.recorder.failed.connect(window._show_status)
+        self.recorder.before_write = self.follow_moved_project
+        # A project file renamed or moved in a file manager is followed within a second.
+        self.move_watch = QTimer(self)
+        self.move_watch.setInterval(MOVE_CHECK_MS)
+        self.move_watch.timeout.connect(self.follow_moved_project)
+        self.move_watch.start()
         self._training: Future | None = None
         # The recorded training's command and invalid-UTF-8 choice (None: an extension).
         self._training_command: dict | None = None
@@ -151,20 +159,50 @@ class ProjectControl(QObject):
                                f"{exc}\n\nThe project open before stays open.")
             return False
         previous = self.project
-        self.history.set_project(project, runs)
+        self._use(project, runs)
         if previous is not None:
             previous.close()
+        backup = project.backup_path
+        note = f"; the file was updated, its previous version kept as {backup}" if backup else ""
+        self.window._show_status(f"Project {project.path}{note}")
+        self._verify(project.path)
+        return True
+
+    def _use(self, project: Project, runs=None) -> None:
+        """Show and record into ``project`` from now on (``runs``: its list, if read)."""
+        self.history.set_project(project, runs)
         self.project = project
         self.recorder.set_path(project.path)
         settings = self.window.settings
         settings.set_value(_LAST, project.path)
         recent = [p for p in self.recent_projects() if p != project.path]
         settings.set_value(_RECENT, [project.path, *recent][:_MAX_RECENT])
-        backup = project.backup_path
-        note = f"; the file was updated, its previous version kept as {backup}" if backup else ""
-        self.window._show_status(f"Project {project.path}{note}")
-        self._verify(project.path)
-        return True
+
+    @Slot()
+    def follow_moved_project(self) -> None:
+        """The open project's file was renamed or moved (a file manager, another
+        program): the window's connections let go of it, the last one writes everything
+        recorded into it and opens it where it is now; runs under way complete there. A
+        file deleted, or moved out of reach, closes the project with that message."""
+        project = self.project
+        if project is None or not project.has_moved():
+            return
+        old = project.path
+        self.recorder.let_go(old)
+        try:
+            new = project.follow_move()
+        except ProjectError as exc:
+            self.history.set_project(None)
+            project.close()
+            self.project = None
+            self.recorder.set_path(None)
+            dialogs.show_error(self.window, "Project moved", f"{exc}\n\nNothing more is "
+                               "recorded until a project is open (File ▸ Open project…).")
+            return
+        self.recorder.redirect(old, new)
+        self._use(project)
+        self.window._show_status(f"The project file was moved to {new}: runs are "
+                                 "recorded there")
 
     def _verify(self, path: str) -> None:
         self.verifier.shutdown()  # the check of a project no longer open
