@@ -1,10 +1,12 @@
 """The window's project file renamed, moved or deleted while the window has it open (in
 a file manager, say), also while a training runs: no run is lost, the window follows the
-file and records there, or closes the project saying why."""
+file and records there, or closes the project saying why; a whole experiment folder
+moved, its runs' model files open from where they are now."""
 
 from __future__ import annotations
 
 import os
+import shutil
 
 from PySide6.QtCore import QCoreApplication
 
@@ -66,3 +68,23 @@ def test_a_project_deleted_while_open_is_closed_with_the_reason(window, qtbot, u
     train_toy(window, qtbot)  # trains, records nowhere, and creates no file at the old name
     control.recorder.wait()
     assert not os.path.exists(path)
+
+
+def test_open_model_finds_the_model_file_of_a_moved_experiment(window, qtbot, ui, tmp_path,
+                                                                monkeypatch):
+    from bpe_desktop import cli
+
+    made, moved = tmp_path / "made", tmp_path / "sent" / "moved"
+    made.mkdir()
+    (made / "corpus.txt").write_text("low lower lowest newer newest " * 20, encoding="utf-8")
+    monkeypatch.chdir(made)
+    assert cli.main(["train", "corpus.txt", "--merges", "10", "-o", "model.json",
+                     "--project", "exp.bpeproj"]) == 0
+    monkeypatch.chdir(tmp_path)
+    shutil.move(made, moved)
+    assert window.projects.open_project(str(moved / "exp.bpeproj"), in_worker=False)
+    [run_id] = window.projects.project.run_ids()
+    window.projects.open_model(run_id)
+    assert ui.errors == []
+    assert window.document.path == str(moved / "model.json")
+    assert window.document.model.merge_count == 10

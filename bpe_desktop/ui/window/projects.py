@@ -29,6 +29,7 @@ from bpe_desktop.core.project.commands import (
     train_arguments,
     trim_arguments,
 )
+from bpe_desktop.core.project.relocation import moved_model_file
 from bpe_desktop.core.project.rerun import model_file_changed
 from bpe_desktop.core.project.recording import (
     model_config_entries,
@@ -441,9 +442,17 @@ class ProjectControl(QObject):
         runs = [self.project.run_details(run_id) for run_id in run_ids]
         checked = [d for d in runs if d.model_sha256 and d.model_path
                    and os.path.isfile(d.model_path)]
-        changed = run_modal(self.window, "Checking the model files…", lambda: {
-            d.summary.id for d in checked if model_file_changed(d)}) if checked else set()
-        return [run_model_source(self.project, run_id, changed) for run_id in run_ids]
+        missing = [d for d in runs if d.model_path and not os.path.exists(d.model_path)]
+        where = self.project.path
+
+        def check() -> tuple[set[int], dict[int, str]]:
+            moved = {d.summary.id: moved_model_file(d, where) for d in missing}
+            return ({d.summary.id for d in checked if model_file_changed(d)},
+                    {run_id: path for run_id, path in moved.items() if path})
+        changed, moved = run_modal(self.window, "Checking the model files…", check) \
+            if checked or missing else (set(), {})
+        return [run_model_source(self.project, run_id, changed, moved)
+                for run_id in run_ids]
 
     def _load_models(self, run_ids: list[int]) -> list[tuple[object, object]] | None:
         """The models runs made (read in a worker), each with where it was found; None
