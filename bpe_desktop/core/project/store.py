@@ -13,11 +13,13 @@ One :class:`Project` per thread: its connection is not shared.
 
 from __future__ import annotations
 
+import collections
 import json
 import os
 import socket
 import sqlite3
 import sys
+import threading
 import time
 import zlib
 from contextlib import contextmanager
@@ -27,6 +29,13 @@ from typing import Iterable, Sequence
 from bpe_desktop.core.errors import BpeError
 from bpe_desktop.core.project import moves, schema
 from bpe_desktop.core.project.corpus_hash import file_identity, sha256_of
+
+#: How many open projects of this process have each file (device, inode) open. Such a
+#: file is not opened again outside SQLite: closing any descriptor of a file drops every
+#: lock this process holds on it (POSIX), and without them another program's SQLite
+#: would delete the journal this process still writes to, losing runs.
+_OPEN_FILES: collections.Counter = collections.Counter()
+_OPEN_FILES_LOCK = threading.Lock()
 
 #: How long a writer waits for another's transaction before giving up.
 BUSY_TIMEOUT_MS = 30_000
@@ -112,6 +121,7 @@ class Project:
         self.backup_path: str | None = None
         #: Why the project cannot be written any more (its file moved out of reach).
         self._lost: str | None = None
+        self._identity: moves.Identity = None
         self._open(os.path.abspath(os.fspath(path)), verify)
 
     def _open(self, path: str, verify: bool) -> None:
@@ -148,6 +158,8 @@ class Project:
             self.conn.close()
             raise
         self._identity = moves.identity(self.path)
+        with _OPEN_FILES_LOCK:
+            _OPEN_FILES[self._identity] += 1
 
     def has_moved(self) -> bool:
         """The file at :attr:`path` is not the one opened (renamed, moved or deleted)."""
@@ -173,7 +185,7 @@ class Project:
         else:
             unsaved = ""
         new = moves.current_path(self._identity)
-        self.conn.close()
+        self.close()
         moves.remove_left_journal(old)
         if new is None:
             self._lost = (f"{old}: the project file was moved, renamed or deleted while it "
@@ -271,6 +283,10 @@ class Project:
 
     def close(self) -> None:
         self.conn.close()
+        with _OPEN_FILES_LOCK:
+            if self._identity is not None and _OPEN_FILES[self._identity] > 0:
+                _OPEN_FILES[self._identity] -= 1
+        self._identity = None
 
     def __enter__(self) -> "Project":
         return self
@@ -531,6 +547,9 @@ def _check_is_sqlite(path: str) -> None:
         return
     if os.path.isdir(path):
         raise ProjectError(f"{path}: is a folder, not a project file")
+    with _OPEN_FILES_LOCK:
+        if _OPEN_FILES[moves.identity(path)]:  # checked when it was opened first
+            return
     try:
         with open(path, "rb") as fh:
             head = fh.read(len(_SQLITE_MAGIC))
