@@ -45,9 +45,10 @@ with exactly these keys, in this order:
                   files, word-count-files, texts, word-counts, imported; ``files`` a list of
                   ``{"path", "size", "sha256"}`` (``sha256``: 64 hex digits, or ``""`` when
                   not known; ``path`` relative to the file's folder when near it, see
-                  :mod:`~bpe_desktop.core.corpus_paths`). Counts are integers >= 0. An optional ``"encoding_errors":
-                  "replace"`` says invalid UTF-8 in the files was read as U+FFFD
-                  (``--encoding-errors``); absent, it stopped the training (``strict``).
+                  :mod:`~bpe_desktop.core.corpus_paths`). Counts are integers >= 0. An
+                  optional ``"encoding_errors": "replace"`` says invalid UTF-8 in the
+                  files was read as U+FFFD (``--encoding-errors``); absent, it stopped
+                  the training (``strict``).
 ``words``         the most frequent training words, ``[[word, count], ...]``: distinct
                   non-empty words, counts >= 1 (for browsing; may be ``[]``).
 ``description``   free text.
