@@ -18,7 +18,6 @@ import json
 import os
 import socket
 import sqlite3
-import sys
 import threading
 import time
 import zlib
@@ -29,6 +28,7 @@ from typing import Iterable, Sequence
 from bpe_desktop.core.errors import BpeError
 from bpe_desktop.core.project import moves, schema
 from bpe_desktop.core.project.corpus_hash import file_identity, sha256_of
+from bpe_desktop.core.project.processes import process_alive
 
 #: How many open projects of this process have each file (device, inode) open. Such a
 #: file is not opened again outside SQLite: closing any descriptor of a file drops every
@@ -304,7 +304,7 @@ class Project:
         rows = self.conn.execute(
             "SELECT id, pid FROM runs WHERE status = 'running' AND host = ?", (host,)
         ).fetchall()
-        gone = [run_id for run_id, pid in rows if not _process_alive(pid)]
+        gone = [run_id for run_id, pid in rows if not process_alive(pid)]
         if gone:
             with self.transaction():
                 self.conn.executemany(
@@ -441,6 +441,13 @@ class Project:
                     (run_id, model_path,
                      None if model_data is None else zlib.compress(model_data, 6),
                      model_size[0], model_size[1], model_sha256))
+        self._write_through()
+
+    def _write_through(self) -> None:
+        """Copy what was committed into the project file itself (SQLite holds it in
+        ``-wal`` beside it until then), so the file alone, copied or sent while a program
+        has it open, holds every finished run. Passive: it waits for no one."""
+        self.conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
 
     # -- reading ------------------------------------------------------------------------------
 
@@ -490,6 +497,7 @@ class Project:
             self.conn.execute(
                 "UPDATE corpora SET language = ? WHERE id IN (SELECT corpus_id FROM "
                 "run_inputs WHERE run_id = ? AND role = 'corpus')", (language, run_id))
+        self._write_through()
 
     def hide_runs(self, ids: Sequence[int], hidden: bool = True) -> None:
         with self.transaction():
@@ -500,6 +508,7 @@ class Project:
         """Remove runs for good, with their metrics, inputs and models."""
         with self.transaction():
             self.conn.executemany("DELETE FROM runs WHERE id = ?", [(i,) for i in ids])
+        self._write_through()
 
 
 class _Transaction:
@@ -582,37 +591,3 @@ def _no_write_access(path: str, exc: sqlite3.Error, doing: str = "open"
 
 def _is_busy(exc: sqlite3.OperationalError) -> bool:
     return exc.sqlite_errorcode & 0xFF in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
-
-
-def _process_alive(pid: int | None) -> bool:
-    if pid is None:
-        return False
-    if pid == os.getpid():
-        return True
-    if sys.platform == "win32":  # os.kill(pid, 0) would end the process there
-        import ctypes
-
-        handle = ctypes.windll.kernel32.OpenProcess(0x1000, False, pid)
-        if not handle:
-            return False
-        code = ctypes.c_ulong()
-        ctypes.windll.kernel32.GetExitCodeProcess(handle, ctypes.byref(code))
-        ctypes.windll.kernel32.CloseHandle(handle)
-        return code.value == 259  # STILL_ACTIVE
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return _not_zombie(pid)
-
-
-def _not_zombie(pid: int) -> bool:
-    """A killed child its parent has not waited for yet is gone for our purpose."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as fh:
-            return fh.read().rsplit(b")", 1)[1].split()[0] != b"Z"
-    except (OSError, IndexError):
-        return True
-
