@@ -88,3 +88,21 @@ def test_open_model_finds_the_model_file_of_a_moved_experiment(window, qtbot, ui
     assert ui.errors == []
     assert window.document.path == str(moved / "model.json")
     assert window.document.model.merge_count == 10
+
+
+def test_deleted_runs_can_still_be_undone_after_the_project_moved(window, qtbot, tmp_path):
+    control = window.projects
+    for _ in range(2):
+        train_toy(window, qtbot)
+    control.recorder.wait()
+    qtbot.waitUntil(lambda: window.history.model.rowCount() == 2, timeout=10_000)
+    window.history.table.selectRow(0)
+    window.history.delete_selected()
+    qtbot.waitUntil(lambda: window.history.model.rowCount() == 1, timeout=10_000)
+    new = tmp_path / "renamed.bpeproj"
+    os.rename(control.project.path, new)
+    qtbot.waitUntil(lambda: control.project.path == str(new), timeout=5_000)
+    window.history.undo_delete()
+    qtbot.waitUntil(lambda: window.history.model.rowCount() == 2, timeout=10_000)
+    assert window.history.project_label.text() == f"Project: {new}"
+    assert window.settings.value("projects/last") == str(new)

@@ -160,7 +160,9 @@ class ProjectControl(QObject):
                                f"{exc}\n\nThe project open before stays open.")
             return False
         previous = self.project
-        self._use(project, runs)
+        self.history.set_project(project, runs)
+        self.project = project
+        self._record_in(project.path)
         if previous is not None:
             previous.close()
         backup = project.backup_path
@@ -169,15 +171,13 @@ class ProjectControl(QObject):
         self._verify(project.path)
         return True
 
-    def _use(self, project: Project, runs=None) -> None:
-        """Show and record into ``project`` from now on (``runs``: its list, if read)."""
-        self.history.set_project(project, runs)
-        self.project = project
-        self.recorder.set_path(project.path)
+    def _record_in(self, path: str) -> None:
+        """Record runs in the project at ``path`` from now on, and open it next time."""
+        self.recorder.set_path(path)
         settings = self.window.settings
-        settings.set_value(_LAST, project.path)
-        recent = [p for p in self.recent_projects() if p != project.path]
-        settings.set_value(_RECENT, [project.path, *recent][:_MAX_RECENT])
+        settings.set_value(_LAST, path)
+        recent = [p for p in self.recent_projects() if p != path]
+        settings.set_value(_RECENT, [path, *recent][:_MAX_RECENT])
 
     @Slot()
     def follow_moved_project(self) -> None:
@@ -201,7 +201,10 @@ class ProjectControl(QObject):
                                "recorded until a project is open (File ▸ Open project…).")
             return
         self.recorder.redirect(old, new)
-        self._use(project)
+        self._record_in(new)
+        # The same project (its runs, and deletions Undo may bring back), at its new path.
+        self.history.project_label.setText(f"Project: {new}")
+        self.history.on_recorded()
         self.window._show_status(f"The project file was moved to {new}: runs are "
                                  "recorded there")
 
