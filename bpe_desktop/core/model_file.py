@@ -44,9 +44,11 @@ with exactly these keys, in this order:
                   "distinct_words", "characters", "unknown_characters"}``; ``kind`` is one of
                   files, word-count-files, texts, word-counts, imported; ``files`` a list of
                   ``{"path", "size", "sha256"}`` (``sha256``: 64 hex digits, or ``""`` when
-                  not known). Counts are integers >= 0. An optional ``"encoding_errors":
-                  "replace"`` says invalid UTF-8 in the files was read as U+FFFD
-                  (``--encoding-errors``); absent, it stopped the training (``strict``).
+                  not known; ``path`` relative to the file's folder when near it, see
+                  :mod:`~bpe_desktop.core.corpus_paths`). Counts are integers >= 0. An
+                  optional ``"encoding_errors": "replace"`` says invalid UTF-8 in the
+                  files was read as U+FFFD (``--encoding-errors``); absent, it stopped
+                  the training (``strict``).
 ``words``         the most frequent training words, ``[[word, count], ...]``: distinct
                   non-empty words, counts >= 1 (for browsing; may be ``[]``).
 ``description``   free text.
@@ -146,7 +148,8 @@ from bpe_desktop.core import _native
 from bpe_desktop.core.chunked import collector_paused
 from bpe_desktop.core.errors import ConfigError, ModelFileError
 from bpe_desktop.core.formatting import format_bytes
-from bpe_desktop.core.model import BPEModel
+from bpe_desktop.core.corpus_paths import corpus_as_read, corpus_as_written
+from bpe_desktop.core.model import BPEModel, CorpusInfo
 from bpe_desktop.core.model_file_checks import (  # noqa: F401 (the layout, re-exported)
     CONSTRAINT_KEYS,
     CORPUS_FILE_KEYS,
@@ -175,7 +178,7 @@ from bpe_desktop.core.model_file_writer import (
     _chunks,
 )
 from bpe_desktop.core.release import free_gradually
-from bpe_desktop.core.safe_write import write_output
+from bpe_desktop.core.safe_write import output_target, write_output
 
 #: Files larger than this are refused without being read.
 MAX_FILE_SIZE = 2 * 1024**3
@@ -198,7 +201,8 @@ _CHECKED_KEY = "model_file.checked"
 # ---------------------------------------------------------------------------------------
 
 
-def _checked_dict(model: BPEModel, created: str | None) -> dict[str, Any]:
+def _checked_dict(model: BPEModel, created: str | None, model_path: str | None = None
+                  ) -> dict[str, Any]:
     """The dict of ``model`` as written (key order as in the file); the long lists of a
     model checked before or held by the engine (merges, words, ids, final counts) are left
     to the writer (:class:`MergeLines`, :class:`WordLines`, :class:`IntLines`), which has
@@ -206,6 +210,9 @@ def _checked_dict(model: BPEModel, created: str | None) -> dict[str, Any]:
 
     ``created`` defaults to the time remembered by a loaded model, else the time this
     model object was first saved or converted, else now (UTC, whole seconds).
+
+    ``model_path``: the file it is written to, whose folder corpus paths near it are
+    relative to (:mod:`~bpe_desktop.core.corpus_paths`); None: named as they are.
 
     Raises :class:`ModelFileError` if the model could not be loaded back (for example a
     merge of an undefined token, or a special token equal to an ordinary token).
@@ -217,6 +224,8 @@ def _checked_dict(model: BPEModel, created: str | None) -> dict[str, Any]:
             created = model._cache[_CREATED_KEY] = _now()
     held = model.engine_model() is not None
     data = _as_dict(model, created, lists_for_writer=checked or held)
+    if model_path is not None:
+        data["corpus"] = _corpus_dict(corpus_as_written(model.corpus, model_path))
     if checked:
         return data
     # Never write what load_model would refuse: check with the reader's own rules.
@@ -281,19 +290,7 @@ def _as_dict(model: BPEModel, created: str, *, lists_for_writer: bool = False) -
     config = model.config.to_dict()
     for key in RUNTIME_ONLY_KEYS:
         config.pop(key, None)
-    corpus = None
-    if model.corpus is not None:
-        c = model.corpus
-        corpus = {
-            "kind": c.kind,
-            "files": [{"path": f.path, "size": f.size, "sha256": f.sha256} for f in c.files],
-            "total_words": c.total_words,
-            "distinct_words": c.distinct_words,
-            "characters": c.characters,
-            "unknown_characters": c.unknown_characters,
-        }
-        if c.encoding_errors != "strict":  # (absent: files earlier versions also read)
-            corpus["encoding_errors"] = c.encoding_errors
+    corpus = _corpus_dict(model.corpus)
     return {
         "format": FORMAT,
         "version": VERSION,
@@ -311,6 +308,22 @@ def _as_dict(model: BPEModel, created: str, *, lists_for_writer: bool = False) -
         "description": model.description,
         "constraints": _constraints(model.constraints),
     }
+
+
+def _corpus_dict(c: CorpusInfo | None) -> dict[str, Any] | None:
+    if c is None:
+        return None
+    corpus = {
+        "kind": c.kind,
+        "files": [{"path": f.path, "size": f.size, "sha256": f.sha256} for f in c.files],
+        "total_words": c.total_words,
+        "distinct_words": c.distinct_words,
+        "characters": c.characters,
+        "unknown_characters": c.unknown_characters,
+    }
+    if c.encoding_errors != "strict":  # (absent: files earlier versions also read)
+        corpus["encoding_errors"] = c.encoding_errors
+    return corpus
 
 
 def _constraints(report) -> dict[str, Any] | None:
@@ -350,7 +363,9 @@ def save_model(model: BPEModel, path: str | os.PathLike[str], *,
     written) and :class:`OSError` (its message naming ``path``) when writing fails;
     either way a previous file at ``path`` is left as it was.
     """
-    data = [_checked_dict(model, created)]  # freed gradually below
+    # A stream has no folder: its corpus paths stay absolute.
+    folder_of = None if output_target(path).kind == "stream" else os.fspath(path)
+    data = [_checked_dict(model, created, folder_of)]  # freed gradually below
 
     def write(fh) -> None:
         # The engine's long lists come as UTF-8: written as they are, the GIL let go.
@@ -396,7 +411,10 @@ def load_model(path: str | os.PathLike[str]) -> BPEModel:
                      "refusing to read it")
     held = [raw]
     del raw  # only in `held`, which the reader empties as it goes
-    return _read(held, name)
+    model = _read(held, name)
+    if model.corpus is not None and model.corpus.files:  # paths relative to the file
+        model.__dict__["corpus"] = corpus_as_read(model.corpus, name)
+    return model
 
 
 def loads(data: bytes | str, *, path: str | None = None) -> BPEModel:

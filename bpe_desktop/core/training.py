@@ -395,7 +395,8 @@ def _final_counts(model: BPEModel, tokens: list[str], words,
 
 def _corpus_info(corpus: Corpus, output, read_here: bool = False) -> CorpusInfo:
     files: Sequence[CorpusFile] = tuple(
-        CorpusFile(path=path, size=size, sha256=sha256) for path, size, sha256 in output.files
+        CorpusFile(path=os.path.abspath(path), size=size, sha256=sha256)
+        for path, size, sha256 in output.files
     )
     if read_here and corpus.kind == "files":  # the engine read texts cut from these files
         files = tuple(_file_info(p) for p in corpus.paths)
@@ -416,4 +417,4 @@ def _file_info(path: str) -> CorpusFile:
 
     with open(path, "rb") as f:
         digest = hashlib.file_digest(f, "sha256").hexdigest()
-    return CorpusFile(path=path, size=os.path.getsize(path), sha256=digest)
+    return CorpusFile(path=os.path.abspath(path), size=os.path.getsize(path), sha256=digest)

@@ -109,3 +109,12 @@ def test_the_wheel_carries_the_licence_text(built):
         licences = [n for n in wheel.namelist() if n.endswith(".dist-info/licenses/LICENSE")]
         assert licences, wheel.namelist()
         assert b"MIT License" in wheel.read(licences[0])
+
+
+def test_the_bundle_carries_the_licence_texts(built):
+    """BPE Desktop's LICENSE (the wheel's copy) and each bundled library's licence files."""
+    internal = built["bundle"] / "_internal"
+    assert "MIT License" in (internal / "LICENSE").read_text(encoding="utf-8")
+    for library in ("numpy", "pyqtgraph", "Morfessor"):
+        [metadata] = internal.glob(f"{library}-*.dist-info")
+        assert [p for p in metadata.rglob("*") if "LICEN" in p.name.upper()], library

@@ -38,3 +38,9 @@ def test_the_protobuf_minimum_loads_the_sentencepiece_it_allows():
     installed = importlib.metadata.version("sentencepiece")
     assert tuple(int(p) for p in installed.split(".")[:3]) >= _minimum("sentencepiece")
     assert _minimum("protobuf") >= _protobuf_gencode_of_sentencepiece()
+
+
+def test_the_transformers_minimum_is_past_the_release_that_fails_the_folder_check():
+    # With --resolution lowest-direct, tokenizers>=0.20 brought transformers 4.45.0, whose
+    # saved folders decode " ." as "." and fail tests/cli/test_adapt_transformers_folder.py.
+    assert _minimum("transformers") >= (4, 45, 1)

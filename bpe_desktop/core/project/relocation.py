@@ -83,6 +83,23 @@ def find_relocation(details: RunDetails, project_path: str) -> Relocation | None
     return None
 
 
+def moved_model_file(details: RunDetails, project_path: str) -> str | None:
+    """Where the model file the run wrote is now, when it is gone from its recorded path
+    but the project moved with it: at the same place relative to the project's folder,
+    with the SHA-256 the run recorded (a run that recorded none takes the file found).
+    None: not found so. Reads the file found whole: call it off the GUI thread."""
+    path = details.model_path
+    if not path or os.path.exists(path):
+        return None
+    new = os.path.dirname(os.path.abspath(project_path))
+    for old in _former_project_folders(details):
+        candidate = Relocation(old, new).path(path)
+        if candidate != path and os.path.isfile(candidate) and (
+                not details.model_sha256 or sha256_of(candidate) == details.model_sha256):
+            return candidate
+    return None
+
+
 def _is_recorded_file(path: str, recorded: RunInput) -> bool:
     return os.path.isfile(path) and sha256_of(path) == recorded.sha256
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import Collection
+from typing import Collection, Mapping
 
 from bpe_desktop.core.project.store import Project, ProjectError
 
@@ -52,14 +52,17 @@ class RunModelSource:
         return f"imported from {self.path}"
 
 
-def run_model_source(project: Project, run_id: int,
-                     written_over: Collection[int] = ()) -> RunModelSource:
+def run_model_source(project: Project, run_id: int, written_over: Collection[int] = (),
+                     moved: Mapping[int, str] | None = None) -> RunModelSource:
     """Where run ``run_id``'s model is (cheap: no model is read); ProjectError saying why
     when it has none, or its file is gone or, among ``written_over`` (see
     :func:`~bpe_desktop.core.project.rerun.model_file_changed`: that reads the file, so
-    the caller checks it off the GUI thread), holds another run's or program's model."""
+    the caller checks it off the GUI thread), holds another run's or program's model.
+    ``moved``: where model files moved with the project are now, by run (see
+    :func:`~bpe_desktop.core.project.relocation.moved_model_file`, also off the GUI
+    thread)."""
     details = project.run_details(run_id)
-    path = details.model_path
+    path = (moved or {}).get(run_id, details.model_path)
     found = path is not None and _exists(path)
     if found and run_id in written_over:
         if details.has_stored_model:

@@ -13,11 +13,12 @@ One :class:`Project` per thread: its connection is not shared.
 
 from __future__ import annotations
 
+import collections
 import json
 import os
 import socket
 import sqlite3
-import sys
+import threading
 import time
 import zlib
 from contextlib import contextmanager
@@ -25,8 +26,16 @@ from dataclasses import dataclass
 from typing import Iterable, Sequence
 
 from bpe_desktop.core.errors import BpeError
-from bpe_desktop.core.project import schema
+from bpe_desktop.core.project import moves, schema
 from bpe_desktop.core.project.corpus_hash import file_identity, sha256_of
+from bpe_desktop.core.project.processes import process_alive
+
+#: How many open projects of this process have each file (device, inode) open. Such a
+#: file is not opened again outside SQLite: closing any descriptor of a file drops every
+#: lock this process holds on it (POSIX), and without them another program's SQLite
+#: would delete the journal this process still writes to, losing runs.
+_OPEN_FILES: collections.Counter = collections.Counter()
+_OPEN_FILES_LOCK = threading.Lock()
 
 #: How long a writer waits for another's transaction before giving up.
 BUSY_TIMEOUT_MS = 30_000
@@ -108,9 +117,15 @@ class Project:
         """``verify``: read every page once (SQLite's quick check) so a damaged file is
         named now; 0.15 s for 100,000 runs, so a command that only records a run leaves it
         out and finds damage, named as well, where its writes meet it."""
-        self.path = os.path.abspath(os.fspath(path))
         #: Where the file was copied before an update of its format (None: no update).
         self.backup_path: str | None = None
+        #: Why the project cannot be written any more (its file moved out of reach).
+        self._lost: str | None = None
+        self._identity: moves.Identity = None
+        self._open(os.path.abspath(os.fspath(path)), verify)
+
+    def _open(self, path: str, verify: bool) -> None:
+        self.path = path
         _check_is_sqlite(self.path)
         try:
             # Opened in a worker, used in the GUI thread after: one thread at a time.
@@ -142,6 +157,47 @@ class Project:
         except BaseException:
             self.conn.close()
             raise
+        self._identity = moves.identity(self.path)
+        with _OPEN_FILES_LOCK:
+            _OPEN_FILES[self._identity] += 1
+
+    def has_moved(self) -> bool:
+        """The file at :attr:`path` is not the one opened (renamed, moved or deleted)."""
+        return moves.identity(self.path) != self._identity
+
+    def follow_move(self) -> str | None:
+        """When the file was renamed, moved or deleted since it was opened: write all this
+        connection recorded into it (:mod:`.moves`) and open it again where it is now.
+        Returns the new path (None: it did not move); a ProjectError when it is gone.
+
+        No other connection of this process may have the file open by then: SQLite would
+        give the new one the old name's journal (the window closes its others first).
+        """
+        if self._lost:
+            raise ProjectError(self._lost)
+        if not self.has_moved():
+            return None
+        old = self.path
+        try:
+            self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        except sqlite3.Error as exc:
+            unsaved = f" (writing its latest runs into it failed: {exc})"
+        else:
+            unsaved = ""
+        new = moves.current_path(self._identity)
+        self.close()
+        moves.remove_left_journal(old)
+        if new is None:
+            self._lost = (f"{old}: the project file was moved, renamed or deleted while it "
+                          f"was open{unsaved}; open it where it is now to record runs "
+                          "in it")
+            raise ProjectError(self._lost)
+        try:
+            self._open(new, verify=False)
+        except ProjectError as exc:
+            self._lost = str(exc)
+            raise
+        return new
 
     # -- opening --------------------------------------------------------------------------
 
@@ -227,6 +283,10 @@ class Project:
 
     def close(self) -> None:
         self.conn.close()
+        with _OPEN_FILES_LOCK:
+            if self._identity is not None and _OPEN_FILES[self._identity] > 0:
+                _OPEN_FILES[self._identity] -= 1
+        self._identity = None
 
     def __enter__(self) -> "Project":
         return self
@@ -244,7 +304,7 @@ class Project:
         rows = self.conn.execute(
             "SELECT id, pid FROM runs WHERE status = 'running' AND host = ?", (host,)
         ).fetchall()
-        gone = [run_id for run_id, pid in rows if not _process_alive(pid)]
+        gone = [run_id for run_id, pid in rows if not process_alive(pid)]
         if gone:
             with self.transaction():
                 self.conn.executemany(
@@ -306,6 +366,7 @@ class Project:
 
     @contextmanager
     def _named_errors(self):
+        self.follow_move()
         try:
             yield
         except sqlite3.OperationalError as exc:
@@ -403,6 +464,13 @@ class Project:
                     (run_id, model_path,
                      None if model_data is None else zlib.compress(model_data, 6),
                      model_size[0], model_size[1], model_sha256))
+        self._write_through()
+
+    def _write_through(self) -> None:
+        """Copy what was committed into the project file itself (SQLite holds it in
+        ``-wal`` beside it until then), so the file alone, copied or sent while a program
+        has it open, holds every finished run. Passive: it waits for no one."""
+        self.conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
 
     # -- reading ------------------------------------------------------------------------------
 
@@ -452,6 +520,7 @@ class Project:
             self.conn.execute(
                 "UPDATE corpora SET language = ? WHERE id IN (SELECT corpus_id FROM "
                 "run_inputs WHERE run_id = ? AND role = 'corpus')", (language, run_id))
+        self._write_through()
 
     def hide_runs(self, ids: Sequence[int], hidden: bool = True) -> None:
         with self.transaction():
@@ -462,6 +531,7 @@ class Project:
         """Remove runs for good, with their metrics, inputs and models."""
         with self.transaction():
             self.conn.executemany("DELETE FROM runs WHERE id = ?", [(i,) for i in ids])
+        self._write_through()
 
 
 class _Transaction:
@@ -509,6 +579,9 @@ def _check_is_sqlite(path: str) -> None:
         return
     if os.path.isdir(path):
         raise ProjectError(f"{path}: is a folder, not a project file")
+    with _OPEN_FILES_LOCK:
+        if _OPEN_FILES[moves.identity(path)]:  # checked when it was opened first
+            return
     try:
         with open(path, "rb") as fh:
             head = fh.read(len(_SQLITE_MAGIC))
@@ -541,37 +614,3 @@ def _no_write_access(path: str, exc: sqlite3.Error, doing: str = "open"
 
 def _is_busy(exc: sqlite3.OperationalError) -> bool:
     return exc.sqlite_errorcode & 0xFF in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
-
-
-def _process_alive(pid: int | None) -> bool:
-    if pid is None:
-        return False
-    if pid == os.getpid():
-        return True
-    if sys.platform == "win32":  # os.kill(pid, 0) would end the process there
-        import ctypes
-
-        handle = ctypes.windll.kernel32.OpenProcess(0x1000, False, pid)
-        if not handle:
-            return False
-        code = ctypes.c_ulong()
-        ctypes.windll.kernel32.GetExitCodeProcess(handle, ctypes.byref(code))
-        ctypes.windll.kernel32.CloseHandle(handle)
-        return code.value == 259  # STILL_ACTIVE
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return _not_zombie(pid)
-
-
-def _not_zombie(pid: int) -> bool:
-    """A killed child its parent has not waited for yet is gone for our purpose."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as fh:
-            return fh.read().rsplit(b")", 1)[1].split()[0] != b"Z"
-    except (OSError, IndexError):
-        return True
-

@@ -34,6 +34,12 @@ class ProjectRecorder(QObject):
         self._executor = ThreadPoolExecutor(1, thread_name_prefix="bpe-project")
         self._project: Project | None = None  # used only in the executor's thread
         self._project_path: str | None = None
+        #: Where a project file moved while open is now (old path: new path), so a run
+        #: started before the move completes in it.
+        self._moved: dict[str, str] = {}
+        #: Called before each write is queued, in the GUI thread (the window follows a
+        #: project file renamed or moved meanwhile: :meth:`let_go`).
+        self.before_write: Callable[[], None] = lambda: None
         self._closed = False
 
     def set_path(self, path: str | None) -> None:
@@ -86,6 +92,7 @@ class ProjectRecorder(QObject):
 
     def _submit(self, write: Callable[[Project], int | None], path: str | None = None
                 ) -> Future:
+        self.before_write()
         path = self.path if path is None else path
         if self._closed:  # the window is closing: nothing more is recorded
             done: Future = Future()
@@ -93,14 +100,15 @@ class ProjectRecorder(QObject):
             return done
 
         def job():
-            if path is None:
+            where = self._moved.get(path, path) if path is not None else None
+            if where is None:
                 return None
             try:
-                project = self._open(path)
+                project = self._open(where)
                 run_id = write(project)
             except (BpeError, OSError, Exception) as exc:  # noqa: BLE001 - never lose the thread
-                log.error("recording in %s failed: %s", path, exc)
-                self.failed.emit(f"Could not record the run in {path}: {exc}")
+                log.error("recording in %s failed: %s", where, exc)
+                self.failed.emit(f"Could not record the run in {where}: {exc}")
                 return None
             if run_id is not None:
                 self.recorded.emit(run_id)
@@ -114,6 +122,21 @@ class ProjectRecorder(QObject):
             # (The window checked the file when it opened it.)
             self._project, self._project_path = Project(path, verify=False), path
         return self._project  # type: ignore[return-value]
+
+    def let_go(self, old: str) -> None:
+        """The project file at ``old`` was renamed, moved or deleted: close this
+        connection to it once every write queued so far is done (the window's own then
+        writes everything into the file and opens it where it is now)."""
+        def close():
+            if self._project is not None and old in (self._project_path, self._project.path):
+                self._project.close()
+                self._project = self._project_path = None
+        self._executor.submit(close).result()
+
+    def redirect(self, old: str, new: str) -> None:
+        """Runs started in the project at ``old`` complete in it at ``new``."""
+        self._moved = {**{k: (new if v == old else v) for k, v in self._moved.items()},
+                       old: new}
 
     def wait(self) -> None:
         """Until every write so far is done."""

@@ -15,7 +15,7 @@ import sqlite3
 from concurrent.futures import Future
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject, Slot
+from PySide6.QtCore import QObject, QTimer, Slot
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMenu
 
@@ -29,6 +29,7 @@ from bpe_desktop.core.project.commands import (
     train_arguments,
     trim_arguments,
 )
+from bpe_desktop.core.project.relocation import moved_model_file
 from bpe_desktop.core.project.rerun import model_file_changed
 from bpe_desktop.core.project.recording import (
     model_config_entries,
@@ -63,6 +64,8 @@ if TYPE_CHECKING:
 PROJECT_FILTER = "BPE Desktop projects (*.bpeproj);;All files (*)"
 REPORT_FILTER = "HTML report (*.html);;PDF report (*.pdf)"
 _LAST, _RECENT, _MAX_RECENT = "projects/last", "projects/recent", 8
+#: How often the open project's file is checked for a rename or move (a stat call).
+MOVE_CHECK_MS = 1000
 
 
 def corpus_inputs(labelled: list[tuple[str, str]],
@@ -82,6 +85,12 @@ class ProjectControl(QObject):
         self.recorder = ProjectRecorder(self)
         self.recorder.recorded.connect(self.history.on_recorded)
         self.recorder.failed.connect(window._show_status)
+        self.recorder.before_write = self.follow_moved_project
+        # A project file renamed or moved in a file manager is followed within a second.
+        self.move_watch = QTimer(self)
+        self.move_watch.setInterval(MOVE_CHECK_MS)
+        self.move_watch.timeout.connect(self.follow_moved_project)
+        self.move_watch.start()
         self._training: Future | None = None
         # The recorded training's command and invalid-UTF-8 choice (None: an extension).
         self._training_command: dict | None = None
@@ -152,19 +161,52 @@ class ProjectControl(QObject):
             return False
         previous = self.project
         self.history.set_project(project, runs)
+        self.project = project
+        self._record_in(project.path)
         if previous is not None:
             previous.close()
-        self.project = project
-        self.recorder.set_path(project.path)
-        settings = self.window.settings
-        settings.set_value(_LAST, project.path)
-        recent = [p for p in self.recent_projects() if p != project.path]
-        settings.set_value(_RECENT, [project.path, *recent][:_MAX_RECENT])
         backup = project.backup_path
         note = f"; the file was updated, its previous version kept as {backup}" if backup else ""
         self.window._show_status(f"Project {project.path}{note}")
         self._verify(project.path)
         return True
+
+    def _record_in(self, path: str) -> None:
+        """Record runs in the project at ``path`` from now on, and open it next time."""
+        self.recorder.set_path(path)
+        settings = self.window.settings
+        settings.set_value(_LAST, path)
+        recent = [p for p in self.recent_projects() if p != path]
+        settings.set_value(_RECENT, [path, *recent][:_MAX_RECENT])
+
+    @Slot()
+    def follow_moved_project(self) -> None:
+        """The open project's file was renamed or moved (a file manager, another
+        program): the window's connections let go of it, the last one writes everything
+        recorded into it and opens it where it is now; runs under way complete there. A
+        file deleted, or moved out of reach, closes the project with that message."""
+        project = self.project
+        if project is None or not project.has_moved():
+            return
+        old = project.path
+        self.recorder.let_go(old)
+        try:
+            new = project.follow_move()
+        except ProjectError as exc:
+            self.history.set_project(None)
+            project.close()
+            self.project = None
+            self.recorder.set_path(None)
+            dialogs.show_error(self.window, "Project moved", f"{exc}\n\nNothing more is "
+                               "recorded until a project is open (File ▸ Open project…).")
+            return
+        self.recorder.redirect(old, new)
+        self._record_in(new)
+        # The same project (its runs, and deletions Undo may bring back), at its new path.
+        self.history.project_label.setText(f"Project: {new}")
+        self.history.on_recorded()
+        self.window._show_status(f"The project file was moved to {new}: runs are "
+                                 "recorded there")
 
     def _verify(self, path: str) -> None:
         self.verifier.shutdown()  # the check of a project no longer open
@@ -403,9 +445,17 @@ class ProjectControl(QObject):
         runs = [self.project.run_details(run_id) for run_id in run_ids]
         checked = [d for d in runs if d.model_sha256 and d.model_path
                    and os.path.isfile(d.model_path)]
-        changed = run_modal(self.window, "Checking the model files…", lambda: {
-            d.summary.id for d in checked if model_file_changed(d)}) if checked else set()
-        return [run_model_source(self.project, run_id, changed) for run_id in run_ids]
+        missing = [d for d in runs if d.model_path and not os.path.exists(d.model_path)]
+        where = self.project.path
+
+        def check() -> tuple[set[int], dict[int, str]]:
+            moved = {d.summary.id: moved_model_file(d, where) for d in missing}
+            return ({d.summary.id for d in checked if model_file_changed(d)},
+                    {run_id: path for run_id, path in moved.items() if path})
+        changed, moved = run_modal(self.window, "Checking the model files…", check) \
+            if checked or missing else (set(), {})
+        return [run_model_source(self.project, run_id, changed, moved)
+                for run_id in run_ids]
 
     def _load_models(self, run_ids: list[int]) -> list[tuple[object, object]] | None:
         """The models runs made (read in a worker), each with where it was found; None

@@ -4,6 +4,7 @@ error saying why."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -148,7 +149,7 @@ def test_a_corpus_file_changed_since_training_is_named_not_trained_on(tmp_path):
         compare_with_unconstrained(model, request)
 
 
-def test_a_corpus_file_named_relative_to_another_folder_says_where_it_was_looked_for(
+def test_a_corpus_file_given_relative_to_another_folder_is_found_from_anywhere(
         tmp_path, monkeypatch):
     (tmp_path / "trained").mkdir()
     monkeypatch.chdir(tmp_path / "trained")
@@ -157,9 +158,16 @@ def test_a_corpus_file_named_relative_to_another_folder_says_where_it_was_looked
     model = train(Corpus.from_files(["text.txt"]),
                   TrainConfig(vocab_size=30, gold_boundaries=("gold.tsv",))).model
     request = EvaluationRequest(gold=[read_gold("gold.tsv")])
-    monkeypatch.chdir(tmp_path)
+    monkeypatch.chdir(tmp_path)  # (the window runs in any folder)
+    assert model.corpus.files[0].path == str(tmp_path / "trained" / "text.txt")
+    gain = compare_with_unconstrained(model, request)
+    assert gain.unconstrained_model.corpus.files == model.corpus.files
+    # A model that names it relatively (kept in a project by an earlier version) says
+    # where it was looked for.
+    relative = model.with_provenance(corpus=replace(model.corpus, files=(
+        replace(model.corpus.files[0], path="text.txt"),)))
     with pytest.raises(ConfigError) as raised:
-        compare_with_unconstrained(model, request)
+        compare_with_unconstrained(relative, request)
     assert str(raised.value) == (
         "text.txt: the model's corpus file is no longer there (the model names it relative "
         f"to the folder it was trained in; read from {tmp_path}), so the unconstrained "

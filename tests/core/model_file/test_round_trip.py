@@ -64,7 +64,7 @@ ROUND_TRIP_MODELS = {
         config=TrainConfig.preset("sentencepiece", vocab_size=20),
         alphabet=("▁", "a", "b"),
         merges=(Merge("▁", "a", 5), Merge("▁a", "b", 4)),
-        corpus=CorpusInfo("word-count-files", (CorpusFile("w.tsv", 0, ""),), 1, 1, 1, 0),
+        corpus=CorpusInfo("word-count-files", (CorpusFile("/data/w.tsv", 0, ""),), 1, 1, 1, 0),
     ),
     "merge result reuses a token": BPEModel(
         config=TrainConfig(boundary="eow-suffix"),

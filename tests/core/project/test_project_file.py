@@ -280,3 +280,21 @@ def test_a_read_only_project_file_says_what_to_do(tmp_path, monkeypatch):
     assert message.startswith(f"{path}: cannot write to the project: ")
     assert "readonly database" not in message
     assert "copy the project to a folder you may write to" in message
+
+
+def test_the_file_alone_copied_while_open_holds_every_finished_run(tmp_path):
+    # SQLite keeps new writes in NAME-wal until a checkpoint: a copy of the file alone
+    # (sent to a colleague while the window had it open) lacked every recent run.
+    import shutil
+
+    path = tmp_path / "p.bpeproj"
+    with Project(path) as project:
+        for kind in ("train", "evaluate", "count"):
+            project.finish_run(project.start_run(kind), "finished",
+                               metrics=[Metric("vocab_size", 300)])
+        project.set_language(1, "en")
+        project.delete_runs([3])
+        shutil.copy(path, tmp_path / "sent.bpeproj")
+    with Project(tmp_path / "sent.bpeproj") as copy:
+        assert copy.run_ids() == [1, 2]
+        assert copy.run_details(2).metrics == (Metric("vocab_size", 300.0),)
