@@ -16,9 +16,12 @@ import dataclasses
 import os
 
 from bpe_desktop.core.model import CorpusInfo
+from bpe_desktop.core.text_files import STDIN_NAME
 
 
 def _written(path: str, folder: str) -> str:
+    if path == STDIN_NAME:  # standard input: a name, not a place
+        return path
     absolute = os.path.abspath(path)
     try:
         relative = os.path.relpath(absolute, folder)
@@ -41,7 +44,7 @@ def corpus_as_read(corpus: CorpusInfo | None, model_path: str) -> CorpusInfo | N
     if corpus is None or not corpus.files:
         return corpus
     folder = os.path.dirname(os.path.abspath(model_path))
-    return _with_paths(corpus, lambda p: os.path.normpath(os.path.join(folder, p)))
+    return _with_paths(corpus, lambda p: p if p == STDIN_NAME else os.path.normpath(os.path.join(folder, p)))
 
 
 def _with_paths(corpus: CorpusInfo, change) -> CorpusInfo:

@@ -71,3 +71,13 @@ def test_an_older_file_naming_its_corpus_as_the_command_was_given_loads(tmp_path
     loaded = load_model(tmp_path / "old.json")
     assert loaded.corpus.files[0].path == str(tmp_path / "corpus.txt")
     assert loaded.merges == model.merges
+
+
+def test_standard_input_is_named_as_such_wherever_the_model_is_saved(tmp_path):
+    # "<stdin>" names no file: it is never made a path relative to a folder.
+    stdin = (CorpusFile("<stdin>", 34, ""),)
+    model = small_model(corpus=CorpusInfo("files", stdin, 7, 2, 27, 0))
+    (tmp_path / "a").mkdir()
+    save_model(model, tmp_path / "a" / "m.json")
+    assert _written(tmp_path / "a" / "m.json") == ["<stdin>"]
+    assert load_model(tmp_path / "a" / "m.json").corpus.files[0].path == "<stdin>"
