@@ -56,9 +56,9 @@ BOUNDARIES = OPTION_VALUES["boundary"]
 TIE_BREAKS = OPTION_VALUES["ties"]
 NORMALIZATIONS = OPTION_VALUES["normalize"]
 SPECIAL_ROLES = OPTION_VALUES["role"]
-#: Byte-level pre-tokenizers: GPT-2's, GPT-4's (cl100k_base, also Llama 3's) and GPT-4o's
+#: Byte-level pre-tokenizers: GPT-2's, GPT-4's (cl100k_base), Llama 3's and GPT-4o's
 #: (o200k_base) regex, then UTF-8 bytes written with GPT-2's byte characters.
-BYTE_LEVEL_PRETOKENIZERS = ("gpt2", "gpt4", "gpt4o")
+BYTE_LEVEL_PRETOKENIZERS = ("gpt2", "gpt4", "llama3", "gpt4o")
 #: Pre-tokenizers whose words carry their own space marker (Ġ, ▁) and so allow one
 #: boundary style only.
 BOUNDARY_OF_PRETOKENIZER = {**dict.fromkeys(BYTE_LEVEL_PRETOKENIZERS, "none"),
@@ -164,7 +164,8 @@ class TrainConfig:
             "space": "Split at spaces only (subword-nmt)",
             "letters": "Runs of letters; punctuation separate",
             "gpt2": "GPT-2 byte-level",
-            "gpt4": "GPT-4 / Llama 3 byte-level (cl100k_base)",
+            "gpt4": "GPT-4 byte-level (cl100k_base)",
+            "llama3": "Llama 3 byte-level",
             "gpt4o": "GPT-4o byte-level (o200k_base)",
             "sentencepiece": "sentencepiece (▁ marks word starts)",
         }),
@@ -175,9 +176,10 @@ class TrainConfig:
              "other character is a word of its own (the seed's [a-zA-Z]+). gpt2: GPT-2's "
              "regex over each line, then UTF-8 bytes shown with GPT-2's byte-to-character "
              "map (space is Ġ); all 256 bytes are in the alphabet, so nothing is ever "
-             "unknown. gpt4, gpt4o: the same with the regex of GPT-4 and Llama 3 "
+             "unknown. gpt4, llama3, gpt4o: the same with the regex of GPT-4 "
              "(tiktoken's cl100k_base: digits in runs of at most 3, contractions in any "
-             "case) or of GPT-4o (o200k_base: words also split before a capital that "
+             "case), of Llama 3 (cl100k_base's older form, which differs only at the end "
+             "of a text) or of GPT-4o (o200k_base: words also split before a capital that "
              "follows small letters). sentencepiece: runs of spaces separate words and each "
              "word starts "
              "with ▁ (boundary bow-prefix).")
@@ -510,11 +512,15 @@ PRESET_TITLES = {
     "sennrich": "Sennrich et al. 2016 (as in the papers)",
     "subword-nmt": "subword-nmt",
     "gpt2": "GPT-2 byte-level",
-    "gpt4": "GPT-4 / Llama 3 byte-level",
+    "gpt4": "GPT-4 byte-level",
+    "llama3": "Llama 3 byte-level",
     "gpt4o": "GPT-4o byte-level",
     "sentencepiece": "sentencepiece-style",
 }
 
+
+_BYTE_LEVEL_PRESET = {"boundary": "none", "ties": "codepoint", "min_frequency": 1,
+                      "special_tokens": ()}
 
 #: Named option sets matching the seeds and the peer tools.
 PRESETS: dict[str, dict[str, Any]] = {
@@ -526,14 +532,10 @@ PRESETS: dict[str, dict[str, Any]] = {
         "boundary": "eow-suffix",
         "ties": "lexicographic",
     },
-    # GPT-2 / HF ByteLevel: byte-level alphabet, smallest-id ties, no unknowns possible.
-    "gpt2": {
-        "pretokenizer": "gpt2",
-        "boundary": "none",
-        "ties": "codepoint",
-        "min_frequency": 1,
-        "special_tokens": (),
-    },
+    # GPT-2 / HF ByteLevel: byte-level alphabet, smallest-id ties, no unknowns possible;
+    # the same with GPT-4's, Llama 3's and GPT-4o's regex.
+    **{name: {"pretokenizer": name, **_BYTE_LEVEL_PRESET}
+       for name in BYTE_LEVEL_PRETOKENIZERS},
     # sentencepiece-style: ▁ word starts, its four specials, one <unk> per unknown run.
     "sentencepiece": {
         "pretokenizer": "sentencepiece",
@@ -549,9 +551,6 @@ PRESETS: dict[str, dict[str, Any]] = {
         ),
     },
 }
-# The GPT-2 preset with GPT-4's (also Llama 3's) and GPT-4o's regex.
-PRESETS["gpt4"] = {**PRESETS["gpt2"], "pretokenizer": "gpt4"}
-PRESETS["gpt4o"] = {**PRESETS["gpt2"], "pretokenizer": "gpt4o"}
 
 
 def _check_choice(name: str, value: object, choices: tuple[str, ...]) -> None:

@@ -1,10 +1,11 @@
-//! The GPT-4 (`cl100k_base`, also Llama 3's) and GPT-4o (`o200k_base`) pre-tokenization
-//! patterns, run by `fancy-regex` as tiktoken's own core runs them: the patterns need
-//! look-ahead (`\s+(?!\S)`) and possessive quantifiers, which the `regex` crate lacks.
+//! The GPT-4 (`cl100k_base`), Llama 3 and GPT-4o (`o200k_base`) pre-tokenization patterns,
+//! run by `fancy-regex` as tiktoken's own core runs them: the patterns need look-ahead
+//! (`\s+(?!\S)`) and possessive quantifiers, which the `regex` crate lacks.
 //!
-//! The patterns are the `pat_str` of tiktoken's `openai_public` encodings, character for
-//! character: exporting them back (HF `Split`, tiktoken `pat_str`) must reproduce the file
-//! a user imported, and an import is exact only when its pattern equals one of these.
+//! The patterns are character for character the `pat_str` of tiktoken's `openai_public`
+//! encodings and the `Split` regex of Llama 3's `tokenizer.json`: exporting them back (HF
+//! `Split`, tiktoken `pat_str`) must reproduce the file a user imported, and an import is
+//! exact only when its pattern equals one of these.
 //!
 //! Semantics equal Python's `regex.findall(pattern, text)` with these caveats, both outside
 //! text a user can type today:
@@ -20,8 +21,14 @@ use std::sync::OnceLock;
 
 use fancy_regex::{Regex, RegexBuilder};
 
-/// `cl100k_base`'s pattern (GPT-3.5, GPT-4; Llama 3 splits with it too).
+/// `cl100k_base`'s pattern (GPT-3.5, GPT-4).
 pub const CL100K_PATTERN: &str = r"'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s";
+
+/// Llama 3's pattern: `cl100k_base`'s older form, without possessive quantifiers and
+/// `\s++$`. It cuts the same words except at the end of a text, where a run of
+/// whitespace after a line break is one word in `cl100k_base` (`"a\n "`: `"a"`, `"\n "`)
+/// and two here (`"\n"`, `" "`).
+pub const LLAMA3_PATTERN: &str = r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+";
 
 /// `o200k_base`'s pattern (GPT-4o): words split before an upper-case letter that follows
 /// lower-case ones (`HelloWorld` -> `Hello`, `World`), contractions kept with their word.
@@ -45,6 +52,7 @@ pub const O200K_PATTERN: &str = concat!(
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Gpt4Pattern {
     Cl100k,
+    Llama3,
     O200k,
 }
 
@@ -52,15 +60,18 @@ impl Gpt4Pattern {
     pub fn source(self) -> &'static str {
         match self {
             Self::Cl100k => CL100K_PATTERN,
+            Self::Llama3 => LLAMA3_PATTERN,
             Self::O200k => O200K_PATTERN,
         }
     }
 
     fn regex(self) -> &'static Regex {
         static CL100K: OnceLock<Regex> = OnceLock::new();
+        static LLAMA3: OnceLock<Regex> = OnceLock::new();
         static O200K: OnceLock<Regex> = OnceLock::new();
         let cell = match self {
             Self::Cl100k => &CL100K,
+            Self::Llama3 => &LLAMA3,
             Self::O200k => &O200K,
         };
         cell.get_or_init(|| {

@@ -83,6 +83,7 @@ impl TextRules {
             PreTokenizer::Gpt2 if per_line => split_gpt2_lines(text, &mut *emit),
             PreTokenizer::Gpt2 => split_gpt2(text, &mut *emit),
             PreTokenizer::Gpt4 => split_gpt4(Gpt4Pattern::Cl100k, text, per_line, emit),
+            PreTokenizer::Llama3 => split_gpt4(Gpt4Pattern::Llama3, text, per_line, emit),
             PreTokenizer::Gpt4o => split_gpt4(Gpt4Pattern::O200k, text, per_line, emit),
         }
     }

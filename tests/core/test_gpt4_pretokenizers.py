@@ -1,5 +1,5 @@
-"""The ``gpt4`` and ``gpt4o`` pre-tokenizers split as tiktoken's cl100k_base and o200k_base
-patterns do under Python's ``regex`` module, and byte-level training with them is plain
+"""The ``gpt4``, ``llama3`` and ``gpt4o`` pre-tokenizers split as tiktoken's cl100k_base,
+Llama 3's and tiktoken's o200k_base patterns do under Python's ``regex`` module, and byte-level training with them is plain
 BPE (the reference trainer) on those words.
 
 The engine runs the patterns (``bpe_desktop.core.options.PRETOKENIZER_PATTERNS``, checked
@@ -26,7 +26,7 @@ from bpe_desktop.core.training import Corpus, train
 from tests import reference_bpe as ref
 from tests.shared_data import DATA_DIR
 
-NAMES = ("gpt4", "gpt4o")
+NAMES = ("gpt4", "llama3", "gpt4o")
 COMPILED = {name: regex.compile(PRETOKENIZER_PATTERNS[name]) for name in NAMES}
 
 
@@ -79,6 +79,8 @@ HYPOTHESIS = settings(max_examples=600, deadline=None, suppress_health_check=[He
     ("gpt4o", "it's IT'S 12345", ["it's", " IT'S", " ", "123", "45"]),
     ("gpt4", "HelloWorld a\n\n b", ["HelloWorld", " a", "\n", "\n", " b"]),
     ("gpt4o", "HelloWorld !\n/x", ["Hello", "World", " !\n", "/x"]),
+    ("llama3", "it's IT'S 12345", ["it", "'s", " IT", "'S", " ", "123", "45"]),
+    ("llama3", "a\n \t", ["a", "\n", " \t"]),  # gpt4: "\n \t" (`\s++$`)
 ])
 def test_training_words_by_hand(name, text, words):
     assert _engine.pretokenize(text, name) == words == training_split(name, text)

@@ -1,8 +1,8 @@
-"""GPT-4 (cl100k_base, Llama 3) and GPT-4o (o200k_base) byte-level tokenizers travel
-exactly: a model trained with the ``gpt4`` / ``gpt4o`` pre-tokenizer and exported encodes
-with HF tokenizers and with tiktoken as in BPE Desktop, and a ``tokenizer.json`` with the
-GPT-4-style ``Split`` + ``ByteLevel`` or tiktoken ranks with those ``pat_str`` (built here by
-the libraries themselves) import exactly, so Extend accepts them and the written result
+"""GPT-4 (cl100k_base), Llama 3 and GPT-4o (o200k_base) byte-level tokenizers travel
+exactly: a model trained with the ``gpt4`` / ``llama3`` / ``gpt4o`` pre-tokenizer and
+exported encodes with HF tokenizers and with tiktoken as in BPE Desktop, and a
+``tokenizer.json`` with the GPT-4-style ``Split`` + ``ByteLevel`` or tiktoken ranks with
+those ``pat_str`` (built here by the libraries themselves) import exactly, so Extend accepts them and the written result
 encodes in the library as in BPE Desktop."""
 
 from __future__ import annotations
@@ -37,11 +37,13 @@ from tests.shared_data import DATA_DIR, corpus_path
 #: ``\p{N}{1,3}+`` as "runs of 1-3 digits, repeated", so cl100k's is written without the +).
 HF_SPLIT = {
     "gpt4": r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}| ?[^\s\p{L}\p{N}]++[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s""",
+    # Llama 3's tokenizer.json (Meta's own tiktoken setup has the same pat_str)
+    "llama3": r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+""",
     "gpt4o": PRETOKENIZER_PATTERNS["gpt4o"],
 }
 #: The tiktoken encoding each pre-tokenizer's pattern comes from.
 ENCODING = {"gpt4": "cl100k_base", "gpt4o": "o200k_base"}
-NAMES = ("gpt4", "gpt4o")
+NAMES = ("gpt4", "llama3", "gpt4o")
 
 #: Hand-picked lines: every pattern rule, many scripts, emoji, code.
 EDGE_LINES = [
@@ -90,9 +92,13 @@ def _tiktoken_pattern(function: str) -> str:
     raise AssertionError(f"no pat_str in {function}")
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", ENCODING)
 def test_patterns_are_tiktokens_own(name):
     assert PRETOKENIZER_PATTERNS[name] == _tiktoken_pattern(ENCODING[name])
+
+
+def test_llama3_pattern_is_its_tokenizer_json_one():
+    assert PRETOKENIZER_PATTERNS["llama3"] == HF_SPLIT["llama3"]
 
 
 @pytest.fixture(scope="module")
@@ -221,9 +227,6 @@ def test_tiktoken_ranks_with_gpt4_pat_str_import_exactly_and_extend(adapt_folder
     assert [written.encode_ordinary(line) for line in lines] == _ours(result.model, lines)
 
 
-LLAMA3_SPLIT = r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"""
-
-
 @pytest.mark.parametrize("regex", [PRETOKENIZER_PATTERNS["gpt4"], r"\p{L}+|\p{N}+|\s+|."],
                          ids=["cl100k-with-possessive-digits", "other"])
 def test_a_split_with_another_regex_stays_approximated(adapt_folder, regex):
@@ -245,7 +248,9 @@ def test_tiktoken_ranks_with_another_pat_str_are_refused(adapt_folder):
     path = adapt_folder / "other.tiktoken"
     path.write_bytes(b"".join(base64.b64encode(t) + b" %d\n" % r
                               for t, r in sorted(ranks.items(), key=lambda kv: kv[1])))
-    Path(f"{path}.json").write_text(json.dumps({"pat_str": LLAMA3_SPLIT}), encoding="utf-8")
+    # GPT-4's pattern with possessive digit runs taken out: another pattern.
+    other_pattern = PRETOKENIZER_PATTERNS["gpt4"].replace(r"\p{N}{1,3}+", r"\p{N}{1,3}")
+    Path(f"{path}.json").write_text(json.dumps({"pat_str": other_pattern}), encoding="utf-8")
     assert import_model("tiktoken", path).config.pretokenizer == "gpt2"
     with pytest.raises(BpeError, match=r"other\.tiktoken\.json"):
         load_tokenizer(path, "tiktoken")

@@ -6,7 +6,7 @@ What is written, per training option:
   the line breaks ``str.splitlines`` knows; ``letters``: a ``Split`` that keeps runs of
   letters and marks and single other characters; ``sentencepiece``: a ``Split`` at
   spaces and line breaks; ``gpt2``: ``ByteLevel`` (GPT-2's regex, no prefix space) with
-  a ``Replace`` of CRLF by LF, as BPE Desktop reads text; ``gpt4`` / ``gpt4o``: the same
+  a ``Replace`` of CRLF by LF, as BPE Desktop reads text; ``gpt4`` / ``llama3`` / ``gpt4o``: the same
   with a ``Split`` by the regex first and a ``ByteLevel`` without its own (as Llama 3's
   file; see ``hf_byte_level``);
 * boundary ``eow-suffix``: ``end_of_word_suffix: "</w>"`` and a ``BPEDecoder``;

@@ -1,7 +1,7 @@
 """The byte-level pre-tokenizers in a Hugging Face ``tokenizer.json``, both ways.
 
-GPT-2's regex is ByteLevel's own (``use_regex: true``). GPT-4's and GPT-4o's are written
-as GPT-4-style files (Llama 3's among them) write them: a ``Split`` with the regex,
+GPT-2's regex is ByteLevel's own (``use_regex: true``). GPT-4's, Llama 3's and GPT-4o's
+are written as GPT-4-style files (Llama 3's among them) write them: a ``Split`` with the regex,
 ``behavior: Isolated`` (each match is a word, nothing between is dropped), then a
 ``ByteLevel`` that only maps bytes (``use_regex: false``). Such a pair reads back exactly
 when its regex is one of BPE Desktop's as written here, character for character; another
@@ -19,7 +19,7 @@ from bpe_desktop.core.options import PRETOKENIZER_PATTERNS
 #: not possessive but a repetition of ``{1,3}`` (a whole run of digits). Possessive or
 #: not, the last item of an alternative matches the same.
 SPLIT_PATTERNS = {name: PRETOKENIZER_PATTERNS[name].replace(r"\p{N}{1,3}+", r"\p{N}{1,3}")
-                  for name in ("gpt4", "gpt4o")}
+                  for name in ("gpt4", "llama3", "gpt4o")}
 #: The pre-tokenizer whose regex this is, for those a ``Split`` carries.
 _SPLIT_PRETOKENIZERS = {pattern: name for name, pattern in SPLIT_PATTERNS.items()}
 
@@ -40,7 +40,7 @@ def pre_tokenizer(pretokenizer: str) -> dict[str, Any]:
 
 def read_split_byte_level(steps: list[tuple[dict, str]],
                           approximate: Callable[[str], None]) -> str | None:
-    """``gpt4`` or ``gpt4o`` for ``Split`` + ``ByteLevel`` steps with their regex (None for
+    """``gpt4``, ``llama3`` or ``gpt4o`` for ``Split`` + ``ByteLevel`` steps with their regex (None for
     other steps); differences that change the words are passed to ``approximate``."""
     if [s.get("type") for s, _ in steps] != ["Split", "ByteLevel"]:
         return None

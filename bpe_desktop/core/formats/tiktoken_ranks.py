@@ -12,10 +12,10 @@ file is written beside it, ``PATH.json``::
 which gives ``tiktoken.Encoding(name, pat_str=..., mergeable_ranks=
 load_tiktoken_bpe(path), special_tokens=..., explicit_n_vocab=...)``.
 
-Only byte-level models (the gpt2, gpt4 and gpt4o pre-tokenizers) fit: tiktoken works on
-bytes and needs all 256 of them. Ranks whose ``pat_str`` is GPT-2's, GPT-4's
-(cl100k_base) or GPT-4o's (o200k_base), character for character, import exactly with
-that pre-tokenizer; another pattern is approximated by GPT-2's, with a note. tiktoken identifies a merge by the token it makes, so a merge whose token
+Only byte-level models (the gpt2, gpt4, llama3 and gpt4o pre-tokenizers) fit: tiktoken
+works on bytes and needs all 256 of them. Ranks whose ``pat_str`` is GPT-2's, GPT-4's
+(cl100k_base), Llama 3's or GPT-4o's (o200k_base), character for character, import
+exactly with that pre-tokenizer; another pattern is approximated by GPT-2's, with a note. tiktoken identifies a merge by the token it makes, so a merge whose token
 already existed cannot be written. BPE Desktop reads CRLF line ends as LF; tiktoken
 encodes text as given.
 
@@ -48,7 +48,7 @@ EXPORT_OPTIONS = ("sidecar",)
 GPT2_PATTERN = PRETOKENIZER_PATTERNS["gpt2"]
 #: The byte-level pre-tokenizer of each ``pat_str`` BPE Desktop runs exactly.
 _PRETOKENIZER_OF_PATTERN = {PRETOKENIZER_PATTERNS[name]: name
-                            for name in ("gpt2", "gpt4", "gpt4o")}
+                            for name in ("gpt2", "gpt4", "llama3", "gpt4o")}
 
 
 def settings_path(path: str | os.PathLike) -> Path:
@@ -254,7 +254,7 @@ def _pretokenizer_of(pattern: Any) -> str | None:
 def check_adaptable(path: str | os.PathLike) -> None:
     """Extending or trimming must cut text as the ranks' own pattern does (and writing
     back keeps it), so ranks whose settings name another pattern than the ones BPE
-    Desktop splits with (GPT-2's, GPT-4's, GPT-4o's) are refused."""
+    Desktop splits with (GPT-2's, GPT-4's, Llama 3's, GPT-4o's) are refused."""
     if _pretokenizer_of(_read_settings(path).get("pat_str")) is None:
         raise _common.not_adaptable(settings_path(path), [_OTHER_PATTERN])
 

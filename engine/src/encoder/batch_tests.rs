@@ -82,7 +82,7 @@ fn cuts_never_change_words_for_any_code_point_under_gpt2() {
 #[test]
 fn cuts_never_change_words_for_code_points_under_gpt4_patterns() {
     let step = if cfg!(debug_assertions) { 61 } else { 7 };
-    for pretokenizer in [PreTokenizer::Gpt4, PreTokenizer::Gpt4o] {
+    for pretokenizer in [PreTokenizer::Gpt4, PreTokenizer::Llama3, PreTokenizer::Gpt4o] {
         for (normalization, lowercase) in [(Normalization::None, false), (Normalization::Nfkc, true)] {
             let enc = word_cutter(TextRules { normalization, lowercase, pretokenizer, boundary: Boundary::None });
             let all: Vec<char> = code_points(step).chain("/'sS\u{17f}".chars()).collect();

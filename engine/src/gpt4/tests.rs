@@ -57,7 +57,15 @@ fn splits_as_tiktoken_patterns_do() {
     for &(text, cl100k, o200k) in GOLDEN {
         assert_eq!(whole(Gpt4Pattern::Cl100k, text), cl100k, "cl100k {text:?}");
         assert_eq!(whole(Gpt4Pattern::O200k, text), o200k, "o200k {text:?}");
+        assert_eq!(whole(Gpt4Pattern::Llama3, text), cl100k, "llama3 {text:?}");
     }
+}
+
+#[test]
+fn llama3_cuts_whitespace_after_the_last_line_break_apart() {
+    assert_eq!(whole(Gpt4Pattern::Cl100k, "a\n "), ["a", "\n "]);
+    assert_eq!(whole(Gpt4Pattern::Llama3, "a\n "), ["a", "\n", " "]);
+    assert_eq!(whole(Gpt4Pattern::Llama3, "a\n b"), whole(Gpt4Pattern::Cl100k, "a\n b"));
 }
 
 #[test]
@@ -71,7 +79,7 @@ fn training_splits_each_line_on_its_own() {
 #[test]
 fn pre_tokens_cover_every_text() {
     let text: String = (0..0x3000u32).step_by(7).filter_map(char::from_u32).collect();
-    for pattern in [Gpt4Pattern::Cl100k, Gpt4Pattern::O200k] {
+    for pattern in [Gpt4Pattern::Cl100k, Gpt4Pattern::Llama3, Gpt4Pattern::O200k] {
         assert_eq!(whole(pattern, &text).concat(), text);
         assert_eq!(lines(pattern, &text).concat(), text);
     }
@@ -92,7 +100,7 @@ fn long_runs_split_without_failing() {
         (" ".repeat(n), 1, 1),
     ];
     for (text, cl100k, o200k) in cases {
-        for (pattern, want) in [(Gpt4Pattern::Cl100k, cl100k), (Gpt4Pattern::O200k, o200k)] {
+        for (pattern, want) in [(Gpt4Pattern::Cl100k, cl100k), (Gpt4Pattern::Llama3, cl100k), (Gpt4Pattern::O200k, o200k)] {
             let tokens = whole(pattern, &text);
             assert_eq!(tokens.concat(), text);
             assert_eq!(tokens.len(), want, "{pattern:?} on {:?}…", &text[..3]);
@@ -113,4 +121,5 @@ fn long_whitespace_runs_split_as_the_pattern_says() {
     let tail = format!("x\n{spaces}");
     assert_eq!(whole(Gpt4Pattern::Cl100k, &tail), ["x".to_string(), format!("\n{spaces}")]);
     assert_eq!(whole(Gpt4Pattern::O200k, &tail), ["x".to_string(), "\n".into(), spaces.clone()]);
+    assert_eq!(whole(Gpt4Pattern::Llama3, &tail), ["x".to_string(), "\n".into(), spaces.clone()]);
 }
