@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 import tiktoken
 import tiktoken_ext.openai_public
-from tokenizers import Regex, Tokenizer, decoders, models, pre_tokenizers, trainers
+from tokenizers import Tokenizer
 
 from bpe_desktop.core.adapted_output import write_model
 from bpe_desktop.core.config import TrainConfig
@@ -30,7 +30,7 @@ from bpe_desktop.core.formats.tiktoken_ranks import token_bytes
 from bpe_desktop.core.options import PRETOKENIZER_PATTERNS
 from bpe_desktop.core.pieces import BYTE_CHARS
 from bpe_desktop.core.training import Corpus, train
-from tests.peer_sources import HELD_OUT, english_lines, english_training_text
+from tests.peer_sources import HELD_OUT, english_lines, gpt4_style_tokenizer_json
 from tests.shared_data import DATA_DIR, corpus_path
 
 #: The Split regex a tokenizer.json carries for each (Oniguruma, HF's regex engine, reads
@@ -155,19 +155,7 @@ def test_gpt2_files_refuse_a_gpt4_model(trained):
 
 
 def _hf_gpt4_style(folder: Path, name: str) -> Path:
-    """A GPT-4-style tokenizer.json as Llama 3's is laid out, trained by HF tokenizers."""
-    tok = Tokenizer(models.BPE())
-    tok.pre_tokenizer = pre_tokenizers.Sequence([
-        pre_tokenizers.Split(Regex(HF_SPLIT[name]), behavior="isolated", invert=False),
-        pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)])
-    tok.decoder = decoders.ByteLevel()
-    trainer = trainers.BpeTrainer(vocab_size=900, show_progress=False,
-                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
-                                  special_tokens=["<|begin_of_text|>"])
-    tok.train([str(english_training_text(folder))], trainer)
-    path = folder / f"{name}-source.json"
-    tok.save(str(path))
-    return path
+    return gpt4_style_tokenizer_json(folder, name, HF_SPLIT[name])
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -188,6 +176,26 @@ def test_gpt4_style_tokenizer_json_imports_exactly_and_extends(adapt_folder, rus
     assert [e.ids for e in written.encode_batch(lines)] == _ours(result.model, lines)
     assert sum(len(written.encode(line).ids) for line in russian[1]) < \
         sum(len(original.encode(line).ids) for line in russian[1])
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_gpt4_style_tokenizer_json_trimmed_segments_the_target_as_before(adapt_folder, name):
+    from bpe_desktop.core.trim import trim
+
+    path = _hf_gpt4_style(adapt_folder, name)
+    source, _ = load_tokenizer(path, "hf")
+    target = english_lines()[-HELD_OUT:] + EDGE_LINES
+    result = trim(source, target)
+    assert result.dropped > 0
+    out = adapt_folder / f"{name}-trimmed.json"
+    write_model(result.model, "hf", out, source=source, source_path=path, source_format="hf")
+    original = Tokenizer.from_file(str(path))
+    trimmed = Tokenizer.from_file(str(out))
+    back = {new: old for old, new in result.id_map.items()}
+    for line in target:
+        ids = trimmed.encode(line).ids
+        assert [back[i] for i in ids] == original.encode(line).ids
+        assert trimmed.decode(ids) == line
 
 
 def _ranks_of(path: Path) -> dict[bytes, int]:
