@@ -7,9 +7,9 @@ Cyrillic, Devanagari and Japanese are split too; written once to ``benchmarks/.c
 For each pre-tokenizer: counting the file's words (``engine_count``, the training's first
 stage), and encoding its lines with a 2,000-merge model trained on them
 (``encode_batch_flat``), and the same with tiktoken given that model's ranks and pattern
-(``encode_ordinary_batch``, byte-level models); best of ``--repeat``, on ``--threads``
-threads. Figures are MB of text per second; the 1-minute load before and after each
-pre-tokenizer is printed.
+(``encode_ordinary_batch``, byte-level models); best of ``--repeat`` after a warm-up, on
+``--threads`` threads. Figures are MB of text per second; the 1-minute load before and
+after each pre-tokenizer is printed.
 
 Example::
 
@@ -22,9 +22,8 @@ import argparse
 import gzip
 import os
 import sys
-import time
 
-from common import CACHE, ROOT, require_corpora
+from common import CACHE, ROOT, best, require_corpora
 
 sys.path.insert(0, str(ROOT))
 
@@ -51,15 +50,6 @@ def corpus_file(mb: int) -> str:
     return str(path)
 
 
-def best(repeat: int, run) -> float:
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        run()
-        times.append(time.perf_counter() - start)
-    return min(times)
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--mb", type=int, default=5, help="MB of Gutenberg text (default 5)")
@@ -79,11 +69,11 @@ def main() -> None:
             TrainConfig.preset(name)
         before = os.getloadavg()[0]
         corpus = Corpus.from_files([path])
-        counted = best(args.repeat, lambda: engine_count(corpus, config, threads=args.threads))
+        counted = best(lambda: engine_count(corpus, config, threads=args.threads), args.repeat)
         words = len(engine_count(corpus, config, threads=args.threads))
         model = train(corpus, config.replace(merges=2000, threads=args.threads)).model
         tok = model.tokenizer()
-        encoded = best(args.repeat, lambda: tok.encode_batch_flat(lines, threads=args.threads))
+        encoded = best(lambda: tok.encode_batch_flat(lines, threads=args.threads), args.repeat)
         peer = "–"
         if model.config.byte_level:
             import tiktoken
@@ -91,8 +81,8 @@ def main() -> None:
             enc = tiktoken.Encoding(name, pat_str=PRETOKENIZER_PATTERNS[name], special_tokens={},
                                     mergeable_ranks={token_bytes(p): i
                                                      for i, p in enumerate(model.pieces)})
-            seconds = best(args.repeat, lambda: enc.encode_ordinary_batch(
-                lines, num_threads=args.threads))
+            seconds = best(lambda: enc.encode_ordinary_batch(lines, num_threads=args.threads),
+                           args.repeat)
             peer = f"{size_mb / seconds:.1f} MB/s ({seconds:.2f} s)"
         after = os.getloadavg()[0]
         print(f"| `{name}` | {words:,} | {size_mb / counted:.1f} MB/s ({counted:.2f} s) | "
