@@ -136,3 +136,23 @@ def llama_style_tokenizer_json(folder: Path, *, legacy: bool) -> Path:
     path = folder / ("llama2-tokenizer.json" if legacy else "llama-metaspace.json")
     path.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
     return path
+
+
+def gpt4_style_tokenizer_json(folder: Path, name: str, split_regex: str) -> Path:
+    """A GPT-4-style tokenizer.json as Llama 3's is laid out (a ``Split`` by
+    ``split_regex``, then a ``ByteLevel`` without its own regex), trained by HF tokenizers
+    on the English text."""
+    from tokenizers import Regex, Tokenizer, decoders, models, pre_tokenizers, trainers
+
+    tok = Tokenizer(models.BPE())
+    tok.pre_tokenizer = pre_tokenizers.Sequence([
+        pre_tokenizers.Split(Regex(split_regex), behavior="isolated", invert=False),
+        pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)])
+    tok.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(vocab_size=900, show_progress=False,
+                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+                                  special_tokens=["<|begin_of_text|>"])
+    tok.train([str(english_training_text(folder))], trainer)
+    path = folder / f"{name}-source.json"
+    tok.save(str(path))
+    return path

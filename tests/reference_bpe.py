@@ -56,6 +56,25 @@ TIES = ("first-seen", "lexicographic", "codepoint")
 Pair = tuple[str, str]
 
 
+# -- byte-level words -------------------------------------------------------------------
+
+
+def gpt2_byte_chars() -> list[str]:
+    """GPT-2's ``bytes_to_unicode``: printable bytes stand for themselves, the others
+    (space, controls, ...) for the characters from U+0100 on, in byte order."""
+    printable = [*range(0x21, 0x7F), *range(0xA1, 0xAD), *range(0xAE, 0x100)]
+    extra = iter(range(0x100, 0x200))
+    return [chr(b) if b in printable else chr(next(extra)) for b in range(256)]
+
+
+def byte_level_words(pre_tokens: Iterable[str]) -> list[tuple[str, int]]:
+    """The training words of a byte-level pre-tokenizer: each pre-token's UTF-8 bytes in
+    GPT-2's byte characters, counted, in first-seen order."""
+    chars = gpt2_byte_chars()
+    counts = Counter("".join(chars[b] for b in t.encode("utf-8")) for t in pre_tokens)
+    return list(counts.items())
+
+
 # -- the seed-000 encoder and the seed-002 style greedy matcher --------------------------
 
 

@@ -56,9 +56,13 @@ BOUNDARIES = OPTION_VALUES["boundary"]
 TIE_BREAKS = OPTION_VALUES["ties"]
 NORMALIZATIONS = OPTION_VALUES["normalize"]
 SPECIAL_ROLES = OPTION_VALUES["role"]
+#: Byte-level pre-tokenizers: GPT-2's, GPT-4's (cl100k_base), Llama 3's and GPT-4o's
+#: (o200k_base) regex, then UTF-8 bytes written with GPT-2's byte characters.
+BYTE_LEVEL_PRETOKENIZERS = ("gpt2", "gpt4", "llama3", "gpt4o")
 #: Pre-tokenizers whose words carry their own space marker (Ġ, ▁) and so allow one
 #: boundary style only.
-BOUNDARY_OF_PRETOKENIZER = {"gpt2": "none", "sentencepiece": "bow-prefix"}
+BOUNDARY_OF_PRETOKENIZER = {**dict.fromkeys(BYTE_LEVEL_PRETOKENIZERS, "none"),
+                            "sentencepiece": "bow-prefix"}
 
 EOW = "</w>"
 BOW = "\u2581"  # ▁, LOWER ONE EIGHTH BLOCK, as sentencepiece
@@ -160,6 +164,9 @@ class TrainConfig:
             "space": "Split at spaces only (subword-nmt)",
             "letters": "Runs of letters; punctuation separate",
             "gpt2": "GPT-2 byte-level",
+            "gpt4": "GPT-4 byte-level (cl100k_base)",
+            "llama3": "Llama 3 byte-level",
+            "gpt4o": "GPT-4o byte-level (o200k_base)",
             "sentencepiece": "sentencepiece (▁ marks word starts)",
         }),
         help="How text is cut into words before learning; subwords never cross a word "
@@ -169,7 +176,12 @@ class TrainConfig:
              "other character is a word of its own (the seed's [a-zA-Z]+). gpt2: GPT-2's "
              "regex over each line, then UTF-8 bytes shown with GPT-2's byte-to-character "
              "map (space is Ġ); all 256 bytes are in the alphabet, so nothing is ever "
-             "unknown. sentencepiece: runs of spaces separate words and each word starts "
+             "unknown. gpt4, llama3, gpt4o: the same with the regex of GPT-4 "
+             "(tiktoken's cl100k_base: digits in runs of at most 3, contractions in any "
+             "case), of Llama 3 (cl100k_base's older form, which differs only at the end "
+             "of a text) or of GPT-4o (o200k_base: words also split before a capital that "
+             "follows small letters). sentencepiece: runs of spaces separate words and each "
+             "word starts "
              "with ▁ (boundary bow-prefix).")
     boundary: str = option(
         "eow-symbol", label="Word &boundary:", group="text",
@@ -386,12 +398,12 @@ class TrainConfig:
                 "the sentencepiece pre-tokenizer marks word starts with ▁: "
                 "use boundary 'bow-prefix'"
             )
-        if self.pretokenizer == "gpt2" and self.boundary != BOUNDARY_OF_PRETOKENIZER["gpt2"]:
+        if self.byte_level and self.boundary != BOUNDARY_OF_PRETOKENIZER[self.pretokenizer]:
             # Its words already carry their leading space (Ġ); a second marker would make
             # decoding add spaces, and the byte-level encoder has no end-of-word pieces.
             raise ConfigError(
-                "the gpt2 pre-tokenizer keeps each word's leading space (as Ġ) inside the "
-                f"word: use boundary 'none', not {self.boundary!r}"
+                f"the {self.pretokenizer} pre-tokenizer keeps each word's leading space (as Ġ) "
+                f"inside the word: use boundary 'none', not {self.boundary!r}"
             )
         for name in (*LIST_OPTIONS, "protected"):
             value = getattr(self, name)
@@ -414,7 +426,7 @@ class TrainConfig:
 
     @property
     def byte_level(self) -> bool:
-        return self.pretokenizer == "gpt2"
+        return self.pretokenizer in BYTE_LEVEL_PRETOKENIZERS
 
     @property
     def merge_limit(self) -> int | None:
@@ -500,8 +512,15 @@ PRESET_TITLES = {
     "sennrich": "Sennrich et al. 2016 (as in the papers)",
     "subword-nmt": "subword-nmt",
     "gpt2": "GPT-2 byte-level",
+    "gpt4": "GPT-4 byte-level",
+    "llama3": "Llama 3 byte-level",
+    "gpt4o": "GPT-4o byte-level",
     "sentencepiece": "sentencepiece-style",
 }
+
+
+_BYTE_LEVEL_PRESET = {"boundary": "none", "ties": "codepoint", "min_frequency": 1,
+                      "special_tokens": ()}
 
 #: Named option sets matching the seeds and the peer tools.
 PRESETS: dict[str, dict[str, Any]] = {
@@ -513,14 +532,10 @@ PRESETS: dict[str, dict[str, Any]] = {
         "boundary": "eow-suffix",
         "ties": "lexicographic",
     },
-    # GPT-2 / HF ByteLevel: byte-level alphabet, smallest-id ties, no unknowns possible.
-    "gpt2": {
-        "pretokenizer": "gpt2",
-        "boundary": "none",
-        "ties": "codepoint",
-        "min_frequency": 1,
-        "special_tokens": (),
-    },
+    # GPT-2 / HF ByteLevel: byte-level alphabet, smallest-id ties, no unknowns possible;
+    # the same with GPT-4's, Llama 3's and GPT-4o's regex.
+    **{name: {"pretokenizer": name, **_BYTE_LEVEL_PRESET}
+       for name in BYTE_LEVEL_PRETOKENIZERS},
     # sentencepiece-style: ▁ word starts, its four specials, one <unk> per unknown run.
     "sentencepiece": {
         "pretokenizer": "sentencepiece",

@@ -97,7 +97,7 @@ def extend(
     started = time.perf_counter()
     table = engine_count(corpus, source.config, cancel=cancel)
     # Byte-level sources spell every character: their words need not come to Python.
-    characters = Counter() if source.config.pretokenizer == "gpt2" else \
+    characters = Counter() if source.config.byte_level else \
         _missing_characters(source, table.items())
     added = tuple(sorted(characters.items())) if unknown == "add" else ()
     as_bytes = _spelled_in_bytes(source, characters) if unknown != "add" else {}

@@ -24,6 +24,13 @@ _ENGINE = _native.engine()
 OPTION_VALUES: Mapping[str, tuple[str, ...]] = {
     name: tuple(values) for name, values in _ENGINE.OPTION_VALUES.items()
 }
+#: The regular expression of each byte-level pre-tokenizer, as HF tokenizers (``Split``)
+#: and tiktoken (``pat_str``) write it: GPT-2's (its ByteLevel default), and the ones the
+#: engine runs as given (tiktoken's cl100k_base and o200k_base, Llama 3's).
+PRETOKENIZER_PATTERNS: Mapping[str, str] = {
+    "gpt2": r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+""",
+    **_ENGINE.PRETOKENIZER_PATTERNS,
+}
 #: Largest vocabulary / merge count: ids are 32-bit in the engine.
 MAX_VOCAB: int = _ENGINE.MAX_VOCAB
 #: The most threads a run may ask for.

@@ -61,7 +61,7 @@ def trim(model: BPEModel, texts: Sequence[str], *, keep_alphabet: bool = True,
     pieces = model.pieces
     special_ids = {t.id for t in model.config.special_tokens}
     needed = {pieces[i] for i in used if i not in special_ids}
-    if keep_alphabet or model.config.pretokenizer == "gpt2":
+    if keep_alphabet or model.config.byte_level:
         needed.update(model.alphabet)
     # Byte fallback spells any character in the 256 byte tokens (base symbols or reserved
     # specials): without all of them sentencepiece refuses the file, HF gives <unk>.

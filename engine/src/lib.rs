@@ -9,6 +9,7 @@ pub mod corpus;
 pub mod encoder;
 pub mod error;
 pub mod gpt2;
+pub mod gpt4;
 pub mod json;
 pub mod json_write;
 pub mod model_file;

@@ -46,6 +46,9 @@ option_values! {
         Space => "space",
         Letters => "letters",
         Gpt2 => "gpt2",
+        Gpt4 => "gpt4",
+        Llama3 => "llama3",
+        Gpt4o => "gpt4o",
         SentencePiece => "sentencepiece",
     }
 }
@@ -87,8 +90,9 @@ option_values! {
 }
 
 impl PreTokenizer {
+    /// GPT-2's and the GPT-4 patterns: words of bytes, written with GPT-2's byte characters.
     pub fn byte_level(self) -> bool {
-        self == Self::Gpt2
+        matches!(self, Self::Gpt2 | Self::Gpt4 | Self::Llama3 | Self::Gpt4o)
     }
 }
 

@@ -7,6 +7,7 @@ use unicode_general_category::{get_general_category, GeneralCategory};
 use unicode_normalization::UnicodeNormalization;
 
 use crate::gpt2::{split_gpt2, split_gpt2_lines};
+use crate::gpt4::{split_gpt4, Gpt4Pattern};
 
 pub const EOW: &str = "</w>";
 pub const BOW: &str = "\u{2581}";
@@ -54,13 +55,13 @@ impl TextRules {
         }
     }
 
-    /// Cut normalized text into words for training. For GPT-2 each line is split on its
-    /// own, keeping its newline, as HF tokenizers trains; elsewhere lines do not matter.
+    /// Cut normalized text into words for training. For the GPT patterns each line is split
+    /// on its own, keeping its newline, as HF tokenizers trains; elsewhere lines do not matter.
     pub fn split_words<'a>(&self, text: &'a str, emit: &mut impl FnMut(&'a str)) {
         self.split(text, true, emit)
     }
 
-    /// Cut text into words for encoding: GPT-2's regex runs over the whole text, as HF
+    /// Cut text into words for encoding: the GPT patterns run over the whole text, as HF
     /// tokenizers and tiktoken encode (spaces before a newline then stay apart from it).
     pub fn split_for_encoding<'a>(&self, text: &'a str, emit: &mut impl FnMut(&'a str)) {
         self.split(text, false, emit)
@@ -81,6 +82,9 @@ impl TextRules {
             PreTokenizer::Letters => split_letters(text, emit),
             PreTokenizer::Gpt2 if per_line => split_gpt2_lines(text, &mut *emit),
             PreTokenizer::Gpt2 => split_gpt2(text, &mut *emit),
+            PreTokenizer::Gpt4 => split_gpt4(Gpt4Pattern::Cl100k, text, per_line, emit),
+            PreTokenizer::Llama3 => split_gpt4(Gpt4Pattern::Llama3, text, per_line, emit),
+            PreTokenizer::Gpt4o => split_gpt4(Gpt4Pattern::O200k, text, per_line, emit),
         }
     }
 }

@@ -55,7 +55,7 @@ def test_character_coverage(value):
 
 @pytest.mark.parametrize("name, value, words", [
     ("pretokenizer", "bytes", "pretokenizer must be one of whitespace, space, letters, gpt2, "
-                              "sentencepiece; got 'bytes'"),
+                              "gpt4, llama3, gpt4o, sentencepiece; got 'bytes'"),
     ("boundary", None, "boundary must be one of eow-symbol, eow-suffix, bow-prefix, none; "
                        "got None"),
     ("ties", "random", "ties must be one of first-seen, lexicographic, codepoint; got 'random'"),

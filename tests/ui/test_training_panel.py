@@ -214,7 +214,8 @@ def test_presets_give_the_core_presets(qtbot, label, key):
     assert config.vocab_size == 8000
 
 
-@pytest.mark.parametrize("words, boundary", [("gpt2", "none"), ("sentencepiece", "bow-prefix")])
+@pytest.mark.parametrize("words, boundary", [("gpt2", "none"), ("gpt4", "none"), ("llama3", "none"),
+                                             ("gpt4o", "none"), ("sentencepiece", "bow-prefix")])
 def test_words_with_their_own_space_marker_fix_the_boundary(qtbot, words, boundary):
     form = TrainingOptions()
     qtbot.addWidget(form)
@@ -268,6 +269,18 @@ def test_each_preset_says_what_it_can_be_exported_as(qtbot):
     assert "tiktoken ranks" in tip.split("; not as")[0]
     assert "Sennrich et al. 2016 (as in the papers): Exports as: subword-nmt codes" in \
         form.preset.toolTip()
+
+
+@pytest.mark.parametrize("title", ["GPT-4 byte-level", "Llama 3 byte-level", "GPT-4o byte-level"])
+def test_gpt4_style_presets_export_with_their_pattern_only(qtbot, title):
+    from PySide6.QtCore import Qt
+
+    form = TrainingOptions()
+    qtbot.addWidget(form)
+    tip = form.preset.itemData(form.preset.findText(title), Qt.ItemDataRole.ToolTipRole)
+    can, cannot = tip.split("; not as")
+    assert "tiktoken ranks" in can and "Hugging Face tokenizer.json" in can
+    assert "GPT-2 vocab.json" in cannot  # those files hold no pattern
 
 
 def test_training_options_persist_across_panels(qtbot):

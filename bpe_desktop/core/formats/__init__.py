@@ -18,7 +18,7 @@ name               what                                    models that fit
 ``gpt2``           ``vocab.json`` + ``merges.txt``         byte-level (gpt2 preset)
 ``subword-nmt``    codes v0.2 / v0.1                       ``eow-suffix`` / ``eow-symbol``
 ``sentencepiece``  ``.model`` (BPE)                        sentencepiece preset
-``tiktoken``       ranks file (+ ``.json`` settings)       byte-level (gpt2 preset)
+``tiktoken``       ranks file (+ ``.json`` settings)       byte-level, all four patterns
 ``fastbpe``        fastBPE codes (+ ``.vocab``)            ``eow-suffix``
 ``youtokentome``   YouTokenToMe model                      ``bow-prefix`` (unk, pad, bos, eos)
 ``vocab``          ``piece<TAB>id<TAB>count`` list         all (export only)

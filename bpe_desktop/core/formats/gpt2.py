@@ -57,9 +57,19 @@ def problem(model: BPEModel) -> str | None:
     from bpe_desktop.core.formats import hf
 
     return (_common.byte_level_problem(model, WHAT)
+            or _pattern_problem(model)
             or _common.byte_tokens_problem(model, WHAT)
             or _common.normalization_problem(model, WHAT)
             or hf.problem(model))
+
+
+def _pattern_problem(model: BPEModel) -> str | None:
+    """The files hold no pattern: every reader splits text with GPT-2's."""
+    if model.config.pretokenizer == "gpt2":
+        return None
+    return (f"{WHAT} hold no splitting pattern and are read with GPT-2's, but this model "
+            f"splits with the {model.config.pretokenizer} pre-tokenizer's; export as Hugging "
+            "Face tokenizer.json or tiktoken ranks, which record it")
 
 
 def vocab_text(model: BPEModel) -> str:

@@ -6,7 +6,9 @@ What is written, per training option:
   the line breaks ``str.splitlines`` knows; ``letters``: a ``Split`` that keeps runs of
   letters and marks and single other characters; ``sentencepiece``: a ``Split`` at
   spaces and line breaks; ``gpt2``: ``ByteLevel`` (GPT-2's regex, no prefix space) with
-  a ``Replace`` of CRLF by LF, as BPE Desktop reads text;
+  a ``Replace`` of CRLF by LF, as BPE Desktop reads text; ``gpt4`` / ``llama3`` / ``gpt4o``: the same
+  with a ``Split`` by the regex first and a ``ByteLevel`` without its own (as Llama 3's
+  file; see ``hf_byte_level``);
 * boundary ``eow-suffix``: ``end_of_word_suffix: "</w>"`` and a ``BPEDecoder``;
   ``bow-prefix``: a ``Metaspace`` pre-tokenizer adding ``▁`` to every word;
   ``none``: nothing (``Fuse`` decoder). ``eow-symbol`` (``</w>`` as a symbol of its own)
@@ -44,7 +46,7 @@ from typing import Any
 
 from bpe_desktop.core.config import BOW, EOW, SpecialToken, TrainConfig
 from bpe_desktop.core.model import BPEModel
-from bpe_desktop.core.formats import _common
+from bpe_desktop.core.formats import _common, hf_byte_level
 
 LABEL = "Hugging Face tokenizer.json"
 
@@ -189,8 +191,7 @@ def _split(pattern: str, *, invert: bool = False) -> dict[str, Any]:
 
 def _pre_tokenizer(cfg: TrainConfig) -> dict[str, Any]:
     if cfg.byte_level:
-        return {"type": "ByteLevel", "add_prefix_space": False, "trim_offsets": True,
-                "use_regex": True}
+        return hf_byte_level.pre_tokenizer(cfg.pretokenizer)
     words = {
         "whitespace": {"type": "WhitespaceSplit"},
         "space": _split(SPACE_SPLIT),
@@ -526,6 +527,9 @@ def _read_pre_tokenizer(r: _Reader, node: Any, vocab: dict) -> tuple[str, str]:
                           "(or spaces at the start or end of a text) is one word break, "
                           "where the source's Metaspace gives each space its own ▁")
             return "sentencepiece", boundary
+    split_byte_level = hf_byte_level.read_split_byte_level(steps, r.approximate)
+    if split_byte_level is not None and boundary == "none":
+        return split_byte_level, boundary
     kinds = [s.get("type") for s, _ in steps]
     if kinds == ["ByteLevel"]:
         step, where = steps[0]
@@ -557,7 +561,7 @@ def _read_pre_tokenizer(r: _Reader, node: Any, vocab: dict) -> tuple[str, str]:
         if behavior == "Removed" and invert and pattern == LETTERS_KEEP:
             return "letters", boundary
     described = " + ".join(str(k) for k in kinds) or "none"
-    if "ByteLevel" in kinds and boundary == "none":  # e.g. a GPT-4-style Split first
+    if "ByteLevel" in kinds and boundary == "none":  # e.g. a Split with another regex
         r.approximate(f"the source's pre-tokenizer ({described}) is approximated by GPT-2's "
                       "byte-level pattern")
         return "gpt2", boundary

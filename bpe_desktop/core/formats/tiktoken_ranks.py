@@ -6,14 +6,16 @@ merge order, with the special tokens' ids left out (tiktoken takes those separat
 The file holds neither the splitting pattern nor the special tokens, so a small JSON
 file is written beside it, ``PATH.json``::
 
-    {"name": ..., "pat_str": GPT-2's pattern, "special_tokens": {piece: id},
+    {"name": ..., "pat_str": the pre-tokenizer's regex, "special_tokens": {piece: id},
      "explicit_n_vocab": ..., "mergeable_ranks": "FILE NAME"}
 
 which gives ``tiktoken.Encoding(name, pat_str=..., mergeable_ranks=
 load_tiktoken_bpe(path), special_tokens=..., explicit_n_vocab=...)``.
 
-Only byte-level models (the gpt2 preset) fit: tiktoken works on bytes and needs all
-256 of them. tiktoken identifies a merge by the token it makes, so a merge whose token
+Only byte-level models (the gpt2, gpt4, llama3 and gpt4o pre-tokenizers) fit: tiktoken
+works on bytes and needs all 256 of them. Ranks whose ``pat_str`` is GPT-2's, GPT-4's
+(cl100k_base), Llama 3's or GPT-4o's (o200k_base), character for character, import
+exactly with that pre-tokenizer; another pattern is approximated by GPT-2's, with a note. tiktoken identifies a merge by the token it makes, so a merge whose token
 already existed cannot be written. BPE Desktop reads CRLF line ends as LF; tiktoken
 encodes text as given.
 
@@ -34,6 +36,7 @@ from typing import Any
 
 from bpe_desktop.core.config import SpecialToken, TrainConfig
 from bpe_desktop.core.model import BPEModel
+from bpe_desktop.core.options import PRETOKENIZER_PATTERNS
 from bpe_desktop.core.pieces import BYTE_CHARS, CHAR_BYTES
 from bpe_desktop.core.formats import _common
 
@@ -42,7 +45,10 @@ WHAT = "tiktoken ranks"
 EXPORT_OPTIONS = ("sidecar",)
 
 #: GPT-2's pattern: what BPE Desktop's gpt2 pre-tokenizer implements (tiktoken's "gpt2").
-GPT2_PATTERN = r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+"""
+GPT2_PATTERN = PRETOKENIZER_PATTERNS["gpt2"]
+#: The byte-level pre-tokenizer of each ``pat_str`` BPE Desktop runs exactly.
+_PRETOKENIZER_OF_PATTERN = {PRETOKENIZER_PATTERNS[name]: name
+                            for name in ("gpt2", "gpt4", "llama3", "gpt4o")}
 
 
 def settings_path(path: str | os.PathLike) -> Path:
@@ -90,7 +96,7 @@ def ranks_text(model: BPEModel) -> str:
 def settings(model: BPEModel, ranks_name: str) -> dict[str, Any]:
     return {
         "name": Path(ranks_name).stem,
-        "pat_str": GPT2_PATTERN,
+        "pat_str": PRETOKENIZER_PATTERNS[model.config.pretokenizer],
         "special_tokens": {t.piece: t.id for t in
                            sorted(model.config.special_tokens, key=lambda t: t.id)},
         "explicit_n_vocab": model.vocab_size,
@@ -117,7 +123,8 @@ def load(path: str | os.PathLike, *, pattern: str | None = None,
     pattern = pattern if pattern is not None else side.get("pat_str")
     specials_raw = special_tokens if special_tokens is not None else side.get("special_tokens", {})
     notes = []
-    if pattern not in (None, GPT2_PATTERN):
+    pretokenizer = _pretokenizer_of(pattern)
+    if pretokenizer is None:
         notes.append(_OTHER_PATTERN)
     vocab: dict[str, int] = {}
     seen_ranks: dict[int, int] = {}  # rank -> line
@@ -165,7 +172,7 @@ def load(path: str | os.PathLike, *, pattern: str | None = None,
         vocab[t.piece] = t.id
     if special_tokens is None:
         _check_token_count(path, side, ranks=len(vocab) - len(specials), total=len(vocab))
-    config = TrainConfig.preset("gpt2", merges=len(merges),
+    config = TrainConfig.preset(pretokenizer or "gpt2", merges=len(merges),
                                 special_tokens=_common.unique_roles(specials))
     sources = [path] + ([settings_path(path)] if side else [])
     return _common.build_model(path, config=config, merges=merges, vocab=vocab,
@@ -237,12 +244,18 @@ def _check_token_count(path: str | os.PathLike, side: dict[str, Any], *, ranks: 
 _OTHER_PATTERN = "text is split with GPT-2's pattern here, not the source's pat_str"
 
 
+def _pretokenizer_of(pattern: Any) -> str | None:
+    """The pre-tokenizer of a ``pat_str`` (no pattern: GPT-2's); None for another one."""
+    if pattern is None:
+        return "gpt2"
+    return _PRETOKENIZER_OF_PATTERN.get(pattern) if isinstance(pattern, str) else None
+
+
 def check_adaptable(path: str | os.PathLike) -> None:
     """Extending or trimming must cut text as the ranks' own pattern does (and writing
-    back keeps it), so ranks whose settings name another pattern than GPT-2's, the one
-    BPE Desktop splits with, are refused."""
-    pattern = _read_settings(path).get("pat_str")
-    if pattern not in (None, GPT2_PATTERN):
+    back keeps it), so ranks whose settings name another pattern than the ones BPE
+    Desktop splits with (GPT-2's, GPT-4's, Llama 3's, GPT-4o's) are refused."""
+    if _pretokenizer_of(_read_settings(path).get("pat_str")) is None:
         raise _common.not_adaptable(settings_path(path), [_OTHER_PATTERN])
 
 

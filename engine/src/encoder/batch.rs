@@ -57,7 +57,9 @@ pub fn may_cut_before(text: &str, i: usize) -> bool {
     if b[i] == b' ' {
         return may_cut_before_space(b, i);
     }
+    // Not before '/': GPT-4o's ` ?[^\s\p{L}\p{N}]+[\r\n/]*` carries it with the newline.
     b[i - 1] == b'\n'
+        && b[i] != b'/'
         && text[..i - 1].chars().next_back().is_some_and(|c| !c.is_whitespace())
         && text[i..].chars().next().is_some_and(|c| !c.is_whitespace())
 }

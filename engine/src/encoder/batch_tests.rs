@@ -77,6 +77,28 @@ fn cuts_never_change_words_for_any_code_point_under_gpt2() {
     }
 }
 
+/// The GPT-4 patterns run on a regex engine: every 7th code point in a release build (the
+/// classes come in ranges far longer than 7), every 61st in a debug one.
+#[test]
+fn cuts_never_change_words_for_code_points_under_gpt4_patterns() {
+    let step = if cfg!(debug_assertions) { 61 } else { 7 };
+    for pretokenizer in [PreTokenizer::Gpt4, PreTokenizer::Llama3, PreTokenizer::Gpt4o] {
+        for (normalization, lowercase) in [(Normalization::None, false), (Normalization::Nfkc, true)] {
+            let enc = word_cutter(TextRules { normalization, lowercase, pretokenizer, boundary: Boundary::None });
+            let all: Vec<char> = code_points(step).chain("/'sS\u{17f}".chars()).collect();
+            for group in all.chunks(4096) {
+                assert_cuts_exact(&enc, &contexts(group.iter().copied()));
+            }
+        }
+    }
+}
+
+#[test]
+fn no_cut_between_a_newline_and_a_slash() {
+    // GPT-4o: "!\n/" is one word.
+    assert_eq!(all_cuts("a !\n/b\nc"), [1, 7]);
+}
+
 #[test]
 fn cuts_never_change_words_under_every_rule() {
     let sample: Vec<char> = code_points(97).chain("\u{a8}\u{1fbd}\u{3000}\u{a0}\u{2028}\u{85}\t\x0b\x1c".chars()).collect();

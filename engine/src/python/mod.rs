@@ -231,5 +231,11 @@ fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
         values.set_item(option, names.to_vec())?;
     }
     m.add("OPTION_VALUES", values)?;
+    // The regex of each pre-tokenizer that is one (for HF `Split` and tiktoken `pat_str`).
+    let patterns = PyDict::new(m.py());
+    patterns.set_item("gpt4", crate::gpt4::CL100K_PATTERN)?;
+    patterns.set_item("llama3", crate::gpt4::LLAMA3_PATTERN)?;
+    patterns.set_item("gpt4o", crate::gpt4::O200K_PATTERN)?;
+    m.add("PRETOKENIZER_PATTERNS", patterns)?;
     Ok(())
 }
