@@ -39,3 +39,19 @@ def test_gpt2_files_refuse_a_gpt4o_model(capsys, tmp_path):
     assert status == 1
     assert_one_error_line(err, "no splitting pattern", "gpt4o")
     assert not list(tmp_path.glob("gpt2*"))
+
+
+def test_extending_tiktoken_ranks_without_their_pattern_is_refused(capsys, tmp_path):
+    model = tmp_path / "m.json"
+    status, _, err = run(capsys, "train", corpus_path("ud_english"), "--preset", "gpt4",
+                         "--merges", 50, "-o", model, "-q")
+    assert status == 0, err
+    bare = tmp_path / "cl100k_base.tiktoken"
+    status, _, err = run(capsys, "export", "-m", model, "--format", "tiktoken", "-o", bare,
+                         "--no-settings")
+    assert status == 0, err
+    status, _, err = run(capsys, "extend", "-m", bare, corpus_path("ud_russian"),
+                         "--merges", 20, "-o", tmp_path / "out.tiktoken")
+    assert status == 1
+    assert_one_error_line(err, "cl100k_base.tiktoken.json", "pat_str")
+    assert not (tmp_path / "out.tiktoken").exists()

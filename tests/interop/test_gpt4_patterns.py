@@ -262,3 +262,19 @@ def test_tiktoken_ranks_with_another_pat_str_are_refused(adapt_folder):
     assert import_model("tiktoken", path).config.pretokenizer == "gpt2"
     with pytest.raises(BpeError, match=r"other\.tiktoken\.json"):
         load_tokenizer(path, "tiktoken")
+
+
+def test_bare_ranks_name_their_assumed_pattern_and_are_not_adapted(adapt_folder):
+    """tiktoken's own files (cl100k_base.tiktoken, Llama 3's tokenizer.model) come without
+    settings: the import says it assumes GPT-2's pattern, and Extend or Trim, which would
+    cut the new language into other words than GPT-4 or Llama 3 do, refuses the file."""
+    ranks = _ranks_of(_hf_gpt4_style(adapt_folder, "gpt4"))
+    path = adapt_folder / "cl100k_base.tiktoken"
+    path.write_bytes(b"".join(base64.b64encode(t) + b" %d\n" % r
+                              for t, r in sorted(ranks.items(), key=lambda kv: kv[1])))
+    model = import_model("tiktoken", path)
+    assert model.config.pretokenizer == "gpt2"
+    assert "GPT-2's pattern" in model.description and "cl100k_base.tiktoken.json" in \
+        model.description
+    with pytest.raises(BpeError, match=r"cl100k_base\.tiktoken\.json.*pat_str"):
+        load_tokenizer(path, "tiktoken")

@@ -15,7 +15,8 @@ load_tiktoken_bpe(path), special_tokens=..., explicit_n_vocab=...)``.
 Only byte-level models (the gpt2, gpt4, llama3 and gpt4o pre-tokenizers) fit: tiktoken
 works on bytes and needs all 256 of them. Ranks whose ``pat_str`` is GPT-2's, GPT-4's
 (cl100k_base), Llama 3's or GPT-4o's (o200k_base), character for character, import
-exactly with that pre-tokenizer; another pattern is approximated by GPT-2's, with a note. tiktoken identifies a merge by the token it makes, so a merge whose token
+exactly with that pre-tokenizer; another pattern, or none (no settings file), is
+approximated by GPT-2's, with a note. tiktoken identifies a merge by the token it makes, so a merge whose token
 already existed cannot be written. BPE Desktop reads CRLF line ends as LF; tiktoken
 encodes text as given.
 
@@ -126,6 +127,8 @@ def load(path: str | os.PathLike, *, pattern: str | None = None,
     pretokenizer = _pretokenizer_of(pattern)
     if pretokenizer is None:
         notes.append(_OTHER_PATTERN)
+    elif pattern is None:
+        notes.append(_no_pattern(path))
     vocab: dict[str, int] = {}
     seen_ranks: dict[int, int] = {}  # rank -> line
     text = _common.read_bytes(path)
@@ -251,11 +254,23 @@ def _pretokenizer_of(pattern: Any) -> str | None:
     return _PRETOKENIZER_OF_PATTERN.get(pattern) if isinstance(pattern, str) else None
 
 
+def _no_pattern(path: str | os.PathLike) -> str:
+    # tiktoken's own files (cl100k_base.tiktoken, Llama 3's tokenizer.model) come bare:
+    # their pattern is in the code that loads them, so GPT-2's is only an assumption.
+    return (f"no {settings_path(path).name} gives its \"pat_str\": text is split with "
+            "GPT-2's pattern here, which may not be the tokenizer's (GPT-4's, Llama 3's and "
+            "GPT-4o's are others; write the pattern there as \"pat_str\")")
+
+
 def check_adaptable(path: str | os.PathLike) -> None:
     """Extending or trimming must cut text as the ranks' own pattern does (and writing
     back keeps it), so ranks whose settings name another pattern than the ones BPE
-    Desktop splits with (GPT-2's, GPT-4's, Llama 3's, GPT-4o's) are refused."""
-    if _pretokenizer_of(_read_settings(path).get("pat_str")) is None:
+    Desktop splits with (GPT-2's, GPT-4's, Llama 3's, GPT-4o's), or name none, are
+    refused."""
+    pattern = _read_settings(path).get("pat_str")
+    if pattern is None:
+        raise _common.not_adaptable(path, [_no_pattern(path)])
+    if _pretokenizer_of(pattern) is None:
         raise _common.not_adaptable(settings_path(path), [_OTHER_PATTERN])
 
 
