@@ -139,15 +139,18 @@ def _read_lines(names) -> list[str]:
 _TRANSFORMERS_FILES = ("tokenizer.json", "tokenizer_config.json", "special_tokens_map.json")
 
 
-def _check_adapted_output(args, fmt: str, inputs: list[str], what: str):
-    """Fail before the work when the output cannot be written or would overwrite an input
+def _check_adapted_output(args, source, fmt: str, inputs: list[str], what: str):
+    """Fail before the work when the output cannot be written, cannot hold the source's
+    pre-tokenizer (GPT-2 files) or would overwrite an input
     (GPT-2 files and a transformers folder may go into a folder that exists already).
     Returns (the files the source is read from, the files the model goes to)."""
-    from bpe_desktop.core.formats import export_files, import_files
-    from bpe_desktop.core.formats.gpt2 import file_pair
+    from bpe_desktop.core.formats import FORMATS, export_files, import_files
+    from bpe_desktop.core.formats.gpt2 import file_pair, pattern_problem
     from bpe_desktop.core.safe_write import output_target
 
     out_format = _output_format(args, fmt)
+    if out_format == "gpt2" and source.config.byte_level and (why := pattern_problem(source)):
+        raise CliError(f"cannot export as {FORMATS['gpt2'].label.rstrip('…')}: {why}")
     sources = [str(p) for p in import_files(fmt, args.model)] if fmt != "model" else \
         [args.model]
     if fmt == "hf" and os.path.isdir(args.model):  # a transformers folder: all its files
@@ -191,7 +194,7 @@ def cmd_extend(args: argparse.Namespace) -> int:
         if not os.path.isfile(name):
             raise CliError(f"{name}: no such corpus file")
     source, fmt = _load_source(args)
-    _check_adapted_output(args, fmt, args.files, "a corpus file")
+    _check_adapted_output(args, source, fmt, args.files, "a corpus file")
     options = ExtendOptions(**{name: getattr(args, name)
                                for name in option_specs(ExtendOptions)})
     new_ids = new_ids_from(options.new_ids)
@@ -255,7 +258,8 @@ def cmd_trim(args: argparse.Namespace) -> int:
         if not os.path.isfile(name):
             raise CliError(f"{name}: no such text file")
     source, fmt = _load_source(args)
-    sources, targets = _check_adapted_output(args, fmt, args.text, "a target text file")
+    sources, targets = _check_adapted_output(args, source, fmt, args.text,
+                                             "a target text file")
     _check_id_map(args, sources, targets)
     texts = _read_lines(args.text)
     if not any(line.strip() for line in texts):

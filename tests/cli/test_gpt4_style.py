@@ -55,3 +55,12 @@ def test_extending_tiktoken_ranks_without_their_pattern_is_refused(capsys, tmp_p
     assert status == 1
     assert_one_error_line(err, "cl100k_base.tiktoken.json", "pat_str")
     assert not (tmp_path / "out.tiktoken").exists()
+
+
+def test_extending_into_gpt2_files_is_refused_before_the_work(capsys, tmp_path, sources):
+    """GPT-2 files cannot hold the source's pattern, whatever is learned: no merging first."""
+    status, out, err = run(capsys, "extend", "-m", sources["llama3"], sources["corpus"],
+                           "--merges", 200, "-o", tmp_path / "gpt2", "--out-format", "gpt2")
+    assert status == 1
+    assert_one_error_line(err, "GPT-2 vocab.json + merges.txt", "llama3")  # no progress
+    assert out == "" and list(tmp_path.iterdir()) == []

@@ -57,14 +57,15 @@ def problem(model: BPEModel) -> str | None:
     from bpe_desktop.core.formats import hf
 
     return (_common.byte_level_problem(model, WHAT)
-            or _pattern_problem(model)
+            or pattern_problem(model)
             or _common.byte_tokens_problem(model, WHAT)
             or _common.normalization_problem(model, WHAT)
             or hf.problem(model))
 
 
-def _pattern_problem(model: BPEModel) -> str | None:
-    """The files hold no pattern: every reader splits text with GPT-2's."""
+def pattern_problem(model: BPEModel) -> str | None:
+    """The files hold no pattern: every reader splits text with GPT-2's. (Extending or
+    trimming keeps the pre-tokenizer, so this is known before the work.)"""
     if model.config.pretokenizer == "gpt2":
         return None
     return (f"{WHAT} hold no splitting pattern and are read with GPT-2's, but this model "
