@@ -40,6 +40,7 @@ from bpe_desktop.core.constraints import check_config as check_constraints
 from bpe_desktop.core.errors import ConfigError
 from bpe_desktop.core.languages import LANGUAGE_LIST_OPTIONS, check_languages
 from bpe_desktop.core.options import (
+    BYTE_LEVEL_PRETOKENIZERS,
     MAX_COUNT,
     MAX_THREADS,
     MAX_VOCAB,
@@ -56,9 +57,6 @@ BOUNDARIES = OPTION_VALUES["boundary"]
 TIE_BREAKS = OPTION_VALUES["ties"]
 NORMALIZATIONS = OPTION_VALUES["normalize"]
 SPECIAL_ROLES = OPTION_VALUES["role"]
-#: Byte-level pre-tokenizers: GPT-2's, GPT-4's (cl100k_base), Llama 3's and GPT-4o's
-#: (o200k_base) regex, then UTF-8 bytes written with GPT-2's byte characters.
-BYTE_LEVEL_PRETOKENIZERS = ("gpt2", "gpt4", "llama3", "gpt4o")
 #: Pre-tokenizers whose words carry their own space marker (Ġ, ▁) and so allow one
 #: boundary style only.
 BOUNDARY_OF_PRETOKENIZER = {**dict.fromkeys(BYTE_LEVEL_PRETOKENIZERS, "none"),

@@ -31,6 +31,9 @@ PRETOKENIZER_PATTERNS: Mapping[str, str] = {
     "gpt2": r"""'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+""",
     **_ENGINE.PRETOKENIZER_PATTERNS,
 }
+#: Byte-level pre-tokenizers: those cut by one of these regexes, then UTF-8 bytes written
+#: with GPT-2's byte characters.
+BYTE_LEVEL_PRETOKENIZERS: tuple[str, ...] = tuple(PRETOKENIZER_PATTERNS)
 #: Largest vocabulary / merge count: ids are 32-bit in the engine.
 MAX_VOCAB: int = _ENGINE.MAX_VOCAB
 #: The most threads a run may ask for.

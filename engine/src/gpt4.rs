@@ -48,7 +48,7 @@ pub const O200K_PATTERN: &str = concat!(
     r"\s+",
 );
 
-/// Which of the two patterns.
+/// Which of the three patterns.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Gpt4Pattern {
     Cl100k,

@@ -19,7 +19,7 @@ from bpe_desktop.core.options import PRETOKENIZER_PATTERNS
 #: not possessive but a repetition of ``{1,3}`` (a whole run of digits). Possessive or
 #: not, the last item of an alternative matches the same.
 SPLIT_PATTERNS = {name: PRETOKENIZER_PATTERNS[name].replace(r"\p{N}{1,3}+", r"\p{N}{1,3}")
-                  for name in ("gpt4", "llama3", "gpt4o")}
+                  for name in PRETOKENIZER_PATTERNS if name != "gpt2"}
 #: The pre-tokenizer whose regex this is, for those a ``Split`` carries.
 _SPLIT_PRETOKENIZERS = {pattern: name for name, pattern in SPLIT_PATTERNS.items()}
 

@@ -48,8 +48,7 @@ EXPORT_OPTIONS = ("sidecar",)
 #: GPT-2's pattern: what BPE Desktop's gpt2 pre-tokenizer implements (tiktoken's "gpt2").
 GPT2_PATTERN = PRETOKENIZER_PATTERNS["gpt2"]
 #: The byte-level pre-tokenizer of each ``pat_str`` BPE Desktop runs exactly.
-_PRETOKENIZER_OF_PATTERN = {PRETOKENIZER_PATTERNS[name]: name
-                            for name in ("gpt2", "gpt4", "llama3", "gpt4o")}
+_PRETOKENIZER_OF_PATTERN = {pattern: name for name, pattern in PRETOKENIZER_PATTERNS.items()}
 
 
 def settings_path(path: str | os.PathLike) -> Path:
