@@ -196,23 +196,21 @@ pub fn symbolize(
         words
     };
     let ids = || (0..words.len()).into_par_iter();
+    // Tallies are kept per run of words: a fold would move its tally at every word.
+    const RUN: usize = 1 << 12;
+    let runs = || (0..words.len().div_ceil(RUN)).into_par_iter().map(|r| r * RUN..((r + 1) * RUN).min(words.len()));
     let edge = |w: usize| edges.map_or(WHOLE_WORD, |e| e[w]);
 
-    // 1. Character frequencies, weighted by word counts.
-    let freq: FxHashMap<char, u128> = ids()
-        .fold(FxHashMap::default, |mut m: FxHashMap<char, u128>, i| {
-            let (w, c) = (words.get(i), counts[i]);
-            for ch in w.chars() {
-                *m.entry(ch).or_insert(0) += c as u128;
-            }
+    // 1. Character frequencies, weighted by word counts (ASCII characters, most of most
+    //    corpora, in an array: a hash look-up per character was most of this pass).
+    let freq: FxHashMap<char, u128> = runs()
+        .map(|run| {
+            let mut m = CharCounts::default();
+            run.for_each(|i| m.add(words.get(i), counts[i]));
             m
         })
-        .reduce(FxHashMap::default, |mut a, b| {
-            for (k, v) in b {
-                *a.entry(k).or_insert(0) += v;
-            }
-            a
-        });
+        .reduce(CharCounts::default, CharCounts::join)
+        .into_map();
     let characters: u128 = freq.values().sum();
 
     // 2. Which characters are kept.
@@ -244,30 +242,23 @@ pub fn symbolize(
     // 3. The alphabet: every kept character where it occurs (word-final ones as `c</w>`
     //    with the suffix marker), the marker symbols, the initial alphabet.
     let suffix = rules.boundary == Boundary::EowSuffix;
-    let (inner, last): (FxHashSet<char>, FxHashSet<char>) = ids()
-        .fold(
-            || (FxHashSet::default(), FxHashSet::default()),
-            |(mut inner, mut last): (FxHashSet<char>, FxHashSet<char>), i| {
-                let mut chars = words.get(i).chars().peekable();
-                let ends = edge(i) & ENDS_WORD != 0;
-                while let Some(c) = chars.next() {
-                    if suffix && ends && chars.peek().is_none() {
-                        last.insert(c);
-                    } else {
-                        inner.insert(c);
+    let (inner, last) = runs()
+        .map(|run| {
+            let (mut inner, mut last) = (CharSet::default(), CharSet::default());
+            for i in run {
+                let w = words.get(i);
+                match w.chars().next_back() {
+                    Some(c) if suffix && edge(i) & ENDS_WORD != 0 => {
+                        inner.add_all(&w[..w.len() - c.len_utf8()]);
+                        last.add(c);
                     }
+                    _ => inner.add_all(w),
                 }
-                (inner, last)
-            },
-        )
-        .reduce(
-            || (FxHashSet::default(), FxHashSet::default()),
-            |(mut a, mut b), (c, d)| {
-                a.extend(c);
-                b.extend(d);
-                (a, b)
-            },
-        );
+            }
+            (inner, last)
+        })
+        .reduce(|| (CharSet::default(), CharSet::default()), |(a, b), (c, d)| (a.join(c), b.join(d)));
+    let (inner, last) = (inner.into_set(), last.into_set());
     let mut alphabet: Vec<String> = inner.iter().filter(|c| kept.contains(c)).map(|c| c.to_string()).collect();
     alphabet.extend(last.iter().filter(|c| kept.contains(c)).map(|c| format!("{c}{EOW}")));
     match rules.boundary {
@@ -283,9 +274,8 @@ pub fn symbolize(
     alphabet.sort();
     alphabet.dedup();
     let id_of = |s: &str| alphabet.binary_search_by(|a| a.as_str().cmp(s)).unwrap() as u32;
-    let char_id: FxHashMap<char, u32> = inner.iter().filter(|c| kept.contains(c)).map(|&c| (c, id_of(&c.to_string()))).collect();
-    let final_id: FxHashMap<char, u32> =
-        last.iter().filter(|c| kept.contains(c)).map(|&c| (c, id_of(&format!("{c}{EOW}")))).collect();
+    let char_ids = CharIds::new(inner.iter().filter(|c| kept.contains(c)).map(|&c| (c, id_of(&c.to_string()))));
+    let final_ids = CharIds::new(last.iter().filter(|c| kept.contains(c)).map(|&c| (c, id_of(&format!("{c}{EOW}")))));
     let marker = match rules.boundary {
         Boundary::EowSymbol => Some(id_of(EOW)),
         Boundary::BowPrefix => Some(id_of(BOW)),
@@ -306,12 +296,12 @@ pub fn symbolize(
             Some(c) if edge(w) & ENDS_WORD != 0 => text.len() - c.len_utf8(),
             _ => usize::MAX,
         };
-        let (char_id, final_id) = (&char_id, &final_id);
+        let (char_ids, final_ids) = (&char_ids, &final_ids);
         bow_of(w)
             .into_iter()
             .chain(text.char_indices().map(move |(at, c)| {
-                let table = if suffix && at == last { final_id } else { char_id };
-                table.get(&c).copied().unwrap_or(UNK)
+                let ids = if suffix && at == last { final_ids } else { char_ids };
+                ids.get(c)
             }))
             .chain(eow_of(w))
     };
@@ -323,6 +313,139 @@ pub fn symbolize(
         AnyTable::Wide(WordTable { words, counts, syms, starts, lens })
     };
     Symbolized { alphabet, table, characters, unknown_characters }
+}
+
+/// Characters' frequencies, weighted by word counts: ASCII characters in an array.
+struct CharCounts {
+    ascii: [u128; 128],
+    /// ASCII characters met (in words counted 0 times too).
+    ascii_seen: [bool; 128],
+    other: FxHashMap<char, u128>,
+}
+
+impl Default for CharCounts {
+    fn default() -> Self {
+        CharCounts { ascii: [0; 128], ascii_seen: [false; 128], other: FxHashMap::default() }
+    }
+}
+
+impl CharCounts {
+    fn add(&mut self, word: &str, count: u64) {
+        let n = count as u128;
+        if word.is_ascii() {
+            word.bytes().for_each(|b| self.ascii[b as usize] += n);
+            if count == 0 {
+                word.bytes().for_each(|b| self.ascii_seen[b as usize] = true);
+            }
+        } else {
+            for c in word.chars() {
+                match ascii_index(c) {
+                    Some(b) => {
+                        self.ascii[b] += n;
+                        self.ascii_seen[b] |= count == 0;
+                    }
+                    None => *self.other.entry(c).or_insert(0) += n,
+                }
+            }
+        }
+    }
+
+    fn join(mut self, other: Self) -> Self {
+        for b in 0..128 {
+            self.ascii[b] += other.ascii[b];
+            self.ascii_seen[b] |= other.ascii_seen[b];
+        }
+        for (c, n) in other.other {
+            *self.other.entry(c).or_insert(0) += n;
+        }
+        self
+    }
+
+    /// Every character met, with its frequency.
+    fn into_map(self) -> FxHashMap<char, u128> {
+        let mut map = self.other;
+        let met = (0..128u8).filter(|&b| self.ascii[b as usize] > 0 || self.ascii_seen[b as usize]);
+        map.extend(met.map(|b| (b as char, self.ascii[b as usize])));
+        map
+    }
+}
+
+/// Characters met, ASCII ones in an array.
+struct CharSet {
+    ascii: [bool; 128],
+    other: FxHashSet<char>,
+}
+
+impl Default for CharSet {
+    fn default() -> Self {
+        CharSet { ascii: [false; 128], other: FxHashSet::default() }
+    }
+}
+
+impl CharSet {
+    fn add(&mut self, c: char) {
+        match ascii_index(c) {
+            Some(b) => self.ascii[b] = true,
+            None => {
+                self.other.insert(c);
+            }
+        }
+    }
+
+    fn add_all(&mut self, text: &str) {
+        if text.is_ascii() {
+            text.bytes().for_each(|b| self.ascii[b as usize] = true);
+        } else {
+            text.chars().for_each(|c| self.add(c));
+        }
+    }
+
+    fn join(mut self, other: Self) -> Self {
+        for b in 0..128 {
+            self.ascii[b] |= other.ascii[b];
+        }
+        self.other.extend(other.other);
+        self
+    }
+
+    fn into_set(self) -> FxHashSet<char> {
+        let mut set = self.other;
+        set.extend((0..128u8).filter(|&b| self.ascii[b as usize]).map(char::from));
+        set
+    }
+}
+
+fn ascii_index(c: char) -> Option<usize> {
+    c.is_ascii().then_some(c as usize)
+}
+
+/// Characters' symbol ids ([`UNK`] for one without), ASCII ones in an array.
+struct CharIds {
+    ascii: [u32; 128],
+    other: FxHashMap<char, u32>,
+}
+
+impl CharIds {
+    fn new(ids: impl Iterator<Item = (char, u32)>) -> Self {
+        let mut table = CharIds { ascii: [UNK; 128], other: FxHashMap::default() };
+        for (c, id) in ids {
+            match ascii_index(c) {
+                Some(b) => table.ascii[b] = id,
+                None => {
+                    table.other.insert(c, id);
+                }
+            }
+        }
+        table
+    }
+
+    #[inline]
+    fn get(&self, c: char) -> u32 {
+        match ascii_index(c) {
+            Some(b) => self.ascii[b],
+            None => self.other.get(&c).copied().unwrap_or(UNK),
+        }
+    }
 }
 
 /// Every word's ids (`word_ids`, `lens[w]` of them) back to back, and where each starts.

@@ -189,6 +189,8 @@ struct Trainer<'a, S: Sym> {
     changes: Vec<Changes>,
     /// The words a merge visits (kept for reuse).
     affected: Vec<u32>,
+    /// The count of each merge made (see `tracking::lower_floor`).
+    merge_counts: Vec<u64>,
 }
 
 pub fn train(alphabet: Vec<String>, words: AnyTable, opts: &MergeOptions, reporter: &mut Reporter) -> Result<Trained> {
@@ -313,6 +315,7 @@ impl<'a, S: Sym> Trainer<'a, S> {
             in_arena_order: false,
             changes: Vec::new(),
             affected: Vec::new(),
+            merge_counts: Vec::new(),
         }
         .with_arena_order()
     }
@@ -532,6 +535,7 @@ impl<'a, S: Sym> Trainer<'a, S> {
         }
         self.gained = gained;
         self.most_pairs = self.most_pairs.max(self.pairs.len() - self.free.len());
+        self.merge_counts.push(count);
         MergeRecord { left: a, right: b, result: c, count }
     }
 }

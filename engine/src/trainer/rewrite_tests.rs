@@ -21,7 +21,7 @@ pub(super) fn pool() -> &'static ThreadPool {
 /// every pair tracked).
 fn tuning(long_from: usize, split_from: usize, parts: usize, first_floor: Option<u64>) -> Tuning {
     let prune_from_words = if first_floor.is_some() { 0 } else { usize::MAX };
-    Tuning { long_from, split_from, parts, prune_from_words, first_floor, partition_pairs: 4, records: true }
+    Tuning { long_from, split_from, parts, prune_from_words, first_floor, partition_pairs: 4, records: true, foresight: true }
 }
 
 /// The training, its work and the most pairs in use. On threads the symbols are stored

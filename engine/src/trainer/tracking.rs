@@ -45,8 +45,18 @@ const PRUNE_FROM_WORDS: usize = 1 << 16;
 /// need a re-count).
 const FIRST_FLOOR_SHARE: u64 = 1 << 16;
 
-/// Each re-count lowers the floor to the best count over this.
+/// Each re-count lowers the floor to the best count over this, or lower (see
+/// `lower_floor`), down to the best count over `LOWEST_FLOOR_DIVISOR`.
 const FLOOR_DIVISOR: u64 = 4;
+const LOWEST_FLOOR_DIVISOR: u64 = 16;
+
+/// Alphabets of fewer symbols have their pairs counted in a table of every pair (at most
+/// 1 MB a thread) rather than a hash map: a hash look-up per occurrence was most of the
+/// first count.
+const DIRECT_PAIRS_BELOW: usize = 512;
+
+/// Merges made before the counts' fall is foreseen from them (see `lower_floor`).
+const FORESIGHT_FROM: usize = 64;
 
 /// Pairs left out counting at least the first floor over this are recorded: enough for a
 /// first re-count while the best count is at least half the floor.
@@ -74,6 +84,8 @@ pub(super) struct Tuning {
     pub parts: usize,
     /// Whether pairs left out are recorded for the first re-count (see above).
     pub records: bool,
+    /// Whether a re-count's floor may go below best / `FLOOR_DIVISOR` (see `lower_floor`).
+    pub foresight: bool,
 }
 
 impl Tuning {
@@ -86,6 +98,7 @@ impl Tuning {
             split_from: SPLIT_FROM_WORDS,
             parts: 1,
             records: true,
+            foresight: true,
         }
     }
 }
@@ -103,11 +116,45 @@ impl<'a, S: Sym> Trainer<'a, S> {
 
     /// The floor for a re-count when the best tracked pair counts `best`: the same if
     /// only the gains of duplicate merges were in the way.
+    ///
+    ///
+    /// A re-count costs a scan of every word, and a floor too high needs another before
+    /// the last merge; one too low tracks pairs that never matter. So the floor is
+    /// best / `FLOOR_DIVISOR`, or lower when the count of the last merge, foreseen from how
+    /// counts fell over the merges so far, is lower: 3/4 of that, leaving room for the
+    /// foresight's error, if that spares the next re-count: not below the records' floor
+    /// (while the records can stand in for a count of every pair) nor below
+    /// best / `LOWEST_FLOOR_DIVISOR`. The floor only sets how much is tracked: the merges
+    /// are the same whatever it is.
     pub(super) fn lower_floor(&self, best: u64) -> u64 {
         if best >= self.floor {
             return self.floor;
         }
-        (best / FLOOR_DIVISOR).max(self.min_floor())
+        let floor = best / FLOOR_DIVISOR;
+        let lowest = match self.record_floor {
+            Some(records) if records <= floor => records.max(best / LOWEST_FLOOR_DIVISOR),
+            _ => best / LOWEST_FLOOR_DIVISOR,
+        };
+        let enough = self.foreseen_last_count(best).filter(|_| self.tuning.foresight).map(|last| last / 4 * 3);
+        match enough {
+            Some(enough) if enough < floor && enough >= lowest => enough,
+            _ => floor,
+        }
+        .max(self.min_floor())
+    }
+
+    /// The count of the last merge if counts keep falling as a power of the merge number,
+    /// as they did from half the merges made so far to the best pair's `best`; None
+    /// without a bound on the merges or with too few made to tell.
+    fn foreseen_last_count(&self, best: u64) -> Option<u64> {
+        let done = self.merge_counts.len();
+        let last = self.target(done as u64)? as f64;
+        let half = *self.merge_counts.get(done / 2)?;
+        if done < FORESIGHT_FROM || half <= best || last <= done as f64 {
+            return None;
+        }
+        let exponent = (half as f64 / best as f64).log2();
+        Some((best as f64 * (done as f64 / last).powf(exponent)) as u64)
     }
 
     /// Whether the tracked pairs can no longer tell the best one, whose count is `best`
@@ -159,6 +206,8 @@ impl<'a, S: Sym> Trainer<'a, S> {
     /// (every pair if it is at most 1), and fill the heap.
     pub(super) fn track_pairs(&mut self, floor: u64, reporter: &mut Reporter) -> Result<()> {
         let step = self.step;
+        #[cfg(test)]
+        super::tracking_tests::RECOUNTS.set(super::tracking_tests::RECOUNTS.get() + u32::from(step > 0));
         // (A floor of at most 1 tracks every pair: they are all counted.)
         let candidates = if step > 0 && floor > 1 { self.recorded_candidates(floor) } else { None };
         if step > 0 {
@@ -253,14 +302,15 @@ impl<'a, S: Sym> Trainer<'a, S> {
         let scan = Scan { words: &self.words, longs: self.long_word_numbers(), long_pairs: &[], parts: 1, reserve: false };
         let tracked = self.frozen.then_some(&self.pair_index);
         let bounds: Vec<usize> = (0..=runs).map(|i| self.words.len() * i / runs).collect();
+        let symbols = self.tokens.len();
         let mut counted: Vec<Vec<(u64, u64, Postings)>> = (0..runs).map(|_| Vec::new()).collect();
         pool.in_place_scope(|s| {
             let (here, others) = counted.split_first_mut().expect("a run");
             for (i, out) in others.iter_mut().enumerate() {
                 let (scan, run) = (&scan, bounds[i + 1]..bounds[i + 2]);
-                s.spawn(move |_| *out = scan.count(run, tracked));
+                s.spawn(move |_| *out = scan.count(run, tracked, symbols));
             }
-            *here = scan.count(bounds[0]..bounds[1], tracked);
+            *here = scan.count(bounds[0]..bounds[1], tracked, symbols);
         });
         reporter.check_cancel()?;
         for (k, n, postings) in counted.into_iter().flatten() {
@@ -478,20 +528,34 @@ impl<S: Sym> Scan<'_, S> {
 
     /// Every pair of the short words `run` (only those in `tracked`, if given) in order
     /// of first occurrence, with its count and postings.
-    fn count(&self, run: std::ops::Range<usize>, tracked: Option<&FxHashMap<u64, u32>>) -> Vec<(u64, u64, Postings)> {
-        let mut index: FxHashMap<u64, u32> = FxHashMap::default();
+    /// `symbols`: every id is below it (then pairs are looked up in a table of
+    /// `symbols`² numbers when that is small, as before the first merge).
+    fn count(&self, run: std::ops::Range<usize>, tracked: Option<&FxHashMap<u64, u32>>, symbols: usize) -> Vec<(u64, u64, Postings)> {
         let mut out: Vec<(u64, u64, Postings)> = Vec::new();
-        self.each_short_pair(run, |w, n, k| {
-            if tracked.is_none_or(|t| t.contains_key(&k)) {
-                let i = *index.entry(k).or_insert_with(|| {
-                    out.push((k, 0, Postings::default()));
-                    out.len() as u32 - 1
-                }) as usize;
-                out[i].1 += n;
-                out[i].2.push(w as u32);
+        let mut add = |w: usize, n: u64, k: u64, i: &mut u32| {
+            if *i == u32::MAX {
+                out.push((k, 0, Postings::default()));
+                *i = out.len() as u32 - 1;
             }
-            true
-        });
+            let entry = &mut out[*i as usize];
+            entry.1 += n;
+            entry.2.push(w as u32);
+        };
+        if tracked.is_none() && symbols <= DIRECT_PAIRS_BELOW {
+            let mut index = vec![u32::MAX; symbols * symbols];
+            self.each_short_pair(run, |w, n, k| {
+                add(w, n, k, &mut index[(k >> 32) as usize * symbols + (k as u32) as usize]);
+                true
+            });
+        } else {
+            let mut index: FxHashMap<u64, u32> = FxHashMap::default();
+            self.each_short_pair(run, |w, n, k| {
+                if tracked.is_none_or(|t| t.contains_key(&k)) {
+                    add(w, n, k, index.entry(k).or_insert(u32::MAX));
+                }
+                true
+            });
+        }
         out
     }
 

@@ -1,6 +1,8 @@
 //! Tracking only the pairs above a floor trains exactly like tracking every pair, and
 //! tracks fewer pairs.
 
+use std::cell::Cell;
+
 use proptest::prelude::*;
 
 use super::long_word_tests::{case, run_tuned, segmentations, table, ALPHABETS, RECOUNT};
@@ -12,6 +14,11 @@ use crate::symbols::WordTable;
 
 fn every_pair(long_from: usize) -> Tuning {
     Tuning { long_from, prune_from_words: usize::MAX, ..Tuning::for_table(&WordTable::<u32>::default()) }
+}
+
+thread_local! {
+    /// Re-counts after the first count, on this thread.
+    pub(super) static RECOUNTS: Cell<u32> = const { Cell::new(0) };
 }
 
 fn pruned(long_from: usize, first_floor: u64, partition_pairs: usize, records: bool) -> Tuning {
@@ -34,10 +41,12 @@ proptest! {
         first_floor in prop::sample::select(vec![2u64, 3, 5, 40, u64::MAX / 2]),
         partition_pairs in prop::sample::select(vec![1usize, 4, 1 << 10]),
         records in any::<bool>(),
+        foresight in any::<bool>(),
     ) {
         let (all, _) = run_tuned(ALPHABETS[a], &words, &opts, every_pair(usize::MAX));
         RECOUNT.set(true);
-        let (some, _) = run_tuned(ALPHABETS[a], &words, &opts, pruned(long_from, first_floor, partition_pairs, records));
+        let tuning = Tuning { foresight, ..pruned(long_from, first_floor, partition_pairs, records) };
+        let (some, _) = run_tuned(ALPHABETS[a], &words, &opts, tuning);
         RECOUNT.set(false);
         prop_assert_eq!(&all.merges, &some.merges);
         prop_assert_eq!(&all.tokens, &some.tokens);
@@ -117,4 +126,29 @@ fn a_table_the_default_tuning_prunes_trains_exactly_on_two_threads() {
         let (threads, ..) = train_in(alphabet, table::<u32>(&words), &opts, &mut Reporter::silent(), tuning, Some(pool())).unwrap();
         assert_same(&all, &threads);
     }
+}
+
+/// Re-counts of a training (see `tracking`), and its result.
+fn recounts(words: &[(Vec<u32>, u64)], opts: &MergeOptions, tuning: Tuning) -> (u32, Trained) {
+    RECOUNTS.set(0);
+    let (trained, _) = train_with(ALPHABETS[0], words, opts, tuning);
+    (RECOUNTS.get(), trained)
+}
+
+#[test]
+fn foreseeing_the_last_merges_count_spares_re_counts() {
+    let mut spared = 0;
+    for (n, first_floor) in [(8000, 256), (70_000, 256), (70_000, 1024)] {
+        let words = zipf_words(n, ALPHABETS[0].len() as u32);
+        for merges in [300, 600, 1200, 2400] {
+            let opts = MergeOptions { min_frequency: 2, vocab_size: None, max_merges: Some(merges), ties: Ties::FirstSeen, specials: vec![], forbidden: vec![] };
+            let tuning = Tuning { first_floor: Some(first_floor), prune_from_words: 0, ..Tuning::for_table(&table::<u32>(&words)) };
+            let (blind, expected) = recounts(&words, &opts, Tuning { foresight: false, ..tuning });
+            let (foreseen, trained) = recounts(&words, &opts, tuning);
+            assert_same(&expected, &trained);
+            assert!(foreseen <= blind, "{n} words, {merges} merges: {foreseen} re-counts, {blind} without foresight");
+            spared += blind - foreseen;
+        }
+    }
+    assert!(spared >= 3, "{spared} re-counts spared");
 }
