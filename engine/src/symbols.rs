@@ -492,6 +492,25 @@ mod tests {
         assert!(narrow_fits(0xFFFE) && !narrow_fits(0xFFFF));
     }
 
+    /// A character met only in words counted 0 times is still in the alphabet (ASCII or not).
+    #[test]
+    fn characters_of_words_counted_zero_times_are_known() {
+        let rules = TextRules {
+            normalization: Normalization::None,
+            lowercase: false,
+            pretokenizer: PreTokenizer::Whitespace,
+            boundary: Boundary::EowSuffix,
+        };
+        let words: WordList = ["ab", "qz", "éè"].into_iter().collect();
+        let wc = WordCounts { words: words.clone(), counts: vec![3, 0, 0], files: vec![] };
+        let out = symbolize(wc, None, &rules, 1.0, "", |_| None);
+        for piece in ["a", "b</w>", "q", "z</w>", "é", "è</w>"] {
+            assert!(out.alphabet.iter().any(|s| s == piece), "{piece} missing from {:?}", out.alphabet);
+        }
+        assert!((0..3).all(|w| !out.table.ids(w).contains(&UNK)));
+        assert_eq!(out.characters, 6);
+    }
+
     /// A bound on the tokens picks the u16 store; the ids are the same in both.
     #[test]
     fn both_stores_hold_the_same_ids() {

@@ -117,7 +117,6 @@ impl<'a, S: Sym> Trainer<'a, S> {
     /// The floor for a re-count when the best tracked pair counts `best`: the same if
     /// only the gains of duplicate merges were in the way.
     ///
-    ///
     /// A re-count costs a scan of every word, and a floor too high needs another before
     /// the last merge; one too low tracks pairs that never matter. So the floor is
     /// best / `FLOOR_DIVISOR`, or lower when the count of the last merge, foreseen from how
