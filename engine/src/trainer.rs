@@ -31,6 +31,7 @@
 //! is 8 more bytes per symbol of a long word.
 
 mod choice;
+mod helper;
 mod long_words;
 mod pair_cache;
 #[cfg(test)]
@@ -185,6 +186,10 @@ struct Trainer<'a, S: Sym> {
     pool: Option<&'a ThreadPool>,
     /// Whether a run of words owns a run of the arena (see `rewrite`).
     in_arena_order: bool,
+    /// The thread for two-part merges (see `rewrite`), once one was needed.
+    helper: Option<helper::Helper>,
+    /// Whether the helper was started (or could not be).
+    helper_tried: bool,
     /// Per part of a merge's words, what rewriting them changed (kept for reuse).
     changes: Vec<Changes>,
     /// The words a merge visits (kept for reuse).
@@ -313,6 +318,8 @@ impl<'a, S: Sym> Trainer<'a, S> {
             freed: 0,
             pool: None,
             in_arena_order: false,
+            helper: None,
+            helper_tried: false,
             changes: Vec::new(),
             affected: Vec::new(),
             merge_counts: Vec::new(),

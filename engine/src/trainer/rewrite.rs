@@ -13,6 +13,7 @@
 use rayon::ThreadPool;
 use rustc_hash::FxHashMap;
 
+use super::helper::Helper;
 use super::long_words::prefetch;
 use super::postings::Postings;
 use super::{key, merge_all, reduce, Trainer, PREFETCH_WORDS};
@@ -162,18 +163,34 @@ impl<S: Sym> Trainer<'_, S> {
             && (starts.is_empty() || end(starts.len() - 1) <= self.words.syms.len())
     }
 
-    /// How many parts a merge touching `words` words is rewritten in.
+    /// How many parts a merge touching `words` words is rewritten in: two from
+    /// `helper_from` words on (this thread and the helper), `parts` from `split_from` on.
     fn parts_for(&self, words: usize) -> usize {
-        if self.in_arena_order && words >= self.tuning.split_from {
+        if !self.in_arena_order {
+            1
+        } else if words >= self.tuning.split_from {
             self.tuning.parts.min(words).max(1)
+        } else if words >= self.tuning.helper_from {
+            2.min(words)
         } else {
             1
         }
     }
 
+    /// The helper thread for a two-part merge, started at the first (None: none could be).
+    fn take_helper(&mut self) -> Option<Helper> {
+        if !self.helper_tried {
+            self.helper_tried = true;
+            self.helper = Helper::start();
+        }
+        self.helper.take()
+    }
+
     /// Merge (a, b) -> c, a new token, in the short words `affected` (ascending).
     pub(super) fn merge_new_token(&mut self, affected: &[u32], a: u32, b: u32, c: u32, pool: Option<&ThreadPool>) {
         let parts = self.parts_for(affected.len());
+        let helper = if parts == 2 && pool.is_some() { self.take_helper() } else { None };
+        let at = |p: usize| cut(p, parts, affected.len());
         let mut changes = std::mem::take(&mut self.changes);
         changes.resize_with(parts.max(changes.len()), Changes::default);
         // The words leave the trainer meanwhile, so that the changes can go in while
@@ -184,11 +201,11 @@ impl<S: Sym> Trainer<'_, S> {
         let (mut syms, mut lens): (&mut [S], &mut [u32]) = (&mut words.syms, &mut words.lens);
         let mut first = 0usize; // the word `syms` and `lens` start at
         for p in 0..parts {
-            let chunk = &affected[cut(p, parts, affected.len())..cut(p + 1, parts, affected.len())];
+            let chunk = &affected[at(p)..at(p + 1)];
             let start = first;
             let (part_syms, part_lens) = if p + 1 < parts {
                 // The next part starts at its first word.
-                let next = affected[cut(p + 1, parts, affected.len())] as usize;
+                let next = affected[at(p + 1)] as usize;
                 let (part_syms, rest) = std::mem::take(&mut syms).split_at_mut(m.starts.get(next) - m.starts.get(first));
                 syms = rest;
                 let (part_lens, rest) = std::mem::take(&mut lens).split_at_mut(next - first);
@@ -203,10 +220,18 @@ impl<S: Sym> Trainer<'_, S> {
         let (here_out, others_out) = changes[..parts].split_first_mut().expect("at least one part");
         let mut split = split.into_iter();
         let here = split.next().expect("at least one part");
-        match pool {
+        match (pool, &helper) {
+            // Two parts: the helper, awake between merges, rewrites the second.
+            (_, Some(helper)) => {
+                let (part, out) = (split.next().expect("two parts"), &mut others_out[0]);
+                helper.join(|| rewrite_part(part, m, out), || {
+                    rewrite_part(here, m, here_out);
+                    self.apply(here_out);
+                });
+            }
             // This thread rewrites the first part and applies its changes while the pool's
             // threads rewrite the others.
-            Some(pool) if parts > 1 => pool.in_place_scope(|s| {
+            (Some(pool), _) if parts > 1 => pool.in_place_scope(|s| {
                 for (part, out) in split.zip(others_out.iter_mut()) {
                     s.spawn(move |_| rewrite_part(part, m, out));
                 }
@@ -218,6 +243,9 @@ impl<S: Sym> Trainer<'_, S> {
                 self.apply(here_out);
                 split.zip(others_out.iter_mut()).for_each(|(part, out)| rewrite_part(part, m, out));
             }
+        }
+        if helper.is_some() {
+            self.helper = helper;
         }
         for out in others_out {
             self.apply(out);

@@ -1,5 +1,5 @@
-//! Rewriting a merge's words in parts, on several threads or one, trains exactly like
-//! rewriting them in one run.
+//! Rewriting a merge's words in parts, on several threads (the pool's, the helper) or one,
+//! trains exactly like rewriting them in one run.
 
 use std::sync::OnceLock;
 
@@ -17,12 +17,15 @@ pub(super) fn pool() -> &'static ThreadPool {
     POOL.get_or_init(|| rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap())
 }
 
-/// `parts` parts from `split_from` words on, the floor from `first_floor` on (None:
-/// every pair tracked).
-fn tuning(long_from: usize, split_from: usize, parts: usize, first_floor: Option<u64>) -> Tuning {
+/// Two parts from `helper_from` words on, `parts` parts from `split_from` on, the floor
+/// from `first_floor` on (None: every pair tracked).
+fn tuning(long_from: usize, (helper_from, split_from): (usize, usize), parts: usize, first_floor: Option<u64>) -> Tuning {
     let prune_from_words = if first_floor.is_some() { 0 } else { usize::MAX };
-    Tuning { long_from, split_from, parts, prune_from_words, first_floor, partition_pairs: 4, records: true, foresight: true }
+    Tuning { long_from, helper_from, split_from, parts, prune_from_words, first_floor, partition_pairs: 4, records: true, foresight: true }
 }
+
+/// Merges never split.
+const ONE_PART: (usize, usize) = (usize::MAX, usize::MAX);
 
 /// The training, its work and the most pairs in use. On threads the symbols are stored
 /// in 16 bits, else in 32: the results must agree all the same.
@@ -68,15 +71,16 @@ proptest! {
     #[test]
     fn merging_in_parts_equals_merging_in_one_run(
         (a, words, opts) in prop_oneof![case(), many_words_case()],
-        split_from in prop::sample::select(vec![1usize, 2, 5]),
+        split_from in prop::sample::select(vec![1usize, 2, 5, usize::MAX]),
+        helper_from in prop::sample::select(vec![1usize, 3, usize::MAX]),
         parts in prop::sample::select(vec![2usize, 3, 7]),
         long_from in prop::sample::select(vec![3usize, usize::MAX]),
         first_floor in prop::sample::select(vec![None, Some(2u64), Some(6)]),
         threads in any::<bool>(),
     ) {
-        let one = train(ALPHABETS[a], &words, &opts, tuning(long_from, usize::MAX, 1, first_floor), false);
+        let one = train(ALPHABETS[a], &words, &opts, tuning(long_from, ONE_PART, 1, first_floor), false);
         RECOUNT.set(true);
-        let split = train(ALPHABETS[a], &words, &opts, tuning(long_from, split_from, parts, first_floor), threads);
+        let split = train(ALPHABETS[a], &words, &opts, tuning(long_from, (helper_from, split_from), parts, first_floor), threads);
         RECOUNT.set(false);
         prop_assert_eq!(&one.0.merges, &split.0.merges);
         prop_assert_eq!(&one.0.tokens, &split.0.tokens);
@@ -103,10 +107,14 @@ fn a_large_table_trains_the_same_on_two_threads() {
     for ties in [Ties::FirstSeen, Ties::Codepoint, Ties::Lexicographic] {
         for first_floor in [None, Some(50)] {
             let opts = MergeOptions { min_frequency: 2, vocab_size: None, max_merges: Some(300), ties, specials: vec![], forbidden: vec![] };
-            let one = train(ALPHABETS[0], &words, &opts, tuning(usize::MAX, usize::MAX, 1, first_floor), false);
-            let two = train(ALPHABETS[0], &words, &opts, tuning(usize::MAX, 64, 2, first_floor), true);
-            assert_eq!(one.0.merges.len(), 300);
-            assert_same(&one, &two);
+            let one = train(ALPHABETS[0], &words, &opts, tuning(usize::MAX, ONE_PART, 1, first_floor), false);
+            // In two parts (the helper's) from 64 words on; in two from 16 and three (the
+            // pool's threads) from 64.
+            for (helper_from, split_from, parts) in [(usize::MAX, 64, 2), (16, 64, 3)] {
+                let two = train(ALPHABETS[0], &words, &opts, tuning(usize::MAX, (helper_from, split_from), parts, first_floor), true);
+                assert_eq!(one.0.merges.len(), 300);
+                assert_same(&one, &two);
+            }
         }
     }
 }

@@ -62,10 +62,15 @@ const FORESIGHT_FROM: usize = 64;
 /// first re-count while the best count is at least half the floor.
 const RECORD_DIVISOR: u64 = 2 * FLOOR_DIVISOR;
 
-/// Merges touching fewer words stay on one thread: handing a part to another thread and
-/// waiting for it costs 12-42 µs (measured on 2 vCPUs), a word about 50 ns, so a split
-/// saves time only well above ~1,500 words.
+/// Merges touching fewer words are not split among the pool's threads: waking a pool
+/// thread and waiting for it costs 12-42 µs (measured on 2 vCPUs), a word about 50 ns, so
+/// a split saves time only well above ~1,500 words.
 const SPLIT_FROM_WORDS: usize = 4096;
+
+/// Merges touching at least this many words (and fewer than `SPLIT_FROM_WORDS`) are
+/// split in two with the helper thread, which takes its part within about a µs (see
+/// `helper`).
+const HELPER_FROM_WORDS: usize = 96;
 
 /// Thresholds of the merge loop (fixed in `train`; tests vary them).
 #[derive(Debug, Clone, Copy)]
@@ -82,6 +87,9 @@ pub(super) struct Tuning {
     /// Merges touching at least this many short words rewrite them in `parts` parts.
     pub split_from: usize,
     pub parts: usize,
+    /// Merges touching at least this many short words (below `split_from`) rewrite them
+    /// in two parts, one on the helper thread.
+    pub helper_from: usize,
     /// Whether pairs left out are recorded for the first re-count (see above).
     pub records: bool,
     /// Whether a re-count's floor may go below best / `FLOOR_DIVISOR` (see `lower_floor`).
@@ -97,6 +105,7 @@ impl Tuning {
             partition_pairs: (words.len() / 16).max(1 << 18),
             split_from: SPLIT_FROM_WORDS,
             parts: 1,
+            helper_from: HELPER_FROM_WORDS,
             records: true,
             foresight: true,
         }
