@@ -90,6 +90,21 @@ impl WordList {
         &self.text[start..self.ends.get(i)]
     }
 
+    /// Word `i`'s bytes: a look-up that reads only the two ends it is cut at (slicing the
+    /// `str` also reads the text at both ends, to check they are character boundaries).
+    #[inline]
+    pub fn bytes(&self, i: usize) -> &[u8] {
+        let start = if i == 0 { 0 } else { self.ends.get(i - 1) };
+        &self.text.as_bytes()[start..self.ends.get(i)]
+    }
+
+    /// Where word `i`'s text starts, for a prefetch hint: computed without reading it.
+    #[inline]
+    pub fn text_at(&self, i: usize) -> *const u8 {
+        let start = if i == 0 { 0 } else { self.ends.get(i - 1) };
+        self.text.as_ptr().wrapping_add(start)
+    }
+
     /// Where word `i`'s end is kept (for a prefetch hint: reading it locates the text).
     pub fn end_slot(&self, i: usize) -> *const u32 {
         self.ends.slot(i)

@@ -152,7 +152,7 @@ fn inline_key(bytes: &[u8], start: usize, len: usize) -> u64 {
 /// Byte equality, inlined for short words (most are): a call to `memcmp` per lookup
 /// costs more than comparing a handful of bytes.
 #[inline]
-fn same(a: &[u8], b: &[u8]) -> bool {
+pub(super) fn same(a: &[u8], b: &[u8]) -> bool {
     if a.len() != b.len() {
         return false;
     }

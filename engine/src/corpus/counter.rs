@@ -12,6 +12,7 @@ use rustc_hash::FxBuildHasher;
 use crate::error::{EngineError, Result};
 use crate::wordlist::WordList;
 
+use super::block::same;
 use super::{FileInfo, WordCounts};
 
 /// An unused slot. Used slots hold `tag | (id + 1)`, never 0.
@@ -105,7 +106,7 @@ impl Counter {
             }
             if let Some(&(_, h, _)) = words.get(i + PREFETCH_STEP) {
                 if let Some(id) = self.likely_id(h) {
-                    prefetch(self.words.get(id).as_ptr());
+                    prefetch(self.words.text_at(id));
                 }
             }
             self.add_hashed(word, h, count)?;
@@ -134,7 +135,7 @@ impl Counter {
             }
             if slot & !self.id_mask == tag {
                 let id = (slot & self.id_mask) as usize - 1;
-                if self.words.get(id) == word {
+                if same(self.words.bytes(id), word.as_bytes()) {
                     let c = &mut self.counts[id];
                     *c = c
                         .checked_add(count)
