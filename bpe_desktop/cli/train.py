@@ -169,11 +169,11 @@ def _files_run(args: argparse.Namespace, config):
     _check_outputs(args, args.files, gold)
     args.files = _without_empty(args.files)
     # Warn (and go on) before a run that may not fit in memory, not an hour into it.
-    from bpe_desktop.core.memory import estimate_training_memory
+    from bpe_desktop.core.memory import memory_warning
 
-    memory = estimate_training_memory(args.files, config, word_counts=args.word_counts)
-    if memory.warning:
-        sys.stderr.write(f"{PROG}: warning: {memory.warning}\n")
+    warning = memory_warning(args.files, config, word_counts=args.word_counts)
+    if warning:
+        sys.stderr.write(f"{PROG}: warning: {warning}\n")
         sys.stderr.flush()
     corpus = Corpus.from_files(args.files, word_counts=args.word_counts,
                                errors=args.encoding_errors)

@@ -8,6 +8,9 @@ computer into swapping, rather than an hour into the run::
     if estimate.warning:
         print(estimate.warning)
 
+(:func:`memory_warning` gives the warning alone, and spares the sample when the corpus is too
+small to need one whatever its words.)
+
 The trainer's memory follows the corpus's *distinct* words, not its size: a repetitive
 corpus of 100 MB needs less than a list of 10 MB of distinct words. So the estimate
 reads a sample (the first :data:`SAMPLE_BYTES` of the corpus, spread over up to
@@ -130,6 +133,33 @@ def estimate_training_memory(
                    "stopped by the system: close other programs, or train on fewer or "
                    "smaller files.")
     return MemoryEstimate(bytes_needed=needed, bytes_available=available, warning=warning)
+
+
+def memory_warning(
+    paths: Sequence[str | os.PathLike[str]], config: TrainConfig, *, word_counts: bool = False
+) -> str | None:
+    """The warning of :func:`estimate_training_memory`, or None, without reading a sample
+    when the corpus's size alone rules a warning out (:func:`most_memory_needed`)."""
+    paths = list(paths)
+    available = available_memory()
+    if available is None:
+        return None
+    text_bytes = sum(corpus_text_bytes(p) for p in paths)
+    if most_memory_needed(text_bytes, word_counts=word_counts) <= WARN_FRACTION * available:
+        return None
+    return estimate_training_memory(paths, config, word_counts=word_counts).warning
+
+
+def most_memory_needed(text_bytes: int, *, word_counts: bool = False) -> int:
+    """The largest estimate a corpus of ``text_bytes`` can get: as many distinct words as
+    it can hold (every word of one character and its separator), with every byte a word's.
+    The sample counted never exceeds :data:`SAMPLE_BYTES`, so a corpus said to be smaller
+    (an unreadable gzip size) is bounded by that."""
+    text_bytes = max(text_bytes, SAMPLE_BYTES)
+    model = MEMORY_MODEL
+    per_word = model["per_table_word"] if word_counts else model["per_word"]
+    return int(model["base"] + per_word * ((text_bytes + 1) // 2)
+               + model["per_word_byte"] * text_bytes)
 
 
 def estimate_table_words(sample: bytes, text_bytes: int) -> tuple[int, int]:

@@ -162,6 +162,51 @@ def test_no_warning_when_free_memory_is_unknown(tmp_path, monkeypatch):
     assert estimate.bytes_available is None and estimate.warning is None
 
 
+def test_the_warning_alone_is_the_estimates(tmp_path, monkeypatch):
+    paths = [tmp_path / "distinct.txt", tmp_path / "table.tsv"]
+    paths[0].write_bytes(_distinct_words(20_000))
+    paths[1].write_bytes(b"".join(b"w%d\t%d\n" % (i, i + 1) for i in range(20_000)))
+    for available in (10**15, 6_000_000, 60_000_000, 200_000_000, None):
+        monkeypatch.setattr(memory, "available_memory", lambda: available)
+        for path, word_counts in ((paths[0], False), (paths[1], True)):
+            expected = estimate_training_memory([path], TrainConfig(), word_counts=word_counts)
+            assert memory.memory_warning([path], TrainConfig(), word_counts=word_counts) \
+                == expected.warning
+
+
+def test_the_warning_alone_reads_no_sample_when_the_size_rules_it_out(tmp_path, monkeypatch):
+    path = tmp_path / "c.txt"
+    path.write_bytes(_distinct_words(20_000))
+    sampled = []
+    real_sample = memory._sample
+    monkeypatch.setattr(memory, "_sample", lambda *a: sampled.append(a) or real_sample(*a))
+    monkeypatch.setattr(memory, "available_memory", lambda: 10**12)
+    assert memory.memory_warning([path], TrainConfig()) is None
+    assert sampled == []
+    monkeypatch.setattr(memory, "available_memory", lambda: 6_000_000)
+    assert memory.memory_warning([path], TrainConfig()) is not None
+    assert len(sampled) == 1
+
+
+@pytest.mark.parametrize("text", [
+    b"a b c d e f g h i j\n", b"a\n" * 5_000, b"abcdefghij" * 1_000,
+    bytes(range(33, 127)) * 300, b" ".join(b"%d" % i for i in range(50_000)),
+])
+def test_no_estimate_exceeds_the_most_a_corpus_of_its_size_needs(tmp_path, plenty, text):
+    # By hand for the smallest corpus the bound allows for: a sample-sized text of one-letter
+    # words: base + per_word * SAMPLE_BYTES / 2 + per_word_byte * SAMPLE_BYTES.
+    smallest = memory.most_memory_needed(0)
+    assert smallest == 40_000_000 + 300 * 2_000_000 + 8 * 4_000_000
+    path = tmp_path / "c.txt"
+    for copies in (1, 8_000_000 // len(text)):  # below and above the sample's size
+        path.write_bytes(text * copies)
+        for word_counts in (False, True):
+            needed = estimate_training_memory([path], TrainConfig(),
+                                              word_counts=word_counts).bytes_needed
+            assert needed <= memory.most_memory_needed(len(text) * copies,
+                                                       word_counts=word_counts)
+
+
 def test_available_memory_reads_meminfo():
     free = available_memory()
     with open("/proc/meminfo") as fh:
