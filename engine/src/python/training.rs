@@ -185,7 +185,7 @@ impl TrainedModel {
                         merges: &self.merges,
                         final_counts: &final_counts,
                     };
-                    let kept = kept.join().ok().flatten()?;
+                    let kept = kept.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))?;
                     trained_vocabulary(&trained, &protected, kept, specials)
                 })
             });
