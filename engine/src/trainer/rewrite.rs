@@ -164,14 +164,15 @@ impl<S: Sym> Trainer<'_, S> {
     }
 
     /// How many parts a merge touching `words` words is rewritten in: two from
-    /// `helper_from` words on (this thread and the helper), `parts` from `split_from` on.
+    /// `helper_from` words on (this thread and the helper), `parts` from `split_from` on;
+    /// one whenever `parts` is (one thread asked for).
     fn parts_for(&self, words: usize) -> usize {
         if !self.in_arena_order {
             1
         } else if words >= self.tuning.split_from {
             self.tuning.parts.min(words).max(1)
         } else if words >= self.tuning.helper_from {
-            2.min(words)
+            self.tuning.parts.min(2).min(words).max(1)
         } else {
             1
         }
@@ -182,6 +183,8 @@ impl<S: Sym> Trainer<'_, S> {
         if !self.helper_tried {
             self.helper_tried = true;
             self.helper = Helper::start();
+            #[cfg(test)]
+            super::rewrite_tests::HELPERS_STARTED.set(super::rewrite_tests::HELPERS_STARTED.get() + 1);
         }
         self.helper.take()
     }

@@ -1,6 +1,7 @@
 //! Rewriting a merge's words in parts, on several threads (the pool's, the helper) or one,
 //! trains exactly like rewriting them in one run.
 
+use std::cell::Cell;
 use std::sync::OnceLock;
 
 use proptest::prelude::*;
@@ -11,6 +12,11 @@ use super::tracking::Tuning;
 use super::{train_in, MergeOptions, Ties, Trained};
 use crate::progress::Reporter;
 use crate::symbols::UNK;
+
+thread_local! {
+    /// Helper threads started on this thread (by `take_helper`).
+    pub(super) static HELPERS_STARTED: Cell<u32> = const { Cell::new(0) };
+}
 
 pub(super) fn pool() -> &'static ThreadPool {
     static POOL: OnceLock<ThreadPool> = OnceLock::new();
@@ -116,5 +122,19 @@ fn a_large_table_trains_the_same_on_two_threads() {
                 assert_same(&one, &two);
             }
         }
+    }
+}
+
+#[test]
+fn one_thread_asked_for_starts_no_helper() {
+    // 2,000 words over 4 symbols: the first merges touch most of them.
+    let words: Vec<(Vec<u32>, u64)> = (0..2_000u32).map(|i| (vec![i % 4, (i / 4) % 4, (i / 16) % 4, 1], 1 + u64::from(i % 7))).collect();
+    let opts = MergeOptions { min_frequency: 2, vocab_size: None, max_merges: Some(20), ties: Ties::FirstSeen, specials: vec![], forbidden: vec![] };
+    let one = train(ALPHABETS[0], &words, &opts, tuning(usize::MAX, ONE_PART, 1, None), false);
+    for (parts, helpers) in [(1, 0), (2, 1)] {
+        HELPERS_STARTED.set(0);
+        let run = train(ALPHABETS[0], &words, &opts, tuning(usize::MAX, (64, usize::MAX), parts, None), true);
+        assert_eq!(HELPERS_STARTED.get(), helpers, "{parts} part(s)");
+        assert_same(&one, &run);
     }
 }
