@@ -73,7 +73,7 @@ pub fn most_frequent(counts: &[u64], n: usize) -> Vec<usize> {
     }
     // Less: `a` is the better word (the larger count; on a tie, the earlier).
     let order = |&a: &usize, &b: &usize| counts[b].cmp(&counts[a]).then(a.cmp(&b));
-    let mut best: Vec<usize> = Vec::with_capacity(2 * n);
+    let mut best: Vec<usize> = Vec::with_capacity((2 * n).min(counts.len()));
     let mut worst_kept: Option<usize> = None;
     for i in 0..counts.len() {
         if worst_kept.is_some_and(|w| order(&i, &w) != Ordering::Less) {
@@ -96,25 +96,6 @@ pub fn most_frequent(counts: &[u64], n: usize) -> Vec<usize> {
 
 #[cfg(test)]
 mod tests {
-
-    #[test]
-    fn most_frequent_is_the_head_of_a_full_sort() {
-        let mut x = 0x2545_f491_4f6c_dd1d_u64;
-        let counts: Vec<u64> = (0..5000)
-            .map(|i| {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
-                x % (1 + 5000 / (i + 1)) // Zipf-like, with many ties
-            })
-            .collect();
-        let mut sorted: Vec<usize> = (0..counts.len()).collect();
-        sorted.sort_by(|&a, &b| counts[b].cmp(&counts[a]).then(a.cmp(&b)));
-        for n in [0, 1, 2, 3, 100, 2499, 2500, 2501, 4999, 5000, 7000] {
-            assert_eq!(most_frequent(&counts, n), sorted[..n.min(counts.len())], "n = {n}");
-        }
-        assert_eq!(most_frequent(&[], 3), Vec::<usize>::new());
-    }
     use super::*;
 
     fn record(left: u32, right: u32, result: u32, count: u64) -> MergeRecord {
@@ -152,5 +133,24 @@ mod tests {
         assert!(build(&[], vec![(0, "ab".into())]).is_none()); // special equals a token
         assert!(build(&[], vec![(9, "<s>".into())]).is_none()); // special id too large
         assert!(build(&[], vec![(3, "<s>".into())]).is_some());
+    }
+
+    #[test]
+    fn most_frequent_is_the_head_of_a_full_sort() {
+        let mut x = 0x2545_f491_4f6c_dd1d_u64;
+        let counts: Vec<u64> = (0..5000)
+            .map(|i| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                x % (1 + 5000 / (i + 1)) // Zipf-like, with many ties
+            })
+            .collect();
+        let mut sorted: Vec<usize> = (0..counts.len()).collect();
+        sorted.sort_by(|&a, &b| counts[b].cmp(&counts[a]).then(a.cmp(&b)));
+        for n in [0, 1, 2, 3, 100, 2499, 2500, 2501, 4999, 5000, 7000] {
+            assert_eq!(most_frequent(&counts, n), sorted[..n.min(counts.len())], "n = {n}");
+        }
+        assert_eq!(most_frequent(&[], 3), Vec::<usize>::new());
     }
 }
