@@ -153,9 +153,9 @@ def memory_warning(
 def most_memory_needed(text_bytes: int, *, word_counts: bool = False) -> int:
     """The largest estimate a corpus of ``text_bytes`` can get: as many distinct words as
     it can hold (every word of one character and its separator), with every byte a word's.
-    The sample counted never exceeds :data:`SAMPLE_BYTES`, so a corpus said to be smaller
-    (an unreadable gzip size) is bounded by that."""
-    text_bytes = max(text_bytes, SAMPLE_BYTES)
+    The sample counted never exceeds :data:`SAMPLE_BYTES` and a line break between files,
+    so a corpus said to be smaller (an unreadable gzip size) is bounded by that."""
+    text_bytes = max(text_bytes, SAMPLE_BYTES + MAX_SAMPLED_FILES)
     model = MEMORY_MODEL
     per_word = model["per_table_word"] if word_counts else model["per_word"]
     return int(model["base"] + per_word * ((text_bytes + 1) // 2)

@@ -193,10 +193,11 @@ def test_the_warning_alone_reads_no_sample_when_the_size_rules_it_out(tmp_path, 
     bytes(range(33, 127)) * 300, b" ".join(b"%d" % i for i in range(50_000)),
 ])
 def test_no_estimate_exceeds_the_most_a_corpus_of_its_size_needs(tmp_path, plenty, text):
-    # By hand for the smallest corpus the bound allows for: a sample-sized text of one-letter
-    # words: base + per_word * SAMPLE_BYTES / 2 + per_word_byte * SAMPLE_BYTES.
+    # By hand for the smallest corpus the bound allows for: a sample-sized text (4 MB and
+    # 16 line breaks between files) of one-letter words: base + per_word * half its bytes
+    # (rounded up) + per_word_byte * its bytes.
     smallest = memory.most_memory_needed(0)
-    assert smallest == 40_000_000 + 300 * 2_000_000 + 8 * 4_000_000
+    assert smallest == 40_000_000 + 300 * 2_000_008 + 8 * 4_000_016
     path = tmp_path / "c.txt"
     for copies in (1, 8_000_000 // len(text)):  # below and above the sample's size
         path.write_bytes(text * copies)
