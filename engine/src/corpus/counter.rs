@@ -1,9 +1,12 @@
 //! The word-frequency table being counted: distinct words in order of first appearance
-//! (one [`WordList`] buffer) with their counts, found through an open-addressing table
-//! of 4-byte slots (word id and as many hash bits as the id leaves free). About 21 bytes
-//! per distinct word for 9-letter words plus 6-11 for the slots, where a hash map of
-//! owned strings plus a list of them takes about 150: 100 million distinct words fit in
-//! a few GB at the peak (the index's last doubling).
+//! (one [`WordList`] buffer) with their keys and counts, found through an open-addressing
+//! table of 4-byte slots (word id and as many hash bits as the id leaves free). About 29
+//! bytes per distinct word for 9-letter words plus 6-11 for the slots, where a hash map
+//! of owned strings plus a list of them takes about 150: 100 million distinct words fit
+//! in a few GB at the peak (the index's last doubling).
+//!
+//! A word's key sits beside its count: a word of up to 7 bytes is its key (bytes and
+//! length), so finding it reads its slot and one cache line, never its text.
 
 use std::hash::BuildHasher;
 
@@ -25,7 +28,8 @@ const MIN_SLOTS: usize = 1024;
 #[derive(Debug, Default)]
 pub struct Counter {
     words: WordList,
-    counts: Vec<u64>,
+    /// By id: the word's [`key`] and its count.
+    entries: Vec<Entry>,
     slots: Vec<u32>,
     /// Bits of a slot holding `id + 1`: the table holds at most 70 % as many words as
     /// slots, so ids fit in log2(slots) bits; the bits above hold a tag, high bits of
@@ -39,6 +43,37 @@ pub struct Counter {
 
 /// Words of at most this many bytes are hashed from their bytes read as one integer.
 pub const SHORT: usize = 8;
+
+/// Words of at most this many bytes are their own [`key`].
+const INLINE: usize = 7;
+
+#[derive(Debug, Clone, Copy)]
+struct Entry {
+    key: u64,
+    count: u64,
+}
+
+/// A word's key (`h`: its [`hash`]): for a word of at most [`INLINE`] bytes its bytes
+/// (little-endian) with its length in the top byte, which tells it from every other
+/// word; for a longer one its hash with the top byte all ones, so that it never equals
+/// an inline key (equal keys then only say that the texts are worth comparing).
+#[inline(always)]
+fn key(word: &[u8], h: u64) -> u64 {
+    if word.len() <= INLINE {
+        let mut padded = [0u8; 8];
+        padded[..word.len()].copy_from_slice(word);
+        u64::from_le_bytes(padded) | (word.len() as u64) << 56
+    } else {
+        h | 0xff << 56
+    }
+}
+
+/// The hash of the word whose key is `key`, if it is inline (without reading its text).
+#[inline(always)]
+fn inline_hash(key: u64) -> Option<u64> {
+    let len = (key >> 56) as usize;
+    (len <= INLINE).then(|| short_hash(key & ((1 << 56) - 1), len))
+}
 
 /// The hash [`Counter::add_all`] expects.
 #[inline]
@@ -80,7 +115,7 @@ fn prefetch<T>(item: *const T) {
 
 impl Counter {
     pub fn len(&self) -> usize {
-        self.counts.len()
+        self.entries.len()
     }
 
     /// Count `word` `count` more times.
@@ -89,8 +124,9 @@ impl Counter {
     }
 
     /// Count many words whose hashes ([`hash`]) are known, in order. The table is far
-    /// larger than the cache, so its misses (slot, then word end, then word text) cost
-    /// more than the work: each is prefetched some words ahead, one level per stage.
+    /// larger than the cache, so its misses (slot, then entry, then a long word's end and
+    /// text) cost more than the work: each is prefetched some words ahead, one level per
+    /// stage.
     pub fn add_all(&mut self, words: &[(&str, u64, u64)]) -> Result<()> {
         for (i, &(word, h, count)) in words.iter().enumerate() {
             if let Some(&(_, h, _)) = words.get(i + 4 * PREFETCH_STEP) {
@@ -98,15 +134,19 @@ impl Counter {
                     prefetch(slot);
                 }
             }
-            if let Some(&(_, h, _)) = words.get(i + 2 * PREFETCH_STEP) {
+            if let Some(&(ahead, h, _)) = words.get(i + 2 * PREFETCH_STEP) {
                 if let Some(id) = self.likely_id(h) {
-                    prefetch(self.words.end_slot(id));
-                    prefetch(&self.counts[id]);
+                    prefetch(&self.entries[id]);
+                    if ahead.len() > INLINE {
+                        prefetch(self.words.end_slot(id));
+                    }
                 }
             }
-            if let Some(&(_, h, _)) = words.get(i + PREFETCH_STEP) {
-                if let Some(id) = self.likely_id(h) {
-                    prefetch(self.words.text_at(id));
+            if let Some(&(ahead, h, _)) = words.get(i + PREFETCH_STEP) {
+                if ahead.len() > INLINE {
+                    if let Some(id) = self.likely_id(h) {
+                        prefetch(self.words.text_at(id));
+                    }
                 }
             }
             self.add_hashed(word, h, count)?;
@@ -115,29 +155,31 @@ impl Counter {
     }
 
     fn add_hashed(&mut self, word: &str, h: u64, count: u64) -> Result<()> {
-        if self.counts.len() * 10 >= self.slots.len() * 7 {
+        if self.entries.len() * 10 >= self.slots.len() * 7 {
             self.grow();
         }
         let tag = self.tag(h);
+        let key = key(word.as_bytes(), h);
         let mask = self.slots.len() - 1;
         let mut i = h as usize & mask;
         loop {
             let slot = self.slots[i];
             if slot == EMPTY {
-                let id = self.counts.len();
+                let id = self.entries.len();
                 if id >= MAX_WORDS {
                     return Err(EngineError::Config("the corpus has more than 4 billion distinct words".into()));
                 }
                 self.slots[i] = tag | (id as u32 + 1);
                 self.words.push(word);
-                self.counts.push(count);
+                self.entries.push(Entry { key, count });
                 return Ok(());
             }
             if slot & !self.id_mask == tag {
                 let id = (slot & self.id_mask) as usize - 1;
-                if same(self.words.bytes(id), word.as_bytes()) {
-                    let c = &mut self.counts[id];
-                    *c = c
+                let entry = &mut self.entries[id];
+                if entry.key == key && (word.len() <= INLINE || same(self.words.bytes(id), word.as_bytes())) {
+                    entry.count = entry
+                        .count
                         .checked_add(count)
                         .ok_or_else(|| EngineError::Config(format!("the count of {word:?} exceeds 2^64 - 1")))?;
                     return Ok(());
@@ -170,9 +212,12 @@ impl Counter {
         let mask = capacity - 1;
         // Ids are below 70 % of the capacity, so `id + 1` fits in the mask.
         self.id_mask = u32::try_from(mask).unwrap_or(u32::MAX);
-        let mut slots = vec![EMPTY; capacity];
-        for id in 0..self.counts.len() {
-            let h = hash(self.words.get(id));
+        // Written before it is read: a page first read maps the shared zero page, and
+        // writing it later costs a second fault and a flush of every core's mappings.
+        let mut slots = Vec::with_capacity(capacity);
+        slots.resize(capacity, EMPTY);
+        for (id, entry) in self.entries.iter().enumerate() {
+            let h = inline_hash(entry.key).unwrap_or_else(|| hash(self.words.get(id)));
             let mut i = h as usize & mask;
             while slots[i] != EMPTY {
                 i = (i + 1) & mask;
@@ -184,9 +229,11 @@ impl Counter {
 
     /// The finished table (the lookup slots are dropped).
     pub fn finish(self, files: Vec<FileInfo>) -> WordCounts {
-        let Counter { mut words, mut counts, .. } = self;
+        let Counter { mut words, entries, slots, .. } = self;
+        drop(slots);
+        let counts = entries.iter().map(|e| e.count).collect();
+        drop(entries);
         words.shrink_to_fit();
-        counts.shrink_to_fit();
         WordCounts { words, counts, files }
     }
 }
@@ -236,6 +283,23 @@ mod tests {
         assert!(c.slots.len() >= 1 << 18 && c.id_mask.count_ones() >= 18);
         let wc = c.finish(Vec::new());
         let got: Vec<(String, u64)> = wc.words.iter().map(str::to_string).zip(wc.counts.iter().copied()).collect();
+        assert_eq!(got, want);
+    }
+
+    /// Inline keys hold the length: words that differ only by trailing NUL bytes, or by
+    /// one byte across the inline limit, stay apart.
+    #[test]
+    fn words_around_the_inline_limit_and_with_nul_bytes_stay_apart() {
+        let words = ["", "\0", "a", "a\0", "a\0\0", "abcdefg", "abcdefg\0", "abcdefgh", "abcdefgh\0", "abcdefghi"];
+        let mut c = Counter::default();
+        for round in 1..=3u64 {
+            for (i, w) in words.iter().enumerate() {
+                c.add(w, i as u64 + round).unwrap();
+            }
+        }
+        let wc = c.finish(Vec::new());
+        let got: Vec<(&str, u64)> = wc.words.iter().zip(wc.counts.iter().copied()).collect();
+        let want: Vec<(&str, u64)> = words.iter().enumerate().map(|(i, &w)| (w, 3 * i as u64 + 6)).collect();
         assert_eq!(got, want);
     }
 
