@@ -524,7 +524,8 @@ impl<'a, S: Sym> Trainer<'a, S> {
         if duplicate {
             self.reencode_words(&affected, a, b, c);
         } else {
-            self.merge_new_token(&affected, a, b, c, self.pool);
+            let in_long_words = self.pairs[idx as usize].spots != 0;
+            self.merge_new_token(&affected, (a, b, c), in_long_words, self.pool);
         }
         self.affected = affected;
         self.merge_in_long_words(idx, a, b, c, duplicate);

@@ -189,9 +189,21 @@ impl<S: Sym> Trainer<'_, S> {
         self.helper.take()
     }
 
-    /// Merge (a, b) -> c, a new token, in the short words `affected` (ascending).
-    pub(super) fn merge_new_token(&mut self, affected: &[u32], a: u32, b: u32, c: u32, pool: Option<&ThreadPool>) {
+    /// Merge (a, b) -> c, a new token, in the short words `affected` (ascending);
+    /// `in_long_words`: whether (a, b) may also occur in long words.
+    pub(super) fn merge_new_token(
+        &mut self,
+        affected: &[u32],
+        (a, b, c): (u32, u32, u32),
+        in_long_words: bool,
+        pool: Option<&ThreadPool>,
+    ) {
         let parts = self.parts_for(affected.len());
+        // When nothing else adds to the pairs gained in this step, they are applied once
+        // all parts are in, each with its count for the whole step: those below the floor
+        // are left out at once, not made and then dropped at its end.
+        let in_full = !in_long_words && self.floor > 1 && !self.frozen;
+        let apply_first = |t: &mut Self, out: &mut Changes| if in_full { t.apply_lost(out) } else { t.apply(out) };
         let helper = if parts == 2 && pool.is_some() { self.take_helper() } else { None };
         let at = |p: usize| cut(p, parts, affected.len());
         let mut changes = std::mem::take(&mut self.changes);
@@ -229,7 +241,7 @@ impl<S: Sym> Trainer<'_, S> {
                 let (part, out) = (split.next().expect("two parts"), &mut others_out[0]);
                 helper.join(|| rewrite_part(part, m, out), || {
                     rewrite_part(here, m, here_out);
-                    self.apply(here_out);
+                    apply_first(self, here_out);
                 });
             }
             // This thread rewrites the first part and applies its changes while the pool's
@@ -239,11 +251,11 @@ impl<S: Sym> Trainer<'_, S> {
                     s.spawn(move |_| rewrite_part(part, m, out));
                 }
                 rewrite_part(here, m, here_out);
-                self.apply(here_out);
+                apply_first(self, here_out);
             }),
             _ => {
                 rewrite_part(here, m, here_out);
-                self.apply(here_out);
+                apply_first(self, here_out);
                 split.zip(others_out.iter_mut()).for_each(|(part, out)| rewrite_part(part, m, out));
             }
         }
@@ -251,7 +263,10 @@ impl<S: Sym> Trainer<'_, S> {
             self.helper = helper;
         }
         for out in others_out {
-            self.apply(out);
+            apply_first(self, out);
+        }
+        if in_full {
+            self.apply_gained_in_full(&mut changes[..parts]);
         }
         self.words = words;
         self.changes = changes;
@@ -321,6 +336,17 @@ impl<S: Sym> Trainer<'_, S> {
 
     /// Apply one part's changes (parts in word order), leaving `out` empty for reuse.
     fn apply(&mut self, out: &mut Changes) {
+        self.apply_lost(out);
+        for (k, n, words) in out.gained.drain(..) {
+            if let Some(idx) = self.count_up((k >> 32) as u32, k as u32, n) {
+                self.pairs[idx as usize].postings.append(words);
+            }
+        }
+        out.gained_at.clear();
+    }
+
+    /// Apply the occurrences one part's rewrite removed.
+    fn apply_lost(&mut self, out: &mut Changes) {
         self.tally(out.visited as usize);
         out.visited = 0;
         // Find every pair first, then count: their cache misses overlap.
@@ -334,11 +360,40 @@ impl<S: Sym> Trainer<'_, S> {
         for &(idx, n) in &out.found {
             self.dec_at(idx, n);
         }
-        for (k, n, words) in out.gained.drain(..) {
-            if let Some(idx) = self.count_up((k >> 32) as u32, k as u32, n) {
-                self.pairs[idx as usize].postings.append(words);
+    }
+
+    /// Apply the pairs every part of a merge gained, once all are in: each pair (with
+    /// the new token, so not in the index) with its count over all parts, made in the
+    /// order first met and its words in part order, as part-by-part [`Self::apply`]
+    /// would; or, counting less than the floor, left out without being made. Only when
+    /// nothing else adds to these pairs in this step (long words, a re-count).
+    fn apply_gained_in_full(&mut self, outs: &mut [Changes]) {
+        for p in 0..outs.len() {
+            let (before, rest) = outs.split_at_mut(p);
+            let (out, after) = rest.split_first_mut().expect("p is in range");
+            for (k, n, words) in out.gained.drain(..) {
+                if before.iter().any(|o| o.gained_at.contains_key(&k)) {
+                    continue; // applied with the part that met it first
+                }
+                debug_assert!(!self.pair_index.contains_key(&k));
+                let total = n + after.iter().filter_map(|o| o.gained_at.get(&k).map(|&j| o.gained[j].1)).sum::<u64>();
+                if total < self.floor {
+                    self.leave_out(k, total);
+                    continue;
+                }
+                if let Some(idx) = self.count_up((k >> 32) as u32, k as u32, total) {
+                    let postings = &mut self.pairs[idx as usize].postings;
+                    postings.append(words);
+                    for o in after.iter_mut() {
+                        if let Some(&j) = o.gained_at.get(&k) {
+                            postings.append(std::mem::take(&mut o.gained[j].2));
+                        }
+                    }
+                }
             }
         }
-        out.gained_at.clear();
+        for out in outs {
+            out.gained_at.clear();
+        }
     }
 }

@@ -464,18 +464,12 @@ impl<'a, S: Sym> Trainer<'a, S> {
             if st.count >= self.floor {
                 continue;
             }
-            let k = key(st.left, st.right);
-            if self.record_floor.is_some_and(|r| st.count >= r) {
-                self.records.push((k, st.count));
-                if self.records.len() > self.tuning.partition_pairs {
-                    // More than a re-count would count at once: select as without records.
-                    (self.records, self.record_floor) = (Vec::new(), None);
-                }
-            }
+            let (k, count, spots) = (key(st.left, st.right), st.count, st.spots);
+            self.leave_out(k, count);
             self.pair_index.remove(&k);
             self.pair_cache.forget(k);
-            if st.spots != 0 {
-                self.spots[st.spots as usize - 1] = BinaryHeap::new();
+            if spots != 0 {
+                self.spots[spots as usize - 1] = BinaryHeap::new();
             }
             // `merged` keeps it out of the heap until the number is reused.
             self.pairs[idx as usize] = PairStat { merged: true, ..Default::default() };
@@ -483,6 +477,18 @@ impl<'a, S: Sym> Trainer<'a, S> {
         }
         born.clear();
         self.born = born;
+    }
+
+    /// Pair `k`, counting `count` (below the floor), is not tracked: noted in `records`
+    /// if it counts enough for them.
+    pub(super) fn leave_out(&mut self, k: u64, count: u64) {
+        if self.record_floor.is_some_and(|r| count >= r) {
+            self.records.push((k, count));
+            if self.records.len() > self.tuning.partition_pairs {
+                // More than a re-count would count at once: select as without records.
+                (self.records, self.record_floor) = (Vec::new(), None);
+            }
+        }
     }
 
     #[cfg(test)]
