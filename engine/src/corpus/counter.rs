@@ -48,6 +48,7 @@ pub const SHORT: usize = 8;
 const INLINE: usize = 7;
 
 #[derive(Debug, Clone, Copy)]
+#[repr(C)]
 struct Entry {
     key: u64,
     count: u64,
@@ -231,11 +232,29 @@ impl Counter {
     pub fn finish(self, files: Vec<FileInfo>) -> WordCounts {
         let Counter { mut words, entries, slots, .. } = self;
         drop(slots);
-        let counts = entries.iter().map(|e| e.count).collect();
-        drop(entries);
+        let counts = counts_in_place(entries);
         words.shrink_to_fit();
         WordCounts { words, counts, files }
     }
+}
+
+/// The entries' counts, in their own buffer (a copy would need it and another half as
+/// large at once, at the counting's peak of memory).
+fn counts_in_place(entries: Vec<Entry>) -> Vec<u64> {
+    let mut entries = std::mem::ManuallyDrop::new(entries);
+    let (ptr, len, capacity) = (entries.as_mut_ptr(), entries.len(), entries.capacity());
+    let words = ptr.cast::<u64>();
+    for i in 0..len {
+        // SAFETY: count i goes to u64 slot i (bytes 8i..8i+8); entry i's count is read
+        // from bytes 16i+8.., which no earlier write reached (8j + 8 <= 16i for j < i).
+        unsafe { words.add(i).write((*ptr.add(i)).count) };
+    }
+    // SAFETY: the buffer is the entries', allocated for `capacity` entries of two u64s
+    // (`Entry` is `repr(C)`, align 8): as u64s it holds `2 * capacity` with the same
+    // layout; the first `len` are written.
+    let mut counts = unsafe { Vec::from_raw_parts(words, len, 2 * capacity) };
+    counts.shrink_to_fit();
+    counts
 }
 
 #[cfg(test)]
