@@ -6,15 +6,8 @@ both go through :func:`recorded_run`."""
 from bpe_desktop.core.project.queries import RunQuery, count_runs, page_of_runs
 from bpe_desktop.core.project.recording import RecordedRun, recorded_run
 from bpe_desktop.core.project.schema import RUN_KINDS, RUN_STATUSES, SCHEMA_VERSION
-from bpe_desktop.core.project.store import (
-    PROJECT_SUFFIX,
-    Metric,
-    Project,
-    ProjectError,
-    RunDetails,
-    RunInput,
-    RunSummary,
-)
+from bpe_desktop.core.project.records import Metric, RunDetails, RunInput, RunSummary
+from bpe_desktop.core.project.store import PROJECT_SUFFIX, Project, ProjectError
 
 __all__ = ["Metric", "PROJECT_SUFFIX", "Project", "ProjectError", "RUN_KINDS",
            "RUN_STATUSES", "RecordedRun", "RunDetails", "RunInput", "RunQuery",

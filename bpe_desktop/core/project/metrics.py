@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from typing import Iterator
 
-from bpe_desktop.core.project.store import Metric
+from bpe_desktop.core.project.records import Metric
 
 
 def evaluation_metrics(report) -> list[Metric]:

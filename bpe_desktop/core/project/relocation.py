@@ -18,7 +18,7 @@ import os
 from bpe_desktop.core.constraints import FILE_LIST_OPTIONS
 from bpe_desktop.core.project.commands import named_project
 from bpe_desktop.core.project.corpus_hash import sha256_of
-from bpe_desktop.core.project.store import RunDetails, RunInput
+from bpe_desktop.core.project.records import RunDetails, RunInput
 
 #: Training options whose values name files (``lang`` and ``parity_dev`` as CODE=PATH too).
 _FILE_OPTIONS = frozenset((*FILE_LIST_OPTIONS, "lang", "parity_dev"))

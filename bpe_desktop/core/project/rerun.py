@@ -18,7 +18,7 @@ from bpe_desktop.core.config import TrainConfig
 from bpe_desktop.core.project.commands import config_in_folder
 from bpe_desktop.core.project.corpus_hash import sha256_of
 from bpe_desktop.core.project.relocation import Relocation, find_relocation
-from bpe_desktop.core.project.store import RunDetails, RunInput
+from bpe_desktop.core.project.records import RunDetails, RunInput
 from bpe_desktop.core.text_files import STDIN_NAME
 
 

@@ -22,13 +22,21 @@ import threading
 import time
 import zlib
 from contextlib import contextmanager
-from dataclasses import dataclass
 from typing import Iterable, Sequence
 
 from bpe_desktop.core.errors import BpeError
 from bpe_desktop.core.project import moves, schema
 from bpe_desktop.core.project.corpus_hash import file_identity, sha256_of
 from bpe_desktop.core.project.processes import process_alive
+# Re-exported: the modules reading runs import them with Project from here.
+from bpe_desktop.core.project.records import (  # noqa: F401
+    SUMMARY_COLUMNS,
+    Metric,
+    RunDetails,
+    RunInput,
+    RunSummary,
+    summary_columns,
+)
 
 #: How many open projects of this process have each file (device, inode) open. Such a
 #: file is not opened again outside SQLite: closing any descriptor of a file drops every
@@ -46,67 +54,6 @@ DIED_MESSAGE = "the process ended before the run finished (killed or crashed)"
 
 class ProjectError(BpeError):
     """A project file that cannot be used: not a project, damaged, or too new."""
-
-
-@dataclass(frozen=True)
-class Metric:
-    """One measured value: ``source`` names the gold file, text or model it is about;
-    ``vocab_size`` is set for the points of a vocabulary-size sweep."""
-
-    metric: str
-    value: float
-    source: str = ""
-    vocab_size: int | None = None
-
-
-@dataclass(frozen=True)
-class RunInput:
-    """A file a run read, as recorded: its content hash identifies it across renames."""
-
-    role: str  # corpus, gold, text, parallel, reference, model
-    path: str
-    size: int
-    sha256: str
-    language: str = ""
-
-
-@dataclass(frozen=True)
-class RunSummary:
-    """One row of the History table."""
-
-    id: int
-    kind: str
-    status: str
-    started: float
-    duration: float | None
-    preset: str
-    corpus_label: str
-    vocab_size: int | None
-    f1: float | None
-    fertility: float | None
-    message: str
-
-
-SUMMARY_COLUMNS = ("id", "kind", "status", "started", "duration", "preset", "corpus_label",
-                   "vocab_size", "f1", "fertility", "message")
-
-
-@dataclass(frozen=True)
-class RunDetails:
-    summary: RunSummary
-    config: dict
-    #: {"argv": the command's arguments, "cwd": the folder it ran in}, or None.
-    command: dict | None
-    engine_version: str
-    app_version: str
-    peak_memory: int | None
-    log: str
-    inputs: tuple[RunInput, ...]
-    metrics: tuple[Metric, ...]
-    model_path: str | None
-    has_stored_model: bool
-    #: The SHA-256 of the model file as the run wrote it (None: not known).
-    model_sha256: str | None = None
 
 
 class Project:
@@ -439,7 +386,7 @@ class Project:
                                         (run_id,)).fetchone()
             if started is None:
                 raise ProjectError(f"{self.path}: run {run_id} is not in the project")
-            vocab, f1, fertility = _summary(started[1], metrics, model_size)
+            vocab, f1, fertility = summary_columns(started[1], metrics, model_size)
             if config_added:
                 config = json.loads(self.conn.execute(
                     "SELECT config FROM runs WHERE id = ?", (run_id,)).fetchone()[0])
@@ -550,25 +497,6 @@ class _Transaction:
             self.conn.execute("COMMIT")
         else:
             self.conn.execute("ROLLBACK")
-
-
-def _summary(kind: str, metrics: list[Metric], model_size: tuple[int, int] | None
-             ) -> tuple[int | None, float | None, float | None]:
-    """The History table's columns of a run: its model's vocabulary size, and the F1
-    and fertility of the whole model (averaged over gold files). A comparison's values
-    belong to several models: none of them is the run's."""
-    if kind == "compare":
-        return None, None, None
-    full = [m for m in metrics if m.vocab_size is None]
-    vocab = model_size[0] if model_size else next(
-        (int(m.value) for m in full if m.metric == "vocab_size"), None)
-    return (vocab, _mean(m.value for m in full if m.metric == "f1"),
-            _mean(m.value for m in full if m.metric == "fertility"))
-
-
-def _mean(values: Iterable[float]) -> float | None:
-    values = list(values)
-    return sum(values) / len(values) if values else None
 
 
 def _check_is_sqlite(path: str) -> None:

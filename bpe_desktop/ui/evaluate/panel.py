@@ -11,26 +11,19 @@ to the main window (``use_model``).
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal, Slot
-from PySide6.QtGui import QAbstractTextDocumentLayout, QPalette, QTextDocument
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QCheckBox,
     QComboBox,
     QFormLayout,
     QFrame,
     QGroupBox,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QPlainTextEdit,
     QPushButton,
     QScrollArea,
     QSpinBox,
     QSplitter,
-    QStyle,
-    QStyledItemDelegate,
-    QStyleOptionViewItem,
-    QTableView,
     QTabWidget,
     QVBoxLayout,
     QWidget,
@@ -68,9 +61,9 @@ from bpe_desktop.ui.evaluate.character_map import CharacterMapEditor
 from bpe_desktop.ui.evaluate.file_lists import FileList
 from bpe_desktop.ui.common.plot_export import export_plot
 from bpe_desktop.ui.evaluate.plots import ParityChart, SweepPlots
+from bpe_desktop.ui.evaluate.result_tables import HtmlDelegate, result_table
 from bpe_desktop.ui.evaluate.table_models import (
     BOUNDARY_COLORS,
-    HTML_ROLE,
     TEXT_LABELS,
     RowsModel,
     WordTableModel,
@@ -86,48 +79,6 @@ GOLD_FILTER = "All files (*);;Gold segmentations (*.tsv *.txt *.csv)"
 AUTO_FORMAT = "recognise automatically"
 #: The most vocabulary sizes the form offers (a model with fewer merges offers fewer).
 SWEEP_SPIN_MAX = 200
-
-
-class HtmlDelegate(QStyledItemDelegate):
-    """Paints a cell's HTML_ROLE text (the coloured segmentation)."""
-
-    def paint(self, painter, option, index) -> None:
-        text = index.data(HTML_ROLE)
-        if text is None:
-            return super().paint(painter, option, index)
-        opt = QStyleOptionViewItem(option)
-        self.initStyleOption(opt, index)
-        opt.text = ""
-        style = opt.widget.style() if opt.widget else None
-        if style is not None:
-            style.drawControl(QStyle.ControlElement.CE_ItemViewItem, opt, painter, opt.widget)
-        doc = QTextDocument()
-        doc.setDefaultFont(opt.font)
-        doc.setHtml(text)
-        painter.save()
-        painter.translate(opt.rect.left() + 3, opt.rect.top()
-                          + (opt.rect.height() - doc.size().height()) / 2)
-        ctx = QAbstractTextDocumentLayout.PaintContext()
-        ctx.palette.setColor(QPalette.ColorRole.Text, opt.palette.color(QPalette.ColorRole.Text))
-        doc.documentLayout().draw(painter, ctx)
-        painter.restore()
-
-
-def _table(model, *, sortable: bool = True) -> QTableView:
-    view = QTableView()
-    view.setModel(model)
-    if sortable:  # the model sorts itself (RowsModel.sort)
-        view.horizontalHeader().setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
-        view.setSortingEnabled(True)  # (unsorted until a header is clicked)
-    view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-    view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-    view.setTabKeyNavigation(False)  # rows are selected whole: Tab leaves the table
-    view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-    # Widths from the rows in sight and 100 more, not Qt's 1,000: each sort of a large
-    # words table measured them again (a quarter of a second).
-    view.horizontalHeader().setResizeContentsPrecision(100)
-    view.verticalHeader().hide()
-    return view
 
 
 class EvaluatePanel(QWidget):
@@ -378,7 +329,7 @@ class EvaluatePanel(QWidget):
         page = QWidget()
         layout = QVBoxLayout(page)
         layout.addWidget(QLabel("<b>Morphology</b> (boundaries against the gold files)"))
-        self.morphology_view = _table(self.morphology_model)
+        self.morphology_view = result_table(self.morphology_model)
         layout.addWidget(self.morphology_view)
         layout.addLayout(self._export_buttons("summary"))
         layout.addWidget(QLabel("<b>Gold files</b> (do their words match the training text?)"))
@@ -387,7 +338,7 @@ class EvaluatePanel(QWidget):
         self.gold_warning.setWordWrap(True)
         self.gold_warning.setStyleSheet(f"color: {BOUNDARY_COLORS['missed']}")
         layout.addWidget(self.gold_warning)
-        self.gold_view = _table(self.gold_model)
+        self.gold_view = result_table(self.gold_model)
         # a few gold files: the rows they need, the rest of the page for the text table
         self.gold_view.setMaximumHeight(self.gold_view.fontMetrics().height() * 9)
         layout.addWidget(self.gold_view)
@@ -395,7 +346,7 @@ class EvaluatePanel(QWidget):
         self.gold_notes.setWordWrap(True)
         layout.addWidget(self.gold_notes)
         layout.addWidget(QLabel("<b>Text</b>"))
-        self.text_view = _table(self.text_model, sortable=False)
+        self.text_view = result_table(self.text_model, sortable=False)
         layout.addWidget(self.text_view)
         layout.addLayout(self._export_buttons("text"))
         return page
@@ -414,7 +365,7 @@ class EvaluatePanel(QWidget):
         top.addWidget(self.only_missed)
         top.addStretch(1)
         top.addWidget(legend)
-        self.words_view = _table(self.word_model)
+        self.words_view = result_table(self.word_model)
         self.words_view.setItemDelegateForColumn(2, HtmlDelegate(self.words_view))
         self.words_view.selectionModel().selectionChanged.connect(self._on_word_selected)
         self.step_view = StepView()
@@ -434,7 +385,7 @@ class EvaluatePanel(QWidget):
         page = QWidget()
         layout = QVBoxLayout(page)
         layout.addWidget(self.parity_chart, 2)
-        layout.addWidget(_table(self.parity_model), 1)
+        layout.addWidget(result_table(self.parity_model), 1)
         layout.addLayout(self._export_buttons("parity", "parity"))
         return page
 
@@ -442,7 +393,7 @@ class EvaluatePanel(QWidget):
         self.sizes_model = RowsModel(("vocabulary size", "merges"), self)
         self.sweep_plots = SweepPlots()
         self.sweep_plots.point_clicked.connect(self.select_size)
-        self.sizes_view = _table(self.sizes_model, sortable=False)
+        self.sizes_view = result_table(self.sizes_model, sortable=False)
         self.sizes_view.selectionModel().selectionChanged.connect(self._on_size_selected)
         self.use_size_button = QPushButton("&Use this size")
         self.use_size_button.setToolTip("Make the model cut to the chosen size the open "
