@@ -213,6 +213,10 @@ class EvaluatePanel(QWidget):
     # -- building -----------------------------------------------------------------------------
 
     def _build(self) -> None:
+        #: The Export buttons of the result tabs, by table and by plot ("sizes": the
+        #: curve chosen beside it), for the menu (bpe_desktop.ui.window.panel_menus).
+        self.csv_buttons: dict[str, QPushButton] = {}
+        self.plot_buttons: dict[str, QPushButton] = {}
         inputs = QGroupBox("What to evaluate")
         form = QFormLayout(inputs)
         self.gold_files = FileList("gold_files", "Add gold segmentations", GOLD_FILTER)
@@ -313,11 +317,11 @@ class EvaluatePanel(QWidget):
     def _export_buttons(self, csv_which: str, plot_which: str | None = None) -> QHBoxLayout:
         row = QHBoxLayout()
         row.addStretch(1)
-        csv_button = QPushButton("Export CSV…")
+        csv_button = self.csv_buttons[csv_which] = QPushButton("Export CSV…")
         csv_button.clicked.connect(lambda: self._ask_export_csv(csv_which))
         row.addWidget(csv_button)
         if plot_which is not None:
-            plot_button = QPushButton("Export plot…")
+            plot_button = self.plot_buttons[plot_which] = QPushButton("Export plot…")
             plot_button.clicked.connect(lambda: self._ask_export_plot(plot_which))
             row.addWidget(plot_button)
         return row
@@ -403,7 +407,7 @@ class EvaluatePanel(QWidget):
         self.plot_choice.addItems(list(self.sweep_plots.widgets))
         row = self._export_buttons("sizes")
         row.insertWidget(0, self.use_size_button)
-        plot_button = QPushButton("Export plot…")
+        plot_button = self.plot_buttons["sizes"] = QPushButton("Export plot…")
         plot_button.clicked.connect(lambda: self._ask_export_plot(self.plot_choice.currentText()))
         row.addWidget(self.plot_choice)
         row.addWidget(plot_button)

@@ -77,10 +77,10 @@ class StartFrom(QGroupBox):
         self.stop_value.setValue(2000)
         self.stop_value.setGroupSeparatorShown(True)
         self.held_out_label = QLabel("none")
-        held_button = QPushButton("Held-out texts…")
-        held_button.setToolTip("Texts of the new and of the original language for the "
+        self.held_out_button = QPushButton("Held-out texts…")
+        self.held_out_button.setToolTip("Texts of the new and of the original language for the "
                                "before/after report")
-        held_button.clicked.connect(self.ask_held_out)
+        self.held_out_button.clicked.connect(self.ask_held_out)
         self._form = form = QFormLayout(self)
         form.addRow(_buddy_label("Start fro&m:", self.choice), self.choice)
         row = QHBoxLayout()
@@ -105,8 +105,8 @@ class StartFrom(QGroupBox):
             self.detail_rows.append(edit)
         held = QHBoxLayout()
         held.addWidget(self.held_out_label, 1)
-        held.addWidget(held_button)
-        form.addRow(_buddy_label("Report o&n:", held_button), held)
+        held.addWidget(self.held_out_button)
+        form.addRow(_buddy_label("Report o&n:", self.held_out_button), held)
         self.detail_rows.append(held)
         self._on_choice()
 

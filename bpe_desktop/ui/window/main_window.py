@@ -27,6 +27,7 @@ from bpe_desktop.ui.window.autosave import Autosave, offer_recovery
 from bpe_desktop.ui.window.document import ModelDocument
 from bpe_desktop.ui.window.help_dialogs import HELP_PAGES, show_about, show_help, show_quick_start
 from bpe_desktop.ui.window.interop_menus import InteropMenus
+from bpe_desktop.ui.window.panel_menus import build_panel_menus
 from bpe_desktop.ui.window.projects import ProjectControl
 from bpe_desktop.ui.window.status_bar import ElidingStatusBar
 from bpe_desktop.ui.window.trim_dialog import TrimDialog
@@ -157,15 +158,18 @@ class MainWindow(QMainWindow):
                                         "Filter the vocabulary table")
         edit.addAction(self.find_action)
 
-        training = bar.addMenu("T&raining")
+        # Run: the jobs, then each panel's buttons (panel_menus), each with its panel.
+        run_menu = bar.addMenu("&Run")
         self.train_action = self._action("&Train", self.train, Qt.Key.Key_F5,
                                          "Learn a model from the corpus")
         self.cancel_action = self._action("&Cancel", self.cancel_job, Qt.Key.Key_Escape,
                                           "Stop the running training, import or recount, or "
                                           "the evaluation or comparison in view")
         self.cancel_action.setEnabled(False)
-        training.addAction(self.train_action)
-        training.addAction(self.cancel_action)
+        run_menu.addAction(self.train_action)
+        run_menu.addAction(self.cancel_action)
+        run_menu.addSeparator()
+        self.panel_menus = build_panel_menus(self, run_menu)
 
         view = bar.addMenu("&View")
         for index in range(self.tabs.count()):  # each with its tab's own mnemonic
