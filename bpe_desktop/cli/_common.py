@@ -96,10 +96,11 @@ def load_model_file(path: str, format_option: str = ""):
     from bpe_desktop.core.formats import FORMATS
     from bpe_desktop.core.formats.detect import OWN_FORMAT, detect_format
     from bpe_desktop.core.formats.gpt2 import file_pair
+    from bpe_desktop.cli.standard_input import STDIN_NAME, is_copy
     from bpe_desktop.core.model_file import load_model
 
     try:
-        return load_model(path)
+        return load_model(path, shown_as=STDIN_NAME if is_copy(path) else None)
     except (ModelFileError, IsADirectoryError) as exc:
         try:
             fmt = detect_format(path)

@@ -69,6 +69,7 @@ def _first_line_then_close(*argv) -> tuple[int, bytes, bytes]:
     ("train", "TEXT", "-o", "-", "--merges", "40", "-q"),
     ("export", "-m", "BIG", "--format", "vocab", "-o", "-", "-q"),
     ("info", "-m", "BIG", "--merges"),
+    ("info", "-m", "BIG", "--merges", "--json"),
 ], ids=lambda argv: " ".join(argv[:1] + argv[-2:]))
 def test_a_closed_pipe_ends_the_command_quietly_with_status_141(files, argv):
     status, first, err = _first_line_then_close(*(files.get(a, a) for a in argv))
