@@ -50,10 +50,12 @@ In pipelines and scripts: progress, warnings and errors go to standard error; da
 model, table or export with `-o -`, encodings, `--json`, tables) to standard output; a
 command's closing summary to standard output, or to standard error when its data goes
 to standard output. `-q` leaves only warnings and errors. When the reader of the output
-stops early (`| head -1`), the command stops quietly, with status 1 (or 0 when the last
-of its output had already been handed to the system). `--json` (`evaluate`,
+stops early (`| head -1`), the command stops writing and ends quietly with status 141,
+the status a shell gives a command killed by SIGPIPE (as `cat big.txt | head -1` does);
+an output the reader took whole ends with 0. `--json` (`info`, `count`, `evaluate`,
 `compare`, `history`) prints one JSON object, for `jq` and scripts; its fields are
-listed in [Evaluation](evaluation.md), [Comparison](comparison.md) and
+listed in [Model files](model-files.md), [Training options](training-options.md)
+(*Input*), [Evaluation](evaluation.md), [Comparison](comparison.md) and
 [Projects](projects.md).
 
 A file named `-` is standard input, once per command (it can be read only once):
@@ -62,7 +64,12 @@ evaluate -m model.json -` (also `--gold -`), `trim --text -`; `encode` and `deco
 it when given no file. `train`, `count`, `extend`, `trim`, `evaluate` and `compare` first
 copy it to a temporary file (in `TMPDIR`; they read their input more than once); the
 model file and History record it as `<stdin>` with its size and SHA-256, and errors name
-`<stdin>` and the line.
+`<stdin>` and the line. `-m -` reads the model (every command with `-m`) from standard
+input, also copied first: `curl -s URL/model.json | bpe-desktop encode -m - text.txt`;
+the text must then be a file (`encode` and `decode` without one are a usage error, as
+is any second `-`); errors name `<stdin>` with the line or JSON path, and its corpus
+paths are shown as the file writes them. A model is not compressed, as a file or on
+standard input (decompress it first).
 
 The training options are explained in [Training options](training-options.md), the
 model file in [Model files](model-files.md).

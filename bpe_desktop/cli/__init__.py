@@ -2,7 +2,9 @@
 
 Every failure is one line on stderr, ``bpe-desktop: error: ...``, and a non-zero exit
 status: 1 for errors, 2 for bad usage, 130 when interrupted (Ctrl-C), 143 when
-stopped by SIGTERM (which cancels the work as Ctrl-C does). Set
+stopped by SIGTERM (which cancels the work as Ctrl-C does). A reader of the output that
+stops early (``| head -1``) ends the command quietly with 141 (see
+:data:`~bpe_desktop.cli._common.EXIT_BROKEN_PIPE`). Set
 ``BPE_DESKTOP_DEBUG=1`` to also get the traceback of an unexpected error.
 
 One module per command (or pair of commands), each with ``add_parser(sub)`` adding its
@@ -22,6 +24,7 @@ from typing import Sequence
 
 from bpe_desktop import __version__
 from bpe_desktop.cli._common import (
+    EXIT_BROKEN_PIPE,
     EXIT_ERROR,
     EXIT_INTERRUPTED,
     EXIT_OK,
@@ -105,14 +108,16 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _run(args: argparse.Namespace, args_list: list[str], signalled: dict[str, bool]) -> int:
     """The command, its failures made one line and an exit status."""
     try:
-        return run_command(args, args_list)
+        status = run_command(args, args_list)
+        sys.stdout.flush()  # (a closed pipe is noticed here, not in the exit's flush)
+        return status
     except KeyboardInterrupt as exc:  # a command may say what was done (its argument)
         mark_interrupted_reported()
         _fail(str(exc) or ("terminated" if signalled["terminated"] else "interrupted"))
         return EXIT_INTERRUPTED
     except BrokenPipeError:
         _silence_stdout()
-        return EXIT_ERROR
+        return EXIT_BROKEN_PIPE
     except UsageError as exc:
         _fail(f"{exc} (see '{PROG} {args.command} --help')")
         return EXIT_USAGE

@@ -20,6 +20,12 @@ from bpe_desktop.launch import EXIT_INTERRUPTED, PROG  # noqa: F401 (re-exported
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2
 EXIT_TERMINATED = 128 + 15  # the shell's status of a process ended by SIGTERM
+#: A reader that stopped early (``| head -1``): the command stops writing, says nothing
+#: and exits with the shell's status of a process killed by SIGPIPE, as GNU tools do
+#: (``cat big | head -1`` gives 141), whichever write noticed it: one during the
+#: command, or the flush after it. Python ignores SIGPIPE (the write raises instead);
+#: restoring the signal's default would also kill Dask's and other sockets' users.
+EXIT_BROKEN_PIPE = 128 + 13
 ISSUES_HINT = "this is a bug in BPE Desktop; please report it"
 
 
@@ -56,7 +62,8 @@ def _os_message(exc: OSError) -> str:
 
 
 def _silence_stdout() -> None:
-    """After a closed pipe: stop Python complaining when it flushes stdout at exit."""
+    """After a closed pipe: standard output goes to the null device, so that Python's
+    flush at exit neither fails nor complains (the Python docs' "Note on SIGPIPE")."""
     try:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
@@ -89,10 +96,11 @@ def load_model_file(path: str, format_option: str = ""):
     from bpe_desktop.core.formats import FORMATS
     from bpe_desktop.core.formats.detect import OWN_FORMAT, detect_format
     from bpe_desktop.core.formats.gpt2 import file_pair
+    from bpe_desktop.cli.standard_input import STDIN_NAME, is_copy
     from bpe_desktop.core.model_file import load_model
 
     try:
-        return load_model(path)
+        return load_model(path, shown_as=STDIN_NAME if is_copy(path) else None)
     except (ModelFileError, IsADirectoryError) as exc:
         try:
             fmt = detect_format(path)

@@ -19,7 +19,11 @@ from bpe_desktop.cli._common import (
     _lines,
     _report_stream,
 )
-from bpe_desktop.cli.options import add_encoding_errors_option, whole_number
+from bpe_desktop.cli.options import (
+    add_encoding_errors_option,
+    add_model_option,
+    whole_number,
+)
 from bpe_desktop.cli.progress import ProgressBar
 from bpe_desktop.cli.recording import add_project_option, recording
 from bpe_desktop.core.errors import TrainingCancelled
@@ -98,9 +102,8 @@ def _add_extend_options(p: argparse.ArgumentParser) -> None:
 
 
 def _add_source(p: argparse.ArgumentParser) -> None:
-    p.add_argument("-m", "--model", required=True, metavar="SOURCE",
-                   help="the tokenizer (a transformers folder: its tokenizer.json; gpt2: the "
-                        "folder, either file, or the prefix)")
+    add_model_option(p, "the tokenizer", "a transformers folder: its tokenizer.json; gpt2: "
+                     "the folder, either file, or the prefix", metavar="SOURCE")
     p.add_argument("--format", choices=_IN_FORMATS, dest="format",
                    help="its format, as in 'import' (model: a BPE Desktop model); detected "
                    "when left out")

@@ -15,7 +15,7 @@ from bpe_desktop.cli._common import (
     _lines_with_ends,
     load_model_file,
 )
-from bpe_desktop.cli.options import probability, whole_number
+from bpe_desktop.cli.options import add_model_option, probability, whole_number
 from bpe_desktop.cli.standard_input import input_name
 from bpe_desktop.core.errors import EncodeError
 from bpe_desktop.core.tokenizer import MAX_SEED, MODES
@@ -30,7 +30,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         description="Encode text line by line: one output line per input line, tokens "
         "separated by single spaces.",
     )
-    p.add_argument("-m", "--model", required=True, metavar="MODEL")
+    add_model_option(p)
     p.add_argument("--ids", action="store_true", help="print token ids instead of pieces")
     p.add_argument("--mode", choices=MODES, default="merges",
                    help="merges: apply merges by rank (default); greedy: longest match")
@@ -51,7 +51,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         description="Decode lines of token ids separated by white space (or, with --pieces, "
         "the pieces 'encode' writes) to text. Each output line ends as its input line did.",
     )
-    p.add_argument("-m", "--model", required=True, metavar="MODEL")
+    add_model_option(p)
     p.add_argument("--pieces", action="store_true",
                    help="the input holds pieces, not ids, separated by single spaces as "
                    "'encode' writes them (a tab is a piece of a model that keeps tabs)")

@@ -10,6 +10,7 @@ import argparse
 import os
 import sys
 
+from bpe_desktop.cli.options import add_model_option
 from bpe_desktop.cli.recording import add_project_option, recording
 from bpe_desktop.core.comparison import MAX_TOKENIZERS, MIN_TOKENIZERS, model_formats
 
@@ -23,8 +24,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "counts, vocabulary overlap with markers normalised, and the evaluation's text "
         "statistics. Definitions: Help > Comparison.",
     )
-    p.add_argument("-m", "--model", action="append", required=True, metavar="MODEL",
-                   dest="models", help="a tokenizer (repeat: 2 to 4)")
+    add_model_option(p, "a tokenizer", "repeat: 2 to 4", action="append", dest="models")
     p.add_argument("--format", action="append", default=[], choices=model_formats(),
                    dest="formats", metavar="FMT",
                    help="how to read each MODEL, in order (default: model, a BPE Desktop "

@@ -70,6 +70,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    f"breaks into pieces of about this size (default {DEFAULT_PARTITION_BYTES})")
     add_encoding_errors_option(p)
     p.add_argument("-q", "--quiet", action="store_true", help="no progress or summary")
+    p.add_argument("--json", action="store_true",
+                   help="print the summary as one JSON object (also with -q; fields: "
+                   "Help > Training options > Input); not with -o -")
     add_project_option(p, language_help="the language of the corpus, written into the "
                        "table (a code: fi, tur, pt-BR; 'train --word-counts' then uses the "
                        "table as that language's) and, with --project, recorded with the "
@@ -137,6 +140,9 @@ def cmd_count(args: argparse.Namespace) -> int:
             cluster.parse_target(args.dask)
         except ConfigError as exc:  # (a malformed local:N)
             raise UsageError(str(exc)) from None
+    if args.json and _report_stream(args.output) is not sys.stdout:
+        raise UsageError("--json prints to standard output, where -o writes the table; "
+                         "give -o a file")
     if args.dask and not cluster.dask_available():
         raise CliError(cluster.INSTALL_HINT)
     inputs = counting.expand_inputs(args.inputs)  # (folders and patterns: their files)
@@ -176,13 +182,22 @@ def cmd_count(args: argparse.Namespace) -> int:
         from bpe_desktop.core.project.metrics import counting_metrics
 
         run.add_metrics(counting_metrics(table))
-    if not args.quiet:
+    seconds = time.perf_counter() - started
+    if args.json:
+        from bpe_desktop.cli._common import print_json
+        from bpe_desktop.cli.standard_input import shown_names
+
+        print_json({"output": args.output, "inputs": [shown_names(f) for f in inputs],
+                    "distinct_words": table.distinct_words,
+                    "total_words": table.total_count, "language": table.language or None,
+                    "seconds": round(seconds, 3)})
+    elif not args.quiet:
         hint = ""
         if not args.dask and not args.merge and not cluster.dask_available():
             hint = f" (to count on a cluster: {cluster.INSTALL_COMMAND}, then --dask)"
         label = f", language {table.language}" if table.language else ""
         print(f"{table.distinct_words:,} distinct words, {table.total_count:,} in all"
-              f"{label}, {time.perf_counter() - started:.1f} s; saved {args.output}{hint}",
+              f"{label}, {seconds:.1f} s; saved {args.output}{hint}",
               file=_report_stream(args.output))
     return EXIT_OK
 

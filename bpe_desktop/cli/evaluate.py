@@ -17,7 +17,7 @@ from bpe_desktop.cli._common import (
     load_model_file,
     print_json,
 )
-from bpe_desktop.cli.options import whole_number
+from bpe_desktop.cli.options import add_model_option, whole_number
 from bpe_desktop.cli.recording import add_project_option, recording
 from bpe_desktop.core.errors import ConfigError
 from bpe_desktop.core.evaluation.coverage import CHARACTER_MAPS
@@ -49,7 +49,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "across translations (parity), and, with --sweep, at many vocabulary sizes cut "
         "from the same model. Definitions: Help > Evaluation.",
     )
-    p.add_argument("-m", "--model", required=True, metavar="MODEL")
+    add_model_option(p, "the tokenizer")
     p.add_argument("--format", choices=MODEL_FORMATS, default="model", dest="format",
                    help="how to read MODEL (default: a BPE Desktop model file)")
     p.add_argument("--gold", action="append", default=[], metavar="FILE",

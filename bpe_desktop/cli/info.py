@@ -1,11 +1,14 @@
-"""``bpe-desktop info``: a model's summary, or its merges."""
+"""``bpe-desktop info``: a model's summary, or its merges; as text, or with ``--json`` as
+one JSON object (the fields of :func:`~bpe_desktop.core.model_summary.model_summary`)."""
 
 from __future__ import annotations
 
 import argparse
 import sys
 
-from bpe_desktop.cli._common import EXIT_OK, load_model_file
+from bpe_desktop.cli._common import EXIT_OK, load_model_file, print_json
+from bpe_desktop.cli.options import add_model_option
+from bpe_desktop.cli.standard_input import shown_names
 from bpe_desktop.core.formatting import counted
 from bpe_desktop.core.languages import describe_language_options
 from bpe_desktop.core.model_file import created_time
@@ -16,17 +19,29 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "info", help="describe a model",
         description="Summarize a model; with --merges, list its merges instead.",
     )
-    p.add_argument("-m", "--model", required=True, metavar="MODEL")
+    add_model_option(p)
     p.add_argument("--merges", action="store_true",
                    help="print left<TAB>right<TAB>count per merge, in rank order (a "
                    "backslash, tab, line feed or carriage return in a piece written as "
                    "\\\\ \\t \\n \\r, as in a vocab export)")
+    p.add_argument("--json", action="store_true",
+                   help="print one JSON object: the summary's facts, or with --merges "
+                   "{\"model\", \"merges\": [[left, right, count], ...]} (fields: Help > "
+                   "Model files)")
     p.set_defaults(run=cmd_info)
 
 
 def cmd_info(args: argparse.Namespace) -> int:
     model = load_model_file(args.model)
     out = sys.stdout
+    name = shown_names(args.model)  # (standard input's copy: <stdin>)
+    if args.json:
+        from bpe_desktop.core.model_summary import merge_rows, model_summary
+
+        print_json({"model": name, "merges": merge_rows(model)} if args.merges
+                   else {"model": name, **model_summary(model)})
+        out.flush()
+        return EXIT_OK
     if args.merges:
         from bpe_desktop.core.formats.vocab_list import escape
 
@@ -40,7 +55,7 @@ def cmd_info(args: argparse.Namespace) -> int:
     specials = cfg.special_tokens
     merged = model.vocab_size - len(specials) - len(model.alphabet)
     rows = [
-        ("model", args.model),
+        ("model", name),
         ("created", created_time(model) or "unknown"),
         ("vocabulary", f"{model.vocab_size:,} tokens ({len(specials):,} special, "
                        f"{len(model.alphabet):,} alphabet, {merged:,} from merges)"),

@@ -21,7 +21,12 @@ from bpe_desktop.cli._common import (
     _report_stream,
     load_model_file,
 )
-from bpe_desktop.cli.options import add_encoding_errors_option, probability, whole_number
+from bpe_desktop.cli.options import (
+    add_encoding_errors_option,
+    add_model_option,
+    probability,
+    whole_number,
+)
 from bpe_desktop.cli.progress import ProgressBar
 from bpe_desktop.core.adapted_output import TRANSFORMERS_FOLDER
 from bpe_desktop.core.errors import TrainingCancelled
@@ -41,7 +46,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "vocabulary list (vocab: piece, id, count). A model whose settings a format "
         "cannot express is refused, with the reason.",
     )
-    p.add_argument("-m", "--model", required=True, metavar="MODEL")
+    add_model_option(p)
     p.add_argument("--format", required=True, choices=(*FORMATS, TRANSFORMERS_FOLDER),
                    dest="format")
     p.add_argument("-o", "--output", required=True, metavar="PATH",

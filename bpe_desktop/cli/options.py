@@ -128,6 +128,16 @@ def add_train_options(parser: argparse.ArgumentParser,
                         help="a named set of defaults: " + ", ".join(PRESETS))
 
 
+def add_model_option(parser: argparse.ArgumentParser, what: str = "the model file",
+                     note: str = "", metavar: str = "MODEL", **kwargs) -> None:
+    """``-m/--model``, for every command that reads a model: ``what`` it is, that ``-``
+    is standard input (copied first: see :mod:`bpe_desktop.cli.standard_input`), then
+    the command's ``note``."""
+    parser.add_argument("-m", "--model", required=True, metavar=metavar,
+                        help=f"{what} (- for standard input{'; ' if note else ''}{note})",
+                        **kwargs)
+
+
 def add_encoding_errors_option(parser: argparse.ArgumentParser) -> None:
     """``--encoding-errors``, for every command that counts a corpus (how it reads
     invalid UTF-8 changes the counts: see ``CorpusInfo.encoding_errors``)."""

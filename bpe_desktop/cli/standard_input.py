@@ -5,6 +5,12 @@ itself, reads them more than once, and a History run or a model file records eac
 file with its SHA-256), so standard input is first copied, once, into a private
 temporary file named :data:`STDIN_NAME`. The model file and History record that name
 with the copy's size and SHA-256; error messages name it instead of the copy's path.
+A model given as ``-m -`` is copied too (another tool's format is read from a path, and a
+BPE Desktop model file is checked for its size before it is read).
+
+Standard input can be read once: a command may use it for one argument only, ``-m -``
+included, and ``encode``/``decode`` read it for their text when given no file, so ``-m
+-`` needs the text as a file there. Two uses are a usage error naming both.
 """
 
 from __future__ import annotations
@@ -22,11 +28,24 @@ from typing import IO
 from bpe_desktop.cli._common import CliError, UsageError
 from bpe_desktop.core.text_files import STDIN_NAME  # (how messages name it, too)
 
-#: Per command, the arguments holding input files of which one may be ``-``.
+#: Per command, the arguments holding input files of which one may be ``-``, copied
+#: into a file before the command runs (``model``/``models``: ``-m``).
 STDIN_ARGUMENTS = {
-    "train": ("files",), "count": ("inputs",), "evaluate": ("text", "gold"),
-    "compare": ("text",), "extend": ("files",), "trim": ("text",),
+    "train": ("files",), "count": ("inputs",), "evaluate": ("model", "text", "gold"),
+    "compare": ("models", "text"), "extend": ("model", "files"),
+    "trim": ("model", "text"), "encode": ("model",), "decode": ("model",),
+    "info": ("model",), "export": ("model",),
 }
+#: Per command, the arguments that may be ``-`` and are read from standard input as it
+#: comes, line by line (not copied); they count as a use of it all the same.
+STREAMED_ARGUMENTS = {
+    "encode": ("input",), "decode": ("input",), "export": ("verify",),
+    "extend": ("verify",), "trim": ("verify",),
+}
+#: How a usage error names each argument that took standard input.
+_SHOWN = {"model": "-m", "models": "-m", "input": "the text (FILE; standard input when "
+          "left out)", "verify": "--verify", "text": "the text", "gold": "--gold",
+          "files": "the corpus", "inputs": "INPUT"}
 
 #: The path of each copy of standard input this process made.
 _COPIES: set[str] = set()
@@ -49,14 +68,16 @@ def standard_input_as_file(args: argparse.Namespace) -> Iterator[str | None]:
     """While the block runs, the command's ``-`` input (at most one: standard input can
     be read only once) is a copy of standard input; the copy's path, or None without
     ``-``."""
-    names = STDIN_ARGUMENTS.get(getattr(args, "command", None) or "", ())
-    where = [(name, i) for name in names for i, value in enumerate(getattr(args, name) or ())
-             if value == "-"]
-    if not where:
+    command = getattr(args, "command", None) or ""
+    where = _uses(args, (*STDIN_ARGUMENTS.get(command, ()),
+                         *STREAMED_ARGUMENTS.get(command, ())))
+    if len(where) > 1:
+        raise UsageError("standard input (-) can be given only once; here "
+                         + " and ".join(_SHOWN.get(name, name) for name, _ in where)
+                         + " read it")
+    if not where or where[0][0] in STREAMED_ARGUMENTS.get(command, ()):
         yield None
         return
-    if len(where) > 1:
-        raise UsageError("standard input (-) can be given only once")
     with tempfile.TemporaryDirectory(prefix="bpe-desktop-stdin-") as folder:
         copy = os.path.join(folder, _file_name())
         try:
@@ -67,10 +88,30 @@ def standard_input_as_file(args: argparse.Namespace) -> Iterator[str | None]:
                            f"{os.path.dirname(folder)} ({exc.strerror or exc}); set TMPDIR "
                            "to a folder with room, or give the text as a file") from None
         name, index = where[0]
-        getattr(args, name)[index] = copy
+        if index is None:
+            setattr(args, name, copy)
+        else:
+            getattr(args, name)[index] = copy
         # Kept after the block: the command's error is reported once it has left it.
         _COPIES.add(copy)
         yield copy
+
+
+def _uses(args: argparse.Namespace, names: tuple[str, ...]) -> list[tuple[str, int | None]]:
+    """Each (argument, index in its list, or None for a single value) given as ``-``."""
+    uses: list[tuple[str, int | None]] = []
+    for name in names:
+        value = getattr(args, name, None)
+        if isinstance(value, list):
+            uses += [(name, i) for i, item in enumerate(value) if item == "-"]
+        elif value == "-":
+            uses.append((name, None))
+    return uses
+
+
+def is_copy(path: str) -> bool:
+    """Whether ``path`` is this process's copy of standard input."""
+    return path in _COPIES
 
 
 def _file_name() -> str:
@@ -119,5 +160,5 @@ def relabel_corpus(model, copy: str | None):
     return model.with_provenance(corpus=dataclasses.replace(corpus, files=files))
 
 
-__all__ = ["STDIN_NAME", "input_name", "relabel_corpus", "shown_names",
+__all__ = ["STDIN_NAME", "input_name", "is_copy", "relabel_corpus", "shown_names",
            "standard_input_as_file", "stdin_bytes", "stdin_text_bytes"]

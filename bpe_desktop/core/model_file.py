@@ -391,15 +391,18 @@ def _now() -> str:
 # ---------------------------------------------------------------------------------------
 
 
-def load_model(path: str | os.PathLike[str]) -> BPEModel:
+def load_model(path: str | os.PathLike[str], *, shown_as: str | None = None) -> BPEModel:
     """Read and validate a model file; see the module docs for what is checked.
 
     Raises :class:`ModelFileError` (message: file, place, problem) for a malformed
     file, one above :data:`MAX_FILE_SIZE`, or one that would not fit in the free memory
     (see :data:`LOAD_MEMORY_PER_BYTE`), and :class:`OSError` when it cannot be read.
+    ``shown_as`` names the file in messages instead of ``path`` (a copy of standard
+    input: ``<stdin>``); its corpus paths then stay as written, having no folder to be
+    read against.
     """
-    name = os.fspath(path)
-    with open(name, "rb") as fh:
+    name = shown_as or os.fspath(path)
+    with open(path, "rb") as fh:
         size = os.fstat(fh.fileno()).st_size
         if size > MAX_FILE_SIZE:
             raise _error(name, None, f"the file is {format_bytes(size)}, larger than the "
@@ -412,7 +415,8 @@ def load_model(path: str | os.PathLike[str]) -> BPEModel:
     held = [raw]
     del raw  # only in `held`, which the reader empties as it goes
     model = _read(held, name)
-    if model.corpus is not None and model.corpus.files:  # paths relative to the file
+    if shown_as is None and model.corpus is not None and model.corpus.files:
+        # paths relative to the file
         model.__dict__["corpus"] = corpus_as_read(model.corpus, name)
     return model
 
@@ -469,6 +473,9 @@ def _decode(data: bytes | bytearray | memoryview | str, path: str | None) -> str
         text = data.removeprefix("\ufeff")
     else:
         view = memoryview(data).cast("B")  # slicing a view copies nothing
+        if view[:2] == b"\x1f\x8b":  # (the gzip magic: model files are not compressed)
+            raise _error(path, None, "the file is gzip-compressed; a model file is UTF-8 "
+                         "text: decompress it first (gunzip, zcat)")
         if view[:2] in (b"\xff\xfe", b"\xfe\xff"):
             raise _error(path, None, "the file is UTF-16 text (it starts with a UTF-16 "
                          "byte-order mark); a model file is UTF-8")

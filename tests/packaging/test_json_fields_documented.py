@@ -1,5 +1,5 @@
-"""Every field name that ``--json`` prints (evaluate, compare, history) is explained on the
-help page of its command, so a script can rely on it: the outputs are made by the real
+"""Every field name that ``--json`` prints (info, count, evaluate, compare, history) is
+explained on the help page of its command, so a script can rely on it: the outputs are made by the real
 commands with every section present."""
 
 from __future__ import annotations
@@ -91,3 +91,21 @@ def test_every_history_json_field_is_on_the_projects_page(capsys, model, tmp_pat
         [run["config"] for run in history["runs"]], set())
     assert {"inputs", "metrics", "model"} <= names
     assert _undocumented(names | {"config"}, "projects.md") == []
+
+
+def test_every_info_json_field_is_on_the_model_files_page(capsys, model):
+    summary = _json(capsys, "info", "-m", model, "--json")
+    merges = _json(capsys, "info", "-m", model, "--merges", "--json")
+    assert set(merges) == {"model", "merges"} and len(merges["merges"]) == 60
+    assert {"config", "corpus", "vocab_size"} <= set(summary)
+    # (the config holds the training options, explained in Training options)
+    names = (_field_names([summary, merges], set())
+             - _field_names(summary["config"], set())) | {"config"}
+    assert {"files", "sha256", "total_words"} <= names
+    assert _undocumented(names, "model-files.md") == []
+
+
+def test_every_count_json_field_is_on_the_training_options_page(capsys, tmp_path):
+    summary = _json(capsys, "count", ENG, "-o", tmp_path / "words.tsv", "--json", "-q")
+    assert summary["language"] == "eng"
+    assert _undocumented(_field_names(summary, set()), "training-options.md") == []
