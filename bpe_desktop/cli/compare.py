@@ -111,6 +111,9 @@ def cmd_compare(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(format_comparison(result))
     sys.stdout.flush()
+    from bpe_desktop.cli.evaluate import warn_approximations
+
+    warn_approximations(zip(result.names, result.approximations))
     return EXIT_OK
 
 

@@ -35,6 +35,7 @@ from bpe_desktop.core.evaluation.tables import (
     text_table,
 )
 from bpe_desktop.core.formats import FORMATS
+from bpe_desktop.views.approximations import approximation_warning
 
 #: --format values: our own model files, or any format an importer reads.
 MODEL_FORMATS = ("model", *(n for n, f in FORMATS.items() if f.can_import))
@@ -127,7 +128,18 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     for name, g in report.gold.items():
         if g.warning:
             print(f"bpe-desktop: warning: {g.warning}", file=sys.stderr)
+    warn_approximations([(args.model, report.approximations)])
     return EXIT_OK
+
+
+def warn_approximations(models) -> None:
+    """A warning per ``(name, notes)`` model with notes: its figures describe an
+    approximation of the tokenizer it was imported from (after the figures, as the
+    other warnings, so a reader of both streams sees it last)."""
+    for name, notes in models:
+        if notes:
+            print(f"bpe-desktop: warning: {approximation_warning(notes, name)}",
+                  file=sys.stderr)
 
 
 def _check_words(report, files: list[str], alone: bool) -> None:

@@ -238,8 +238,10 @@ def _extended_model(source: BPEModel, base: BPEModel, trained, corpus: Corpus,
         if source.description else f"Extended with {len(new):,} merges."
     # The files, as training records them: an export verifies on their lines.
     files = tuple(_file_info(p) for p in corpus.paths) if corpus.kind == "files" else ()
+    # The new merges do not make the base encode like its source: its notes stay.
     info = CorpusInfo(kind=corpus.kind, files=files, total_words=table.total_count,
-                      distinct_words=len(table), encoding_errors=corpus.errors)
+                      distinct_words=len(table), encoding_errors=corpus.errors,
+                      approximations=source.approximations)
     model = dataclasses.replace(
         base, config=config, merges=merges, final_counts=None, corpus=info,
         ids=base.ids + tuple(range(first_new, first_new + len(created))),

@@ -94,6 +94,11 @@ class CorpusInfo:
     #: How invalid UTF-8 in the files was read (one of ENCODING_ERRORS): it changes the
     #: counts, so a training is repeated only with the same choice.
     encoding_errors: str = "strict"
+    #: An import's notes on where the model encodes text otherwise than its source (a
+    #: pre-tokenizer or normalization approximated, another unknown token, ...): figures
+    #: measured on the model then describe this approximation, not the source, so
+    #: evaluation and comparison say so. Empty for a faithful import and for a training.
+    approximations: tuple[str, ...] = ()
 
 
 #: A token's kind in :class:`TokenOrigins` (the engine's ``origins`` numbering).
@@ -195,6 +200,12 @@ class BPEModel:
         kept = {"corpus": self.corpus, "description": self.description,
                 "constraints": self.constraints}
         return BPEModel.from_engine(engine, config=self.config, **{**kept, **changes})
+
+    @property
+    def approximations(self) -> tuple[str, ...]:
+        """The import's notes on how this model encodes text otherwise than its source
+        (:attr:`CorpusInfo.approximations`; empty when it does not)."""
+        return self.corpus.approximations if self.corpus is not None else ()
 
     # -- vocabulary ---------------------------------------------------------------------
 

@@ -48,7 +48,10 @@ with exactly these keys, in this order:
                   :mod:`~bpe_desktop.core.corpus_paths`). Counts are integers >= 0. An
                   optional ``"encoding_errors": "replace"`` says invalid UTF-8 in the
                   files was read as U+FFFD (``--encoding-errors``); absent, it stopped
-                  the training (``strict``).
+                  the training (``strict``). An optional ``"approximations"``, a list
+                  of non-empty strings, holds an import's notes on where the model
+                  encodes text otherwise than its source (evaluation and comparison
+                  warn with them); absent, it encodes as the source does.
 ``words``         the most frequent training words, ``[[word, count], ...]``: distinct
                   non-empty words, counts >= 1 (for browsing; may be ``[]``).
 ``description``   free text.
@@ -155,6 +158,7 @@ from bpe_desktop.core.model_file_checks import (  # noqa: F401 (the layout, re-e
     CORPUS_FILE_KEYS,
     CORPUS_KEYS,
     CORPUS_KINDS,
+    CORPUS_OPTIONAL_KEYS,
     FORMAT,
     MIGRATIONS,
     REQUIRED_KEYS,
@@ -323,6 +327,8 @@ def _corpus_dict(c: CorpusInfo | None) -> dict[str, Any] | None:
     }
     if c.encoding_errors != "strict":  # (absent: files earlier versions also read)
         corpus["encoding_errors"] = c.encoding_errors
+    if c.approximations:  # (likewise)
+        corpus["approximations"] = list(c.approximations)
     return corpus
 
 

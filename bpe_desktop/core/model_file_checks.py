@@ -44,6 +44,8 @@ RUNTIME_ONLY_KEYS = tuple(name for name, spec in option_specs(TrainConfig).items
 CORPUS_KINDS = ("files", "word-count-files", "texts", "word-counts", "imported")
 CORPUS_KEYS = ("kind", "files", "total_words", "distinct_words", "characters",
                "unknown_characters")
+#: Written only when not their default (so a file without them reads as before).
+CORPUS_OPTIONAL_KEYS = ("encoding_errors", "approximations")
 CORPUS_FILE_KEYS = ("path", "size", "sha256")
 SPECIAL_KEYS = ("piece", "id", "role")
 
@@ -447,7 +449,7 @@ def _specials(value: Any) -> tuple[SpecialToken, ...]:
 def _corpus(value: Any) -> CorpusInfo | None:
     if value is None:
         return None
-    _object("corpus", value, (*CORPUS_KEYS, "encoding_errors"), CORPUS_KEYS)
+    _object("corpus", value, (*CORPUS_KEYS, *CORPUS_OPTIONAL_KEYS), CORPUS_KEYS)
     kind = _text("corpus.kind", value["kind"])
     if kind not in CORPUS_KINDS:
         raise _Invalid("corpus.kind", f"{kind!r} is not one of {', '.join(CORPUS_KINDS)}")
@@ -466,7 +468,11 @@ def _corpus(value: Any) -> CorpusInfo | None:
     if errors not in ENCODING_ERRORS:
         raise _Invalid("corpus.encoding_errors",
                        f"{errors!r} is not one of {', '.join(ENCODING_ERRORS)}")
-    return CorpusInfo(kind=kind, files=tuple(files), **numbers, encoding_errors=errors)
+    approximations = tuple(
+        _text(f"corpus.approximations[{i}]", note, allow_empty=False)
+        for i, note in enumerate(_list("corpus.approximations", value.get("approximations", []))))
+    return CorpusInfo(kind=kind, files=tuple(files), **numbers, encoding_errors=errors,
+                      approximations=approximations)
 
 
 CONSTRAINT_KEYS = ("method", "segmented_words", "knocked_out")

@@ -39,8 +39,9 @@ def test_json_has_every_section_asked_for(capsys, model, model_file):
                            "--sweep", "5", "--json")
     assert status == 0 and err == ""
     data = json.loads(out)
-    assert set(data) == {"vocab_size", "merges", "morphology", "gold", "text", "parity",
-                         "parity_unknown_rate", "sweep"}
+    assert set(data) == {"vocab_size", "merges", "approximations", "morphology", "gold",
+                         "text", "parity", "parity_unknown_rate", "sweep"}
+    assert data["approximations"] == []  # a trained model
     expected = evaluate(model, EvaluationRequest(gold=[read_gold(gold)], text_files=[text],
                                                  parallel_files=udhr, reference=text,
                                                  sweep=5)).to_json()

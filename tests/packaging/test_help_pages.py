@@ -57,7 +57,8 @@ def test_training_options_page_uses_the_labels_the_application_shows():
 
 def test_every_model_file_key_is_explained():
     spans = _code_spans(_read("model-files.md"))
-    keys = {*model_file.TOP_KEYS, *model_file.CORPUS_KEYS, *model_file.CORPUS_KINDS,
+    keys = {*model_file.TOP_KEYS, *model_file.CORPUS_KEYS, *model_file.CORPUS_OPTIONAL_KEYS,
+            *model_file.CORPUS_KINDS,
             *model_file.CORPUS_FILE_KEYS, *model_file.SPECIAL_KEYS,
             *model_file.CONSTRAINT_KEYS}
     assert sorted(keys - spans) == []

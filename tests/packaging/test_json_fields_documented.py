@@ -59,7 +59,8 @@ def test_every_evaluate_json_field_is_on_the_evaluation_page(capsys, model):
     report = _json(capsys, "evaluate", "-m", model, "--gold", GOLD, "--text", ENG,
                    "--text", DEU, "--parallel", ENG, DEU, "--reference", ENG,
                    "--sweep", "2", "--json")
-    assert {"morphology", "gold", "text", "texts", "parity", "sweep"} <= set(report)
+    assert {"approximations", "morphology", "gold", "text", "texts", "parity",
+            "sweep"} <= set(report)
     data_keyed = {"morphology", "gold", "texts", "parity", "parity_unknown_rate",
                   "unseen_characters", "rare_characters", "character_mapping"}
     assert _undocumented(_field_names(report, data_keyed), "evaluation.md") == []
@@ -73,6 +74,7 @@ def test_every_compare_json_field_is_on_the_comparison_page(capsys, model, tmp_p
                    "--parity-dev", f"en={ENG}", f"de={DEU}", "--parity-dev-documents",
                    "--json")
     assert {"tokenizers", "pairs", "languages"} <= set(result)
+    assert all("approximations" in t for t in result["tokenizers"])
     names = _field_names(result, {"tokens", "cost_per_unit"})
     assert _undocumented(names, "comparison.md") == []
 

@@ -85,15 +85,21 @@ class Comparison:
     vocab_sizes: list[int] = field(default_factory=list)
     #: On a parallel set: each language's token cost under each tokenizer.
     language_costs: LanguageCosts | None = None
+    #: Each tokenizer's :attr:`~bpe_desktop.core.model.BPEModel.approximations` (empty
+    #: for one that encodes as its source): its figures describe that approximation.
+    approximations: list[tuple[str, ...]] = field(default_factory=list)
 
     @property
     def names(self) -> tuple[str, ...]:
         return self.alignment.names
 
     def to_json(self) -> dict:
+        notes = self.approximations or [()] * len(self.names)  # (a hand-made result's)
         out = {
-            "tokenizers": [{"name": n, "vocab_size": v, "text": s.summary()}
-                           for n, v, s in zip(self.names, self.vocab_sizes, self.stats)],
+            "tokenizers": [{"name": n, "vocab_size": v, "approximations": list(a),
+                            "text": s.summary()}
+                           for n, v, a, s in zip(self.names, self.vocab_sizes, notes,
+                                                 self.stats)],
             "pairs": [{**p.summary(), "overlap": o.summary()}
                       for p, o in zip(self.pairs, self.overlaps)],
         }
@@ -118,7 +124,8 @@ def compare(models: Sequence[tuple[str, BPEModel]], lines: Iterable[str], *,
     overlaps = [vocabulary_overlap(models[i], models[j]) for i, j in indices]
     stats = [TextSample.from_lines(m, lines, cancelled).stats(m) for _, m in models]
     return Comparison(alignment, indices, pairs, overlaps, stats,
-                      [m.vocab_size for _, m in models])
+                      [m.vocab_size for _, m in models],
+                      approximations=[m.approximations for _, m in models])
 
 
 def read_text_lines(paths: Sequence[str | os.PathLike]) -> list[str]:

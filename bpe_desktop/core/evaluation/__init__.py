@@ -98,10 +98,15 @@ class EvaluationReport:
     texts: dict[str, TextStats] = field(default_factory=dict)
     parity: ParityResult | None = None
     sweep: list[SweepPoint] = field(default_factory=list)
+    #: The evaluated model's :attr:`~bpe_desktop.core.model.BPEModel.approximations`:
+    #: when any, the figures describe this approximation of an imported tokenizer, not
+    #: the tokenizer itself.
+    approximations: tuple[str, ...] = ()
 
     def to_json(self) -> dict:
         """The command line's ``--json`` object; sections present when asked for."""
-        out = _sections(self.morphology, self.text, self.parity)
+        out = {"approximations": list(self.approximations),
+               **_sections(self.morphology, self.text, self.parity)}
         if self.gold:
             out["gold"] = {name: g.summary() for name, g in self.gold.items()}
         if len(self.texts) > 1:
@@ -154,7 +159,8 @@ def evaluate(model: BPEModel, request: EvaluationRequest, *,
 
             raise ConfigError("parity needs a reference language file")
         parallel = ParallelTexts.from_files(request.parallel_files, request.reference)
-    report = EvaluationReport(vocab_size=model.vocab_size, merges=model.merge_count)
+    report = EvaluationReport(vocab_size=model.vocab_size, merges=model.merge_count,
+                              approximations=model.approximations)
     if gold:
         characters = TrainingCharacters(model)
         report.gold = {g.name: gold_report(model, g, characters, request.character_map)

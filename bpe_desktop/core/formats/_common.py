@@ -3,6 +3,7 @@ building a :class:`BPEModel` from an imported vocabulary and merge list."""
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import os
@@ -379,6 +380,7 @@ def build_model(
     alphabet: Iterable[str] = (),
     sources: Sequence[str | os.PathLike] = (),
     notes: Sequence[str] = (),
+    remarks: Sequence[str] = (),
     label: str,
 ) -> BPEModel:
     """An imported model: the merges in order, the alphabet inferred, ids kept if possible.
@@ -387,8 +389,10 @@ def build_model(
     whether the source's ids survive; without it the alphabet is ``alphabet`` plus every
     merge side that no earlier merge makes, in code-point order. Tokens of ``vocab``
     that no merge makes are alphabet symbols (the engine never builds multi-character
-    symbols from text, as the peers do not). The model's description lists ``notes``
-    (what the source does that BPE Desktop does not) and any id renumbering.
+    symbols from text, as the peers do not). The model's description lists ``remarks``
+    (facts of the import that leave how text encodes alone), ``notes`` (where the model
+    encodes text otherwise than the source: kept as its ``approximations``, which
+    evaluation and comparison warn with) and any id renumbering.
     """
     specials = {t.piece for t in config.special_tokens}
     # A protected string is an alphabet symbol, also when merges make it as well (a token
@@ -410,8 +414,9 @@ def build_model(
     symbols = [s for s in dict.fromkeys(symbols) if s not in specials]
     model = BPEModel(config=config, alphabet=tuple(symbols),
                      merges=tuple(Merge(l, r, None) for l, r in merges),
-                     corpus=source_info(sources or [path]))
-    all_notes = list(notes)
+                     corpus=dataclasses.replace(source_info(sources or [path]),
+                                                approximations=tuple(notes)))
+    all_notes = [*remarks, *notes]
     specials_moved = False
     try:
         pieces = model.pieces

@@ -156,14 +156,12 @@ def load(path: str | os.PathLike) -> BPEModel:
         raise _common.import_error(path, None, tiktoken_ranks.NOT_CODES)
     tokens = {side for pair in merges for side in pair} | set(made)
     unk = _common.free_piece("<unk>", tokens)
-    notes = []
-    if counts and counts[0] is None:
-        notes.append("the codes carry no counts")
-    notes += _common.unknown_token_notes(unk, "fastBPE")
+    remarks = ["the codes carry no counts"] if counts and counts[0] is None else []
+    notes = _common.unknown_token_notes(unk, "fastBPE")
     config = TrainConfig.preset("subword-nmt", merges=len(merges), min_frequency=1,
                                 special_tokens=(SpecialToken(unk, 0, "unk"),))
     model = _common.build_model(path, config=config, merges=merges, notes=notes,
-                                label=LABEL)
+                                remarks=remarks, label=LABEL)
     if counts and counts[0] is not None:
         model = BPEModel(config=model.config, alphabet=model.alphabet,
                          merges=tuple(Merge(m.left, m.right, c)

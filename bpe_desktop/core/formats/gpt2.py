@@ -116,7 +116,7 @@ def load(path: str | os.PathLike) -> BPEModel:
                                 special_tokens=_common.unique_roles(specials))
     return _common.build_model(vocab_path, config=config, merges=merges, vocab=vocab,
                                sources=[vocab_path, merges_path], label=LABEL,
-                               notes=_specials_note(specials))
+                               remarks=_specials_note(specials))
 
 
 #: More inferred special tokens than any tokenizer declares: merged tokens whose merges

@@ -57,7 +57,8 @@ def recount(
         progress(_report("done", len(merges), len(merges), None, None, started,
                          len(table), ()))
     corpus_info = dataclasses.replace(
-        counted.model.corpus, unknown_characters=_unknown_characters(model, table))
+        counted.model.corpus, unknown_characters=_unknown_characters(model, table),
+        approximations=model.approximations)  # counts do not change how it encodes
     return BPEModel(config=model.config, alphabet=model.alphabet, merges=merges,
                     corpus=corpus_info, words=counted.model.words,
                     description=model.description, ids=model.ids)

@@ -275,8 +275,9 @@ def load(path: str | os.PathLike) -> BPEModel:
     ranked.sort()
     rank_of = {piece: r for r, (_, _, piece) in enumerate(ranked)}
     merges, unreachable = _common.merges_from_ranked_vocab([p for _, _, p in ranked], rank_of)
+    remarks = []  # the source never forms these pieces from text either
     if unreachable:
-        notes.append(f"{len(unreachable):,} pieces cannot be formed by merging (first: "
+        remarks.append(f"{len(unreachable):,} pieces cannot be formed by merging (first: "
                      f"{unreachable[0]!r}) and are alphabet symbols here")
     normalize, lowercase = _read_normalizer(path, normalizer, notes)
     config = TrainConfig.preset("sentencepiece", merges=len(merges), normalize=normalize,
@@ -285,7 +286,8 @@ def load(path: str | os.PathLike) -> BPEModel:
                                 special_tokens=_common.unique_roles(specials))
     vocab = {piece: i for i, (piece, _, _) in enumerate(pieces)}
     return _common.build_model(path, config=config, merges=merges, vocab=vocab,
-                               alphabet=alphabet + unreachable, notes=notes, label=LABEL)
+                               alphabet=alphabet + unreachable, notes=notes,
+                               remarks=remarks, label=LABEL)
 
 
 def check_adaptable(path: str | os.PathLike) -> None:

@@ -104,12 +104,13 @@ def load(path: str | os.PathLike) -> BPEModel:
     # The codes have no unknown token; BPE Desktop's must not be one of their tokens.
     tokens = {side for pair in merges for side in pair} | {a + b for a, b in merges}
     unk = _common.free_piece("<unk>", tokens)
-    notes = [f"codes version {version}", *_common.unknown_token_notes(unk, "subword-nmt")]
+    notes = _common.unknown_token_notes(unk, "subword-nmt")
     config = TrainConfig.preset("subword-nmt", merges=len(merges), boundary=boundary,
                                 min_frequency=1, special_tokens=(SpecialToken(unk, 0, "unk"),))
     return _common.build_model(path, config=config, merges=merges,
                                alphabet=[EOW] if boundary == "eow-symbol" else [],
-                               notes=notes, label=LABEL)
+                               notes=notes, remarks=[f"codes version {version}"],
+                               label=LABEL)
 
 
 def _looks_like_gpt2(merges: list[tuple[str, str]]) -> bool:

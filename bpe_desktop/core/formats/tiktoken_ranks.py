@@ -160,13 +160,14 @@ def load(path: str | os.PathLike, *, pattern: str | None = None,
     if not vocab:
         raise _common.import_error(path, None, "no tokens: not a tiktoken ranks file")
     missing = [b for b in range(256) if BYTE_CHARS[b] not in vocab]
+    remarks = []  # the source cannot encode these either
     if missing:
-        notes.append(f"{len(missing)} single bytes have no rank (first: 0x{missing[0]:02X}); "
+        remarks.append(f"{len(missing)} single bytes have no rank (first: 0x{missing[0]:02X}); "
                      "text containing them cannot be encoded without an unknown token")
     ranked = sorted((t for t in vocab if len(t) > 1), key=vocab.__getitem__)
     merges, unreachable = _common.merges_from_ranked_vocab(ranked, vocab)
     if unreachable:
-        notes.append(f"{len(unreachable):,} tokens cannot be formed by merging (first: "
+        remarks.append(f"{len(unreachable):,} tokens cannot be formed by merging (first: "
                      f"{token_bytes(unreachable[0])!r}) and are alphabet symbols here")
     specials = _specials(path, specials_raw or {}, vocab,
                          from_settings=special_tokens is None)
@@ -179,7 +180,8 @@ def load(path: str | os.PathLike, *, pattern: str | None = None,
     sources = [path] + ([settings_path(path)] if side else [])
     return _common.build_model(path, config=config, merges=merges, vocab=vocab,
                                alphabet=[c for c in BYTE_CHARS if c in vocab] + unreachable,
-                               sources=sources, notes=notes, label=LABEL)
+                               sources=sources, notes=notes, remarks=remarks,
+                               label=LABEL)
 
 
 def looks_like_ranks(pairs: list[tuple[str, str]]) -> bool:

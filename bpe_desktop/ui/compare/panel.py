@@ -54,6 +54,7 @@ from bpe_desktop.core.formats import FORMATS
 from bpe_desktop.core.formats.recognise import recognise_tokenizer_file
 from bpe_desktop.core.parity_dev import DevSet
 from bpe_desktop.ui.common import dialogs
+from bpe_desktop.ui.common.approximation_warning import ApproximationWarning, above
 from bpe_desktop.ui.common.plain_copy import copy_without_isolates
 from bpe_desktop.ui.common.text_direction import follow_text_direction
 from bpe_desktop.ui.common.workers import JobError, JobRunner
@@ -324,6 +325,7 @@ class ComparePanel(QWidget):
         ll.addLayout(run_row)
         ll.addWidget(self.status_label)
 
+        self.approximation_warning = ApproximationWarning()
         self.results = QTabWidget()
         self.results.addTab(self._build_words(), "Words")
         self.results.addTab(self._build_summary(), "Summary")
@@ -332,7 +334,7 @@ class ComparePanel(QWidget):
         self.results.addTab(self.languages, "Languages")
         splitter = QSplitter(Qt.Orientation.Horizontal)
         splitter.addWidget(left)
-        splitter.addWidget(self.results)
+        splitter.addWidget(above(self.approximation_warning, self.results))
         splitter.setStretchFactor(1, 1)
         layout = QVBoxLayout(self)
         layout.addWidget(splitter)
@@ -410,6 +412,8 @@ class ComparePanel(QWidget):
         if isinstance(comparison, PlainVsParity):
             comparison = self._take_plain_vs_parity(comparison)
         self.comparison = comparison
+        self.approximation_warning.show_models(zip(comparison.names,
+                                                   comparison.approximations))
         self.languages.show_costs(comparison.language_costs, self._parallel_source)
         self.words_model.set_comparison(comparison)
         self.pair_model.set_rows(pair_rows(comparison))

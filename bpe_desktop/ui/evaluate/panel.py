@@ -53,6 +53,7 @@ from bpe_desktop.core.evaluation.tables import (
 from bpe_desktop.core.file_labels import distinguishing_labels
 from bpe_desktop.ui.codec.piece_view import StepView
 from bpe_desktop.ui.common import dialogs
+from bpe_desktop.ui.common.approximation_warning import ApproximationWarning, above
 from bpe_desktop.ui.common.live_status import ProgressBar
 from bpe_desktop.ui.common.settings import Settings
 from bpe_desktop.ui.common.text_direction import follow_text_direction
@@ -294,6 +295,7 @@ class EvaluatePanel(QWidget):
         left_layout.addWidget(self.status_label)
         left_layout.addStretch(1)
 
+        self.approximation_warning = ApproximationWarning()
         self.results = QTabWidget()
         self.results.addTab(self._build_summary(), "Summary")
         self.results.addTab(self._build_words(), "Words")
@@ -307,7 +309,7 @@ class EvaluatePanel(QWidget):
         left_scroll.setMinimumWidth(left.minimumSizeHint().width())
         splitter = QSplitter(Qt.Orientation.Horizontal)
         splitter.addWidget(left_scroll)
-        splitter.addWidget(self.results)
+        splitter.addWidget(above(self.approximation_warning, self.results))
         splitter.setStretchFactor(1, 1)
         layout = QVBoxLayout(self)
         layout.addWidget(splitter)
@@ -469,6 +471,7 @@ class EvaluatePanel(QWidget):
         self.report = report
         if report is None:
             self._word_tables = {}
+        self.approximation_warning.show_models([("", report.approximations)] if report else [])
         self.morphology_model.set_rows(morphology_rows(report.morphology) if report else [])
         self.gold_model.set_rows(gold_rows(report.gold) if report else [])
         golds = report.gold.values() if report else []

@@ -116,13 +116,15 @@ def test_evaluate_report_json_sections(model, tmp_path):
     report = evaluate(model, EvaluationRequest(gold=[read_gold(DATA / "morph" / "ces.word.dev.tsv")],
                                                text_files=[text], sweep=4))
     out = report.to_json()
-    assert set(out) == {"morphology", "gold", "text", "sweep"}
+    assert set(out) == {"approximations", "morphology", "gold", "text", "sweep"}
+    assert out["approximations"] == []
     assert set(out["morphology"]["ces.word.dev.tsv"]) >= {
         "words", "evaluated", "skipped", "precision", "recall", "f1", "morphscore", "exact"}
     assert out["text"]["words"] == 6
     assert out["sweep"][-1]["text"] == out["text"]
     assert out["sweep"][-1]["vocab_size"] == model.vocab_size
-    assert evaluate(model, EvaluationRequest(texts=["a b"])).to_json().keys() == {"text"}
+    assert evaluate(model, EvaluationRequest(texts=["a b"])).to_json().keys() == {
+        "approximations", "text"}
 
 
 def test_sweep_exact_when_a_special_token_moves():
