@@ -94,7 +94,7 @@ pub(crate) fn class_of(c: char) -> u8 {
 /// Decodes the multi-byte char whose lead byte is at `b[i]` (`b` is valid UTF-8 and `i` a
 /// char boundary). Returns the char and its length in bytes.
 #[inline(always)]
-fn decode_multibyte(b: &[u8], i: usize) -> (char, usize) {
+pub(crate) fn decode_multibyte(b: &[u8], i: usize) -> (char, usize) {
     let b0 = b[i] as u32;
     let (cp, w) = if b0 < 0xE0 {
         (((b0 & 0x1F) << 6) | (b[i + 1] as u32 & 0x3F), 2)
