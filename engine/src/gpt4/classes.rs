@@ -100,8 +100,8 @@ pub(crate) fn class_at(table: &[u8], b: &[u8], i: usize) -> (u8, usize) {
     }
 }
 
-/// Flags of an ASCII byte by the constant table.
-#[cfg(test)]
+/// Flags of an ASCII byte by the constant table; no flag but [`NON_ASCII`] for the others.
+#[inline(always)]
 pub(crate) fn ascii_flags(byte: u8) -> u8 {
     ASCII[byte as usize]
 }

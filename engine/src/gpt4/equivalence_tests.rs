@@ -104,9 +104,11 @@ fn contraction_letters_fold_as_the_regex_does() {
 }
 
 /// Pieces of the random texts: each class of each pattern, case variants of contractions,
-/// every kind of whitespace and line break, marks, title case, scripts without case.
+/// every kind of whitespace and line break, marks, title case, scripts without case, and
+/// ASCII letter runs longer than the lexer's 16-byte steps.
 const PIECES: &[&str] = &[
     "a", "z", "s", "t", "e", "l", "A", "Z", "S", "T", "L", "hello", "World", "IT", "0", "7", "42",
+    "abcdefghijklmnopqrstuvwxyz", "ABCDEFGHIJKLMNOPQRSTUVWXYZ",
     "'", "'s", "'S", "'t", "'T", "'ll", "'LL", "'lL", "'ve", "'VE", "'re", "'Re", "'m", "'M",
     "'d", "'D", "'ſ", "ſ", "'k", "'K", "\u{212A}", " ", "  ", "\t", "\r", "\n", "\r\n", "\u{b}",
     "\u{c}", "\u{85}", "\u{a0}", "\u{3000}", "\u{2028}", "\u{2029}", "\u{1c}", "\u{0}",

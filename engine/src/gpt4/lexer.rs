@@ -39,7 +39,10 @@
 //! Every alternative's end is found in one forward scan from the token's start, so the
 //! lexer is linear in the text and needs no stack, however long a run.
 
-use super::classes::{class_at, contraction_letter, table, CRLF, L, LO, N, S, UP};
+#[cfg(target_arch = "x86_64")]
+use crate::gpt2::ascii_range16;
+
+use super::classes::{ascii_flags, class_at, contraction_letter, table, CRLF, L, LO, N, S, UP};
 
 /// The text being split, with the table of classes.
 struct Lexer<'a> {
@@ -60,31 +63,36 @@ impl Lexer<'_> {
         (j < self.b.len()).then(|| self.class(j).0)
     }
 
-    /// End of the run of chars from `j` whose flags satisfy `keep`.
+    /// End of the run of chars from `j` that have `flag` (`L`, `UP` or `LO`): ASCII
+    /// letters 16 at a time, then byte by byte, other chars decoded only where the ASCII
+    /// letters stop.
     #[inline(always)]
-    fn run_end(&self, mut j: usize, keep: impl Fn(u8) -> bool) -> usize {
-        while j < self.b.len() {
-            let (f, w) = self.class(j);
-            if !keep(f) {
-                break;
-            }
-            j += w;
-        }
-        j
-    }
-
-    /// End of the letter run from `j`, ASCII letters without a table lookup.
-    #[inline(always)]
-    fn letters_end(&self, mut j: usize) -> usize {
+    fn run_end(&self, mut j: usize, flag: u8) -> usize {
+        let b = self.b;
         loop {
-            while j < self.b.len() && self.b[j].is_ascii_alphabetic() {
+            #[cfg(target_arch = "x86_64")]
+            while j + 16 <= b.len() {
+                // The ASCII chars of each flag: all letters, upper case, lower case.
+                let inside = match flag {
+                    L => ascii_range16(b, j, 0x20, b'a'),
+                    UP => ascii_range16(b, j, 0, b'A'),
+                    _ => ascii_range16(b, j, 0, b'a'),
+                };
+                let outside = !inside & 0xffff;
+                if outside != 0 {
+                    j += outside.trailing_zeros() as usize;
+                    break;
+                }
+                j += 16;
+            }
+            while j < b.len() && ascii_flags(b[j]) & flag != 0 {
                 j += 1;
             }
-            if j == self.b.len() || self.b[j] < 0x80 {
+            if j == b.len() || b[j] < 0x80 {
                 return j;
             }
             let (f, w) = self.class(j);
-            if f & L == 0 {
+            if f & flag == 0 {
                 return j;
             }
             j += w;
@@ -110,7 +118,14 @@ impl Lexer<'_> {
     /// End of the run of other chars from `j`, then of the bytes in `tail` after it
     /// (`[\r\n]*` or `[\r\n/]*`).
     fn others_end(&self, j: usize, tail: &[u8]) -> usize {
-        let mut j = self.run_end(j, |f| f & (L | N | S) == 0);
+        let mut j = j;
+        while j < self.b.len() {
+            let (f, w) = self.class(j);
+            if f & (L | N | S) != 0 {
+                break;
+            }
+            j += w;
+        }
         while j < self.b.len() && tail.contains(&self.b[j]) {
             j += 1;
         }
@@ -172,11 +187,11 @@ impl Lexer<'_> {
         }
         let (f, w) = self.class(i);
         if f & L != 0 {
-            return self.letters_end(i + w);
+            return self.run_end(i + w, L);
         }
         let next = self.flags(i + w);
         if f & (N | CRLF) == 0 && next.is_some_and(|g| g & L != 0) {
-            return self.letters_end(i + w);
+            return self.run_end(i + w, L);
         }
         if f & N != 0 {
             return self.numbers_end(i);
@@ -204,7 +219,7 @@ impl Lexer<'_> {
             }
             k += w;
         }
-        let end = self.run_end(lower_start?, |f| f & LO != 0);
+        let end = self.run_end(lower_start?, LO);
         Some(self.contraction_end(end).unwrap_or(end))
     }
 
@@ -213,7 +228,7 @@ impl Lexer<'_> {
         if j == self.b.len() || self.class(j).0 & UP == 0 {
             return None;
         }
-        let end = self.run_end(self.run_end(j, |f| f & UP != 0), |f| f & LO != 0);
+        let end = self.run_end(self.run_end(j, UP), LO);
         Some(self.contraction_end(end).unwrap_or(end))
     }
 
