@@ -36,8 +36,9 @@
 //! * Numbers as above; an optional U+0020, a run of other chars and any `\r`, `\n`, `/`
 //!   after it; whitespace as Llama 3's.
 //!
-//! Every alternative's end is found in one forward scan from the token's start, so the
-//! lexer is linear in the text and needs no stack, however long a run.
+//! Each alternative is one forward scan from the token's start, and an alternative that
+//! fails scans only a run the next one then takes, so each char is read a bounded number
+//! of times: the lexer is linear in the text and needs no stack, however long a run.
 
 #[cfg(target_arch = "x86_64")]
 use crate::gpt2::ascii_range16;
@@ -208,7 +209,9 @@ impl Lexer<'_> {
     /// o200k's `UP* LO+ C?` from `j`, if it matches.
     fn o200k_lower_word(&self, j: usize) -> Option<usize> {
         let mut k = j;
-        let mut lower_start = None; // the last position `LO+` may start at
+        // The last position where `UP*` may stop and `LO+` start: greedy `UP*` gives chars
+        // back until one is `LO`.
+        let mut lower_start = None;
         while k < self.b.len() {
             let (f, w) = self.class(k);
             if f & LO != 0 {
