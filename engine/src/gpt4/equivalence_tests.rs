@@ -50,7 +50,18 @@ fn lexed(pattern: Gpt4Pattern, text: &str, per_line: bool) -> Vec<&str> {
 fn assert_same(text: &str) {
     for pattern in PATTERNS {
         for per_line in [false, true] {
-            assert_eq!(lexed(pattern, text, per_line), reference(pattern, text, per_line), "{pattern:?} per_line={per_line} on {text:?}");
+            let (got, want) = (lexed(pattern, text, per_line), reference(pattern, text, per_line));
+            if got != want {
+                // The first difference, with a few pre-tokens before it (texts may be long).
+                let at = got.iter().zip(&want).position(|(g, w)| g != w).unwrap_or(got.len().min(want.len()));
+                let from = at.saturating_sub(3);
+                panic!(
+                    "{pattern:?} per_line={per_line} on {:?}: lexer {:?}, regex {:?}",
+                    text.get(..200).unwrap_or(text),
+                    &got[from..got.len().min(at + 3)],
+                    &want[from..want.len().min(at + 3)],
+                );
+            }
         }
     }
 }
@@ -129,6 +140,16 @@ proptest! {
     fn lexer_splits_random_texts_as_the_regex(text in text_strategy()) {
         assert_same(&text);
     }
+
+    /// Any chars, mixed with the pieces above.
+    #[test]
+    fn lexer_splits_texts_of_any_chars_as_the_regex(
+        chars in prop::collection::vec(any::<char>(), 0..24),
+        pieces in text_strategy(),
+    ) {
+        let text: String = chars.iter().zip(pieces.chars().chain(std::iter::repeat(' '))).flat_map(|(&a, b)| [a, b]).collect();
+        assert_same(&text);
+    }
 }
 
 #[test]
@@ -168,4 +189,13 @@ fn lexer_splits_the_data_files_as_the_regex() {
         }
     }
     assert!(files >= 10, "{files} text files");
+}
+
+/// `BPE_GPT4_CHECK_FILE=path cargo test --release -- --ignored`: the same on a file of one's
+/// own, such as a large corpus.
+#[test]
+#[ignore]
+fn lexer_splits_a_given_file_as_the_regex() {
+    let path = std::env::var("BPE_GPT4_CHECK_FILE").expect("BPE_GPT4_CHECK_FILE names a file");
+    assert_same(&std::fs::read_to_string(path).expect("a UTF-8 file"));
 }
