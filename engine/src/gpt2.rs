@@ -94,7 +94,7 @@ pub(crate) fn class_of(c: char) -> u8 {
 /// Decodes the multi-byte char whose lead byte is at `b[i]` (`b` is valid UTF-8 and `i` a
 /// char boundary). Returns the char and its length in bytes.
 #[inline(always)]
-fn decode_multibyte(b: &[u8], i: usize) -> (char, usize) {
+pub(crate) fn decode_multibyte(b: &[u8], i: usize) -> (char, usize) {
     let b0 = b[i] as u32;
     let (cp, w) = if b0 < 0xE0 {
         (((b0 & 0x1F) << 6) | (b[i + 1] as u32 & 0x3F), 2)
@@ -182,20 +182,28 @@ fn run_end(b: &[u8], mut j: usize, cls: u8) -> usize {
 }
 
 /// Bit `k` set if byte `j + k` is an ASCII letter, for the 16 bytes from `j`
-/// (`j + 16 <= b.len()`). SSE2 is part of x86-64.
+/// (`j + 16 <= b.len()`): [`ascii_range16`] with upper case folded onto lower case.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
 fn ascii_letters16(b: &[u8], j: usize) -> u32 {
+    // Setting bit 5 maps 'A'..='Z' onto 'a'..='z' and nothing else there.
+    ascii_range16(b, j, 0x20, b'a')
+}
+
+/// Bit `k` set if byte `j + k`, with the bits of `or` set, is one of the 26 bytes from
+/// `first`, for the 16 bytes from `j` (`j + 16 <= b.len()`). SSE2 is part of x86-64.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+pub(crate) fn ascii_range16(b: &[u8], j: usize, or: u8, first: u8) -> u32 {
     use std::arch::x86_64::*;
     let chunk = &b[j..j + 16];
     // SAFETY: the load reads exactly the 16 bytes of `chunk`.
     unsafe {
         let v = _mm_loadu_si128(chunk.as_ptr().cast());
-        // Setting bit 5 maps 'A'..='Z' onto 'a'..='z' and nothing else there; then an
-        // unsigned `x - 'a' <= 25`.
-        let folded = _mm_sub_epi8(_mm_or_si128(v, _mm_set1_epi8(0x20)), _mm_set1_epi8(b'a' as i8));
-        let letters = _mm_cmpeq_epi8(_mm_min_epu8(folded, _mm_set1_epi8(25)), folded);
-        _mm_movemask_epi8(letters) as u32
+        // An unsigned `(x | or) - first <= 25`.
+        let offset = _mm_sub_epi8(_mm_or_si128(v, _mm_set1_epi8(or as i8)), _mm_set1_epi8(first as i8));
+        let inside = _mm_cmpeq_epi8(_mm_min_epu8(offset, _mm_set1_epi8(25)), offset);
+        _mm_movemask_epi8(inside) as u32
     }
 }
 

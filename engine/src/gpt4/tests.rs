@@ -123,3 +123,20 @@ fn long_whitespace_runs_split_as_the_pattern_says() {
     assert_eq!(whole(Gpt4Pattern::O200k, &tail), ["x".to_string(), "\n".into(), spaces.clone()]);
     assert_eq!(whole(Gpt4Pattern::Llama3, &tail), ["x".to_string(), "\n".into(), spaces.clone()]);
 }
+
+#[test]
+fn contractions_fold_case_as_the_regex_does() {
+    // U+017F LONG S folds to `s`: `'ſ` is a contraction, as `'S` is.
+    assert_eq!(whole(Gpt4Pattern::Cl100k, "it'ſ IT'S"), ["it", "'ſ", " IT", "'S"]);
+    assert_eq!(whole(Gpt4Pattern::Llama3, "it'ſ"), ["it", "'ſ"]);
+    assert_eq!(whole(Gpt4Pattern::O200k, "it'ſ IT'S"), ["it'ſ", " IT'S"]);
+}
+
+#[test]
+fn o200k_marks_prefix_a_word_or_start_one() {
+    // A mark after punctuation ends a word of its own; before a capital it stands alone.
+    assert_eq!(whole(Gpt4Pattern::O200k, "!\u{301}A"), ["!\u{301}", "A"]);
+    assert_eq!(whole(Gpt4Pattern::O200k, "\u{301}A"), ["\u{301}", "A"]);
+    assert_eq!(whole(Gpt4Pattern::O200k, "!!\u{301}"), ["!!\u{301}"]);
+    assert_eq!(whole(Gpt4Pattern::O200k, "日本語ABC"), ["日本語", "ABC"]);
+}
