@@ -3,8 +3,8 @@ Llama 3's and tiktoken's o200k_base patterns do under Python's ``regex`` module,
 BPE (the reference trainer) on those words.
 
 The engine runs the patterns (``bpe_desktop.core.options.PRETOKENIZER_PATTERNS``, checked
-against tiktoken's own source in ``tests/interop/test_gpt4_patterns.py``) with
-``fancy-regex``. Training splits each ``\\n``-terminated line on its own, as HF tokenizers
+against tiktoken's own source in ``tests/interop/test_gpt4_patterns.py``) with a
+hand-written lexer (checked against ``fancy-regex`` by its cargo tests). Training splits each ``\\n``-terminated line on its own, as HF tokenizers
 trains from files (``_engine.pretokenize``); encoding splits the whole text, as HF and
 tiktoken encode. Generated text uses code points assigned in this Python's
 ``unicodedata``, on which the Unicode tables of both regex engines agree.
