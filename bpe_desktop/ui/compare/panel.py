@@ -55,6 +55,7 @@ from bpe_desktop.core.formats.recognise import recognise_tokenizer_file
 from bpe_desktop.core.parity_dev import DevSet
 from bpe_desktop.ui.common import dialogs
 from bpe_desktop.ui.common.approximation_warning import ApproximationWarning, above
+from bpe_desktop.ui.common.enabled_states import enable_with_rows, enable_with_selection
 from bpe_desktop.ui.common.plain_copy import copy_without_isolates
 from bpe_desktop.ui.common.text_direction import follow_text_direction
 from bpe_desktop.ui.common.workers import JobError, JobRunner
@@ -272,6 +273,7 @@ class ComparePanel(QWidget):
         self.remove_button = QPushButton("Remove")
         self.remove_button.clicked.connect(
             lambda: self.remove_source(self.source_list.currentRow()))
+        enable_with_selection(self.remove_button, self.source_list)
         row1, row2 = QHBoxLayout(), QHBoxLayout()
         row1.addWidget(self.add_current_button)
         row1.addWidget(self.add_file_button)
@@ -392,6 +394,7 @@ class ComparePanel(QWidget):
         self.overlap_label = QLabel()
         self.export_button = QPushButton("Export CSV…")
         self.export_button.clicked.connect(self._ask_export_csv)
+        enable_with_rows(self.export_button, self.overlap_model)
         page = QWidget()
         layout = QVBoxLayout(page)
         top = QHBoxLayout()
@@ -521,7 +524,6 @@ class ComparePanel(QWidget):
             not full and self._current is not None and not self._holds_current())
         for b in (self.add_file_button, self.import_button):
             b.setEnabled(not full)
-        self.remove_button.setEnabled(bool(self.sources))
         self._set_running(self.runner.running)
 
     def _plain_possible(self) -> bool:

@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from bpe_desktop.core.evaluation import CHARACTER_MAPS
+from bpe_desktop.ui.common.enabled_states import enable_with_selection
 from bpe_desktop.ui.common.settings import Settings
 
 SETTINGS_KEY = "evaluate/character_map"
@@ -65,6 +66,7 @@ class CharacterMapEditor(QWidget):
         self.add_button.clicked.connect(lambda: self._add_row("", ""))
         self.remove_button = QPushButton("Remove")
         self.remove_button.clicked.connect(self._remove_rows)
+        enable_with_selection(self.remove_button, self.table)
         buttons = QVBoxLayout()
         buttons.addWidget(self.add_button)
         buttons.addWidget(self.remove_button)

@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (
 )
 
 from bpe_desktop.ui.common import dialogs
+from bpe_desktop.ui.common.enabled_states import enable_with_selection
 from bpe_desktop.ui.common.settings import Settings
 
 
@@ -37,6 +38,7 @@ class FileList(QWidget):
         self.remove_button = QPushButton("Remove")
         self.add_button.clicked.connect(self.ask_add)
         self.remove_button.clicked.connect(self.remove_selected)
+        enable_with_selection(self.remove_button, self.list)
         buttons = QVBoxLayout()
         buttons.addWidget(self.add_button)
         buttons.addWidget(self.remove_button)

@@ -54,6 +54,7 @@ from bpe_desktop.core.file_labels import distinguishing_labels
 from bpe_desktop.ui.codec.piece_view import StepView
 from bpe_desktop.ui.common import dialogs
 from bpe_desktop.ui.common.approximation_warning import ApproximationWarning, above
+from bpe_desktop.ui.common.enabled_states import enable_with_rows
 from bpe_desktop.ui.common.live_status import ProgressBar
 from bpe_desktop.ui.common.settings import Settings
 from bpe_desktop.ui.common.text_direction import follow_text_direction
@@ -200,11 +201,12 @@ class EvaluatePanel(QWidget):
 
     def export_csv(self, which: str, path: str) -> None:
         """Write a result table as CSV: summary (morphology), text, words, parity, sizes."""
-        models = {"summary": self.morphology_model, "gold": self.gold_model,
-                  "text": self.text_model,
-                  "words": self.word_model, "parity": self.parity_model,
-                  "sizes": self.sizes_model}
-        models[which].to_csv(path)
+        self._table_models()[which].to_csv(path)
+
+    def _table_models(self) -> dict[str, RowsModel]:
+        return {"summary": self.morphology_model, "gold": self.gold_model,
+                "text": self.text_model, "words": self.word_model,
+                "parity": self.parity_model, "sizes": self.sizes_model}
 
     def export_plot(self, which: str, path: str) -> None:
         """Write a plot as PNG or SVG: ``parity`` or one of the sweep's curves."""
@@ -313,6 +315,11 @@ class EvaluatePanel(QWidget):
         splitter.setStretchFactor(1, 1)
         layout = QVBoxLayout(self)
         layout.addWidget(splitter)
+        # An export is enabled while its table has rows; a plot's data are its table's.
+        for which, button in self.csv_buttons.items():
+            enable_with_rows(button, self._table_models()[which])
+        enable_with_rows(self.plot_buttons["parity"], self.parity_model)
+        enable_with_rows(self.plot_buttons["sizes"], self.sizes_model)
         self._fill_references()
         self._set_running(False)
 

@@ -34,6 +34,7 @@ from bpe_desktop.core.morfessor_source import SegmenterProgress
 from bpe_desktop.core.multilingual import describe_languages
 from bpe_desktop.core.text_files import skipped_message, without_empty_files
 from bpe_desktop.ui.common import dialogs
+from bpe_desktop.ui.common.enabled_states import enable_with_selection
 from bpe_desktop.ui.common.live_status import ProgressBar, StatusLine
 from bpe_desktop.ui.common.passes import StepsInPasses
 from bpe_desktop.ui.common.settings import Settings
@@ -113,6 +114,7 @@ class TrainingPanel(QWidget):
         self.add_folder_button.clicked.connect(self.ask_add_folder)
         self.remove_button = QPushButton("Remove")
         self.remove_button.clicked.connect(self.corpus.remove_selected)
+        enable_with_selection(self.remove_button, self.corpus)
         self.examples_button = QToolButton()
         self.examples_button.setText("Examples")
         self.examples_button.setToolTip("Load an example corpus with matching options")
