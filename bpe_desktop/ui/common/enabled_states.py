@@ -46,7 +46,7 @@ def enable_with_selection(button: QAbstractButton, view: QAbstractItemView) -> N
     History's buttons do, it follows the selection and the model's reset (a list cleared
     or refilled); and removed rows (the selection model drops them first)."""
     selection = view.selectionModel()
-    follower = _Follower(button, view, selection.hasSelection)
+    follower = _Follower(button, view, lambda: isValid(selection) and selection.hasSelection())
     selection.selectionChanged.connect(follower.update)
     model = view.model()
     for signal in (model.modelReset, model.rowsRemoved):
